@@ -1,0 +1,19 @@
+"""Registry of game engines: the name a table is created with -> the engine.
+
+Why a registry: the referee, the CLI and the conformance test iterate over the same
+set, so adding a game is one line here.
+"""
+
+from __future__ import annotations
+
+from referee.engine import Game
+from referee.games.dragon import DragonGame
+
+GAMES: dict[str, Game] = {g.name: g for g in (DragonGame(),)}
+
+__all__ = ["GAMES", "get_game"]
+
+
+def get_game(name: str) -> Game:
+    """The engine called ``name``; raises ``KeyError`` if there is none."""
+    return GAMES[name]
