@@ -1,0 +1,214 @@
+"""The ``summon`` command: thin CLI -> config -> run (uvicorn's shape).
+
+click is used because it is the well-kept standard for nested subcommands with
+generated ``--help``; each subcommand only turns flags into a config object and calls
+the component.  Signals only set a stop flag; a second Ctrl-C exits at once.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import sys
+import uuid
+from typing import Any, Callable
+
+import click
+
+from protocol.mqtt import BrokerUrl, LinkError
+from protocol.version import DEFAULT_PREFIX
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_UNREACHABLE = 0, 1, 2, 3
+
+
+def _broker(url: str, username: str | None, password: str | None, password_file: str | None) -> BrokerUrl:
+    if password_file:
+        with open(password_file, encoding="utf-8") as fh:
+            password = fh.readline().rstrip("\n")
+    if password is None:
+        password = os.environ.get("SUMMON_PASSWORD")
+    return BrokerUrl.parse(url).with_credentials(username, password)
+
+
+def _on_signals(stop: Callable[[], None]) -> None:
+    """First SIGINT/SIGTERM asks for a clean stop; a second one exits at once."""
+    hits = {"n": 0}
+
+    def handler(signum: int, frame: Any) -> None:
+        hits["n"] += 1
+        if hits["n"] > 1:
+            os._exit(130)
+        stop()
+
+    signal.signal(signal.SIGINT, handler)
+    signal.signal(signal.SIGTERM, handler)
+
+
+def broker_options(f: Callable[..., Any]) -> Callable[..., Any]:
+    for opt in reversed([
+        click.option("--broker", "broker_url", default="mqtt://127.0.0.1:1883", show_default=True,
+                     help="Broker URL, mqtt://[user[:pass]@]host:port (mqtts:// for TLS)."),
+        click.option("--username", "-u", default=None, help="MQTT username (also the seat identity)."),
+        click.option("--password", default=None, help="MQTT password (or SUMMON_PASSWORD, or --password-file)."),
+        click.option("--password-file", type=click.Path(exists=True, dir_okay=False), default=None,
+                     help="File whose first line is the password."),
+        click.option("--prefix", default=DEFAULT_PREFIX, show_default=True, help="Topic prefix."),
+        click.option("--mqtt-version", type=click.Choice(["3", "5"]), default="3", show_default=True,
+                     help="MQTT protocol version (3 = 3.1.1)."),
+    ]):
+        f = opt(f)
+    return f
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--log-level", default="WARNING", show_default=True,
+              type=click.Choice(["DEBUG", "INFO", "WARNING", "ERROR"], case_sensitive=False))
+def main(log_level: str) -> None:
+    """Summon: card and board games refereed over MQTT."""
+    logging.basicConfig(level=log_level.upper(), format="%(asctime)s %(name)s %(levelname)s %(message)s")
+
+
+@main.command()
+@click.option("--target", default=500, show_default=True, help="Score that ends the game.")
+@click.option("--seed", type=int, default=None, help="Deal seed (random if omitted; printed).")
+@click.option("--bots", default="dragon-heuristic,dragon-heuristic,dragon-heuristic,dragon-heuristic",
+              show_default=True, help="Four bot names, seats 0..3 (north, east, south, west).")
+@click.option("--broker", "broker_url", default=None, help="Use this broker instead of the embedded one.")
+@click.option("--timeout", default=900.0, show_default=True, help="Give up after this many seconds.")
+def demo(target: int, seed: int | None, bots: str, broker_url: str | None, timeout: float) -> None:
+    """Play a full game of Summon the Dragon between four bots on an embedded broker."""
+    from clients.bots import BOTS
+    from clients.demo import DemoOptions, run_demo
+
+    names = [b.strip() for b in bots.split(",")]
+    if len(names) != 4 or any(n not in BOTS for n in names):
+        raise click.BadParameter(f"need four of: {', '.join(BOTS)}", param_hint="--bots")
+    sys.exit(run_demo(DemoOptions(target=target, seed=seed, bots=names, broker_url=broker_url, timeout=timeout),
+                      out=lambda line: click.echo(line)))
+
+
+@main.command()
+@broker_options
+@click.option("--client-id", default="summon-referee", show_default=True)
+@click.option("--director", "directors", multiple=True, help="Username allowed to create tables (repeatable).")
+@click.option("--create", "creates", multiple=True, metavar="GAME:USER,USER,...",
+              help="Create a table at start-up (repeatable), e.g. dragon:ann,bob,cy,dee.")
+def referee(broker_url: str, username: str | None, password: str | None, password_file: str | None,
+            prefix: str, mqtt_version: str, client_id: str, directors: tuple[str, ...],
+            creates: tuple[str, ...]) -> None:
+    """Run the referee: host every table on this broker until stopped."""
+    from referee.service import CreateRefused, Referee, RefereeConfig
+
+    cfg = RefereeConfig(broker=_broker(broker_url, username, password, password_file), prefix=prefix,
+                        client_id=client_id, directors=frozenset(directors), mqtt_version=int(mqtt_version))
+    ref = Referee(cfg)
+    _on_signals(ref.request_stop)
+    try:
+        ref.startup()
+    except LinkError as exc:
+        click.echo(f"summon referee: {exc}", err=True)
+        sys.exit(EXIT_UNREACHABLE)
+    for spec in creates:
+        game, _, users = spec.partition(":")
+        try:
+            table = ref.create_table(game, [u for u in users.split(",") if u])
+            click.echo(f"created table {table.id}")
+        except CreateRefused as exc:
+            click.echo(f"cannot create {spec!r}: {exc.detail}", err=True)
+    try:
+        ref.main_loop()
+    finally:
+        ref.shutdown()
+
+
+@main.command()
+@broker_options
+@click.option("--bot", "bot_name", default="dragon-heuristic", show_default=True, help="Which bot plays.")
+@click.option("--table", default=None, help="Play only this table and exit when it ends (default: every table).")
+@click.option("--seed", type=int, default=None, help="Seed for the bot's own choices.")
+def bot(broker_url: str, username: str | None, password: str | None, password_file: str | None,
+        prefix: str, mqtt_version: str, bot_name: str, table: str | None, seed: int | None) -> None:
+    """Connect one bot as USERNAME and play its seat(s)."""
+    from clients.bots import BOTS, make_bot
+    from clients.sdk import BotClient
+
+    if not username:
+        raise click.BadParameter("a bot needs --username (its seat identity)", param_hint="--username")
+    if bot_name not in BOTS:
+        raise click.BadParameter(f"unknown bot; known: {', '.join(BOTS)}", param_hint="--bot")
+    client = BotClient(make_bot(bot_name, seed), _broker(broker_url, username, password, password_file),
+                       username, table=table, prefix=prefix, mqtt_version=int(mqtt_version))
+    _on_signals(client.request_stop)
+    try:
+        tables = client.run()
+    except LinkError as exc:
+        click.echo(f"summon bot: {exc}", err=True)
+        sys.exit(EXIT_UNREACHABLE)
+    for tid, p in tables.items():
+        click.echo(f"{tid}: {p.moves_sent} moves sent, {p.errors} errors, finished={p.finished}")
+
+
+@main.command()
+@click.argument("table")
+@broker_options
+def watch(table: str, broker_url: str, username: str | None, password: str | None, password_file: str | None,
+          prefix: str, mqtt_version: str) -> None:
+    """Print TABLE's public feed as running commentary until the game ends."""
+    from clients.watch import Watcher
+
+    w = Watcher(_broker(broker_url, username, password, password_file), table, prefix=prefix,
+                out=lambda line: click.echo(line), mqtt_version=int(mqtt_version))
+    _on_signals(w.request_stop)
+    try:
+        result = w.run()
+    except LinkError as exc:
+        click.echo(f"summon watch: {exc}", err=True)
+        sys.exit(EXIT_UNREACHABLE)
+    sys.exit(EXIT_OK if result is not None else EXIT_FAILED)
+
+
+@main.command()
+@broker_options
+@click.option("--game", default="dragon", show_default=True)
+@click.option("--players", required=True, help="Usernames in seat order, comma-separated.")
+@click.option("--table", default=None, help="Table id (default: chosen by the referee).")
+@click.option("--option", "options", multiple=True, metavar="KEY=VALUE", help="Table option, e.g. target=300.")
+@click.option("--seed", type=int, default=None)
+@click.option("--timeout", default=10.0, show_default=True)
+def create(broker_url: str, username: str | None, password: str | None, password_file: str | None, prefix: str,
+           mqtt_version: str, game: str, players: str, table: str | None, options: tuple[str, ...],
+           seed: int | None, timeout: float) -> None:
+    """Ask the referee (as a director) to create a table; print its id."""
+    from clients.director import DirectorError, create_table
+
+    if not username:
+        raise click.BadParameter("a director needs --username", param_hint="--username")
+    config: dict[str, Any] = {}
+    for opt in options:
+        key, sep, value = opt.partition("=")
+        if not sep:
+            raise click.BadParameter(f"{opt!r} is not KEY=VALUE", param_hint="--option")
+        config[key] = int(value) if value.lstrip("-").isdigit() else value
+    try:
+        tid = create_table(_broker(broker_url, username, password, password_file), username, game,
+                           [p for p in players.split(",") if p], config, seed=seed, table=table,
+                           prefix=prefix, mqtt_version=int(mqtt_version), timeout=timeout,
+                           request_id=uuid.uuid4().hex[:12])
+    except (DirectorError, LinkError) as exc:
+        click.echo(f"summon create: {exc}", err=True)
+        sys.exit(EXIT_FAILED)
+    click.echo(tid)
+
+
+@main.command()
+def games() -> None:
+    """List the games this installation can referee."""
+    from referee.games import GAMES
+
+    for name, g in sorted(GAMES.items()):
+        click.echo(f"{name:12} {g.title} ({g.min_seats}-{g.max_seats} players) options: {g.config_defaults()}")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

@@ -1,0 +1,82 @@
+"""An in-process MQTT broker (amqtt) for the demo: nothing to install or start.
+
+Why amqtt, and its limits (measured, see ../shared/MQTT-NOTES.md): it is pure Python and
+embeds in an asyncio loop, so ``summon demo`` works on a bare machine.  But it speaks MQTT
+3.1.1 only, has no per-user ACLs and leaks retained messages past its ACL plugins -- so it
+is bound to 127.0.0.1 only and is for local demos, never for private state on a shared
+machine.  Production uses Mosquitto with the project's ACL (see deploy/).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import socket
+import threading
+from typing import Any
+
+__all__ = ["EmbeddedBroker", "free_port"]
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    """A TCP port that was free a moment ago (good enough for local tests and demos)."""
+    with socket.socket() as s:
+        s.bind((host, 0))
+        return int(s.getsockname()[1])
+
+
+class EmbeddedBroker:
+    """amqtt running on its own thread and event loop, on 127.0.0.1 only."""
+
+    def __init__(self, port: int | None = None, host: str = "127.0.0.1") -> None:
+        self.host = host
+        self.port = port or free_port(host)
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._run, name="embedded-broker", daemon=True)
+        self._started = threading.Event()
+        self._error: BaseException | None = None
+        self._broker: Any = None
+
+    @property
+    def url(self) -> str:
+        return f"mqtt://{self.host}:{self.port}"
+
+    def _run(self) -> None:
+        asyncio.set_event_loop(self._loop)
+        try:
+            self._loop.run_until_complete(self._start())
+        except BaseException as exc:  # reported to start()'s caller
+            self._error = exc
+            self._started.set()
+            return
+        self._started.set()
+        self._loop.run_forever()
+
+    async def _start(self) -> None:
+        from amqtt.broker import Broker  # imported late: only the demo needs it
+
+        for name in ("amqtt", "transitions"):
+            logging.getLogger(name).setLevel(logging.WARNING)
+        config = {
+            "listeners": {"default": {"type": "tcp", "bind": f"{self.host}:{self.port}"}},
+            "plugins": {"amqtt.plugins.authentication.AnonymousAuthPlugin": {"allow_anonymous": True}},
+        }
+        self._broker = Broker(config)
+        await self._broker.start()
+
+    def start(self, timeout: float = 15.0) -> "EmbeddedBroker":
+        self._thread.start()
+        if not self._started.wait(timeout):
+            raise RuntimeError("embedded broker did not start in time")
+        if self._error is not None:
+            raise RuntimeError(f"embedded broker failed to start: {self._error}") from self._error
+        return self
+
+    def stop(self, timeout: float = 10.0) -> None:
+        if self._broker is not None and self._loop.is_running():
+            try:
+                asyncio.run_coroutine_threadsafe(self._broker.shutdown(), self._loop).result(timeout)
+            except Exception:
+                logging.getLogger("summon.demo").debug("embedded broker shutdown error", exc_info=True)
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(timeout)

@@ -1,0 +1,178 @@
+"""The bot SDK: implement ``choose(view, legal) -> move``; this does the rest.
+
+What a bot author gets for free: the MQTT connection (TCP_NODELAY, reconnect with
+backoff, resubscribe), discovery of every table where the bot's username is seated,
+``seq`` bookkeeping (answer each state once, re-send after a reconnect, never act on a
+stale state), error logging, and a safe fallback when ``choose`` raises or returns a
+move that is not legal (a random legal move, logged loudly).
+
+    from clients.sdk import BotClient
+    class MyBot:
+        name = "mine"
+        def choose(self, view, legal):
+            return legal[0]
+    BotClient(MyBot(), BrokerUrl.parse("mqtt://alice:pw@host:1883"), "alice").run()
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import random
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any, Mapping, Protocol, Sequence
+
+from protocol.errors import DecodeError, ErrorCode
+from protocol.messages import Error, Move, SeatState, decode, encode
+from protocol.mqtt import BrokerUrl, Incoming, Link
+from protocol.topics import Topics
+from protocol.version import DEFAULT_PREFIX
+
+__all__ = ["Bot", "BotClient", "TableProgress"]
+
+log = logging.getLogger("summon.bot")
+
+STATE_LIMIT = 1 << 20  # referee states can be larger than inbound moves
+
+
+class Bot(Protocol):
+    """What a bot implements.  ``legal`` is never empty when ``choose`` is called."""
+
+    name: str
+
+    def choose(self, view: Mapping[str, Any], legal: Sequence[str]) -> str: ...
+
+
+@dataclass
+class TableProgress:
+    """What the client knows about one table it is seated at."""
+
+    seq: int = -1
+    answered: tuple[int, str] | None = None  # (seq, move) last sent
+    finished: bool = False
+    moves_sent: int = 0
+    errors: int = 0
+    last: SeatState | None = None
+
+
+class BotClient:
+    """Plays ``bot`` for ``username`` at one table (``table``) or at every table (``None``)."""
+
+    def __init__(
+        self,
+        bot: Bot,
+        broker: BrokerUrl,
+        username: str,
+        table: str | None = None,
+        prefix: str = DEFAULT_PREFIX,
+        mqtt_version: int = 3,
+        client_id: str | None = None,
+        exit_when_finished: bool = True,
+        seed: int | None = None,
+    ) -> None:
+        self.bot = bot
+        self.username = username
+        self.table = table
+        self.topics = Topics(prefix)
+        self.exit_when_finished = exit_when_finished and table is not None
+        self.tables: dict[str, TableProgress] = {}
+        self._rng = random.Random(seed)
+        self._stop = threading.Event()
+        self._link = Link(
+            broker.with_credentials(broker.username or username, broker.password),
+            client_id or username,
+            subscriptions=(self.topics.seat_all(table or "+", username),),
+            mqtt_version=mqtt_version,
+        )
+
+    def request_stop(self) -> None:
+        self._stop.set()
+
+    def run(self, timeout: float | None = None) -> dict[str, TableProgress]:
+        """Connect and play until stopped (or, for one table, until it finishes)."""
+        self._link.start()
+        deadline = None if timeout is None else time.monotonic() + timeout
+        try:
+            while not self._stop.is_set():
+                if deadline is not None and time.monotonic() > deadline:
+                    log.warning("%s: timed out", self.username)
+                    break
+                try:
+                    item = self._link.inbox.get(timeout=0.2)
+                except queue.Empty:
+                    continue
+                try:
+                    self._handle(item)
+                except Exception:
+                    log.exception("%s: error handling %s", self.username, item.topic)
+                if self.exit_when_finished and self.table in self.tables and self.tables[self.table].finished:
+                    break
+        finally:
+            self._link.close()
+        return self.tables
+
+    # --- internals --------------------------------------------------------------------------
+    def _handle(self, item: Incoming) -> None:
+        if not item.payload:
+            return
+        table = self.topics.table_of(item.topic)
+        if table is None:
+            return
+        try:
+            msg = decode(item.payload, accept=(SeatState, Error), max_bytes=STATE_LIMIT)
+        except DecodeError as exc:
+            log.warning("%s: undecodable message on %s: %s", self.username, item.topic, exc)
+            return
+        progress = self.tables.setdefault(table, TableProgress())
+        if isinstance(msg, Error):
+            self._on_error(table, progress, msg)
+        elif isinstance(msg, SeatState):
+            self._on_state(table, progress, msg, item.retain)
+
+    def _on_state(self, table: str, progress: TableProgress, st: SeatState, retained: bool) -> None:
+        if st.seq < progress.seq:
+            return  # an older state delivered late: ignore
+        progress.seq = st.seq
+        progress.last = st
+        if st.status != "playing":
+            if not progress.finished:
+                log.info("%s: table %s finished", self.username, table)
+            progress.finished = True
+            return
+        if st.seat not in st.to_move or not st.legal:
+            return
+        if progress.answered and progress.answered[0] == st.seq:
+            if retained:  # we reconnected: our move may have been lost, re-send (seq makes it safe)
+                self._send(table, progress, st.seq, progress.answered[1])
+            return
+        self._send(table, progress, st.seq, self._choose(st))
+
+    def _choose(self, st: SeatState) -> str:
+        try:
+            move = self.bot.choose(st.view, list(st.legal))
+        except Exception:
+            log.exception("%s: bot %s raised in choose(); playing a random legal move", self.username,
+                          getattr(self.bot, "name", "?"))
+            return self._rng.choice(st.legal)
+        if move not in st.legal:
+            log.error("%s: bot chose %r, not a legal move; playing a random legal move", self.username, move)
+            return self._rng.choice(st.legal)
+        return move
+
+    def _send(self, table: str, progress: TableProgress, seq: int, move: str) -> None:
+        progress.answered = (seq, move)
+        progress.moves_sent += 1
+        self._link.publish(self.topics.move(table, self.username), encode(Move(seq=seq, move=move)))
+
+    def _on_error(self, table: str, progress: TableProgress, err: Error) -> None:
+        progress.errors += 1
+        if err.code == ErrorCode.MOVE_STALE:
+            log.debug("%s: %s", self.username, err.detail)  # a newer state is on its way
+            return
+        log.warning("%s: table %s refused %r: %s (%s)", self.username, table, err.ref, err.code, err.detail)
+        st = progress.last
+        if (err.code in (ErrorCode.MOVE_ILLEGAL, ErrorCode.MOVE_UNPARSEABLE) and st is not None
+                and st.seq == err.seq and st.legal and st.seat in st.to_move):
+            self._send(table, progress, st.seq, self._rng.choice(st.legal))

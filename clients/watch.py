@@ -1,0 +1,117 @@
+"""The spectator watcher: subscribes to a table's public area and prints commentary.
+
+It reads only ``<prefix>/t/<table>/public/#`` -- exactly what the broker lets any
+spectator read -- so what it prints is by construction what everybody may know.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import time
+from typing import Any, Callable
+
+from clients.render import renderer_for
+from protocol.errors import DecodeError
+from protocol.messages import Events, Meta, PublicState, decode
+from protocol.mqtt import BrokerUrl, Link
+from protocol.topics import Topics
+from protocol.version import DEFAULT_PREFIX
+
+__all__ = ["Watcher"]
+
+log = logging.getLogger("summon.watch")
+LIMIT = 1 << 20
+
+
+class Watcher:
+    """Prints one table's public feed as running commentary until the game ends."""
+
+    def __init__(
+        self,
+        broker: BrokerUrl,
+        table: str,
+        prefix: str = DEFAULT_PREFIX,
+        out: Callable[[str], None] = print,
+        mqtt_version: int = 3,
+        client_id: str | None = None,
+    ) -> None:
+        self.table = table
+        self.topics = Topics(prefix)
+        self.out = out
+        self.meta: Meta | None = None
+        self.state: PublicState | None = None
+        self.result: dict[str, Any] | None = None
+        self._renderer: Any = None
+        self._pending: list[Events] = []
+        self._stop = threading.Event()
+        self._link = Link(
+            broker,
+            client_id or f"watch-{table}-{int(time.time() * 1000) % 10**8}",
+            subscriptions=(self.topics.public_all(table),),
+            mqtt_version=mqtt_version,
+        )
+
+    def request_stop(self) -> None:
+        self._stop.set()
+
+    def start(self) -> "Watcher":
+        self._link.start()
+        return self
+
+    def run(self, timeout: float | None = None) -> dict[str, Any] | None:
+        """Print until the table finishes (returns the result), or timeout/stop (None)."""
+        if not self._link.connected.is_set():
+            self.start()
+        deadline = None if timeout is None else time.monotonic() + timeout
+        try:
+            while not self._stop.is_set() and self.result is None:
+                if deadline is not None and time.monotonic() > deadline:
+                    break
+                try:
+                    item = self._link.inbox.get(timeout=0.2)
+                except queue.Empty:
+                    continue
+                try:
+                    self._handle(item.payload)
+                except Exception:
+                    log.exception("watcher: could not render a message on %s", item.topic)
+        finally:
+            self._link.close()
+        return self.result
+
+    def _handle(self, payload: bytes) -> None:
+        if not payload:
+            return
+        try:
+            msg = decode(payload, accept=(Meta, PublicState, Events), max_bytes=LIMIT)
+        except DecodeError as exc:
+            log.warning("watcher: undecodable public message: %s", exc)
+            return
+        if isinstance(msg, Meta):
+            first = self.meta is None
+            self.meta = msg
+            if first:
+                self._renderer = renderer_for(msg.game, msg.players)
+                self.out(f"Table {msg.table}: {msg.game} - " + ", ".join(
+                    f"seat {i} {p}" for i, p in enumerate(msg.players)))
+                for ev in self._pending:
+                    self._events(ev)
+                self._pending.clear()
+            if msg.status != "playing" and msg.result is not None:
+                self.result = msg.result
+                self.out(self._renderer.result(msg.result))
+        elif isinstance(msg, PublicState):
+            self.state = msg
+        elif isinstance(msg, Events):
+            if self._renderer is None:
+                self._pending.append(msg)
+            else:
+                self._events(msg)
+
+    def _events(self, msg: Events) -> None:
+        for ev in msg.events:
+            line = self._renderer.event(ev)
+            if line:
+                self.out(line)

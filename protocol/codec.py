@@ -1,0 +1,66 @@
+"""msgpack in and out, with the limits every inbound payload is held to.
+
+Why a wrapper: msgpack can raise half a dozen exception types and will happily decode
+huge or deeply nested data, ext types and non-string keys.  Everything that arrives from
+a client passes through ``unpack`` and comes out either as plain Python data or as a
+``DecodeError`` carrying the code to send back -- never as an exception that escapes.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgpack
+
+from protocol.errors import DecodeError, ErrorCode
+from protocol.version import MAX_DEPTH, MAX_INBOUND_BYTES
+
+__all__ = ["pack", "unpack"]
+
+
+def pack(data: Any) -> bytes:
+    """Canonical msgpack: str as str type, bin as bin type, no ext types."""
+    return msgpack.packb(data, use_bin_type=True)
+
+
+def _reject_ext(code: int, data: bytes) -> Any:
+    raise DecodeError(ErrorCode.MSG_MALFORMED, f"msgpack ext type {code} is not allowed")
+
+
+def _depth(value: Any, limit: int) -> None:
+    """Fail if ``value`` nests deeper than ``limit`` (iteratively: no recursion bomb)."""
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, (dict, list)):
+            if depth > limit:
+                raise DecodeError(ErrorCode.MSG_TOO_DEEP, f"nesting deeper than {limit}")
+            children = item.values() if isinstance(item, dict) else item
+            stack.extend((c, depth + 1) for c in children)
+
+
+def unpack(payload: bytes, max_bytes: int = MAX_INBOUND_BYTES, max_depth: int = MAX_DEPTH) -> Any:
+    """Decode one msgpack object from ``payload`` within the limits, or raise DecodeError."""
+    if not isinstance(payload, (bytes, bytearray, memoryview)):
+        raise DecodeError(ErrorCode.MSG_MALFORMED, "payload is not bytes")
+    if len(payload) > max_bytes:
+        raise DecodeError(ErrorCode.MSG_TOO_LARGE, f"payload of {len(payload)} bytes exceeds {max_bytes}")
+    if len(payload) == 0:
+        raise DecodeError(ErrorCode.MSG_MALFORMED, "empty payload")
+    try:
+        data = msgpack.unpackb(
+            bytes(payload),
+            raw=False,
+            strict_map_key=True,
+            ext_hook=_reject_ext,
+        )
+    except DecodeError:
+        raise
+    except msgpack.ExtraData:
+        raise DecodeError(ErrorCode.MSG_MALFORMED, "trailing bytes after the msgpack object") from None
+    except (RecursionError, msgpack.StackError):
+        raise DecodeError(ErrorCode.MSG_TOO_DEEP, "nesting too deep") from None
+    except Exception as exc:  # any msgpack/decoding failure (ValueError, UnicodeError, ...)
+        raise DecodeError(ErrorCode.MSG_MALFORMED, f"not valid msgpack ({type(exc).__name__})") from None
+    _depth(data, max_depth)
+    return data

@@ -1,0 +1,53 @@
+"""Error codes (data, not exceptions) and the protocol package's exception root.
+
+Codes are namespaced strings, stable forever once published: clients branch on them,
+people read the `detail` text next to them.  One comment per code says when it is sent.
+"""
+
+from __future__ import annotations
+
+import enum
+
+__all__ = ["ErrorCode", "ProtocolError", "DecodeError", "TopicError"]
+
+
+class ErrorCode(enum.StrEnum):
+    # --- the message itself -------------------------------------------------------
+    MSG_MALFORMED = "msg/malformed"        # not msgpack, or not a map, or trailing bytes
+    MSG_TOO_LARGE = "msg/too-large"        # payload over the size limit
+    MSG_TOO_DEEP = "msg/too-deep"          # nesting deeper than the limit
+    MSG_UNKNOWN_TYPE = "msg/unknown-type"  # `type` missing or not one we accept here
+    MSG_BAD_FIELD = "msg/bad-field"        # missing, extra or wrongly typed field
+    MSG_VERSION = "msg/version"            # `v` is not our protocol version
+    # --- moves ------------------------------------------------------------------------
+    MOVE_UNPARSEABLE = "move/unparseable"  # the move text is not a move of this game
+    MOVE_ILLEGAL = "move/illegal"          # a real move, not legal now for this seat
+    MOVE_NOT_YOUR_TURN = "move/not-your-turn"  # another seat is to move
+    MOVE_STALE = "move/stale"              # `seq` is not the table's current seq
+    # --- tables and seats -------------------------------------------------------------
+    TABLE_UNKNOWN = "table/unknown"        # no such table on this referee
+    TABLE_FINISHED = "table/finished"      # the game is over; nothing more is accepted
+    TABLE_EXISTS = "table/exists"          # a create asked for a table id already in use
+    TABLE_BAD_CONFIG = "table/bad-config"  # options or players not acceptable to the game
+    GAME_UNKNOWN = "game/unknown"          # a create named a game the referee lacks
+    SEAT_UNKNOWN = "seat/unknown"          # the sender has no seat at this table
+    AUTH_FORBIDDEN = "auth/forbidden"      # the sender may not do this (e.g. not a director)
+    RATE_LIMITED = "rate/limited"          # too many messages from this user
+    INTERNAL = "internal/error"            # a bug on our side; the table is unchanged
+
+
+class ProtocolError(Exception):
+    """Root of every exception the protocol package raises."""
+
+
+class DecodeError(ProtocolError, ValueError):
+    """An inbound payload could not be turned into a message; carries the code to send."""
+
+    def __init__(self, code: ErrorCode, detail: str) -> None:
+        super().__init__(f"{code}: {detail}")
+        self.code = code
+        self.detail = detail
+
+
+class TopicError(ProtocolError, ValueError):
+    """A topic or a topic segment (table id, username) is not valid."""

@@ -1,0 +1,237 @@
+"""Message types: frozen dataclasses with one canonical msgpack wire form.
+
+Every message on the wire is a msgpack map ``{"v": 1, "type": "<name>", ...fields}``.
+Decoding is strict: the type must be one the receiver accepts, every field must be
+present with the right type, and no other key may appear.  Why strict: a third-party bot
+that misspells a field should hear about it at once (``msg/bad-field``), not play on with
+a silently ignored value.
+
+>>> from protocol.messages import Move, encode, decode
+>>> decode(encode(Move(seq=3, move="bid 9 earth")), accept=(Move,))
+Move(seq=3, move='bid 9 earth')
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+import typing
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Union
+
+from protocol.codec import pack, unpack
+from protocol.errors import DecodeError, ErrorCode
+from protocol.version import MAX_INBOUND_BYTES, PROTOCOL_VERSION
+
+__all__ = [
+    "Message", "Move", "CreateTable", "Created", "Error", "SeatState", "PublicState",
+    "Events", "Meta", "RefereeStatus", "MESSAGE_TYPES", "encode", "decode",
+]
+
+
+class Message:
+    """Base of all messages; ``TYPE`` is the wire name."""
+
+    TYPE: ClassVar[str] = ""
+
+    def to_wire(self) -> dict[str, Any]:
+        data = {"v": PROTOCOL_VERSION, "type": self.TYPE}
+        for f in dataclasses.fields(self):  # type: ignore[arg-type]
+            data[f.name] = getattr(self, f.name)
+        return data
+
+
+# --- client -> referee -----------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Move(Message):
+    """A move by the user named in the topic, answering the state with ``seq``."""
+
+    TYPE: ClassVar[str] = "move"
+    seq: int
+    move: str
+
+
+@dataclass(frozen=True)
+class CreateTable(Message):
+    """A director asks the referee for a new table with these players in seat order."""
+
+    TYPE: ClassVar[str] = "create"
+    request_id: str
+    game: str
+    players: list[str]
+    config: dict = field(default_factory=dict)
+    table: str | None = None
+    seed: int | None = None
+
+
+# --- referee -> clients ----------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Created(Message):
+    """Reply to ``CreateTable``: the table exists and play has begun."""
+
+    TYPE: ClassVar[str] = "created"
+    request_id: str
+    table: str
+
+
+@dataclass(frozen=True)
+class Error(Message):
+    """Something the sender did was refused; nothing was changed."""
+
+    TYPE: ClassVar[str] = "error"
+    code: str
+    detail: str
+    table: str | None = None
+    seq: int | None = None
+    ref: str | None = None
+
+
+@dataclass(frozen=True)
+class SeatState(Message):
+    """One seat's private state (retained): its view, its legal moves now, and ``seq``."""
+
+    TYPE: ClassVar[str] = "seat_state"
+    table: str
+    game: str
+    seat: int
+    seq: int
+    status: str
+    to_move: list[int]
+    legal: list[str]
+    view: dict
+    events: list[dict]
+
+
+@dataclass(frozen=True)
+class PublicState(Message):
+    """The spectator view of a table (retained)."""
+
+    TYPE: ClassVar[str] = "public_state"
+    table: str
+    game: str
+    seq: int
+    status: str
+    to_move: list[int]
+    view: dict
+
+
+@dataclass(frozen=True)
+class Events(Message):
+    """What one accepted move caused, as a spectator may see it (not retained)."""
+
+    TYPE: ClassVar[str] = "events"
+    table: str
+    seq: int
+    events: list[dict]
+
+
+@dataclass(frozen=True)
+class Meta(Message):
+    """Table facts (retained): game, players by seat, options, status and result."""
+
+    TYPE: ClassVar[str] = "meta"
+    table: str
+    game: str
+    players: list[str]
+    config: dict
+    status: str
+    result: dict | None = None
+
+
+@dataclass(frozen=True)
+class RefereeStatus(Message):
+    """Whether the referee is up (retained; ``offline`` is also its MQTT will)."""
+
+    TYPE: ClassVar[str] = "referee_status"
+    status: str
+    tables: int = 0
+
+
+MESSAGE_TYPES: dict[str, type[Message]] = {
+    cls.TYPE: cls
+    for cls in (Move, CreateTable, Created, Error, SeatState, PublicState, Events, Meta, RefereeStatus)
+}
+
+
+def encode(message: Message) -> bytes:
+    """The canonical wire bytes of ``message``."""
+    return pack(message.to_wire())
+
+
+def _type_ok(value: Any, tp: Any) -> bool:
+    origin = typing.get_origin(tp)
+    if origin in (Union, types.UnionType):
+        return any(_type_ok(value, a) for a in typing.get_args(tp))
+    if tp is type(None):
+        return value is None
+    if tp is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    if tp in (str, bool):
+        return isinstance(value, tp)
+    if tp is dict or origin is dict:
+        return isinstance(value, dict) and all(isinstance(k, str) for k in value)
+    if origin is list:
+        (item,) = typing.get_args(tp)
+        return isinstance(value, list) and all(_type_ok(v, item) for v in value)
+    if tp is list:
+        return isinstance(value, list)
+    return False
+
+
+_HINTS: dict[type, dict[str, Any]] = {}
+
+
+def _hints(cls: type[Message]) -> dict[str, Any]:
+    if cls not in _HINTS:
+        hints = typing.get_type_hints(cls)
+        _HINTS[cls] = {f.name: hints[f.name] for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
+    return _HINTS[cls]
+
+
+def from_wire(data: Any, accept: tuple[type[Message], ...]) -> Message:
+    """Build a message from decoded data; ``accept`` limits the types allowed here."""
+    if not isinstance(data, dict):
+        raise DecodeError(ErrorCode.MSG_MALFORMED, "a message is a msgpack map")
+    if data.get("v") != PROTOCOL_VERSION:
+        raise DecodeError(ErrorCode.MSG_VERSION, f"field 'v' must be {PROTOCOL_VERSION}, got {data.get('v')!r}")
+    name = data.get("type")
+    cls = MESSAGE_TYPES.get(name) if isinstance(name, str) else None
+    if cls is None or cls not in accept:
+        allowed = ", ".join(c.TYPE for c in accept)
+        raise DecodeError(ErrorCode.MSG_UNKNOWN_TYPE, f"type {name!r} not accepted here (expected {allowed})")
+    hints = _hints(cls)
+    extra = set(data) - set(hints) - {"v", "type"}
+    if extra:
+        raise DecodeError(ErrorCode.MSG_BAD_FIELD, f"unknown field(s) {sorted(extra)} in {name!r}")
+    kwargs = {}
+    for fdef in dataclasses.fields(cls):  # type: ignore[arg-type]
+        if fdef.name not in data:
+            has_default = fdef.default is not dataclasses.MISSING or fdef.default_factory is not dataclasses.MISSING
+            if has_default:
+                continue
+            raise DecodeError(ErrorCode.MSG_BAD_FIELD, f"missing field {fdef.name!r} in {name!r}")
+        value = data[fdef.name]
+        if not _type_ok(value, hints[fdef.name]):
+            raise DecodeError(
+                ErrorCode.MSG_BAD_FIELD,
+                f"field {fdef.name!r} of {name!r} must be {_type_name(hints[fdef.name])}, got {type(value).__name__}",
+            )
+        kwargs[fdef.name] = value
+    return cls(**kwargs)
+
+
+def _type_name(tp: Any) -> str:
+    if typing.get_origin(tp) is not None:
+        return str(tp).replace("typing.", "").replace("NoneType", "None")
+    return getattr(tp, "__name__", str(tp))
+
+
+def decode(
+    payload: bytes,
+    accept: tuple[type[Message], ...] = tuple(MESSAGE_TYPES.values()),
+    max_bytes: int = MAX_INBOUND_BYTES,
+) -> Message:
+    """Bytes -> message, or ``DecodeError`` with the code to report.  Never anything else."""
+    return from_wire(unpack(payload, max_bytes=max_bytes), accept)

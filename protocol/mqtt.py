@@ -1,0 +1,202 @@
+"""A thin, safe wrapper around a paho-mqtt 2.x client, shared by referee and clients.
+
+Why it exists (see ../shared/MQTT-NOTES.md for the measurements behind each point):
+
+* An exception raised inside a paho callback kills paho's network thread silently.
+  Every callback here catches everything and only hands data over to a queue.
+* Without TCP_NODELAY on the client socket a QoS1 round trip costs ~40-90 ms instead of
+  ~0.5 ms; we set it in ``on_socket_open``.
+* Subscriptions are (re)made in ``on_connect``, which runs again after each reconnect.
+* paho's own errors are translated at this boundary into ``LinkError``.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import socket
+import threading
+import urllib.parse
+from dataclasses import dataclass
+from typing import Any, Iterable
+
+import paho.mqtt.client as mqtt
+from paho.mqtt.enums import CallbackAPIVersion
+
+from protocol.errors import ProtocolError
+
+__all__ = ["BrokerUrl", "Incoming", "Link", "LinkError"]
+
+log = logging.getLogger("summon.mqtt")
+
+
+class LinkError(ProtocolError):
+    """The broker could not be reached, refused us, or the link is closed."""
+
+
+@dataclass(frozen=True)
+class BrokerUrl:
+    """``mqtt://[user[:password]@]host[:port]`` (``mqtts://`` for TLS)."""
+
+    host: str = "127.0.0.1"
+    port: int = 1883
+    username: str | None = None
+    password: str | None = None
+    tls: bool = False
+
+    @classmethod
+    def parse(cls, url: str) -> "BrokerUrl":
+        if "://" not in url:
+            url = "mqtt://" + url
+        parts = urllib.parse.urlsplit(url)
+        if parts.scheme not in ("mqtt", "mqtts", "tcp"):
+            raise LinkError(f"broker URL scheme must be mqtt:// or mqtts://, got {parts.scheme!r}")
+        tls = parts.scheme == "mqtts"
+        try:
+            port = parts.port or (8883 if tls else 1883)
+        except ValueError:
+            raise LinkError(f"bad port in broker URL {url!r}") from None
+        return cls(
+            host=parts.hostname or "127.0.0.1",
+            port=port,
+            username=urllib.parse.unquote(parts.username) if parts.username else None,
+            password=urllib.parse.unquote(parts.password) if parts.password else None,
+            tls=tls,
+        )
+
+    def with_credentials(self, username: str | None, password: str | None) -> "BrokerUrl":
+        return BrokerUrl(self.host, self.port, username or self.username,
+                         password if password is not None else self.password, self.tls)
+
+    def __str__(self) -> str:  # never prints the password
+        user = f"{self.username}@" if self.username else ""
+        return f"{'mqtts' if self.tls else 'mqtt'}://{user}{self.host}:{self.port}"
+
+
+@dataclass(frozen=True)
+class Incoming:
+    """One message as handed over from paho's thread."""
+
+    topic: str
+    payload: bytes
+    retain: bool
+
+
+class Link:
+    """One MQTT connection: subscribe filters, publish, and a queue of incoming messages.
+
+    ``mqtt_version`` is 3 (MQTT 3.1.1, default: the embedded demo broker speaks only
+    that) or 5.
+    """
+
+    def __init__(
+        self,
+        broker: BrokerUrl,
+        client_id: str,
+        subscriptions: Iterable[str] = (),
+        mqtt_version: int = 3,
+        will: tuple[str, bytes] | None = None,
+        inbox: "queue.Queue[Any] | None" = None,
+    ) -> None:
+        self.broker = broker
+        self.client_id = client_id
+        self._subs: list[str] = list(subscriptions)
+        self.inbox: queue.Queue[Any] = inbox if inbox is not None else queue.Queue()
+        self.connected = threading.Event()
+        self._closed = False
+        self._last_refusal: str | None = None
+        proto = mqtt.MQTTv5 if mqtt_version == 5 else mqtt.MQTTv311
+        self._v5 = proto == mqtt.MQTTv5
+        kwargs: dict[str, Any] = {"client_id": client_id, "protocol": proto}
+        if not self._v5:
+            kwargs["clean_session"] = True
+        self._client = mqtt.Client(CallbackAPIVersion.VERSION2, **kwargs)
+        if broker.username:
+            self._client.username_pw_set(broker.username, broker.password)
+        if broker.tls:
+            self._client.tls_set()
+        if will:
+            self._client.will_set(will[0], will[1], qos=1, retain=True)
+        self._client.max_inflight_messages_set(64)
+        self._client.reconnect_delay_set(min_delay=1, max_delay=10)
+        self._client.on_socket_open = self._on_socket_open
+        self._client.on_connect = self._on_connect
+        self._client.on_disconnect = self._on_disconnect
+        self._client.on_message = self._on_message
+
+    # --- paho callbacks: never raise -----------------------------------------------------
+    def _on_socket_open(self, client: Any, userdata: Any, sock: Any) -> None:
+        try:
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        except Exception:  # a non-TCP socket (e.g. websockets proxy): nothing to tune
+            pass
+
+    def _on_connect(self, client: Any, userdata: Any, flags: Any, reason: Any, props: Any) -> None:
+        try:
+            if reason.is_failure:
+                self._last_refusal = str(reason)
+                log.warning("%s: broker refused connection: %s", self.client_id, reason)
+                return
+            for sub in self._subs:
+                client.subscribe(sub, qos=1)
+            self.connected.set()
+            log.debug("%s: connected to %s", self.client_id, self.broker)
+        except Exception:
+            log.exception("%s: error in on_connect", self.client_id)
+
+    def _on_disconnect(self, client: Any, userdata: Any, flags: Any, reason: Any, props: Any) -> None:
+        try:
+            self.connected.clear()
+            if not self._closed:
+                log.info("%s: disconnected (%s); paho will reconnect", self.client_id, reason)
+        except Exception:
+            pass
+
+    def _on_message(self, client: Any, userdata: Any, msg: Any) -> None:
+        try:
+            self.inbox.put(Incoming(msg.topic, bytes(msg.payload), bool(msg.retain)))
+        except Exception:
+            log.exception("%s: could not queue an incoming message", self.client_id)
+
+    # --- public API ----------------------------------------------------------------------
+    def start(self, timeout: float = 10.0) -> "Link":
+        """Connect and start paho's network thread; wait until subscribed."""
+        try:
+            self._client.connect(self.broker.host, self.broker.port, keepalive=30)
+        except (OSError, ValueError) as exc:
+            raise LinkError(f"cannot connect to {self.broker}: {exc}") from None
+        self._client.loop_start()
+        if not self.connected.wait(timeout):
+            self.close()
+            why = self._last_refusal or "no answer"
+            raise LinkError(f"not connected to {self.broker} within {timeout}s ({why})")
+        return self
+
+    def subscribe(self, topic_filter: str) -> None:
+        """Add a subscription now and after every reconnect."""
+        if topic_filter not in self._subs:
+            self._subs.append(topic_filter)
+        self._client.subscribe(topic_filter, qos=1)
+
+    def unsubscribe(self, topic_filter: str) -> None:
+        if topic_filter in self._subs:
+            self._subs.remove(topic_filter)
+        self._client.unsubscribe(topic_filter)
+
+    def publish(self, topic: str, payload: bytes, retain: bool = False, qos: int = 1) -> None:
+        """Queue a publish (paho sends it from its thread; QoS1 survives reconnects)."""
+        info = self._client.publish(topic, payload, qos=qos, retain=retain)
+        if info.rc not in (mqtt.MQTT_ERR_SUCCESS, mqtt.MQTT_ERR_NO_CONN):
+            raise LinkError(f"publish to {topic} failed: {mqtt.error_string(info.rc)}")
+
+    def publish_wait(self, topic: str, payload: bytes, retain: bool = False, timeout: float = 5.0) -> None:
+        """Publish at QoS1 and wait until the broker acknowledged it."""
+        info = self._client.publish(topic, payload, qos=1, retain=retain)
+        info.wait_for_publish(timeout)
+
+    def close(self) -> None:
+        self._closed = True
+        try:
+            self._client.disconnect()
+        finally:
+            self._client.loop_stop()

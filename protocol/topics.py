@@ -1,0 +1,132 @@
+"""The topic tree: every topic is built and parsed here, nowhere else.
+
+Why: identity on MQTT is a topic segment the broker's ACL lets only one user write
+(`<prefix>/t/<table>/move/<username>`), so topic layout is security-relevant and must not
+be assembled ad hoc.  The tree, under one versioned prefix (default ``summon/v1``)::
+
+    <p>/referee/status                      retained  referee online/offline (will)
+    <p>/ctl/<user>/request                  in        director requests (create table)
+    <p>/ctl/<user>/reply                    out       replies to those requests
+    <p>/t/<table>/public/meta               retained  game, players, options, status, result
+    <p>/t/<table>/public/state              retained  spectator view + seq
+    <p>/t/<table>/public/events             stream    spectator view of each move's events
+    <p>/t/<table>/seat/<user>/state         retained  that seat's view, legal moves, seq
+    <p>/t/<table>/seat/<user>/error         stream    errors for moves that user sent
+    <p>/t/<table>/move/<user>               in        moves by that user (ACL: only <user>)
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from protocol.errors import TopicError
+from protocol.version import DEFAULT_PREFIX
+
+__all__ = ["Topics", "Parsed", "valid_name", "check_name"]
+
+_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
+
+
+def valid_name(name: str) -> bool:
+    """Table ids and usernames: 1..64 of ``A-Z a-z 0-9 _ . -`` (no MQTT wildcards)."""
+    return isinstance(name, str) and bool(_NAME.match(name))
+
+
+def check_name(name: str, what: str = "name") -> str:
+    if not valid_name(name):
+        raise TopicError(f"invalid {what} {name!r}: use 1-64 of A-Z a-z 0-9 _ . -")
+    return name
+
+
+@dataclass(frozen=True)
+class Parsed:
+    """A topic the referee listens to, taken apart."""
+
+    kind: str  # "move" or "request"
+    user: str
+    table: str | None = None
+
+
+@dataclass(frozen=True)
+class Topics:
+    """Builder and parser for one prefix (so tests and tenants can use their own)."""
+
+    prefix: str = DEFAULT_PREFIX
+
+    def __post_init__(self) -> None:
+        parts = self.prefix.split("/")
+        if not self.prefix or any(not p or "+" in p or "#" in p for p in parts):
+            raise TopicError(f"invalid topic prefix {self.prefix!r}")
+
+    # --- referee and control -----------------------------------------------------------
+    def referee_status(self) -> str:
+        return f"{self.prefix}/referee/status"
+
+    def request(self, user: str) -> str:
+        return f"{self.prefix}/ctl/{check_name(user, 'username')}/request"
+
+    def reply(self, user: str) -> str:
+        return f"{self.prefix}/ctl/{check_name(user, 'username')}/reply"
+
+    # --- per table ---------------------------------------------------------------------
+    def _t(self, table: str) -> str:
+        return f"{self.prefix}/t/{check_name(table, 'table id')}"
+
+    def meta(self, table: str) -> str:
+        return f"{self._t(table)}/public/meta"
+
+    def public_state(self, table: str) -> str:
+        return f"{self._t(table)}/public/state"
+
+    def events(self, table: str) -> str:
+        return f"{self._t(table)}/public/events"
+
+    def public_all(self, table: str) -> str:
+        """Subscription filter for everything a spectator of ``table`` may read."""
+        return f"{self._t(table)}/public/#"
+
+    def seat_state(self, table: str, user: str) -> str:
+        return f"{self._t(table)}/seat/{check_name(user, 'username')}/state"
+
+    def seat_error(self, table: str, user: str) -> str:
+        return f"{self._t(table)}/seat/{check_name(user, 'username')}/error"
+
+    def seat_all(self, table: str, user: str) -> str:
+        """Subscription filter for a user's private area; ``table`` may be ``+``."""
+        t = "+" if table == "+" else check_name(table, "table id")
+        return f"{self.prefix}/t/{t}/seat/{check_name(user, 'username')}/#"
+
+    def move(self, table: str, user: str) -> str:
+        return f"{self._t(table)}/move/{check_name(user, 'username')}"
+
+    # --- filters the referee subscribes to -------------------------------------------
+    def all_moves(self) -> str:
+        return f"{self.prefix}/t/+/move/+"
+
+    def all_requests(self) -> str:
+        return f"{self.prefix}/ctl/+/request"
+
+    def all_meta(self) -> str:
+        return f"{self.prefix}/t/+/public/meta"
+
+    # --- parsing -------------------------------------------------------------------------
+    def parse(self, topic: str) -> Parsed:
+        """Take apart a move or request topic; raises ``TopicError`` for anything else."""
+        head = self.prefix + "/"
+        if not topic.startswith(head):
+            raise TopicError(f"topic {topic!r} is not under {self.prefix!r}")
+        parts = topic[len(head):].split("/")
+        if len(parts) == 4 and parts[0] == "t" and parts[2] == "move":
+            return Parsed("move", check_name(parts[3], "username"), check_name(parts[1], "table id"))
+        if len(parts) == 3 and parts[0] == "ctl" and parts[2] == "request":
+            return Parsed("request", check_name(parts[1], "username"))
+        raise TopicError(f"topic {topic!r} is not one the referee reads")
+
+    def table_of(self, topic: str) -> str | None:
+        """The table id in any ``<p>/t/<table>/...`` topic, else ``None``."""
+        head = self.prefix + "/t/"
+        if not topic.startswith(head):
+            return None
+        table = topic[len(head):].split("/", 1)[0]
+        return table if valid_name(table) else None

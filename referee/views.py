@@ -1,0 +1,66 @@
+"""Every payload that leaves the referee is built here, one function per audience.
+
+Why one module: redaction must be impossible to forget.  The referee never serialises an
+engine state itself; it calls these functions, which only ever read what the engine's
+``view``/``event_view`` give the named audience (a seat, or ``None`` for spectators).
+The redaction test checks the output of these very functions.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Sequence
+
+from protocol.messages import Events, Meta, PublicState, SeatState
+from referee.engine import Event
+
+if TYPE_CHECKING:
+    from referee.table import Table
+
+__all__ = ["seat_message", "public_message", "events_message", "meta_message"]
+
+
+def seat_message(table: "Table", seat: int, events: Sequence[Event] = ()) -> SeatState:
+    """What ``seat`` may know: its own view, its legal moves now, the last move's events."""
+    game, state = table.game, table.state
+    return SeatState(
+        table=table.id,
+        game=game.name,
+        seat=seat,
+        seq=table.seq,
+        status=table.status,
+        to_move=list(game.to_move(state)),
+        legal=game.legal_moves(state, seat) if table.status == "playing" else [],
+        view=game.view(state, seat),
+        events=[game.event_view(e, seat) for e in events],
+    )
+
+
+def public_message(table: "Table") -> PublicState:
+    """The spectator view: what anyone at the rail may see."""
+    game, state = table.game, table.state
+    return PublicState(
+        table=table.id,
+        game=game.name,
+        seq=table.seq,
+        status=table.status,
+        to_move=list(game.to_move(state)),
+        view=game.view(state, None),
+    )
+
+
+def events_message(table: "Table", events: Sequence[Event]) -> Events:
+    """One accepted move's events as a spectator may see them."""
+    return Events(table=table.id, seq=table.seq, events=[table.game.event_view(e, None) for e in events])
+
+
+def meta_message(table: "Table") -> Meta:
+    """Public table facts.  The seed is hidden: it would reveal every hand."""
+    outcome = table.game.outcome(table.state)
+    return Meta(
+        table=table.id,
+        game=table.game.name,
+        players=list(table.players),
+        config=dict(table.config),
+        status=table.status,
+        result=outcome.to_wire() if outcome is not None else None,
+    )

@@ -1,0 +1,71 @@
+"""Small helpers for tests that talk to a real broker."""
+
+from __future__ import annotations
+
+import queue
+import threading
+import time
+from typing import Any, Callable
+
+from protocol.errors import DecodeError
+from protocol.messages import Message, decode
+from protocol.mqtt import BrokerUrl, Incoming, Link
+
+
+class Probe:
+    """A raw MQTT client that records every decodable message it receives."""
+
+    def __init__(self, url: BrokerUrl, client_id: str, subscriptions: tuple[str, ...], mqtt_version: int = 3):
+        self.link = Link(url, client_id, subscriptions=subscriptions, mqtt_version=mqtt_version).start()
+        self.seen: list[tuple[Incoming, Message | None]] = []
+        self.mark = 0  # wait_for(new=True) looks only at messages from here on
+
+    def _drain(self, timeout: float) -> None:
+        try:
+            item = self.link.inbox.get(timeout=timeout)
+        except queue.Empty:
+            return
+        msg: Message | None = None
+        if item.payload:
+            try:
+                msg = decode(item.payload, max_bytes=1 << 20)
+            except DecodeError:
+                msg = None
+        self.seen.append((item, msg))
+
+    def wait_for(self, pred: Callable[[Incoming, Message | None], bool], timeout: float = 10.0,
+                 new: bool = False) -> Message | None:
+        """Wait for (and return) the first message for which ``pred`` holds.
+
+        With ``new``, only messages seen since the last ``publish`` count.
+        """
+        deadline = time.monotonic() + timeout
+        checked = self.mark if new else 0
+        while True:
+            while checked < len(self.seen):
+                item, msg = self.seen[checked]
+                checked += 1
+                if pred(item, msg):
+                    return msg
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise AssertionError("expected message did not arrive")
+            self._drain(min(remaining, 0.2))
+
+    def collect(self, seconds: float) -> None:
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            self._drain(0.05)
+
+    def publish(self, topic: str, payload: bytes, retain: bool = False) -> None:
+        self.mark = len(self.seen)
+        self.link.publish_wait(topic, payload, retain=retain)
+
+    def close(self) -> None:
+        self.link.close()
+
+
+def run_in_thread(fn: Callable[[], Any]) -> threading.Thread:
+    t = threading.Thread(target=fn, daemon=True)
+    t.start()
+    return t

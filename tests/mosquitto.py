@@ -1,0 +1,68 @@
+"""Start a real Mosquitto for the tests, on a free port, with the project's config.
+
+Never a mock of the broker and never the shared one on 1883: every test session gets its
+own broker process with the ACL from ``referee.brokerconf``.
+"""
+
+from __future__ import annotations
+
+import shutil
+import socket
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from clients.embedded_broker import free_port
+from protocol.mqtt import BrokerUrl
+from referee.brokerconf import write_broker_dir
+
+USERS = ("referee", "director", "north", "east", "south", "west", "mallory", "p1", "p2", "p3", "p4")
+
+
+def password(user: str) -> str:
+    return f"{user}-secret"
+
+
+def find_mosquitto() -> str | None:
+    return shutil.which("mosquitto") or next(
+        (p for p in ("/usr/sbin/mosquitto", "/usr/local/sbin/mosquitto") if Path(p).exists()), None)
+
+
+@dataclass
+class Mosquitto:
+    proc: subprocess.Popen[bytes]
+    port: int
+    directory: Path
+
+    def url(self, user: str | None = None) -> BrokerUrl:
+        base = BrokerUrl(host="127.0.0.1", port=self.port)
+        return base.with_credentials(user, password(user)) if user else base
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        try:
+            self.proc.wait(5)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+
+
+def start_mosquitto(directory: Path) -> Mosquitto:
+    binary = find_mosquitto()
+    if binary is None:
+        raise RuntimeError("mosquitto is not installed (the README's test command installs it)")
+    port = free_port()
+    conf = write_broker_dir(directory, port, {u: password(u) for u in USERS}, run_as_root=True)
+    proc = subprocess.Popen([binary, "-c", str(conf)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            err = proc.stderr.read().decode(errors="replace") if proc.stderr else ""
+            raise RuntimeError(f"mosquitto exited: {err}")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                return Mosquitto(proc, port, directory)
+        except OSError:
+            time.sleep(0.05)
+    proc.kill()
+    raise RuntimeError("mosquitto did not open its port")

@@ -1,0 +1,182 @@
+"""End to end over a real Mosquitto with the project's ACL: bots, referee, errors, ACL.
+
+These tests are the promise to players, tested against the real broker: a whole game is
+played by four separate bot clients, every kind of bad input gets its error code while
+the game goes on, nobody reads another seat's private topic, nobody moves for another.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+import msgpack
+import pytest
+
+from clients.bots import make_bot
+from clients.director import DirectorError, create_table
+from clients.sdk import BotClient
+from clients.watch import Watcher
+from protocol.messages import Error, Meta, Move, SeatState, encode
+from protocol.topics import Topics
+from tests.helpers import Probe, run_in_thread
+
+pytestmark = pytest.mark.broker
+SEATS = ["north", "east", "south", "west"]
+T = Topics()
+
+
+def new_table_id() -> str:
+    return f"t-{uuid.uuid4().hex[:8]}"
+
+
+def start_bots(mosquitto, table, users=SEATS, kind="dragon-heuristic"):
+    clients = [BotClient(make_bot(kind, i), mosquitto.url(u), u, table=table) for i, u in enumerate(users)]
+    threads = [run_in_thread(lambda c=c: c.run(timeout=120)) for c in clients]
+    return clients, threads
+
+
+def test_four_bot_clients_play_a_whole_game(mosquitto, referee):
+    table = new_table_id()
+    lines: list[str] = []
+    watcher = Watcher(mosquitto.url("mallory"), table, out=lines.append).start()
+    clients, threads = start_bots(mosquitto, table)
+    created = create_table(mosquitto.url("director"), "director", "dragon", SEATS, {"target": 300},
+                           seed=7, table=table)
+    assert created == table
+    result = watcher.run(timeout=120)
+    for t in threads:
+        t.join(10)
+    assert result is not None, "the game did not finish"
+    scores = result["scores"]
+    winners = result["winners"]
+    assert len(winners) == 2 and winners[0] % 2 == winners[1] % 2
+    team = winners[0] % 2
+    assert scores[team] >= 300 and scores[team] > scores[1 - team]
+    # every bot saw the end, and sent moves
+    assert all(c.tables[table].finished for c in clients)
+    assert all(c.tables[table].moves_sent > 0 for c in clients)
+    # the commentary covered bidding, tricks and hand results, from public events only
+    text = "\n".join(lines)
+    assert "bids" in text and "Trick" in text and "Result:" in text and "Final scores" in text
+    history = referee.call(lambda: referee.tables[table].history)
+    assert [h.seq for h in history] == list(range(1, len(history) + 1))
+
+
+def _errors_for(probe: Probe, code: str, timeout: float = 10.0) -> Error:
+    msg = probe.wait_for(lambda item, m: isinstance(m, Error) and m.code == code, timeout, new=True)
+    assert isinstance(msg, Error)
+    return msg
+
+
+def test_bad_inputs_get_error_codes_and_the_game_goes_on(mosquitto, referee):
+    table = new_table_id()
+    # north is driven by hand through a probe; the other three are bots
+    north = Probe(mosquitto.url("north"), "north", (T.seat_all(table, "north"),))
+    create_table(mosquitto.url("director"), "director", "dragon", SEATS, {"target": 100}, seed=3, table=table)
+    state = north.wait_for(lambda i, m: isinstance(m, SeatState) and m.table == table)
+    assert isinstance(state, SeatState) and state.seq == 0
+    move_topic = T.move(table, "north")
+
+    north.publish(move_topic, b"\xc1 this is not msgpack")
+    _errors_for(north, "msg/malformed")
+    north.publish(move_topic, encode(Move(seq=0, move="pass" + " " * 9000)))
+    _errors_for(north, "msg/too-large")
+    north.publish(move_topic, msgpack.packb({"v": 1, "type": "move", "seq": "zero", "move": "pass"}))
+    _errors_for(north, "msg/bad-field")
+    north.publish(move_topic, msgpack.packb({"v": 1, "type": "move", "seq": 0, "move": "pass", "user": "east"}))
+    _errors_for(north, "msg/bad-field")
+    north.publish(move_topic, msgpack.packb({"v": 1, "type": "hello"}))
+    _errors_for(north, "msg/unknown-type")
+    north.publish(move_topic, msgpack.packb([[[[[[[[[[[["deep"]]]]]]]]]]]]))
+    _errors_for(north, "msg/too-deep")
+    # the unknown table's error goes to north's area of that table: subscribe and check
+    north.link.subscribe(T.seat_all("no-such-table", "north"))
+    north.publish(T.move("no-such-table", "north"), encode(Move(seq=0, move="pass")))
+    _errors_for(north, "table/unknown")
+
+    # seat 0 deals the first hand, so east (seat 1) bids first: north is out of turn
+    north.publish(move_topic, encode(Move(seq=0, move="pass")))
+    _errors_for(north, "move/not-your-turn")
+    north.publish(move_topic, encode(Move(seq=5, move="pass")))
+    assert _errors_for(north, "move/stale").seq == 0
+    assert referee.call(lambda: referee.tables[table].seq) == 0
+    # the three other seats are bots from here on; they stop when it is north's turn
+    others, threads = start_bots(mosquitto, table, users=SEATS[1:])
+    # wait until it is north's turn, then send a stale seq, an unparseable and an illegal move
+    mine = north.wait_for(lambda i, m: isinstance(m, SeatState) and m.table == table and 0 in m.to_move
+                          and m.status == "playing", 30)
+    assert isinstance(mine, SeatState)
+    north.publish(move_topic, encode(Move(seq=mine.seq - 1, move=mine.legal[0])))
+    assert _errors_for(north, "move/stale").seq == mine.seq
+    north.publish(move_topic, encode(Move(seq=mine.seq, move="summon a unicorn")))
+    _errors_for(north, "move/unparseable")
+    assert "nohelp" not in mine.legal
+    north.publish(move_topic, encode(Move(seq=mine.seq, move="nohelp")))
+    _errors_for(north, "move/illegal")
+    seq_now = referee.call(lambda: referee.tables[table].seq)
+    assert seq_now == mine.seq, "no bad move may change the table"
+
+    # a user without a seat gets seat/unknown, and the table is unchanged
+    mallory = Probe(mosquitto.url("mallory"), "mallory", (T.seat_all(table, "mallory"),))
+    mallory.publish(T.move(table, "mallory"), encode(Move(seq=mine.seq, move=mine.legal[0])))
+    _errors_for(mallory, "seat/unknown")
+    mallory.close()
+    north.close()
+
+    # now a bot takes over north and the game is played to its end
+    bot = BotClient(make_bot("dragon-heuristic", 9), mosquitto.url("north"), "north", table=table)
+    bot.run(timeout=120)
+    assert bot.tables[table].finished
+    for t in threads:
+        t.join(10)
+    t_ = referee.call(lambda: referee.tables[table])
+    assert t_.status == "finished"
+    # a move after the end is refused with table/finished
+    late = Probe(mosquitto.url("east"), "east-late", (T.seat_all(table, "east"),))
+    late.publish(T.move(table, "east"), encode(Move(seq=t_.seq, move="pass")))
+    _errors_for(late, "table/finished")
+    late.close()
+
+
+def test_nobody_reads_another_seat_or_moves_for_it(mosquitto, referee):
+    table = new_table_id()
+    spy = Probe(mosquitto.url("east"), "east", ("#", T.seat_all(table, "north"), T.seat_all("+", "north")))
+    north = Probe(mosquitto.url("north"), "north", (T.seat_all(table, "north"),))
+    create_table(mosquitto.url("director"), "director", "dragon", SEATS, {}, seed=11, table=table)
+    north_state = north.wait_for(lambda i, m: isinstance(m, SeatState) and m.table == table)
+    assert isinstance(north_state, SeatState) and north_state.view.get("hand")
+    # east (seat 1, first to bid) forges: publishes on north's move topic and claims north in the payload
+    spy.publish(T.move(table, "north"), encode(Move(seq=0, move="pass")))
+    spy.publish(T.move(table, "east"), msgpack.packb({"v": 1, "type": "move", "seq": 0, "move": "pass",
+                                                      "seat": 0, "user": "north"}))
+    spy.collect(1.5)
+    assert referee.call(lambda: referee.tables[table].seq) == 0, "a forged move was applied"
+    private = [i.topic for i, _ in spy.seen if "/seat/" in i.topic and "/seat/east/" not in i.topic]
+    assert private == [], f"east received another seat's private topics: {private[:3]}"
+    # east still gets its own and the public feed (so the subscription to # really worked)
+    assert any("/public/" in i.topic for i, _ in spy.seen)
+    errs = [m for _, m in spy.seen if isinstance(m, Error)]
+    assert [e.code for e in errs] == ["msg/bad-field"]
+    spy.close()
+    north.close()
+
+
+def test_only_directors_create_tables(mosquitto, referee):
+    table = new_table_id()
+    with pytest.raises(DirectorError) as info:
+        create_table(mosquitto.url("mallory"), "mallory", "dragon", SEATS, {}, table=table)
+    assert info.value.code == "auth/forbidden"
+    assert table not in referee.call(lambda: dict(referee.tables))
+    with pytest.raises(DirectorError) as info:
+        create_table(mosquitto.url("director"), "director", "chess", SEATS, {}, table=table)
+    assert info.value.code == "game/unknown"
+    with pytest.raises(DirectorError) as info:
+        create_table(mosquitto.url("director"), "director", "dragon", SEATS[:3], {}, table=table)
+    assert info.value.code == "table/bad-config"
+    with pytest.raises(DirectorError) as info:
+        create_table(mosquitto.url("director"), "director", "dragon", SEATS, {"target": "lots"}, table=table)
+    assert info.value.code == "table/bad-config"
+    meta_probe = Probe(mosquitto.url("mallory"), "mallory", (T.meta(table),))
+    meta_probe.collect(0.5)
+    assert not any(isinstance(m, Meta) for _, m in meta_probe.seen)
+    meta_probe.close()
