@@ -1,0 +1,104 @@
+"""Write deploy/mosquitto/{mosquitto.conf,acl,passwd} from referee/brokerconf.py.
+
+Why generated: the ACL is the security model (a player's identity is the username
+segment of the move topic only that user may write), so it has exactly one source,
+``referee.brokerconf``; the test suite's broker and this compose deployment both use it.
+``tests/test_compose.py`` checks that the committed files match what this script writes.
+
+The passwords are the public DEMO passwords ``<user>-secret``: fine on 127.0.0.1, never
+for a broker other people can reach.  For a real deployment, write your own passwd
+(``mosquitto_passwd``, or ``referee.brokerconf.password_line``) and keep it out of git.
+
+    python deploy/generate.py           # (re)write the files
+    python deploy/generate.py --check   # exit 1 if the committed files are out of date
+
+Re-running keeps a passwd line whose hash still matches the demo password, so the
+random salts do not change (and git shows no diff) unless something really changed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import hashlib
+import hmac
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:  # run as a script from anywhere in the checkout
+    sys.path.insert(0, str(ROOT))
+
+from referee.brokerconf import acl_text, mosquitto_conf, password_line  # noqa: E402
+
+OUT = ROOT / "deploy" / "mosquitto"
+USERS = ("referee", "director", "north", "east", "south", "west")
+PORT = 1883
+CONFIG_DIR = "/mosquitto/config"  # where compose.yaml mounts deploy/mosquitto/
+DATA_DIR = "/mosquitto/data"      # the eclipse-mosquitto image's data volume
+
+
+def demo_password(user: str) -> str:
+    return f"{user}-secret"
+
+
+def conf_text() -> str:
+    """mosquitto.conf for the container: listener 1883 on all of the container's interfaces
+    (compose publishes it on the host's 127.0.0.1 only), persistence in /mosquitto/data,
+    and no ``user root``: the image drops privileges to its ``mosquitto`` user."""
+    return mosquitto_conf(PORT, f"{CONFIG_DIR}/passwd", f"{CONFIG_DIR}/acl", bind="",
+                          persistence_dir=DATA_DIR, run_as_root=False)
+
+
+def verify_line(line: str, user: str, password: str) -> bool:
+    """Does ``line`` hold ``user`` with ``password`` in Mosquitto's $7$ (PBKDF2-SHA512) form?"""
+    name, sep, rest = line.strip().partition(":")
+    parts = rest.split("$")  # "", "7", iterations, salt, hash
+    if name != user or not sep or len(parts) != 5 or parts[1] != "7":
+        return False
+    try:
+        iterations = int(parts[2])
+        salt, digest = base64.b64decode(parts[3]), base64.b64decode(parts[4])
+    except ValueError:
+        return False
+    mine = hashlib.pbkdf2_hmac("sha512", password.encode(), salt, iterations, len(digest))
+    return hmac.compare_digest(mine, digest)
+
+
+def passwd_text(existing: str = "") -> str:
+    """The passwd file, keeping each existing line that still verifies."""
+    old = {ln.partition(":")[0]: ln for ln in existing.splitlines() if ":" in ln}
+    lines = []
+    for user in USERS:
+        line = old.get(user, "")
+        if not verify_line(line, user, demo_password(user)):
+            line = password_line(user, demo_password(user))
+        lines.append(line)
+    return "\n".join(lines) + "\n"
+
+
+def expected(existing_passwd: str = "") -> dict[str, str]:
+    return {"mosquitto.conf": conf_text(), "acl": acl_text(), "passwd": passwd_text(existing_passwd)}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--check", action="store_true", help="only check the files; exit 1 if they differ")
+    args = ap.parse_args(argv)
+    passwd = OUT / "passwd"
+    files = expected(passwd.read_text() if passwd.exists() else "")
+    stale = [name for name, text in files.items()
+             if not (OUT / name).exists() or (OUT / name).read_text() != text]
+    if args.check:
+        for name in stale:
+            print(f"deploy/mosquitto/{name} is out of date: run python deploy/generate.py", file=sys.stderr)
+        return 1 if stale else 0
+    OUT.mkdir(parents=True, exist_ok=True)
+    for name in stale:
+        (OUT / name).write_text(files[name])
+        print(f"wrote deploy/mosquitto/{name}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,272 @@
+"""compose.yaml, the Dockerfile and deploy/mosquitto/ checked without Docker.
+
+Why: no container engine runs in CI, but a compose file that references a missing path,
+publishes the broker on every interface, or ships an ACL that drifted from
+``referee.brokerconf`` would only fail (or worse, work insecurely) on someone's laptop.
+So the structure is checked here, and the generated broker files are compared with what
+``deploy/generate.py`` writes.  If a compose JSON schema happens to be installed (Debian's
+docker-compose package ships one) the file is validated against it too.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import importlib.util
+import json
+import re
+import shlex
+from pathlib import Path
+
+import pytest
+
+from referee.brokerconf import acl_text
+
+yaml = pytest.importorskip("yaml")
+
+ROOT = Path(__file__).resolve().parent.parent
+COMPOSE = ROOT / "compose.yaml"
+DEPLOY = ROOT / "deploy" / "mosquitto"
+SEATS = ("north", "east", "south", "west")
+
+
+def _load_generate():
+    spec = importlib.util.spec_from_file_location("deploy_generate", ROOT / "deploy" / "generate.py")
+    assert spec and spec.loader
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+@pytest.fixture(scope="module")
+def compose() -> dict:
+    data = yaml.safe_load(COMPOSE.read_text())
+    assert isinstance(data, dict)
+    return data
+
+
+@pytest.fixture(scope="module")
+def generate():
+    return _load_generate()
+
+
+def _args(command) -> list[str]:
+    assert isinstance(command, (str, list)), f"command must be a string or a list, not {command!r}"
+    if isinstance(command, str):
+        return shlex.split(command)
+    assert all(isinstance(a, str) for a in command), f"every list item must be a string: {command!r}"
+    return command
+
+
+def _opt(args: list[str], name: str) -> str | None:
+    return args[args.index(name) + 1] if name in args and args.index(name) + 1 < len(args) else None
+
+
+def _depends(service: dict) -> list[str]:
+    dep = service.get("depends_on", [])
+    assert isinstance(dep, (list, dict)), dep
+    return list(dep)
+
+
+# --- compose.yaml structure ----------------------------------------------------------------
+
+def test_services_and_images(compose):
+    services = compose["services"]
+    assert {"mosquitto", "referee", *SEATS} <= set(services)
+    assert services["mosquitto"]["image"] == "eclipse-mosquitto:2"
+    for name, svc in services.items():
+        assert isinstance(svc, dict), name
+        assert "image" in svc or "build" in svc, f"{name} has neither image nor build"
+        if "build" in svc:
+            build = svc["build"]
+            context = build if isinstance(build, str) else build.get("context", ".")
+            dockerfile = "Dockerfile" if isinstance(build, str) else build.get("dockerfile", "Dockerfile")
+            assert (ROOT / context / dockerfile).is_file(), f"{name}: no {dockerfile} in {context}"
+        if "command" in svc:
+            _args(svc["command"])
+        for dep in _depends(svc):
+            assert dep in services, f"{name} depends on unknown service {dep!r}"
+        for key in svc.get("volumes", []):
+            assert isinstance(key, (str, dict)), key
+
+
+def test_referee_and_bot_commands(compose):
+    services = compose["services"]
+    ref = _args(services["referee"]["command"])
+    assert "referee" in ref
+    assert _opt(ref, "--broker") == "mqtt://mosquitto:1883"
+    assert _opt(ref, "--username") == "referee"
+    assert _opt(ref, "--director") == "director"
+    assert _opt(ref, "--create") == "dragon:" + ",".join(SEATS)
+    assert "mosquitto" in _depends(services["referee"])
+    for seat in SEATS:
+        args = _args(services[seat]["command"])
+        assert args[0] == "bot" or "bot" in args, args
+        assert _opt(args, "--broker") == "mqtt://mosquitto:1883"
+        assert _opt(args, "--username") == seat
+        assert "mosquitto" in _depends(services[seat])
+    # a password comes from somewhere: the flag, a file, or the SUMMON_PASSWORD variable
+    for name in ("referee", *SEATS):
+        svc = services[name]
+        args = _args(svc["command"])
+        env = svc.get("environment", {})
+        env = dict(e.split("=", 1) for e in env) if isinstance(env, list) else env
+        assert "--password" in args or "--password-file" in args or env.get("SUMMON_PASSWORD"), name
+
+
+def test_cli_accepts_the_commands(compose):
+    """Every command parses with the real CLI (click), so a typo in a flag fails here."""
+    import click
+
+    from clients.cli import main
+
+    for name, svc in compose["services"].items():
+        if "command" not in svc or "build" not in svc:
+            continue
+        args = _args(svc["command"])
+        at = next((i for i, a in enumerate(args) if a in main.commands), None)
+        assert at is not None, f"{name}: no summon subcommand in {args}"
+        if at:  # group options such as --log-level
+            main.make_context("summon", args[:at])
+        try:
+            main.commands[args[at]].make_context(args[at], args[at + 1:])
+        except click.BadParameter as exc:  # e.g. --password-file naming a path inside the container
+            if "does not exist" not in str(exc):
+                raise
+
+
+def test_ports_bound_to_localhost(compose):
+    for name, svc in compose["services"].items():
+        for port in svc.get("ports", []):
+            if isinstance(port, dict):
+                assert port.get("host_ip") == "127.0.0.1", f"{name}: {port}"
+            else:
+                assert str(port).startswith("127.0.0.1:"), f"{name} publishes {port!r} beyond 127.0.0.1"
+    assert compose["services"]["mosquitto"]["ports"] == ["127.0.0.1:1883:1883"]
+
+
+def test_bind_mounts_exist(compose):
+    named = set(compose.get("volumes") or {})
+    mounts = 0
+    for name, svc in compose["services"].items():
+        for vol in svc.get("volumes", []):
+            if isinstance(vol, dict):
+                source, kind = vol.get("source", ""), vol.get("type", "volume")
+            else:
+                source, kind = vol.split(":")[0], None
+            if kind == "bind" or source.startswith((".", "/")):
+                assert (ROOT / source).exists(), f"{name} mounts missing host path {source}"
+                mounts += 1
+            else:
+                assert source in named, f"{name} uses undeclared named volume {source!r}"
+    mosq = compose["services"]["mosquitto"]["volumes"]
+    assert any(str(v).startswith("./deploy/mosquitto:/mosquitto/config") for v in mosq)
+    assert mounts >= 1
+
+
+def _schema_path() -> Path | None:
+    spec = importlib.util.find_spec("compose")
+    candidates = [Path(p) / "config" / "compose_spec.json" for p in (spec.submodule_search_locations or [])] \
+        if spec else []
+    candidates.append(Path("/usr/lib/python3/dist-packages/compose/config/compose_spec.json"))
+    return next((p for p in candidates if p.is_file()), None)
+
+
+def test_compose_schema_if_available(compose):
+    path = _schema_path()
+    if path is None:
+        pytest.skip("no compose JSON schema installed (Debian's docker-compose ships one)")
+    import jsonschema
+
+    schema = json.loads(path.read_text())
+    schema.pop("$schema", None)  # old draft URLs with '#': validate with the library's default
+    # YAML merge keys are resolved by the loader; x- extension fields are allowed by the spec
+    jsonschema.validate(compose, schema)
+
+
+# --- Dockerfile ------------------------------------------------------------------------------
+
+def _dockerignore() -> list[str]:
+    path = ROOT / ".dockerignore"
+    if not path.exists():
+        return []
+    return [ln.strip() for ln in path.read_text().splitlines() if ln.strip() and not ln.startswith("#")]
+
+
+def _ignored(rel: str, patterns: list[str]) -> bool:
+    """Docker's rule, simplified: the last matching pattern wins; '!' re-includes."""
+    ignored = False
+    parts = rel.split("/")
+    prefixes = ["/".join(parts[: i + 1]) for i in range(len(parts))]
+    for pat in patterns:
+        neg = pat.startswith("!")
+        pat = pat.lstrip("!").rstrip("/")
+        if pat.startswith("**/"):
+            hit = any(fnmatch.fnmatch(p, pat[3:]) for p in parts)
+        else:
+            hit = any(fnmatch.fnmatch(p, pat) for p in prefixes)
+        if hit:
+            ignored = not neg
+    return ignored
+
+
+def test_dockerfile():
+    text = (ROOT / "Dockerfile").read_text()
+    assert re.search(r"^FROM python:3\.11-slim\b", text, re.M)
+    assert re.search(r"pip install\b", text)
+    assert re.search(r'^ENTRYPOINT \["summon"\]', text, re.M)
+    patterns = _dockerignore()
+    for m in re.finditer(r"^(?:COPY|ADD)\s+(.+)$", text, re.M):
+        parts = [p for p in m.group(1).split() if not p.startswith("--")]
+        for src in parts[:-1]:
+            assert (ROOT / src).exists(), f"Dockerfile copies missing {src}"
+    # what pip install . needs is in the build context, not excluded by .dockerignore
+    for needed in ("pyproject.toml", "protocol/__init__.py", "referee/__init__.py", "clients/__init__.py",
+                   "clients/cli.py", "referee/games/dragon/SPEC.md"):
+        assert (ROOT / needed).exists(), needed
+        assert not _ignored(needed, patterns), f".dockerignore excludes {needed}"
+    for junk in (".git/config", "tests/conftest.py", "clients/__pycache__/cli.cpython-311.pyc"):
+        assert _ignored(junk, patterns), f".dockerignore lets {junk} into the image"
+    # the console script the entrypoint names exists
+    assert 'summon = "clients.cli:main"' in (ROOT / "pyproject.toml").read_text()
+
+
+# --- deploy/mosquitto is generated from referee/brokerconf.py -------------------------------
+
+def test_acl_is_brokerconf_acl():
+    assert (DEPLOY / "acl").read_text() == acl_text()
+
+
+def test_conf_is_what_generate_writes(generate):
+    conf = (DEPLOY / "mosquitto.conf").read_text()
+    assert conf == generate.conf_text()
+    lines = conf.splitlines()
+    assert "listener 1883" in lines, "listen on all of the container's interfaces"
+    assert "user root" not in lines
+    assert "allow_anonymous false" in lines
+    assert "password_file /mosquitto/config/passwd" in lines
+    assert "acl_file /mosquitto/config/acl" in lines
+    assert "persistence_location /mosquitto/data/" in lines
+    # listener-level options come after the listener line
+    assert lines.index("use_username_as_clientid true") > lines.index("listener 1883")
+
+
+def test_passwd_has_every_demo_user(generate):
+    lines = (DEPLOY / "passwd").read_text().splitlines()
+    users = [ln.partition(":")[0] for ln in lines]
+    assert sorted(users) == sorted(generate.USERS)
+    assert set(generate.USERS) == {"referee", "director", *SEATS}
+    for line in lines:
+        user = line.partition(":")[0]
+        assert generate.verify_line(line, user, f"{user}-secret"), f"{user}'s hash does not verify"
+        assert not generate.verify_line(line, user, "wrong"), user
+    # the whole directory is up to date (same check as `python deploy/generate.py --check`)
+    assert generate.main(["--check"]) == 0
+
+
+def test_verify_line_matches_brokerconf_format(generate):
+    from referee.brokerconf import password_line
+
+    line = password_line("alice", "pw", salt=b"0123456789ab")
+    assert generate.verify_line(line, "alice", "pw")
+    assert not generate.verify_line(line, "bob", "pw")
+    assert not generate.verify_line("alice:plain", "alice", "plain")
