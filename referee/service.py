@@ -173,6 +173,17 @@ class Referee:
             self._handle(item)
         except Exception:
             log.exception("internal error while handling a message on %s", getattr(item, "topic", "?"))
+            self._answer_internal_error(item)
+
+    def _answer_internal_error(self, item: Incoming) -> None:
+        """Tell the sender that we failed (our bug): the table state was not changed."""
+        try:
+            where = self.topics.parse(item.topic)
+            topic = self.topics.seat_error(where.table, where.user) if where.table else self.topics.reply(where.user)
+            self._send_error(topic, ErrorCode.INTERNAL, "the referee failed to handle this message; "
+                             "nothing was changed", where.table)
+        except Exception:
+            log.exception("could not report an internal error")
 
     def _handle(self, msg: Incoming) -> None:
         try:

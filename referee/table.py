@@ -125,7 +125,12 @@ class Table:
             return [self.error(user, ErrorCode.MOVE_ILLEGAL, str(exc), msg.move)]
         except GameOverError:
             return [self.error(user, ErrorCode.TABLE_FINISHED, "the game is over", msg.move)]
-        self.state = state
-        self.seq += 1
+        old_state, old_seq = self.state, self.seq
+        self.state, self.seq = state, self.seq + 1
+        try:
+            out = self.snapshot(events, meta=self.status != "playing")
+        except Exception:  # a bug in a view: keep the table exactly as it was
+            self.state, self.seq = old_state, old_seq
+            raise
         self.history.append(HistoryEntry(self.seq, seat, user, msg.move))
-        return self.snapshot(events, meta=self.status != "playing")
+        return out

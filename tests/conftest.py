@@ -21,11 +21,11 @@ def mosquitto(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Mosquitto]:
 def referee(mosquitto: Mosquitto, request: pytest.FixtureRequest) -> Iterator["object"]:
     """A referee connected as `referee`, with `director` as its director, on its own thread.
 
-    Each test gets its own topic prefix, so retained messages never leak between tests.
+    All tests share the ACL's prefix (`summon/v1`); they stay apart by using fresh table ids.
     """
     from referee.service import Referee, RefereeConfig
 
-    prefix = f"summon/v1"
+    prefix = "summon/v1"
     ref = Referee(RefereeConfig(broker=mosquitto.url("referee"), prefix=prefix,
                                 client_id="referee", directors=frozenset({"director"})))
     thread = threading.Thread(target=ref.run, daemon=True)
