@@ -30,7 +30,9 @@ def new_table_id() -> str:
 
 
 def start_bots(mosquitto, table, users=SEATS, kind="dragon-heuristic"):
-    clients = [BotClient(make_bot(kind, i), mosquitto.url(u), u, table=table) for i, u in enumerate(users)]
+    """One SDK bot client per user; every other one speaks MQTT 5, the rest 3.1.1."""
+    clients = [BotClient(make_bot(kind, i), mosquitto.url(u), u, table=table, mqtt_version=5 if i % 2 else 3)
+               for i, u in enumerate(users)]
     threads = [run_in_thread(lambda c=c: c.run(timeout=120)) for c in clients]
     return clients, threads
 

@@ -1,0 +1,144 @@
+"""The protocol package on its own: topics, strict decoding, error codes, fuzzing."""
+
+from __future__ import annotations
+
+import msgpack
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from protocol.errors import DecodeError, ErrorCode, TopicError
+from protocol.messages import (
+    MESSAGE_TYPES, Created, CreateTable, Error, Events, Meta, Move, PublicState, RefereeStatus, SeatState, decode, encode,
+)
+from protocol.mqtt import BrokerUrl
+from protocol.topics import Topics, valid_name
+from protocol.version import MAX_INBOUND_BYTES, PROTOCOL_VERSION
+from referee.games import GAMES
+from referee.table import Table
+
+T = Topics()
+SAMPLES = [
+    Move(seq=3, move="bid 9 earth"),
+    CreateTable(request_id="r1", game="dragon", players=["a", "b", "c", "d"], config={"target": 300}, seed=5),
+    Error(code="move/stale", detail="old", table="t", seq=4, ref="pass"),
+    SeatState(table="t", game="dragon", seat=1, seq=2, status="playing", to_move=[1], legal=["pass"],
+              view={"hand": ["fire-8"]}, events=[{"type": "pass", "seat": 0}]),
+    PublicState(table="t", game="dragon", seq=2, status="playing", to_move=[1], view={"phase": "bidding"}),
+    Events(table="t", seq=2, events=[{"type": "pass", "seat": 0}]),
+    Meta(table="t", game="dragon", players=["a", "b", "c", "d"], config={}, status="finished",
+         result={"scores": [1, 2, 1, 2], "winners": [1, 3], "reason": "target"}),
+    RefereeStatus(status="online", tables=3),
+    Created(request_id="r1", table="dragon-1a2b"),
+]
+
+
+def test_every_message_type_round_trips_and_has_a_sample():
+    assert {type(m) for m in SAMPLES} == set(MESSAGE_TYPES.values())
+    for msg in SAMPLES:
+        wire = msgpack.unpackb(encode(msg))
+        assert wire["v"] == PROTOCOL_VERSION and wire["type"] == msg.TYPE
+        assert decode(encode(msg), max_bytes=1 << 20) == msg
+
+
+@pytest.mark.parametrize("payload, code", [
+    (b"", ErrorCode.MSG_MALFORMED),
+    (b"\xc1", ErrorCode.MSG_MALFORMED),
+    (b"\x92\x01", ErrorCode.MSG_MALFORMED),  # truncated array
+    (msgpack.packb({"v": 1, "type": "move", "seq": 1, "move": "pass"}) + b"\x00", ErrorCode.MSG_MALFORMED),
+    (msgpack.packb([1, 2]), ErrorCode.MSG_MALFORMED),
+    (msgpack.packb({1: 2}), ErrorCode.MSG_MALFORMED),
+    (msgpack.packb({"v": 2, "type": "move", "seq": 1, "move": "pass"}), ErrorCode.MSG_VERSION),
+    (msgpack.packb({"type": "move", "seq": 1, "move": "pass"}), ErrorCode.MSG_VERSION),
+    (msgpack.packb({"v": 1, "type": "nope"}), ErrorCode.MSG_UNKNOWN_TYPE),
+    (msgpack.packb({"v": 1, "seq": 1, "move": "pass"}), ErrorCode.MSG_UNKNOWN_TYPE),
+    (msgpack.packb({"v": 1, "type": "error", "code": "x", "detail": "y"}), ErrorCode.MSG_UNKNOWN_TYPE),
+    (msgpack.packb({"v": 1, "type": "move", "seq": 1}), ErrorCode.MSG_BAD_FIELD),
+    (msgpack.packb({"v": 1, "type": "move", "seq": 1, "move": "pass", "seat": 0}), ErrorCode.MSG_BAD_FIELD),
+    (msgpack.packb({"v": 1, "type": "move", "seq": 1.0, "move": "pass"}), ErrorCode.MSG_BAD_FIELD),
+    (msgpack.packb({"v": 1, "type": "move", "seq": True, "move": "pass"}), ErrorCode.MSG_BAD_FIELD),
+    (msgpack.packb({"v": 1, "type": "move", "seq": 1, "move": b"pass"}, use_bin_type=True), ErrorCode.MSG_BAD_FIELD),
+    (msgpack.packb({"v": 1, "type": "create", "request_id": "r", "game": "dragon", "players": ["a", 2]}),
+     ErrorCode.MSG_BAD_FIELD),
+    (msgpack.packb({"v": 1, "type": "create", "request_id": "r", "game": "dragon", "players": [],
+                    "config": {1: 2}}, strict_types=False), ErrorCode.MSG_MALFORMED),
+    (msgpack.packb({"v": 1, "type": "move", "seq": 1, "move": "x" * MAX_INBOUND_BYTES}), ErrorCode.MSG_TOO_LARGE),
+    (b"\x91" * 100 + b"\x01", ErrorCode.MSG_TOO_DEEP),
+    (b"\x91" * 5000 + b"\x01", ErrorCode.MSG_TOO_DEEP),
+    (msgpack.packb(msgpack.ExtType(5, b"x")), ErrorCode.MSG_MALFORMED),
+])
+def test_strict_decoding_gives_the_right_code(payload, code):
+    with pytest.raises(DecodeError) as info:
+        decode(payload, accept=(Move, CreateTable))
+    assert info.value.code == code
+    assert info.value.detail
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.binary(max_size=300))
+def test_random_bytes_never_escape_as_anything_but_decode_error(payload):
+    try:
+        decode(payload, accept=(Move, CreateTable))
+    except DecodeError:
+        pass
+
+
+_json = st.recursive(
+    st.none() | st.booleans() | st.integers(min_value=-(2**63), max_value=2**64 - 1) | st.floats(allow_nan=False) | st.text(max_size=20)
+    | st.binary(max_size=20),
+    lambda kids: st.lists(kids, max_size=4) | st.dictionaries(st.text(max_size=8), kids, max_size=4),
+    max_leaves=30,
+)
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.dictionaries(st.sampled_from(["v", "type", "seq", "move", "request_id", "game", "players", "config",
+                                        "table", "seed", "x"]), _json, max_size=7))
+def test_random_structures_decode_or_fail_cleanly(data):
+    try:
+        msg = decode(msgpack.packb(data, use_bin_type=True), accept=(Move, CreateTable))
+    except DecodeError:
+        return
+    assert isinstance(msg, (Move, CreateTable))
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.text(max_size=40), st.integers(min_value=-2, max_value=3))
+def test_any_move_text_is_answered_and_never_breaks_a_table(text, seq):
+    table = Table("fuzz", GAMES["dragon"], ["a", "b", "c", "d"], {}, 1, T)
+    for user in ("a", "b", "mallory"):
+        out = table.handle_move(user, Move(seq=seq, move=text))
+        assert out, "every move gets an answer"
+    assert table.seq in (0, 1)
+
+
+def test_topics_build_and_parse():
+    assert T.move("t1", "ann") == "summon/v1/t/t1/move/ann"
+    assert T.parse("summon/v1/t/t1/move/ann") == type(T.parse("summon/v1/t/t1/move/ann"))("move", "ann", "t1")
+    req = T.parse("summon/v1/ctl/dir/request")
+    assert (req.kind, req.user, req.table) == ("request", "dir", None)
+    assert T.table_of(T.seat_state("t9", "bob")) == "t9"
+    for bad in ("summon/v1/t/t1/move", "summon/v1/t/t1/move/a/b", "other/t/t1/move/a", "summon/v1/t/t+/move/a",
+                "summon/v1/ctl/a/reply", "summon/v1/t/t1/seat/a/state"):
+        with pytest.raises(TopicError):
+            T.parse(bad)
+    for bad in ("", "a/b", "+", "#", "x" * 65, "sp ace"):
+        assert not valid_name(bad)
+        with pytest.raises(TopicError):
+            T.move("t1", bad)
+    with pytest.raises(TopicError):
+        Topics("bad/+/prefix")
+
+
+def test_broker_url_parsing_never_shows_the_password():
+    url = BrokerUrl.parse("mqtt://ann:s%40cret@example.org:1884")
+    assert (url.host, url.port, url.username, url.password, url.tls) == ("example.org", 1884, "ann", "s@cret", False)
+    assert "cret" not in str(url) and "cret" not in repr(url).replace("password='s@cret'", "")
+    assert BrokerUrl.parse("mqtts://h").port == 8883
+    assert BrokerUrl.parse("localhost:1999").port == 1999
+
+
+def test_error_codes_are_namespaced_and_unique():
+    values = [c.value for c in ErrorCode]
+    assert len(values) == len(set(values))
+    assert all("/" in v and v == v.lower() for v in values)
