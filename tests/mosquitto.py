@@ -53,6 +53,8 @@ def start_mosquitto(directory: Path) -> Mosquitto:
         raise RuntimeError("mosquitto is not installed (the README's test command installs it)")
     port = free_port()
     conf = write_broker_dir(directory, port, {u: password(u) for u in USERS}, run_as_root=True)
+    for u in USERS:  # password files, as an operator would hand them to `--password-file`
+        (directory / f"{u}.pw").write_text(password(u) + "\n")
     proc = subprocess.Popen([binary, "-c", str(conf)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline:

@@ -7,6 +7,7 @@ the game goes on, nobody reads another seat's private topic, nobody moves for an
 
 from __future__ import annotations
 
+import time
 import uuid
 
 import msgpack
@@ -182,3 +183,31 @@ def test_only_directors_create_tables(mosquitto, referee):
     meta_probe.collect(0.5)
     assert not any(isinstance(m, Meta) for _, m in meta_probe.seen)
     meta_probe.close()
+
+
+def test_one_referee_many_tables_bots_play_every_table_they_sit_at(mosquitto, referee):
+    """Four bot clients, each seated at three tables in different seats, all at once."""
+    players = ["p1", "p2", "p3", "p4"]
+    tables = [new_table_id() for _ in range(3)]
+    clients = [BotClient(make_bot("dragon-heuristic", i), mosquitto.url(u), u) for i, u in enumerate(players)]
+    threads = [run_in_thread(lambda c=c: c.run(timeout=180)) for c in clients]
+    for k, table in enumerate(tables):
+        order = players[k:] + players[:k]  # every player changes seat between tables
+        create_table(mosquitto.url("director"), "director", "dragon", order, {"target": 150},
+                     seed=100 + k, table=table, request_id=f"r{k}")
+    deadline = time.monotonic() + 180
+    while time.monotonic() < deadline:
+        if all(referee.call(lambda t=t: referee.tables[t].status) == "finished" for t in tables):
+            break
+        time.sleep(0.2)
+    for c in clients:
+        c.request_stop()
+    for t in threads:
+        t.join(10)
+    for table in tables:
+        tab = referee.call(lambda t=table: referee.tables[t])
+        assert tab.status == "finished"
+        outcome = tab.game.outcome(tab.state)
+        assert outcome is not None and outcome.winners
+    for c in clients:
+        assert set(tables) <= set(c.tables) and all(c.tables[t].finished for t in tables)

@@ -1,0 +1,90 @@
+"""The `summon` command as a user runs it: demo on the embedded broker, and the
+referee / bot / create / watch commands as separate processes against Mosquitto."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+
+import pytest
+
+from protocol.messages import RefereeStatus
+from protocol.topics import Topics
+from tests.helpers import Probe
+
+SUMMON = [sys.executable, "-m", "clients.cli"]
+SEATS = ["north", "east", "south", "west"]
+
+
+def run(args, timeout=120, **kw):
+    return subprocess.run(SUMMON + args, capture_output=True, text=True, timeout=timeout, **kw)
+
+
+def test_demo_plays_a_whole_game_on_the_embedded_broker():
+    res = run(["demo", "--target", "150", "--seed", "5"])
+    assert res.returncode == 0, res.stderr
+    out = res.stdout
+    assert "Embedded MQTT broker" in out and "Seed 5" in out
+    assert "bids" in out and "Contract:" in out and "Trick  1:" in out and "Result:" in out
+    assert "Final scores:" in out and "wall time" in out
+    # the same seed plays the same game
+    again = run(["demo", "--target", "150", "--seed", "5"])
+    strip = lambda text: [line for line in text.splitlines() if "wall time" not in line and "broker on" not in line]
+    assert strip(again.stdout) == strip(out)
+
+
+def test_demo_rejects_bad_bot_names():
+    res = run(["demo", "--bots", "random,random"])
+    assert res.returncode == 2 and "--bots" in res.stderr
+
+
+@pytest.mark.broker
+def test_referee_bots_create_and_watch_as_processes(mosquitto):
+    url = f"mqtt://127.0.0.1:{mosquitto.port}"
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    referee = subprocess.Popen(SUMMON + ["referee", "--broker", url, "-u", "referee", "--password", "referee-secret",
+                                         "--director", "director", "--client-id", "referee"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    status = Probe(mosquitto.url("mallory"), "mallory", (Topics().referee_status(),))
+    procs = []
+    try:
+        status.wait_for(lambda i, m: isinstance(m, RefereeStatus) and m.status == "online", 15)
+        table = f"cli-{uuid.uuid4().hex[:6]}"
+        for user in SEATS:
+            procs.append(subprocess.Popen(
+                SUMMON + ["bot", "--broker", url, "-u", user, "--password-file", str(mosquitto.directory / f"{user}.pw"),
+                          "--table", table], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env))
+        # a player may not create tables; the director may
+        bad = run(["create", "--broker", url, "-u", "north", "--password", "north-secret",
+                   "--players", ",".join(SEATS), "--table", table + "x"], timeout=30)
+        assert bad.returncode == 1 and "auth/forbidden" in bad.stderr
+        made = run(["create", "--broker", url, "-u", "director", "--password", "director-secret",
+                    "--players", ",".join(SEATS), "--table", table, "--option", "target=150", "--seed", "4"],
+                   timeout=30)
+        assert made.returncode == 0, made.stderr
+        assert made.stdout.strip() == table
+        watch = run(["watch", table, "--broker", url, "-u", "mallory", "--password", "mallory-secret"], timeout=120)
+        assert watch.returncode == 0, watch.stderr
+        assert "Final scores:" in watch.stdout
+        for p in procs:
+            out, err = p.communicate(timeout=30)
+            assert p.returncode == 0, err
+            assert f"{table}:" in out and "finished=True" in out
+        # SIGTERM: the referee says it is offline and exits cleanly
+        referee.send_signal(signal.SIGTERM)
+        assert referee.wait(15) == 0
+        status.wait_for(lambda i, m: isinstance(m, RefereeStatus) and m.status == "offline", 10)
+    finally:
+        status.close()
+        for p in procs + [referee]:
+            if p.poll() is None:
+                p.kill()
+
+
+def test_unreachable_broker_is_a_clear_error():
+    res = run(["watch", "some-table", "--broker", "mqtt://127.0.0.1:9"], timeout=60)
+    assert res.returncode == 3 and "cannot connect" in res.stderr
