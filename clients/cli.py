@@ -69,23 +69,55 @@ def main(log_level: str) -> None:
     logging.basicConfig(level=log_level.upper(), format="%(asctime)s %(name)s %(levelname)s %(message)s")
 
 
+def _options(pairs: tuple[str, ...]) -> dict[str, Any]:
+    """``KEY=VALUE`` table options; integers and true/false are converted."""
+    config: dict[str, Any] = {}
+    for opt in pairs:
+        key, sep, value = opt.partition("=")
+        if not sep or not key:
+            raise click.BadParameter(f"{opt!r} is not KEY=VALUE", param_hint="--option")
+        if value.lstrip("-").isdigit():
+            config[key] = int(value)
+        elif value.lower() in ("true", "false"):
+            config[key] = value.lower() == "true"
+        else:
+            config[key] = value
+    return config
+
+
 @main.command()
-@click.option("--target", default=500, show_default=True, help="Score that ends the game.")
+@click.option("--game", default="dragon", show_default=True, help="Which game (see `summon games`).")
+@click.option("--players", type=int, default=None, help="Number of seats (default: the game's minimum).")
+@click.option("--target", type=int, default=None, help="Score that ends the game (games that have one).")
+@click.option("--option", "options", multiple=True, metavar="KEY=VALUE", help="Any other table option.")
 @click.option("--seed", type=int, default=None, help="Deal seed (random if omitted; printed).")
-@click.option("--bots", default="dragon-heuristic,dragon-heuristic,dragon-heuristic,dragon-heuristic",
-              show_default=True, help="Four bot names, seats 0..3 (north, east, south, west).")
+@click.option("--bots", default=None,
+              help="Comma-separated bot names by seat (default: the game's best bot everywhere).")
 @click.option("--broker", "broker_url", default=None, help="Use this broker instead of the embedded one.")
 @click.option("--timeout", default=900.0, show_default=True, help="Give up after this many seconds.")
-def demo(target: int, seed: int | None, bots: str, broker_url: str | None, timeout: float) -> None:
-    """Play a full game of Summon the Dragon between four bots on an embedded broker."""
-    from clients.bots import BOTS
+def demo(game: str, players: int | None, target: int | None, options: tuple[str, ...], seed: int | None,
+         bots: str | None, broker_url: str | None, timeout: float) -> None:
+    """Play a whole game between bots on an embedded broker, with running commentary."""
+    from clients.bots import BOTS, default_bot
     from clients.demo import DemoOptions, run_demo
+    from referee.games import GAMES
 
-    names = [b.strip() for b in bots.split(",")]
-    if len(names) != 4 or any(n not in BOTS for n in names):
-        raise click.BadParameter(f"need four of: {', '.join(BOTS)}", param_hint="--bots")
-    sys.exit(run_demo(DemoOptions(target=target, seed=seed, bots=names, broker_url=broker_url, timeout=timeout),
-                      out=lambda line: click.echo(line)))
+    if game not in GAMES:
+        raise click.BadParameter(f"unknown game; known: {', '.join(sorted(GAMES))}", param_hint="--game")
+    engine = GAMES[game]
+    n = players or engine.min_seats
+    if not engine.min_seats <= n <= engine.max_seats:
+        raise click.BadParameter(f"{game} seats {engine.min_seats}..{engine.max_seats}", param_hint="--players")
+    names = [b.strip() for b in bots.split(",")] if bots else [default_bot(game)] * n
+    if len(names) != n or any(b not in BOTS for b in names):
+        raise click.BadParameter(f"need {n} bot names from: {', '.join(BOTS)}", param_hint="--bots")
+    config = _options(options)
+    if target is not None:
+        config["target"] = target
+    elif game == "dragon":
+        config.setdefault("target", 500)
+    sys.exit(run_demo(DemoOptions(game=game, bots=names, config=config, seed=seed, broker_url=broker_url,
+                                  timeout=timeout), out=lambda line: click.echo(line)))
 
 
 @main.command()
@@ -184,12 +216,7 @@ def create(broker_url: str, username: str | None, password: str | None, password
 
     if not username:
         raise click.BadParameter("a director needs --username", param_hint="--username")
-    config: dict[str, Any] = {}
-    for opt in options:
-        key, sep, value = opt.partition("=")
-        if not sep:
-            raise click.BadParameter(f"{opt!r} is not KEY=VALUE", param_hint="--option")
-        config[key] = int(value) if value.lstrip("-").isdigit() else value
+    config = _options(options)
     try:
         tid = create_table(_broker(broker_url, username, password, password_file), username, game,
                            [p for p in players.split(",") if p], config, seed=seed, table=table,

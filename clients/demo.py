@@ -1,4 +1,4 @@
-"""``summon demo``: broker, referee, four bots and a commentator in one process.
+"""``summon demo``: broker, referee, bots and a commentator in one process.
 
 Why one process: the demo must run on a bare machine with nothing installed or started.
 It still goes through the real path end to end -- every move is a msgpack message over
@@ -13,7 +13,7 @@ import secrets
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from clients.bots import make_bot
 from clients.embedded_broker import EmbeddedBroker
@@ -25,21 +25,28 @@ from referee.service import Referee, RefereeConfig
 __all__ = ["DemoOptions", "run_demo"]
 
 log = logging.getLogger("summon.demo")
-SEAT_NAMES = ("north", "east", "south", "west")
+COMPASS = ("north", "east", "south", "west")
+
+
+def seat_names(n: int) -> list[str]:
+    """Usernames for ``n`` demo seats: compass points for four, ``p1..pN`` otherwise."""
+    return list(COMPASS) if n == 4 else [f"p{i + 1}" for i in range(n)]
 
 
 @dataclass(frozen=True)
 class DemoOptions:
-    target: int = 500
-    seed: int | None = None
+    game: str = "dragon"
     bots: Sequence[str] = field(default_factory=lambda: ["dragon-heuristic"] * 4)
+    config: Mapping[str, Any] = field(default_factory=dict)
+    seed: int | None = None
     broker_url: str | None = None  # use an existing broker instead of the embedded one
     timeout: float = 900.0
 
 
 def run_demo(opts: DemoOptions, out: Callable[[str], None] = print) -> int:
-    """Play one full game of Summon the Dragon; return a process exit code."""
+    """Play one full game of ``opts.game`` between bots; return a process exit code."""
     seed = opts.seed if opts.seed is not None else secrets.randbelow(10**6)
+    names = seat_names(len(opts.bots))
     started = time.monotonic()
     broker = None
     if opts.broker_url is None:
@@ -60,15 +67,16 @@ def run_demo(opts: DemoOptions, out: Callable[[str], None] = print) -> int:
         table_id = f"demo-{seed}"
         watcher = Watcher(url, table_id, client_id="demo-watcher").start()
         for seat, kind in enumerate(opts.bots):
-            client = BotClient(make_bot(kind, seed * 10 + seat), url, SEAT_NAMES[seat], table=table_id)
+            client = BotClient(make_bot(kind, seed * 10 + seat), url, names[seat], table=table_id)
             clients.append(client)
-            t = threading.Thread(target=client.run, name=f"bot-{SEAT_NAMES[seat]}", daemon=True)
+            t = threading.Thread(target=client.run, name=f"bot-{names[seat]}", daemon=True)
             t.start()
             threads.append(t)
-        out(f"Seed {seed}; target {opts.target}; bots: " + ", ".join(
-            f"{SEAT_NAMES[i]}={k}" for i, k in enumerate(opts.bots)))
+        options = "; ".join(f"{k} {v}" for k, v in opts.config.items())
+        out(f"{opts.game}: seed {seed}; {options or 'default options'}; bots: " + ", ".join(
+            f"{names[i]}={k}" for i, k in enumerate(opts.bots)))
         referee.call(lambda: referee.create_table(
-            "dragon", list(SEAT_NAMES), {"target": opts.target}, seed=seed, table_id=table_id))
+            opts.game, names, dict(opts.config), seed=seed, table_id=table_id))
         result = watcher.run(timeout=opts.timeout)
         elapsed = time.monotonic() - started
         if result is None:

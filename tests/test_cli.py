@@ -28,7 +28,7 @@ def test_demo_plays_a_whole_game_on_the_embedded_broker():
     res = run(["demo", "--target", "150", "--seed", "5"])
     assert res.returncode == 0, res.stderr
     out = res.stdout
-    assert "Embedded MQTT broker" in out and "Seed 5" in out
+    assert "Embedded MQTT broker" in out and "dragon: seed 5" in out
     assert "bids" in out and "Contract:" in out and "Trick  1:" in out and "Result:" in out
     assert "Final scores:" in out and "wall time" in out
     # the same seed plays the same game
