@@ -1,0 +1,102 @@
+"""``DragonGame``: the ``Game`` interface over the pure modules of this package.
+
+Why a thin class: the referee, the arena and the conformance test only know ``Game``;
+all rules live in ``rules``/``transitions`` and all redaction in ``views``, so this file
+is just the checked boundary -- game over, then whose turn, then syntax, then legality,
+each with its own error -- plus the fast unchecked path for bots' search.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from referee.engine import (ConfigError, Event, Game, GameOverError, IllegalMoveError,
+                            MoveSyntaxError, NotYourTurnError, Outcome)
+
+from .moves import MOVES, Move
+from .rules import legal_moves
+from .state import Config, State, fresh_hand, state_from_deal
+from .transitions import step
+from .views import view
+
+__all__ = ["DragonGame"]
+
+
+class DragonGame(Game):
+    """Summon the Dragon, 4 players in two partnerships (seats 0+2 vs 1+3)."""
+
+    name = "dragon"
+    title = "Summon the Dragon"
+    min_seats = 4
+    max_seats = 4
+
+    def config_defaults(self) -> dict[str, Any]:
+        return Config().as_dict()
+
+    def new_state(self, seats: int, config: Mapping[str, Any], seed: int) -> State:
+        if type(seats) is not int or seats != 4:
+            raise ConfigError(f"Summon the Dragon needs exactly 4 seats, not {seats!r}")
+        cfg = Config.from_mapping(config)
+        return fresh_hand(cfg, seed, 1, 0, (0, 0), None)
+
+    def state_from_deal(self, hands, kitty, **kw: Any) -> State:
+        """A table at the start of bidding with chosen hands; see ``state.state_from_deal``."""
+        return state_from_deal(hands, kitty, **kw)
+
+    def to_move(self, state: State) -> tuple[int, ...]:
+        return (state.turn,) if state.turn >= 0 else ()
+
+    def legal_moves(self, state: State, seat: int) -> list[str]:
+        return legal_moves(state, seat)
+
+    def apply(self, state: State, seat: int, move: str) -> tuple[State, list[Event]]:
+        if state.phase == "over":
+            raise GameOverError("the game is over")
+        if seat != state.turn or type(seat) is not int:
+            raise NotYourTurnError(f"seat {seat!r} may not move now; to move: {state.turn}")
+        if isinstance(move, Move):
+            move = str(move)
+        parsed = MOVES.get(move) if isinstance(move, str) else None
+        if parsed is None:
+            raise MoveSyntaxError(f"not a Summon the Dragon move: {move!r}")
+        legal = legal_moves(state, seat)
+        if move not in legal:
+            raise IllegalMoveError(_why_illegal(state, move, legal))
+        return step(state, seat, parsed)
+
+    def apply_unchecked(self, state: State, seat: int, move: str | Move,
+                        events: bool = False) -> tuple[State, list[Event]]:
+        """Fast path for search: no validation; events are built only if asked for."""
+        if not isinstance(move, Move):
+            move = MOVES[move]
+        return step(state, seat, move, emit=events)
+
+    def view(self, state: State, audience: int | None) -> dict[str, Any]:
+        return view(state, audience)
+
+    def outcome(self, state: State) -> Outcome | None:
+        r = state.result
+        if r is None:
+            return None
+        a, b = r.scores
+        winners = () if r.winner_team is None else (r.winner_team, r.winner_team + 2)
+        return Outcome(scores=(a, b, a, b), winners=winners, reason=r.reason)
+
+
+def _why_illegal(state: State, move: str, legal: list[str]) -> str:
+    """A short human reason, so a bot author sees what rule was broken."""
+    head = move.split(" ", 1)[0]
+    phase = state.phase
+    expected = {"bidding": ("bid", "pass"), "option": ("summon", "kitty", "nohelp"),
+                "discard": ("discard",), "play": ("play",)}[phase]
+    if head not in expected:
+        return f"{move!r}: not a move of the {phase} phase"
+    if phase == "bidding":
+        if head == "bid" and state.high is not None:
+            return f"{move!r}: must bid more than {state.high[1]}"
+        return f"{move!r}: the dealer may not pass when everyone else has (stick-dealer)"
+    if phase == "option":
+        return f"{move!r}: you hold the Dragon (or may not summon from your partner)"
+    if move == "discard dragon":
+        return f"{move!r}: the Dragon may not be discarded"
+    return f"{move!r}: not legal now (card not held, or follow-suit); legal: {', '.join(legal)}"

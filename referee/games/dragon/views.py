@@ -1,0 +1,99 @@
+"""What each audience may see: the one way state leaves the engine.
+
+Why built by construction rather than by filtering: ``view`` starts from nothing and adds
+public facts, then -- for a seat -- that seat's own hand and own discards.  Nothing reads
+the other hands, the kitty or anyone else's discards, so no code path can leak them
+(the redaction property test checks this over random games anyway).  The seed is never
+shown.  Only the last completed trick is shown: the rules forbid reviewing older ones,
+and it is reset when a new hand is dealt so a view never mixes two deals.
+
+The payload builders here are shared with the events, so a trick or a hand summary has
+the same shape wherever it appears.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .cards import CARD_NAMES, SUITS, display_names
+from .state import HandResult, State
+
+__all__ = ["view", "trick_items", "hand_result_dict", "as_text"]
+
+
+def as_text(as_suit: int | None, high: bool | None) -> str | None:
+    """The ``as`` field of a played card: ``"fire high"`` for a declared Dragon."""
+    if as_suit is None:
+        return None
+    return f"{SUITS[as_suit]} {'high' if high else 'low'}"
+
+
+def trick_items(trick) -> list[dict[str, Any]]:
+    """A trick as SPEC.md lists it: ``[{"seat", "card", "as"}, ...]`` in play order."""
+    return [{"seat": s, "card": CARD_NAMES[c], "as": as_text(a, h)} for s, c, a, h in trick]
+
+
+def hand_result_dict(r: HandResult) -> dict[str, Any]:
+    """The public summary of a finished (or thrown-in) hand."""
+    return {
+        "hand_no": r.hand_no,
+        "bidder": r.bidder,
+        "level": r.level,
+        "designation": r.designation,
+        "option": r.option,
+        "made": r.made,
+        "trick_points": list(r.trick_points),
+        "deltas": list(r.deltas),
+        "scores": list(r.scores),
+        "thrown_in": r.thrown_in,
+    }
+
+
+def _bid_text(level: int, designation: str | None) -> str:
+    return "pass" if designation is None else f"{level} {designation}"
+
+
+def view(state: State, audience: int | None) -> dict[str, Any]:
+    """Everything ``audience`` (a seat 0..3, or ``None`` for a spectator) may know."""
+    if audience is not None and (type(audience) is not int or not 0 <= audience < 4):
+        raise ValueError(f"audience must be a seat 0..3 or None, not {audience!r}")
+    phase = state.phase
+    c = state.contract
+    last = state.last_trick
+    queue = state.discard_queue
+    r = state.result
+    out: dict[str, Any] = {
+        "game": "dragon",
+        "phase": phase,
+        "hand_no": state.hand_no,
+        "dealer": state.dealer,
+        "target": state.config.target,
+        "options": state.config.as_dict(),
+        "scores": list(state.scores),
+        "to_move": [state.turn] if state.turn >= 0 else [],
+        "hand_sizes": [h.bit_count() for h in state.hands],
+        "kitty_size": state.kitty.bit_count(),
+        "bids": [{"seat": s, "bid": _bid_text(n, d)} for s, n, d in state.bids],
+        "contract": None if c is None else {
+            "seat": c.seat, "level": c.level, "designation": c.designation,
+            "option": c.option, "summoned_from": c.summoned_from,
+        },
+        "trump": c.designation if c is not None and c.designation in SUITS else None,
+        "trick": trick_items(state.trick),
+        "leader": state.leader if phase == "play" else None,
+        "last_trick": None if last is None else {
+            "cards": trick_items(last[0]), "winner": last[1], "points": last[2],
+        },
+        "trick_points": list(state.trick_points),
+        "tricks_played": state.tricks_played,
+        "discarding": {"seat": queue[0][0], "remaining": queue[0][1]} if queue else None,
+        "last_hand": None if state.last_hand is None else hand_result_dict(state.last_hand),
+        "result": None if r is None else {
+            "winner_team": r.winner_team, "scores": list(r.scores), "reason": r.reason,
+        },
+    }
+    if audience is not None:
+        out["seat"] = audience
+        out["hand"] = display_names(state.hands[audience])
+        out["discards"] = display_names(state.discards[audience])
+    return out
