@@ -1,0 +1,130 @@
+"""How strong is the Summon the Dragon heuristic bot?  Prints the figures.
+
+Why a script: the strength claim in the tests rests on numbers, and the numbers should be
+reproducible by anyone with one command.  Three measurements:
+
+* ``match`` (default): the heuristic team against random bots over seeded full games to
+  the default target, seats swapped on odd seeds.  Prints win rate, average score margin
+  and games per second.
+* ``--vs-self``: heuristic against heuristic (a sanity check: about 50% either way).
+* ``--calibrate N``: for N deals and each of the six designations, the first bidder is
+  made to bid 3 of that designation, everybody passes, and four heuristic bots play the
+  hand out.  Compares the bot's team estimate with the trick points actually taken --
+  the data ``PARTNER_BONUS`` and ``BID_MARGIN`` were tuned from.
+
+Run from the repository root:  ``python -m benchmarks.bot_strength [--games 200]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+from typing import Any
+
+from clients.bots import make_bot
+from clients.bots.dragon_cards import DESIGNATIONS, team_estimate
+from referee.games import GAMES
+from referee.selfplay import play_game
+
+
+def match(games: int, hero: str = "dragon-heuristic", villain: str = "random", seed0: int = 0) -> dict[str, Any]:
+    """``hero`` team vs ``villain`` team over ``games`` seeded games (seats swapped on odd seeds)."""
+    game = GAMES["dragon"]
+    wins = draws = 0
+    margins: list[int] = []
+    hands: list[int] = []
+    reasons: dict[str, int] = {}
+    start = time.perf_counter()
+    for i in range(games):
+        seed = seed0 + i
+        team = i % 2
+        bots = [make_bot(hero if s % 2 == team else villain, seed * 4 + s) for s in range(4)]
+        played = play_game(game, bots, seed=seed)
+        out = played.outcome
+        won = any(s % 2 == team for s in out.winners)
+        wins += won
+        draws += not out.winners
+        margins.append(out.scores[team] - out.scores[1 - team])
+        hands.append(game.view(played.state, None)["hand_no"])
+        reasons[out.reason] = reasons.get(out.reason, 0) + 1
+    elapsed = time.perf_counter() - start
+    return {
+        "games": games, "wins": wins, "draws": draws, "win_rate": wins / games,
+        "avg_margin": statistics.mean(margins), "avg_hands": statistics.mean(hands),
+        "seconds": elapsed, "games_per_s": games / elapsed, "reasons": reasons,
+    }
+
+
+def _play_forced_hand(seed: int, designation: str) -> tuple[float, int, str]:
+    """One hand in which the first bidder must bid ``3 <designation>``; returns
+    (its team estimate, the trick points its team took, the option it chose)."""
+    game = GAMES["dragon"]
+    state = game.new_state(4, {}, seed)
+    bots = [make_bot("dragon-heuristic", seed * 4 + s) for s in range(4)]
+    view = game.view(state, game.to_move(state)[0])
+    bidder = view["to_move"][0]
+    estimate = None
+    while True:
+        seat = game.to_move(state)[0]
+        legal = game.legal_moves(state, seat)
+        view = game.view(state, seat)
+        if view["phase"] == "bidding":
+            if seat == bidder and estimate is None:
+                estimate = team_estimate(view["hand"], designation)
+                move = f"bid 3 {designation}"
+            else:
+                move = "pass"
+        elif view["phase"] == "option":
+            move = bots[seat].choose(view, [m for m in legal if m != "nohelp"])
+        else:
+            move = bots[seat].choose(view, legal)
+        state, events = game.apply(state, seat, move)
+        for ev in events:
+            if ev.type == "hand_end":
+                pts = ev.public["trick_points"][bidder % 2]
+                return estimate, pts, view["contract"]["option"] if view["contract"] else "?"
+
+
+def calibrate(deals: int) -> None:
+    """Print estimate bias and spread per designation kind, and a calibration table."""
+    rows: dict[str, list[tuple[float, int]]] = {"trump": [], "high": [], "low": []}
+    for seed in range(deals):
+        for d in DESIGNATIONS:
+            est, pts, _ = _play_forced_hand(seed, d)
+            rows[d if d in ("high", "low") else "trump"].append((est, pts))
+    for kind, data in rows.items():
+        res = [p - e for e, p in data]
+        print(f"{kind:5s} n={len(data):5d} bias(actual-est)={statistics.mean(res):+.2f} "
+              f"sd={statistics.pstdev(res):.2f}")
+        bins: dict[int, list[int]] = {}
+        for e, p in data:
+            bins.setdefault(int(e), []).append(p)
+        for b in sorted(bins):
+            ps = bins[b]
+            print(f"   est {b:2d}-{b + 1:<2d} n={len(ps):4d} actual mean={statistics.mean(ps):5.2f} "
+                  f"p(>=est-1)={sum(p >= b - 1 for p in ps) / len(ps):.2f} "
+                  f"p(>=est)={sum(p >= b for p in ps) / len(ps):.2f}")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--games", type=int, default=200)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--vs-self", action="store_true")
+    ap.add_argument("--calibrate", type=int, default=0, metavar="DEALS")
+    args = ap.parse_args()
+    if args.calibrate:
+        calibrate(args.calibrate)
+        return
+    villain = "dragon-heuristic" if args.vs_self else "random"
+    r = match(args.games, villain=villain, seed0=args.seed)
+    print(f"dragon-heuristic (team) vs {villain}: {r['games']} games, seeds {args.seed}..{args.seed + r['games'] - 1}")
+    print(f"  wins {r['wins']}  draws {r['draws']}  win rate {r['win_rate']:.1%}")
+    print(f"  average score margin {r['avg_margin']:+.1f}  average hands per game {r['avg_hands']:.1f}")
+    print(f"  end reasons {r['reasons']}")
+    print(f"  {r['seconds']:.1f} s, {r['games_per_s']:.1f} games/s")
+
+
+if __name__ == "__main__":
+    main()
