@@ -244,3 +244,15 @@ def test_last_trick_counts_double_and_thirteen_points():
     assert points == [1] * 11 + [2]
     assert s.last_hand.trick_points == (0, 13)
     assert s.last_hand.deltas == (0, 30 + 50 + 25)  # 3 bid, 10 over, no-help bonus
+
+
+def test_illegal_play_messages_name_the_rule():
+    s = play_table(DEAL_C, KITTY_C, "earth")
+    with pytest.raises(IllegalMoveError, match="do not hold"):
+        G.apply(s, 1, "play water-elemental")
+    s, _ = play(s, "play wind-1")
+    with pytest.raises(IllegalMoveError, match="must follow the lead suit"):
+        G.apply(s, 2, "play dragon")
+    s, _ = play(s, "play wind-7")
+    with pytest.raises(IllegalMoveError, match="must play a trump"):
+        G.apply(s, 3, "play fire-7")

@@ -182,3 +182,18 @@ def test_tie_rules_under_random_play():
             assert reasons["tie-bidder-wins"] == stats["tie_at_target"]
         else:
             assert reasons["tie-bidder-wins"] == 0 and reasons["target"] == TIE_GAMES
+
+
+def test_unchecked_path_matches_checked_apply():
+    """Bots' search uses ``apply_unchecked``; it must reach the very same states."""
+    for seed in range(3):
+        state = G.new_state(4, {"max_hands": 8}, seed)
+        bot = RandomBot(seed)
+        while G.outcome(state) is None:
+            seat = G.to_move(state)[0]
+            move = bot.choose(None, G.legal_moves(state, seat))
+            checked, events = G.apply(state, seat, move)
+            fast, none = G.apply_unchecked(state, seat, move)
+            same, events2 = G.apply_unchecked(state, seat, move, events=True)
+            assert fast == checked == same and none == [] and events2 == events
+            state = checked

@@ -13,8 +13,9 @@ from typing import Any, Mapping
 from referee.engine import (ConfigError, Event, Game, GameOverError, IllegalMoveError,
                             MoveSyntaxError, NotYourTurnError, Outcome)
 
+from .cards import DRAGON, DRAGON_BIT, SUIT_MASKS, SUITS
 from .moves import MOVES, Move
-from .rules import legal_moves
+from .rules import lead_suit, legal_moves, trump_suit
 from .state import Config, State, fresh_hand, state_from_deal
 from .transitions import step
 from .views import view
@@ -99,4 +100,28 @@ def _why_illegal(state: State, move: str, legal: list[str]) -> str:
         return f"{move!r}: you hold the Dragon (or may not summon from your partner)"
     if move == "discard dragon":
         return f"{move!r}: the Dragon may not be discarded"
-    return f"{move!r}: not legal now (card not held, or follow-suit); legal: {', '.join(legal)}"
+    if phase == "play":
+        return f"{move!r}: {_why_not_play(state, MOVES[move])}; legal: {', '.join(legal)}"
+    return f"{move!r}: you do not hold that card"
+
+
+def _why_not_play(state: State, move: Move) -> str:
+    seat = state.turn
+    if not state.hands[seat] >> move.card & 1:
+        return "you do not hold that card"
+    trump = trump_suit(state.contract.designation)
+    if move.card == DRAGON:
+        if trump is not None and move.as_suit is not None:
+            return "in a trump hand the Dragon is a trump: play it as 'play dragon'"
+        if trump is None and move.as_suit is None:
+            return "in no-trump the Dragon needs a declaration: 'play dragon <suit> <high|low>'"
+    if not state.trick:
+        return "not legal now"
+    led = SUITS[lead_suit(state.trick, trump)]
+    if move.card == DRAGON and move.as_suit is not None and SUITS[move.as_suit] != led:
+        return f"a following Dragon is declared as the lead suit ({led})"
+    if state.hands[seat] & SUIT_MASKS[SUITS.index(led)] & ~DRAGON_BIT:
+        if move.card == DRAGON and trump is None:
+            return f"natural {led} cards come before the Dragon (nt_dragon_follow: when-void)"
+        return f"you must follow the lead suit ({led})"
+    return f"you are void in {led} and must play a trump ({SUITS[trump]})"
