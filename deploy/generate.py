@@ -1,4 +1,4 @@
-"""Write deploy/mosquitto/{mosquitto.conf,acl,passwd} from referee/brokerconf.py.
+"""Write deploy/mosquitto/{mosquitto.conf,acl,passwd,spectators.*} from referee/brokerconf.py.
 
 Why generated: the ACL is the security model (a player's identity is the username
 segment of the move topic only that user may write), so it has exactly one source,
@@ -29,11 +29,13 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # run as a script from anywhere in the checkout
     sys.path.insert(0, str(ROOT))
 
-from referee.brokerconf import acl_text, mosquitto_conf, password_line  # noqa: E402
+from referee.brokerconf import acl_text, mosquitto_conf, password_line, spectator_acl_text  # noqa: E402
 
 OUT = ROOT / "deploy" / "mosquitto"
 USERS = ("referee", "director", "north", "east", "south", "west")
+SPECTATORS = ("spectator",)  # accounts of the read-only spectators' listener
 PORT = 1883
+SPECTATOR_PORT = 1884
 CONFIG_DIR = "/mosquitto/config"  # where compose.yaml mounts deploy/mosquitto/
 DATA_DIR = "/mosquitto/data"      # the eclipse-mosquitto image's data volume
 
@@ -47,7 +49,10 @@ def conf_text() -> str:
     (compose publishes it on the host's 127.0.0.1 only), persistence in /mosquitto/data,
     and no ``user root``: the image drops privileges to its ``mosquitto`` user."""
     return mosquitto_conf(PORT, f"{CONFIG_DIR}/passwd", f"{CONFIG_DIR}/acl", bind="",
-                          persistence_dir=DATA_DIR, run_as_root=False)
+                          persistence_dir=DATA_DIR, run_as_root=False,
+                          spectator_port=SPECTATOR_PORT,
+                          spectator_password_file=f"{CONFIG_DIR}/spectators.passwd",
+                          spectator_acl_file=f"{CONFIG_DIR}/spectators.acl")
 
 
 def verify_line(line: str, user: str, password: str) -> bool:
@@ -65,11 +70,11 @@ def verify_line(line: str, user: str, password: str) -> bool:
     return hmac.compare_digest(mine, digest)
 
 
-def passwd_text(existing: str = "") -> str:
+def passwd_text(existing: str = "", users: tuple[str, ...] = USERS) -> str:
     """The passwd file, keeping each existing line that still verifies."""
     old = {ln.partition(":")[0]: ln for ln in existing.splitlines() if ":" in ln}
     lines = []
-    for user in USERS:
+    for user in users:
         line = old.get(user, "")
         if not verify_line(line, user, demo_password(user)):
             line = password_line(user, demo_password(user))
@@ -77,16 +82,19 @@ def passwd_text(existing: str = "") -> str:
     return "\n".join(lines) + "\n"
 
 
-def expected(existing_passwd: str = "") -> dict[str, str]:
-    return {"mosquitto.conf": conf_text(), "acl": acl_text(), "passwd": passwd_text(existing_passwd)}
+def expected(existing_passwd: str = "", existing_spectators: str = "") -> dict[str, str]:
+    return {"mosquitto.conf": conf_text(), "acl": acl_text(), "passwd": passwd_text(existing_passwd),
+            "spectators.acl": spectator_acl_text(),
+            "spectators.passwd": passwd_text(existing_spectators, SPECTATORS)}
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--check", action="store_true", help="only check the files; exit 1 if they differ")
     args = ap.parse_args(argv)
-    passwd = OUT / "passwd"
-    files = expected(passwd.read_text() if passwd.exists() else "")
+    passwd, spectators = OUT / "passwd", OUT / "spectators.passwd"
+    files = expected(passwd.read_text() if passwd.exists() else "",
+                     spectators.read_text() if spectators.exists() else "")
     stale = [name for name, text in files.items()
              if not (OUT / name).exists() or (OUT / name).read_text() != text]
     if args.check:

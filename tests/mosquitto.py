@@ -18,6 +18,7 @@ from protocol.mqtt import BrokerUrl
 from referee.brokerconf import write_broker_dir
 
 USERS = ("referee", "director", "north", "east", "south", "west", "mallory", "p1", "p2", "p3", "p4")
+SPECTATORS = ("spec1", "spec2")  # accounts of the read-only spectators' listener only
 
 
 def password(user: str) -> str:
@@ -34,9 +35,16 @@ class Mosquitto:
     proc: subprocess.Popen[bytes]
     port: int
     directory: Path
+    spectator_port: int | None = None
 
     def url(self, user: str | None = None) -> BrokerUrl:
         base = BrokerUrl(host="127.0.0.1", port=self.port)
+        return base.with_credentials(user, password(user)) if user else base
+
+    def spectator_url(self, user: str | None = None) -> BrokerUrl:
+        """The read-only spectators' listener (accounts in SPECTATORS)."""
+        assert self.spectator_port is not None
+        base = BrokerUrl(host="127.0.0.1", port=self.spectator_port)
         return base.with_credentials(user, password(user)) if user else base
 
     def stop(self) -> None:
@@ -51,8 +59,9 @@ def start_mosquitto(directory: Path) -> Mosquitto:
     binary = find_mosquitto()
     if binary is None:
         raise RuntimeError("mosquitto is not installed (the README's test command installs it)")
-    port = free_port()
-    conf = write_broker_dir(directory, port, {u: password(u) for u in USERS}, run_as_root=True)
+    port, spectator_port = free_port(), free_port()
+    conf = write_broker_dir(directory, port, {u: password(u) for u in USERS}, run_as_root=True,
+                            spectator_port=spectator_port, spectators={u: password(u) for u in SPECTATORS})
     for u in USERS:  # password files, as an operator would hand them to `--password-file`
         (directory / f"{u}.pw").write_text(password(u) + "\n")
     proc = subprocess.Popen([binary, "-c", str(conf)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
@@ -63,7 +72,7 @@ def start_mosquitto(directory: Path) -> Mosquitto:
             raise RuntimeError(f"mosquitto exited: {err}")
         try:
             with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                return Mosquitto(proc, port, directory)
+                return Mosquitto(proc, port, directory, spectator_port)
         except OSError:
             time.sleep(0.05)
     proc.kill()

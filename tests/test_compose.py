@@ -141,7 +141,8 @@ def test_ports_bound_to_localhost(compose):
                 assert port.get("host_ip") == "127.0.0.1", f"{name}: {port}"
             else:
                 assert str(port).startswith("127.0.0.1:"), f"{name} publishes {port!r} beyond 127.0.0.1"
-    assert compose["services"]["mosquitto"]["ports"] == ["127.0.0.1:1883:1883"]
+    # players' listener and the read-only spectators' listener (referee/brokerconf.py)
+    assert compose["services"]["mosquitto"]["ports"] == ["127.0.0.1:1883:1883", "127.0.0.1:1884:1884"]
 
 
 def test_bind_mounts_exist(compose):

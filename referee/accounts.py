@@ -1,0 +1,357 @@
+"""Accounts and roles of a Summon broker directory, and the referee's view of the roles.
+
+A broker directory (``summon broker init DIR``) holds everything Mosquitto reads --
+``mosquitto.conf``, ``passwd`` and ``acl`` for the players' listener, ``spectators.passwd``
+and ``spectators.acl`` for the read-only spectators' listener -- plus two files of ours:
+``roles`` (one ``username role`` per line) and ``summon-broker.json`` (the init settings,
+so that regenerating the ACL uses the same prefix).
+
+Why roles live in a plain file next to ``passwd``: the broker enforces *where* an account
+may read and write (the ACL), the referee enforces *what* it may ask for (only directors
+create tables) and shows *who* is a bot (``meta.bots``).  Both read the same file, and the
+referee re-reads it when it changes, so ``summon accounts`` needs no referee restart.
+
+Why SIGHUP rather than the dynamic-security plugin (measured on Mosquitto 2.0.11): the
+ACL relies on ``%u`` patterns, which dynamic security does not substitute in 2.0.x (it
+would need one role per player); plain files are easy to review and diff, the hashes are
+``mosquitto_passwd``-compatible, and a SIGHUP reload *disconnects* a connected client
+whose account was removed.  It does not disconnect a client whose password changed, so
+``passwd`` reloads twice: first without the account (which drops its connections), then
+with the new password.
+
+Every file is replaced atomically (write, then ``os.replace``) so the broker never reads a
+half-written one, and changes are serialised with a lock file.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import logging
+import os
+import pwd
+import signal
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Iterator, Mapping
+
+from protocol.topics import valid_name
+from protocol.version import DEFAULT_PREFIX
+from referee.brokerconf import TlsFiles, acl_text, mosquitto_conf, password_line, spectator_acl_text
+
+__all__ = [
+    "ROLES", "AccountsError", "BrokerSettings", "BrokerDir", "init_broker", "Accounts", "read_roles", "RoleBook",
+]
+
+log = logging.getLogger("summon.accounts")
+
+ROLES = ("player", "bot", "director", "referee", "spectator")
+"""player and bot: play seats (bots are flagged in table meta); director: may create
+tables; referee: owns the whole topic tree; spectator: the read-only listener only."""
+PLAYERS_LISTENER_ROLES = frozenset(ROLES) - {"spectator"}
+SETTINGS = "summon-broker.json"
+ROLES_HEADER = """\
+# Summon accounts: "username role" per line (written by `summon accounts`; the referee re-reads it).
+# Roles: player, bot, director, referee, spectator.  Passwords are in passwd / spectators.passwd.
+"""
+
+
+class AccountsError(Exception):
+    """A broker directory or an account request that cannot be honoured (message says why)."""
+
+
+@dataclass(frozen=True)
+class BrokerSettings:
+    """What ``summon broker init`` was asked for; kept in ``summon-broker.json``."""
+
+    prefix: str = DEFAULT_PREFIX
+    port: int = 1883
+    bind: str = "127.0.0.1"
+    spectator_port: int | None = 1884
+    tls_port: int | None = None
+    certfile: str | None = None
+    keyfile: str | None = None
+    cafile: str | None = None
+    websockets_port: int | None = None
+    run_as_root: bool = False
+    extra: dict = field(default_factory=dict)
+
+    @classmethod
+    def from_json(cls, text: str) -> "BrokerSettings":
+        data = json.loads(text)
+        known = {f for f in cls.__dataclass_fields__}
+        return cls(**{k: v for k, v in data.items() if k in known})
+
+
+@dataclass(frozen=True)
+class BrokerDir:
+    """The paths inside one broker directory."""
+
+    root: Path
+
+    @property
+    def conf(self) -> Path:
+        return self.root / "mosquitto.conf"
+
+    @property
+    def passwd(self) -> Path:
+        return self.root / "passwd"
+
+    @property
+    def spectators_passwd(self) -> Path:
+        return self.root / "spectators.passwd"
+
+    @property
+    def acl(self) -> Path:
+        return self.root / "acl"
+
+    @property
+    def spectators_acl(self) -> Path:
+        return self.root / "spectators.acl"
+
+    @property
+    def roles(self) -> Path:
+        return self.root / "roles"
+
+    @property
+    def pid(self) -> Path:
+        return self.root / "mosquitto.pid"
+
+    @property
+    def data(self) -> Path:
+        return self.root / "data"
+
+    @property
+    def settings(self) -> Path:
+        return self.root / SETTINGS
+
+
+def _write(path: Path, text: str, mode: int = 0o644) -> None:
+    """Replace ``path`` atomically, keeping the owner of the directory (the broker's user)."""
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(text)
+    os.chmod(tmp, mode)
+    st = path.parent.stat()
+    if os.geteuid() == 0 and st.st_uid != 0:
+        os.chown(tmp, st.st_uid, st.st_gid)
+    os.replace(tmp, path)
+
+
+def conf_for(d: BrokerDir, s: BrokerSettings) -> str:
+    tls = TlsFiles(s.certfile, s.keyfile, s.cafile) if s.tls_port and s.certfile and s.keyfile else None
+    spectators = {}
+    if s.spectator_port is not None:
+        spectators = {"spectator_port": s.spectator_port, "spectator_password_file": str(d.spectators_passwd),
+                      "spectator_acl_file": str(d.spectators_acl)}
+    return mosquitto_conf(s.port, str(d.passwd), str(d.acl), bind=s.bind, persistence_dir=str(d.data),
+                          run_as_root=s.run_as_root, tls_port=s.tls_port if tls else None, tls=tls,
+                          websockets_port=s.websockets_port, pid_file=str(d.pid), **spectators)  # type: ignore[arg-type]
+
+
+def init_broker(directory: str | os.PathLike[str], settings: BrokerSettings = BrokerSettings(),
+                force: bool = False) -> BrokerDir:
+    """Write a complete broker directory (no accounts yet); refuse to clobber one."""
+    d = BrokerDir(Path(directory).resolve())
+    if d.settings.exists() and not force:
+        raise AccountsError(f"{d.root} already holds a Summon broker (use --force to rewrite its config)")
+    if (settings.tls_port is None) != (settings.certfile is None) or (settings.certfile is None) != (
+            settings.keyfile is None):
+        raise AccountsError("a TLS listener needs --tls-port, --certfile and --keyfile together")
+    d.root.mkdir(parents=True, exist_ok=True)
+    d.data.mkdir(exist_ok=True)
+    if os.geteuid() == 0 and not settings.run_as_root:
+        # Mosquitto started as root drops to the `mosquitto` user: it must read these
+        # files and write its persistence database.
+        with contextlib.suppress(KeyError):
+            pw = pwd.getpwnam("mosquitto")
+            for p in (d.root, d.data):
+                os.chown(p, pw.pw_uid, pw.pw_gid)
+    _write(d.settings, json.dumps(asdict(settings), indent=2) + "\n")
+    _write(d.conf, conf_for(d, settings))
+    accounts = Accounts(d.root)
+    with accounts._locked():
+        accounts._save(accounts.roles(), accounts._hashes())
+    return d
+
+
+def read_roles(path: str | os.PathLike[str]) -> dict[str, str]:
+    """``username -> role`` from a roles file; unknown roles and bad lines are skipped."""
+    roles: dict[str, str] = {}
+    for n, line in enumerate(Path(path).read_text().splitlines(), 1):
+        line = line.split("#", 1)[0].strip()
+        if not line:
+            continue
+        parts = line.split()
+        if len(parts) != 2 or parts[1] not in ROLES or not valid_name(parts[0]):
+            log.warning("%s:%d: ignored line (want 'username role')", path, n)
+            continue
+        roles[parts[0]] = parts[1]
+    return roles
+
+
+def _read_hashes(*paths: Path) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for p in paths:
+        if p.exists():
+            for line in p.read_text().splitlines():
+                name, sep, _ = line.partition(":")
+                if sep and name:
+                    out[name] = line.strip()
+    return out
+
+
+class Accounts:
+    """Add, remove, list accounts and change passwords in one broker directory."""
+
+    def __init__(self, directory: str | os.PathLike[str]) -> None:
+        self.dir = BrokerDir(Path(directory).resolve())
+        if not self.dir.settings.exists():
+            raise AccountsError(f"{self.dir.root} is not a Summon broker directory (run `summon broker init` first)")
+        self.settings = BrokerSettings.from_json(self.dir.settings.read_text())
+
+    # --- reading ---------------------------------------------------------------------------
+    def roles(self) -> dict[str, str]:
+        return read_roles(self.dir.roles) if self.dir.roles.exists() else {}
+
+    def _hashes(self) -> dict[str, str]:
+        return _read_hashes(self.dir.passwd, self.dir.spectators_passwd)
+
+    @contextlib.contextmanager
+    def _locked(self) -> Iterator[None]:
+        with open(self.dir.root / ".accounts.lock", "a") as fh:
+            fcntl.flock(fh, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(fh, fcntl.LOCK_UN)
+
+    # --- writing ---------------------------------------------------------------------------
+    def _save(self, roles: Mapping[str, str], hashes: Mapping[str, str]) -> None:
+        """Write roles, both password files and both ACLs from ``roles`` and ``hashes``."""
+        ordered = sorted(roles.items(), key=lambda kv: (ROLES.index(kv[1]), kv[0]))
+        players = [hashes[u] for u, r in ordered if r in PLAYERS_LISTENER_ROLES and u in hashes]
+        spectators = [hashes[u] for u, r in ordered if r == "spectator" and u in hashes]
+        referees = [u for u, r in ordered if r == "referee"]
+        prefix = self.settings.prefix
+        # Password files hold hashes only, but there is no reason to let other users read them.
+        _write(self.dir.passwd, "".join(ln + "\n" for ln in players), 0o640)
+        _write(self.dir.spectators_passwd, "".join(ln + "\n" for ln in spectators), 0o640)
+        _write(self.dir.acl, acl_text(prefix, referees[0] if referees else "referee", referees))
+        _write(self.dir.spectators_acl, spectator_acl_text(prefix))
+        _write(self.dir.roles, ROLES_HEADER + "".join(f"{u} {r}\n" for u, r in ordered))
+
+    def add(self, user: str, role: str, password: str, reload: bool = True) -> str:
+        """Create ``user`` with ``role``; returns what the broker reload did."""
+        if not valid_name(user):
+            raise AccountsError(f"invalid username {user!r}: use 1-64 of A-Z a-z 0-9 _ . -")
+        if role not in ROLES:
+            raise AccountsError(f"unknown role {role!r}; roles: {', '.join(ROLES)}")
+        if not password:
+            raise AccountsError("an empty password is not allowed")
+        with self._locked():
+            roles, hashes = self.roles(), self._hashes()
+            if user in roles:
+                raise AccountsError(f"{user!r} already exists (role {roles[user]})")
+            roles[user] = role
+            hashes[user] = password_line(user, password)
+            self._save(roles, hashes)
+        return self.reload_broker() if reload else "not reloaded"
+
+    def remove(self, user: str, reload: bool = True) -> str:
+        """Delete ``user``; a reload also disconnects its open connections."""
+        with self._locked():
+            roles, hashes = self.roles(), self._hashes()
+            if user not in roles:
+                raise AccountsError(f"no account {user!r}")
+            del roles[user]
+            hashes.pop(user, None)
+            self._save(roles, hashes)
+        return self.reload_broker() if reload else "not reloaded"
+
+    def set_password(self, user: str, password: str, reload: bool = True, settle: float = 1.0) -> str:
+        """Change ``user``'s password and drop connections made with the old one.
+
+        Mosquitto 2.0.11 keeps a connected client on reload when only its password
+        changed, but drops it when its account is gone: so reload once without the
+        account, wait ``settle`` seconds for the broker to act, then reload with it.
+        """
+        if not password:
+            raise AccountsError("an empty password is not allowed")
+        with self._locked():
+            roles, hashes = self.roles(), self._hashes()
+            if user not in roles:
+                raise AccountsError(f"no account {user!r}")
+            new_line = password_line(user, password)
+            if reload and self._broker_pid() is not None:
+                self._save(roles, {u: h for u, h in hashes.items() if u != user})
+                self.reload_broker()
+                time.sleep(settle)
+            hashes[user] = new_line
+            self._save(roles, hashes)
+        return self.reload_broker() if reload else "not reloaded"
+
+    # --- the running broker ----------------------------------------------------------------
+    def _broker_pid(self) -> int | None:
+        """The pid in mosquitto.pid, if that process is alive and is a mosquitto."""
+        try:
+            pid = int(self.dir.pid.read_text().strip())
+            comm = Path(f"/proc/{pid}/comm").read_text().strip()
+        except (OSError, ValueError):
+            return None
+        return pid if "mosquitto" in comm else None
+
+    def reload_broker(self) -> str:
+        """SIGHUP the broker of this directory, if it runs here; say what happened."""
+        pid = self._broker_pid()
+        if pid is None:
+            return "broker not running here: the change applies when it starts (or send it SIGHUP)"
+        os.kill(pid, signal.SIGHUP)
+        return f"broker (pid {pid}) reloaded"
+
+
+class RoleBook:
+    """The referee's read-only view of a roles file, re-read when the file changes.
+
+    Looked up on the referee's loop thread only; the file is stat'ed at most once per
+    ``interval`` seconds, so a lookup costs a dict access almost always.  No file (or
+    ``path=None``) means no roles: directors then come from ``--director`` alone.
+    """
+
+    def __init__(self, path: str | os.PathLike[str] | None, interval: float = 1.0) -> None:
+        self.path = Path(path) if path else None
+        self.interval = interval
+        self._roles: dict[str, str] = {}
+        self._stamp: tuple[int, int] | None = None
+        self._checked = float("-inf")
+        self._warned = False
+
+    def refresh(self, force: bool = False) -> None:
+        if self.path is None:
+            return
+        now = time.monotonic()
+        if not force and now - self._checked < self.interval:
+            return
+        self._checked = now
+        try:
+            st = self.path.stat()
+            stamp = (st.st_mtime_ns, st.st_size)
+            if stamp != self._stamp:
+                self._roles = read_roles(self.path)
+                self._stamp = stamp
+                self._warned = False
+                log.info("roles: %d accounts from %s", len(self._roles), self.path)
+        except OSError as exc:
+            if not self._warned:  # once per outage, not once per second
+                log.warning("roles file %s unreadable (%s); keeping %d known roles",
+                            self.path, exc.strerror, len(self._roles))
+                self._warned = True
+            self._stamp = None
+
+    def role(self, user: str) -> str | None:
+        self.refresh()
+        return self._roles.get(user)
+
+    def has_role(self, user: str, role: str) -> bool:
+        return self.role(user) == role

@@ -1,0 +1,135 @@
+"""Per-user rate limiting in the referee, applied before a message is even queued.
+
+Why here and why so early: Mosquitto has no per-client publish rate limit, so a client
+can send thousands of well-formed or garbage moves per second on its own move topic.
+Every message the referee accepts into its inbox costs the one loop thread a decode, a
+rules check and an answer; if a flood were queued, every other table's moves would wait
+behind it.  So the check runs in paho's network thread, inside ``RateLimitedInbox.put``:
+it reads the sender from the topic string (the ACL guarantees that segment is the
+publisher's username), spends one token from that user's bucket, and drops the message
+when the bucket is empty -- before any msgpack decoding, before the queue.  A dropped
+flood costs a string split and a few float operations per message.
+
+The flooder is told, but not once per dropped message (that would double the load and
+flood its own error topic): at most one ``Limited`` notice per user per
+``notice_interval`` is queued, and the referee turns it into a ``rate/limited`` error
+carrying how many messages were dropped.
+
+Token bucket (``rate`` tokens per second, at most ``burst`` saved up): a user may send
+``burst`` messages at once and ``rate`` per second for ever.  The default budget (see
+``RefereeConfig``) is far above what any player or bot needs -- a bot playing many
+tables at once included -- because a dropped *legitimate* move would stall its table
+until the player sends it again.
+"""
+
+from __future__ import annotations
+
+import queue
+import time
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from protocol.mqtt import Incoming
+
+__all__ = ["RateLimiter", "Limited", "RateLimitedInbox", "sender_of"]
+
+MAX_TRACKED = 50_000
+"""Forget users whose bucket is full when more than this many are tracked (bounded memory)."""
+
+
+def sender_of(topic: str) -> str | None:
+    """The username segment of a topic the referee reads: ``.../move/<user>``,
+    ``.../presence/<user>`` or ``.../ctl/<user>/request``.
+
+    Deliberately not a full parse (that is ``Topics.parse``, on the loop thread): this
+    runs for every inbound message on paho's thread and must stay cheap.
+    """
+    head, _, last = topic.rpartition("/")
+    if head.endswith(("/move", "/presence")):
+        return last
+    if last == "request":
+        return head.rpartition("/")[2]
+    return None
+
+
+class RateLimiter:
+    """Token buckets by user.  Not thread-safe: used from one thread (paho's)."""
+
+    def __init__(self, rate: float, burst: float, clock: Callable[[], float] = time.monotonic) -> None:
+        self.rate = float(rate)
+        self.burst = float(max(burst, 1.0))
+        self.clock = clock
+        self._buckets: dict[str, list[float]] = {}  # user -> [tokens, last refill time]
+
+    @property
+    def enabled(self) -> bool:
+        return self.rate > 0
+
+    def allow(self, user: str) -> bool:
+        """Spend one of ``user``'s tokens; False when there is none left."""
+        if self.rate <= 0:
+            return True
+        now = self.clock()
+        bucket = self._buckets.get(user)
+        if bucket is None:
+            if len(self._buckets) >= MAX_TRACKED:
+                self._forget_full(now)
+            bucket = self._buckets[user] = [self.burst, now]
+        tokens = min(self.burst, bucket[0] + (now - bucket[1]) * self.rate)
+        bucket[1] = now
+        if tokens < 1.0:
+            bucket[0] = tokens
+            return False
+        bucket[0] = tokens - 1.0
+        return True
+
+    def _forget_full(self, now: float) -> None:
+        full = [u for u, (tokens, last) in self._buckets.items() if tokens + (now - last) * self.rate >= self.burst]
+        for u in full:
+            del self._buckets[u]
+
+
+@dataclass(frozen=True)
+class Limited:
+    """Queued for the referee loop: ``user`` was over its budget; ``dropped`` messages were
+    discarded since the last notice (``topic`` is the latest of them)."""
+
+    user: str
+    topic: str
+    dropped: int
+
+
+class RateLimitedInbox(queue.Queue):  # type: ignore[type-arg]
+    """The referee's inbox: a ``queue.Queue`` whose ``put`` drops over-budget messages.
+
+    Anything that is not an ``Incoming`` message (e.g. ``Referee.call`` work items) passes
+    straight through.  ``Incoming`` items are only ever put by paho's network thread, so
+    the limiter and the counters below are touched by that one thread.
+    """
+
+    def __init__(self, limiter: RateLimiter, notice_interval: float = 1.0) -> None:
+        super().__init__()
+        self.limiter = limiter
+        self.notice_interval = notice_interval
+        self.dropped_total = 0
+        self.max_size = 0  # the deepest the queue has been (for benchmarks)
+        self._dropped: dict[str, int] = {}
+        self._noticed: dict[str, float] = {}
+
+    def put(self, item: Any, block: bool = True, timeout: float | None = None) -> None:
+        if isinstance(item, Incoming) and self.limiter.enabled:
+            user = sender_of(item.topic)
+            if user is not None and not self.limiter.allow(user):
+                self.dropped_total += 1
+                self._dropped[user] = self._dropped.get(user, 0) + 1
+                now = self.limiter.clock()
+                if now - self._noticed.get(user, float("-inf")) < self.notice_interval:
+                    return
+                self._noticed[user] = now
+                item = Limited(user, item.topic, self._dropped.pop(user))
+                if len(self._noticed) > MAX_TRACKED:
+                    self._noticed.clear()
+        super().put(item, block, timeout)
+        size = self.qsize()
+        if size > self.max_size:
+            self.max_size = size
