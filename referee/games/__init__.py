@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from referee.engine import Game
 from referee.games.dragon import DragonGame
+from referee.games.summoner_wars import SummonerWarsGame
 
-GAMES: dict[str, Game] = {g.name: g for g in (DragonGame(),)}
+GAMES: dict[str, Game] = {g.name: g for g in (DragonGame(), SummonerWarsGame())}
 
 __all__ = ["GAMES", "get_game"]
 

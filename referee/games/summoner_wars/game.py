@@ -1,0 +1,91 @@
+"""``SummonerWarsGame``: the ``Game`` interface over the pure modules of this package.
+
+Why a thin class: the referee, the arena and the conformance test only know ``Game``;
+the rules live in ``rules`` (what is legal), ``turn``/``combat``/``abilities``/
+``events_cards`` (what happens) and ``views`` (who sees what).  This file is the checked
+boundary -- game over, then whose turn, then syntax, then legality, each with its own
+error -- plus the fast unchecked path for bots' search and for the property tests.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from referee.engine import (ConfigError, Event, Game, GameOverError, IllegalMoveError,
+                            MoveSyntaxError, NotYourTurnError, Outcome)
+
+from .moves import Move, parse_move
+from .rules import legal_moves
+from .state import Config, State, new_game
+from .turn import apply_move, begin
+from .views import view
+
+__all__ = ["SummonerWarsGame"]
+
+
+class SummonerWarsGame(Game):
+    """Summoner Wars (second edition rules), 2 players, with original factions."""
+
+    name = "summoner-wars"
+    title = "Summoner Wars (2nd edition rules)"
+    min_seats = 2
+    max_seats = 2
+
+    def config_defaults(self) -> dict[str, Any]:
+        return Config.from_mapping({}).as_dict()
+
+    def new_state(self, seats: int, config: Mapping[str, Any], seed: int) -> State:
+        if type(seats) is not int or seats != 2:
+            raise ConfigError(f"Summoner Wars needs exactly 2 seats, not {seats!r}")
+        return begin(new_game(Config.from_mapping(config), seed))
+
+    def to_move(self, state: State) -> tuple[int, ...]:
+        if state.result is not None:
+            return ()
+        return (state.pending.seat if state.pending is not None else state.active,)
+
+    def legal_moves(self, state: State, seat: int) -> list[str]:
+        return legal_moves(state, seat)
+
+    def apply(self, state: State, seat: int, move: str) -> tuple[State, list[Event]]:
+        if state.result is not None:
+            raise GameOverError("the game is over")
+        if type(seat) is not int or seat not in self.to_move(state):
+            raise NotYourTurnError(f"seat {seat!r} may not move now; to move: {list(self.to_move(state))}")
+        if isinstance(move, Move):
+            move = str(move)
+        m = parse_move(move)  # MoveSyntaxError
+        legal = legal_moves(state, seat)
+        if move not in legal:
+            raise IllegalMoveError(why_illegal(state, move, legal))
+        return apply_move(state, seat, m)
+
+    def apply_unchecked(self, state: State, seat: int, move: str | Move,
+                        events: bool = False) -> tuple[State, list[Event]]:
+        """Fast path for search and property tests: no validation, events only if asked."""
+        m = move if isinstance(move, Move) else parse_move(move)
+        return apply_move(state, seat, m, emit=events)
+
+    def view(self, state: State, audience: int | None) -> dict[str, Any]:
+        return view(state, audience)
+
+    def outcome(self, state: State) -> Outcome | None:
+        r = state.result
+        if r is None:
+            return None
+        if r.winner is None:
+            return Outcome(scores=(0, 0), winners=(), reason=r.reason)
+        scores = (1, 0) if r.winner == 0 else (0, 1)
+        return Outcome(scores=scores, winners=(r.winner,), reason=r.reason)
+
+
+def why_illegal(state: State, move: str, legal: list[str]) -> str:
+    """A short human reason, so a bot author sees which rule was broken."""
+    verb = move.split(" ", 1)[0]
+    if state.pending is not None:
+        return f"{move!r}: answer the pending question ({state.pending.kind}): {', '.join(legal)}"
+    phase_verbs = {"summon": "summon", "move": "move", "build": "build", "attack": "attack", "magic": "magic"}
+    if verb in phase_verbs and phase_verbs[verb] != state.phase:
+        return f"{move!r}: not a move of the {state.phase} phase"
+    heads = sorted({m.split(" ", 1)[0] for m in legal})
+    return f"{move!r} is not legal now (phase {state.phase}); legal kinds: {', '.join(heads)}"

@@ -1,0 +1,141 @@
+"""Move text: one small frozen value per move, with exactly one canonical spelling.
+
+Why a strict grammar and not a closed table (as in the Dragon): there are too many
+possible moves (cards x cells) to list them all up front.  ``parse_move`` accepts only
+the canonical spelling -- ``str(parse_move(t)) == t`` always -- so ``legal_moves`` and
+``apply`` can never disagree about spelling.  Parsing says "is this a Summoner Wars
+move at all?" (else ``MoveSyntaxError``); whether it is legal *now* is ``rules``' job.
+
+Grammar (cells ``a1``..``f8``; ``<card>`` a hand instance ``<card-id>.<uid>``)::
+
+    end                                   end the current phase
+    summon <card> <cell>                  build <card> <cell>
+    move <cell>-<cell>                    attack <cell> <cell>
+    event <card> [<cell> [<cell>]]        magic <card>
+    ability <cell> <ability> [<cell> [<cell>]]
+    reroll | keep | decline | absorb | frenzy | riposte      answers to a question
+    force <cell>                          first <ability> <cell>
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from referee.engine import MoveSyntaxError
+
+from .board import parse_cell
+from .cards import POOL, slug
+
+__all__ = ["Move", "parse_move", "parse_token", "render", "ABILITY_SLUGS"]
+
+_TOKEN = re.compile(r"^([a-z][a-z0-9]*(?:-[a-z0-9]+)*)\.(0|[1-9][0-9]?)$")
+ANSWERS = ("reroll", "keep", "decline", "absorb", "frenzy", "riposte")
+
+
+def _slugs() -> frozenset[str]:
+    out = set()
+    for card in POOL.values():
+        for a in card.abilities:
+            out.add(a.slug)
+            g = dict(a.params).get("grant")
+            if g is not None:
+                out.add(g.slug)
+    return frozenset(out)
+
+
+ABILITY_SLUGS = _slugs()
+
+
+@dataclass(frozen=True, slots=True)
+class Move:
+    """``verb`` and its arguments: cells as ints, a hand card as (card id, uid), an ability slug."""
+
+    verb: str
+    card_id: str | None = None
+    card: int | None = None  # uid of a hand card
+    cells: tuple[int, ...] = ()
+    name: str | None = None  # ability slug
+
+    def __str__(self) -> str:
+        return render(self.verb, self.card_id, self.card, self.cells, self.name)
+
+    def __repr__(self) -> str:
+        return f"parse_move({str(self)!r})"
+
+
+def parse_token(text: str) -> tuple[str, int] | None:
+    m = _TOKEN.match(text)
+    if m is None or m.group(1) not in POOL or int(m.group(2)) > 67:
+        return None
+    return m.group(1), int(m.group(2))
+
+
+def _cells(parts: list[str], lo: int, hi: int, text: str) -> tuple[int, ...]:
+    if not lo <= len(parts) <= hi:
+        raise MoveSyntaxError(f"not a Summoner Wars move: {text!r}")
+    out = []
+    for p in parts:
+        c = parse_cell(p)
+        if c is None:
+            raise MoveSyntaxError(f"{p!r} is not a cell (a1..f8) in {text!r}")
+        out.append(c)
+    return tuple(out)
+
+
+def parse_move(text: str) -> Move:
+    """Parse ``text`` (canonical spelling only), else ``MoveSyntaxError``."""
+    if not isinstance(text, str) or not text or text != text.strip() or "  " in text:
+        raise MoveSyntaxError(f"not a Summoner Wars move: {text!r}")
+    verb, *rest = text.split(" ")
+    bad = MoveSyntaxError(f"not a Summoner Wars move: {text!r}")
+    if verb in ("end", *ANSWERS):
+        if rest:
+            raise bad
+        return Move(verb)
+    if verb in ("summon", "build", "magic", "event"):
+        if not rest:
+            raise bad
+        tok = parse_token(rest[0])
+        if tok is None:
+            raise MoveSyntaxError(f"{rest[0]!r} is not a card in a hand (<card-id>.<number>) in {text!r}")
+        lo, hi = {"summon": (1, 1), "build": (1, 1), "magic": (0, 0), "event": (0, 2)}[verb]
+        return Move(verb, card_id=tok[0], card=tok[1], cells=_cells(rest[1:], lo, hi, text))
+    if verb == "move":
+        if len(rest) != 1 or rest[0].count("-") != 1:
+            raise bad
+        return Move(verb, cells=_cells(rest[0].split("-"), 2, 2, text))
+    if verb == "attack":
+        return Move(verb, cells=_cells(rest, 2, 2, text))
+    if verb == "force":
+        return Move(verb, cells=_cells(rest, 1, 1, text))
+    if verb == "first":
+        if len(rest) != 2 or rest[0] not in ABILITY_SLUGS:
+            raise bad
+        return Move(verb, name=rest[0], cells=_cells(rest[1:], 1, 1, text))
+    if verb == "ability":
+        if len(rest) < 2 or rest[1] not in ABILITY_SLUGS:
+            raise bad
+        return Move(verb, name=rest[1], cells=_cells([rest[0], *rest[2:]], 1, 3, text))
+    raise bad
+
+
+def render(verb: str, card_id: str | None = None, uid: int | None = None, cells: tuple[int, ...] = (),
+           name: str | None = None) -> str:
+    """The canonical text of a move (what ``legal_moves`` lists)."""
+    from .board import NAMES
+
+    cs = [NAMES[c] for c in cells]
+    if verb == "move":
+        return f"move {cs[0]}-{cs[1]}"
+    parts = [verb]
+    if uid is not None:
+        parts.append(f"{card_id}.{uid}")
+    if verb == "ability":
+        parts.append(cs.pop(0))
+    if name is not None:
+        parts.append(name)
+    return " ".join(parts + cs)
+
+
+assert slug("Ebb and Flow") == "ebb-and-flow"
