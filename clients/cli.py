@@ -236,6 +236,8 @@ def games() -> None:
     for name, g in sorted(GAMES.items()):
         click.echo(f"{name:12} {g.title} ({g.min_seats}-{g.max_seats} players) options: {g.config_defaults()}")
 
+from clients.cli_tournament import tournament  # noqa: E402  (summon tournament run / standings)
+main.add_command(tournament)
 
 if __name__ == "__main__":  # pragma: no cover
     main()

@@ -25,7 +25,7 @@ from protocol.version import MAX_INBOUND_BYTES, PROTOCOL_VERSION
 
 __all__ = [
     "Message", "Move", "CreateTable", "Created", "Error", "SeatState", "PublicState",
-    "Events", "Meta", "RefereeStatus", "MESSAGE_TYPES", "encode", "decode",
+    "Events", "Meta", "RefereeStatus", "Tournament", "MESSAGE_TYPES", "encode", "decode",
 ]
 
 
@@ -149,9 +149,30 @@ class RefereeStatus(Message):
     tables: int = 0
 
 
+@dataclass(frozen=True)
+class Tournament(Message):
+    """Live standings and pairings of one tournament (retained, written by its director).
+
+    Seeds are never in it while the tournament runs: in a duplicate match a finished
+    table's seed would reveal the deal still being played at the other table.
+    """
+
+    TYPE: ClassVar[str] = "tournament"
+    tournament: str
+    name: str
+    game: str
+    format: str
+    status: str
+    round: int
+    rounds: int
+    standings: list[dict]
+    pairings: list[dict]
+
+
 MESSAGE_TYPES: dict[str, type[Message]] = {
     cls.TYPE: cls
-    for cls in (Move, CreateTable, Created, Error, SeatState, PublicState, Events, Meta, RefereeStatus)
+    for cls in (Move, CreateTable, Created, Error, SeatState, PublicState, Events, Meta, RefereeStatus,
+                Tournament)
 }
 
 

@@ -13,6 +13,7 @@ be assembled ad hoc.  The tree, under one versioned prefix (default ``summon/v1`
     <p>/t/<table>/seat/<user>/state         retained  that seat's view, legal moves, seq
     <p>/t/<table>/seat/<user>/error         stream    errors for moves that user sent
     <p>/t/<table>/move/<user>               in        moves by that user (ACL: only <user>)
+    <p>/tour/<director>/<tournament>        retained  live standings and pairings (ACL: only <director> writes)
 """
 
 from __future__ import annotations
@@ -99,6 +100,11 @@ class Topics:
 
     def move(self, table: str, user: str) -> str:
         return f"{self._t(table)}/move/{check_name(user, 'username')}"
+
+    # --- tournaments -------------------------------------------------------------------
+    def tournament(self, director: str, tournament: str) -> str:
+        """Live standings and pairings of ``tournament``, written only by ``director``."""
+        return f"{self.prefix}/tour/{check_name(director, 'username')}/{check_name(tournament, 'tournament id')}"
 
     # --- filters the referee subscribes to -------------------------------------------
     def all_moves(self) -> str:

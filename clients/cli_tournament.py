@@ -1,0 +1,221 @@
+"""``summon tournament``: run a tournament file; show live or final standings.
+
+Thin CLI over ``clients.tournament``: flags -> ``Spec`` + ``Runner`` -> run.  A first
+Ctrl-C stops the runner cleanly (its progress is saved; run the same command again to
+resume); a second one exits at once.
+"""
+
+from __future__ import annotations
+
+import json
+import queue
+import sys
+import time
+from pathlib import Path
+
+import click
+
+from protocol.mqtt import LinkError
+from protocol.version import DEFAULT_PREFIX
+
+__all__ = ["tournament"]
+
+EXIT_FAILED, EXIT_UNREACHABLE = 1, 3  # as in clients.cli
+
+
+def broker_options(f):
+    """The same connection flags as every ``summon`` command (``clients.cli.broker_options``).
+
+    Repeated here rather than imported: ``clients.cli`` imports this module at its end, and
+    ``python -m clients.cli`` would otherwise import a second, half-built copy of it."""
+    for opt in reversed([
+        click.option("--broker", "broker_url", default="mqtt://127.0.0.1:1883", show_default=True,
+                     help="Broker URL, mqtt://[user[:pass]@]host:port (mqtts:// for TLS)."),
+        click.option("--username", "-u", default=None, help="MQTT username."),
+        click.option("--password", default=None, help="MQTT password (or SUMMON_PASSWORD, or --password-file)."),
+        click.option("--password-file", type=click.Path(exists=True, dir_okay=False), default=None,
+                     help="File whose first line is the password."),
+        click.option("--prefix", default=DEFAULT_PREFIX, show_default=True, help="Topic prefix."),
+        click.option("--mqtt-version", type=click.Choice(["3", "5"]), default="3", show_default=True,
+                     help="MQTT protocol version (3 = 3.1.1)."),
+    ]):
+        f = opt(f)
+    return f
+
+
+def _broker(*args):
+    from clients.cli import _broker as parse
+    return parse(*args)
+
+
+def _on_signals(stop):
+    from clients.cli import _on_signals as install
+    install(stop)
+
+
+def _default_progress(file: str) -> Path:
+    p = Path(file)
+    return p.with_name(p.stem + ".progress.json")
+
+
+def _default_report(file: str) -> Path:
+    p = Path(file)
+    return p.with_name(p.stem + "-report")
+
+
+@click.group()
+def tournament() -> None:
+    """Run tournaments on the referee and follow their standings (docs/tournaments.md)."""
+
+
+@tournament.command("run")
+@broker_options
+@click.argument("file", type=click.Path(exists=True, dir_okay=False))
+@click.option("--progress", "progress_path", default=None,
+              help="The runner's state file (default: FILE.progress.json beside FILE); resumes from it.")
+@click.option("--report", "report_dir", default=None,
+              help="Where to write report.json, games.csv and standings.csv (default: FILE-report/).")
+@click.option("--run-bots", is_flag=True, help="Also run, in this process, the bots named by entrants' `bot` keys.")
+@click.option("--bot-passwords", type=click.Path(exists=True, file_okay=False), default=None,
+              help="Directory of <account>.pw files (first line: the password) for --run-bots.")
+@click.option("--timeout", type=float, default=None, help="Stop (resumably) after this many seconds.")
+def run_cmd(broker_url: str, username: str | None, password: str | None, password_file: str | None, prefix: str,
+            mqtt_version: str, file: str, progress_path: str | None, report_dir: str | None, run_bots: bool,
+            bot_passwords: str | None, timeout: float | None) -> None:
+    """Run (or resume) the tournament described in FILE, as the director -u."""
+    from clients.tournament import TournamentError
+    from clients.tournament.bots import BotFleet
+    from clients.tournament.report import live_message, render_standings, write_report
+    from clients.tournament.runner import Runner
+    from clients.tournament.spec import load_spec
+
+    try:
+        spec = load_spec(file)
+    except TournamentError as exc:
+        raise click.ClickException(str(exc)) from None
+    broker = _broker(broker_url, username, password, password_file)
+    if not broker.username:
+        raise click.BadParameter("the runner needs a director account (-u)", param_hint="--username")
+    fleet = None
+    if run_bots:
+        bots = [(m, e.bot) for e in spec.entrants if e.bot for m in e.members]
+        if not bot_passwords:
+            raise click.BadParameter("--run-bots needs --bot-passwords DIR", param_hint="--bot-passwords")
+
+        def broker_for(user: str):
+            pw = (Path(bot_passwords) / f"{user}.pw").read_text(encoding="utf-8").splitlines()[0]
+            return broker.with_credentials(user, pw)
+        try:
+            fleet = BotFleet().start(broker_for, bots, mqtt_version=int(mqtt_version), prefix=prefix)
+        except (OSError, LinkError) as exc:
+            raise click.ClickException(f"cannot start the bots: {exc}") from None
+    try:
+        runner = Runner(spec, broker, broker.username, progress_path or _default_progress(file), prefix=prefix,
+                        mqtt_version=int(mqtt_version), say=click.echo)
+    except TournamentError as exc:
+        raise click.ClickException(str(exc)) from None
+    _on_signals(runner.request_stop)
+    try:
+        prog = runner.run(timeout=timeout)
+    except LinkError as exc:
+        click.echo(f"summon tournament: {exc}", err=True)
+        sys.exit(EXIT_UNREACHABLE)
+    except TournamentError as exc:
+        click.echo(f"summon tournament: {exc}", err=True)
+        sys.exit(EXIT_FAILED)
+    finally:
+        if fleet is not None:
+            fleet.stop()
+    click.echo(render_standings(live_message(spec, prog).standings))
+    s = runner.stats
+    click.echo(f"{s.tables_created} tables created, at most {s.peak_tables} at once, {s.elapsed:.1f} s")
+    if prog.status != "finished":
+        click.echo("stopped before the end; run the same command again to resume")
+        sys.exit(EXIT_FAILED)
+    for p in write_report(spec, prog, report_dir or _default_report(file)):
+        click.echo(f"wrote {p}")
+
+
+@tournament.command("standings")
+@broker_options
+@click.argument("tournament_id", required=False)
+@click.option("--director", default=None, help="The director account that runs the tournament (for the broker).")
+@click.option("--file", "spec_file", type=click.Path(exists=True, dir_okay=False), default=None,
+              help="Read locally instead: a tournament FILE (with its progress file) or a report.json.")
+@click.option("--progress", "progress_path", default=None, help="With --file FILE: the progress file to read.")
+@click.option("--follow", is_flag=True, help="Keep printing updates until the tournament finishes.")
+@click.option("--json", "as_json", is_flag=True, help="Print the message as JSON.")
+@click.option("--timeout", type=float, default=10.0, show_default=True,
+              help="How long to wait for the retained message (with --follow: for each update).")
+def standings_cmd(broker_url: str, username: str | None, password: str | None, password_file: str | None,
+                  prefix: str, mqtt_version: str, tournament_id: str | None, director: str | None,
+                  spec_file: str | None, progress_path: str | None, follow: bool, as_json: bool,
+                  timeout: float) -> None:
+    """Show a tournament's standings: live from the broker, or from local files."""
+    from clients.tournament.report import render_pairings, render_standings
+
+    def show(data: dict) -> None:
+        if as_json:
+            click.echo(json.dumps(data, sort_keys=True))
+            return
+        click.echo(f"{data.get('name', data.get('tournament'))} -- {data.get('format')} of {data.get('game')}, "
+                   f"round {data.get('round', '-')}/{data.get('rounds', '-')}, {data.get('status')}")
+        click.echo(render_standings(data["standings"]))
+        if data.get("pairings"):
+            click.echo("pairings:")
+            click.echo(render_pairings(data["pairings"]))
+
+    if spec_file:
+        show(_local(spec_file, progress_path))
+        return
+    if not tournament_id or not director:
+        raise click.UsageError("give TOURNAMENT_ID and --director (live, from the broker) or --file")
+    from protocol.errors import DecodeError
+    from protocol.messages import Tournament, decode
+    from protocol.mqtt import Link
+    from protocol.topics import Topics
+
+    broker = _broker(broker_url, username, password, password_file)
+    topic = Topics(prefix).tournament(director, tournament_id)
+    try:
+        link = Link(broker, broker.username or f"standings-{int(time.time() * 1000) % 10**8}",
+                    subscriptions=(topic,), mqtt_version=int(mqtt_version)).start()
+    except LinkError as exc:
+        click.echo(f"summon tournament standings: {exc}", err=True)
+        sys.exit(EXIT_UNREACHABLE)
+    try:
+        while True:
+            try:
+                item = link.inbox.get(timeout=timeout)
+            except queue.Empty:
+                click.echo(f"no standings on {topic} within {timeout:g}s", err=True)
+                sys.exit(EXIT_FAILED)
+            try:
+                msg = decode(item.payload, accept=(Tournament,), max_bytes=1 << 22)
+            except DecodeError:
+                continue
+            assert isinstance(msg, Tournament)
+            show(msg.to_wire())
+            if not follow or msg.status != "running":
+                return
+    finally:
+        link.close()
+
+
+def _local(spec_file: str, progress_path: str | None) -> dict:
+    """Standings from a report.json, or from a tournament file and its progress file."""
+    from clients.tournament import TournamentError
+    from clients.tournament.progress import Progress
+    from clients.tournament.report import live_message
+    from clients.tournament.spec import load_spec
+
+    if spec_file.endswith(".json"):
+        data = json.loads(Path(spec_file).read_text(encoding="utf-8"))
+        data.setdefault("pairings", [])
+        return data
+    try:
+        spec = load_spec(spec_file)
+        prog = Progress.load(progress_path or _default_progress(spec_file))
+    except TournamentError as exc:
+        raise click.ClickException(str(exc)) from None
+    return live_message(spec, prog).to_wire()

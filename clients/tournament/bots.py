@@ -1,0 +1,71 @@
+"""Bot entrants run in-process: one SDK client per account, one bot object per table.
+
+Why one bot object per table: ``BotClient`` with ``table=None`` plays every table its
+account is seated at with a single bot object, but bots keep per-hand memory (the Dragon
+heuristic remembers the cards played this hand); a tournament seats an account at many
+tables at once, and a shared memory would mix the tables up.  ``TableBots`` gives each
+table a fresh bot from a factory, seeded identically, so identical bots on identical
+cards play identically -- which the duplicate format relies on.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any, Callable, Iterable
+
+from clients.bots import make_bot
+from clients.sdk import BotClient, TableProgress
+from protocol.messages import SeatState
+from protocol.mqtt import BrokerUrl
+
+__all__ = ["TableBots", "BotFleet"]
+
+
+class TableBots(BotClient):
+    """A ``BotClient`` that plays every table it is seated at, each with its own bot."""
+
+    def __init__(self, factory: Callable[[str], Any], broker: BrokerUrl, username: str, **kw: Any) -> None:
+        self._factory = factory
+        self._bots: dict[str, Any] = {}
+        self.dealt: dict[str, dict] = {}   # table -> this seat's view at seq 0 (tests compare deals)
+        super().__init__(factory(""), broker, username, table=None, **kw)
+
+    def _on_state(self, table: str, progress: TableProgress, st: SeatState, retained: bool) -> None:
+        if st.seq == 0:
+            self.dealt.setdefault(table, st.view)
+        super()._on_state(table, progress, st, retained)
+        if st.status != "playing":
+            self._bots.pop(table, None)
+
+    def _choose(self, st: SeatState) -> str:
+        bot = self._bots.get(st.table)
+        if bot is None:
+            bot = self._bots[st.table] = self._factory(st.table)
+        self.bot = bot
+        return super()._choose(st)
+
+
+class BotFleet:
+    """Start ``TableBots`` for many accounts on threads; stop them all at the end."""
+
+    def __init__(self) -> None:
+        self.clients: dict[str, TableBots] = {}
+        self._threads: list[threading.Thread] = []
+
+    def start(self, broker_for: Callable[[str], BrokerUrl], accounts: Iterable[tuple[str, str]],
+              seed: int = 0, **kw: Any) -> "BotFleet":
+        """``accounts``: (username, bot name) pairs; ``broker_for(user)`` has the credentials."""
+        for user, name in accounts:
+            client = TableBots(lambda table, name=name: make_bot(name, seed), broker_for(user), user,
+                               exit_when_finished=False, **kw)
+            self.clients[user] = client
+            t = threading.Thread(target=client.run, name=f"bot-{user}", daemon=True)
+            t.start()
+            self._threads.append(t)
+        return self
+
+    def stop(self, timeout: float = 10.0) -> None:
+        for c in self.clients.values():
+            c.request_stop()
+        for t in self._threads:
+            t.join(timeout)

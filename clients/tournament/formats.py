@@ -1,0 +1,111 @@
+"""The formats: which games make up round ``r``, with their seats and seeds.
+
+* **round-robin** -- everyone meets everyone (``cycles`` times), circle method.
+* **swiss** -- each round pairs entrants on equal points who have not met yet.
+* **duplicate** -- every pairing (round robin or Swiss) is a match of ``boards`` deals;
+  each deal is played at two tables ("rooms") from the same seed with the entrants'
+  sides swapped, so each entrant holds, in one room, exactly the cards its opponent held
+  in the other.  Luck cancels: the match is scored on the difference.  Every match of a
+  round plays the same boards, as in a bridge event.
+* **sit-and-go** -- one table seats the whole field (``rounds`` times, seating rotated).
+
+Seeds come from the tournament seed by hashing (``derive_seed``), so a tournament file
+always produces the same deals, and every game can be replayed from the report.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Mapping, Sequence
+
+from clients.tournament.model import GameRecord
+from clients.tournament.pairing import round_robin, swiss_pairs
+from clients.tournament.spec import Spec, team_layout
+
+__all__ = ["derive_seed", "plan_round", "is_swiss", "seat_sides"]
+
+
+def derive_seed(seed: int, *parts: object) -> int:
+    """A 63-bit seed for one game (or board) from the tournament seed.
+
+    >>> derive_seed(7, 1, "board", 1) == derive_seed(7, 1, "board", 1)
+    True
+    """
+    digest = hashlib.sha256(":".join(map(str, (seed, *parts))).encode()).digest()
+    return int.from_bytes(digest[:8], "big") >> 1
+
+
+def is_swiss(spec: Spec) -> bool:
+    return spec.format == "swiss" or (spec.format == "duplicate" and spec.pairing == "swiss")
+
+
+def seat_sides(spec: Spec, sides: Sequence[str], room: int = 0) -> tuple[list[str], list[list[int]]]:
+    """Accounts by seat and seats by side for these entrants at one table."""
+    layout = team_layout(spec.game, len(sides))
+    seats = [""] * sum(len(s) for s in layout)
+    for i, name in enumerate(sides):
+        members = spec.entrant(name).members
+        if len(members) > spec.team_size:  # a duplicate team of two pairs: one pair per room
+            members = members[room * spec.team_size:(room + 1) * spec.team_size]
+        for k, seat in enumerate(layout[i]):
+            seats[seat] = members[k]
+    return seats, [list(s) for s in layout]
+
+
+def plan_round(
+    spec: Spec,
+    r: int,
+    ranked: Sequence[str] = (),
+    points: Mapping[str, float] | None = None,
+    played: set[frozenset] | None = None,
+    byes: Mapping[str, int] | None = None,
+    side0: Mapping[str, int] | None = None,
+    withdrawn: set[str] | None = None,
+) -> list[GameRecord]:
+    """The games of round ``r`` (1-based).
+
+    Swiss rounds need the standings so far: ``ranked`` (best first), ``points``, the
+    pairings already ``played``, ``byes`` had and how often each entrant had side 0.
+    """
+    names = [e.name for e in spec.entrants]
+    if spec.format == "sit-and-go":
+        k = (r - 1) % len(names)
+        order = names[k:] + names[:k]
+        seats, side_seats = seat_sides(spec, order)
+        return [GameRecord(key=f"r{r}-g1", round=r, sides=order, seats=seats, side_seats=side_seats,
+                           seed=derive_seed(spec.seed, r, 1))]
+    byes_out: list[str] = []
+    if is_swiss(spec):
+        withdrawn = withdrawn or set()
+        field = [e for e in (ranked or names) if e not in withdrawn]
+        pairs, bye = swiss_pairs(field, points or {}, played or set(), byes or {})
+        side0 = side0 or {}
+        pairs = [(b, a) if side0.get(b, 0) < side0.get(a, 0) else (a, b) for a, b in pairs]
+        if bye is not None:
+            byes_out.append(bye)
+    else:
+        schedule = round_robin(len(names), spec.cycles)[r - 1]
+        pairs = []
+        for a, b in schedule:
+            if a is None or b is None:
+                byes_out.append(names[b if a is None else a])
+            else:
+                pairs.append((names[a], names[b]))
+    out: list[GameRecord] = []
+    for i, (a, b) in enumerate(pairs, start=1):
+        if spec.format != "duplicate":
+            seats, side_seats = seat_sides(spec, (a, b))
+            out.append(GameRecord(key=f"r{r}-g{i}", round=r, sides=[a, b], seats=seats, side_seats=side_seats,
+                                  seed=derive_seed(spec.seed, r, i)))
+            continue
+        for board in range(1, spec.boards + 1):
+            seed = derive_seed(spec.seed, r, "board", board)
+            for room, sides in enumerate(([a, b], [b, a])):
+                seats, side_seats = seat_sides(spec, sides, room)
+                out.append(GameRecord(key=f"r{r}-m{i}-b{board}-{'oc'[room]}", round=r, sides=sides, seats=seats,
+                                      side_seats=side_seats, seed=seed, match=f"r{r}-m{i}", board=board,
+                                      room=room))
+    for name in byes_out:
+        out.append(GameRecord(key=f"r{r}-bye-{names.index(name) + 1}", round=r, sides=[name], seats=[],
+                              side_seats=[[]], seed=0, status="bye"))
+    return out

@@ -1,0 +1,428 @@
+"""The tournament runner: one director connection, one loop, many tables at once.
+
+Shape (like the referee): config -> startup (resume) -> loop -> shutdown.  paho hands
+messages to a queue; one thread owns the progress and does everything else, so there are
+no locks.  Every step is driven by retained, replayable facts, which is what makes the
+runner restartable:
+
+* a table is created with ``request_id`` = table id, so a re-sent request is harmless
+  (``table/exists`` means "already there" and counts as success);
+* a result is read from the table's retained ``meta`` (status ``finished``), which is
+  still there when a restarted runner subscribes again;
+* whether a table survived a referee restart is asked with a probe the protocol already
+  answers: a ``move`` from the director, who has no seat, is answered ``seat/unknown``
+  when the table exists and ``table/unknown`` when it does not.  A lost table is created
+  again (same seats, same seed, so the same deals) under a new id;
+* a no-show is seen on the public feed: the table's ``seq`` does not move for the grace
+  period while that entrant's seat is to move.  The clock only runs while the referee is
+  online, so a referee outage never forfeits anybody.
+
+One connection only: the broker's ``use_username_as_clientid`` lets each account hold a
+single connection, so the runner does its director requests, its watching and its
+publishing over the same link (``clients.director.create_table`` opens its own and
+would disconnect the runner).
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from clients.tournament import TournamentError
+from clients.tournament.formats import is_swiss, plan_round, seat_sides
+from clients.tournament.model import GameRecord
+from clients.tournament.progress import Progress
+from clients.tournament.results import units
+from clients.tournament.spec import TEAMS, Spec, team_layout
+from clients.tournament.standings import standings
+from protocol.errors import DecodeError, ErrorCode
+from protocol.messages import (CreateTable, Created, Error, Events, Meta, Move, PublicState, RefereeStatus,
+                               Tournament, decode, encode)
+from protocol.mqtt import BrokerUrl, Incoming, Link
+from protocol.topics import Topics
+from protocol.version import DEFAULT_PREFIX
+
+__all__ = ["Runner", "RunnerError", "Stats"]
+
+log = logging.getLogger("summon.tournament")
+LIMIT = 1 << 20
+CREATE_RETRY = 5.0      # seconds before a create without answer is sent again
+PUBLISH_EVERY = 0.5     # at most this often, the live tournament message
+# Events by which the referee says it moved for a seat (its clock, or its house bot).
+AUTOPLAYED = ("timeout", "autoplay")
+
+
+class RunnerError(TournamentError):
+    """The tournament cannot go on (e.g. the runner's account is not a director)."""
+
+
+@dataclass
+class Live:
+    """What the runner watches of one table in play (not persisted: rebuilt on resume)."""
+
+    since: float                  # when seq last moved (or the table was created)
+    sent: float = 0.0             # when the create request was last sent
+    seq: int = -1
+    to_move: tuple[int, ...] = ()
+    moved: set[int] = field(default_factory=set)          # seats that made a move of their own
+    first_turn: dict[int, float] = field(default_factory=dict)  # when each seat was first to move
+
+    def restart_clocks(self, now: float) -> None:
+        self.since = now
+        self.first_turn = {s: now for s in self.first_turn}
+
+
+@dataclass
+class Stats:
+    started: float = 0.0
+    elapsed: float = 0.0
+    tables_created: int = 0
+    peak_tables: int = 0
+    recreated: int = 0
+    forfeits: int = 0
+
+
+class Runner:
+    def __init__(self, spec: Spec, broker: BrokerUrl, director: str, progress_path: str | Path,
+                 prefix: str = DEFAULT_PREFIX, mqtt_version: int = 3,
+                 on_finish: Callable[["Runner"], None] | None = None,
+                 say: Callable[[str], None] | None = None) -> None:
+        self.spec = spec
+        self.director = director
+        self.path = Path(progress_path)
+        self.progress = Progress.open(self.path, spec)
+        self.topics = Topics(prefix)
+        self.say = say or (lambda line: log.info("%s", line))
+        self.on_finish = on_finish
+        self.live: dict[str, Live] = {}
+        self.stats = Stats()
+        self.referee_online: bool | None = None
+        self._stop = threading.Event()
+        self._dirty = True
+        self._published = 0.0
+        self._last_payload = b""
+        self._link = Link(broker.with_credentials(director, broker.password), director,
+                          subscriptions=(self.topics.reply(director), self.topics.referee_status(),
+                                         self.topics.seat_all("+", director)),
+                          mqtt_version=mqtt_version)
+
+    # --- lifecycle -----------------------------------------------------------------------
+    def request_stop(self) -> None:
+        self._stop.set()
+
+    def run(self, timeout: float | None = None) -> Progress:
+        """Run (or resume) to the end, until stopped, or until ``timeout``; progress is saved."""
+        self.stats.started = time.monotonic()
+        deadline = None if timeout is None else self.stats.started + timeout
+        self._link.start()
+        try:
+            self._resume()
+            while not self._stop.is_set() and self.progress.status == "running":
+                if deadline is not None and time.monotonic() > deadline:
+                    log.warning("tournament %s: timed out; progress saved, run again to resume", self.spec.id)
+                    break
+                self._drain(0.1)
+                self._tick(time.monotonic())
+        finally:
+            self.stats.elapsed = time.monotonic() - self.stats.started
+            self._save()
+            try:
+                self._publish(force=True)
+            finally:
+                self._link.close()
+        if self.progress.status == "aborted":
+            raise RunnerError(self.progress.error or "aborted")
+        return self.progress
+
+    def _resume(self) -> None:
+        now = time.monotonic()
+        for rec in self.progress.games:
+            if rec.status in ("creating", "playing") and rec.table:
+                self.live[rec.table] = Live(since=now)
+                self._watch(rec.table)
+                if rec.status == "creating":
+                    self._send_create(rec, now)
+                else:
+                    self._probe(rec.table)
+        if self.progress.round == 0:
+            self._plan(1)
+
+    # --- the loop ------------------------------------------------------------------------
+    def _drain(self, wait: float) -> None:
+        try:
+            item = self._link.inbox.get(timeout=wait)
+        except queue.Empty:
+            return
+        for _ in range(10_000):
+            try:
+                self._handle(item)
+            except Exception:
+                log.exception("tournament %s: error handling %s", self.spec.id, item.topic)
+            try:
+                item = self._link.inbox.get_nowait()
+            except queue.Empty:
+                return
+
+    def _tick(self, now: float) -> None:
+        prog = self.progress
+        current = prog.round_games(prog.round)
+        if all(g.done for g in current):
+            if prog.round < self.spec.rounds:
+                self._plan(prog.round + 1)
+                current = prog.round_games(prog.round)
+            else:
+                self._finish()
+                return
+        self._start_pending(current, now)
+        if self.referee_online is not False:
+            self._check_timeouts(now)
+        playing = sum(1 for g in current if g.status in ("creating", "playing"))
+        self.stats.peak_tables = max(self.stats.peak_tables, playing)
+        if self._dirty:
+            self._save()
+        self._publish()
+
+    def _plan(self, r: int) -> None:
+        prog = self.progress
+        kw = {}
+        if is_swiss(self.spec) and r > 1:
+            done = units(prog.games, self.spec)
+            table = standings(self.spec, done, prog.withdrawn)
+            kw = dict(ranked=[row.entrant for row in table], points={row.entrant: row.points for row in table},
+                      played={frozenset(u.sides) for u in done if not u.bye},
+                      byes=Counter(u.sides[0] for u in done if u.bye),
+                      side0=Counter(g.sides[0] for g in prog.games if g.status != "bye" and not g.room),
+                      withdrawn=set(prog.withdrawn))
+        games = plan_round(self.spec, r, **kw)
+        prog.games.extend(games)
+        prog.round = r
+        self._dirty = True
+        pairs = sorted({" v ".join(g.sides) for g in games if g.room in (None, 0) and g.status != "bye"})
+        self.say(f"round {r}/{self.spec.rounds}: {'; '.join(pairs)}")
+
+    def _start_pending(self, current: list[GameRecord], now: float) -> None:
+        busy: Counter[str] = Counter()
+        live = 0
+        for g in current:
+            if g.status in ("creating", "playing"):
+                live += 1
+                busy.update(g.seats)
+        for g in current:
+            if g.status != "pending":
+                continue
+            gone = [s for s in g.sides if s in self.progress.withdrawn]
+            if gone:
+                self._forfeit(g, gone, "withdrawn")
+                continue
+            if self.spec.max_tables and live >= self.spec.max_tables:
+                return
+            if self.spec.per_account and any(busy[a] >= self.spec.per_account for a in g.seats):
+                continue
+            self._create(g, now)
+            live += 1
+            busy.update(g.seats)
+
+    def _check_timeouts(self, now: float) -> None:
+        for table, lv in list(self.live.items()):
+            rec = self.progress.by_table().get(table)
+            if rec is None:
+                continue
+            if rec.status == "creating":
+                if now - lv.sent > CREATE_RETRY:
+                    self._send_create(rec, now)
+                continue
+            late: list[str] = []
+            for seat in set(lv.to_move) | set(lv.first_turn):
+                if seat in lv.moved:   # has played: only the per-move limit, if any, applies
+                    over = seat in lv.to_move and self.spec.move_limit and now - lv.since > self.spec.move_limit
+                else:                  # never moved by itself since its first turn (timeouts don't count)
+                    over = now - lv.first_turn.get(seat, now) > self.spec.no_show
+                side = rec.side_of_seat(seat)
+                if over and side is not None and rec.sides[side] not in late:
+                    late.append(rec.sides[side])
+            if late:
+                self._forfeit(rec, late, "time" if lv.moved & set(lv.to_move) else "no-show")
+
+    # --- actions -------------------------------------------------------------------------
+    def _create(self, rec: GameRecord, now: float) -> None:
+        rec.attempt += 1
+        rec.table = self.progress.table_id(rec)
+        rec.status = "creating"
+        rec.started = rec.started or time.time()
+        self.live[rec.table] = Live(since=now)
+        self._watch(rec.table)
+        self._send_create(rec, now)
+        self.stats.tables_created += 1
+        self._dirty = True
+
+    def _send_create(self, rec: GameRecord, now: float) -> None:
+        assert rec.table is not None
+        self.live[rec.table].sent = now
+        extra = {"clock": dict(self.spec.clock)} if self.spec.clock else {}
+        req = CreateTable(request_id=rec.table, game=self.spec.game, players=list(rec.seats),
+                          config=self.spec.table_config(), table=rec.table, seed=rec.seed, **extra)
+        self._link.publish(self.topics.request(self.director), encode(req))
+
+    def _probe(self, table: str) -> None:
+        """Ask whether ``table`` still exists: see the module docstring."""
+        self._link.publish(self.topics.move(table, self.director), encode(Move(seq=0, move="probe")))
+
+    def _watch(self, table: str) -> None:
+        self._link.subscribe(self.topics.public_all(table))
+
+    def _unwatch(self, table: str) -> None:
+        self.live.pop(table, None)
+        self._link.unsubscribe(self.topics.public_all(table))
+
+    def _forfeit(self, rec: GameRecord, who: list[str], why: str) -> None:
+        from referee.games import GAMES
+
+        self.stats.forfeits += 1
+        if rec.table:
+            self._unwatch(rec.table)
+        left = [s for s in rec.sides if s not in who]
+        seats_left = sum(len(s) for s in team_layout(self.spec.game, len(left)))
+        engine = GAMES[self.spec.game]
+        if self.spec.format == "sit-and-go" and len(left) >= 2 and engine.min_seats <= seats_left \
+                and self.spec.game not in TEAMS:
+            # Sit-and-go: deal again without the absentees rather than stop the whole field.
+            rec.absent.extend(who)
+            rec.sides = left
+            rec.seats, rec.side_seats = seat_sides(self.spec, left)
+            rec.status = "pending"
+            self.say(f"{rec.key}: {', '.join(who)} absent ({why}); the table starts again without them")
+        else:
+            rec.status, rec.forfeited, rec.finished = "forfeit", list(who), time.time()
+            self.say(f"{rec.key}: {', '.join(who)} forfeit{'s' if len(who) == 1 else ''} ({why})")
+        counts = Counter(n for g in self.progress.games for n in g.forfeited + g.absent)
+        for name in who:
+            if self.spec.withdraw_after and counts[name] >= self.spec.withdraw_after \
+                    and name not in self.progress.withdrawn:
+                self.progress.withdrawn.append(name)
+                self.say(f"{name} withdrawn after {counts[name]} forfeits")
+        self._dirty = True
+
+    def _lost(self, rec: GameRecord) -> None:
+        """The referee no longer has this table: create it again (same seed, new id)."""
+        assert rec.table is not None
+        self.say(f"{rec.key}: table {rec.table} was lost by the referee; creating it again")
+        self._unwatch(rec.table)
+        self.stats.recreated += 1
+        self._create(rec, time.monotonic())
+
+    def _finish(self) -> None:
+        self.progress.status = "finished"
+        self._dirty = True
+        self.say(f"tournament {self.spec.id} finished")
+        if self.on_finish:
+            self.on_finish(self)
+
+    def _abort(self, why: str) -> None:
+        self.progress.status, self.progress.error = "aborted", why
+        self._dirty = True
+        log.error("tournament %s aborted: %s", self.spec.id, why)
+
+    # --- messages ------------------------------------------------------------------------
+    def _handle(self, item: Incoming) -> None:
+        if not item.payload:
+            return
+        try:
+            msg = decode(item.payload, accept=(Created, Error, Meta, PublicState, Events, RefereeStatus),
+                         max_bytes=LIMIT)
+        except DecodeError:
+            return
+        if isinstance(msg, RefereeStatus):
+            self._on_referee(msg.status)
+            return
+        table = self.topics.table_of(item.topic)
+        if isinstance(msg, (Created, Error)) and table is None:
+            self._on_reply(msg)
+            return
+        rec = self.progress.by_table().get(table or "")
+        if rec is None or rec.done:
+            return
+        if isinstance(msg, Error):      # the answer to a probe
+            if msg.code == ErrorCode.TABLE_UNKNOWN and rec.status == "playing":
+                self._lost(rec)
+        elif isinstance(msg, Meta):
+            if rec.status == "creating":
+                rec.status = "playing"
+                self._dirty = True
+            if msg.status == "finished" and msg.result is not None:
+                self._on_result(rec, msg.result)
+        elif isinstance(msg, Events):
+            # The seats that were to move made this move -- unless the referee played it for
+            # them (a clock timeout, or its house bot sitting in for an absent player).
+            lv = self.live.get(rec.table or "")
+            if lv is not None:
+                auto = {e.get("seat") for e in msg.events if e.get("type") in AUTOPLAYED}
+                lv.moved.update(s for s in lv.to_move if s not in auto)
+        elif isinstance(msg, PublicState):
+            lv = self.live.get(rec.table or "")
+            if lv is not None and msg.seq != lv.seq:
+                now = time.monotonic()
+                lv.seq, lv.to_move, lv.since = msg.seq, tuple(msg.to_move), now
+                for seat in msg.to_move:
+                    lv.first_turn.setdefault(seat, now)
+
+    def _on_reply(self, msg: Created | Error) -> None:
+        ref = msg.request_id if isinstance(msg, Created) else msg.ref
+        rec = self.progress.by_table().get(ref or "")
+        if isinstance(msg, Error) and (rec is None or msg.code != ErrorCode.TABLE_EXISTS):
+            where = f" creating {rec.key}" if rec else ""
+            self._abort(f"the referee refused{where}: {msg.code}: {msg.detail}")
+            return
+        if rec is not None and rec.status == "creating":
+            rec.status = "playing"
+            self.live[rec.table or ""].since = time.monotonic()
+            self._dirty = True
+
+    def _on_result(self, rec: GameRecord, result: dict) -> None:
+        rec.status, rec.result, rec.finished = "finished", dict(result), time.time()
+        if rec.table:
+            self._unwatch(rec.table)
+        self._dirty = True
+
+    def _on_referee(self, status: str) -> None:
+        was = self.referee_online
+        self.referee_online = status == "online"
+        if self.referee_online and was is False:
+            self.say("the referee is back; checking which tables it still has")
+            now = time.monotonic()
+            for table, lv in self.live.items():
+                lv.restart_clocks(now)  # nobody is late while the referee was away
+                rec = self.progress.by_table().get(table)
+                if rec and rec.status == "creating":
+                    self._send_create(rec, now)
+                elif rec:
+                    self._probe(table)
+
+    # --- output --------------------------------------------------------------------------
+    def _save(self) -> None:
+        self.progress.save(self.path)
+        self._dirty = False
+
+    def message(self) -> Tournament:
+        from clients.tournament.report import live_message
+        return live_message(self.spec, self.progress)
+
+    def _publish(self, force: bool = False) -> None:
+        now = time.monotonic()
+        if not force and now - self._published < PUBLISH_EVERY:
+            return
+        self._published = now
+        payload = encode(self.message())
+        if payload == self._last_payload and not force:
+            return
+        self._last_payload = payload
+        topic = self.topics.tournament(self.director, self.spec.id)
+        if force:
+            self._link.publish_wait(topic, payload, retain=True)
+        else:
+            self._link.publish(topic, payload, retain=True)

@@ -1,0 +1,285 @@
+"""The tournament file: TOML (stdlib ``tomllib``) -> a validated, frozen ``Spec``.
+
+Why TOML: it is in the standard library since Python 3.11 (no new dependency), it has
+real integers, floats and booleans (a YAML ``no`` is not a username), and arrays of
+tables (``[[entrant]]``) read naturally as a list of entrants.  docs/tournaments.md
+documents every key; ``load_spec`` reports the first problem with its key path.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import tomllib
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any, Mapping
+
+from clients.tournament import TournamentError
+from protocol.topics import valid_name
+
+__all__ = ["SpecError", "Entrant", "Spec", "load_spec", "parse_spec", "FORMATS", "TIEBREAKS",
+           "team_layout"]
+
+FORMATS = ("round-robin", "swiss", "duplicate", "sit-and-go")
+TIEBREAKS = ("head-to-head", "buchholz", "sonneborn-berger", "wins", "net", "rating")
+DEFAULT_TIEBREAKS = {
+    "round-robin": ("head-to-head", "sonneborn-berger", "wins", "net"),
+    "swiss": ("buchholz", "sonneborn-berger", "net"),
+    "duplicate": ("net", "head-to-head"),
+    "sit-and-go": ("net", "wins"),
+}
+
+# Seats of each partnership, for games played by partnerships.  Games not listed seat
+# one account per entrant (seat i is side i).
+TEAMS: dict[str, tuple[tuple[int, ...], ...]] = {"dragon": ((0, 2), (1, 3))}
+
+# Table options that make one table exactly one deal, for duplicate boards.  A game not
+# listed deals once per game already.  The Dragon: stop after hand 1 (a thrown-in hand is
+# a 0-0 board), with a target no single hand can reach.
+ONE_DEAL: dict[str, dict[str, Any]] = {"dragon": {"max_hands": 1, "target": 1_000_000}}
+
+
+def team_layout(game: str, sides: int) -> tuple[tuple[int, ...], ...]:
+    """The seats of each side at a table of ``game`` with ``sides`` entrants."""
+    return TEAMS.get(game) or tuple((i,) for i in range(sides))
+
+
+class SpecError(TournamentError, ValueError):
+    """The tournament file is not valid; the message names the key."""
+
+
+@dataclass(frozen=True)
+class Entrant:
+    """A player or a partnership: ``members`` are the accounts that sit for it.
+
+    A partnership in a duplicate match may list 2 accounts (the same pair plays both
+    rooms; fine for bots) or 4 (two pairs, as in a bridge team: pair 1 in the open room,
+    pair 2 in the closed room, so nobody plays a deal twice)."""
+
+    name: str
+    members: tuple[str, ...]
+    bot: str | None = None
+
+
+@dataclass(frozen=True)
+class Spec:
+    id: str
+    name: str
+    game: str
+    format: str
+    seed: int
+    rounds: int
+    boards: int
+    pairing: str
+    table: Mapping[str, Any]
+    entrants: tuple[Entrant, ...]
+    cycles: int = 1
+    no_show: float = 60.0
+    move_limit: float = 0.0
+    max_tables: int = 0
+    per_account: int = 0
+    withdraw_after: int = 2
+    win: float = 1.0
+    draw: float = 0.5
+    loss: float = 0.0
+    bye: float = 1.0
+    forfeit_margin: int = 100
+    tiebreaks: tuple[str, ...] = ()
+    clock: Mapping[str, Any] = field(default_factory=dict)
+    digest: str = field(default="", compare=False)
+
+    @property
+    def team_size(self) -> int:
+        return len(TEAMS[self.game][0]) if self.game in TEAMS else 1
+
+    def table_config(self) -> dict[str, Any]:
+        """The options every table is created with (duplicate forces one deal per table)."""
+        if self.format == "duplicate":
+            return {**dict(self.table), **ONE_DEAL.get(self.game, {})}
+        return dict(self.table)
+
+    def entrant(self, name: str) -> Entrant:
+        for e in self.entrants:
+            if e.name == name:
+                return e
+        raise KeyError(name)
+
+
+def load_spec(path: str | Path) -> Spec:
+    """Read and validate a tournament file."""
+    raw = Path(path).read_bytes()
+    try:
+        data = tomllib.loads(raw.decode("utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise SpecError(f"{path}: not valid TOML: {exc}") from None
+    return parse_spec(data, digest=hashlib.sha256(raw).hexdigest())
+
+
+def _get(d: Mapping[str, Any], key: str, kind: type | tuple[type, ...], default: Any, where: str) -> Any:
+    if key not in d:
+        return default
+    v = d[key]
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    if isinstance(v, bool) and bool not in kinds:
+        raise SpecError(f"{where}.{key}: expected {kinds[0].__name__}, got a boolean")
+    if not isinstance(v, kinds):
+        raise SpecError(f"{where}.{key}: expected {kinds[0].__name__}, got {type(v).__name__}")
+    return v
+
+
+def _check_keys(d: Mapping[str, Any], allowed: set[str], where: str) -> None:
+    extra = sorted(set(d) - allowed)
+    if extra:
+        raise SpecError(f"{where}: unknown key(s) {', '.join(extra)}")
+
+
+def parse_spec(data: Mapping[str, Any], digest: str = "") -> Spec:
+    """Validate already-parsed TOML data (also used by tests)."""
+    from referee.games import GAMES
+
+    _check_keys(data, {"tournament", "table", "clock", "time", "run", "scoring", "entrant"}, "file")
+    t = data.get("tournament")
+    if not isinstance(t, dict):
+        raise SpecError("file: a [tournament] table is required")
+    _check_keys(t, {"id", "name", "game", "format", "seed", "rounds", "cycles", "boards", "pairing"},
+                "tournament")
+    tid = _get(t, "id", str, None, "tournament")
+    if tid is None or not valid_name(tid) or len(tid) > 24:
+        raise SpecError("tournament.id: required, 1-24 of A-Z a-z 0-9 _ . - (it starts every table id)")
+    game = _get(t, "game", str, None, "tournament")
+    if game not in GAMES:
+        raise SpecError(f"tournament.game: {game!r} is not a game of this referee ({', '.join(sorted(GAMES))})")
+    fmt = _get(t, "format", str, None, "tournament")
+    if fmt not in FORMATS:
+        raise SpecError(f"tournament.format: one of {', '.join(FORMATS)}, not {fmt!r}")
+    seed = _get(t, "seed", int, 0, "tournament")
+    boards = _get(t, "boards", int, 8 if fmt == "duplicate" else 1, "tournament")
+    if not 1 <= boards <= 1000:
+        raise SpecError("tournament.boards: 1..1000")
+    pairing = _get(t, "pairing", str, "round-robin", "tournament")
+    if pairing not in ("round-robin", "swiss"):
+        raise SpecError("tournament.pairing: round-robin or swiss")
+    table = data.get("table", {})
+    if not isinstance(table, dict):
+        raise SpecError("table: must be a table of game options")
+
+    engine = GAMES[game]
+    team = len(TEAMS[game][0]) if game in TEAMS else 1
+    entrants = _entrants(data.get("entrant"), team, fmt)
+    n = len(entrants)
+    if fmt == "sit-and-go":
+        seats = n * team
+        if game in TEAMS and n != len(TEAMS[game]):
+            raise SpecError(f"entrant: a {game} sit-and-go seats exactly {len(TEAMS[game])} partnerships")
+        if not engine.min_seats <= seats <= engine.max_seats:
+            raise SpecError(f"entrant: {game} seats {engine.min_seats}..{engine.max_seats} players, not {seats}")
+    else:
+        sides = len(TEAMS[game]) if game in TEAMS else 2
+        if sides != 2 or not engine.min_seats <= 2 * team <= engine.max_seats:
+            raise SpecError(f"tournament.format: {fmt} needs a two-sided game; {game} is not one")
+        if n < 2:
+            raise SpecError("entrant: at least 2 entrants")
+    rounds_default = {"round-robin": 1, "sit-and-go": 1,
+                      "swiss": max(1, math.ceil(math.log2(max(n, 2))))}.get(fmt, 1)
+    if fmt == "duplicate" and pairing == "swiss":
+        rounds_default = max(1, math.ceil(math.log2(max(n, 2))))
+    rounds = _get(t, "rounds", int, rounds_default, "tournament")
+    if not 1 <= rounds <= 1000:
+        raise SpecError("tournament.rounds: 1..1000")
+    swiss = fmt == "swiss" or (fmt == "duplicate" and pairing == "swiss")
+    cycles = _get(t, "cycles", int, 1, "tournament")
+    if not 1 <= cycles <= 100:
+        raise SpecError("tournament.cycles: 1..100")
+    if fmt == "round-robin" or (fmt == "duplicate" and pairing == "round-robin"):
+        if "rounds" in t:
+            raise SpecError("tournament.rounds: a round robin has n-1 rounds per cycle; set `cycles` instead")
+        rounds = cycles * (n - 1 + n % 2)
+    if swiss and rounds >= n + (n % 2):
+        raise SpecError(f"tournament.rounds: a Swiss of {n} entrants has at most {n - 1 + n % 2} rounds "
+                        "without repeat pairings")
+
+    clock = data.get("clock", {})
+    if not isinstance(clock, dict):
+        raise SpecError("clock: must be a table (the referee's time control for every table)")
+    if clock:
+        from protocol.messages import CreateTable
+        if "clock" not in {f.name for f in fields(CreateTable)}:
+            raise SpecError("clock: this referee protocol has no time control; remove [clock]")
+    tm = data.get("time", {})
+    _check_keys(tm, {"no_show", "move"}, "time")
+    run = data.get("run", {})
+    _check_keys(run, {"max_tables", "per_account", "withdraw_after"}, "run")
+    sc = data.get("scoring", {})
+    _check_keys(sc, {"win", "draw", "loss", "bye", "forfeit_margin", "tiebreaks"}, "scoring")
+    tiebreaks = tuple(_get(sc, "tiebreaks", list, list(DEFAULT_TIEBREAKS[fmt]), "scoring"))
+    bad = [x for x in tiebreaks if x not in TIEBREAKS]
+    if bad:
+        raise SpecError(f"scoring.tiebreaks: unknown {bad}; known: {', '.join(TIEBREAKS)}")
+    num = (int, float)
+    spec = Spec(
+        id=tid, name=_get(t, "name", str, tid, "tournament"), game=game, format=fmt, seed=seed,
+        rounds=rounds, boards=boards, pairing=pairing, table=dict(table), entrants=entrants, cycles=cycles,
+        no_show=float(_get(tm, "no_show", num, 60.0, "time")),
+        move_limit=float(_get(tm, "move", num, 0.0, "time")),
+        max_tables=_get(run, "max_tables", int, 0, "run"),
+        per_account=_get(run, "per_account", int, 0, "run"),
+        withdraw_after=_get(run, "withdraw_after", int, 2, "run"),
+        win=float(_get(sc, "win", num, 1.0, "scoring")), draw=float(_get(sc, "draw", num, 0.5, "scoring")),
+        loss=float(_get(sc, "loss", num, 0.0, "scoring")), bye=float(_get(sc, "bye", num, 1.0, "scoring")),
+        forfeit_margin=_get(sc, "forfeit_margin", int, 100, "scoring"), tiebreaks=tiebreaks, clock=dict(clock),
+        digest=digest,
+    )
+    if spec.no_show <= 0 or spec.move_limit < 0 or spec.max_tables < 0 or spec.per_account < 0:
+        raise SpecError("time.no_show must be > 0; time.move, run.max_tables, run.per_account >= 0")
+    _check_table_options(spec)
+    return spec
+
+
+def _entrants(raw: Any, team: int, fmt: str) -> tuple[Entrant, ...]:
+    if not isinstance(raw, list) or not raw:
+        raise SpecError("entrant: at least one [[entrant]] is required")
+    out: list[Entrant] = []
+    names: set[str] = set()
+    accounts: dict[str, str] = {}
+    for i, e in enumerate(raw):
+        where = f"entrant[{i}]"
+        if not isinstance(e, dict):
+            raise SpecError(f"{where}: must be a table")
+        _check_keys(e, {"name", "members", "bot"}, where)
+        name = _get(e, "name", str, None, where)
+        if not name or len(name) > 64 or not name.isprintable():
+            raise SpecError(f"{where}.name: required, 1-64 printable characters")
+        if name in names:
+            raise SpecError(f"{where}.name: {name!r} appears twice")
+        names.add(name)
+        members = _get(e, "members", list, [name] if team == 1 else None, where)
+        if members is None:
+            raise SpecError(f"{where}.members: a partnership lists its {team} accounts")
+        sizes = (team, 2 * team) if fmt == "duplicate" else (team,)
+        if len(members) not in sizes:
+            raise SpecError(f"{where}.members: {' or '.join(map(str, sizes))} accounts, not {len(members)}")
+        for m in members:
+            if not isinstance(m, str) or not valid_name(m):
+                raise SpecError(f"{where}.members: {m!r} is not a valid username")
+            if m in accounts:
+                raise SpecError(f"{where}.members: account {m!r} already plays for {accounts[m]!r}")
+            accounts[m] = name
+        if len(set(members)) != len(members):
+            raise SpecError(f"{where}.members: an account appears twice")
+        bot = _get(e, "bot", str, None, where)
+        out.append(Entrant(name=name, members=tuple(members), bot=bot))
+    return tuple(out)
+
+
+def _check_table_options(spec: Spec) -> None:
+    """Let the engine refuse bad table options now rather than at the first create."""
+    from referee.engine import ConfigError
+    from referee.games import GAMES
+
+    engine = GAMES[spec.game]
+    seats = len(spec.entrants) * spec.team_size if spec.format == "sit-and-go" else 2 * spec.team_size
+    try:
+        engine.new_state(seats, {**engine.config_defaults(), **spec.table_config()}, 0)
+    except ConfigError as exc:
+        raise SpecError(f"table: {exc}") from None
