@@ -10,12 +10,14 @@ from typing import Any, Callable
 
 from clients.bots.dragon_heuristic import DragonHeuristicBot
 from clients.bots.random_bot import RandomBot
+from clients.bots.summicard_ev import SummicardEVBot
 
 __all__ = ["BOTS", "RandomBot", "DragonHeuristicBot", "make_bot"]
 
 BOTS: dict[str, Callable[..., Any]] = {
     "random": RandomBot,
     "dragon-heuristic": DragonHeuristicBot,
+    "summicard-ev": SummicardEVBot,
 }
 
 
@@ -24,7 +26,7 @@ def make_bot(name: str, seed: int | None = None) -> Any:
     return BOTS[name](seed)
 
 
-DEFAULT_BOTS: dict[str, str] = {"dragon": "dragon-heuristic"}
+DEFAULT_BOTS: dict[str, str] = {"dragon": "dragon-heuristic", "summicard": "summicard-ev"}
 """The strongest bot per game: what ``summon demo`` seats by default."""
 
 

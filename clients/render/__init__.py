@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any, Mapping, Protocol, Sequence
 
 from clients.render.dragon import DragonRenderer
+from clients.render.summicard import SummicardRenderer
 
 __all__ = ["Renderer", "renderer_for", "GenericRenderer"]
 
@@ -37,4 +38,4 @@ class GenericRenderer:
 
 
 def renderer_for(game: str, players: Sequence[str]) -> Any:
-    return {"dragon": DragonRenderer}.get(game, GenericRenderer)(players)
+    return {"dragon": DragonRenderer, "summicard": SummicardRenderer}.get(game, GenericRenderer)(players)

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from referee.engine import Game
 from referee.games.dragon import DragonGame
+from referee.games.summicard import SummicardGame
 from referee.games.summoner_wars import SummonerWarsGame
 
-GAMES: dict[str, Game] = {g.name: g for g in (DragonGame(), SummonerWarsGame())}
+GAMES: dict[str, Game] = {g.name: g for g in (DragonGame(), SummicardGame(), SummonerWarsGame())}
 
 __all__ = ["GAMES", "get_game"]
 

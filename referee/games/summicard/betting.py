@@ -1,0 +1,109 @@
+"""The Bomb betting round of the betting variant: look, bet, see, raise, abandon.
+
+Why it is shaped like this (RULES-NOTES.md has the full reasoning):
+
+* Before the round every player still in looks at their own Bomb (a private ``look``
+  event; the seat view shows it from then on).
+* The first player with chips, from the dealer's right, must open with ``bet <k>``.
+  Every other player, in turn, may ``see``, ``raise <k>`` or ``abandon``.  A raise
+  reopens the round: everyone else still betting must answer it again.  The round ends
+  when everyone still betting has matched the highest bet, or only one is left.
+* Table stakes without side-pot ladders: nobody may bring the total bet above ``cap``,
+  the smallest stack among the bettors when the round opens, so everyone who stays in
+  can always pay the same.  A player with no chips left (spent on the ante or an
+  exchange) is "all in": skipped here, still in the showdown for the pot as it stood.
+* When every other player abandons, the last one wins the whole pot at once
+  ("everyone-folds-to-a-raiser") unless an all-in player is still in the hand -- then
+  the showdown decides the pot that player paid into.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Callable
+
+from referee.engine import Event
+
+from .moves import Abandon, Bet, Move, Raise, See
+from .rules import in_hand
+from .state import State
+
+__all__ = ["start_betting", "step_betting", "total_pot"]
+
+Continue = Callable[[State, list[Event]], tuple[State, list[Event]]]
+
+
+def total_pot(st: State) -> int:
+    """Everything on the table: carried pot, antes, bought exchanges and this hand's bets."""
+    return st.pot + sum(p.bet for p in st.players)
+
+
+def start_betting(st: State, events: list[Event], cont: Continue) -> tuple[State, list[Event]]:
+    """After round 3: everyone looks at their Bomb, then the betting opens (or is skipped
+    when fewer than two players still have chips)."""
+    seats = in_hand(st)
+    players = tuple(replace(p, bomb_seen=True) if s in seats else p for s, p in enumerate(st.players))
+    st = replace(st, players=players)
+    look = Event("look", {"seats": seats}, {s: {"bomb": st.players[s].bomb} for s in seats})
+    chips = st.chips or ()
+    bettors = [s for s in seats if chips[s] > 0]
+    all_in = [s for s in seats if chips[s] == 0]
+    if len(bettors) < 2:
+        ev = Event("betting", {"opener": None, "bettors": bettors, "all_in": all_in, "cap": 0,
+                               "pot": total_pot(st)})
+        return cont(replace(st, bettors=tuple(bettors)), [*events, look, ev])
+    cap = min(chips[s] for s in bettors)
+    st = replace(st, phase="betting", turn=bettors[0], to_act=(bettors[0],), high=0, cap=cap,
+                 bettors=tuple(bettors))
+    ev = Event("betting", {"opener": bettors[0], "bettors": bettors, "all_in": all_in, "cap": cap,
+                           "pot": total_pot(st)})
+    return st, [*events, look, ev]
+
+
+def _others_after(st: State, seat: int) -> tuple[int, ...]:
+    """Bettors still in, in turn order starting after ``seat``, without ``seat``."""
+    bs = st.bettors
+    i = bs.index(seat)
+    rotated = bs[i + 1:] + bs[:i]
+    return tuple(s for s in rotated if st.players[s].status == "in")
+
+
+def _pay(st: State, seat: int, amount: int) -> State:
+    p = st.players[seat]
+    players = st.players[:seat] + (replace(p, bet=p.bet + amount),) + st.players[seat + 1:]
+    chips = st.chips[:seat] + (st.chips[seat] - amount,) + st.chips[seat + 1:]
+    return replace(st, players=players, chips=chips)
+
+
+def step_betting(st: State, seat: int, move: Move, cont: Continue) -> tuple[State, list[Event]]:
+    """One legal betting move; ``cont`` takes over when the round is over."""
+    kind = type(move)
+    bet = st.players[seat].bet
+    if kind is Bet:
+        st = _pay(st, seat, move.amount)
+        st = replace(st, high=move.amount, to_act=_others_after(st, seat))
+        ev = Event("bet", {"seat": seat, "amount": move.amount, "chips": st.chips[seat],
+                           "pot": total_pot(st)})
+    elif kind is See:
+        paid = st.high - bet
+        st = _pay(st, seat, paid)
+        st = replace(st, to_act=st.to_act[1:])
+        ev = Event("see", {"seat": seat, "amount": paid, "chips": st.chips[seat], "pot": total_pot(st)})
+    elif kind is Raise:
+        paid = st.high + move.amount - bet
+        st = _pay(st, seat, paid)
+        st = replace(st, high=st.high + move.amount, to_act=_others_after(st, seat))
+        ev = Event("raise", {"seat": seat, "by": move.amount, "to": st.high, "amount": paid,
+                             "chips": st.chips[seat], "pot": total_pot(st)})
+    elif kind is Abandon:
+        p = replace(st.players[seat], status="folded")
+        st = replace(st, players=st.players[:seat] + (p,) + st.players[seat + 1:], to_act=st.to_act[1:])
+        ev = Event("abandon", {"seat": seat, "pot": total_pot(st)})
+    else:
+        raise TypeError(f"not a betting move: {move!r}")
+    live = [s for s in st.bettors if st.players[s].status == "in"]
+    contenders = in_hand(st)
+    if st.to_act and len(live) > 1 and len(contenders) > 1:
+        return replace(st, turn=st.to_act[0]), [ev]
+    end = Event("betting_end", {"contenders": contenders, "pot": total_pot(st)})
+    return cont(replace(st, to_act=()), [ev, end])

@@ -1,0 +1,102 @@
+"""``SummicardGame``: the ``Game`` interface over the pure modules of this package.
+
+Why a thin class: the referee, the arena and the conformance test only know ``Game``;
+the rules live in ``rules``/``transitions``/``betting``/``settle`` and all redaction in
+``views``, so this file is just the checked boundary -- game over, then whose turn, then
+syntax, then legality, each with its own error and a reason a bot author can act on.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping, Sequence
+
+from referee.engine import (Event, Game, GameOverError, IllegalMoveError, MoveSyntaxError,
+                            NotYourTurnError, Outcome)
+
+from .moves import Move
+from .rules import legal_moves
+from .state import MAX_SEATS, Config, State, new_session, state_from_cards
+from .transitions import step
+from .views import view
+
+__all__ = ["SummicardGame"]
+
+
+class SummicardGame(Game):
+    """Summicard for 2..100 players: the base game (one hand) or the betting variant
+    (a session of hands with chips).  See SPEC.md and RULES-NOTES.md."""
+
+    name = "summicard"
+    title = "Summicard"
+    min_seats = 2
+    max_seats = MAX_SEATS
+
+    def config_defaults(self) -> dict[str, Any]:
+        return Config().as_dict()
+
+    def new_state(self, seats: int, config: Mapping[str, Any], seed: int) -> State:
+        return new_session(seats, config, seed)
+
+    def state_from_cards(self, boccino: int, mains: Sequence[Sequence[int]], bombs: Sequence[int],
+                         rest: Sequence[int] = (), **kw: Any) -> State:
+        """Hand 1 with chosen cards; see ``state.state_from_cards``."""
+        return state_from_cards(boccino, mains, bombs, rest, **kw)
+
+    def to_move(self, state: State) -> tuple[int, ...]:
+        return (state.turn,) if state.turn >= 0 else ()
+
+    def legal_moves(self, state: State, seat: int) -> list[str]:
+        return legal_moves(state, seat)
+
+    def apply(self, state: State, seat: int, move: str) -> tuple[State, list[Event]]:
+        if state.phase == "over":
+            raise GameOverError("the game is over")
+        if type(seat) is not int or seat != state.turn:
+            raise NotYourTurnError(f"seat {seat!r} may not move now; to move: {state.turn}")
+        if isinstance(move, Move):
+            move = str(move)
+        parsed = Move.parse(move)  # MoveSyntaxError
+        legal = legal_moves(state, seat)
+        if move not in legal:
+            raise IllegalMoveError(_why_illegal(state, parsed, legal))
+        return step(state, seat, parsed)
+
+    def view(self, state: State, audience: int | None) -> dict[str, Any]:
+        return view(state, audience)
+
+    def outcome(self, state: State) -> Outcome | None:
+        r = state.result
+        if r is None:
+            return None
+        return Outcome(scores=r.scores, winners=r.winners, reason=r.reason)
+
+
+def _why_illegal(state: State, move: Move, legal: list[str]) -> str:
+    """A short human reason, so a bot author sees which rule was broken."""
+    text = str(move)
+    word = move.word
+    phase = state.phase
+    p = state.players[state.turn]
+    if word in ("exchange", "buy"):
+        if word == "exchange" and state.config.betting:
+            return f"{text!r}: in the betting variant an exchange is bought ('buy') before the card is shown"
+        if word == "buy" and not state.config.betting:
+            return f"{text!r}: buying is for the betting variant; the base game uses 'exchange'"
+        if p.swap_round:
+            return f"{text!r}: you already exchanged a card (round {p.swap_round}); only once per hand"
+        if state.round not in (2, 3) or phase == "betting":
+            return f"{text!r}: exchanges are only allowed in rounds 2 and 3 (this is round {state.round})"
+        if word == "buy" and state.chips is not None and state.chips[state.turn] < 1:
+            return f"{text!r}: an exchange costs a chip and you have none"
+        if word == "exchange" and phase == "reveal":
+            return f"{text!r}: reveal first; only the card just revealed may be exchanged"
+        return f"{text!r}: not now; legal: {', '.join(legal)}"
+    if word in ("bet", "see", "raise", "abandon"):
+        if phase != "betting":
+            return f"{text!r}: not the betting round (phase {phase})"
+        if word == "bet":
+            return f"{text!r}: the round is already open; see, raise or abandon"
+        if state.high == 0:
+            return f"{text!r}: you open the betting: bet 1..{state.cap}"
+        return f"{text!r}: the total bet may not exceed {state.cap} (the shortest stack); raise at most {state.cap - state.high}"
+    return f"{text!r}: not a move of the {phase} phase; legal: {', '.join(legal[:6])}{' ...' if len(legal) > 6 else ''}"

@@ -1,0 +1,185 @@
+"""The end of a hand: who wins each pot, tie-break draws, chips, and what comes next.
+
+Why one module: every way a hand can end -- a showdown, an uncontested pot, nobody with
+a positive score, a session's last hand -- meets here, so the rulings of RULES-NOTES.md
+("Winner", "Pots", "End of the game") are implemented in one place:
+
+* The lowest positive final score wins (with ``zero_score: "best"``, 0 counts too).
+  A negative final score is a bust: out of the running.
+* Players tied for the lowest each draw a card from the shoe, in turn order; the lowest
+  distance from the Boccino wins; still tied, draw again (``tie: "draw"``).  With
+  ``tie: "split"`` the pot is shared instead, odd chips to the earliest in turn order.
+* Nobody positive: ``nobody_positive: "replay"`` carries the pot into the next hand (the
+  base game deals again); ``"closest"`` gives it to the score closest to zero.
+* In the betting variant a pot holds the carry, antes and bought exchanges (everyone still
+  in may win it) and the bets (only those who bet and stayed in may win them).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from referee.engine import Event
+
+from .betting import total_pot
+from .cards import distance, reserve_deck
+from .rules import final, in_hand, order
+from .state import MAX_VOID_HANDS, HandSummary, PotResult, Result, State, start_hand
+from .views import hand_summary_dict
+
+__all__ = ["finish_hand", "decide", "split_shares"]
+
+
+def split_shares(amount: int, winners: tuple[int, ...]) -> tuple[int, ...]:
+    """Equal shares; odd chips go one each to the first winners (in turn order).
+
+    >>> split_shares(7, (4, 1, 2))
+    (3, 2, 2)
+    """
+    k = len(winners)
+    return tuple(amount // k + (1 if i < amount % k else 0) for i in range(k))
+
+
+def _draw(st: State) -> tuple[int, State]:
+    """The top card of the shoe; a fresh deck is shuffled in when it is empty."""
+    if st.drawn >= len(st.shoe):
+        extra = reserve_deck(st.seed, st.hand_no, st.reserves + 1)
+        st = replace(st, shoe=st.shoe + extra, reserves=st.reserves + 1)
+    return st.shoe[st.drawn], replace(st, drawn=st.drawn + 1)
+
+
+def decide(st: State, eligible: list[int]) -> tuple[tuple[int, ...], State, list[tuple[tuple[int, int], ...]]]:
+    """The winner(s) among ``eligible`` (turn order, Bombs shown): ``(winners, state after
+    any tie-break draws, the draw rounds)``.  No winners: nobody positive, to be replayed."""
+    cfg, b = st.config, st.boccino
+    finals = {s: final(st.players[s], b) for s in eligible}
+    low = 0 if cfg.zero_score == "best" else 1
+    cands = [s for s in eligible if finals[s] >= low]
+    if cands:
+        key = finals
+    elif cfg.nobody_positive == "closest":
+        cands = list(eligible)
+        key = {s: -finals[s] for s in eligible}
+    else:
+        return (), st, []
+    best = min(key[s] for s in cands)
+    tied = [s for s in cands if key[s] == best]
+    rounds: list[tuple[tuple[int, int], ...]] = []
+    if cfg.tie == "split":
+        return tuple(tied), st, rounds
+    while len(tied) > 1:
+        draws = []
+        for s in tied:
+            card, st = _draw(st)
+            draws.append((s, card))
+        m = min(distance(c, b) for _, c in draws)
+        tied = [s for s, c in draws if distance(c, b) == m]
+        rounds.append(tuple(draws))
+    return tuple(tied), st, rounds
+
+
+def _pots(st: State, contenders: list[int]) -> list[tuple[str, int, list[int]]]:
+    """(kind, amount, eligible seats) for each pot to settle."""
+    if not st.config.betting:
+        return [("none", 0, contenders)]
+    bets = sum(p.bet for p in st.players)
+    live_bettors = [s for s in contenders if s in st.bettors]
+    if len(contenders) == 1 or bets == 0 or live_bettors == contenders:
+        return [("all", st.pot + bets, contenders)]
+    return [("main", st.pot, contenders), ("bets", bets, live_bettors)]
+
+
+def _tiebreak_events(rounds, b: int, start: int, winners: tuple[int, ...]) -> list[Event]:
+    out = []
+    for i, draws in enumerate(rounds):
+        m = min(distance(c, b) for _, c in draws)
+        out.append(Event("tiebreak", {
+            "round": start + i + 1,
+            "draws": [{"seat": s, "card": c, "score": distance(c, b)} for s, c in draws],
+            "tied": [s for s, c in draws if distance(c, b) == m]}))
+    return out
+
+
+def finish_hand(st: State, events: list[Event]) -> tuple[State, list[Event]]:
+    """Settle every pot, then start the next hand or end the game."""
+    contenders = in_hand(st)
+    uncontested = st.config.betting and len(contenders) == 1
+    events = list(events)
+    results: list[PotResult] = []
+    all_rounds: list[tuple[tuple[int, int], ...]] = []
+    winners: list[int] = []
+    carry = 0
+    for kind, amount, eligible in _pots(st, contenders):
+        if len(eligible) == 1:
+            won: tuple[int, ...] = (eligible[0],)
+        else:
+            won, st, rounds = decide(st, eligible)
+            events += _tiebreak_events(rounds, st.boccino, len(all_rounds), won)
+            all_rounds += rounds
+        if won:
+            shares = split_shares(amount, won)
+            winners += [s for s in won if s not in winners]
+        else:
+            shares = ()
+            carry += amount
+        results.append(PotResult(kind, amount, tuple(eligible), won, shares))
+    chips = st.chips
+    if chips is not None:
+        gains = [0] * st.n
+        for r in results:
+            for s, x in zip(r.winners, r.shares):
+                gains[s] += x
+        chips = tuple(c + g for c, g in zip(chips, gains))
+    over = _session_over(st, chips, bool(winners))
+    if over and chips is not None and carry:
+        # A session never ends with chips on the table: share a pot nobody won.
+        dealt = tuple(order(st))
+        shares = split_shares(carry, dealt)
+        results.append(PotResult("returned", carry, dealt, dealt, shares))
+        chips = tuple(c + dict(zip(dealt, shares)).get(s, 0) for s, c in enumerate(chips))
+        carry = 0
+    summary = HandSummary(hand_no=st.hand_no, dealer=st.dealer, boccino=st.boccino,
+                          players=st.players, winners=tuple(winners), pots=tuple(results),
+                          tiebreaks=tuple(all_rounds), uncontested=uncontested, carry=carry,
+                          chips=chips)
+    events.append(Event("hand_end", hand_summary_dict(summary)))
+    if over:
+        result = _result(st, chips, tuple(winners))
+        events.append(Event("game_end", {"winners": list(result.winners), "scores": list(result.scores),
+                                         "reason": result.reason}))
+        return replace(st, phase="over", turn=-1, chips=chips, pot=0, carry=0, to_act=(),
+                       last_hand=summary, result=result), events
+    nxt = _next_dealer(st, chips)
+    void = 0 if winners else st.void_hands + 1
+    new = start_hand(st.config, st.seed, st.n, st.decks, st.hand_no + 1, nxt, chips, carry, void, summary)
+    events.append(Event("deal", {"hand_no": new.hand_no, "dealer": new.dealer, "boccino": new.boccino,
+                                 "order": order(new), "decks": new.decks, "pot": new.pot,
+                                 "carry": new.carry, "chips": None if new.chips is None else list(new.chips)}))
+    return new, events
+
+
+def _session_over(st: State, chips: tuple[int, ...] | None, won: bool) -> bool:
+    if chips is None:  # base game: one hand, replayed while nobody wins
+        return won or st.void_hands + 1 >= MAX_VOID_HANDS
+    return st.hand_no >= st.config.hands or sum(1 for c in chips if c > 0) < 2
+
+
+def _result(st: State, chips: tuple[int, ...] | None, winners: tuple[int, ...]) -> Result:
+    if chips is None:
+        scores = tuple(final(p, st.boccino) for p in st.players)
+        if not winners:
+            return Result((), scores, "no-positive-score")
+        closest = all(scores[s] < (0 if st.config.zero_score == "best" else 1) for s in winners)
+        return Result(winners, scores, "closest-to-zero" if closest else "lowest-positive")
+    top = max(chips)
+    reason = "all-chips" if sum(1 for c in chips if c > 0) == 1 else "hands"
+    return Result(tuple(s for s in range(st.n) if chips[s] == top), chips, reason)
+
+
+def _next_dealer(st: State, chips: tuple[int, ...] | None) -> int:
+    """The deal passes to the right: the next seat that is still in the session."""
+    for i in range(1, st.n + 1):
+        s = (st.dealer + i) % st.n
+        if chips is None or chips[s] > 0:
+            return s
+    return st.dealer
