@@ -48,12 +48,6 @@ def play_event(w: Work, seat: int, m: Move) -> None:
         c = m.cells[0]
         w.board[c] = replace(w.board[c], controller=seat, lent=True)
         w.ev("control", {"cell": NAMES[c], "seat": seat, "until": "end of turn"})
-    elif e == "draw":
-        n = min(eff.p("count"), len(pl.draw))
-        got, pl.draw[:n] = pl.draw[:n], []
-        pl.hand += got
-        w.ev("draw", {"seat": seat, "count": n, "draw_pile": len(pl.draw)},
-             {seat: {"cards": [f"{w.cards[u]}.{u}" for u in got]}})
     elif e in ("none", "active_strength", "active_ward"):
         pass
     else:

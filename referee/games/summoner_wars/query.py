@@ -141,7 +141,7 @@ def life(s: Any, cell: int) -> int:
 
 def can_move(s: Any, cell: int) -> bool:
     card = card_at(s, cell)
-    return card.is_unit and not card.is_structure and ability(s, cell, "immobile") is None
+    return card.is_unit and not card.is_structure
 
 
 def move_range(s: Any, cell: int) -> int:

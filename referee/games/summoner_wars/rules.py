@@ -185,7 +185,7 @@ def event_targets(s: Any, seat: int, card: Card) -> list[tuple[int, ...]]:
     """The target lists an event may be played with (``[()]`` for an untargeted one)."""
     eff = card.effect
     e = eff.effect
-    if e in ("none", "active_strength", "active_ward", "damage_around", "draw"):
+    if e in ("none", "active_strength", "active_ward", "damage_around"):
         return [()]
     if e == "set_base_strength":
         return [(c,) for c, _ in pieces(s) if matches(s, eff.p("filter"), c, seat)]

@@ -41,7 +41,6 @@ class Spec:
 VOCAB: dict[str, Spec] = {
     # --- static unit abilities -------------------------------------------------------
     "swift": Spec("static", {"spaces": 3}),
-    "immobile": Spec("static", {}),
     "through": Spec("static", {"filter": "friendly common"}),
     "range": Spec("static", {"spaces": 4}),
     "aura_strength": Spec("static", {"within": 2, "filter": "friendly common", "amount": 1}),
@@ -80,7 +79,6 @@ VOCAB: dict[str, Spec] = {
     "damage_around": Spec("event", {"filter": "enemy unit", "within": 1, "amount": 1}),
     "force": Spec("event", {"filter": "enemy common|champion", "within": 3, "spaces": 2}, targets=2),
     "control": Spec("event", {"filter": "enemy common", "within": 3}, targets=1),
-    "draw": Spec("event", {"count": 2}),
 }
 
 RELATIONS = ("friendly", "enemy", "any")
