@@ -207,3 +207,38 @@ def test_tables_lost_in_a_referee_restart_are_created_again(mosquitto, tmp_path)
     (g,) = prog.games
     assert g.status == "finished" and g.table == new_table and g.attempt == 2 and runner.stats.recreated == 1
     assert g.seed == derive_seed(11, 1, 1)
+
+
+def test_cli_runs_a_tournament_file_with_its_bots_and_reports(mosquitto, referee, tmp_path):
+    spec_file = tmp_path / "cup.toml"
+    spec_file.write_text(f"""
+[tournament]
+id = "cli{uuid.uuid4().hex[:6]}"
+game = "dragon"
+format = "swiss"
+rounds = 1
+seed = 3
+[table]
+max_hands = 1
+target = 1000
+[[entrant]]
+name = "NS"
+members = ["north", "south"]
+bot = "dragon-heuristic"
+[[entrant]]
+name = "EW"
+members = ["east", "west"]
+bot = "random"
+""")
+    base = ["--broker", f"mqtt://127.0.0.1:{mosquitto.port}"]
+    out = CliRunner().invoke(cli_main, ["tournament", "run", str(spec_file), *base, "-u", "director",
+                                        "--password", "director-secret", "--run-bots",
+                                        "--bot-passwords", str(mosquitto.directory), "--timeout", "60"])
+    assert out.exit_code == 0, out.output
+    assert "tournament" in out.output and "finished" in out.output and "1 tables created" in out.output
+    report = tmp_path / "cup-report"
+    assert {p.name for p in report.iterdir()} == {"report.json", "games.csv", "standings.csv"}
+    local = CliRunner().invoke(cli_main, ["tournament", "standings", "--file", str(spec_file)])
+    assert local.exit_code == 0 and "NS" in local.output and "EW" in local.output, local.output
+    again = CliRunner().invoke(cli_main, ["tournament", "standings", "--file", str(report / "report.json")])
+    assert again.exit_code == 0 and local.output.splitlines()[1:4] == again.output.splitlines()[1:4]
