@@ -17,7 +17,8 @@ from clients.embedded_broker import free_port
 from protocol.mqtt import BrokerUrl
 from referee.brokerconf import write_broker_dir
 
-USERS = ("referee", "director", "north", "east", "south", "west", "mallory", "p1", "p2", "p3", "p4")
+USERS = ("referee", "director", "north", "east", "south", "west", "mallory",
+         *(f"p{i}" for i in range(1, 13)))  # p5..p12: the 6- and 12-player Summicard tables
 SPECTATORS = ("spec1", "spec2")  # accounts of the read-only spectators' listener only
 
 
