@@ -242,3 +242,20 @@ bot = "random"
     assert local.exit_code == 0 and "NS" in local.output and "EW" in local.output, local.output
     again = CliRunner().invoke(cli_main, ["tournament", "standings", "--file", str(report / "report.json")])
     assert again.exit_code == 0 and local.output.splitlines()[1:4] == again.output.splitlines()[1:4]
+
+
+def test_summicard_sit_and_go_deals_again_without_a_no_show(mosquitto, referee, tmp_path):
+    spec = parse_spec({"tournament": {"id": f"s{uuid.uuid4().hex[:6]}", "game": "summicard",
+                                      "format": "sit-and-go", "seed": 4},
+                       "table": {"hands": 2}, "time": {"no_show": 1.5},
+                       "entrant": [{"name": n} for n in ("north", "east", "south", "west")]})
+    with bots(mosquitto, [("north", "summicard-ev"), ("east", "random"), ("south", "summicard-ev")]):
+        prog = runner_for(mosquitto, spec, tmp_path).run(timeout=60)
+    (g,) = prog.games
+    assert g.status == "finished" and g.absent == ["west"] and g.sides == ["north", "east", "south"]
+    assert g.attempt == 2 and g.result == outcome_at(referee, g.table)
+    assert referee.call(lambda: list(referee.tables[g.table].players)) == ["north", "east", "south"]
+    from clients.tournament.report import live_message
+    rows = live_message(spec, prog).standings
+    assert rows[-1]["entrant"] == "west" and rows[-1]["points"] == 0.0
+    assert sum(r["points"] for r in rows) == 6.0  # one result per pair of players at the table

@@ -299,3 +299,15 @@ def test_report_has_every_seed_and_live_message_has_none(tmp_path):
     live = json.dumps(live_message(spec, prog).to_wire())
     assert "seed" not in live
     assert list(csv.DictReader(paths[2].open()))[0]["rank"] == "1"
+
+
+def test_summicard_sit_and_go_places_only_the_winner():
+    """Summicard's lowest positive score wins: the other scores do not order the places."""
+    spec = parse_spec({"tournament": {"id": "sng", "game": "summicard", "format": "sit-and-go"},
+                       "entrant": [{"name": n} for n in ("a", "b", "c", "d")]})
+    (g,) = plan_round(spec, 1)
+    g.status, g.result = "finished", {"scores": [26, 10, 1, 25], "winners": [2], "reason": "lowest-positive"}
+    (u,) = units([g], spec)
+    assert u.ranks == (1, 1, 0, 1) and u.nets == (0.0, 0.0, 0.0, 0.0)
+    rows = standings(spec, [u])
+    assert rows[0].entrant == "c" and rows[0].points == 3.0 and [r.points for r in rows[1:]] == [1.0] * 3

@@ -66,10 +66,10 @@ def side_scores(rec: GameRecord) -> list[float | None]:
     return [scores[seats[0]] if seats and seats[0] < len(scores) else None for seats in rec.side_seats]
 
 
-def side_ranks(rec: GameRecord) -> list[int]:
+def side_ranks(rec: GameRecord, by_score: bool = True) -> list[int]:
     """Finishing place of each side, 0 = best, equal places for a tie.
 
-    Winners first; then by score; a side that forfeited is last, and a side whose
+    Winners first; then by score (unless ``by_score`` is false: then the rest tie); a side that forfeited is last, and a side whose
     opponent forfeited is first.  (Sit-and-go absentees are no longer in ``sides``.)"""
     n = len(rec.sides)
     bad = set(rec.forfeited)
@@ -82,7 +82,7 @@ def side_ranks(rec: GameRecord) -> list[int]:
     keys = []
     for i, seats in enumerate(rec.side_seats):
         won = bool(winners & set(seats))
-        keys.append((0 if won else 1, -(scores[i] or 0)))
+        keys.append((0 if won else 1, -(scores[i] or 0) if by_score else 0))
     if not winners and n == 2:
         return [0, 0]  # a declared draw, whatever the scores
     order = sorted(set(keys))

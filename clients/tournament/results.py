@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Iterable, Sequence
 
 from clients.tournament.model import GameRecord, side_ranks, side_scores
-from clients.tournament.spec import Spec
+from clients.tournament.spec import SCORES_RANK, Spec
 
 __all__ = ["Unit", "units", "board_nets"]
 
@@ -41,13 +41,13 @@ def _rank_by(values: Sequence[float]) -> tuple[int, ...]:
     return tuple(order.index(v) for v in values)
 
 
-def _game_unit(rec: GameRecord) -> Unit:
+def _game_unit(rec: GameRecord, by_score: bool) -> Unit:
     if rec.status == "bye":
         return Unit(rec.key, rec.round, tuple(rec.sides), (0,), (0.0,), (0.0,), ((),), bye=True)
     scores = [s or 0.0 for s in side_scores(rec)]
-    ranks = side_ranks(rec)
+    ranks = side_ranks(rec, by_score)
     n = len(rec.sides)
-    nets = [scores[i] - (sum(scores) - scores[i]) / (n - 1) if n > 1 else 0.0 for i in range(n)]
+    nets = [scores[i] - (sum(scores) - scores[i]) / (n - 1) if n > 1 and by_score else 0.0 for i in range(n)]
     sides, members = list(rec.sides), [tuple(rec.accounts_of(i)) for i in range(n)]
     if rec.absent:  # sit-and-go: dropped no-shows finish last, together
         last = max(ranks, default=-1) + 1
@@ -105,7 +105,7 @@ def units(records: Iterable[GameRecord], spec: Spec) -> list[Unit]:
         if r.match is not None:
             matches[r.match].append(r)
         elif r.done:
-            out.append(_game_unit(r))
+            out.append(_game_unit(r, SCORES_RANK.get(spec.game, True)))
     for key, group in matches.items():
         if all(r.done for r in group):
             out.append(_match_unit(key, group, spec))

@@ -34,6 +34,11 @@ DEFAULT_TIEBREAKS = {
 # one account per entrant (seat i is side i).
 TEAMS: dict[str, tuple[tuple[int, ...], ...]] = {"dragon": ((0, 2), (1, 3))}
 
+# Games whose scores do not order the places (Summicard: the lowest *positive* score
+# wins): there only the winners are placed, everybody else shares the next place and
+# no margin ("net") is counted.  Every other game: a higher score is a better place.
+SCORES_RANK: dict[str, bool] = {"summicard": False}
+
 # Table options that make one table exactly one deal, for duplicate boards.  A game not
 # listed deals once per game already.  The Dragon: stop after hand 1 (a thrown-in hand is
 # a 0-0 board), with a target no single hand can reach.
