@@ -311,3 +311,12 @@ def test_summicard_sit_and_go_places_only_the_winner():
     assert u.ranks == (1, 1, 0, 1) and u.nets == (0.0, 0.0, 0.0, 0.0)
     rows = standings(spec, [u])
     assert rows[0].entrant == "c" and rows[0].points == 3.0 and [r.points for r in rows[1:]] == [1.0] * 3
+
+
+def test_docstring_examples():
+    import doctest
+
+    from clients.tournament import formats, pairing
+
+    for module in (formats, pairing):
+        assert doctest.testmod(module).failed == 0
