@@ -11,6 +11,7 @@ from typing import Any, Callable
 from clients.bots.dragon_heuristic import DragonHeuristicBot
 from clients.bots.random_bot import RandomBot
 from clients.bots.summicard_ev import SummicardEVBot
+from clients.bots.summoner_wars_heuristic import SummonerWarsHeuristicBot
 
 __all__ = ["BOTS", "RandomBot", "DragonHeuristicBot", "make_bot"]
 
@@ -18,6 +19,7 @@ BOTS: dict[str, Callable[..., Any]] = {
     "random": RandomBot,
     "dragon-heuristic": DragonHeuristicBot,
     "summicard-ev": SummicardEVBot,
+    "summoner-wars-heuristic": SummonerWarsHeuristicBot,
 }
 
 
@@ -26,7 +28,8 @@ def make_bot(name: str, seed: int | None = None) -> Any:
     return BOTS[name](seed)
 
 
-DEFAULT_BOTS: dict[str, str] = {"dragon": "dragon-heuristic", "summicard": "summicard-ev"}
+DEFAULT_BOTS: dict[str, str] = {"dragon": "dragon-heuristic", "summicard": "summicard-ev",
+                                "summoner-wars": "summoner-wars-heuristic"}
 """The strongest bot per game: what ``summon demo`` seats by default."""
 
 

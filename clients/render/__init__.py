@@ -11,6 +11,7 @@ from typing import Any, Mapping, Protocol, Sequence
 
 from clients.render.dragon import DragonRenderer
 from clients.render.summicard import SummicardRenderer
+from clients.render.summoner_wars import SummonerWarsRenderer
 
 __all__ = ["Renderer", "renderer_for", "GenericRenderer"]
 
@@ -38,4 +39,5 @@ class GenericRenderer:
 
 
 def renderer_for(game: str, players: Sequence[str]) -> Any:
-    return {"dragon": DragonRenderer, "summicard": SummicardRenderer}.get(game, GenericRenderer)(players)
+    return {"dragon": DragonRenderer, "summicard": SummicardRenderer,
+            "summoner-wars": SummonerWarsRenderer}.get(game, GenericRenderer)(players)
