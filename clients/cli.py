@@ -126,14 +126,27 @@ def demo(game: str, players: int | None, target: int | None, options: tuple[str,
 @click.option("--director", "directors", multiple=True, help="Username allowed to create tables (repeatable).")
 @click.option("--create", "creates", multiple=True, metavar="GAME:USER,USER,...",
               help="Create a table at start-up (repeatable), e.g. dragon:ann,bob,cy,dee.")
+@click.option("--db", default="summon-referee.db", show_default=True,
+              help="History database (SQLite): unfinished tables resume from it after a restart; "
+                   "':memory:' keeps nothing.")
+@click.option("--clock", "clock_spec", default=None, metavar="KEY=VALUE,...",
+              help="Default time control, e.g. move=30,bank=600,increment=5,grace=60,max_timeouts=3,"
+                   "on_timeout=house (seconds; see referee/clock.py).")
 def referee(broker_url: str, username: str | None, password: str | None, password_file: str | None,
             prefix: str, mqtt_version: str, client_id: str, directors: tuple[str, ...],
-            creates: tuple[str, ...]) -> None:
+            creates: tuple[str, ...], db: str, clock_spec: str | None) -> None:
     """Run the referee: host every table on this broker until stopped."""
+    from referee.clock import ClockError, TimeControl
     from referee.service import CreateRefused, Referee, RefereeConfig
+    from referee.store import StoreError
 
+    try:
+        clock = TimeControl.parse_spec(clock_spec) if clock_spec else None
+    except ClockError as exc:
+        raise click.BadParameter(str(exc), param_hint="--clock") from None
     cfg = RefereeConfig(broker=_broker(broker_url, username, password, password_file), prefix=prefix,
-                        client_id=client_id, directors=frozenset(directors), mqtt_version=int(mqtt_version))
+                        client_id=client_id, directors=frozenset(directors), mqtt_version=int(mqtt_version),
+                        db=db, clock=clock)
     ref = Referee(cfg)
     _on_signals(ref.request_stop)
     try:
@@ -141,6 +154,9 @@ def referee(broker_url: str, username: str | None, password: str | None, passwor
     except LinkError as exc:
         click.echo(f"summon referee: {exc}", err=True)
         sys.exit(EXIT_UNREACHABLE)
+    except StoreError as exc:
+        click.echo(f"summon referee: {exc}", err=True)
+        sys.exit(EXIT_FAILED)
     for spec in creates:
         game, _, users = spec.partition(":")
         try:
@@ -238,6 +254,8 @@ def games() -> None:
 
 from clients.cli_tournament import tournament  # noqa: E402  (summon tournament run / standings)
 main.add_command(tournament)
+from clients.cli_replay import replay  # noqa: E402  (summon replay export|show)
+main.add_command(replay)
 
 if __name__ == "__main__":  # pragma: no cover
     main()

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping, Protocol, Sequence
 
 from protocol.errors import DecodeError, ErrorCode
-from protocol.messages import Error, Move, SeatState, decode, encode
+from protocol.messages import Error, Move, Presence, SeatState, decode, encode
 from protocol.mqtt import BrokerUrl, Incoming, Link
 from protocol.topics import Topics
 from protocol.version import DEFAULT_PREFIX
@@ -85,6 +85,9 @@ class BotClient:
             client_id or username,
             subscriptions=(self.topics.seat_all(table or "+", username),),
             mqtt_version=mqtt_version,
+            # presence (referee/presence.py): "online" on every connect, "offline" as the last will
+            will=(self.topics.presence(username), encode(Presence(status="offline"))),
+            birth=(self.topics.presence(username), encode(Presence(status="online"))),
         )
 
     def request_stop(self) -> None:
@@ -110,6 +113,11 @@ class BotClient:
                 if self.exit_when_finished and self.table in self.tables and self.tables[self.table].finished:
                     break
         finally:
+            try:  # a clean disconnect does not fire the will: say goodbye ourselves
+                self._link.publish_wait(self.topics.presence(self.username), encode(Presence(status="offline")),
+                                        retain=True, timeout=1.0)
+            except Exception:
+                pass
             self._link.close()
         return self.tables
 
@@ -144,8 +152,9 @@ class BotClient:
         if st.seat not in st.to_move or not st.legal:
             return
         if progress.answered and progress.answered[0] == st.seq:
-            if retained:  # we reconnected: our move may have been lost, re-send (seq makes it safe)
-                self._send(table, progress, st.seq, progress.answered[1])
+            # The same state again: we reconnected, or the referee restarted or republished
+            # after a broker restart.  Our move may have been lost: re-send (seq makes it safe).
+            self._send(table, progress, st.seq, progress.answered[1])
             return
         self._send(table, progress, st.seq, self._choose(st))
 

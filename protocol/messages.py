@@ -25,7 +25,7 @@ from protocol.version import MAX_INBOUND_BYTES, PROTOCOL_VERSION
 
 __all__ = [
     "Message", "Move", "CreateTable", "Created", "Error", "SeatState", "PublicState",
-    "Events", "Meta", "RefereeStatus", "Tournament", "MESSAGE_TYPES", "encode", "decode",
+    "Events", "Meta", "RefereeStatus", "Tournament", "Reclaim", "Presence", "MESSAGE_TYPES", "encode", "decode",
 ]
 
 
@@ -63,6 +63,22 @@ class CreateTable(Message):
     config: dict = field(default_factory=dict)
     table: str | None = None
     seed: int | None = None
+    clock: dict | None = None  # time control and absence policy (referee/clock.py); null: the referee's default
+
+
+@dataclass(frozen=True)
+class Reclaim(Message):
+    """A player takes their seat back from the house bot (on their move topic)."""
+
+    TYPE: ClassVar[str] = "reclaim"
+
+
+@dataclass(frozen=True)
+class Presence(Message):
+    """A client says it is online, or its MQTT will says it went offline (retained)."""
+
+    TYPE: ClassVar[str] = "presence"
+    status: str  # "online" or "offline"
 
 
 # --- referee -> clients ----------------------------------------------------------------
@@ -102,6 +118,7 @@ class SeatState(Message):
     legal: list[str]
     view: dict
     events: list[dict]
+    clock: dict | None = None  # time left per seat when the table has a time control
 
 
 @dataclass(frozen=True)
@@ -115,6 +132,7 @@ class PublicState(Message):
     status: str
     to_move: list[int]
     view: dict
+    clock: dict | None = None  # time left per seat when the table has a time control
 
 
 @dataclass(frozen=True)
@@ -138,6 +156,9 @@ class Meta(Message):
     config: dict
     status: str
     result: dict | None = None
+    bots: list[str] = field(default_factory=list)  # the players whose account has role "bot"
+    house: list[int] = field(default_factory=list)  # seats the house bot plays now (absent/timed-out players)
+    clock: dict | None = None  # the table's time control, as in `create`
 
 
 @dataclass(frozen=True)
@@ -172,7 +193,7 @@ class Tournament(Message):
 MESSAGE_TYPES: dict[str, type[Message]] = {
     cls.TYPE: cls
     for cls in (Move, CreateTable, Created, Error, SeatState, PublicState, Events, Meta, RefereeStatus,
-                Tournament)
+                Tournament, Reclaim, Presence)
 }
 
 

@@ -17,7 +17,7 @@ import queue
 import socket
 import threading
 import urllib.parse
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 import paho.mqtt.client as mqtt
@@ -41,7 +41,7 @@ class BrokerUrl:
     host: str = "127.0.0.1"
     port: int = 1883
     username: str | None = None
-    password: str | None = None
+    password: str | None = field(default=None, repr=False)  # never in a repr, log line or traceback
     tls: bool = False
 
     @classmethod
@@ -97,12 +97,15 @@ class Link:
         mqtt_version: int = 3,
         will: tuple[str, bytes] | None = None,
         inbox: "queue.Queue[Any] | None" = None,
+        birth: tuple[str, bytes] | None = None,
     ) -> None:
         self.broker = broker
         self.client_id = client_id
         self._subs: list[str] = list(subscriptions)
         self.inbox: queue.Queue[Any] = inbox if inbox is not None else queue.Queue()
         self.connected = threading.Event()
+        self.connects = 0  # successful connections so far: a change means "reconnected"
+        self._birth = birth  # published (retained) on every connect: the will's counterpart
         self._closed = False
         self._last_refusal: str | None = None
         proto = mqtt.MQTTv5 if mqtt_version == 5 else mqtt.MQTTv311
@@ -139,6 +142,9 @@ class Link:
                 return
             for sub in self._subs:
                 client.subscribe(sub, qos=1)
+            if self._birth is not None:
+                client.publish(self._birth[0], self._birth[1], qos=1, retain=True)
+            self.connects += 1
             self.connected.set()
             log.debug("%s: connected to %s", self.client_id, self.broker)
         except Exception:

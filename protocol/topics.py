@@ -13,6 +13,7 @@ be assembled ad hoc.  The tree, under one versioned prefix (default ``summon/v1`
     <p>/t/<table>/seat/<user>/state         retained  that seat's view, legal moves, seq
     <p>/t/<table>/seat/<user>/error         stream    errors for moves that user sent
     <p>/t/<table>/move/<user>               in        moves by that user (ACL: only <user>)
+    <p>/presence/<user>                     retained  that user's online/offline (its MQTT will; ACL: only <user>)
     <p>/tour/<director>/<tournament>        retained  live standings and pairings (ACL: only <director> writes)
 """
 
@@ -44,7 +45,7 @@ def check_name(name: str, what: str = "name") -> str:
 class Parsed:
     """A topic the referee listens to, taken apart."""
 
-    kind: str  # "move" or "request"
+    kind: str  # "move", "request" or "presence"
     user: str
     table: str | None = None
 
@@ -101,6 +102,14 @@ class Topics:
     def move(self, table: str, user: str) -> str:
         return f"{self._t(table)}/move/{check_name(user, 'username')}"
 
+    # --- presence --------------------------------------------------------------------------
+    def presence(self, user: str) -> str:
+        """A user's online/offline notice: its birth message and MQTT last will (retained)."""
+        return f"{self.prefix}/presence/{check_name(user, 'username')}"
+
+    def all_presence(self) -> str:
+        return f"{self.prefix}/presence/+"
+
     # --- tournaments -------------------------------------------------------------------
     def tournament(self, director: str, tournament: str) -> str:
         """Live standings and pairings of ``tournament``, written only by ``director``."""
@@ -127,6 +136,8 @@ class Topics:
             return Parsed("move", check_name(parts[3], "username"), check_name(parts[1], "table id"))
         if len(parts) == 3 and parts[0] == "ctl" and parts[2] == "request":
             return Parsed("request", check_name(parts[1], "username"))
+        if len(parts) == 2 and parts[0] == "presence":
+            return Parsed("presence", check_name(parts[1], "username"))
         raise TopicError(f"topic {topic!r} is not one the referee reads")
 
     def table_of(self, topic: str) -> str | None:

@@ -15,20 +15,28 @@ from __future__ import annotations
 
 import concurrent.futures
 import logging
+import os
 import queue
 import secrets
 import threading
+import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
 from protocol.errors import DecodeError, ErrorCode, TopicError
-from protocol.messages import CreateTable, Created, Error, Move, RefereeStatus, decode, encode
+from protocol.messages import CreateTable, Created, Error, Move, Reclaim, RefereeStatus, decode, encode
 from protocol.mqtt import BrokerUrl, Incoming, Link
 from protocol.topics import Topics, valid_name
 from protocol.version import DEFAULT_PREFIX
+from referee.accounts import RoleBook
 from referee.engine import ConfigError
 from referee.games import GAMES
+from referee.ratelimit import Limited, RateLimitedInbox, RateLimiter
 from referee.table import Publish, Table
+from referee.clock import ClockError, TimeControl
+from referee.presence import SeatKeeper
+from referee.recovery import Recovery
+from referee.store import MEMORY, Store
 
 __all__ = ["RefereeConfig", "Referee", "RefereeError"]
 
@@ -56,6 +64,19 @@ class RefereeConfig:
     directors: frozenset[str] = frozenset()
     mqtt_version: int = 3
     max_tables: int = 10_000
+    # Per-user budget of inbound messages (token bucket, checked before decoding; an
+    # accepted move gives its token back, so only messages that earn errors use it up:
+    # see referee/ratelimit.py).  Per second, and how many may be saved up; 0 = off.
+    rate_limit: float = 50.0
+    rate_burst: float = 200.0
+    # `summon accounts` roles file: directors (besides `directors`) and bots (flagged in
+    # meta) are read from it, and re-read when it changes.
+    roles_file: str | None = field(default_factory=lambda: os.environ.get("SUMMON_ROLES_FILE") or None)
+    # Durable history (referee/store.py, referee/recovery.py): ":memory:" lives only as long
+    # as the process (tests); `summon referee --db` defaults to a file.
+    db: str = MEMORY
+    keep_finished_s: float = 3600.0  # finished tables restored at start-up for this long
+    clock: TimeControl | None = None  # time control of tables created without one (referee/clock.py)
 
 
 class Referee:
@@ -65,10 +86,16 @@ class Referee:
         self.config = config
         self.topics = Topics(config.prefix)
         self.tables: dict[str, Table] = {}
-        self.inbox: queue.Queue[Any] = queue.Queue()
+        self.inbox: queue.Queue[Any] = RateLimitedInbox(RateLimiter(config.rate_limit, config.rate_burst))
+        self.roles = RoleBook(config.roles_file)
         self.ready = threading.Event()
         self._stop = threading.Event()
         self._link: Link | None = None
+        self.store: Store = None  # type: ignore[assignment]  # opened in startup()
+        self.recovery = Recovery(self)  # durable first; restore; republish after reconnects
+        self.seats = SeatKeeper(self)  # clocks' timeouts, presence, house bots
+        self._closing = False
+        self._last_tick = 0.0
 
     # --- lifecycle -------------------------------------------------------------------------
     def request_stop(self) -> None:
@@ -84,15 +111,17 @@ class Referee:
             self.shutdown()
 
     def startup(self) -> None:
+        self.store = Store(self.config.db)  # raises StoreError before we connect
         offline = encode(RefereeStatus(status="offline", tables=0))
         self._link = Link(
             self.config.broker,
             self.config.client_id,
-            subscriptions=(self.topics.all_moves(), self.topics.all_requests()),
+            subscriptions=(self.topics.all_moves(), self.topics.all_requests(), self.topics.all_presence()),
             mqtt_version=self.config.mqtt_version,
             will=(self.topics.referee_status(), offline),
             inbox=self.inbox,
         ).start()
+        self.recovery.restore()
         self._status("online")
         log.info("referee up on %s, prefix %s", self.config.broker, self.config.prefix)
         self.ready.set()
@@ -102,16 +131,37 @@ class Referee:
             try:
                 item = self.inbox.get(timeout=0.2)
             except queue.Empty:
-                continue
-            self._dispatch(item)
+                item = None
+            if item is not None:
+                self._dispatch(item)
+            self._tick()
+
+    def _tick(self) -> None:
+        """At most every 0.1 s: republish after a reconnect, run the clocks and house bots."""
+        now = time.monotonic()
+        if now - self._last_tick < 0.1:
+            return
+        self._last_tick = now
+        try:
+            self.recovery.tick()
+            self.seats.tick(now)
+        except Exception:
+            log.exception("error in the referee's tick")
 
     def shutdown(self) -> None:
+        self._closing = True  # no new tables from here on; every accepted move is already stored
         if self._link is not None:
+            try:
+                self.recovery.interrupted()
+            except Exception:
+                log.exception("could not publish the interrupted notices")
             try:
                 self._status("offline", wait=True)
             except Exception:
                 log.warning("could not publish offline status")
             self._link.close()
+        if self.store is not None:
+            self.store.close()
         log.info("referee stopped")
 
     # --- calls from other threads -------------------------------------------------------------
@@ -129,8 +179,11 @@ class Referee:
         config: Mapping[str, Any] | None = None,
         seed: int | None = None,
         table_id: str | None = None,
+        clock: Mapping[str, Any] | None = None,
     ) -> Table:
         """Create a table, publish its first states, return it.  Loop thread only."""
+        if self._closing:
+            raise CreateRefused(ErrorCode.TABLE_BAD_CONFIG, "the referee is shutting down")
         if game not in GAMES:
             raise CreateRefused(ErrorCode.GAME_UNKNOWN, f"no game {game!r}; known: {', '.join(sorted(GAMES))}")
         if table_id is None:
@@ -152,8 +205,11 @@ class Referee:
             seed = secrets.randbits(63)
         try:
             table = Table(table_id, engine, players, config or {}, seed, self.topics)
-        except ConfigError as exc:
+            self.seats.setup(table, TimeControl.from_wire(clock) if clock else self.config.clock, time.monotonic())
+        except (ConfigError, ClockError) as exc:
             raise CreateRefused(ErrorCode.TABLE_BAD_CONFIG, str(exc)) from None
+        table.bots = frozenset(p for p in players if self.roles.has_role(p, "bot"))  # shown in meta
+        self.recovery.record_table(table)  # durable before its first state is published
         self.tables[table_id] = table
         log.info("table %s: %s for %s", table_id, game, ", ".join(players))
         self._send(table.snapshot())
@@ -162,6 +218,9 @@ class Referee:
 
     # --- dispatch ---------------------------------------------------------------------------
     def _dispatch(self, item: Any) -> None:
+        if isinstance(item, Limited):
+            self._answer_limited(item)
+            return
         if isinstance(item, tuple):  # (fn, future) from call()
             fn, fut = item
             try:
@@ -193,6 +252,9 @@ class Referee:
             return
         if not msg.payload:
             return  # clearing a retained message: nothing to answer
+        if where.kind == "presence":  # retained on purpose: it is the user's MQTT last will
+            self.seats.presence(where.user, msg.payload, time.monotonic())
+            return
         if msg.retain:
             # A retained move or request would be replayed to us on every reconnect:
             # clear it and refuse it.
@@ -214,13 +276,26 @@ class Referee:
             self._send_error(error_topic, ErrorCode.TABLE_UNKNOWN, f"no table {table_id!r} on this referee", table_id)
             return
         try:
-            move = decode(msg.payload, accept=(Move,))
+            move = decode(msg.payload, accept=(Move, Reclaim))
         except DecodeError as exc:
             self._send([table.error(user, exc.code, exc.detail)])
             return
+        if isinstance(move, Reclaim):
+            self.seats.reclaim(table, user)
+            return
         assert isinstance(move, Move)
-        out = table.handle_move(user, move)
+        seq = table.seq
+        self._play(table, user, move)
+        if table.seq != seq:  # accepted: moves that count cost no rate budget (referee/ratelimit.py)
+            self.inbox.refund(user)  # type: ignore[attr-defined]
+
+    def _play(self, table: Table, user: str, move: Move, flags: tuple[str, ...] = (),
+              notes: Sequence[Any] = ()) -> None:
+        """Apply a move for ``user``'s seat; an accepted one is stored BEFORE its states are sent."""
+        out = self.recovery.apply(table, user, move, flags, notes)
         self._send(out)
+        if len(out) > 1:
+            self.seats.after_move(table, table.history[-1].seat, flags)
         if table.status != "playing" and len(out) > 1:
             log.info("table %s finished: %s", table.id, table.game.outcome(table.state))
             self._status("online")
@@ -233,15 +308,38 @@ class Referee:
             self._send_error(reply, exc.code, exc.detail)
             return
         assert isinstance(req, CreateTable)
-        if user not in self.config.directors:
+        if not self.is_director(user):
             self._send_error(reply, ErrorCode.AUTH_FORBIDDEN, f"{user!r} is not a director", ref=req.request_id)
             return
         try:
-            table = self.create_table(req.game, req.players, req.config, req.seed, req.table)
+            table = self.create_table(req.game, req.players, req.config, req.seed, req.table, req.clock)
         except CreateRefused as exc:
             self._send_error(reply, exc.code, exc.detail, ref=req.request_id)
             return
         self._send([Publish(reply, encode(Created(request_id=req.request_id, table=table.id)))])
+
+    # --- roles and rate limits ---------------------------------------------------------------
+    def is_director(self, user: str) -> bool:
+        """``--director`` names, plus accounts with role ``director`` in the roles file."""
+        return user in self.config.directors or self.roles.has_role(user, "director")
+
+    def _answer_limited(self, item: Limited) -> None:
+        """One ``rate/limited`` error for a burst of dropped messages (never one per message)."""
+        detail = (f"more than {self.config.rate_limit:g} messages per second from {item.user!r}: "
+                  f"{item.dropped} dropped unread, nothing applied; slow down and re-send")
+        log.warning("rate limit: %d message(s) from %s dropped", item.dropped, item.user)
+        try:
+            where = self.topics.parse(item.topic)
+        except Exception:
+            return  # not a topic we answer on
+        table = self.tables.get(where.table or "")
+        if table is not None:
+            self._send([table.error(where.user, ErrorCode.RATE_LIMITED, detail)])
+        elif where.table:
+            self._send_error(self.topics.seat_error(where.table, where.user), ErrorCode.RATE_LIMITED, detail,
+                             where.table)
+        else:
+            self._send_error(self.topics.reply(where.user), ErrorCode.RATE_LIMITED, detail)
 
     # --- output -----------------------------------------------------------------------------
     def _send(self, publishes: Sequence[Publish]) -> None:

@@ -48,6 +48,8 @@ class HistoryEntry:
     seat: int
     user: str
     move: str
+    spent_ms: int = 0  # time the mover used (0 without a clock); stored for clock replay
+    flags: tuple[str, ...] = ()  # "timeout", "house", "random": played by the referee (referee/store.py)
 
 
 class Table:
@@ -75,6 +77,10 @@ class Table:
         self.seq = 0
         self.history: list[HistoryEntry] = []
         self._seat_of = {user: seat for seat, user in enumerate(self.players)}
+        # Set by the referee (referee/clock.py, referee/presence.py); shown by views.
+        self.timing: Any = None  # TimeControl or None
+        self.clock: Any = None  # Clock (immutable snapshot) or None when no clock runs
+        self.house: dict[int, str] = {}  # seat -> why the house bot plays it
 
     @property
     def status(self) -> str:
@@ -105,8 +111,13 @@ class Table:
         return Publish(self.topics.seat_error(self.id, user), encode(msg))
 
     # --- inbound ----------------------------------------------------------------------
-    def handle_move(self, user: str, msg: Move) -> list[Publish]:
-        """Check and apply one move; return what to publish (an error or the new states)."""
+    def handle_move(self, user: str, msg: Move, now: float = 0.0, flags: tuple[str, ...] = (),
+                    notes: Sequence[Event] = ()) -> list[Publish]:
+        """Check and apply one move; return what to publish (an error or the new states).
+
+        ``now`` is the referee's monotonic time (for the clock), ``flags`` mark a move the
+        referee played for the seat, ``notes`` are referee events shown before the game's.
+        """
         seat = self.seat_of(user)
         if seat is None:
             return [self.error(user, ErrorCode.SEAT_UNKNOWN, f"{user!r} has no seat at table {self.id}", msg.move)]
@@ -125,12 +136,15 @@ class Table:
             return [self.error(user, ErrorCode.MOVE_ILLEGAL, str(exc), msg.move)]
         except GameOverError:
             return [self.error(user, ErrorCode.TABLE_FINISHED, "the game is over", msg.move)]
-        old_state, old_seq = self.state, self.seq
+        old_state, old_seq, old_clock = self.state, self.seq, self.clock
         self.state, self.seq = state, self.seq + 1
+        spent = 0
+        if self.clock is not None:
+            self.clock, spent = self.clock.after_move(seat, self.game.to_move(state), now, "timeout" in flags)
         try:
-            out = self.snapshot(events, meta=self.status != "playing")
+            out = self.snapshot([*notes, *events], meta=self.status != "playing")
         except Exception:  # a bug in a view: keep the table exactly as it was
-            self.state, self.seq = old_state, old_seq
+            self.state, self.seq, self.clock = old_state, old_seq, old_clock
             raise
-        self.history.append(HistoryEntry(self.seq, seat, user, msg.move))
+        self.history.append(HistoryEntry(self.seq, seat, user, msg.move, spent, tuple(flags)))
         return out

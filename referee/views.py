@@ -32,6 +32,7 @@ def seat_message(table: "Table", seat: int, events: Sequence[Event] = ()) -> Sea
         legal=game.legal_moves(state, seat) if table.status == "playing" else [],
         view=game.view(state, seat),
         events=[game.event_view(e, seat) for e in events],
+        clock=clock_wire(table),
     )
 
 
@@ -45,6 +46,7 @@ def public_message(table: "Table") -> PublicState:
         status=table.status,
         to_move=list(game.to_move(state)),
         view=game.view(state, None),
+        clock=clock_wire(table),
     )
 
 
@@ -63,4 +65,14 @@ def meta_message(table: "Table") -> Meta:
         config=dict(table.config),
         status=table.status,
         result=outcome.to_wire() if outcome is not None else None,
+        # set by the referee from the accounts' roles; absent on a table built elsewhere
+        bots=[p for p in table.players if p in getattr(table, "bots", ())],
+        house=sorted(getattr(table, "house", {})),
+        clock=table.timing.to_wire() if getattr(table, "timing", None) is not None else None,
     )
+
+
+def clock_wire(table: "Table") -> dict | None:
+    """Every seat's time left (public: the same for every audience), or None without a clock."""
+    clock = getattr(table, "clock", None)
+    return clock.to_wire() if clock is not None and table.status == "playing" else None

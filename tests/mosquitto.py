@@ -55,6 +55,29 @@ class Mosquitto:
         except subprocess.TimeoutExpired:
             self.proc.kill()
 
+    def restart(self) -> None:
+        """Stop and start again: same port, same config (retained messages are lost: no persistence)."""
+        self.stop()
+        binary = find_mosquitto()
+        assert binary is not None
+        self.proc = _wait_for_port(subprocess.Popen([binary, "-c", str(self.directory / "mosquitto.conf")],
+                                                    stdout=subprocess.DEVNULL, stderr=subprocess.PIPE), self.port)
+
+
+def _wait_for_port(proc: "subprocess.Popen[bytes]", port: int) -> "subprocess.Popen[bytes]":
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            err = proc.stderr.read().decode(errors="replace") if proc.stderr else ""
+            raise RuntimeError(f"mosquitto exited: {err}")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                return proc
+        except OSError:
+            time.sleep(0.05)
+    proc.kill()
+    raise RuntimeError("mosquitto did not open its port")
+
 
 def start_mosquitto(directory: Path) -> Mosquitto:
     binary = find_mosquitto()

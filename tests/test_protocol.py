@@ -12,6 +12,7 @@ from protocol.messages import (
     MESSAGE_TYPES, Created, CreateTable, Error, Events, Meta, Move, PublicState, RefereeStatus, SeatState, decode, encode,
 )
 from protocol.messages import Tournament
+from protocol.messages import Presence, Reclaim
 from protocol.mqtt import BrokerUrl
 from protocol.topics import Topics, valid_name
 from protocol.version import MAX_INBOUND_BYTES, PROTOCOL_VERSION
@@ -33,6 +34,8 @@ SAMPLES = [
     Created(request_id="r1", table="dragon-1a2b"),
     Tournament(tournament="cup", name="Cup", game="dragon", format="swiss", status="running", round=1, rounds=3,
                standings=[{"rank": 1, "entrant": "NS", "points": 1.0}], pairings=[{"key": "r1-g1", "sides": ["NS", "EW"]}]),
+    Reclaim(),
+    Presence(status="offline"),
 ]
 
 

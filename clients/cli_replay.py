@@ -1,0 +1,93 @@
+"""``summon replay export|show``: replay files from the referee's history (clients/replay.py).
+
+Why a separate module: the ``summon`` command is shared; each topic adds its group with
+one ``main.add_command`` line in clients/cli.py.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+
+__all__ = ["replay"]
+
+
+@click.group()
+def replay() -> None:
+    """Export a table's history to a replay file, and step through one."""
+
+
+@replay.command("export")
+@click.argument("table")
+@click.option("--db", default="summon-referee.db", show_default=True, help="The referee's history database.")
+@click.option("--output", "-o", default=None, help="Replay file to write (default: TABLE.summon-replay.json).")
+@click.option("--unfinished", is_flag=True,
+              help="Export a game still in progress (the file reveals every hand: keep it secret).")
+def export_cmd(table: str, db: str, output: str | None, unfinished: bool) -> None:
+    """Write TABLE's replay file from the referee's database."""
+    from clients.replay import ReplayError, export, save, steps
+    from referee.store import Store, StoreError
+
+    try:
+        store = Store(db, readonly=True)
+    except StoreError as exc:
+        raise click.ClickException(str(exc)) from None
+    try:
+        rep = export(store, table)
+    except ReplayError as exc:
+        raise click.ClickException(str(exc)) from None
+    finally:
+        store.close()
+    if rep.record.status != "finished" and not unfinished:
+        raise click.ClickException(f"table {table} is still being played; its replay would reveal every hand "
+                                   "(use --unfinished to export it anyway)")
+    try:  # never write a file that does not replay
+        for _ in steps(rep, None):
+            pass
+    except ReplayError as exc:
+        raise click.ClickException(f"the history of {table} does not replay: {exc}") from None
+    path = output or f"{table}.summon-replay.json"
+    save(rep, path)
+    click.echo(f"{path}: {len(rep.moves)} moves, status {rep.record.status}")
+
+
+@replay.command("show")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False))
+@click.option("--as", "audience", default="spectator", show_default=True, metavar="SEAT|USER|spectator",
+              help="Whose eyes: a seat number, a player's username, or spectator.")
+@click.option("--step", "interactive", is_flag=True, help="Wait for Enter after each step.")
+@click.option("--json", "as_json", is_flag=True, help="Print the exact messages that audience received (JSON lines).")
+def show_cmd(file: str, audience: str, interactive: bool, as_json: bool) -> None:
+    """Step through a replay FILE showing exactly what one audience saw, never more."""
+    from clients.replay import ReplayError, load, render, steps
+
+    try:
+        rep = load(file)
+    except ReplayError as exc:
+        raise click.ClickException(str(exc)) from None
+    seat = _audience(audience, list(rep.record.players))
+    try:
+        if as_json:
+            for step in steps(rep, seat):
+                for msg in step.messages:
+                    click.echo(json.dumps({"seq": step.seq, **msg.to_wire()}, sort_keys=True))
+            return
+        for line in render(rep, seat):
+            if interactive and line.startswith("seq ") and sys.stdin.isatty():
+                click.pause("-- Enter for the next step --")
+            click.echo(line)
+    except ReplayError as exc:
+        raise click.ClickException(str(exc)) from None
+
+
+def _audience(text: str, players: list[str]) -> int | None:
+    if text.lower() in ("spectator", "public", "-"):
+        return None
+    if text.isdigit() and int(text) < len(players):
+        return int(text)
+    if text in players:
+        return players.index(text)
+    raise click.BadParameter(f"{text!r}: use a seat 0..{len(players) - 1}, one of {', '.join(players)}, "
+                             "or spectator", param_hint="--as")

@@ -1,0 +1,238 @@
+"""Replays: export a table's history to a file, and step through it as one audience.
+
+Why replays re-run the referee's own code: a replay must show *exactly* what a seat (or a
+spectator) saw, never more.  So a replay file holds the table's complete history (the
+same facts as the referee's store) and ``steps`` feeds it, move by move, through the same
+``Table.handle_move`` and ``referee/views.py`` functions that built the live messages,
+then keeps only the messages whose topic that audience could read.  Redaction is not
+re-implemented here; it is reused.  (Without a time control, the messages are equal to
+the live ones byte for byte; with one, the clocks are rebuilt from the time each move
+used.  The referee's own restart notices are not part of the history.)
+
+The file format ("summon-replay", version 1) is one JSON object::
+
+    {
+      "format": "summon-replay", "version": 1,
+      "table": "dragon-5f3a9c1e", "game": "dragon", "players": ["north", "east", "south", "west"],
+      "config": {...all table options in force...}, "seed": 7, "clock": null or {...time control...},
+      "created": 1767225600.0, "status": "finished", "result": {"scores": [...], "winners": [...], "reason": "target"},
+      "moves": [{"seq": 1, "seat": 1, "user": "east", "move": "pass", "time": 1767225601.2,
+                 "spent_ms": 1200, "flags": []}, ...],
+      "seat_events": [{"at_seq": 40, "seat": 2, "kind": "house", "reason": "absent", "time": ...}, ...]
+    }
+
+``seq`` runs 1, 2, 3...; ``flags`` may hold ``timeout``, ``house``, ``random`` (the
+referee played the move); ``seat_events`` are the house bot taking a seat (``kind``
+"house") and a player taking it back ("reclaim"), after the move with seq ``at_seq``.
+**The file holds the deal seed, so it reveals every hand**: hand it out only once the
+game is over (``summon replay export`` refuses an unfinished table without
+``--unfinished``).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterator
+
+from protocol.messages import Events, Message, Meta, Move, SeatState, decode
+from protocol.topics import Topics
+from referee.clock import Clock, TimeControl
+from referee.engine import Event
+from referee.games import GAMES
+from referee.presence import announcement
+from referee.store import MoveRecord, SeatEvent, Store, TableRecord
+from referee.table import Publish, Table
+
+__all__ = ["FORMAT", "VERSION", "ReplayError", "Replay", "Step", "export", "load", "steps", "SPECTATOR"]
+
+FORMAT, VERSION = "summon-replay", 1
+SPECTATOR = None
+_TOPICS = Topics("replay")  # payloads are rebuilt locally; the prefix only sorts them by audience
+
+
+class ReplayError(Exception):
+    """The file is not a replay, or its history does not replay (e.g. another engine version)."""
+
+
+@dataclass(frozen=True)
+class Replay:
+    record: TableRecord
+    moves: tuple[MoveRecord, ...]
+    seat_events: tuple[SeatEvent, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        r = self.record
+        return {
+            "format": FORMAT, "version": VERSION, "table": r.id, "game": r.game, "players": list(r.players),
+            "config": r.config, "seed": r.seed, "clock": r.clock, "created": r.created, "status": r.status,
+            "result": r.result,
+            "moves": [{"seq": m.seq, "seat": m.seat, "user": m.user, "move": m.move, "time": m.time,
+                       "spent_ms": m.spent_ms, "flags": list(m.flags)} for m in self.moves],
+            "seat_events": [{"at_seq": e.at_seq, "seat": e.seat, "kind": e.kind, "reason": e.reason, "time": e.time}
+                            for e in self.seat_events],
+        }
+
+    @classmethod
+    def from_json(cls, data: Any) -> "Replay":
+        if not isinstance(data, dict) or data.get("format") != FORMAT:
+            raise ReplayError("not a summon replay file")
+        if data.get("version") != VERSION:
+            raise ReplayError(f"replay format version {data.get('version')!r}; this program reads {VERSION}")
+        try:
+            rec = TableRecord(id=data["table"], game=data["game"], players=tuple(data["players"]),
+                              config=dict(data["config"]), seed=int(data["seed"]), created=float(data["created"]),
+                              status=data["status"], clock=data.get("clock"), result=data.get("result"))
+            moves = tuple(MoveRecord(int(m["seq"]), int(m["seat"]), m["user"], m["move"], float(m.get("time", 0)),
+                                     int(m.get("spent_ms", 0)), tuple(m.get("flags", ()))) for m in data["moves"])
+            events = tuple(SeatEvent(int(e["at_seq"]), int(e["seat"]), e["kind"], e.get("reason"),
+                                     float(e.get("time", 0))) for e in data.get("seat_events", ()))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ReplayError(f"damaged replay file: {exc!r}") from None
+        return cls(rec, moves, events)
+
+
+def export(store: Store, table_id: str) -> Replay:
+    rec = store.table(table_id)
+    if rec is None:
+        raise ReplayError(f"no table {table_id!r} in {store.path}")
+    return Replay(rec, tuple(store.moves(table_id)), tuple(store.seat_events(table_id)))
+
+
+def save(replay: Replay, path: str | Path) -> None:
+    Path(path).write_text(json.dumps(replay.to_json(), indent=1, sort_keys=True) + "\n")
+
+
+def load(path: str | Path) -> Replay:
+    try:
+        data = json.loads(Path(path).read_text())
+    except (OSError, ValueError) as exc:
+        raise ReplayError(f"cannot read {path}: {exc}") from None
+    return Replay.from_json(data)
+
+
+@dataclass
+class Step:
+    """What one audience received at one step: seq 0 is the new table, then one per move."""
+
+    seq: int
+    messages: list[Message] = field(default_factory=list)
+    move: MoveRecord | None = None
+
+
+def audience_topics(table: Table, audience: int | None) -> set[str]:
+    """Topics ``audience`` could read: the public feed, or its own seat area plus the table's meta.
+
+    (A seat may read the public feed too, but it tells a seat nothing its own state does
+    not; leaving it out keeps a seat's replay free of duplicates.)
+    """
+    if audience is None:
+        return {_TOPICS.public_state(table.id), _TOPICS.events(table.id), _TOPICS.meta(table.id)}
+    user = table.players[audience]
+    return {_TOPICS.seat_state(table.id, user), _TOPICS.seat_error(table.id, user), _TOPICS.meta(table.id)}
+
+
+def steps(replay: Replay, audience: int | None) -> Iterator[Step]:
+    """The replay as ``audience`` (a seat number, or ``SPECTATOR``) saw it, step by step.
+
+    Raises ``ReplayError`` if a move does not replay or the result differs from the record.
+    """
+    rec = replay.record
+    if rec.game not in GAMES:
+        raise ReplayError(f"this installation has no game {rec.game!r}")
+    if audience is not None and not 0 <= audience < len(rec.players):
+        raise ReplayError(f"no seat {audience}: seats are 0..{len(rec.players) - 1}")
+    table = Table(rec.id, GAMES[rec.game], rec.players, rec.config, rec.seed, _TOPICS)
+    table.timing = TimeControl.from_wire(rec.clock)
+    if table.timing is not None and table.timing.timed:
+        table.clock = Clock.start(table.timing, len(rec.players), table.game.to_move(table.state), 0.0)
+    mine = audience_topics(table, audience)
+    pending = sorted(replay.seat_events, key=lambda e: e.at_seq)
+
+    def keep(out: list[Publish]) -> list[Message]:
+        return [decode(p.payload, max_bytes=1 << 20) for p in out if p.topic in mine and p.payload]
+
+    def seat_changes(step: Step) -> None:
+        while pending and pending[0].at_seq <= step.seq:
+            ev = pending.pop(0)
+            if ev.kind == "house":
+                table.house[ev.seat] = ev.reason or "absent"
+                step.messages += keep(announcement(table, Event("house", {"seat": ev.seat, "reason": ev.reason})))
+            elif ev.kind == "reclaim":
+                table.house.pop(ev.seat, None)
+                if table.clock is not None:
+                    table.clock = table.clock.reset_timeouts(ev.seat)
+                step.messages += keep(announcement(table, Event("reclaim", {"seat": ev.seat}), ev.seat))
+
+    first = Step(0, keep(table.snapshot()))
+    seat_changes(first)
+    yield first
+    now = 0.0
+    for m in replay.moves:
+        if table.clock is not None and table.clock.started[m.seat] is not None:
+            now = table.clock.started[m.seat] + m.spent_ms / 1000
+        before = table.seq
+        out = table.handle_move(m.user, Move(seq=table.seq, move=m.move), now=now, flags=m.flags,
+                                notes=_notes(m))
+        if table.seq != before + 1 or table.seq != m.seq:
+            detail = next((getattr(x, "detail", "") for x in (decode(p.payload) for p in out)), "")
+            raise ReplayError(f"move {m.seq} {m.move!r} by seat {m.seat} does not replay: {detail}")
+        step = Step(m.seq, keep(out), m)
+        seat_changes(step)
+        yield step
+    outcome = table.game.outcome(table.state)
+    if rec.status == "finished" and (outcome is None or outcome.to_wire() != rec.result):
+        raise ReplayError(f"the replay ends with {outcome}, the record says {rec.result}")
+
+
+def _notes(m: MoveRecord) -> list[Event]:
+    """The referee events the live referee put before a move it played (referee/presence.py)."""
+    if "timeout" in m.flags:
+        return [Event("timeout", {"seat": m.seat, "by": "random" if "random" in m.flags else "house"})]
+    if "house" in m.flags:
+        return [Event("autoplay", {"seat": m.seat})]
+    return []
+
+
+# --- text -----------------------------------------------------------------------------------------
+_REFEREE_EVENTS = {
+    "timeout": lambda who, ev: f"  [referee] {who} ran out of time: the {'house bot' if ev.get('by') == 'house' else 'referee (random legal move)'} plays for them",
+    "autoplay": lambda who, ev: f"  [referee] the house bot plays for {who}",
+    "house": lambda who, ev: f"  [referee] the house bot takes {who}'s seat ({ev.get('reason')})",
+    "reclaim": lambda who, ev: f"  [referee] {who} takes their seat back",
+}
+
+
+def render(replay: Replay, audience: int | None) -> Iterator[str]:
+    """Text lines per step for ``audience``: the events it saw, and for a seat its hand and turn."""
+    from clients.render import renderer_for
+
+    rec = replay.record
+    players = list(rec.players)
+    renderer = renderer_for(rec.game, players)
+    who = "a spectator" if audience is None else f"seat {audience} ({players[audience]})"
+    yield f"Replay of {rec.id}: {rec.game} - " + ", ".join(f"seat {i} {p}" for i, p in enumerate(players))
+    yield f"Seen by {who}."
+    for step in steps(replay, audience):
+        lines: list[str] = []
+        for msg in step.messages:
+            events = msg.events if isinstance(msg, (Events, SeatState)) else []
+            for ev in events:
+                kind = ev.get("type")
+                seat = ev.get("seat")
+                name = players[seat] if isinstance(seat, int) and 0 <= seat < len(players) else f"seat {seat}"
+                line = _REFEREE_EVENTS[kind](name, ev) if kind in _REFEREE_EVENTS else renderer.event(ev)
+                if line:
+                    lines.append(line)
+            if isinstance(msg, SeatState):
+                hand = msg.view.get("hand")
+                if hand is not None:
+                    lines.append(f"  your hand: {' '.join(map(str, hand))}")
+                if msg.legal:
+                    lines.append(f"  your turn; legal: {', '.join(msg.legal[:12])}{' ...' if len(msg.legal) > 12 else ''}")
+            elif isinstance(msg, Meta) and msg.result is not None:
+                lines.append(renderer.result(msg.result))
+        head = "seq 0: the table opens" if step.move is None else f"seq {step.seq}"
+        yield head
+        yield from lines

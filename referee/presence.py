@@ -1,0 +1,225 @@
+"""Absent and slow players: timeouts, the house bot, presence, and taking a seat back.
+
+Why the referee does this: a table must never hang because somebody walked away, and
+only the referee sees every table and every clock.  The rules (a table's ``TimeControl``,
+``referee/clock.py``):
+
+* **Timeout**: when a running clock runs out, the referee plays a default move for the
+  seat -- the house bot's choice or a random legal move -- flags it in the history and
+  puts a ``timeout`` event before the game's events.
+* **House bot** ("zombie mode"): after ``max_timeouts`` consecutive timeouts, or after a
+  player has been *absent* for ``grace`` (see presence below), the house bot takes the
+  seat: a ``house`` event, ``meta.house`` lists the seat, and from then on the referee
+  plays that seat's moves at once, each marked by an ``autoplay`` event.  The house bot
+  sees only the seat's own view and legal moves, like any player.
+* **Presence**: clients publish ``online`` (retained) on ``<p>/presence/<user>`` when they
+  connect and set ``offline`` as their MQTT last will there, so the broker announces a
+  lost connection.  ``offline`` starts the grace period; ``online`` (or any move) ends it.
+* **Taking the seat back**: a ``reclaim`` message on the player's move topic always gives
+  the seat back; an ``online`` presence gives back seats taken for absence (not those taken
+  for timeouts: a connected player who keeps timing out must ask); and a move the player
+  manages to get accepted gives it back too.  A ``reclaim`` event and a new ``meta`` say so.
+
+Every takeover and reclaim is stored (``seat_events``) before it is published, so a
+restored table knows who holds each seat.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import time
+import zlib
+from typing import TYPE_CHECKING, Any
+
+from protocol.errors import DecodeError, ErrorCode
+from protocol.messages import Move, Presence, decode, encode
+from referee import views
+from referee.clock import Clock, ClockError, TimeControl
+from referee.engine import Event
+from referee.store import SeatEvent
+from referee.table import Publish
+
+if TYPE_CHECKING:
+    from referee.service import Referee
+    from referee.table import Table
+
+__all__ = ["SeatKeeper", "announcement"]
+
+log = logging.getLogger("summon.referee.seats")
+
+
+class SeatKeeper:
+    """Clocks, presence and house bots for every table of one referee (loop thread only)."""
+
+    def __init__(self, referee: "Referee") -> None:
+        self.ref = referee
+        self.offline: dict[str, float] = {}  # user -> monotonic time we heard "offline"
+        self.watched: set[str] = set()  # tables that need ticking (a time control or a house seat)
+        self._bots: dict[tuple[str, int], Any] = {}
+
+    # --- bookkeeping ---------------------------------------------------------------------------
+    def setup(self, table: "Table", timing: TimeControl | None, now: float) -> None:
+        """Give a new table its time control; raises ``ClockError`` for an unknown house bot."""
+        if timing is not None and timing.house_bot is not None:
+            from clients.bots import BOTS
+
+            if timing.house_bot not in BOTS:
+                raise ClockError(f"no bot {timing.house_bot!r}; known: {', '.join(BOTS)}")
+        table.timing = timing
+        table.clock = (Clock.start(timing, len(table.players), table.game.to_move(table.state), now)
+                       if timing is not None and timing.timed else None)
+        self.watch(table)
+
+    def watch(self, table: "Table") -> None:
+        if table.timing is not None or table.house:
+            self.watched.add(table.id)
+
+    # --- presence --------------------------------------------------------------------------------
+    def presence(self, user: str, payload: bytes, now: float) -> None:
+        if not payload:
+            return  # a cleared retained notice
+        try:
+            msg = decode(payload, accept=(Presence,))
+        except DecodeError as exc:
+            log.debug("ignored presence of %s: %s", user, exc)
+            return
+        assert isinstance(msg, Presence)
+        if msg.status == "offline":
+            self.offline.setdefault(user, now)
+            log.info("%s is offline", user)
+        elif msg.status == "online":
+            was = self.offline.pop(user, None)
+            if was is not None:
+                log.info("%s is back online", user)
+            self.returned(user)
+
+    def returned(self, user: str) -> None:
+        """A user is back: give back every seat the house took for absence."""
+        for table in list(self.ref.tables.values()):
+            seat = table.seat_of(user)
+            if seat is not None and table.status == "playing" and table.house.get(seat) == "absent":
+                self.reclaim(table, user)
+
+    # --- the loop's tick ----------------------------------------------------------------------
+    def tick(self, now: float) -> None:
+        """Play house-held seats, time out expired clocks, take seats of long-absent users."""
+        for tid in list(self.watched):
+            table = self.ref.tables.get(tid)
+            if table is None or table.status != "playing":
+                self.watched.discard(tid)
+                continue
+            to_move = table.game.to_move(table.state)
+            held = [s for s in to_move if s in table.house]
+            if held:  # one move per table per tick: people can follow what the house does
+                self._house_move(table, held[0])
+                continue
+            if table.clock is not None:
+                expired = table.clock.expired(now)
+                if expired:
+                    self._timeout(table, expired[0])
+                    continue
+            grace = table.timing.grace_ms if table.timing is not None else None
+            if grace is not None and self.offline:
+                for seat, user in enumerate(table.players):
+                    since = self.offline.get(user)
+                    if since is not None and seat not in table.house and (now - since) * 1000 >= grace:
+                        self.take(table, seat, "absent")
+
+    # --- moves the referee plays ------------------------------------------------------------------
+    def _house_move(self, table: "Table", seat: int) -> None:
+        move = self.house_choice(table, seat)
+        self.ref._play(table, table.players[seat], Move(seq=table.seq, move=move), ("house",),
+                       [Event("autoplay", {"seat": seat})])
+
+    def _timeout(self, table: "Table", seat: int) -> None:
+        by = table.timing.on_timeout
+        move = self.house_choice(table, seat) if by == "house" else self.random_choice(table, seat)
+        log.info("table %s: seat %d timed out at seq %d; %s plays %r", table.id, seat, table.seq, by, move)
+        self.ref._play(table, table.players[seat], Move(seq=table.seq, move=move), ("timeout", by),
+                       [Event("timeout", {"seat": seat, "by": by})])
+        limit = table.timing.max_timeouts
+        if (limit and table.status == "playing" and table.clock is not None
+                and table.clock.timeouts[seat] >= limit and seat not in table.house):
+            self.take(table, seat, "timeouts")
+
+    def house_choice(self, table: "Table", seat: int) -> str:
+        """The house bot's move for ``seat``: it sees only that seat's view and legal moves."""
+        legal = table.game.legal_moves(table.state, seat)
+        bot = self._bot(table, seat)
+        try:
+            move = bot.choose(table.game.view(table.state, seat), list(legal))
+        except Exception:
+            log.exception("house bot failed at table %s; playing a random legal move", table.id)
+            move = None
+        return move if move in legal else self.random_choice(table, seat)
+
+    def random_choice(self, table: "Table", seat: int) -> str:
+        rng = random.Random(zlib.crc32(f"{table.id}/{table.seq}".encode()))
+        return rng.choice(table.game.legal_moves(table.state, seat))
+
+    def _bot(self, table: "Table", seat: int) -> Any:
+        key = (table.id, seat)
+        if key not in self._bots:
+            from clients.bots import BOTS, default_bot, make_bot  # the referee hosts the house bots
+
+            name = (table.timing.house_bot if table.timing is not None else None) or default_bot(table.game.name)
+            if name not in BOTS:
+                name = "random"
+            self._bots[key] = make_bot(name, zlib.crc32(key[0].encode()) + seat)
+        return self._bots[key]
+
+    # --- seats changing hands ---------------------------------------------------------------------
+    def take(self, table: "Table", seat: int, reason: str) -> None:
+        """The house bot takes ``seat`` (reason "timeouts" or "absent"); durable, then published."""
+        self.ref.store.seat_event(table.id, SeatEvent(table.seq, seat, "house", reason, time.time()))
+        table.house[seat] = reason
+        self.watched.add(table.id)
+        log.info("table %s: the house bot takes seat %d (%s)", table.id, seat, reason)
+        self._announce(table, Event("house", {"seat": seat, "reason": reason}))
+
+    def reclaim(self, table: "Table", user: str) -> None:
+        """``user`` takes their seat back (a ``reclaim`` message, presence, or an accepted move)."""
+        seat = table.seat_of(user)
+        if seat is None:
+            self.ref._send([table.error(user, ErrorCode.SEAT_UNKNOWN, f"{user!r} has no seat at table {table.id}")])
+            return
+        if table.status != "playing":
+            self.ref._send([table.error(user, ErrorCode.TABLE_FINISHED, "the game is over")])
+            return
+        if seat not in table.house:
+            return  # nothing to give back: reclaiming is idempotent
+        self.ref.store.seat_event(table.id, SeatEvent(table.seq, seat, "reclaim", None, time.time()))
+        del table.house[seat]
+        if table.clock is not None:
+            # your turn: your clock starts again when you are back
+            table.clock = table.clock.reset_timeouts(seat).restart(seat, time.monotonic())
+        log.info("table %s: %s takes seat %d back", table.id, user, seat)
+        self._announce(table, Event("reclaim", {"seat": seat}), seat_state=seat)
+
+    def after_move(self, table: "Table", seat: int, flags: tuple[str, ...]) -> None:
+        """A move the player sent themselves was accepted: they are present, and hold their seat."""
+        if not flags:
+            self.offline.pop(table.players[seat], None)
+            if seat in table.house:
+                self.reclaim(table, table.players[seat])
+        if table.status != "playing":
+            self.watched.discard(table.id)
+
+    def _announce(self, table: "Table", event: Event, seat_state: int | None = None) -> None:
+        if table.clock is not None:
+            table.clock = table.clock.at(time.monotonic())
+        self.ref._send(announcement(table, event, seat_state))
+
+
+def announcement(table: "Table", event: Event, seat_state: int | None = None) -> list[Publish]:
+    """What a seat changing hands publishes: the event, the reclaimer's state, the new meta.
+
+    A function of the table alone, so that replays (clients/replay.py) rebuild it exactly.
+    """
+    out = [Publish(table.topics.events(table.id), encode(views.events_message(table, [event])))]
+    if seat_state is not None:
+        out.append(Publish(table.topics.seat_state(table.id, table.players[seat_state]),
+                           encode(views.seat_message(table, seat_state)), retain=True))
+    out.append(Publish(table.topics.meta(table.id), encode(views.meta_message(table)), retain=True))
+    return out

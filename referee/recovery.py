@@ -1,0 +1,225 @@
+"""Durability: record before publishing, restore after a crash, republish after a reconnect.
+
+Why these rules (the promise: a tournament game survives anything short of losing the disk):
+
+* **Durable first.**  A table's creation record and every accepted move are committed to
+  the store (``referee/store.py``) *before* any state derived from them is published.  If
+  the referee dies between the commit and the publish, the restored table is at the new
+  seq and publishes it; if it dies before the commit, nobody ever saw the move accepted,
+  and the player's client re-sends it when the (unchanged) state is published again.
+  If the commit itself fails, the table is rolled back and the move is refused as
+  ``internal/error``: nothing unrecorded is ever shown.
+* **Restore by replay.**  At start-up every unfinished table (and every table finished
+  within ``keep_finished_s``, whose final state may not have gone out) is rebuilt by
+  replaying its moves through the pure engine -- the same code path that accepted them --
+  and its retained states are published again.  Clocks are rebuilt from the time each
+  move used; time while the referee was down is not charged (running turns restart).
+* **Republish after a reconnect.**  A restarted broker may have lost every retained
+  message; when the link comes back the referee publishes every table's states again.
+* **Interrupted, then resumed.**  A graceful stop (SIGTERM) publishes, per unfinished
+  table, an ``interrupted`` event and a ``meta`` with status ``"interrupted"``; the
+  restore publishes a ``resumed`` event and the ``meta`` with status ``"playing"``.
+
+Clients need nothing special: a state with a seq they already answered means "send your
+move again" (the seq rule makes a duplicate harmless).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import time
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Sequence
+
+from protocol.messages import Move, encode
+from protocol.topics import Topics
+from referee import views
+from referee.clock import Clock, TimeControl
+from referee.engine import Event
+from referee.games import GAMES
+from referee.store import MoveRecord, SeatEvent, StoreError, TableRecord
+from referee.table import HistoryEntry, Publish, Table
+
+if TYPE_CHECKING:
+    from referee.service import Referee
+
+__all__ = ["Recovery", "RestoreReport", "ReplayError", "rebuild"]
+
+log = logging.getLogger("summon.referee.recovery")
+
+
+class ReplayError(Exception):
+    """A stored history does not replay through the engine (corrupt store or changed rules)."""
+
+
+@dataclass(frozen=True)
+class RestoreReport:
+    tables: int
+    moves: int
+    failed: tuple[str, ...]
+    seconds: float
+
+
+def rebuild(rec: TableRecord, moves: Sequence[MoveRecord], seat_events: Sequence[SeatEvent], topics: Topics,
+            now: float = 0.0) -> tuple[Table, list[Event]]:
+    """The table after replaying ``moves``; also the events of the last move.
+
+    Raises ``ReplayError`` if a stored move is refused by the engine or out of sequence,
+    or if a finished table's result differs from the stored one.
+    """
+    if rec.game not in GAMES:
+        raise ReplayError(f"table {rec.id}: no game {rec.game!r} in this installation")
+    game = GAMES[rec.game]
+    table = Table(rec.id, game, rec.players, rec.config, rec.seed, topics)
+    table.timing = TimeControl.from_wire(rec.clock)
+    clock = (Clock.start(table.timing, len(rec.players), game.to_move(table.state), 0.0)
+             if table.timing is not None and table.timing.timed else None)
+    pending = sorted(seat_events, key=lambda e: e.at_seq)
+    k = 0
+    last: list[Event] = []
+
+    def seat_events_at(seq: int) -> None:
+        nonlocal k, clock
+        while k < len(pending) and pending[k].at_seq <= seq:
+            ev = pending[k]
+            if ev.kind == "house":
+                table.house[ev.seat] = ev.reason or "absent"
+            elif ev.kind == "reclaim":
+                table.house.pop(ev.seat, None)
+                if clock is not None:
+                    clock = clock.reset_timeouts(ev.seat)
+            k += 1
+
+    seat_events_at(0)
+    state = table.state
+    for m in moves:
+        if m.seq != len(table.history) + 1:
+            raise ReplayError(f"table {rec.id}: stored seq {m.seq} where {len(table.history) + 1} was expected")
+        try:
+            state, last = game.apply(state, m.seat, m.move)
+        except Exception as exc:
+            raise ReplayError(f"table {rec.id}: stored move {m.seq} {m.move!r} by seat {m.seat} "
+                              f"does not replay: {exc}") from None
+        if clock is not None:
+            clock = clock.charged(m.seat, m.spent_ms, game.to_move(state), 0.0, "timeout" in m.flags)
+        table.history.append(HistoryEntry(m.seq, m.seat, m.user, m.move, m.spent_ms, m.flags))
+        seat_events_at(m.seq)
+    table.state, table.seq = state, len(table.history)
+    table.clock = clock.resumed(game.to_move(state), now) if clock is not None else None
+    outcome = game.outcome(state)
+    if rec.status == "finished" and (outcome is None or outcome.to_wire() != rec.result):
+        raise ReplayError(f"table {rec.id}: replay gives {outcome} but the store recorded {rec.result}")
+    return table, list(last)
+
+
+class Recovery:
+    """The referee's durability hooks (loop thread only)."""
+
+    def __init__(self, referee: "Referee") -> None:
+        self.ref = referee
+        self._connects = 0
+        self.last_restore: RestoreReport | None = None
+
+    # --- durable first --------------------------------------------------------------------------
+    def record_table(self, table: Table) -> None:
+        """Store a new table; call before its first states are published."""
+        self.ref.store.create_table(TableRecord(
+            id=table.id, game=table.game.name, players=table.players, config=dict(table.config), seed=table.seed,
+            created=time.time(), clock=table.timing.to_wire() if table.timing is not None else None))
+
+    def apply(self, table: Table, user: str, move: Move, flags: tuple[str, ...] = (),
+              notes: Sequence[Event] = ()) -> list[Publish]:
+        """``table.handle_move`` plus the store commit of an accepted move, before anything is sent."""
+        before = (table.state, table.seq, table.clock, len(table.history))
+        out = table.handle_move(user, move, now=time.monotonic(), flags=flags, notes=notes)
+        if len(table.history) == before[3]:
+            return out  # refused: nothing to record
+        entry = table.history[-1]
+        outcome = table.game.outcome(table.state)
+        try:
+            self.ref.store.append_move(
+                table.id, MoveRecord(entry.seq, entry.seat, entry.user, entry.move, time.time(), entry.spent_ms,
+                                     entry.flags),
+                result=outcome.to_wire() if outcome is not None else None)
+        except StoreError:
+            table.state, table.seq, table.clock = before[:3]
+            del table.history[before[3]:]
+            raise
+        return out
+
+    # --- start-up -------------------------------------------------------------------------------
+    def restore(self) -> RestoreReport:
+        """Rebuild every table worth restoring from the store and publish its states."""
+        start = time.perf_counter()
+        ref, store = self.ref, self.ref.store
+        cutoff = time.time() - ref.config.keep_finished_s
+        now = time.monotonic()
+        restored = moves = 0
+        failed: list[str] = []
+        for rec in store.tables("playing", finished_since=cutoff):
+            if rec.id in ref.tables:
+                continue
+            try:
+                table, last = rebuild(rec, store.moves(rec.id), store.seat_events(rec.id), ref.topics, now)
+            except ReplayError as exc:
+                log.error("not restored: %s", exc)
+                failed.append(rec.id)
+                continue
+            roles = getattr(ref, "roles", None)
+            if roles is not None:  # bots are flagged in meta (issue 3's roles)
+                table.bots = frozenset(p for p in table.players if roles.has_role(p, "bot"))
+            ref.tables[rec.id] = table
+            ref.seats.watch(table)
+            restored += 1
+            moves += len(table.history)
+            ref._send(self.states(table, last, notice="resumed" if table.status == "playing" else None))
+        report = RestoreReport(restored, moves, tuple(failed), time.perf_counter() - start)
+        if restored or failed:
+            log.warning("restored %d table(s), %d move(s) replayed, in %.1f ms%s", restored, moves,
+                        report.seconds * 1000, f"; {len(failed)} failed: {', '.join(failed)}" if failed else "")
+        self.last_restore = report
+        self._connects = ref._link.connects if ref._link is not None else 0
+        return report
+
+    def states(self, table: Table, events: Sequence[Event] = (), notice: str | None = None) -> list[Publish]:
+        """Every retained message of ``table`` (seat states carry ``events``), plus a notice event."""
+        if table.clock is not None:
+            table.clock = table.clock.at(time.monotonic())
+        out = [Publish(table.topics.seat_state(table.id, user), encode(views.seat_message(table, seat, events)),
+                       retain=True) for seat, user in enumerate(table.players)]
+        out.append(Publish(table.topics.public_state(table.id), encode(views.public_message(table)), retain=True))
+        out.append(Publish(table.topics.meta(table.id), encode(views.meta_message(table)), retain=True))
+        if notice is not None:
+            out.append(Publish(table.topics.events(table.id),
+                               encode(views.events_message(table, [Event(notice, {})]))))
+        return out
+
+    # --- the loop's tick ------------------------------------------------------------------------
+    def tick(self) -> None:
+        """After a reconnect, publish every table's retained states again (the broker may have lost them)."""
+        link = self.ref._link
+        if link is None or link.connects == self._connects or not link.connected.is_set():
+            return
+        self._connects = link.connects
+        tables = sorted(self.ref.tables.values(), key=lambda t: t.status != "playing")  # playing first
+        log.warning("reconnected to the broker: publishing the states of %d table(s) again", len(tables))
+        for table in tables:
+            self.ref._send(self.states(table))
+        self.ref._status("online")
+
+    # --- graceful stop --------------------------------------------------------------------------
+    def interrupted(self) -> int:
+        """Tell every unfinished table's players and spectators that play is interrupted."""
+        n = 0
+        for table in self.ref.tables.values():
+            if table.status != "playing":
+                continue
+            meta = dataclasses.replace(views.meta_message(table), status="interrupted")
+            self.ref._send([
+                Publish(table.topics.events(table.id),
+                        encode(views.events_message(table, [Event("interrupted", {})]))),
+                Publish(table.topics.meta(table.id), encode(meta), retain=True),
+            ])
+            n += 1
+        return n

@@ -1,0 +1,255 @@
+"""The referee's durable history: an append-only SQLite store (WAL).
+
+Why SQLite: it is in the standard library, a single file, and its commits are atomic and
+durable (``synchronous=FULL`` in WAL mode syncs the log on every commit), so "a move is
+durable before any state derived from it is published" is one ``COMMIT`` before the
+publish.  Why append-only: a table's whole truth is its creation record (game, players,
+options, seed, time control) plus the list of accepted moves; every state is derived by
+replaying them through the pure engine (``referee/recovery.py``).  Nothing is ever
+rewritten except a table's ``status``/``result`` columns when the game ends (a cache of
+what the replay computes, used to pick the tables to restore and for listings).
+
+Schema (version 1)::
+
+    tables(id, game, players, config, seed, created, status, clock, result, finished)
+    moves(table_id, seq, seat, user, move, time, spent_ms, flags)      PRIMARY KEY (table_id, seq)
+    seat_events(table_id, at_seq, seat, kind, reason, time)            house takeovers and reclaims
+
+``players``, ``config``, ``clock`` and ``result`` are JSON; ``seed`` is text (a seed may
+exceed SQLite's 64-bit integers); ``time`` is wall-clock seconds (for replays and
+people), ``spent_ms`` the monotonic milliseconds the mover used (for clocks); ``flags`` is
+a comma-separated list: ``timeout`` (the referee played a default move), ``house`` (the
+house bot chose it), ``random`` (a random legal default move).
+
+The primary key ``(table_id, seq)`` is the last line of defence of "no move is applied
+twice": a second move at the same seq cannot be stored, so it can never be replayed.
+
+The file holds every deal seed, so it is created readable by its owner only (0600).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from dataclasses import dataclass
+from typing import Any, Iterable
+
+__all__ = ["Store", "StoreError", "TableRecord", "MoveRecord", "SeatEvent", "MEMORY"]
+
+MEMORY = ":memory:"
+"""The path of a store that lives only as long as the process (tests, demos)."""
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS tables (
+    id       TEXT PRIMARY KEY,
+    game     TEXT NOT NULL,
+    players  TEXT NOT NULL,
+    config   TEXT NOT NULL,
+    seed     TEXT NOT NULL,
+    created  REAL NOT NULL,
+    status   TEXT NOT NULL,
+    clock    TEXT,
+    result   TEXT,
+    finished REAL
+);
+CREATE TABLE IF NOT EXISTS moves (
+    table_id TEXT NOT NULL REFERENCES tables(id),
+    seq      INTEGER NOT NULL,
+    seat     INTEGER NOT NULL,
+    user     TEXT NOT NULL,
+    move     TEXT NOT NULL,
+    time     REAL NOT NULL,
+    spent_ms INTEGER NOT NULL DEFAULT 0,
+    flags    TEXT NOT NULL DEFAULT '',
+    PRIMARY KEY (table_id, seq)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS seat_events (
+    table_id TEXT NOT NULL REFERENCES tables(id),
+    at_seq   INTEGER NOT NULL,
+    seat     INTEGER NOT NULL,
+    kind     TEXT NOT NULL,
+    reason   TEXT,
+    time     REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS tables_status ON tables(status, finished);
+CREATE INDEX IF NOT EXISTS seat_events_table ON seat_events(table_id, at_seq);
+PRAGMA user_version = 1;
+"""
+
+
+class StoreError(Exception):
+    """The store could not be opened or written (the move or table was NOT recorded)."""
+
+
+@dataclass(frozen=True)
+class TableRecord:
+    """A table as created: everything needed to rebuild its first state."""
+
+    id: str
+    game: str
+    players: tuple[str, ...]
+    config: dict[str, Any]
+    seed: int
+    created: float
+    status: str = "playing"
+    clock: dict[str, Any] | None = None  # the time control's wire form, or None
+    result: dict[str, Any] | None = None
+    finished: float | None = None
+
+
+@dataclass(frozen=True)
+class MoveRecord:
+    """One accepted move: after it the table was at ``seq``."""
+
+    seq: int
+    seat: int
+    user: str
+    move: str
+    time: float = 0.0
+    spent_ms: int = 0
+    flags: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class SeatEvent:
+    """The house bot took a seat (``kind`` "house", with a reason) or gave it back ("reclaim")."""
+
+    at_seq: int
+    seat: int
+    kind: str
+    reason: str | None = None
+    time: float = 0.0
+
+
+@dataclass
+class _Stats:
+    moves: int = 0
+    commits: int = 0
+
+
+class Store:
+    """One SQLite database; used from the referee's loop thread only.
+
+    ``sync="full"`` (default) survives power loss; ``"normal"`` survives a killed
+    process but may lose the last commits on power loss (faster on slow disks).
+    """
+
+    def __init__(self, path: str = MEMORY, readonly: bool = False, sync: str = "full") -> None:
+        self.path = path
+        self.readonly = readonly
+        self.stats = _Stats()
+        try:
+            if readonly:
+                if path == MEMORY or not os.path.exists(path):
+                    raise StoreError(f"no referee database at {path!r}")
+                self._db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False)
+            else:
+                fresh = path != MEMORY and not os.path.exists(path)
+                if fresh:  # create it private: it holds every deal seed
+                    os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o600))
+                self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+                if path != MEMORY:
+                    self._db.execute("PRAGMA journal_mode=WAL")
+                self._db.execute(f"PRAGMA synchronous={'FULL' if sync == 'full' else 'NORMAL'}")
+                self._db.execute("PRAGMA foreign_keys=ON")
+                self._db.executescript(SCHEMA)
+        except (sqlite3.Error, OSError) as exc:
+            raise StoreError(f"cannot open the referee database {path!r}: {exc}") from None
+
+    # --- writing ---------------------------------------------------------------------------
+    def _write(self, statements: Iterable[tuple[str, tuple[Any, ...]]]) -> None:
+        """Run statements in one transaction; committed (durable) when this returns."""
+        if self.readonly:
+            raise StoreError("the store is open read-only")
+        db = self._db
+        try:
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                for sql, args in statements:
+                    db.execute(sql, args)
+                db.execute("COMMIT")
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+        except sqlite3.Error as exc:
+            raise StoreError(f"could not write to {self.path!r}: {exc}") from None
+        self.stats.commits += 1
+
+    def create_table(self, rec: TableRecord) -> None:
+        self._write([(
+            "INSERT INTO tables (id, game, players, config, seed, created, status, clock, result, finished)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL)",
+            (rec.id, rec.game, _dump(list(rec.players)), _dump(rec.config), str(rec.seed), rec.created,
+             rec.status, _dump(rec.clock) if rec.clock is not None else None),
+        )])
+
+    def append_move(self, table_id: str, move: MoveRecord, result: dict[str, Any] | None = None,
+                    finished_at: float | None = None) -> None:
+        """Record one accepted move; with ``result`` the game ended with it (same commit)."""
+        stmts: list[tuple[str, tuple[Any, ...]]] = [(
+            "INSERT INTO moves (table_id, seq, seat, user, move, time, spent_ms, flags) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (table_id, move.seq, move.seat, move.user, move.move, move.time, move.spent_ms, ",".join(move.flags)),
+        )]
+        if result is not None:
+            stmts.append(("UPDATE tables SET status = 'finished', result = ?, finished = ? WHERE id = ?",
+                          (_dump(result), finished_at if finished_at is not None else move.time, table_id)))
+        self._write(stmts)
+        self.stats.moves += 1
+
+    def seat_event(self, table_id: str, event: SeatEvent) -> None:
+        self._write([("INSERT INTO seat_events (table_id, at_seq, seat, kind, reason, time) VALUES (?, ?, ?, ?, ?, ?)",
+                      (table_id, event.at_seq, event.seat, event.kind, event.reason, event.time))])
+
+    # --- reading ---------------------------------------------------------------------------
+    def table(self, table_id: str) -> TableRecord | None:
+        row = self._db.execute("SELECT * FROM tables WHERE id = ?", (table_id,)).fetchone()
+        return _table(row) if row else None
+
+    def tables(self, status: str | None = None, finished_since: float | None = None) -> list[TableRecord]:
+        """Tables in creation order; ``status`` filters; ``finished_since`` adds recently finished ones."""
+        if status is None:
+            rows = self._db.execute("SELECT * FROM tables ORDER BY created, id").fetchall()
+        elif finished_since is None:
+            rows = self._db.execute("SELECT * FROM tables WHERE status = ? ORDER BY created, id", (status,)).fetchall()
+        else:
+            rows = self._db.execute(
+                "SELECT * FROM tables WHERE status = ? OR (status = 'finished' AND finished >= ?) ORDER BY created, id",
+                (status, finished_since)).fetchall()
+        return [_table(r) for r in rows]
+
+    def moves(self, table_id: str) -> list[MoveRecord]:
+        rows = self._db.execute(
+            "SELECT seq, seat, user, move, time, spent_ms, flags FROM moves WHERE table_id = ? ORDER BY seq",
+            (table_id,)).fetchall()
+        return [MoveRecord(seq, seat, user, move, time, spent, tuple(f for f in flags.split(",") if f))
+                for seq, seat, user, move, time, spent, flags in rows]
+
+    def seat_events(self, table_id: str) -> list[SeatEvent]:
+        rows = self._db.execute(
+            "SELECT at_seq, seat, kind, reason, time FROM seat_events WHERE table_id = ? ORDER BY rowid",
+            (table_id,)).fetchall()
+        return [SeatEvent(*r) for r in rows]
+
+    def move_count(self, table_id: str) -> int:
+        return int(self._db.execute("SELECT COUNT(*) FROM moves WHERE table_id = ?", (table_id,)).fetchone()[0])
+
+    def close(self) -> None:
+        """Close; in WAL mode this also checkpoints the log into the main file."""
+        try:
+            self._db.close()
+        except sqlite3.Error:
+            pass
+
+
+def _dump(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"))
+
+
+def _table(row: tuple[Any, ...]) -> TableRecord:
+    tid, game, players, config, seed, created, status, clock, result, finished = row
+    return TableRecord(
+        id=tid, game=game, players=tuple(json.loads(players)), config=json.loads(config), seed=int(seed),
+        created=created, status=status, clock=json.loads(clock) if clock else None,
+        result=json.loads(result) if result else None, finished=finished,
+    )
