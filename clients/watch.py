@@ -81,6 +81,11 @@ class Watcher:
             self._link.close()
         return self.result
 
+    def feed(self, payload: bytes) -> None:
+        """Handle one public payload of this table: for callers that own the connection
+        (``summon watch --follow`` reads every table on one link)."""
+        self._handle(payload)
+
     def _handle(self, payload: bytes) -> None:
         if not payload:
             return

@@ -1,0 +1,162 @@
+"""``summon play`` (a person at the table) and the extra modes of ``summon watch``.
+
+Kept out of ``clients/cli.py`` so that the terminal client is one registration line
+there.  This module must not import ``clients.cli`` (``python -m clients.cli`` would load
+it twice), so the few broker flags are declared here again, with the same names.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import signal
+import sys
+from typing import Any, Callable
+
+import click
+
+from protocol.mqtt import BrokerUrl, LinkError
+from protocol.version import DEFAULT_PREFIX
+
+__all__ = ["play", "extend_watch"]
+
+EXIT_OK, EXIT_LEFT, EXIT_UNREACHABLE = 0, 1, 3
+
+
+def _broker(url: str, username: str | None, password: str | None, password_file: str | None) -> BrokerUrl:
+    if password_file:
+        with open(password_file, encoding="utf-8") as fh:
+            password = fh.readline().rstrip("\n")
+    if password is None:
+        password = os.environ.get("SUMMON_PASSWORD")
+    return BrokerUrl.parse(url).with_credentials(username, password)
+
+
+def _leave_on_sigterm() -> None:
+    """SIGTERM leaves like Ctrl-C, so the terminal is restored on the way out."""
+    def handler(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+    signal.signal(signal.SIGTERM, handler)
+
+
+def _connection_flags(f: Callable[..., Any]) -> Callable[..., Any]:
+    for opt in reversed([
+        click.option("--broker", "broker_url", default="mqtt://127.0.0.1:1883", show_default=True,
+                     help="Broker URL, mqtt://[user[:pass]@]host:port (mqtts:// for TLS)."),
+        click.option("--username", "-u", default=None, help="MQTT username: your seat identity."),
+        click.option("--password", default=None, help="MQTT password (or SUMMON_PASSWORD, or --password-file)."),
+        click.option("--password-file", type=click.Path(exists=True, dir_okay=False), default=None,
+                     help="File whose first line is the password."),
+        click.option("--prefix", default=DEFAULT_PREFIX, show_default=True, help="Topic prefix."),
+        click.option("--mqtt-version", type=click.Choice(["3", "5"]), default="3", show_default=True,
+                     help="MQTT protocol version (3 = 3.1.1)."),
+    ]):
+        f = opt(f)
+    return f
+
+
+@click.command()
+@_connection_flags
+@click.option("--table", default=None, help="Play this table (default: the first table in play where you sit).")
+@click.option("--plain", is_flag=True, default=False,
+              help="Line mode for screen readers and pipes: the state in words, answers read from stdin.")
+def play(broker_url: str, username: str | None, password: str | None, password_file: str | None, prefix: str,
+         mqtt_version: str, table: str | None, plain: bool) -> None:
+    """Sit at your table and play, from the keyboard.
+
+    Full screen by default: arrows and Enter, or type to filter the choices.  Only moves
+    the referee lists as legal are offered.  The client reconnects by itself after a
+    network drop and shows where the game stands.  Exit code 0 when the game ended.
+    """
+    from clients.tui.controller import PlayController
+    from clients.tui.session import PlayerSession
+
+    if not username:
+        raise click.BadParameter("say who you are with --username (your seat identity)", param_hint="--username")
+    if not plain and not (sys.stdin.isatty() and sys.stdout.isatty()):
+        raise click.UsageError("the full screen needs a terminal; use --plain for pipes and screen readers")
+    session = PlayerSession(_broker(broker_url, username, password, password_file), username, table=table,
+                            prefix=prefix, mqtt_version=int(mqtt_version))
+    try:
+        session.start()
+    except LinkError as exc:
+        click.echo(f"summon play: {exc}", err=True)
+        sys.exit(EXIT_UNREACHABLE)
+    _leave_on_sigterm()
+    controller = PlayController(session, table)
+    try:
+        if plain:
+            from clients.tui.plain import PlainPlayer
+            code = PlainPlayer(controller, username).run()
+        else:
+            from clients.tui.fullscreen import FullScreenPlayer
+            from clients.tui.terminal import Terminal
+            code = EXIT_OK if FullScreenPlayer(controller, Terminal(), username).run() else EXIT_LEFT
+    finally:
+        session.close()
+    sys.exit(code)
+
+
+def extend_watch(main: click.Group) -> None:
+    """Add ``--follow`` and ``--screen`` to the existing ``summon watch``, leaving its default alone.
+
+    Without either flag the original command runs unchanged (plain commentary of one
+    table).  ``--follow``: commentary of every table in play under the prefix (TABLE, if
+    given, keeps only table ids starting with it).  ``--screen``: a live full screen.
+    """
+    cmd = main.commands.get("watch")
+    if cmd is None or getattr(cmd, "_summon_extended", False):
+        return
+    for param in cmd.params:
+        if param.name == "table":
+            param.required = False
+    cmd.params.append(click.Option(["--follow"], is_flag=True, default=False,
+                                   help="Follow every table in play under the prefix (TABLE: an id prefix)."))
+    cmd.params.append(click.Option(["--screen"], is_flag=True, default=False,
+                                   help="A live full-screen view instead of line commentary."))
+    cmd.help = (cmd.help or "") + ("\n\n--follow comments on every table in play (TABLE, if given, filters by id "
+                                   "prefix); --screen draws the table full screen, as players see it, without hands.")
+    original = cmd.callback
+
+    @functools.wraps(original)  # type: ignore[arg-type]
+    def callback(table: str | None, follow: bool, screen: bool, **kw: Any) -> Any:
+        if not follow and not screen:
+            if table is None:
+                raise click.UsageError("Missing argument 'TABLE' (or use --follow to watch every table).")
+            return original(table=table, **kw)  # type: ignore[misc]
+        return _watch_more(table, follow, screen, **kw)
+
+    cmd.callback = callback
+    cmd._summon_extended = True  # type: ignore[attr-defined]
+
+
+def _watch_more(table: str | None, follow: bool, screen: bool, broker_url: str, username: str | None,
+                password: str | None, password_file: str | None, prefix: str, mqtt_version: str) -> None:
+    from clients.tui.spectate import Follower, FullScreenSpectator, SpectatorSession
+    from clients.tui.terminal import Terminal
+
+    broker = _broker(broker_url, username, password, password_file)
+    if not follow and table is None:
+        raise click.UsageError("Missing argument 'TABLE' (or use --follow).")
+    _leave_on_sigterm()
+    try:
+        if screen:
+            if not sys.stdout.isatty():
+                raise click.UsageError("--screen needs a terminal")
+            session = SpectatorSession(broker, table, prefix=prefix, follow=follow,
+                                       mqtt_version=int(mqtt_version)).start()
+            try:
+                FullScreenSpectator(session, Terminal()).run()
+            finally:
+                session.close()
+        else:
+            follower = Follower(broker, prefix=prefix, match=table, out=lambda line: click.echo(line),
+                                mqtt_version=int(mqtt_version)).start()
+            try:
+                follower.run()
+            except KeyboardInterrupt:
+                follower.request_stop()
+    except LinkError as exc:
+        click.echo(f"summon watch: {exc}", err=True)
+        sys.exit(EXIT_UNREACHABLE)
+    sys.exit(EXIT_OK)

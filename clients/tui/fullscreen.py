@@ -1,0 +1,194 @@
+"""The full-screen player: the table on top, the legal choices below, the log at the bottom.
+
+Keys: arrows move the highlight, Enter takes it, typing filters the choices (``f 8``
+finds ``fire 8``), Backspace edits the filter or steps back, Esc returns to the first
+step, Tab shows the next table, Ctrl-C leaves.  The menu holds only items of the seat's
+``legal`` list (see ``choices.py``) and disappears as soon as a move is sent, until the
+referee answers; a refusal is shown in words and the same choices come back.
+"""
+
+from __future__ import annotations
+
+import math
+
+from rich.text import Text
+
+from clients.tui.choices import Choice
+from clients.tui.controller import PlayController
+from clients.tui.session import Board
+from clients.tui.terminal import Terminal
+
+__all__ = ["FullScreenPlayer", "HELP"]
+
+HELP = "←↑↓→ move · Enter choose · type to filter · Backspace back · Esc first step · Tab next table · Ctrl-C leave"
+
+
+def status_text(connected: bool, referee_online: bool | None) -> Text:
+    if not connected:
+        return Text("○ connection lost, reconnecting…", style="bold red")
+    if referee_online is False:
+        return Text("● connected · referee offline", style="bold yellow")
+    return Text("● connected", style="green")
+
+
+def header(left: str, right: Text, width: int) -> Text:
+    line = Text(left, style="bold")
+    gap = width - len(left) - len(right.plain)
+    if gap < 1:
+        line.truncate(max(0, width - len(right.plain) - 1))
+        gap = 1
+    line.append(" " * gap)
+    line.append_text(right)
+    return line
+
+
+class FullScreenPlayer:
+    def __init__(self, controller: PlayController, terminal: Terminal, username: str) -> None:
+        self.ctl = controller
+        self.session = controller.session
+        self.term = terminal
+        self.username = username
+        self.highlight = 0
+        self.query = ""
+        self.columns = 1
+        self.leave = False
+        self._chooser_id = 0
+        self._input = 0  # bumped on every key, so the frame is redrawn
+
+    def run(self) -> bool:
+        """Play until the person leaves; True if the table on show finished."""
+        last = None
+        with self.term:
+            try:
+                while not self.leave:
+                    self.session.pump(0)
+                    for key in self.term.keys(0.05):
+                        self.on_key(key)
+                    stamp = (self.session.version, self._input, self.term.size())
+                    if stamp != last:
+                        self.term.draw(self.frame())
+                        last = stamp
+            except KeyboardInterrupt:
+                pass
+        board = self.ctl.board()
+        return bool(board and board.state and board.state.status != "playing")
+
+    # --- keys -------------------------------------------------------------------------------
+    def on_key(self, key: str) -> None:
+        self._input += 1
+        chooser = self.ctl.sync()
+        if key in ("ctrl-c", "ctrl-d", "eof"):
+            self.leave = True
+            return
+        if key == "tab":
+            self.ctl.next_table()
+            return
+        if chooser is None:  # nothing to choose: q leaves (so does Enter once the game is over)
+            board = self.ctl.board()
+            over = board is not None and board.state is not None and board.state.status != "playing"
+            self.leave = key == "q" or (over and key in ("enter", "esc"))
+            return
+        self._fresh(chooser)
+        options = chooser.filtered(self.query)
+        if key == "enter":
+            if options:
+                self._take(options[min(self.highlight, len(options) - 1)])
+        elif key in ("left", "up", "right", "down"):
+            step = {"left": -1, "right": 1, "up": -self.columns, "down": self.columns}[key]
+            if options:
+                self.highlight = max(0, min(len(options) - 1, self.highlight + step))
+        elif key in ("home", "end") and options:
+            self.highlight = 0 if key == "home" else len(options) - 1
+        elif key == "backspace":
+            if self.query:
+                self.query = self.query[:-1]
+            else:
+                chooser.back()
+            self.highlight = 0
+        elif key in ("esc", "ctrl-u"):
+            self.query, self.highlight = "", 0
+            if key == "esc":
+                chooser.reset()
+        elif len(key) == 1:
+            self.query += key
+            self.highlight = 0
+
+    def _fresh(self, chooser: object) -> None:
+        if id(chooser) != self._chooser_id:  # a new state: forget the old filter and highlight
+            self._chooser_id = id(chooser)
+            self.query, self.highlight = "", 0
+
+    def _take(self, choice: Choice) -> None:
+        problem = self.ctl.take(choice)
+        self.ctl.notice = problem
+        self.query, self.highlight = "", 0
+
+    # --- the frame ---------------------------------------------------------------------------
+    def frame(self) -> list[Text]:
+        cols, rows = self.term.size()
+        board = self.ctl.board()
+        status = status_text(self.session.connected, self.session.referee_online)
+        if board is None or board.state is None:
+            where = f"table {self.ctl.wanted}" if self.ctl.wanted else f"a table where {self.username} is seated"
+            lines = [header(f"Summon · {self.username}", status, cols), Text(""),
+                     Text(f"Waiting for {where}…"),
+                     Text("(The table appears here as soon as the referee seats you.)", style="dim")]
+            return self._fit(lines, [], rows, cols)
+        screen = self.ctl.screen(board)
+        seen = self.ctl.seen(board)
+        st = board.state
+        title = f"{screen.title} · table {board.table} · you: {self.username} (seat {st.seat}) · state {st.seq}"
+        lines = [header(title, status, cols)]
+        others = [t for t in self.ctl.playing_tables() if t != board.table]
+        if others:
+            lines.append(Text("Other tables (Tab): " + ", ".join(others), style="dim"))
+        lines.append(Text(""))
+        if seen is not None:
+            lines.extend(screen.lines(seen, cols))
+        lines.append(Text(""))
+        lines.extend(self._menu(board, cols))
+        message = board.error or self.ctl.notice
+        if message:
+            lines.append(Text(message, style="bold red" if board.error else "yellow"))
+        log = [w for w in (screen.event_words(ev) for _, ev in board.events) if w]
+        return self._fit(lines, log, rows, cols)
+
+    def _fit(self, lines: list[Text], log: list[str], rows: int, cols: int) -> list[Text]:
+        room = rows - 1 - len(lines)
+        if room > 1 and log:
+            lines = lines + [Text("─" * min(cols, 60), style="dim")] + [Text(w, style="dim") for w in log[-(room - 1):]]
+        lines = lines[: rows - 1]
+        lines += [Text("")] * (rows - 1 - len(lines))
+        return lines + [Text(HELP, style="reverse")]
+
+    def _menu(self, board: Board, cols: int) -> list[Text]:
+        chooser = self.ctl.sync()
+        screen = self.ctl.screen(board)
+        st = board.state
+        if chooser is None:
+            if board.sent is not None:
+                return [Text(f"Sent: {board.sent[1]} — waiting for the referee…", style="bold")]
+            if st is not None and st.status != "playing":
+                more = " · Tab: next table" if self.ctl.playing_tables() else ""
+                return [Text("The game is over. Press q to leave" + more + ".", style="bold")]
+            seen = self.ctl.seen(board)
+            return [Text(screen.status_words(seen) if seen else "", style="dim")]
+        self._fresh(chooser)
+        prompt = Text("▶ ", style="bold yellow")
+        prompt.append(self.ctl.prompt(), style="bold yellow")
+        if self.query:
+            prompt.append(f"   filter: {self.query}▏", style="bold")
+        out = [prompt]
+        options = chooser.filtered(self.query)
+        if not options:
+            return out + [Text(f"  nothing matches {self.query!r} (Backspace to edit, Esc to start again)")]
+        self.highlight = min(self.highlight, len(options) - 1)
+        width = min(cols - 2, max(len(o.label) for o in options) + 3)
+        self.columns = max(1, (cols - 2) // width)
+        for r in range(math.ceil(len(options) / self.columns)):
+            line = Text("  ")
+            for i in range(r * self.columns, min(len(options), (r + 1) * self.columns)):
+                cell = f" {options[i].label:<{width - 2}} "
+                line.append(cell, style="reverse bold" if i == self.highlight else "")
+            out.append(line)
+        return out

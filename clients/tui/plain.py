@@ -1,0 +1,251 @@
+"""The plain line mode: the table in sentences, choices as a numbered list, one line in.
+
+For screen readers and pipes.  After every change it says what happened (one sentence
+per event) and where the game stands; when it is your turn it describes the whole table
+and lists the choices.  Answer with an item number, the item's words (``fire 8``), or a
+whole legal move (``play fire-8``); ``help`` lists the commands.
+
+Input from a terminal is read at any time (``state`` works while others think; a move
+typed out of turn is refused here, never sent).  Input from a pipe is a script: one
+line is read each time a choice is asked for, so a file of answers plays in turn.
+"""
+
+from __future__ import annotations
+
+import os
+import select
+import sys
+import time
+from typing import Callable
+
+from clients.tui.controller import PlayController
+from clients.tui.session import Board
+
+__all__ = ["PlainPlayer", "PLAIN_HELP"]
+
+PLAIN_HELP = ("Answer with a choice's number, its words (e.g. 'fire 8') or a whole move (e.g. 'play fire-8'). "
+              "Commands: state (where the game stands), choices (list them again), back (previous step), "
+              "tables, table ID (switch), help, quit.")
+
+
+class PlainPlayer:
+    def __init__(self, controller: PlayController, username: str, infd: int | None = None,
+                 out: Callable[[str], None] | None = None, interactive: bool | None = None) -> None:
+        self.ctl = controller
+        self.session = controller.session
+        self.username = username
+        self.infd = sys.stdin.fileno() if infd is None else infd
+        self.say = out or (lambda line: print(line, flush=True))
+        self.interactive = os.isatty(self.infd) if interactive is None else interactive
+        self._buffer = b""
+        self._eof = False
+        self._connected = True
+        self._told: dict[str, dict] = {}  # per table: what was already said
+        self._asked: tuple[str, int, tuple[str, ...]] | None = None
+
+    # --- main loop ------------------------------------------------------------------------
+    def run(self) -> int:
+        """0 when the game on show ended, 1 when input ended or the person quit first."""
+        target = f"table {self.ctl.wanted}" if self.ctl.wanted else "a table where you are seated"
+        self.say(f"Connected as {self.username}. Waiting for {target}.")
+        try:
+            while True:
+                self.session.pump(0.05)
+                self._connection()
+                board = self.ctl.board()
+                if board is not None and board.state is not None:
+                    done = self._report(board)
+                    if done is not None:
+                        return done
+                waiting = self._choices_said()
+                if self.interactive or waiting:
+                    line = self._read_line(0.05)
+                    if line is None:
+                        if self._eof and not self._buffer and waiting:
+                            self.say("Input ended while it is your turn: leaving the table. "
+                                     "Your seat stays; run summon play again to go on.")
+                            return 1
+                        continue
+                    if self._on_line(line):
+                        return 1
+        except KeyboardInterrupt:
+            self.say("Leaving the table. Your seat stays; run summon play again to go on.")
+            return 1
+
+    def _connection(self) -> None:
+        if self.session.connected != self._connected:
+            self._connected = self.session.connected
+            if self._connected:
+                self.say("Reconnected to the broker.")
+                self._asked = None  # say the choices again once the table is back
+                for told in self._told.values():
+                    told["resync"] = True
+            else:
+                self.say("Connection to the broker lost; reconnecting…")
+
+    # --- saying what changed ------------------------------------------------------------------
+    def _report(self, board: Board) -> int | None:
+        told = self._told.setdefault(board.table, {"seq": -1, "events": -1, "intro": False, "error": None,
+                                                   "status": None, "resync": False, "version": -1})
+        if told["version"] == board.version:
+            return None
+        told["version"] = board.version
+        st = board.state
+        assert st is not None
+        screen = self.ctl.screen(board)
+        seen = self.ctl.seen(board)
+        if board.meta is None:  # wait a moment for the players' names before the first words
+            told.setdefault("meta_wait", time.monotonic())
+            if time.monotonic() - told["meta_wait"] < 2:
+                told["version"] = -1
+                return None
+        if not told["intro"] and board.meta is not None:
+            told["intro"] = True
+            seats = ", ".join(f"{p} (seat {i}{', you' if i == st.seat else ''})" for i, p in enumerate(board.players))
+            self.say(f"Table {board.table}: {screen.title}. Players: {seats}.")
+        fresh = st.seq != told["seq"]
+        if fresh:
+            for seq, ev in board.events:
+                if seq > told["events"]:
+                    words = screen.event_words(ev)
+                    if words:
+                        self.say(words)
+            told["events"] = board.events_seq
+        if told["resync"] or (fresh and board.missed):
+            self.say("Where the game stands:")
+            for line in screen.words(seen):
+                self.say("  " + line)
+            told["resync"] = False
+            board.missed = False
+        if board.error and board.error != told["error"]:
+            self.say(board.error)
+            self._asked = None
+        told["error"] = board.error
+        told["seq"] = st.seq
+        if st.status != "playing":
+            over = [line for line in screen.words(seen) if line.startswith("Game over")]
+            if not over:  # a game whose view has no result: the table's meta carries it
+                if board.meta is None or board.meta.result is None:
+                    told.setdefault("over_at", time.monotonic())
+                    if time.monotonic() - told["over_at"] < 3:
+                        told["version"] = -1  # look again on the next turn of the loop
+                        return None
+                else:
+                    over = [screen.result_words(board.meta.result)]
+            if not told.get("said_over"):
+                told["said_over"] = True
+                for line in over:
+                    self.say(line)
+                self.say("The game is over.")
+            others = [t for t in self.ctl.playing_tables() if t != board.table]
+            if others and self.ctl.wanted is None:
+                self.ctl.switch(others[0])
+                self.say(f"Now at table {others[0]}.")
+                return None
+            return 0
+        if self.ctl.sync() is not None:
+            self._ask(board, full=fresh)
+        elif fresh:
+            status = screen.status_words(seen)
+            if board.sent is None and status != told["status"]:
+                self.say(status)
+            told["status"] = status
+        return None
+
+    def _choices_said(self) -> bool:
+        """Is the person being asked now -- choices offered and said for the state on show?
+
+        A pipe's next line is read only then, so a script's answer always meets the
+        question it was written for."""
+        board = self.ctl.board()
+        if self.ctl.sync() is None or board is None or board.state is None or self._asked is None:
+            return False
+        return self._asked[:2] == (board.table, board.state.seq)
+
+    def _ask(self, board: Board, full: bool) -> None:
+        chooser = self.ctl.sync()
+        if chooser is None or board.state is None:
+            return
+        key = (board.table, board.state.seq, chooser.path)
+        if key == self._asked:
+            return
+        self._asked = key
+        if full and not chooser.path:
+            for line in self.ctl.screen(board).words(self.ctl.seen(board), full=False):
+                self.say(line)
+        self._choices()
+
+    def _choices(self) -> None:
+        chooser = self.ctl.sync()
+        if chooser is None:
+            return
+        self.say(self.ctl.prompt())
+        self.say("Choices: " + "; ".join(f"{i} {o.label}" for i, o in enumerate(chooser.options(), 1)) + ".")
+
+    # --- reading and obeying a line -------------------------------------------------------------
+    def _read_line(self, timeout: float) -> str | None:
+        while b"\n" not in self._buffer and not self._eof:
+            ready, _, _ = select.select([self.infd], [], [], timeout)
+            if not ready:
+                return None
+            data = os.read(self.infd, 4096)
+            if not data:
+                self._eof = True
+                break
+            self._buffer += data
+        if b"\n" in self._buffer:
+            line, self._buffer = self._buffer.split(b"\n", 1)
+        elif self._buffer:
+            line, self._buffer = self._buffer, b""
+        else:
+            return None
+        return line.decode("utf-8", errors="replace").strip()
+
+    def _on_line(self, text: str) -> bool:
+        """Obey one line; True means the person wants to leave."""
+        board = self.ctl.board()
+        chooser = self.ctl.sync()
+        word = text.lower()
+        if word in ("quit", "exit", "leave"):
+            self.say("Leaving the table. Your seat stays; run summon play again to go on.")
+            return True
+        if word in ("help", "?"):
+            self.say(PLAIN_HELP)
+        elif word == "state":
+            if board is None or board.state is None:
+                self.say("No table yet.")
+            else:
+                for line in self.ctl.screen(board).words(self.ctl.seen(board)):
+                    self.say(line)
+        elif word == "tables":
+            for t, b in self.session.boards.items():
+                st = b.state
+                mark = " (on show)" if t == self.ctl.current else ""
+                self.say(f"{t}: {st.game if st else '?'}, {st.status if st else 'waiting'}{mark}")
+        elif word.startswith("table "):
+            tid = text.split(None, 1)[1]
+            self.say(f"Now at table {tid}." if self.ctl.switch(tid) else f"You are not seated at {tid}.")
+            self._asked = None
+        elif chooser is None:
+            if text:
+                self.say("It is not your turn, so nothing was sent. (Type state to hear where the game stands.)")
+        elif word in ("choices", "moves", ""):
+            self._choices()
+        elif word == "back":
+            if not chooser.back():
+                self.say("This is already the first step.")
+            self._choices()
+        else:
+            got = chooser.resolve(text)
+            if got.move is not None:
+                problem = self.ctl.send(got.move)
+                self.say(problem if problem else f"You chose {got.move}.")
+                if problem:
+                    self._choices()
+            elif got.stepped:
+                self._choices()
+            else:
+                self.say(f"Sorry, {got.problem}." + (f" It could be: {'; '.join(got.candidates)}."
+                                                    if got.candidates else ""))
+                self._choices()
+        return False

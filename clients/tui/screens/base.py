@@ -1,0 +1,196 @@
+"""What every game screen offers, and the generic screen for games without their own.
+
+A screen turns one audience's view of a table into (a) lines for the full-screen UI,
+(b) sentences for the plain line mode (screen readers, pipes), (c) words for each event,
+and (d) the steps in which that game's legal moves are offered.  It reads only the view
+the referee sent -- a seat view or the spectator view -- so a screen cannot show more
+than its audience may know, and it never imports an engine (a client has only the
+protocol).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Sequence
+
+from rich.text import Text
+
+__all__ = ["Seen", "GameScreen", "GenericScreen", "format_clock"]
+
+
+@dataclass(frozen=True)
+class Seen:
+    """One audience's view of one table: what a screen draws from."""
+
+    game: str
+    table: str
+    players: Sequence[str]
+    seat: int | None  # None: a spectator
+    view: Mapping[str, Any]
+    to_move: Sequence[int] = ()
+    legal: Sequence[str] = ()
+    status: str = "playing"
+    seq: int = 0
+    clock: Any = None  # a ``clock`` from the state, if the referee ever sends one
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def my_turn(self) -> bool:
+        return self.seat is not None and self.seat in self.to_move and bool(self.legal)
+
+
+def _mmss(seconds: Any) -> str:
+    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)):
+        return str(seconds)
+    s = max(0, int(seconds))
+    return f"{s // 60}:{s % 60:02d}"
+
+
+def format_clock(clock: Any, who: Any) -> str | None:
+    """Words for a ``clock`` field whose shape is not fixed yet: per-seat list, map or number.
+
+    Why so lenient: clocks are announced as a later protocol addition; showing whatever
+    arrives beats hiding it until this client is updated.
+    """
+    if clock is None:
+        return None
+    if isinstance(clock, (int, float)) and not isinstance(clock, bool):
+        return _mmss(clock)
+    if isinstance(clock, list):
+        return ", ".join(f"{who(i)} {_mmss(v)}" for i, v in enumerate(clock))
+    if isinstance(clock, dict) and isinstance(clock.get("remaining_ms"), list):  # the referee's clock map
+        running = set(clock.get("running") or [])
+        parts = [f"{who(i)} {_mmss(ms / 1000)}{' running' if i in running else ''}"
+                 for i, ms in enumerate(clock["remaining_ms"]) if isinstance(ms, (int, float))]
+        return ", ".join(parts) or None
+    if isinstance(clock, dict):
+        parts = []
+        for key, value in clock.items():
+            name = who(int(key)) if isinstance(key, str) and key.isdigit() else str(key)
+            if isinstance(value, list):
+                value = ", ".join(f"{who(i)} {_mmss(v)}" for i, v in enumerate(value))
+            parts.append(f"{name} {_mmss(value)}" if not isinstance(value, str) else f"{name} {value}")
+        return "; ".join(parts)
+    return str(clock)
+
+
+class GameScreen:
+    """Base class: names, turn line and the generic behaviour a game screen may override."""
+
+    title = "game"
+
+    def __init__(self, players: Sequence[str], seat: int | None) -> None:
+        self.players = list(players)
+        self.seat = seat
+
+    # --- names ------------------------------------------------------------------------
+    def name(self, seat: Any) -> str:
+        if isinstance(seat, int) and 0 <= seat < len(self.players):
+            return self.players[seat]
+        return f"seat {seat}"
+
+    def who(self, seat: Any) -> str:
+        """A seat's name, marked "(you)" for the person at this client."""
+        return self.name(seat) + (" (you)" if seat == self.seat and self.seat is not None else "")
+
+    def turn_words(self, seen: Seen) -> str:
+        if seen.status != "playing":
+            return "The game is over."
+        if not seen.to_move:
+            return "Nobody is to move."
+        if seen.my_turn:
+            return "It is your turn."
+        return "Waiting for " + " and ".join(self.name(s) for s in seen.to_move) + "."
+
+    def clock_words(self, seen: Seen) -> str | None:
+        return format_clock(seen.clock if seen.clock is not None else seen.view.get("clock"), self.name)
+
+    # --- what a game overrides ------------------------------------------------------
+    def lines(self, seen: Seen, width: int) -> list[Text]:
+        """The full-screen body (without header, menu and log)."""
+        return [Text(line) for line in tree_lines(seen.view, width)]
+
+    def words(self, seen: Seen, full: bool = True) -> list[str]:
+        """The state in sentences (plain mode; ``full`` for the "state" command, else the
+        part that matters for the choice at hand)."""
+        return [line.strip() for line in tree_lines(seen.view, 10_000)] + [self.turn_words(seen)]
+
+    def status_words(self, seen: Seen) -> str:
+        """One sentence after each change (plain mode)."""
+        return self.turn_words(seen)
+
+    def event_words(self, event: Mapping[str, Any]) -> str | None:
+        rest = ", ".join(f"{k} {_short(v)}" for k, v in event.items() if k != "type")
+        return f"{event.get('type')}: {rest}" if rest else str(event.get("type"))
+
+    def steps(self, move: str) -> list[str]:
+        """How a legal move is offered: one token per step (default: its words)."""
+        return move.split()
+
+    def label(self, path: tuple[str, ...], token: str) -> str:
+        return token
+
+    def prompt(self, seen: Seen, path: tuple[str, ...]) -> str:
+        return "Choose your move" + (f" ({' '.join(path)} …)" if path else "") + ":"
+
+    def result_words(self, result: Mapping[str, Any]) -> str:
+        winners = result.get("winners") or []
+        names = ", ".join(self.name(s) for s in winners) or "nobody (a draw)"
+        return f"Game over: {names} won. Scores {result.get('scores')}."
+
+
+class GenericScreen(GameScreen):
+    """Any game without its own screen: the view as an indented tree, moves as words."""
+
+    def __init__(self, players: Sequence[str], seat: int | None, game: str = "game") -> None:
+        super().__init__(players, seat)
+        self.title = game
+
+
+def _short(value: Any, limit: int = 60) -> str:
+    text = value if isinstance(value, str) else repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def tree_lines(value: Any, width: int, indent: int = 0, key: str | None = None) -> list[str]:
+    """A JSON-ish indented tree: scalars and short lists on one line, the rest nested."""
+    pad = "  " * indent
+    head = f"{pad}{key}: " if key is not None else pad
+    if isinstance(value, Mapping):
+        if not value:
+            return [head + "{}"]
+        out = [head.rstrip()] if key is not None else []
+        for k, v in value.items():
+            out.extend(tree_lines(v, width, indent + (1 if key is not None else 0), str(k)))
+        return out
+    if isinstance(value, list):
+        flat = ", ".join(_scalar(v) for v in value) if all(not isinstance(v, (Mapping, list)) for v in value) else None
+        if flat is not None and len(head) + len(flat) + 2 <= width:
+            return [f"{head}[{flat}]"]
+        if flat is not None:  # a long list of scalars: wrap it
+            return [head.rstrip()] + _wrap(flat, width, pad + "  ")
+        out = [head.rstrip()]
+        for i, v in enumerate(value):
+            out.extend(tree_lines(v, width, indent + 1, f"[{i}]"))
+        return out
+    return [head + _scalar(value)]
+
+
+def _scalar(v: Any) -> str:
+    if v is None:
+        return "null"
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return str(v)
+
+
+def _wrap(text: str, width: int, pad: str) -> list[str]:
+    lines, line = [], pad
+    for word in text.split(" "):
+        if len(line) + len(word) + 1 > width and line.strip():
+            lines.append(line.rstrip())
+            line = pad
+        line += word + " "
+    if line.strip():
+        lines.append(line.rstrip())
+    return lines

@@ -1,0 +1,281 @@
+"""Watching: every table under a prefix as commentary (``--follow``), or a live full screen.
+
+Both read only ``<prefix>/t/<table>/public/#`` -- what the broker lets any spectator read
+-- and draw with the same screens as the player, from the spectator view, so a
+spectator can never be shown a hand.
+
+``--follow`` keeps the plain commentary of ``clients/watch.py`` (one ``Watcher`` per
+table, fed from a single connection) and tags each line with its table; a table is
+followed when its ``meta`` first says it is being played, so a broker full of finished
+games does not replay them all.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from rich.text import Text
+
+from clients.tui.fullscreen import header, status_text
+from clients.tui.screens import Seen, screen_for
+from clients.tui.terminal import Terminal
+from clients.watch import Watcher
+from protocol.errors import DecodeError
+from protocol.messages import Events, Meta, PublicState, decode
+from protocol.mqtt import BrokerUrl, Link
+from protocol.topics import Topics
+from protocol.version import DEFAULT_PREFIX
+
+__all__ = ["Follower", "PublicBoard", "SpectatorSession", "FullScreenSpectator"]
+
+log = logging.getLogger("summon.watch")
+LIMIT = 1 << 20
+PENDING = 50  # messages kept per table until its meta says whether to follow it
+
+
+def _client_id(kind: str) -> str:
+    return f"{kind}-{int(time.time() * 1000) % 10**8}-{threading.get_ident() % 1000}"
+
+
+def _filter(topics: Topics, table: str | None, follow: bool) -> str:
+    return f"{topics.prefix}/t/+/public/#" if follow else topics.public_all(table or "+")
+
+
+class Follower:
+    """Commentary for every table in play under the prefix (optionally ids starting with ``match``)."""
+
+    def __init__(self, broker: BrokerUrl, prefix: str = DEFAULT_PREFIX, match: str | None = None,
+                 out: Callable[[str], None] = print, mqtt_version: int = 3) -> None:
+        self.topics = Topics(prefix)
+        self.broker = broker
+        self.match = match
+        self.out = out
+        self.mqtt_version = mqtt_version
+        self.watchers: dict[str, Watcher] = {}
+        self.ignored: set[str] = set()
+        self.results: dict[str, dict[str, Any]] = {}
+        self._pending: dict[str, deque] = {}
+        self._stop = threading.Event()
+        self._link = Link(broker, _client_id("follow"), subscriptions=(_filter(self.topics, None, True),),
+                          mqtt_version=mqtt_version)
+
+    def request_stop(self) -> None:
+        self._stop.set()
+
+    def start(self) -> "Follower":
+        self._link.start()
+        return self
+
+    def run(self, timeout: float | None = None, until: Callable[["Follower"], bool] | None = None) -> None:
+        """Comment until stopped (or ``timeout``, or ``until(self)`` holds)."""
+        if not self._link.connected.is_set():
+            self.start()
+        deadline = None if timeout is None else time.monotonic() + timeout
+        try:
+            while not self._stop.is_set() and not (until and until(self)):
+                if deadline is not None and time.monotonic() > deadline:
+                    break
+                try:
+                    item = self._link.inbox.get(timeout=0.2)
+                except queue.Empty:
+                    continue
+                try:
+                    self._route(item.topic, item.payload)
+                except Exception:
+                    log.exception("follow: could not render a message on %s", item.topic)
+        finally:
+            self._link.close()
+
+    def _route(self, topic: str, payload: bytes) -> None:
+        table = self.topics.table_of(topic)
+        if table is None or table in self.ignored or (self.match and not table.startswith(self.match)):
+            return
+        watcher = self.watchers.get(table)
+        if watcher is not None:
+            watcher.feed(payload)
+            self._note_result(table, watcher)
+            return
+        if topic != self.topics.meta(table):
+            self._pending.setdefault(table, deque(maxlen=PENDING)).append(payload)
+            return
+        try:
+            meta = decode(payload, accept=(Meta,), max_bytes=LIMIT) if payload else None
+        except DecodeError:
+            return
+        pending = self._pending.pop(table, deque())
+        if not isinstance(meta, Meta) or meta.status != "playing":
+            self.ignored.add(table)  # finished before we came: not news
+            return
+        watcher = Watcher(self.broker, table, prefix=self.topics.prefix, out=self._tagged(table),
+                          mqtt_version=self.mqtt_version, client_id=_client_id("unused"))
+        self.watchers[table] = watcher
+        watcher.feed(payload)
+        for earlier in pending:
+            watcher.feed(earlier)
+
+    def _tagged(self, table: str) -> Callable[[str], None]:
+        def out(text: str) -> None:
+            for line in text.split("\n"):
+                self.out(f"[{table}] {line}" if line else "")
+        return out
+
+    def _note_result(self, table: str, watcher: Watcher) -> None:
+        if watcher.result is not None and table not in self.results:
+            self.results[table] = watcher.result
+
+
+@dataclass
+class PublicBoard:
+    table: str
+    meta: Meta | None = None
+    state: PublicState | None = None
+    events: deque = field(default_factory=lambda: deque(maxlen=200))
+    events_seq: int = -1
+    version: int = 0
+    touched: float = 0.0
+
+
+class SpectatorSession:
+    """The public area of one table (or, following, of every table in play)."""
+
+    def __init__(self, broker: BrokerUrl, table: str | None, prefix: str = DEFAULT_PREFIX, follow: bool = False,
+                 mqtt_version: int = 3) -> None:
+        self.topics = Topics(prefix)
+        self.table = table
+        self.follow = follow
+        self.boards: dict[str, PublicBoard] = {}
+        self.ignored: set[str] = set()
+        self.version = 0
+        self.connected = False
+        self._link = Link(broker, _client_id("watch"), subscriptions=(_filter(self.topics, table, follow),),
+                          mqtt_version=mqtt_version)
+
+    def start(self) -> "SpectatorSession":
+        self._link.start()
+        self.connected = True
+        return self
+
+    def close(self) -> None:
+        self._link.close()
+
+    def pump(self, timeout: float = 0.0) -> None:
+        if self._link.connected.is_set() != self.connected:
+            self.connected = not self.connected
+            self.version += 1
+        try:
+            item = self._link.inbox.get(timeout=timeout) if timeout > 0 else self._link.inbox.get_nowait()
+        except queue.Empty:
+            return
+        while True:
+            try:
+                self._handle(item.topic, item.payload)
+            except Exception:
+                log.exception("watch: could not handle a message on %s", item.topic)
+            try:
+                item = self._link.inbox.get_nowait()
+            except queue.Empty:
+                return
+
+    def _handle(self, topic: str, payload: bytes) -> None:
+        table = self.topics.table_of(topic)
+        if not payload or table is None or table in self.ignored:
+            return
+        if self.follow and self.table and not table.startswith(self.table):
+            return
+        try:
+            msg = decode(payload, accept=(Meta, PublicState, Events), max_bytes=LIMIT)
+        except DecodeError as exc:
+            log.warning("watch: undecodable public message: %s", exc)
+            return
+        board = self.boards.get(table)
+        if board is None:
+            if self.follow and isinstance(msg, Meta) and msg.status != "playing":
+                self.ignored.add(table)
+                return
+            board = self.boards[table] = PublicBoard(table)
+        if isinstance(msg, Meta):
+            board.meta = msg
+        elif isinstance(msg, PublicState):
+            if board.state is None or msg.seq >= board.state.seq:
+                board.state = msg
+        elif isinstance(msg, Events) and msg.seq > board.events_seq:
+            board.events.extend((msg.seq, ev) for ev in msg.events)
+            board.events_seq = msg.seq
+        board.version += 1
+        board.touched = time.monotonic()
+        self.version += 1
+
+
+class FullScreenSpectator:
+    """The live spectator screen; with ``follow``, the busiest table unless Tab pins one."""
+
+    def __init__(self, session: SpectatorSession, terminal: Terminal) -> None:
+        self.session = session
+        self.term = terminal
+        self.pinned: str | None = session.table if not session.follow else None
+        self.leave = False
+        self._input = 0
+
+    def current(self) -> PublicBoard | None:
+        boards = self.session.boards
+        if self.pinned in boards:
+            return boards[self.pinned]
+        shown = [b for b in boards.values() if b.meta is not None and b.state is not None]
+        return max(shown, key=lambda b: b.touched) if shown else None
+
+    def run(self) -> None:
+        last = None
+        with self.term:
+            try:
+                while not self.leave:
+                    self.session.pump(0)
+                    for key in self.term.keys(0.05):
+                        self._input += 1
+                        if key in ("q", "ctrl-c", "ctrl-d", "eof", "esc"):
+                            self.leave = True
+                        elif key == "tab":
+                            names = sorted(self.session.boards)
+                            cur = self.current()
+                            if names:
+                                i = names.index(cur.table) + 1 if cur and cur.table in names else 0
+                                self.pinned = names[i % len(names)]
+                    stamp = (self.session.version, self._input, self.term.size())
+                    if stamp != last:
+                        self.term.draw(self.frame())
+                        last = stamp
+            except KeyboardInterrupt:
+                pass
+
+    def frame(self) -> list[Text]:
+        cols, rows = self.term.size()
+        status = status_text(self.session.connected, None)
+        board = self.current()
+        if board is None or board.meta is None or board.state is None:
+            what = f"table {self.session.table}" if self.session.table and not self.session.follow else "a table in play"
+            lines = [header("Summon · watching", status, cols), Text(""), Text(f"Waiting for {what}…")]
+        else:
+            st, meta = board.state, board.meta
+            screen = screen_for(st.game, meta.players, None)
+            lines = [header(f"{screen.title} · table {board.table} · watching · state {st.seq}", status, cols)]
+            if len(self.session.boards) > 1:
+                lines.append(Text("Tables (Tab): " + ", ".join(sorted(self.session.boards)), style="dim"))
+            lines.append(Text(""))
+            seen = Seen(game=st.game, table=st.table, players=meta.players, seat=None, view=st.view,
+                        to_move=st.to_move, status=st.status, seq=st.seq, clock=getattr(st, "clock", None) or st.view.get("clock"))
+            lines.extend(screen.lines(seen, cols))
+            if st.status != "playing" and meta.result is not None:
+                lines.append(Text(screen.result_words(meta.result), style="bold"))
+            log = [w for w in (screen.event_words(ev) for _, ev in board.events) if w]
+            room = rows - 2 - len(lines)
+            if room > 1 and log:
+                lines.append(Text("─" * min(cols, 60), style="dim"))
+                lines.extend(Text(w, style="dim") for w in log[-(room - 1):])
+        lines = lines[: rows - 1]
+        lines += [Text("")] * (rows - 1 - len(lines))
+        return lines + [Text("Tab next table · q leave", style="reverse")]
