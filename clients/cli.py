@@ -252,6 +252,9 @@ def games() -> None:
     for name, g in sorted(GAMES.items()):
         click.echo(f"{name:12} {g.title} ({g.min_seats}-{g.max_seats} players) options: {g.config_defaults()}")
 
+from clients.cli_play import extend_watch, play  # noqa: E402  (the terminal client: clients/tui)
+main.add_command(play); extend_watch(main)  # noqa: E702
+
 from clients.cli_tournament import tournament  # noqa: E402  (summon tournament run / standings)
 main.add_command(tournament)
 from clients.cli_replay import replay  # noqa: E402  (summon replay export|show)
