@@ -252,6 +252,11 @@ def games() -> None:
     for name, g in sorted(GAMES.items()):
         click.echo(f"{name:12} {g.title} ({g.min_seats}-{g.max_seats} players) options: {g.config_defaults()}")
 
+
+from clients import cli_broker  # noqa: E402  (summon broker init, summon accounts ...)
+main.add_command(cli_broker.broker)
+main.add_command(cli_broker.accounts)
+
 from clients.cli_play import extend_watch, play  # noqa: E402  (the terminal client: clients/tui)
 main.add_command(play); extend_watch(main)  # noqa: E702
 
@@ -259,6 +264,8 @@ from clients.cli_tournament import tournament  # noqa: E402  (summon tournament 
 main.add_command(tournament)
 from clients.cli_replay import replay  # noqa: E402  (summon replay export|show)
 main.add_command(replay)
+from clients.cli_summoner_wars import sw_deck  # noqa: E402  (summon sw-deck check / show)
+main.add_command(sw_deck)
 
 if __name__ == "__main__":  # pragma: no cover
     main()

@@ -203,3 +203,21 @@ def test_card_data_is_checked_at_load():
     ]:
         with pytest.raises(CardDataError, match=msg):
             load_pool_text({"x.toml": bad})
+
+
+def test_sw_deck_command_checks_a_file_and_shows_presets(tmp_path):
+    from click.testing import CliRunner
+
+    from clients.cli_summoner_wars import sw_deck
+
+    runner = CliRunner()
+    shown = runner.invoke(sw_deck, ["show", "cinder-vanguard"])
+    assert shown.exit_code == 0 and 'summoner = "pyra"' in shown.output
+    f = tmp_path / "deck.toml"
+    f.write_text(shown.output)
+    ok = runner.invoke(sw_deck, ["check", str(f)])
+    assert ok.exit_code == 0 and "a legal deck" in ok.output
+    f.write_text(shown.output.replace("varka = 1", "varka = 2"))
+    bad = runner.invoke(sw_deck, ["check", str(f)])
+    assert bad.exit_code == 1 and "no more than 1 copy of each champion unit (varka x2)" in bad.output
+    assert runner.invoke(sw_deck, ["show"]).output.count(":") == len(PRESET_DECKS)

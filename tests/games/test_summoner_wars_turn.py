@@ -317,3 +317,35 @@ def test_phases_pass_automatically_when_end_is_the_only_move():
     assert "inaction" in kinds and kinds.index("inaction") < kinds.index("turn")
     assert [e["phase"] for e in ev if e["type"] == "phase"] == ["build", "attack", "magic", "move"]
     assert s2.active == 1 and s2.phase == "move"
+
+
+@pytest.mark.parametrize("move, says", [
+    ("summon ember-guard.{g} e5", "adjacent to a gate you control"),
+    ("summon varka.{v} c3", "costs 5 magic; you have 3"),
+    ("summon ember-guard.{g2} c3", "identical copies are offered once"),
+    ("move c4-c6", "Move Phase"),
+    ("attack c4 c5", "Attack Phase"),
+    ("event ember-strike.40 d5", "not in your hand"),
+    ("decline", "no question is pending"),
+])
+def test_illegal_moves_name_the_rule(move, says):
+    s = scenario({**BASE, "c4": ("ember-guard", 0)}, hands={0: ["ember-guard", "ember-guard", "varka"]},
+                 magic=(3, 3))
+    g, g2 = sorted(u for u in s.players[0].hand if s.cards[u] == "ember-guard")
+    v = next(u for u in s.players[0].hand if s.cards[u] == "varka")
+    move = move.format(g=g, g2=g2, v=v)
+    with pytest.raises(IllegalMoveError, match=says):
+        G.apply(s, 0, move)
+
+
+def test_illegal_move_and_attack_reasons():
+    s = scenario({**BASE, "c4": ("ember-guard", 0), "c5": ("coral-sentinel", 1)}, phase="move")
+    with pytest.raises(IllegalMoveError, match="1-2 orthogonal spaces"):
+        G.apply(s, 0, "move c4-e5")
+    with pytest.raises(IllegalMoveError, match="no unit you control on c5"):
+        G.apply(s, 0, "move c5-c6")
+    with pytest.raises(IllegalMoveError, match="structures cannot move"):
+        G.apply(s, 0, "move d3-e3")
+    a = scenario({**BASE, "c4": ("ember-guard", 0), "e5": ("coral-sentinel", 1)}, phase="attack")
+    with pytest.raises(IllegalMoveError, match="targets: none"):
+        G.apply(a, 0, "attack c4 e5")

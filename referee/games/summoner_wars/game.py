@@ -14,6 +14,7 @@ from typing import Any, Mapping
 from referee.engine import (ConfigError, Event, Game, GameOverError, IllegalMoveError,
                             MoveSyntaxError, NotYourTurnError, Outcome)
 
+from .explain import why_illegal
 from .moves import Move, parse_move
 from .rules import legal_moves
 from .state import Config, State, new_game
@@ -57,7 +58,7 @@ class SummonerWarsGame(Game):
         m = parse_move(move)  # MoveSyntaxError
         legal = legal_moves(state, seat)
         if move not in legal:
-            raise IllegalMoveError(why_illegal(state, move, legal))
+            raise IllegalMoveError(why_illegal(state, seat, m, legal))
         return apply_move(state, seat, m)
 
     def apply_unchecked(self, state: State, seat: int, move: str | Move,
@@ -77,15 +78,3 @@ class SummonerWarsGame(Game):
             return Outcome(scores=(0, 0), winners=(), reason=r.reason)
         scores = (1, 0) if r.winner == 0 else (0, 1)
         return Outcome(scores=scores, winners=(r.winner,), reason=r.reason)
-
-
-def why_illegal(state: State, move: str, legal: list[str]) -> str:
-    """A short human reason, so a bot author sees which rule was broken."""
-    verb = move.split(" ", 1)[0]
-    if state.pending is not None:
-        return f"{move!r}: answer the pending question ({state.pending.kind}): {', '.join(legal)}"
-    phase_verbs = {"summon": "summon", "move": "move", "build": "build", "attack": "attack", "magic": "magic"}
-    if verb in phase_verbs and phase_verbs[verb] != state.phase:
-        return f"{move!r}: not a move of the {state.phase} phase"
-    heads = sorted({m.split(" ", 1)[0] for m in legal})
-    return f"{move!r} is not legal now (phase {state.phase}); legal kinds: {', '.join(heads)}"

@@ -64,7 +64,7 @@ class Config:
                 decks.append(load_deck(opts[f"deck_{seat}"]))
             except DeckError as exc:
                 raise ConfigError(f"deck_{seat} is not a legal deck: {exc}") from None
-        if opts["first"] not in ("random", 0, 1) or type(opts["first"]) is bool:
+        if opts["first"] != "random" and (type(opts["first"]) is not int or opts["first"] not in (0, 1)):
             raise ConfigError("first must be 'random', 0 or 1")
         try:
             faces = parse_die(opts["die"])

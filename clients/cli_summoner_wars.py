@@ -1,0 +1,62 @@
+"""``summon sw-deck``: check a custom Summoner Wars deck file, or print a preset to start from.
+
+Why a command: a custom deck reaches a table as the ``deck_0``/``deck_1`` table option
+(its JSON or TOML text), and the referee refuses an illegal deck with the rules it breaks;
+checking the file first gives the same messages without a broker.  Usage::
+
+    summon sw-deck show tidewardens > mydeck.toml      # edit it
+    summon sw-deck check mydeck.toml
+    summon create --game summoner-wars --players ann,bob --option deck_0="$(cat mydeck.toml)" ...
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+__all__ = ["sw_deck"]
+
+
+@click.group("sw-deck")
+def sw_deck() -> None:
+    """Summoner Wars decks: check a deck file against the construction rules, show presets."""
+
+
+@sw_deck.command("check")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False))
+def check(file: str) -> None:
+    """Check FILE (JSON or TOML deck definition); exit 1 naming every broken rule."""
+    from referee.games.summoner_wars.cards import POOL
+    from referee.games.summoner_wars.deck import DeckError, load_deck
+
+    try:
+        deck = load_deck(Path(file).read_text(encoding="utf-8"))
+    except DeckError as exc:
+        for p in exc.problems:
+            click.echo(f"- {p}")
+        click.echo(f"{file}: not a legal deck ({len(exc.problems)} problem(s))", err=True)
+        sys.exit(1)
+    click.echo(f"{file}: a legal deck -- {POOL[deck.summoner].name} and {len(deck.cards)} other cards")
+
+
+@sw_deck.command("show")
+@click.argument("faction", required=False)
+def show(faction: str | None) -> None:
+    """Print a preconstructed FACTION deck as TOML (no FACTION: list them)."""
+    from referee.games.summoner_wars.cards import POOL, PRESET_DECKS
+
+    if faction is None or faction not in PRESET_DECKS:
+        if faction is not None:
+            click.echo(f"unknown faction {faction!r}", err=True)
+        for fid, d in sorted(PRESET_DECKS.items()):
+            click.echo(f"{fid}: {POOL[d['summoner']].name}")
+        sys.exit(0 if faction is None else 1)
+    d = PRESET_DECKS[faction]
+    click.echo(f'# {faction} -- card ids are in referee/games/summoner_wars/data/*.toml')
+    click.echo(f'name = "my {faction}"')
+    click.echo(f'summoner = "{d["summoner"]}"')
+    click.echo("[cards]")
+    for cid, k in d["cards"].items():
+        click.echo(f"{cid} = {k:<3} # {POOL[cid].name} ({POOL[cid].main_class})")
