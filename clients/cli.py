@@ -266,6 +266,9 @@ from clients.cli_replay import replay  # noqa: E402  (summon replay export|show)
 main.add_command(replay)
 from clients.cli_summoner_wars import sw_deck  # noqa: E402  (summon sw-deck check / show)
 main.add_command(sw_deck)
+from clients import cli_broker  # noqa: E402  (summon broker init, summon accounts ...)
+main.add_command(cli_broker.broker)
+main.add_command(cli_broker.accounts)
 
 if __name__ == "__main__":  # pragma: no cover
     main()

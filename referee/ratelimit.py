@@ -16,15 +16,19 @@ flood its own error topic): at most one ``Limited`` notice per user per
 carrying how many messages were dropped.
 
 Token bucket (``rate`` tokens per second, at most ``burst`` saved up): a user may send
-``burst`` messages at once and ``rate`` per second for ever.  The default budget (see
-``RefereeConfig``) is far above what any player or bot needs -- a bot playing many
-tables at once included -- because a dropped *legitimate* move would stall its table
-until the player sends it again.
+``burst`` messages at once and ``rate`` per second for ever.  **An accepted move costs
+nothing**: the referee gives its token back (``refund``) once the move is applied.  Why:
+a fast bot playing many tables legitimately sends hundreds of moves per second (measured:
+a random bot at one table already passes 50/s), and a dropped *legitimate* move would
+stall its table until the player sends it again.  What the budget really limits is
+messages that earn an error -- garbage, stale duplicates, moves out of turn -- which is
+what a flood is made of.
 """
 
 from __future__ import annotations
 
 import queue
+import threading
 import time
 from dataclasses import dataclass
 from typing import Any, Callable
@@ -53,13 +57,14 @@ def sender_of(topic: str) -> str | None:
 
 
 class RateLimiter:
-    """Token buckets by user.  Not thread-safe: used from one thread (paho's)."""
+    """Token buckets by user: ``allow`` on paho's thread, ``refund`` on the referee's."""
 
     def __init__(self, rate: float, burst: float, clock: Callable[[], float] = time.monotonic) -> None:
         self.rate = float(rate)
         self.burst = float(max(burst, 1.0))
         self.clock = clock
         self._buckets: dict[str, list[float]] = {}  # user -> [tokens, last refill time]
+        self._lock = threading.Lock()
 
     @property
     def enabled(self) -> bool:
@@ -69,19 +74,27 @@ class RateLimiter:
         """Spend one of ``user``'s tokens; False when there is none left."""
         if self.rate <= 0:
             return True
-        now = self.clock()
-        bucket = self._buckets.get(user)
-        if bucket is None:
-            if len(self._buckets) >= MAX_TRACKED:
-                self._forget_full(now)
-            bucket = self._buckets[user] = [self.burst, now]
-        tokens = min(self.burst, bucket[0] + (now - bucket[1]) * self.rate)
-        bucket[1] = now
-        if tokens < 1.0:
-            bucket[0] = tokens
-            return False
-        bucket[0] = tokens - 1.0
-        return True
+        with self._lock:
+            now = self.clock()
+            bucket = self._buckets.get(user)
+            if bucket is None:
+                if len(self._buckets) >= MAX_TRACKED:
+                    self._forget_full(now)
+                bucket = self._buckets[user] = [self.burst, now]
+            tokens = min(self.burst, bucket[0] + (now - bucket[1]) * self.rate)
+            bucket[1] = now
+            if tokens < 1.0:
+                bucket[0] = tokens
+                return False
+            bucket[0] = tokens - 1.0
+            return True
+
+    def refund(self, user: str) -> None:
+        """Give back the token of a message that turned out to be an accepted move."""
+        with self._lock:
+            bucket = self._buckets.get(user)
+            if bucket is not None:
+                bucket[0] = min(self.burst, bucket[0] + 1.0)
 
     def _forget_full(self, now: float) -> None:
         full = [u for u, (tokens, last) in self._buckets.items() if tokens + (now - last) * self.rate >= self.burst]
@@ -133,3 +146,7 @@ class RateLimitedInbox(queue.Queue):  # type: ignore[type-arg]
         size = self.qsize()
         if size > self.max_size:
             self.max_size = size
+
+    def refund(self, user: str) -> None:
+        """``user``'s message was an accepted move: it costs no budget (referee loop thread)."""
+        self.limiter.refund(user)

@@ -1,0 +1,155 @@
+"""Hostile case 7: a flooding client is rate-limited per user; every table keeps playing.
+
+No timing is asserted here (benchmarks/security_flood.py prints the latency figures):
+the test shows *what happens* -- the flooder gets ``rate/limited`` errors (about one per
+second, not one per dropped message), the referee drops the excess before decoding it,
+another table keeps advancing during the flood, the other seats at the flooder's own
+table keep playing (it then waits only for the flooder), and the flooder's normal moves
+are accepted again afterwards.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+
+import msgpack
+import pytest
+
+from clients.bots import make_bot
+from clients.director import create_table
+from clients.sdk import BotClient
+from protocol.messages import Error, Move, decode, encode
+from protocol.mqtt import Incoming
+from protocol.topics import Topics
+from referee.ratelimit import Limited, RateLimitedInbox, RateLimiter, sender_of
+from referee.service import RefereeConfig
+from tests.helpers import run_in_thread
+from tests.secbroker import Raw, RunningReferee
+
+T = Topics()
+
+
+# --- the limiter itself, on a fake clock --------------------------------------------------
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.t = 100.0
+
+    def __call__(self) -> float:
+        return self.t
+
+
+def test_token_bucket_allows_a_burst_then_the_rate():
+    clock = FakeClock()
+    lim = RateLimiter(rate=10, burst=5, clock=clock)
+    assert [lim.allow("a") for _ in range(7)] == [True] * 5 + [False] * 2
+    assert lim.allow("b"), "buckets are per user"
+    clock.t += 0.25  # 2.5 tokens back
+    assert [lim.allow("a") for _ in range(3)] == [True, True, False]
+    clock.t += 100
+    assert sum(lim.allow("a") for _ in range(10)) == 5, "never more than the burst saved up"
+    assert all(RateLimiter(0, 1).allow("x") for _ in range(1000)), "rate 0 = no limit"
+
+
+def test_accepted_moves_give_their_token_back():
+    clock = FakeClock()
+    lim = RateLimiter(rate=1, burst=2, clock=clock)
+    for _ in range(100):  # a fast bot: every message is an accepted move
+        assert lim.allow("bot")
+        lim.refund("bot")
+    assert lim.allow("bot") and lim.allow("bot") and not lim.allow("bot")
+    lim.refund("nobody")  # unknown users: nothing to refund, no error
+
+
+def test_sender_is_read_from_the_topic_without_decoding():
+    assert sender_of("summon/v1/t/tab/move/north") == "north"
+    assert sender_of("summon/v1/ctl/director/request") == "director"
+    assert sender_of("summon/v1/presence/east") == "east"
+    assert sender_of("summon/v1/t/tab/public/state") is None
+
+
+def test_inbox_drops_over_budget_messages_and_queues_one_notice_per_interval():
+    clock = FakeClock()
+    inbox = RateLimitedInbox(RateLimiter(rate=1, burst=3, clock=clock), notice_interval=1.0)
+    flood = Incoming("summon/v1/t/tab/move/mallory", b"\xc1", False)
+    for _ in range(1000):
+        inbox.put(flood)
+    inbox.put(Incoming("summon/v1/t/tab/move/north", b"ok", False))
+    inbox.put(("call", None))  # Referee.call work items pass straight through
+    items = [inbox.get_nowait() for _ in range(inbox.qsize())]
+    assert items[:3] == [flood] * 3
+    assert isinstance(items[3], Limited) and items[3].user == "mallory" and items[3].dropped == 1
+    assert items[4].topic.endswith("/north") and items[5] == ("call", None)
+    assert len(items) == 6 and inbox.dropped_total == 997
+    clock.t += 1.0  # one token back and the notice interval is over
+    inbox.put(flood)
+    inbox.put(flood)
+    notice = [i for i in (inbox.get_nowait() for _ in range(inbox.qsize())) if isinstance(i, Limited)]
+    assert [n.dropped for n in notice] == [997], "the next notice counts every message dropped since the last"
+
+
+# --- against the real broker -----------------------------------------------------------------
+
+@pytest.mark.broker
+def test_flooder_is_rate_limited_and_every_table_keeps_playing(mosquitto):
+    running = RunningReferee(RefereeConfig(broker=mosquitto.url("referee"), client_id="referee",
+                                           directors=frozenset({"director"}), rate_limit=50, rate_burst=100))
+    ref = running.ref
+    own, other = f"fl-{uuid.uuid4().hex[:8]}", f"fl-{uuid.uuid4().hex[:8]}"
+    clients = [BotClient(make_bot("random", i), mosquitto.url(u), u, table=own)
+               for i, u in enumerate(["east", "south", "west"], 1)]
+    clients += [BotClient(make_bot("random", i), mosquitto.url(u), u, table=other)
+                for i, u in enumerate(["p1", "p2", "p3", "p4"])]
+    for c in clients:
+        run_in_thread(lambda c=c: c.run(timeout=240))
+    try:
+        # mallory sits at seat 0 of its own table; east (seat 1) bids first
+        create_table(mosquitto.url("director"), "director", "dragon", ["mallory", "east", "south", "west"],
+                     {"max_hands": 1}, seed=4, table=own)
+        create_table(mosquitto.url("director"), "director", "dragon", ["p1", "p2", "p3", "p4"],
+                     {}, seed=5, table=other)  # long: still playing after the flood
+        flooder = Raw(mosquitto.port, "x", "mallory", "mallory-secret")
+        assert flooder.connect() == "Success"
+        flooder.subscribe(T.seat_all(own, "mallory"))
+        time.sleep(0.5)
+        before = {t: ref.call(lambda t=t: ref.tables[t].seq) for t in (own, other)}
+        assert ref.call(lambda: ref.tables[other].status) == "playing"
+        junk = [encode(Move(seq=0, move="pass")), b"\xc1", msgpack.packb({"v": 1, "type": "move"})]
+        sent, start = 0, time.monotonic()
+        while time.monotonic() - start < 3.0:  # as fast as paho can send, QoS 0
+            for _ in range(200):
+                flooder.client.publish(T.move(own, "mallory"), junk[sent % 3], qos=0)
+                sent += 1
+            time.sleep(0.001)
+        rate = sent / (time.monotonic() - start)
+        after = {t: ref.call(lambda t=t: ref.tables[t].seq) for t in (own, other)}
+        # the flooder's own client is slow to read while it floods: give its errors time
+        errors = [decode(m.payload) for m in flooder.drain(5.0) if m.topic == T.seat_error(own, "mallory")]
+        limited = [e for e in errors if isinstance(e, Error) and e.code == "rate/limited"]
+        dropped = ref.inbox.dropped_total  # type: ignore[attr-defined]
+        print(f"\nflood: {sent} messages at {rate:,.0f}/s; referee dropped {dropped} unread; "
+              f"{len(limited)} rate/limited errors; answered {len(errors) - len(limited)}; "
+              f"inbox max depth {ref.inbox.max_size}")  # type: ignore[attr-defined]
+        assert rate > 1000, "not a flood"
+        assert limited, "the flooder was not told it is rate-limited"
+        assert limited[0].table == own and "dropped" in limited[0].detail
+        elapsed = time.monotonic() - start  # the referee may still read the flood's tail after it ends
+        assert len(limited) <= elapsed + 1, "one notice per second at most, not one per dropped message"
+        assert dropped > sent / 2, "most of the flood must be dropped before decoding"
+        assert len(errors) - len(limited) <= 100 + 50 * elapsed, "only the budget is decoded and answered"
+        assert after[other] > before[other], "another table stopped during the flood"
+        # at the flooder's own table the other seats played; it waits only for the flooder
+        # (seat 0), whose moves drown in its own flood until it calms down
+        assert after[own] >= 3 and ref.call(lambda: list(ref.tables[own].game.to_move(ref.tables[own].state))) == [0]
+        flooder.close()
+        # afterwards the flooder's (now normal) moves are accepted: its bot finishes the game
+        mallory = BotClient(make_bot("random", 9), mosquitto.url("mallory"), "mallory", table=own)
+        mallory.run(timeout=240)
+        assert ref.call(lambda: ref.tables[own].status) == "finished"
+        assert running.thread.is_alive()
+    finally:
+        for c in clients:
+            c.request_stop()
+        time.sleep(0.5)
+        running.stop()
