@@ -10,8 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
-from referee.engine import (Event, Game, GameOverError, IllegalMoveError, MoveSyntaxError,
-                            NotYourTurnError, Outcome)
+from referee.engine import Event, Game, GameOverError, IllegalMoveError, NotYourTurnError, Outcome
 
 from .moves import Move
 from .rules import legal_moves
@@ -55,7 +54,7 @@ class SummicardGame(Game):
             raise NotYourTurnError(f"seat {seat!r} may not move now; to move: {state.turn}")
         if isinstance(move, Move):
             move = str(move)
-        parsed = Move.parse(move)  # MoveSyntaxError
+        parsed = Move.parse(move)  # raises MoveSyntaxError
         legal = legal_moves(state, seat)
         if move not in legal:
             raise IllegalMoveError(_why_illegal(state, parsed, legal))

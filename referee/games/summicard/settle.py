@@ -21,7 +21,6 @@ from dataclasses import replace
 
 from referee.engine import Event
 
-from .betting import total_pot
 from .cards import distance, reserve_deck
 from .rules import final, in_hand, order
 from .state import MAX_VOID_HANDS, HandSummary, PotResult, Result, State, start_hand
@@ -89,7 +88,7 @@ def _pots(st: State, contenders: list[int]) -> list[tuple[str, int, list[int]]]:
     return [("main", st.pot, contenders), ("bets", bets, live_bettors)]
 
 
-def _tiebreak_events(rounds, b: int, start: int, winners: tuple[int, ...]) -> list[Event]:
+def _tiebreak_events(rounds, b: int, start: int) -> list[Event]:
     out = []
     for i, draws in enumerate(rounds):
         m = min(distance(c, b) for _, c in draws)
@@ -114,7 +113,7 @@ def finish_hand(st: State, events: list[Event]) -> tuple[State, list[Event]]:
             won: tuple[int, ...] = (eligible[0],)
         else:
             won, st, rounds = decide(st, eligible)
-            events += _tiebreak_events(rounds, st.boccino, len(all_rounds), won)
+            events += _tiebreak_events(rounds, st.boccino, len(all_rounds))
             all_rounds += rounds
         if won:
             shares = split_shares(amount, won)

@@ -20,8 +20,8 @@ from referee.engine import ConfigError
 
 from .cards import VALUES, auto_decks, min_decks, shuffled_shoe
 
-__all__ = ["Config", "Player", "PotResult", "HandSummary", "Result", "State",
-           "new_session", "deal_hand", "state_from_cards", "MAX_VOID_HANDS", "MAX_SEATS"]
+__all__ = ["Config", "Player", "PotResult", "HandSummary", "Result", "State", "new_session",
+           "start_hand", "deal_hand", "state_from_cards", "MAX_VOID_HANDS", "MAX_SEATS"]
 
 MAX_SEATS = 100
 MAX_VOID_HANDS = 50  # base game: hands in a row with nobody positive before it ends drawn
@@ -176,12 +176,12 @@ def _check_decks(cfg: Config, seats: int) -> int:
     return cfg.decks
 
 
-def deal_hand(state_fields: dict[str, Any], shoe: tuple[int, ...], statuses: Sequence[str]) -> dict[str, Any]:
+def deal_hand(dealer: int, shoe: tuple[int, ...], statuses: Sequence[str]
+              ) -> tuple[tuple[Player, ...], int, int]:
     """Deal from ``shoe``: the Boccino, then 3 Main cards and a Bomb to each seat in play,
-    one card at a time round the table from the dealer's right.  Returns the fields to
-    set on the state (players, boccino, drawn)."""
+    one card at a time round the table from the dealer's right.  Returns (players,
+    boccino, cards drawn)."""
     n = len(statuses)
-    dealer = state_fields["dealer"]
     order = [(dealer + i) % n for i in range(1, n + 1) if statuses[(dealer + i) % n] != "out"]
     pos = 0
     boccino = shoe[pos]
@@ -195,7 +195,7 @@ def deal_hand(state_fields: dict[str, Any], shoe: tuple[int, ...], statuses: Seq
         Player(mains=(got[s][0], got[s][1], got[s][2]), bomb=got[s][3])
         if statuses[s] != "out" else Player(mains=(0, 0, 0), bomb=0, status="out")
         for s in range(n))
-    return {"players": players, "boccino": boccino, "drawn": pos}
+    return players, boccino, pos
 
 
 def new_session(seats: int, config: Mapping[str, Any], seed: Any) -> State:
@@ -218,11 +218,11 @@ def start_hand(cfg: Config, seed: Any, n: int, decks: int, hand_no: int, dealer:
         pot += sum(1 for s in statuses if s == "in")
         chips = tuple(c - 1 if c > 0 else 0 for c in chips)
     shoe = shoe if shoe is not None else shuffled_shoe(seed, hand_no, decks)
-    dealt = deal_hand({"dealer": dealer}, shoe, statuses)
+    players, boccino, drawn = deal_hand(dealer, shoe, statuses)
     first = next((dealer + i) % n for i in range(1, n + 1) if statuses[(dealer + i) % n] == "in")
     return State(config=cfg, seed=seed, n=n, decks=decks, hand_no=hand_no, dealer=dealer,
-                 boccino=dealt["boccino"], shoe=shoe, drawn=dealt["drawn"], reserves=0,
-                 players=dealt["players"], phase="reveal", round=1, turn=first, chips=chips,
+                 boccino=boccino, shoe=shoe, drawn=drawn, reserves=0,
+                 players=players, phase="reveal", round=1, turn=first, chips=chips,
                  pot=pot, carry=carry, void_hands=void_hands, last_hand=last_hand)
 
 
