@@ -68,7 +68,8 @@ class SummicardRenderer:
         head = ""
         if not self.header_done:
             self.header_done = True
-            head = f"== Hand 1: Boccino {card_text(ev.get('boccino'))} ==\n  -- Round 1: first Main card --\n"
+            head = (f"== Hand 1: {self.who(0)} deals; Boccino {card_text(ev.get('boccino'))} ==\n"
+                    "  -- Round 1: first Main card --\n")  # seat 0 deals the first hand
         what = f"{card_text(ev.get('card'))} -> {ev.get('score')} (total {ev.get('sum')})"
         if self.pending_keep == (ev.get("seat"), ev.get("round")):
             self.pending_keep = None

@@ -169,7 +169,7 @@ def test_commentary_examples():
     r = SummicardRenderer(["ann", "bob"])
     assert card_text(1) == "A" and card_text(12) == "Q" and card_text(None) == "?"
     first = r.event({"type": "reveal", "seat": 1, "round": 1, "card": 9, "boccino": 7, "score": 2, "sum": 2})
-    assert first.startswith("== Hand 1: Boccino 7 ==") and "bob reveals 9 -> 2 (total 2)" in first
+    assert first.startswith("== Hand 1: ann deals; Boccino 7 ==") and "bob reveals 9 -> 2 (total 2)" in first
     assert r.event({"type": "bomb", "seat": 0, "card": 13, "score": 9, "sum": 8, "final": -1,
                     "bust": True}) == "  ann's Bomb: K -> 9; final 8 - 9 = -1  BUST"
     assert r.event({"type": "raise", "seat": 0, "by": 2, "to": 5, "amount": 4, "chips": 3,
