@@ -70,22 +70,6 @@ def _add(dist: Dist, q: Sequence[float], sign: int = 1) -> Dist:
     return out
 
 
-def _future_card(q: tuple[float, ...], threshold: float) -> tuple[tuple[float, ...], float]:
-    """A round-2/3 card of a player who exchanges it when its distance is over
-    ``threshold``: (distance distribution when the exchange was still free, chance the
-    exchange gets used on it)."""
-    out = [0.0] * 13
-    used = 0.0
-    for k, pk in enumerate(q):
-        if k > threshold:
-            used += pk
-        else:
-            out[k] += pk
-    for k, pk in enumerate(q):
-        out[k] += used * pk
-    return tuple(out), used
-
-
 @lru_cache(maxsize=4096)
 def opponent_final(q: tuple[float, ...], known_sum: int, rounds_left: tuple[int, ...],
                    can_exchange: bool, bomb_known: int | None = None) -> tuple[tuple[int, float], ...]:
