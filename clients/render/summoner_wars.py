@@ -54,6 +54,7 @@ class SummonerWarsRenderer:
 
     def __init__(self, players: Sequence[str]) -> None:
         self.players = list(players)
+        self.started = False  # turn 1 has no `turn` event (the table starts in it)
 
     def who(self, seat: Any) -> str:
         if isinstance(seat, int) and 0 <= seat < len(self.players):
@@ -62,9 +63,15 @@ class SummonerWarsRenderer:
 
     def event(self, ev: Mapping[str, Any]) -> str | None:
         method = getattr(self, f"_on_{ev.get('type')}", None)
-        return method(ev) if method else None
+        line = method(ev) if method else None
+        if not self.started and ev.get("type") != "turn" and isinstance(ev.get("seat"), int):
+            self.started = True
+            header = f"\n== Turn 1: {self.who(ev['seat'])} =="
+            return header if line is None else f"{header}\n{line}"
+        return line
 
     def _on_turn(self, ev) -> str:
+        self.started = True
         return f"\n== Turn {ev.get('turn')}: {self.who(ev.get('seat'))} =="
 
     def _on_summon(self, ev) -> str:

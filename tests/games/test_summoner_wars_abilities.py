@@ -5,8 +5,6 @@ Places, Control, Under, Timing Conflicts, Name, Base Strength, Extra, Re-roll, D
 
 from __future__ import annotations
 
-import pytest
-
 from referee.games.summoner_wars import SummonerWarsGame
 from referee.games.summoner_wars.board import parse_cell
 from referee.games.summoner_wars.query import abilities, strength

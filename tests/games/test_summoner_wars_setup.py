@@ -14,7 +14,7 @@ from referee.engine import ConfigError
 from referee.games.summoner_wars import SummonerWarsGame
 from referee.games.summoner_wars.board import ADJ, dist, owner_cell, parse_cell, on_side, in_back_rows
 from referee.games.summoner_wars.cards import POOL, PRESET_DECKS, CardDataError, load_pool_text
-from referee.games.summoner_wars.deck import DeckError, deck_problems, load_deck, parse_deck
+from referee.games.summoner_wars.deck import deck_problems, load_deck, parse_deck
 from referee.games.summoner_wars.dice import parse_die, roll
 from referee.games.summoner_wars.query import summoner_cell
 

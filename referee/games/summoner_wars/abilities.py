@@ -14,11 +14,12 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from .board import NAMES, dist, step, DIRECTIONS
+from .board import DIRECTIONS, NAMES, dist, parse_cell, step
 from .combat import add_damage, destroy
 from .moves import Move, render
-from .query import ability, matches, push_cells, within
+from .query import abilities, ability, matches, push_cells, within
 from .state import Pending, Trigger
+from .vocab import VOCAB
 from .work import Work
 
 __all__ = ["resolve_trigger", "activate", "force_piece", "exchange"]
@@ -118,8 +119,6 @@ def _blast_params(w: Work, t: Trigger):
 
 
 def _cell_of(answer: str) -> int:
-    from .board import parse_cell
-
     return parse_cell(answer.split()[-1])
 
 
@@ -127,9 +126,7 @@ def activate(w: Work, seat: int, m: Move) -> None:
     """An ``ability <cell> <slug> [targets]`` move (already checked legal)."""
     cell, *targets = m.cells
     p = w.board[cell]
-    a = next(x for x in _abilities(w, cell) if x.slug == m.name and x.kind == "activated")
-    from .vocab import VOCAB
-
+    a = next(x for x in abilities(w, cell) if x.slug == m.name and x.kind == "activated")
     spec = VOCAB[a.effect]
     if spec.instead == "moving":
         w.moved.append(p.uid)
@@ -171,8 +168,3 @@ def _toward(src: int, t: int, d) -> bool:
     n = step(t, d)
     return n is not None and dist(n, src) < dist(t, src)
 
-
-def _abilities(w: Work, cell: int):
-    from .query import abilities
-
-    return abilities(w, cell)

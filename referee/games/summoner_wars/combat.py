@@ -87,7 +87,7 @@ def reroll(w: Work, st: AttackDamage, yes: bool) -> None:
     if yes:
         aim = ability(w, st.cell, "steady_aim")
         kind = w.card(att.uid).attack
-        w.board[st.cell] = _replace(att, boost=att.boost - aim.p("cost"))
+        w.board[st.cell] = replace(att, boost=att.boost - aim.p("cost"))
         idx = [i for i, f in enumerate(faces) if not _is_hit(f, kind)]
         new = roll(w.seed, w.rolls, len(idx), w.config.faces)
         w.rolls += 1
@@ -133,7 +133,7 @@ def add_damage(w: Work, cell: int, amount: int, source: Source, hits_event: bool
     """Add damage; destroy the card at 0 life.  Returns True if it was destroyed."""
     p = w.board[cell]
     if amount > 0:
-        p = _replace(p, damage=p.damage + amount)
+        p = replace(p, damage=p.damage + amount)
         w.board[cell] = p
     lf = life(w, cell)
     w.ev("damage", {"cell": NAMES[cell], "card": w.cards[p.uid], "amount": amount, "damage": p.damage,
@@ -167,6 +167,3 @@ def discard_piece(w: Work, cell: int) -> None:
     for u in p.under:
         w.players[u // 34].discard.append(u)
     w.players[p.owner].discard.append(p.uid)
-
-
-_replace = replace

@@ -19,7 +19,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from .cards import POOL, PRESET_DECKS, Card
+from .cards import POOL, PRESET_DECKS
 
 __all__ = ["DeckError", "DeckList", "parse_deck", "validate", "load_deck", "deck_problems"]
 
@@ -177,6 +177,3 @@ def load_deck(value: Any) -> DeckList:
     """Preset id, deck text or map -> a legal ``DeckList`` (or ``DeckError``)."""
     return validate(parse_deck(value))
 
-
-def summoner_of(deck: DeckList) -> Card:
-    return POOL[deck.summoner]

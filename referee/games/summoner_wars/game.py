@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from referee.engine import (ConfigError, Event, Game, GameOverError, IllegalMoveError,
-                            MoveSyntaxError, NotYourTurnError, Outcome)
+                            NotYourTurnError, Outcome)
 
 from .explain import why_illegal
 from .moves import Move, parse_move

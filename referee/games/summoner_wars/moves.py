@@ -24,8 +24,8 @@ from dataclasses import dataclass
 
 from referee.engine import MoveSyntaxError
 
-from .board import parse_cell
-from .cards import POOL, slug
+from .board import NAMES, parse_cell
+from .cards import POOL
 
 __all__ = ["Move", "parse_move", "parse_token", "render", "ABILITY_SLUGS"]
 
@@ -123,8 +123,6 @@ def parse_move(text: str) -> Move:
 def render(verb: str, card_id: str | None = None, uid: int | None = None, cells: tuple[int, ...] = (),
            name: str | None = None) -> str:
     """The canonical text of a move (what ``legal_moves`` lists)."""
-    from .board import NAMES
-
     cs = [NAMES[c] for c in cells]
     if verb == "move":
         return f"move {cs[0]}-{cs[1]}"
@@ -137,5 +135,3 @@ def render(verb: str, card_id: str | None = None, uid: int | None = None, cells:
         parts.append(name)
     return " ".join(parts + cs)
 
-
-assert slug("Ebb and Flow") == "ebb-and-flow"

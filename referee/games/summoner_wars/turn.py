@@ -26,6 +26,7 @@ from .query import summoner_cell
 from .rules import legal_moves
 from .state import (OPENING_HAND, PHASES, AfterAttack, AttackDamage, Order, Pending, Piece, Result,
                     State, Trigger)
+from .views import board_items, player_items
 from .work import Work
 
 __all__ = ["apply_move", "begin"]
@@ -226,6 +227,4 @@ def _end_turn(w: Work) -> None:
 
 def _snapshot(w: Work) -> dict:
     """The public board at the end of a turn, for watchers that only read events."""
-    from .views import board_items, player_items
-
     return {"seat": w.active, "turn": w.turn, "board": board_items(w), "players": player_items(w)}
