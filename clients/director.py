@@ -39,6 +39,7 @@ def create_table(
     mqtt_version: int = 3,
     timeout: float = 10.0,
     request_id: str = "create-1",
+    clock: Mapping[str, Any] | None = None,
 ) -> str:
     """Send a ``create`` request as ``username``; return the new table id."""
     topics = Topics(prefix)
@@ -46,7 +47,7 @@ def create_table(
                 subscriptions=(topics.reply(username),), mqtt_version=mqtt_version).start()
     try:
         req = CreateTable(request_id=request_id, game=game, players=list(players), config=dict(config or {}),
-                          table=table, seed=seed)
+                          table=table, seed=seed, clock=dict(clock) if clock else None)
         link.publish(topics.request(username), encode(req))
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:

@@ -15,7 +15,8 @@ The file format ("summon-replay", version 1) is one JSON object::
       "format": "summon-replay", "version": 1,
       "table": "dragon-5f3a9c1e", "game": "dragon", "players": ["north", "east", "south", "west"],
       "config": {...all table options in force...}, "seed": 7, "clock": null or {...time control...},
-      "created": 1767225600.0, "status": "finished", "result": {"scores": [...], "winners": [...], "reason": "target"},
+      "created": 1767225600.0, "status": "finished", "finished": 1767227400.0,
+      "result": {"scores": [...], "winners": [...], "reason": "target"},
       "moves": [{"seq": 1, "seat": 1, "user": "east", "move": "pass", "time": 1767225601.2,
                  "spent_ms": 1200, "flags": []}, ...],
       "seat_events": [{"at_seq": 40, "seat": 2, "kind": "house", "reason": "absent", "time": ...}, ...]
@@ -67,7 +68,7 @@ class Replay:
         return {
             "format": FORMAT, "version": VERSION, "table": r.id, "game": r.game, "players": list(r.players),
             "config": r.config, "seed": r.seed, "clock": r.clock, "created": r.created, "status": r.status,
-            "result": r.result,
+            "result": r.result, "finished": r.finished,
             "moves": [{"seq": m.seq, "seat": m.seat, "user": m.user, "move": m.move, "time": m.time,
                        "spent_ms": m.spent_ms, "flags": list(m.flags)} for m in self.moves],
             "seat_events": [{"at_seq": e.at_seq, "seat": e.seat, "kind": e.kind, "reason": e.reason, "time": e.time}
@@ -83,7 +84,8 @@ class Replay:
         try:
             rec = TableRecord(id=data["table"], game=data["game"], players=tuple(data["players"]),
                               config=dict(data["config"]), seed=int(data["seed"]), created=float(data["created"]),
-                              status=data["status"], clock=data.get("clock"), result=data.get("result"))
+                              status=data["status"], clock=data.get("clock"), result=data.get("result"),
+                              finished=data.get("finished"))
             moves = tuple(MoveRecord(int(m["seq"]), int(m["seat"]), m["user"], m["move"], float(m.get("time", 0)),
                                      int(m.get("spent_ms", 0)), tuple(m.get("flags", ()))) for m in data["moves"])
             events = tuple(SeatEvent(int(e["at_seq"]), int(e["seat"]), e["kind"], e.get("reason"),
@@ -214,6 +216,7 @@ def render(replay: Replay, audience: int | None) -> Iterator[str]:
     who = "a spectator" if audience is None else f"seat {audience} ({players[audience]})"
     yield f"Replay of {rec.id}: {rec.game} - " + ", ".join(f"seat {i} {p}" for i, p in enumerate(players))
     yield f"Seen by {who}."
+    shown_hand = None
     for step in steps(replay, audience):
         lines: list[str] = []
         for msg in step.messages:
@@ -227,8 +230,11 @@ def render(replay: Replay, audience: int | None) -> Iterator[str]:
                     lines.append(line)
             if isinstance(msg, SeatState):
                 hand = msg.view.get("hand")
-                if hand is not None:
+                if hand is not None and hand != shown_hand:  # only when it changes
                     lines.append(f"  your hand: {' '.join(map(str, hand))}")
+                    shown_hand = hand
+                if msg.legal and msg.clock is not None and msg.clock["remaining_ms"][msg.seat] is not None:
+                    lines.append(f"  your clock: {msg.clock['remaining_ms'][msg.seat] / 1000:.1f} s")
                 if msg.legal:
                     lines.append(f"  your turn; legal: {', '.join(msg.legal[:12])}{' ...' if len(msg.legal) > 12 else ''}")
             elif isinstance(msg, Meta) and msg.result is not None:

@@ -56,6 +56,7 @@ class SeatKeeper:
         self.ref = referee
         self.offline: dict[str, float] = {}  # user -> monotonic time we heard "offline"
         self.watched: set[str] = set()  # tables that need ticking (a time control or a house seat)
+        self.absent_held: dict[str, set[str]] = {}  # user -> tables where the house holds their seat for absence
         self._bots: dict[tuple[str, int], Any] = {}
 
     # --- bookkeeping ---------------------------------------------------------------------------
@@ -74,6 +75,9 @@ class SeatKeeper:
     def watch(self, table: "Table") -> None:
         if table.timing is not None or table.house:
             self.watched.add(table.id)
+        for seat, reason in table.house.items():
+            if reason == "absent":
+                self.absent_held.setdefault(table.players[seat], set()).add(table.id)
 
     # --- presence --------------------------------------------------------------------------------
     def presence(self, user: str, payload: bytes, now: float) -> None:
@@ -92,14 +96,19 @@ class SeatKeeper:
             was = self.offline.pop(user, None)
             if was is not None:
                 log.info("%s is back online", user)
-            self.returned(user)
+            self.returned(user, now)
 
-    def returned(self, user: str) -> None:
-        """A user is back: give back every seat the house took for absence."""
-        for table in list(self.ref.tables.values()):
-            seat = table.seat_of(user)
-            if seat is not None and table.status == "playing" and table.house.get(seat) == "absent":
-                self.reclaim(table, user)
+    def returned(self, user: str, now: float | None = None) -> None:
+        """A user is back: give back every seat the house took for absence.
+
+        Indexed by user, so that a client repeating "online" costs nothing per table.
+        """
+        for tid in sorted(self.absent_held.pop(user, ())):
+            table = self.ref.tables.get(tid)
+            seat = table.seat_of(user) if table is not None else None
+            if table is not None and seat is not None and table.status == "playing" \
+                    and table.house.get(seat) == "absent":
+                self.reclaim(table, user, now)
 
     # --- the loop's tick ----------------------------------------------------------------------
     def tick(self, now: float) -> None:
@@ -112,36 +121,36 @@ class SeatKeeper:
             to_move = table.game.to_move(table.state)
             held = [s for s in to_move if s in table.house]
             if held:  # one move per table per tick: people can follow what the house does
-                self._house_move(table, held[0])
+                self._house_move(table, held[0], now)
                 continue
             if table.clock is not None:
                 expired = table.clock.expired(now)
                 if expired:
-                    self._timeout(table, expired[0])
+                    self._timeout(table, expired[0], now)
                     continue
             grace = table.timing.grace_ms if table.timing is not None else None
             if grace is not None and self.offline:
                 for seat, user in enumerate(table.players):
                     since = self.offline.get(user)
                     if since is not None and seat not in table.house and (now - since) * 1000 >= grace:
-                        self.take(table, seat, "absent")
+                        self.take(table, seat, "absent", now)
 
     # --- moves the referee plays ------------------------------------------------------------------
-    def _house_move(self, table: "Table", seat: int) -> None:
+    def _house_move(self, table: "Table", seat: int, now: float) -> None:
         move = self.house_choice(table, seat)
         self.ref._play(table, table.players[seat], Move(seq=table.seq, move=move), ("house",),
-                       [Event("autoplay", {"seat": seat})])
+                       [Event("autoplay", {"seat": seat})], now)
 
-    def _timeout(self, table: "Table", seat: int) -> None:
+    def _timeout(self, table: "Table", seat: int, now: float) -> None:
         by = table.timing.on_timeout
         move = self.house_choice(table, seat) if by == "house" else self.random_choice(table, seat)
         log.info("table %s: seat %d timed out at seq %d; %s plays %r", table.id, seat, table.seq, by, move)
         self.ref._play(table, table.players[seat], Move(seq=table.seq, move=move), ("timeout", by),
-                       [Event("timeout", {"seat": seat, "by": by})])
+                       [Event("timeout", {"seat": seat, "by": by})], now)
         limit = table.timing.max_timeouts
         if (limit and table.status == "playing" and table.clock is not None
                 and table.clock.timeouts[seat] >= limit and seat not in table.house):
-            self.take(table, seat, "timeouts")
+            self.take(table, seat, "timeouts", now)
 
     def house_choice(self, table: "Table", seat: int) -> str:
         """The house bot's move for ``seat``: it sees only that seat's view and legal moves."""
@@ -170,15 +179,17 @@ class SeatKeeper:
         return self._bots[key]
 
     # --- seats changing hands ---------------------------------------------------------------------
-    def take(self, table: "Table", seat: int, reason: str) -> None:
+    def take(self, table: "Table", seat: int, reason: str, now: float | None = None) -> None:
         """The house bot takes ``seat`` (reason "timeouts" or "absent"); durable, then published."""
         self.ref.store.seat_event(table.id, SeatEvent(table.seq, seat, "house", reason, time.time()))
         table.house[seat] = reason
         self.watched.add(table.id)
+        if reason == "absent":
+            self.absent_held.setdefault(table.players[seat], set()).add(table.id)
         log.info("table %s: the house bot takes seat %d (%s)", table.id, seat, reason)
-        self._announce(table, Event("house", {"seat": seat, "reason": reason}))
+        self._announce(table, Event("house", {"seat": seat, "reason": reason}), now=now)
 
-    def reclaim(self, table: "Table", user: str) -> None:
+    def reclaim(self, table: "Table", user: str, now: float | None = None) -> None:
         """``user`` takes their seat back (a ``reclaim`` message, presence, or an accepted move)."""
         seat = table.seat_of(user)
         if seat is None:
@@ -191,11 +202,13 @@ class SeatKeeper:
             return  # nothing to give back: reclaiming is idempotent
         self.ref.store.seat_event(table.id, SeatEvent(table.seq, seat, "reclaim", None, time.time()))
         del table.house[seat]
+        self.absent_held.get(user, set()).discard(table.id)
         if table.clock is not None:
             # your turn: your clock starts again when you are back
-            table.clock = table.clock.reset_timeouts(seat).restart(seat, time.monotonic())
+            now = time.monotonic() if now is None else now
+            table.clock = table.clock.reset_timeouts(seat).restart(seat, now)
         log.info("table %s: %s takes seat %d back", table.id, user, seat)
-        self._announce(table, Event("reclaim", {"seat": seat}), seat_state=seat)
+        self._announce(table, Event("reclaim", {"seat": seat}), seat_state=seat, now=now)
 
     def after_move(self, table: "Table", seat: int, flags: tuple[str, ...]) -> None:
         """A move the player sent themselves was accepted: they are present, and hold their seat."""
@@ -206,9 +219,10 @@ class SeatKeeper:
         if table.status != "playing":
             self.watched.discard(table.id)
 
-    def _announce(self, table: "Table", event: Event, seat_state: int | None = None) -> None:
+    def _announce(self, table: "Table", event: Event, seat_state: int | None = None,
+                  now: float | None = None) -> None:
         if table.clock is not None:
-            table.clock = table.clock.at(time.monotonic())
+            table.clock = table.clock.at(time.monotonic() if now is None else now)
         self.ref._send(announcement(table, event, seat_state))
 
 

@@ -129,10 +129,10 @@ class Recovery:
             created=time.time(), clock=table.timing.to_wire() if table.timing is not None else None))
 
     def apply(self, table: Table, user: str, move: Move, flags: tuple[str, ...] = (),
-              notes: Sequence[Event] = ()) -> list[Publish]:
+              notes: Sequence[Event] = (), now: float | None = None) -> list[Publish]:
         """``table.handle_move`` plus the store commit of an accepted move, before anything is sent."""
         before = (table.state, table.seq, table.clock, len(table.history))
-        out = table.handle_move(user, move, now=time.monotonic(), flags=flags, notes=notes)
+        out = table.handle_move(user, move, now=time.monotonic() if now is None else now, flags=flags, notes=notes)
         if len(table.history) == before[3]:
             return out  # refused: nothing to record
         entry = table.history[-1]

@@ -290,9 +290,9 @@ class Referee:
             self.inbox.refund(user)  # type: ignore[attr-defined]
 
     def _play(self, table: Table, user: str, move: Move, flags: tuple[str, ...] = (),
-              notes: Sequence[Any] = ()) -> None:
+              notes: Sequence[Any] = (), now: float | None = None) -> None:
         """Apply a move for ``user``'s seat; an accepted one is stored BEFORE its states are sent."""
-        out = self.recovery.apply(table, user, move, flags, notes)
+        out = self.recovery.apply(table, user, move, flags, notes, now)
         self._send(out)
         if len(out) > 1:
             self.seats.after_move(table, table.history[-1].seat, flags)
