@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any, Mapping
 
+from .errors import CardDataError
 from .vocab import VOCAB, parse_filter
 
 __all__ = ["Ability", "Card", "CardDataError", "POOL", "PRESET_DECKS", "FACTIONS", "slug",
@@ -28,10 +29,6 @@ PHASES = ("summon", "move", "build", "attack", "magic", "draw")
 EVENT_PHASES = ("summon", "move", "build", "attack", "magic")
 _CLASS_WORDS = {"summoner", "champion", "common", "standard", "epic", "structure", "gate"}
 _ID = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
-
-
-class CardDataError(ValueError):
-    """A data file does not describe valid cards (raised at load time)."""
 
 
 def slug(name: str) -> str:

@@ -20,18 +20,11 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 from .cards import POOL, PRESET_DECKS
+from .errors import DeckError
 
 __all__ = ["DeckError", "DeckList", "parse_deck", "validate", "load_deck", "deck_problems"]
 
 DECK_SIZE = 34
-
-
-class DeckError(ValueError):
-    """A deck breaks construction rules; ``problems`` lists every rule it breaks."""
-
-    def __init__(self, problems: list[str]):
-        super().__init__("; ".join(problems))
-        self.problems = problems
 
 
 @dataclass(frozen=True)
