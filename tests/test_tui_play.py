@@ -285,3 +285,178 @@ def test_plain_mode_stops_when_the_script_ends_on_its_turn(mosquitto, referee):
     out, err = proc.communicate("pass\n", timeout=60)
     assert proc.returncode == 1, out + err
     assert "You chose pass." in out and "Input ended while it is your turn" in out
+
+
+class DroppingProxy:
+    """A TCP proxy to the broker whose open connections can be cut: a network drop."""
+
+    def __init__(self, port: int) -> None:
+        import socket
+        self.target = port
+        self.server = socket.create_server(("127.0.0.1", 0))
+        self.port = self.server.getsockname()[1]
+        self.conns: list = []
+        self._lock = threading.Lock()
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        import socket
+        while True:
+            try:
+                client, _ = self.server.accept()
+            except OSError:
+                return
+            upstream = socket.create_connection(("127.0.0.1", self.target))
+            with self._lock:
+                self.conns += [client, upstream]
+            for a, b in ((client, upstream), (upstream, client)):
+                threading.Thread(target=self._pipe, args=(a, b), daemon=True).start()
+
+    @staticmethod
+    def _pipe(src, dst) -> None:
+        try:
+            while data := src.recv(65536):
+                dst.sendall(data)
+        except OSError:
+            pass
+        finally:
+            for s in (src, dst):
+                try:
+                    s.close()
+                except OSError:
+                    pass
+
+    def drop(self) -> None:
+        import socket
+        with self._lock:
+            conns, self.conns = self.conns, []
+        for s in conns:
+            try:
+                s.shutdown(socket.SHUT_RDWR)
+                s.close()
+            except OSError:
+                pass
+
+    def close(self) -> None:
+        self.server.close()
+        self.drop()
+
+
+def test_plain_mode_reconnects_after_a_network_drop_and_says_where_the_game_stands(mosquitto, referee):
+    table = new_table(mosquitto, "drop")
+    proxy = DroppingProxy(mosquitto.port)
+    args = play_args(mosquitto, table, "--plain")
+    args[args.index("--broker") + 1] = f"mqtt://127.0.0.1:{proxy.port}"
+    proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            cwd=ROOT, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    lines: list[str] = []
+    reader = run_in_thread(lambda: lines.extend(iter(proc.stdout.readline, "")))
+    try:
+        create(mosquitto, table)
+        answered, dropped = 0, False
+        deadline = time.monotonic() + 90
+        while proc.poll() is None and time.monotonic() < deadline:
+            asked = sum(1 for line in list(lines) if line.startswith("Choices:"))
+            if asked > answered:  # answer every question with its first choice
+                proc.stdin.write("1\n")
+                proc.stdin.flush()
+                answered = asked
+                if answered == 3 and not dropped:  # mid-game, right after a move: cut the network
+                    proxy.drop()
+                    dropped = True
+            time.sleep(0.05)
+        assert proc.wait(30) == 0, "".join(lines) + proc.stderr.read()
+    finally:
+        proxy.close()
+        if proc.poll() is None:
+            proc.kill()
+    reader.join(5)
+    out = "".join(lines)
+    lost = out.index("Connection to the broker lost; reconnecting…")
+    back = out.index("Reconnected to the broker.", lost)
+    stands = out.index("Where the game stands:", back)
+    assert "Your hand, " in out[stands:] and "The game is over." in out[stands:]
+
+
+def test_refusals_come_back_in_words_and_stale_choices_never_leave(mosquitto, referee):
+    from clients.tui.controller import PlayController
+    from clients.tui.session import PlayerSession
+    from protocol.messages import Move, encode
+    from protocol.topics import Topics
+
+    table = new_table(mosquitto, "err")
+    session = PlayerSession(mosquitto.url("north"), "north", table=table).start()
+    ctl = PlayController(session, table)
+    try:
+        create(mosquitto, table)
+        deadline = time.monotonic() + 30
+        while ctl.sync() is None and time.monotonic() < deadline:
+            session.pump(0.1)
+        board = ctl.board()
+        st = board.state
+        assert st is not None and ctl.sync() is not None
+        # the client's own guard: an old seq or a move outside `legal` is never sent
+        assert session.send(table, st.seq - 1, st.legal[0]).startswith("The table moved on")
+        assert "not a legal move" in session.send(table, st.seq, "nohelp")
+        # the referee's refusal of a stale move (sent behind the guard's back) is shown in words
+        session._link.publish(Topics().move(table, "north"), encode(Move(seq=st.seq - 1, move=st.legal[0])))
+        while board.error is None and time.monotonic() < deadline:
+            session.pump(0.1)
+        assert board.error.startswith("Too late: the table had already moved on") and "[move/stale]" in board.error
+        # nothing changed: the same choices are offered, and a real move goes through once
+        assert ctl.sync() is not None and board.state.seq == st.seq
+        assert ctl.send(st.legal[0]) is None
+        assert session.send(table, st.seq, st.legal[0]) == "You already moved; waiting for the referee."
+        while board.state.seq == st.seq and time.monotonic() < deadline:
+            session.pump(0.1)
+        assert board.state.seq > st.seq and board.error is None
+    finally:
+        session.close()
+
+
+def test_watch_follow_comments_on_every_table_in_play_and_skips_finished_ones(mosquitto, referee):
+    from clients.tui.spectate import Follower
+    from clients.watch import Watcher
+
+    tag = f"cup{uuid.uuid4().hex[:4]}"
+    old = f"{tag}-old"
+    start_bots(mosquitto, old, users=SEATS)
+    watcher = Watcher(mosquitto.url("mallory"), old).start()
+    create(mosquitto, old, seed=2)
+    assert watcher.run(timeout=60) is not None  # the old table is over before the follower comes
+    lines: list[str] = []
+    follower = Follower(mosquitto.url("mallory"), match=tag, out=lines.append).start()
+    tables = [f"{tag}-r1-a", f"{tag}-r1-b"]
+    for t in tables:
+        start_bots(mosquitto, t, users=SEATS)
+        create(mosquitto, t, seed=3)
+    follower.run(timeout=90, until=lambda f: all(t in f.results for t in tables))
+    assert set(follower.results) == set(tables)
+    text = "\n".join(lines)
+    for t in tables:
+        assert f"[{t}] Table {t}: dragon" in text and f"[{t}] Final scores:" in text
+        assert f"[{t}]   Contract:" in text and f"[{t}]   Trick  1:" in text
+    assert f"[{old}]" not in text and old in follower.ignored
+
+
+def test_watch_screen_shows_the_table_without_hands(mosquitto, referee):
+    table = f"ws-{uuid.uuid4().hex[:8]}"
+    start_bots(mosquitto, table, users=SEATS)
+    term = Pty(SUMMON + ["watch", table, "--screen", "--broker", f"mqtt://127.0.0.1:{mosquitto.port}",
+                         "-u", "mallory", "--password", "mallory-secret"])
+    try:
+        term.wait(lambda s: f"Waiting for table {table}" in s, what="the waiting screen")
+        create(mosquitto, table)
+        screen = term.wait(lambda s: "The game is over" in s or "Game over" in s, 60, what="the end of the game")
+        assert f"table {table} · watching" in screen and "Your hand" not in screen and "(you)" not in screen
+        assert "Last trick" in screen and "won the bid" not in screen
+        capture("dragon-spectator.txt", screen, "summon watch TABLE --screen: a finished Dragon game")
+        term.send("q")
+        assert term.proc.wait(15) == 0
+    finally:
+        term.close()
+
+
+def test_watch_without_a_table_needs_follow():
+    res = subprocess.run(SUMMON + ["watch"], capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert res.returncode == 2 and "--follow" in res.stderr

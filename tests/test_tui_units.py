@@ -6,7 +6,9 @@ screen is tested on the exact data it will get, including the spectator view.
 
 from __future__ import annotations
 
+import os
 import random
+from pathlib import Path
 
 import pytest
 from rich.text import Text
@@ -19,6 +21,7 @@ from clients.tui.terminal import parse_keys, render_lines
 from referee.games.dragon import DragonGame
 
 PLAYERS = ["north", "east", "south", "west"]
+ROOT = Path(__file__).resolve().parent.parent
 GAME = DragonGame()
 
 
@@ -228,3 +231,261 @@ def test_clock_words_for_the_referee_clock_and_other_shapes():
     ("move/stale", "Too late"), ("move/illegal", "not legal now: why"), ("weird/code", "refused: why [weird/code]")])
 def test_error_words(code, expect):
     assert expect in error_words(code, "why")
+
+
+# --- whole frames, without a broker ---------------------------------------------------------------
+
+class FakeTerminal:
+    def __init__(self, cols, rows):
+        self._size = (cols, rows)
+
+    def size(self):
+        return self._size
+
+
+def frame_for(state, seat, cols, rows, game="dragon", players=PLAYERS, keys=(), view=None, legal=None):
+    """The full-screen frame a person at ``seat`` would see for ``state`` (no broker involved)."""
+    from clients.tui.controller import PlayController
+    from clients.tui.fullscreen import FullScreenPlayer
+    from clients.tui.session import Board, PlayerSession
+    from protocol.messages import Meta, SeatState
+    from protocol.mqtt import BrokerUrl
+    from referee.games import GAMES
+
+    engine = GAMES.get(game)
+    to_move = list(engine.to_move(state)) if engine else [seat]
+    if legal is None:
+        legal = engine.legal_moves(state, seat) if seat in to_move else []
+    st = SeatState(table="t-demo", game=game, seat=seat, seq=42, status="playing", to_move=to_move,
+                   legal=legal, view=view if view is not None else engine.view(state, seat), events=[])
+    session = PlayerSession(BrokerUrl(), players[seat], table="t-demo")
+    session.connected = True
+    session.boards["t-demo"] = Board("t-demo", meta=Meta(table="t-demo", game=game, players=list(players),
+                                                           config={}, status="playing"), state=st)
+    player = FullScreenPlayer(PlayController(session, "t-demo"), FakeTerminal(cols, rows), players[seat])
+    for key in keys:
+        player.on_key(key)
+    return [line.rstrip() for line in render_lines(player.frame(), cols, color=False)]
+
+
+def write_capture(name, note, lines):
+    if os.environ.get("SUMMON_WRITE_SCREENS") == "1":
+        (ROOT / "docs" / "screens" / name).write_text(
+            f"# {note}\n# (rendered by tests/test_tui_units.py; SUMMON_WRITE_SCREENS=1 refreshes it)\n\n"
+            + "\n".join(lines).rstrip() + "\n")
+
+
+@pytest.mark.parametrize("cols,rows", [(80, 24), (100, 40)])
+@pytest.mark.parametrize("phase", ["bidding", "discard", "play"])
+def test_frames_fit_the_terminal_and_keep_hand_and_choices(phase, cols, rows):
+    rng = random.Random(8)
+    state = advance(GAME.new_state(4, {}, 21), rng,
+                    lambda s: GAME.view(s, None)["phase"] == phase and
+                    (phase != "play" or GAME.view(s, None)["tricks_played"] >= 2))
+    seat = GAME.to_move(state)[0]
+    lines = frame_for(state, seat, cols, rows)
+    assert len(lines) == rows and all(len(line) <= cols for line in lines)
+    text = "\n".join(lines)
+    view = GAME.view(state, seat)
+    assert f"Your hand ({len(view['hand'])})" in text and "▶ " in text
+    for suit in ("earth", "wind", "fire", "water"):
+        if any(c.startswith(suit + "-") for c in view["hand"]):
+            assert any(line.strip().startswith(suit) for line in lines)
+    assert lines[-1].startswith("←↑↓→ Enter: choose")
+    if (cols, rows) == (80, 24) and phase == "play":
+        write_capture("dragon-play-80x24.txt", "Summon the Dragon on an 80x24 terminal (the compact layout)", lines)
+
+
+# --- Summicard --------------------------------------------------------------------------------------
+
+def engine(name):
+    from referee.games import GAMES
+    return GAMES[name]
+
+
+def advance_game(g, state, rng, until, limit=3000):
+    for _ in range(limit):
+        if until(state):
+            return state
+        seat = g.to_move(state)[0]
+        state, _ = g.apply(state, seat, rng.choice(g.legal_moves(state, seat)))
+    raise AssertionError("state never reached")
+
+
+SC_PLAYERS = ["ann", "bob", "cy", "dee", "eve"]
+
+
+@pytest.mark.parametrize("cols,rows", [(80, 24), (100, 40)])
+@pytest.mark.parametrize("phase", ["reveal", "buy", "betting"])
+def test_summicard_frames_fit_and_show_only_your_secrets(phase, cols, rows):
+    g = engine("summicard")
+    state = advance_game(g, g.new_state(5, {"variant": "betting"}, 5), random.Random(2),
+                         lambda s: g.view(s, None)["phase"] == phase)
+    seat = g.to_move(state)[0]
+    lines = frame_for(state, seat, cols, rows, "summicard", SC_PLAYERS)
+    text = "\n".join(lines)
+    assert len(lines) == rows and all(len(line) <= cols for line in lines)
+    view = g.view(state, seat)
+    assert f"Boccino {view['boccino'] if view['boccino'] not in (1, 11, 12, 13) else ''}" in text
+    assert "▶ " in text and f"{SC_PLAYERS[seat]} (you)" in text
+    if phase == "buy":
+        assert "the card you are checking" in text
+    if phase == "betting":
+        assert "your Bomb (only you know)" in text and ("bet" in text)
+    # a spectator's screen of the same moment holds none of a seat's secrets
+    scr = screen_for("summicard", SC_PLAYERS, None)
+    spect = Seen("summicard", "t", SC_PLAYERS, None, g.view(state, None), list(g.to_move(state)))
+    words = plain(scr.lines(spect, 100)) + " ".join(scr.words(spect))
+    assert "Yours" not in words and "only you know" not in words and "checking" not in words
+    if (cols, rows) == (100, 40) and phase == "betting":
+        write_capture("summicard-betting.txt", "Summicard (betting variant, 5 players): bob opens the betting",
+                      lines)
+    if (cols, rows) == (80, 24) and phase == "buy":
+        write_capture("summicard-buy-80x24.txt", "Summicard on 80x24: checking a card before buying", lines)
+
+
+def test_summicard_many_players_keep_you_and_the_player_to_move_in_view():
+    g = engine("summicard")
+    names = [f"p{i}" for i in range(1, 21)]
+    state = advance_game(g, g.new_state(20, {}, 3), random.Random(4), lambda s: g.view(s, None)["round"] == 2)
+    seat = g.to_move(state)[0]
+    me = (seat + 5) % 20
+    view = g.view(state, me)
+    lines = frame_for(state, me, 80, 24, "summicard", names, view=view, legal=[])
+    text = "\n".join(lines)
+    assert len(lines) == 24 and "more players" in text
+    assert f"{names[me]} (you)" in text and f"▶ {names[seat]}" in text
+
+
+def test_summicard_betting_choices():
+    scr = screen_for("summicard", SC_PLAYERS, 1)
+    c = Chooser(["bet 1", "bet 2", "bet 3"], scr.steps, scr.label)
+    assert c.path == ("bet",) and [o.label for o in c.options()] == ["1 chip", "2 chips", "3 chips"]
+    assert not c.back()  # the single group was entered for you; there is nothing before it
+    c = Chooser(["see", "raise 1", "raise 2", "abandon"], scr.steps, scr.label)
+    assert [o.label for o in c.options()] == ["see (match the highest bet)", "raise by…", "abandon this hand"]
+
+
+# --- Summoner Wars -----------------------------------------------------------------------------------
+
+SW_PLAYERS = ["ann", "bob"]
+
+
+def sw_state(phase, seed=5):
+    g = engine("summoner-wars")
+    return g, advance_game(g, g.new_state(2, {}, seed), random.Random(2),
+                           lambda s: g.view(s, None)["turn"] >= 6 and g.view(s, None)["phase"] == phase)
+
+
+@pytest.mark.parametrize("seat_view", [0, 1])
+def test_summoner_wars_grid_puts_your_back_row_at_the_bottom(seat_view):
+    g, state = sw_state("move")
+    scr = screen_for("summoner-wars", SW_PLAYERS, seat_view)
+    seen = Seen("summoner-wars", "t", SW_PLAYERS, seat_view, g.view(state, seat_view), list(g.to_move(state)))
+    grid = [line.plain for line in scr._grid(seen)]
+    files = grid[0].split()
+    assert files == (list("abcdef") if seat_view == 0 else list("fedcba"))
+    rows = [line.split()[0] for line in grid[1:]]
+    assert rows == (list("87654321") if seat_view == 0 else list("12345678"))
+    assert grid[-1].endswith(f"← {SW_PLAYERS[seat_view]} (you)")
+    for unit in seen.view["board"]:  # every card sits in its row, in its column
+        line = grid[1 + rows.index(unit["cell"][1])]
+        col = files.index(unit["cell"][0])
+        cell = line[7 + 7 * col: 7 + 7 * col + 6].strip()
+        assert cell == scr._cell_text(unit)
+
+
+def test_summoner_wars_select_a_unit_then_a_target():
+    g, state = sw_state("move")
+    seat = g.to_move(state)[0]
+    legal = g.legal_moves(state, seat)
+    lines = frame_for(state, seat, 100, 40, "summoner-wars", SW_PLAYERS)
+    assert "Move phase: select a unit" in "\n".join(lines)
+    first = next(m for m in legal if m.startswith("move "))
+    unit = first.split()[1].split("-")[0]
+    scr = screen_for("summoner-wars", SW_PLAYERS, seat)
+    scr.bind(Seen("summoner-wars", "t", SW_PLAYERS, seat, g.view(state, seat), [seat], legal))
+    c = Chooser(legal, scr.steps, scr.label)
+    labels = [o.label for o in c.options()]
+    index = next(i for i, o in enumerate(c.options()) if o.tokens[0] == unit)
+    assert labels[index].startswith(unit + " ") and labels[-1] == "end the move phase"
+    opts_keys = ["right"] * index + ["enter"]
+    lines = frame_for(state, seat, 100, 40, "summoner-wars", SW_PLAYERS, keys=opts_keys)
+    text = "\n".join(lines)
+    assert f"Selected: {unit} " in text and f"{unit}: where to, or what to do?" in text
+    assert f"[{scr._cell_text(next(b for b in g.view(state, seat)['board'] if b['cell'] == unit))}]" in text
+    targets = [m.split("-")[1] for m in legal if m.startswith(f"move {unit}-")]
+    for t in targets:
+        assert ("to " + t in text) or (t == unit and "out and back" in text)
+    write_capture("summoner-wars-move.txt", "Summoner Wars: a unit selected in the move phase; + marks where it may "
+                  "go", lines)
+    c.pick(c.options()[index])
+    assert {o.move for o in c.options()} == {m for m in legal if m.split()[1:2] and m.split()[1].startswith(unit)}
+
+
+def test_summoner_wars_small_terminal_keeps_the_choices():
+    g, state = sw_state("attack")
+    seat = g.to_move(state)[0]
+    lines = frame_for(state, seat, 80, 24, "summoner-wars", SW_PLAYERS)
+    text = "\n".join(lines)
+    assert len(lines) == 24 and "▶ Attack phase" in text and "end the attack phase" in text
+    assert "       a      b" in text or "       f      e" in text
+    write_capture("summoner-wars-attack-80x24.txt", "Summoner Wars on 80x24: the attack phase", lines)
+
+
+def test_summoner_wars_words_list_every_card_on_the_battlefield():
+    g, state = sw_state("build")
+    seat = g.to_move(state)[0]
+    scr = screen_for("summoner-wars", SW_PLAYERS, seat)
+    view = g.view(state, seat)
+    words = " ".join(scr.words(Seen("summoner-wars", "t", SW_PLAYERS, seat, view, [seat], ["end"])))
+    for unit in view["board"]:
+        assert f"{unit['cell']} {unit['name']}" in words
+    assert "Your hand: " in words
+
+
+# --- any other game -----------------------------------------------------------------------------------
+
+def test_generic_frame_for_a_game_without_a_screen():
+    view = {"phase": "main", "board": [["x", ".", "o"], [".", "x", "."], [".", ".", "o"]],
+            "players": [{"name": "ann", "score": 2}, {"name": "bob", "score": 1}], "last": None}
+    lines = frame_for(None, 0, 80, 24, "noughts", ["ann", "bob"], view=view,
+                      legal=["place b1", "place a2", "place c2", "place a3", "place b3", "resign"])
+    text = "\n".join(lines)
+    assert len(lines) == 24 and "noughts · table t-demo" in text and "phase: main" in text
+    assert "place…" in text and "resign" in text
+    write_capture("generic.txt", "A game without its own screen: the view as a tree, the legal moves as steps",
+                  lines)
+
+
+def test_a_running_clock_counts_down_between_states():
+    from clients.tui.screens.base import live_clock
+    clock = {"running": [1], "remaining_ms": [60000, 30000], "bank_ms": None, "move_ms": 60000,
+             "increment_ms": 0, "timeouts": [0, 0]}
+    later = live_clock(clock, since=100.0, now=112.5)
+    assert later["remaining_ms"] == [60000, 17500] and clock["remaining_ms"] == [60000, 30000]
+    assert live_clock(clock, 100.0, 500.0)["remaining_ms"][1] == 0
+    assert live_clock(None, 0, 1) is None
+    scr = screen_for("dragon", PLAYERS, 0)
+    seen = Seen("dragon", "t", PLAYERS, 0, {"phase": "bidding"}, [1], [], "playing", 3, clock=later)
+    assert "clock: north 1:00, east 0:17 running" in scr._turn(seen)
+
+
+def test_house_bot_seats_are_named_and_referee_events_have_words():
+    from clients.tui.session import Board
+    from protocol.messages import Meta
+    board = Board("t", meta=Meta(table="t", game="dragon", players=PLAYERS, config={}, status="playing", house=[2]))
+    assert board.players == ["north", "east", "south (house bot)", "west"]
+    scr = screen_for("dragon", PLAYERS, 0)
+    assert scr.describe({"type": "timeout", "seat": 0, "by": "house"}) == \
+        "north (you) ran out of time: the house bot's choice was played."
+    assert scr.describe({"type": "house", "seat": 0, "reason": "timeouts"}).startswith("The house bot now plays")
+    assert scr.describe({"type": "resumed"}) == "The referee is back; the table resumes."
+    assert scr.describe({"type": "bid", "seat": 1, "level": 7, "designation": "fire"}) == "east bids 7 fire."
+
+
+@pytest.mark.parametrize("name", ["clients.tui.choices", "clients.tui.terminal"])
+def test_doctests(name):
+    import doctest
+    import importlib
+    assert doctest.testmod(importlib.import_module(name)).failed == 0

@@ -84,6 +84,10 @@ class Chooser:
                 node = node.children.setdefault(token, _Node())
             node.move = move
         self.path: tuple[str, ...] = ()
+        only = self.options()
+        if len(only) == 1 and only[0].is_group:  # one group and nothing else: start inside it
+            self.path = only[0].tokens
+        self._floor = self.path  # ``back`` and ``reset`` stop here
 
     # --- navigation ----------------------------------------------------------------
     def _node(self) -> _Node:
@@ -127,7 +131,7 @@ class Chooser:
 
     def back(self) -> bool:
         """One step back (``False`` at the top).  A collapsed chain is undone at once."""
-        if not self.path:
+        if self.path == self._floor:
             return False
         node, stack = self._root, []
         for token in self.path:
@@ -136,14 +140,17 @@ class Chooser:
         path = list(self.path)
         path.pop()
         stack.pop()
-        while path and stack and stack[-1].children[path[-1]].move is None and len(stack[-1].children[path[-1]].children) == 1:
+        while path and stack:  # undo a collapsed chain of single choices in one step
+            node = stack[-1].children[path[-1]]
+            if node.move is not None or len(node.children) != 1:
+                break
             path.pop()
             stack.pop()
-        self.path = tuple(path)
+        self.path = tuple(path) if len(path) >= len(self._floor) else self._floor
         return True
 
     def reset(self) -> None:
-        self.path = ()
+        self.path = self._floor
 
     def breadcrumb(self) -> str:
         return self._describe(self.path) if self.path else ""

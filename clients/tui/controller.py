@@ -9,10 +9,12 @@ it was not made for.
 
 from __future__ import annotations
 
+import time
 from typing import Callable
 
 from clients.tui.choices import Choice, Chooser
 from clients.tui.screens import GameScreen, Seen, screen_for
+from clients.tui.screens.base import live_clock
 from clients.tui.session import Board, PlayerSession
 
 __all__ = ["PlayController"]
@@ -71,12 +73,19 @@ class PlayController:
         return cached[1]
 
     def seen(self, board: Board) -> Seen | None:
+        """The state on show for the screen; ``extra`` carries the step the person is at."""
         st = board.state
         if st is None:
             return None
-        return Seen(game=st.game, table=st.table, players=board.players, seat=st.seat, view=st.view,
+        extra = {}
+        if self.chooser is not None and self._chooser_key == (board.table, st.seq):
+            extra = {"path": self.chooser.path, "next": [o.tokens[0] for o in self.chooser.options()]}
+        seen = Seen(game=st.game, table=st.table, players=board.players, seat=st.seat, view=st.view,
                     to_move=st.to_move, legal=st.legal if board.my_turn else (), status=st.status, seq=st.seq,
-                    clock=getattr(st, "clock", None) or st.view.get("clock"))
+                    clock=live_clock(getattr(st, "clock", None) or st.view.get("clock"), board.received_at,
+                                     time.monotonic()), extra=extra)
+        self.screen(board).bind(seen)
+        return seen
 
     # --- choosing -----------------------------------------------------------------------------
     def sync(self) -> Chooser | None:
@@ -87,6 +96,8 @@ class PlayController:
             return None
         key = (board.table, board.state.seq)
         if key != self._chooser_key:
+            self.chooser = None
+            self.seen(board)  # binds the screen to this state before its choices are labelled
             screen = self.screen(board)
             self.chooser = Chooser(board.state.legal, screen.steps, screen.label)
             self._chooser_key = key

@@ -2,15 +2,21 @@
 
 Keys: arrows move the highlight, Enter takes it, typing filters the choices (``f 8``
 finds ``fire 8``), Backspace edits the filter or steps back, Esc returns to the first
-step, Tab shows the next table, Ctrl-C leaves.  The menu holds only items of the seat's
-``legal`` list (see ``choices.py``) and disappears as soon as a move is sent, until the
-referee answers; a refusal is shown in words and the same choices come back.
+step, Tab shows the next table, Ctrl-R takes the seat back from the referee's house
+bot, Ctrl-C leaves.  The menu holds only items of the seat's ``legal`` list (see
+``choices.py``) and disappears as soon as a move is sent, until the referee answers; a
+refusal is shown in words and the same choices come back.
+
+Small terminals (80x24) get the compact layout: no blank lines, and each screen drops
+what matters least (for the Dragon, the bidding once play has started).
 """
 
 from __future__ import annotations
 
 import math
+import time
 
+from rich.console import Console
 from rich.text import Text
 
 from clients.tui.choices import Choice
@@ -18,9 +24,15 @@ from clients.tui.controller import PlayController
 from clients.tui.session import Board
 from clients.tui.terminal import Terminal
 
-__all__ = ["FullScreenPlayer", "HELP"]
+__all__ = ["FullScreenPlayer", "HELP", "fit", "footer", "header", "status_text", "wrapped"]
 
-HELP = "←↑↓→ move · Enter choose · type to filter · Backspace back · Esc first step · Tab next table · Ctrl-C leave"
+HELP = "←↑↓→ Enter: choose · type: filter · ⌫: back · Esc: restart · Tab: table · ^R: reclaim · ^C: leave"
+HELP_SHORT = "←↑↓→ Enter: choose · type: filter · ⌫: back · Tab: table · ^C: leave"
+
+
+def footer(cols: int) -> str:
+    return HELP if cols >= len(HELP) else HELP_SHORT
+_MEASURE = Console(width=400, color_system=None)  # only for wrapping Text; never prints
 
 
 def status_text(connected: bool, referee_online: bool | None) -> Text:
@@ -40,6 +52,30 @@ def header(left: str, right: Text, width: int) -> Text:
     line.append(" " * gap)
     line.append_text(right)
     return line
+
+
+def wrapped(text: str, width: int, style: str = "") -> list[Text]:
+    return list(Text(text, style=style).wrap(_MEASURE, max(10, width)))
+
+
+def fit(top: list[Text], log: list[str], rows: int, cols: int, footer: str) -> list[Text]:
+    """Exactly ``rows`` lines: ``top``, then as much of the log's end as fits, then the footer."""
+    room = rows - 1 - len(top)
+    lines = list(top)
+    if room > 1 and log:
+        tail: list[Text] = []
+        for words in reversed(log):
+            tail[:0] = wrapped(words, cols, "dim")
+            if len(tail) >= room - 1:
+                break
+        lines += [Text("─" * min(cols, 60), style="dim")] + tail[-(room - 1):]
+    lines = lines[: rows - 1]
+    lines += [Text("")] * (rows - 1 - len(lines))
+    return lines + [Text(footer[:cols], style="reverse")]
+
+
+def ticking(clock: object) -> bool:
+    return isinstance(clock, dict) and bool(clock.get("running"))
 
 
 class FullScreenPlayer:
@@ -64,7 +100,7 @@ class FullScreenPlayer:
                     self.session.pump(0)
                     for key in self.term.keys(0.05):
                         self.on_key(key)
-                    stamp = (self.session.version, self._input, self.term.size())
+                    stamp = (self.session.version, self._input, self.term.size(), self._tick())
                     if stamp != last:
                         self.term.draw(self.frame())
                         last = stamp
@@ -72,6 +108,13 @@ class FullScreenPlayer:
                 pass
         board = self.ctl.board()
         return bool(board and board.state and board.state.status != "playing")
+
+    def _tick(self) -> int:
+        """Changes every second while a clock runs at the table on show (so it counts down)."""
+        board = self.ctl.board()
+        st = board.state if board else None
+        clock = getattr(st, "clock", None) if st else None
+        return int(time.monotonic()) if ticking(clock) else 0
 
     # --- keys -------------------------------------------------------------------------------
     def on_key(self, key: str) -> None:
@@ -82,6 +125,11 @@ class FullScreenPlayer:
             return
         if key == "tab":
             self.ctl.next_table()
+            return
+        if key == "ctrl-r" or (key == "r" and chooser is None):
+            board = self.ctl.board()
+            if board is not None:
+                self.ctl.notice = self.session.reclaim(board.table) or "Asked the referee for your seat back."
             return
         if chooser is None:  # nothing to choose: q leaves (so does Enter once the game is over)
             board = self.ctl.board()
@@ -119,8 +167,7 @@ class FullScreenPlayer:
             self.query, self.highlight = "", 0
 
     def _take(self, choice: Choice) -> None:
-        problem = self.ctl.take(choice)
-        self.ctl.notice = problem
+        self.ctl.notice = self.ctl.take(choice)
         self.query, self.highlight = "", 0
 
     # --- the frame ---------------------------------------------------------------------------
@@ -133,35 +180,40 @@ class FullScreenPlayer:
             lines = [header(f"Summon · {self.username}", status, cols), Text(""),
                      Text(f"Waiting for {where}…"),
                      Text("(The table appears here as soon as the referee seats you.)", style="dim")]
-            return self._fit(lines, [], rows, cols)
+            return fit(lines, [], rows, cols, footer(cols))
         screen = self.ctl.screen(board)
-        seen = self.ctl.seen(board)
         st = board.state
         title = f"{screen.title} · table {board.table} · you: {self.username} (seat {st.seat}) · state {st.seq}"
-        lines = [header(title, status, cols)]
+        top = [header(title, status, cols)]
         others = [t for t in self.ctl.playing_tables() if t != board.table]
         if others:
-            lines.append(Text("Other tables (Tab): " + ", ".join(others), style="dim"))
-        lines.append(Text(""))
-        if seen is not None:
-            lines.extend(screen.lines(seen, cols))
-        lines.append(Text(""))
-        lines.extend(self._menu(board, cols))
+            top.append(Text("Other tables (Tab): " + ", ".join(others), style="dim"))
+        bottom = self._menu(board, cols, max(3, rows // 3)) + self._messages(board, cols)
+        seen = self.ctl.seen(board)  # after the menu: it carries the step the person is at
+        log = [line for w in (screen.describe(ev) for _, ev in board.events) if w for line in w.splitlines()]
+        room = rows - 1 - len(top) - len(bottom)
+        body = screen.lines(seen, cols) if seen is not None else []
+        if len(body) + 2 <= room:
+            return fit(top + [Text("")] + body + [Text("")] + bottom, log, rows, cols, footer(cols))
+        # too tall: the compact layout, and if even that does not fit, its end is cut (never the choices)
+        body = [line for line in screen.lines(seen, cols, compact=True) if line.plain.strip()] if seen else []
+        if len(body) > room:
+            body = body[: max(0, room - 1)] + [Text("… (a taller terminal shows more)", style="dim")]
+        return fit(top + body + bottom, log, rows, cols, footer(cols))
+
+    def _messages(self, board: Board, cols: int) -> list[Text]:
+        out: list[Text] = []
+        if board.house_plays_me:
+            out += wrapped("The referee's house bot is playing your seat. Press Ctrl-R to take it back.",
+                           cols, "bold yellow")
+        if board.interrupted:
+            out += wrapped("The referee stopped; this table resumes when it is back.", cols, "bold yellow")
         message = board.error or self.ctl.notice
         if message:
-            lines.append(Text(message, style="bold red" if board.error else "yellow"))
-        log = [w for w in (screen.event_words(ev) for _, ev in board.events) if w]
-        return self._fit(lines, log, rows, cols)
+            out += wrapped(message, cols, "bold red" if board.error else "yellow")
+        return out
 
-    def _fit(self, lines: list[Text], log: list[str], rows: int, cols: int) -> list[Text]:
-        room = rows - 1 - len(lines)
-        if room > 1 and log:
-            lines = lines + [Text("─" * min(cols, 60), style="dim")] + [Text(w, style="dim") for w in log[-(room - 1):]]
-        lines = lines[: rows - 1]
-        lines += [Text("")] * (rows - 1 - len(lines))
-        return lines + [Text(HELP, style="reverse")]
-
-    def _menu(self, board: Board, cols: int) -> list[Text]:
+    def _menu(self, board: Board, cols: int, max_rows: int = 1000) -> list[Text]:
         chooser = self.ctl.sync()
         screen = self.ctl.screen(board)
         st = board.state
@@ -185,7 +237,13 @@ class FullScreenPlayer:
         self.highlight = min(self.highlight, len(options) - 1)
         width = min(cols - 2, max(len(o.label) for o in options) + 3)
         self.columns = max(1, (cols - 2) // width)
-        for r in range(math.ceil(len(options) / self.columns)):
+        total = math.ceil(len(options) / self.columns)
+        shown = max(1, max_rows - 1)
+        first = 0
+        if total > shown:  # a window of rows around the highlight
+            first = min(max(0, self.highlight // self.columns - shown // 2), total - shown)
+            prompt.append(f"   ({len(options)} choices, ↑↓ for more)", style="dim")
+        for r in range(first, min(total, first + shown)):
             line = Text("  ")
             for i in range(r * self.columns, min(len(options), (r + 1) * self.columns)):
                 cell = f" {options[i].label:<{width - 2}} "

@@ -104,14 +104,17 @@ class PlainPlayer:
             seats = ", ".join(f"{p} (seat {i}{', you' if i == st.seat else ''})" for i, p in enumerate(board.players))
             self.say(f"Table {board.table}: {screen.title}. Players: {seats}.")
         fresh = st.seq != told["seq"]
-        if fresh:
+        if fresh:  # was it already my turn in the state before this one?
+            told["prev_mine"] = told.get("mine", False)
+            told["mine"] = st.status == "playing" and st.seat in st.to_move and bool(st.legal)
             for seq, ev in board.events:
                 if seq > told["events"]:
-                    words = screen.event_words(ev)
-                    if words:
-                        self.say(words)
+                    for line in (screen.describe(ev) or "").splitlines():
+                        self.say(line)
             told["events"] = board.events_seq
+        described = False
         if told["resync"] or (fresh and board.missed):
+            described = True
             self.say("Where the game stands:")
             for line in screen.words(seen):
                 self.say("  " + line)
@@ -144,7 +147,9 @@ class PlainPlayer:
                 return None
             return 0
         if self.ctl.sync() is not None:
-            self._ask(board, full=fresh)
+            # the whole table when the turn comes to you; while you keep moving (several moves in
+            # one turn) the events and the choices are enough -- "state" tells the rest
+            self._ask(board, full=fresh and not described and not told.get("prev_mine"))
         elif fresh:
             status = screen.status_words(seen)
             if board.sent is None and status != told["status"]:

@@ -22,13 +22,14 @@ from __future__ import annotations
 
 import logging
 import queue
+import time
 from collections import deque
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 from clients.sdk import STATE_LIMIT, BotClient, TableProgress
 from protocol.errors import DecodeError, ErrorCode
-from protocol.messages import Error, Meta, RefereeStatus, SeatState, decode
+from protocol.messages import Error, Meta, Presence, Reclaim, RefereeStatus, SeatState, decode, encode
 from protocol.mqtt import BrokerUrl, Incoming
 from protocol.version import DEFAULT_PREFIX
 
@@ -71,14 +72,27 @@ class Board:
     error: str | None = None  # the last refusal, in words
     version: int = 0  # bumped on every change: the UI redraws when it moves
     missed: bool = False  # states were skipped (e.g. while disconnected)
+    received_at: float = 0.0  # monotonic time of the newest state (for a running clock)
 
     @property
     def players(self) -> list[str]:
+        """Names by seat; a seat the referee's house bot plays says so."""
         if self.meta is not None:
-            return list(self.meta.players)
+            house = set(getattr(self.meta, "house", None) or [])
+            return [f"{p} (house bot)" if i in house else p for i, p in enumerate(self.meta.players)]
         if self.state is not None:
             return [f"seat {i}" for i in range(max(4, self.state.seat + 1))]
         return []
+
+    @property
+    def house_plays_me(self) -> bool:
+        """Is the referee's house bot playing this seat (after timeouts or absence)?"""
+        st, meta = self.state, self.meta
+        return bool(st and meta and st.seat in (getattr(meta, "house", None) or []))
+
+    @property
+    def interrupted(self) -> bool:
+        return bool(self.meta and self.meta.status == "interrupted")
 
     @property
     def my_turn(self) -> bool:
@@ -116,7 +130,19 @@ class PlayerSession(BotClient):
         return self
 
     def close(self) -> None:
+        try:  # a clean disconnect does not fire the will: say goodbye ourselves (as the SDK's run() does)
+            self._link.publish_wait(self.topics.presence(self.username), encode(Presence(status="offline")),
+                                    retain=True, timeout=1.0)
+        except Exception:
+            pass
         self._link.close()
+
+    def reclaim(self, table: str) -> str | None:
+        """Ask the referee for the seat back from its house bot; returns why not, or None."""
+        if table not in self.boards:
+            return "There is no such table here."
+        self._link.publish(self.topics.move(table, self.username), encode(Reclaim()))
+        return None
 
     def pump(self, timeout: float = 0.0) -> bool:
         """Handle whatever arrived (waiting up to ``timeout`` for the first); True if anything changed."""
@@ -203,6 +229,7 @@ class PlayerSession(BotClient):
         if board.state is None or st.seq != board.state.seq:
             board.error = None
         board.state = st
+        board.received_at = time.monotonic()
         self._touch(board)
 
     def _on_error(self, table: str, progress: TableProgress, err: Error) -> None:

@@ -22,8 +22,9 @@ from typing import Any, Callable
 
 from rich.text import Text
 
-from clients.tui.fullscreen import header, status_text
+from clients.tui.fullscreen import fit, header, status_text, wrapped
 from clients.tui.screens import Seen, screen_for
+from clients.tui.screens.base import live_clock
 from clients.tui.terminal import Terminal
 from clients.watch import Watcher
 from protocol.errors import DecodeError
@@ -139,6 +140,7 @@ class PublicBoard:
     events_seq: int = -1
     version: int = 0
     touched: float = 0.0
+    received_at: float = 0.0  # when the newest public state came (for a running clock)
 
 
 class SpectatorSession:
@@ -204,6 +206,7 @@ class SpectatorSession:
         elif isinstance(msg, PublicState):
             if board.state is None or msg.seq >= board.state.seq:
                 board.state = msg
+                board.received_at = time.monotonic()
         elif isinstance(msg, Events) and msg.seq > board.events_seq:
             board.events.extend((msg.seq, ev) for ev in msg.events)
             board.events_seq = msg.seq
@@ -256,26 +259,30 @@ class FullScreenSpectator:
         cols, rows = self.term.size()
         status = status_text(self.session.connected, None)
         board = self.current()
+        footer = "Tab: next table · q: leave"
         if board is None or board.meta is None or board.state is None:
-            what = f"table {self.session.table}" if self.session.table and not self.session.follow else "a table in play"
+            one = self.session.table and not self.session.follow
+            what = f"table {self.session.table}" if one else "a table in play"
             lines = [header("Summon · watching", status, cols), Text(""), Text(f"Waiting for {what}…")]
-        else:
-            st, meta = board.state, board.meta
-            screen = screen_for(st.game, meta.players, None)
-            lines = [header(f"{screen.title} · table {board.table} · watching · state {st.seq}", status, cols)]
-            if len(self.session.boards) > 1:
-                lines.append(Text("Tables (Tab): " + ", ".join(sorted(self.session.boards)), style="dim"))
-            lines.append(Text(""))
-            seen = Seen(game=st.game, table=st.table, players=meta.players, seat=None, view=st.view,
-                        to_move=st.to_move, status=st.status, seq=st.seq, clock=getattr(st, "clock", None) or st.view.get("clock"))
-            lines.extend(screen.lines(seen, cols))
-            if st.status != "playing" and meta.result is not None:
-                lines.append(Text(screen.result_words(meta.result), style="bold"))
-            log = [w for w in (screen.event_words(ev) for _, ev in board.events) if w]
-            room = rows - 2 - len(lines)
-            if room > 1 and log:
-                lines.append(Text("─" * min(cols, 60), style="dim"))
-                lines.extend(Text(w, style="dim") for w in log[-(room - 1):])
-        lines = lines[: rows - 1]
-        lines += [Text("")] * (rows - 1 - len(lines))
-        return lines + [Text("Tab next table · q leave", style="reverse")]
+            return fit(lines, [], rows, cols, footer)
+        st, meta = board.state, board.meta
+        screen = screen_for(st.game, meta.players, None)
+        top = [header(f"{screen.title} · table {board.table} · watching · state {st.seq}", status, cols)]
+        if len(self.session.boards) > 1:
+            top += wrapped("Tables (Tab): " + ", ".join(sorted(self.session.boards)), cols, "dim")
+        seen = Seen(game=st.game, table=st.table, players=meta.players, seat=None, view=st.view,
+                    to_move=st.to_move, status=st.status, seq=st.seq,
+                    clock=live_clock(getattr(st, "clock", None) or st.view.get("clock"), board.received_at,
+                                     time.monotonic()))
+        body = screen.lines(seen, cols)
+        end: list[Text] = []
+        if st.status != "playing" and meta.result is not None and not any(
+                line.plain.startswith("Game over") for line in body):
+            end = wrapped(screen.result_words(meta.result), cols, "bold")
+        if meta.status == "interrupted":
+            end += wrapped("The referee stopped; this table resumes when it is back.", cols, "bold yellow")
+        log = [line for w in (screen.describe(ev) for _, ev in board.events) if w for line in w.splitlines()]
+        if len(top) + 1 + len(body) + len(end) > rows - 1:
+            body = [line for line in screen.lines(seen, cols, compact=True) if line.plain.strip()]
+            return fit(top + body + end, log, rows, cols, footer)
+        return fit(top + [Text("")] + body + end, log, rows, cols, footer)

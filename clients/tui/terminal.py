@@ -34,7 +34,7 @@ _SEQUENCES = {
     "[5~": "pgup", "[6~": "pgdn", "[Z": "shift-tab", "[3~": "delete",
 }
 _CONTROL = {"\r": "enter", "\n": "enter", "\t": "tab", "\x7f": "backspace", "\x08": "backspace",
-            "\x03": "ctrl-c", "\x04": "ctrl-d", "\x15": "ctrl-u", "\x0c": "ctrl-l"}
+            "\x03": "ctrl-c", "\x04": "ctrl-d", "\x15": "ctrl-u", "\x0c": "ctrl-l", "\x12": "ctrl-r"}
 
 
 def parse_keys(text: str) -> list[str]:

@@ -11,11 +11,15 @@ from typing import Sequence
 
 from clients.tui.screens.base import GameScreen, GenericScreen, Seen
 from clients.tui.screens.dragon import DragonScreen
+from clients.tui.screens.summicard import SummicardScreen
+from clients.tui.screens.summoner_wars import SummonerWarsScreen
 
 __all__ = ["SCREENS", "GameScreen", "GenericScreen", "Seen", "screen_for"]
 
 SCREENS: dict[str, type[GameScreen]] = {
     "dragon": DragonScreen,
+    "summicard": SummicardScreen,
+    "summoner-wars": SummonerWarsScreen,
 }
 
 

@@ -13,9 +13,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
+from rich.console import Console
 from rich.text import Text
 
-__all__ = ["Seen", "GameScreen", "GenericScreen", "format_clock"]
+__all__ = ["Seen", "GameScreen", "GenericScreen", "format_clock", "live_clock", "wrap_text"]
 
 
 @dataclass(frozen=True)
@@ -74,6 +75,33 @@ def format_clock(clock: Any, who: Any) -> str | None:
     return str(clock)
 
 
+_MEASURE = Console(width=400, color_system=None)  # only measures text for wrapping; never prints
+
+
+def wrap_text(text: str | Text, width: int, style: str = "", indent: int = 0) -> list[Text]:
+    """``text`` wrapped to ``width`` columns; continuation lines indented by ``indent``."""
+    t = text if isinstance(text, Text) else Text(text, style=style)
+    parts = list(t.wrap(_MEASURE, max(10, width)))
+    if indent and len(parts) > 1:
+        rest = Text(" ".join(p.plain for p in parts[1:]), style=style)
+        parts = parts[:1] + [Text(" " * indent).append_text(p) for p in rest.wrap(_MEASURE, max(10, width - indent))]
+    return parts
+
+
+def live_clock(clock: Any, since: float, now: float) -> Any:
+    """The referee's clock map as of ``now``: running seats lose the time since ``since``.
+
+    The referee stamps ``remaining_ms`` when it builds a state; counting down locally
+    shows the time a person really has left without any extra message."""
+    if not isinstance(clock, dict) or not isinstance(clock.get("remaining_ms"), list) or not clock.get("running"):
+        return clock
+    spent = max(0, int((now - since) * 1000))
+    running = set(clock["running"])
+    remaining = [max(0, r - spent) if i in running and isinstance(r, (int, float)) and not isinstance(r, bool) else r
+                 for i, r in enumerate(clock["remaining_ms"])]
+    return {**clock, "remaining_ms": remaining}
+
+
 class GameScreen:
     """Base class: names, turn line and the generic behaviour a game screen may override."""
 
@@ -105,10 +133,35 @@ class GameScreen:
     def clock_words(self, seen: Seen) -> str | None:
         return format_clock(seen.clock if seen.clock is not None else seen.view.get("clock"), self.name)
 
+    def describe(self, event: Mapping[str, Any]) -> str | None:
+        """Words for any event: the referee's own (clock, house bot, restarts), else the game's."""
+        kind = event.get("type")
+        who = self.who(event.get("seat"))
+        if kind == "timeout":
+            by = "the house bot's choice" if event.get("by") == "house" else "a random legal move"
+            return f"{who} ran out of time: {by} was played."
+        if kind == "house":
+            why = "after timeouts" if event.get("reason") == "timeouts" else "while absent"
+            return f"The house bot now plays for {who} ({why})."
+        if kind == "autoplay":
+            return f"(the house bot plays for {who})"
+        if kind == "reclaim":
+            return f"{who} takes the seat back from the house bot."
+        if kind == "interrupted":
+            return "The referee stopped; the table will resume when it is back."
+        if kind == "resumed":
+            return "The referee is back; the table resumes."
+        return self.event_words(event)
+
     # --- what a game overrides ------------------------------------------------------
-    def lines(self, seen: Seen, width: int) -> list[Text]:
-        """The full-screen body (without header, menu and log)."""
-        return [Text(line) for line in tree_lines(seen.view, width)]
+    def bind(self, seen: Seen) -> None:
+        """Called with the state on show before its choices are labelled (labels may need the view)."""
+
+    def lines(self, seen: Seen, width: int, compact: bool = False) -> list[Text]:
+        """The full-screen body (without header, menu and log); ``compact`` for small terminals."""
+        clock = self.clock_words(seen)
+        turn = Text("Turn: " + self.turn_words(seen) + (f" · clock: {clock}" if clock else ""), style="bold")
+        return [Text(line) for line in tree_lines(seen.view, width)] + [Text(""), turn]
 
     def words(self, seen: Seen, full: bool = True) -> list[str]:
         """The state in sentences (plain mode; ``full`` for the "state" command, else the

@@ -161,47 +161,55 @@ class DragonScreen(GameScreen):
         return self.event_words({"type": "hand_end", **lh})
 
     # --- full screen -------------------------------------------------------------------
-    def lines(self, seen: Seen, width: int) -> list[Text]:
+    def lines(self, seen: Seen, width: int, compact: bool = False) -> list[Text]:
         v = seen.view
+        phase = v.get("phase")
         out: list[Text] = []
 
-        def row(head: str, body: str | Text, style: str = "") -> None:
+        def row(head: str, body: str | Text, style: str = "", wrap: bool = True) -> None:
             text = body if isinstance(body, Text) else Text(body, style=style)
-            for i, part in enumerate(text.wrap(_MEASURE, max(20, width - HEAD))):
+            parts = text.wrap(_MEASURE, max(20, width - HEAD)) if wrap else [text]
+            for i, part in enumerate(parts):
                 line = Text()
                 line.append(f"{head if i == 0 else '':<{HEAD}}", style="bold")
                 line.append_text(part)
                 out.append(line)
 
-        row("Hand", f"hand {v.get('hand_no')} · dealer {self.name(v.get('dealer'))} · target {v.get('target')}")
         s = v.get("scores") or [0, 0]
-        row("Scores", f"{self.team(0)} {s[0]} · {self.team(1)} {s[1]}")
-        row("Bidding", self._bids(v))
+        deal = f"hand {v.get('hand_no')} · dealer {self.name(v.get('dealer'))} · target {v.get('target')}"
+        if compact:
+            row("Scores", f"{self.team(0)} {s[0]} · {self.team(1)} {s[1]} · {deal}", wrap=False)
+        else:
+            row("Hand", deal)
+            row("Scores", f"{self.team(0)} {s[0]} · {self.team(1)} {s[1]}")
+        if not compact or phase in ("bidding", "option", "discard"):
+            row("Bidding", self._bids(v))
         contract = Text(self._contract(v))
         if v.get("contract"):
             contract.append(" · ")
             contract.append(self._trump(v).upper() if v.get("trump") else self._trump(v),
                             style=SUIT_STYLE.get(str(v.get("trump")), "bold yellow") + " bold")
-        row("Contract", contract)
-        if v.get("phase") in ("play", "over") or v.get("tricks_played"):
-            row("Tricks", self._points(v))
-        if v.get("phase") == "discard" and v.get("discarding"):
+        row("Contract", contract, wrap=not compact)
+        if phase in ("play", "over") or v.get("tricks_played"):
+            row("Tricks", self._points(v), wrap=not compact)
+        if phase == "discard" and v.get("discarding"):
             d = v["discarding"]
             row("Discard", f"{self.who(d.get('seat'))} discards {d.get('remaining')} more")
         row("Turn", self._turn(seen), style="bold" if seen.my_turn else "")
         out.append(Text(""))
-        if v.get("phase") == "play" or v.get("trick"):
+        if phase == "play" or v.get("trick"):
             out.extend(self._compass(seen, width))
             out.append(Text(""))
         last = self._last_trick(v)
         if last:
-            row("Last trick", last)
+            row("Last trick", last, wrap=not compact)
         for extra in (self._last_hand(v), self._result(v)):
             if extra:
-                out.append(Text(extra.strip(), style="bold"))
-        if seen.seat is not None and v.get("hand") is not None:
+                for part in Text(extra.strip(), style="bold").wrap(_MEASURE, width):
+                    out.append(part)
+        if seen.seat is not None and v.get("hand"):
             out.append(Text(""))
-            out.extend(self._hand_lines(seen))
+            out.extend(self._hand_lines(seen, compact))
         return out
 
     def _compass(self, seen: Seen, width: int) -> list[Text]:
@@ -233,7 +241,7 @@ class DragonScreen(GameScreen):
         middle.append_text(right)
         return [centred(spot((me + 2) % 4)), middle, centred(spot(me))]
 
-    def _hand_lines(self, seen: Seen) -> list[Text]:
+    def _hand_lines(self, seen: Seen, compact: bool = False) -> list[Text]:
         v = seen.view
         hand = list(v.get("hand") or [])
         playable = {m.split(" ")[1] for m in seen.legal if m.startswith(("play ", "discard "))}
@@ -253,7 +261,7 @@ class DragonScreen(GameScreen):
                 line.append(" ")
                 line.append(rank, style=style)
             out.append(line)
-        if v.get("discards"):
+        if v.get("discards") and not compact:
             out.append(Text("  discarded: " + ", ".join(card_words(c) for c in v["discards"]), style="dim"))
         return out
 
