@@ -23,7 +23,7 @@ import time
 from typing import Any
 
 from clients.bots import make_bot
-from clients.bots.dragon_cards import DESIGNATIONS, team_estimate
+from clients.bots.dragon_cards import DESIGNATIONS, DRAGON, option_estimate, team_estimate
 from referee.games import GAMES
 from referee.selfplay import play_game
 
@@ -56,9 +56,9 @@ def match(games: int, hero: str = "dragon-heuristic", villain: str = "random", s
     }
 
 
-def _play_forced_hand(seed: int, designation: str) -> tuple[float, int, str]:
+def _play_forced_hand(seed: int, designation: str) -> tuple[float, int, list[str]]:
     """One hand in which the first bidder must bid ``3 <designation>``; returns
-    (its team estimate, the trick points its team took, the option it chose)."""
+    (its team estimate, the trick points its team took, its hand as dealt)."""
     game = GAMES["dragon"]
     state = game.new_state(4, {}, seed)
     bots = [make_bot("dragon-heuristic", seed * 4 + s) for s in range(4)]
@@ -71,7 +71,7 @@ def _play_forced_hand(seed: int, designation: str) -> tuple[float, int, str]:
         view = game.view(state, seat)
         if view["phase"] == "bidding":
             if seat == bidder and estimate is None:
-                estimate = team_estimate(view["hand"], designation)
+                estimate, dealt = team_estimate(view["hand"], designation), view["hand"]
                 move = f"bid 3 {designation}"
             else:
                 move = "pass"
@@ -83,16 +83,39 @@ def _play_forced_hand(seed: int, designation: str) -> tuple[float, int, str]:
         for ev in events:
             if ev.type == "hand_end":
                 pts = ev.public["trick_points"][bidder % 2]
-                return estimate, pts, view["contract"]["option"] if view["contract"] else "?"
+                return estimate, pts, dealt
+
+
+def _least_squares(xs: list[list[float]], ys: list[float]) -> list[float]:
+    """Ordinary least squares by the normal equations (tiny systems; no numpy needed)."""
+    k = len(xs[0])
+    a = [[sum(x[i] * x[j] for x in xs) for j in range(k)] + [sum(x[i] * y for x, y in zip(xs, ys))]
+         for i in range(k)]
+    for c in range(k):
+        p = max(range(c, k), key=lambda r: abs(a[r][c]))
+        a[c], a[p] = a[p], a[c]
+        for r in range(k):
+            if r != c:
+                f = a[r][c] / a[c][c]
+                a[r] = [vr - f * vc for vr, vc in zip(a[r], a[c])]
+    return [a[i][k] / a[i][i] for i in range(k)]
 
 
 def calibrate(deals: int) -> None:
-    """Print estimate bias and spread per designation kind, and a calibration table."""
+    """Print the refitted CALIBRATION (A, B, C) per kind, the current estimate's bias and
+    spread, and a table of actual trick points by estimate."""
     rows: dict[str, list[tuple[float, int]]] = {"trump": [], "high": [], "low": []}
+    fit: dict[str, tuple[list[list[float]], list[float]]] = {k: ([], []) for k in rows}
     for seed in range(deals):
         for d in DESIGNATIONS:
-            est, pts, _ = _play_forced_hand(seed, d)
-            rows[d if d in ("high", "low") else "trump"].append((est, pts))
+            est, pts, hand = _play_forced_hand(seed, d)
+            kind = d if d in ("high", "low") else "trump"
+            rows[kind].append((est, pts))
+            fit[kind][0].append([1.0, option_estimate(hand, d), float(DRAGON in hand)])
+            fit[kind][1].append(float(pts))
+    for kind, (xs, ys) in fit.items():
+        a, b, c = _least_squares(xs, ys)
+        print(f"refit {kind:5s}: A={a:.2f} B={b:.2f} C={c:.2f}")
     for kind, data in rows.items():
         res = [p - e for e, p in data]
         print(f"{kind:5s} n={len(data):5d} bias(actual-est)={statistics.mean(res):+.2f} "

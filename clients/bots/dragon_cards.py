@@ -15,6 +15,7 @@ and "master" mean the same thing in every designation.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Iterable, Sequence
 
 __all__ = [
@@ -90,12 +91,11 @@ def _suit_tricks(strengths: Sequence[int], total: int = TOP + 1, long_value: flo
     leaves a guarded card a smaller chance.  Length wins too: the other three hands hold
     ``total - n`` cards of the suit, so after about ``ceil((total - n) / 3) + 1`` rounds
     they are out of it and every further card of ours is worth ``long_value``."""
-    mine = set(strengths)
     n = len(strengths)
     exhaust = -(-(total - n) // 3) + 1
     tricks = 0.0
     for i, st in enumerate(strengths):
-        missing = sum(1 for k in range(st + 1, total) if k not in mine)
+        missing = total - 1 - st - i  # strengths above ``st`` minus the ``i`` we hold
         if missing == 0:
             p = 1.0
         elif missing <= i:
@@ -205,6 +205,13 @@ def nohelp_estimate(cards: Sequence[str], designation: str) -> float:
 
 def best_designations(cards: Sequence[str]) -> list[tuple[float, str]]:
     """``(team estimate, designation)`` for all six designations, best first."""
+    return list(_best_designations(tuple(sorted(cards))))
+
+
+@lru_cache(maxsize=256)
+def _best_designations(cards: tuple[str, ...]) -> tuple[tuple[float, str], ...]:
+    """Cached: a seat asks again at every bidding turn with the same hand, and the
+    summon look-ahead (``worst_card`` per designation) is the bot's costliest step."""
     scored = [(team_estimate(cards, d), d) for d in DESIGNATIONS]
     scored.sort(key=lambda t: (-t[0], DESIGNATIONS.index(t[1])))
-    return scored
+    return tuple(scored)

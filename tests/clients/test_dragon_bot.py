@@ -78,9 +78,8 @@ def test_strong_earth_hand_bids_earth_high():
 
 
 def test_weak_hand_does_not_overbid_a_high_contract():
-    hand = ["earth-2", "earth-5", "earth-9"[:0] + "earth-mage", "wind-3", "wind-6", "wind-queen",
+    hand = ["earth-2", "earth-5", "earth-mage", "wind-3", "wind-6", "wind-queen",
             "fire-4", "fire-7", "fire-warrior", "water-2", "water-8", "water-king"]
-    hand = hand[:12]
     bids = [{"seat": 3, "bid": "10 water"}]
     legal = ["pass"] + [b for b in ALL_BIDS if int(b.split()[1]) > 10]
     assert DragonHeuristicBot(1).choose(_view("bidding", hand, bids=bids), legal) == "pass"
@@ -96,6 +95,14 @@ def test_does_not_overbid_partner_without_clear_reason():
 
 MODEST_EARTH = ["earth-3", "earth-5", "earth-8", "earth-king", "earth-elemental", "wind-2",
                 "wind-queen", "fire-4", "fire-7", "water-2", "water-6", "water-king"]
+
+
+def test_stuck_dealer_bids_the_minimum_of_its_best_designation():
+    hand = ["earth-2", "earth-5", "wind-3", "wind-6", "wind-7", "fire-4", "fire-6", "fire-8",
+            "water-2", "water-3", "water-5", "water-7"]
+    bids = [{"seat": s, "bid": "pass"} for s in (1, 2, 3)]
+    move = DragonHeuristicBot(1).choose(_view("bidding", hand, bids=bids), ALL_BIDS)
+    assert move.startswith("bid 3 ") or move.startswith("bid 4 ")
 
 
 def test_summons_without_dragon_takes_kitty_with_it():
@@ -129,12 +136,12 @@ def test_discard_keeps_trumps_and_drops_junk():
 
 
 # ------------------------------------------------------------------ play
-def test_does_not_overtake_winning_partner_when_last():
+def test_does_not_overtake_winning_partner_in_third_seat():
     trick = [{"seat": 2, "card": "fire-8", "as": None}, {"seat": 3, "card": "fire-3", "as": None}]
     hand = ["fire-2", "fire-elemental", "wind-4"]
     v = _view("play", hand, contract=_contract("water", seat=2), trump="water", trick=trick,
               leader=2, tricks_played=9)
-    # seat 1 still has to play after seat 0? No: leader 2, then 3, 0, 1 -- seat 0 is third.
+    # leader 2, then 3, 0, 1: seat 0 is third and partner's 8 is winning; play low.
     move = DragonHeuristicBot(1).choose(v, _plays(["fire-2", "fire-elemental"]))
     assert move == "play fire-2"
 
@@ -234,6 +241,19 @@ def test_always_legal_over_many_games(layout: str):
         played = play_game(_game(), bots, seed=seed)
         assert played.outcome is not None
         assert sum(b.moves for b in bots if isinstance(b.bot, DragonHeuristicBot)) > 0
+
+
+def test_always_legal_under_every_table_option():
+    """The non-default table options change the legal lists (no pass for a stuck dealer,
+    no summon from partner, the no-trump Dragon only when void); stay legal under them."""
+    from referee.selfplay import play_game
+
+    config = {"all_pass": "stick-dealer", "summon_from_partner": False,
+              "nt_dragon_follow": "when-void", "target": 300}
+    for seed in range(10):
+        names = ["dragon-heuristic", "random"] * 2 if seed % 2 else ["dragon-heuristic"] * 4
+        bots = [_Checked(make_bot(n, seed * 4 + s)) for s, n in enumerate(names)]
+        assert play_game(_game(), bots, seed=seed, config=config).outcome is not None
 
 
 def test_deterministic_given_seed():
