@@ -70,3 +70,18 @@ def test_an_illegal_deck_is_refused_naming_the_rule(mosquitto, referee):
                      {"deck_0": {"summoner": "maren", "cards": cards}}, table=new_table_id())
     assert info.value.code == "table/bad-config"
     assert "no more than 1 copy of each champion unit (nerissa x2)" in str(info.value)
+
+
+def test_summon_demo_plays_a_whole_game_with_the_board_grid():
+    """`summon demo --game summoner-wars` (embedded broker, default bots) as a user runs it."""
+    import subprocess
+    import sys
+
+    res = subprocess.run([sys.executable, "-m", "clients.cli", "demo", "--game", "summoner-wars", "--seed", "3"],
+                         capture_output=True, text=True, timeout=180)
+    assert res.returncode == 0, res.stderr
+    out = res.stdout
+    assert "summoner-wars: seed 3" in out and "bots: p1=summoner-wars-heuristic, p2=summoner-wars-heuristic" in out
+    assert "== Turn 1: " in out and "== Turn 2: " in out
+    assert "       a      b      c      d      e      f" in out and "<- p1" in out and "<- p2" in out
+    assert "wins: the last summoner standing" in out and "Final: winner" in out and "wall time" in out
