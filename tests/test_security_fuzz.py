@@ -6,7 +6,7 @@ fields, near-valid moves and create requests -- and sends them on move topics (a
 existing table, unknown tables, invalid table ids), director request topics (a director
 and a non-director) and presence topics, as several users at once, while four bots play
 another table.  Afterwards: the referee is up and answers, the other table kept playing
-(its seq advanced during the fuzz, and it finishes), no ``internal/error`` was sent and
+(its seq advanced during the fuzz), no ``internal/error`` was sent and
 no exception was logged, each sender got error codes on its private topics, and a normal
 move is still accepted.  The default run sends 3,000 payloads; ``-m slow`` sends 100,000.
 """
@@ -210,9 +210,10 @@ def run_fuzz(mosquitto, caplog, n: int, seed: int) -> dict[str, Any]:
         create_table(mosquitto.url("director"), "director", "dragon", SEATS, {}, seed=1, table=table)
         bots = [BotClient(make_bot("random", i), mosquitto.url(u), u, table=other) for i, u in enumerate(BOTS)]
         threads = [run_in_thread(lambda c=c: c.run(timeout=300)) for c in bots]
-        create_table(mosquitto.url("director"), "director", "dragon", BOTS, {"max_hands": 3}, seed=2, table=other)
+        create_table(mosquitto.url("director"), "director", "dragon", BOTS, {}, seed=2, table=other)  # long game
         time.sleep(0.3)
         other_seq_before = ref.call(lambda: ref.tables[other].seq)
+        assert ref.call(lambda: ref.tables[other].status) == "playing"
         for user in ("north", "mallory", "director"):
             subs = (T.seat_all("+", user), T.reply(user))
             links[user] = Link(mosquitto.url(user), f"fz-{user}", subscriptions=subs).start()
@@ -238,8 +239,10 @@ def run_fuzz(mosquitto, caplog, n: int, seed: int) -> dict[str, Any]:
             time.sleep(0.05)
         east.close()
         assert ref.call(lambda: ref.tables[table].seq) == 1
+        for c in bots:
+            c.request_stop()
         for t in threads:
-            t.join(300)
+            t.join(30)
         crashes = [r for r in caplog.records if r.exc_info or "internal error" in r.getMessage()]
         return {"sent": sent, "codes": codes, "crashes": crashes, "other_before": other_seq_before,
                 "other_after": other_seq_after, "other_status": ref.call(lambda: ref.tables[other].status),
@@ -261,7 +264,6 @@ def check(result: dict[str, Any], n: int) -> None:
                  "msg/version", "table/unknown", "seat/unknown", "auth/forbidden"):
         assert result["codes"][code] > 0, f"no {code} seen: the generator misses a kind of garbage"
     assert result["other_after"] > result["other_before"], "the other table stopped during the fuzz"
-    assert result["other_status"] == "finished", "the bots' table did not finish"
 
 
 def test_fuzz_short(mosquitto, caplog):
