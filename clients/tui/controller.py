@@ -28,7 +28,22 @@ class PlayController:
         self.chooser: Chooser | None = None
         self._chooser_key: tuple[str, int] | None = None
         self._screens: dict[str, tuple[tuple[str, ...], GameScreen]] = {}
-        self.notice: str | None = None  # a local message (not from the referee)
+        self._notice: tuple[str, tuple[str | None, int]] | None = None  # a local message, and the state it is about
+
+    # --- a local message, shown until the state on show changes ------------------------
+    def _here(self) -> tuple[str | None, int]:
+        board = self.session.boards.get(self.current) if self.current else None
+        return (self.current, board.state.seq if board is not None and board.state is not None else -1)
+
+    @property
+    def notice(self) -> str | None:
+        if self._notice is None or self._notice[1] != self._here():
+            return None
+        return self._notice[0]
+
+    @notice.setter
+    def notice(self, text: str | None) -> None:
+        self._notice = (text, self._here()) if text else None
 
     # --- tables -------------------------------------------------------------------------
     def board(self) -> Board | None:

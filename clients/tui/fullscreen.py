@@ -126,15 +126,18 @@ class FullScreenPlayer:
         if key == "tab":
             self.ctl.next_table()
             return
-        if key == "ctrl-r" or (key == "r" and chooser is None):
-            board = self.ctl.board()
-            if board is not None:
-                self.ctl.notice = self.session.reclaim(board.table) or "Asked the referee for your seat back."
+        board = self.ctl.board()
+        if board is not None and (key == "ctrl-r" or (key == "r" and chooser is None and board.house_plays_me)):
+            self.ctl.notice = self.session.reclaim(board.table) or "Asked the referee for your seat back."
             return
-        if chooser is None:  # nothing to choose: q leaves (so does Enter once the game is over)
-            board = self.ctl.board()
-            over = board is not None and board.state is not None and board.state.status != "playing"
-            self.leave = key == "q" or (over and key in ("enter", "esc"))
+        if chooser is None:
+            # nothing to choose.  Once the game is over q or Enter leaves; before that only Ctrl-C
+            # does, so a letter typed while waiting for your turn cannot end your evening
+            over = board is None or board.state is None or board.state.status != "playing"
+            if over and key in ("q", "enter", "esc"):
+                self.leave = True
+            elif len(key) == 1:
+                self.ctl.notice = "Not your turn yet: nothing was typed. (Ctrl-C leaves the table; your seat stays.)"
             return
         self._fresh(chooser)
         options = chooser.filtered(self.query)

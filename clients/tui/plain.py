@@ -25,7 +25,7 @@ __all__ = ["PlainPlayer", "PLAIN_HELP"]
 
 PLAIN_HELP = ("Answer with a choice's number, its words (e.g. 'fire 8') or a whole move (e.g. 'play fire-8'). "
               "Commands: state (where the game stands), choices (list them again), back (previous step), "
-              "tables, table ID (switch), help, quit.")
+              "tables, table ID (switch), reclaim (take your seat back from the house bot), help, quit.")
 
 
 class PlainPlayer:
@@ -120,6 +120,9 @@ class PlainPlayer:
                 self.say("  " + line)
             told["resync"] = False
             board.missed = False
+        if board.house_plays_me and not told.get("house"):
+            self.say("The referee's house bot is playing your seat. Type reclaim to take it back.")
+        told["house"] = board.house_plays_me
         if board.error and board.error != told["error"]:
             self.say(board.error)
             self._asked = None
@@ -222,6 +225,11 @@ class PlainPlayer:
             else:
                 for line in self.ctl.screen(board).words(self.ctl.seen(board)):
                     self.say(line)
+        elif word == "reclaim":
+            if board is None:
+                self.say("No table yet.")
+            else:
+                self.say(self.session.reclaim(board.table) or "Asked the referee for your seat back.")
         elif word == "tables":
             for t, b in self.session.boards.items():
                 st = b.state
