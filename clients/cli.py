@@ -129,12 +129,15 @@ def demo(game: str, players: int | None, target: int | None, options: tuple[str,
 @click.option("--db", default="summon-referee.db", show_default=True,
               help="History database (SQLite): unfinished tables resume from it after a restart; "
                    "':memory:' keeps nothing.")
+@click.option("--db-sync", type=click.Choice(["full", "normal"]), default="full", show_default=True,
+              help="full: every move synced to disk (survives power loss); normal: survives a killed "
+                   "referee, may lose the last moves on power loss, much faster on slow disks.")
 @click.option("--clock", "clock_spec", default=None, metavar="KEY=VALUE,...",
               help="Default time control, e.g. move=30,bank=600,increment=5,grace=60,max_timeouts=3,"
                    "on_timeout=house (seconds; see referee/clock.py).")
 def referee(broker_url: str, username: str | None, password: str | None, password_file: str | None,
             prefix: str, mqtt_version: str, client_id: str, directors: tuple[str, ...],
-            creates: tuple[str, ...], db: str, clock_spec: str | None) -> None:
+            creates: tuple[str, ...], db: str, db_sync: str, clock_spec: str | None) -> None:
     """Run the referee: host every table on this broker until stopped."""
     from referee.clock import ClockError, TimeControl
     from referee.service import CreateRefused, Referee, RefereeConfig
@@ -146,7 +149,7 @@ def referee(broker_url: str, username: str | None, password: str | None, passwor
         raise click.BadParameter(str(exc), param_hint="--clock") from None
     cfg = RefereeConfig(broker=_broker(broker_url, username, password, password_file), prefix=prefix,
                         client_id=client_id, directors=frozenset(directors), mqtt_version=int(mqtt_version),
-                        db=db, clock=clock)
+                        db=db, db_sync=db_sync, clock=clock)
     ref = Referee(cfg)
     _on_signals(ref.request_stop)
     try:

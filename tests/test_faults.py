@@ -136,6 +136,7 @@ def stored(db: Path) -> dict[str, tuple[str, str | None, list[tuple[int, str]]]]
 class FaultRun:
     games: int = 0
     kills: int = 0
+    startup_kills: int = 0  # of which while the referee was starting up or restoring
     broker_restarts: int = 0
     mismatches: list[str] = field(default_factory=list)
     kill_to_up_s: list[float] = field(default_factory=list)
@@ -145,7 +146,8 @@ class FaultRun:
 
     def report(self) -> str:
         up = self.kill_to_up_s
-        return (f"fault run: {self.games} games, {self.moves} moves, {self.kills} referee SIGKILLs survived, "
+        return (f"fault run: {self.games} games, {self.moves} moves, {self.kills} referee SIGKILLs survived "
+                f"({self.startup_kills} during start-up), "
                 f"{self.broker_restarts} broker restart(s), {len(self.mismatches)} mismatches; "
                 f"kill -> referee up and republished: median {statistics.median(up):.2f} s, "
                 f"max {max(up):.2f} s; in-process restore median {statistics.median(self.restore_ms or [0]):.1f} ms; "
@@ -186,6 +188,13 @@ def run_faults(tmp_path: Path, games: int, seed: int, target: int,
                 run.broker_restarts += 1
             time.sleep(rng.choice([0.0, 0.0, 0.3]))  # sometimes the referee stays dead a moment
             ref.start()
+            if rng.random() < 0.2:  # sometimes it dies again while starting up or restoring
+                time.sleep(rng.uniform(0.05, 0.6))
+                ref.kill()
+                run.kills += 1
+                run.startup_kills += 1
+                killed = time.monotonic()
+                ref.start()
             run.kill_to_up_s.append(ref.wait_up() - killed)
         while time.monotonic() < deadline and not all(st == "finished" for st, _, _ in stored(db).values()):
             time.sleep(0.2)
