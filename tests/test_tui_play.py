@@ -140,8 +140,10 @@ def hand_on_screen(screen: str) -> dict[str, list[str]]:
         if not line.startswith("  ") or line.strip().startswith("discarded"):
             break
         words = line.split()
-        suit = words[0]
-        rows[suit] = [w for w in words[1:] if w != "★"]
+        if words[0] == "Dragon":
+            rows["dragon"] = ["Dragon"]
+            continue
+        rows[words[0]] = [w for w in words[1:] if w != "★"]
     return rows
 
 

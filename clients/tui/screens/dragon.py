@@ -241,6 +241,12 @@ class DragonScreen(GameScreen):
         middle.append_text(right)
         return [centred(spot((me + 2) % 4)), middle, centred(spot(me))]
 
+    def _dragon_note(self, v: Mapping[str, Any]) -> str:
+        c = v.get("contract")
+        if not c:
+            return "(the top trump in a trump hand; wild in no-trump)"
+        return "(the highest trump)" if v.get("trump") else "(wild: you name its suit, high or low)"
+
     def _hand_lines(self, seen: Seen, compact: bool = False) -> list[Text]:
         v = seen.view
         hand = list(v.get("hand") or [])
@@ -250,6 +256,13 @@ class DragonScreen(GameScreen):
         head.append(" — " + self._trump(v))
         out = [head]
         for suit, cards in self._hand_groups(hand):
+            if suit == "dragon":
+                line = Text("  ")
+                style = SUIT_STYLE["dragon"] + ((" bold" if "dragon" in playable else " dim") if playable else "")
+                line.append("Dragon", style=style)
+                line.append("    " + self._dragon_note(v), style="dim")
+                out.append(line)
+                continue
             mark = " ★" if suit == v.get("trump") else ""
             line = Text()
             line.append(f"  {suit + mark:<9}", style=SUIT_STYLE.get(suit, "") + (" bold" if mark else ""))
