@@ -462,3 +462,12 @@ def test_watch_screen_shows_the_table_without_hands(mosquitto, referee):
 def test_watch_without_a_table_needs_follow():
     res = subprocess.run(SUMMON + ["watch"], capture_output=True, text=True, timeout=60, cwd=ROOT)
     assert res.returncode == 2 and "--follow" in res.stderr
+
+
+def test_plain_mode_says_so_when_you_have_no_seat_at_the_table(mosquitto, referee):
+    table = f"noseat-{uuid.uuid4().hex[:6]}"
+    create_table(mosquitto.url("director"), "director", "dragon", ["p1", "p2", "p3", "p4"], {}, seed=1, table=table)
+    res = subprocess.run(play_args(mosquitto, table, "--plain"), capture_output=True, text=True, timeout=60,
+                         cwd=ROOT, stdin=subprocess.DEVNULL)
+    assert res.returncode == 1, res.stdout + res.stderr
+    assert f"You (north) have no seat at table {table}: its players are p1, p2, p3, p4." in res.stdout

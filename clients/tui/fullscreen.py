@@ -183,6 +183,10 @@ class FullScreenPlayer:
             lines = [header(f"Summon · {self.username}", status, cols), Text(""),
                      Text(f"Waiting for {where}…"),
                      Text("(The table appears here as soon as the referee seats you.)", style="dim")]
+            others = self.session.not_seated(self.ctl.wanted) if self.ctl.wanted else None
+            if others is not None:
+                lines += wrapped(f"{self.username} has no seat at table {self.ctl.wanted}: its players are "
+                                 f"{', '.join(others)}. Ctrl-C leaves.", cols, "bold red")
             return fit(lines, [], rows, cols, footer(cols))
         screen = self.ctl.screen(board)
         st = board.state

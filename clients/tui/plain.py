@@ -57,6 +57,11 @@ class PlainPlayer:
                     done = self._report(board)
                     if done is not None:
                         return done
+                elif self.ctl.wanted and self.session.not_seated(self.ctl.wanted) is not None:
+                    players = ", ".join(self.session.not_seated(self.ctl.wanted) or [])
+                    self.say(f"You ({self.username}) have no seat at table {self.ctl.wanted}: its players are "
+                             f"{players}.")
+                    return 1
                 waiting = self._choices_said()
                 if self.interactive or waiting:
                     line = self._read_line(0.05)

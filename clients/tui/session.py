@@ -126,8 +126,17 @@ class PlayerSession(BotClient):
     def start(self) -> "PlayerSession":
         self._link.start()
         self._link.subscribe(self.topics.referee_status())
+        if self.table is not None:  # its meta says who sits there, even if we do not
+            self._link.subscribe(self.topics.meta(self.table))
         self.connected = True
         return self
+
+    def not_seated(self, table: str) -> list[str] | None:
+        """The players of ``table`` when its meta is known and this username is not among them."""
+        board = self.boards.get(table)
+        if board is None or board.meta is None or self.username in board.meta.players:
+            return None
+        return list(board.meta.players)
 
     def close(self) -> None:
         try:  # a clean disconnect does not fire the will: say goodbye ourselves (as the SDK's run() does)

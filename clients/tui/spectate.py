@@ -38,6 +38,7 @@ __all__ = ["Follower", "PublicBoard", "SpectatorSession", "FullScreenSpectator"]
 log = logging.getLogger("summon.watch")
 LIMIT = 1 << 20
 PENDING = 50  # messages kept per table until its meta says whether to follow it
+LIVE = ("playing", "interrupted")  # an interrupted table resumes when its referee is back
 
 
 def _client_id(kind: str) -> str:
@@ -110,7 +111,7 @@ class Follower:
         except DecodeError:
             return
         pending = self._pending.pop(table, deque())
-        if not isinstance(meta, Meta) or meta.status != "playing":
+        if not isinstance(meta, Meta) or meta.status not in LIVE:
             self.ignored.add(table)  # finished before we came: not news
             return
         watcher = Watcher(self.broker, table, prefix=self.topics.prefix, out=self._tagged(table),
@@ -197,7 +198,7 @@ class SpectatorSession:
             return
         board = self.boards.get(table)
         if board is None:
-            if self.follow and isinstance(msg, Meta) and msg.status != "playing":
+            if self.follow and isinstance(msg, Meta) and msg.status not in LIVE:
                 self.ignored.add(table)
                 return
             board = self.boards[table] = PublicBoard(table)
