@@ -116,7 +116,7 @@ class SeatKeeper:
         for tid in list(self.watched):
             table = self.ref.tables.get(tid)
             if table is None or table.status != "playing":
-                self.watched.discard(tid)
+                self._forget(tid)
                 continue
             to_move = table.game.to_move(table.state)
             held = [s for s in to_move if s in table.house]
@@ -217,7 +217,13 @@ class SeatKeeper:
             if seat in table.house:
                 self.reclaim(table, table.players[seat])
         if table.status != "playing":
-            self.watched.discard(table.id)
+            self._forget(table.id)
+
+    def _forget(self, tid: str) -> None:
+        """A finished table needs no ticks and no house bots any more."""
+        self.watched.discard(tid)
+        for key in [k for k in self._bots if k[0] == tid]:
+            del self._bots[key]
 
     def _announce(self, table: "Table", event: Event, seat_state: int | None = None,
                   now: float | None = None) -> None:

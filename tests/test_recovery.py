@@ -15,7 +15,7 @@ import pytest
 
 from clients.director import create_table
 from clients.sdk import BotClient
-from protocol.messages import Events, Meta, Move, RefereeStatus, SeatState, encode
+from protocol.messages import Events, Meta, Move, RefereeStatus, SeatState
 from protocol.topics import Topics
 from referee.games import GAMES
 from referee.recovery import ReplayError, rebuild
