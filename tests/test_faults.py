@@ -183,7 +183,7 @@ def run_faults(tmp_path: Path, games: int, seed: int, target: int,
             ref.kill()
             killed = time.monotonic()
             run.kills += 1
-            if run.kills == broker_restart_at:
+            if run.broker_restarts == 0 and run.kills >= broker_restart_at:
                 broker.restart()
                 run.broker_restarts += 1
             time.sleep(rng.choice([0.0, 0.0, 0.3]))  # sometimes the referee stays dead a moment
