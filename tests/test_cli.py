@@ -43,13 +43,15 @@ def test_demo_rejects_bad_bot_names():
 
 
 @pytest.mark.broker
-def test_referee_bots_create_and_watch_as_processes(mosquitto):
+def test_referee_bots_create_and_watch_as_processes(mosquitto, tmp_path):
     url = f"mqtt://127.0.0.1:{mosquitto.port}"
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     referee = subprocess.Popen(SUMMON + ["referee", "--broker", url, "-u", "referee", "--password", "referee-secret",
-                                         "--director", "director", "--client-id", "referee"],
+                                         "--director", "director", "--client-id", "referee",
+                                         "--db", str(tmp_path / "referee.db")],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-    status = Probe(mosquitto.url("mallory"), "mallory", (Topics().referee_status(),))
+    # one connection per username on this broker: the status probe uses an account nobody else uses here
+    status = Probe(mosquitto.url("p3"), "p3", (Topics().referee_status(),))
     procs = []
     try:
         status.wait_for(lambda i, m: isinstance(m, RefereeStatus) and m.status == "online", 15)
@@ -58,8 +60,8 @@ def test_referee_bots_create_and_watch_as_processes(mosquitto):
             procs.append(subprocess.Popen(
                 SUMMON + ["bot", "--broker", url, "-u", user, "--password-file", str(mosquitto.directory / f"{user}.pw"),
                           "--table", table], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env))
-        # a player may not create tables; the director may
-        bad = run(["create", "--broker", url, "-u", "north", "--password", "north-secret",
+        # a player may not create tables; the director may (mallory: north's bot holds the "north" connection)
+        bad = run(["create", "--broker", url, "-u", "mallory", "--password", "mallory-secret",
                    "--players", ",".join(SEATS), "--table", table + "x"], timeout=30)
         assert bad.returncode == 1 and "auth/forbidden" in bad.stderr
         made = run(["create", "--broker", url, "-u", "director", "--password", "director-secret",
