@@ -97,7 +97,7 @@ _json = st.recursive(
 )
 
 
-@settings(max_examples=2000, deadline=None)
+@settings(max_examples=800, deadline=None)
 @given(st.dictionaries(st.sampled_from(["v", "type", "seq", "move", "request_id", "game", "players", "config",
                                         "table", "seed", "x"]), _json, max_size=7))
 def test_random_structures_decode_or_fail_cleanly(data):
