@@ -188,7 +188,7 @@ def bot(broker_url: str, username: str | None, password: str | None, password_fi
         raise click.BadParameter("a bot needs --username (its seat identity)", param_hint="--username")
     if bot_name not in BOTS:
         raise click.BadParameter(f"unknown bot; known: {', '.join(BOTS)}", param_hint="--bot")
-    client = BotClient(make_bot(bot_name, seed), _broker(broker_url, username, password, password_file),
+    client = BotClient(lambda table: make_bot(bot_name, seed), _broker(broker_url, username, password, password_file),
                        username, table=table, prefix=prefix, mqtt_version=int(mqtt_version))
     _on_signals(client.request_stop)
     try:

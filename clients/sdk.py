@@ -22,7 +22,7 @@ import random
 import threading
 import time
 from dataclasses import dataclass
-from typing import Any, Mapping, Protocol, Sequence
+from typing import Any, Callable, Mapping, Protocol, Sequence
 
 from protocol.errors import DecodeError, ErrorCode
 from protocol.messages import Error, Move, Presence, SeatState, decode, encode
@@ -58,11 +58,16 @@ class TableProgress:
 
 
 class BotClient:
-    """Plays ``bot`` for ``username`` at one table (``table``) or at every table (``None``)."""
+    """Plays ``bot`` for ``username`` at one table (``table``) or at every table (``None``).
+
+    ``bot`` is a bot, or a factory ``f(table_id) -> bot``.  With a factory each table gets
+    its own bot object: bots keep per-hand memory (the Dragon heuristic remembers the cards
+    played), and one object shared by several tables would mix them up.
+    """
 
     def __init__(
         self,
-        bot: Bot,
+        bot: Bot | Callable[[str], Bot],
         broker: BrokerUrl,
         username: str,
         table: str | None = None,
@@ -72,7 +77,13 @@ class BotClient:
         exit_when_finished: bool = True,
         seed: int | None = None,
     ) -> None:
-        self.bot = bot
+        if hasattr(bot, "choose"):
+            self.bot: Any = bot
+            self._factory: Callable[[str], Bot] | None = None
+        else:
+            self._factory = bot  # type: ignore[assignment]
+            self.bot = None
+        self._bots: dict[str, Bot] = {}
         self.username = username
         self.table = table
         self.topics = Topics(prefix)
@@ -145,6 +156,7 @@ class BotClient:
         progress.seq = st.seq
         progress.last = st
         if st.status != "playing":
+            self._bots.pop(table, None)  # a finished table's bot is no longer needed
             if not progress.finished:
                 log.info("%s: table %s finished", self.username, table)
             progress.finished = True
@@ -158,12 +170,22 @@ class BotClient:
             return
         self._send(table, progress, st.seq, self._choose(st))
 
+    def bot_for(self, table: str) -> Bot:
+        """The bot that plays ``table`` (made by the factory on first use, if there is one)."""
+        if self._factory is None:
+            return self.bot
+        bot = self._bots.get(table)
+        if bot is None:
+            bot = self._bots[table] = self._factory(table)
+        return bot
+
     def _choose(self, st: SeatState) -> str:
+        bot = self.bot_for(st.table)
         try:
-            move = self.bot.choose(st.view, list(st.legal))
+            move = bot.choose(st.view, list(st.legal))
         except Exception:
             log.exception("%s: bot %s raised in choose(); playing a random legal move", self.username,
-                          getattr(self.bot, "name", "?"))
+                          getattr(bot, "name", "?"))
             return self._rng.choice(st.legal)
         if move not in st.legal:
             log.error("%s: bot chose %r, not a legal move; playing a random legal move", self.username, move)

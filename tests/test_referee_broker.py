@@ -189,7 +189,15 @@ def test_one_referee_many_tables_bots_play_every_table_they_sit_at(mosquitto, re
     """Four bot clients, each seated at three tables in different seats, all at once."""
     players = ["p1", "p2", "p3", "p4"]
     tables = [new_table_id() for _ in range(3)]
-    clients = [BotClient(make_bot("dragon-heuristic", i), mosquitto.url(u), u) for i, u in enumerate(players)]
+    made: list[tuple[str, str]] = []  # (user, table) for every bot the factories made
+
+    def factory(user, i):
+        def make(table):
+            made.append((user, table))
+            return make_bot("dragon-heuristic", i)
+        return make
+
+    clients = [BotClient(factory(u, i), mosquitto.url(u), u) for i, u in enumerate(players)]
     threads = [run_in_thread(lambda c=c: c.run(timeout=180)) for c in clients]
     for k, table in enumerate(tables):
         order = players[k:] + players[:k]  # every player changes seat between tables
@@ -211,3 +219,5 @@ def test_one_referee_many_tables_bots_play_every_table_they_sit_at(mosquitto, re
         assert outcome is not None and outcome.winners
     for c in clients:
         assert set(tables) <= set(c.tables) and all(c.tables[t].finished for t in tables)
+    # one bot object per (account, table): per-hand memories never mix across tables
+    assert sorted(made) == sorted({(u, t) for u in players for t in tables})

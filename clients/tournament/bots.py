@@ -1,11 +1,9 @@
 """Bot entrants run in-process: one SDK client per account, one bot object per table.
 
-Why one bot object per table: ``BotClient`` with ``table=None`` plays every table its
-account is seated at with a single bot object, but bots keep per-hand memory (the Dragon
-heuristic remembers the cards played this hand); a tournament seats an account at many
-tables at once, and a shared memory would mix the tables up.  ``TableBots`` gives each
-table a fresh bot from a factory, seeded identically, so identical bots on identical
-cards play identically -- which the duplicate format relies on.
+Why one bot object per table: bots keep per-hand memory and a tournament seats an account
+at many tables at once.  ``BotClient`` takes a factory for that; each table gets a fresh
+bot, seeded identically, so identical bots on identical cards play identically -- which
+the duplicate format relies on.
 """
 
 from __future__ import annotations
@@ -22,27 +20,16 @@ __all__ = ["TableBots", "BotFleet"]
 
 
 class TableBots(BotClient):
-    """A ``BotClient`` that plays every table it is seated at, each with its own bot."""
+    """A ``BotClient`` with a bot factory (one bot per table) that records each deal."""
 
     def __init__(self, factory: Callable[[str], Any], broker: BrokerUrl, username: str, **kw: Any) -> None:
-        self._factory = factory
-        self._bots: dict[str, Any] = {}
         self.dealt: dict[str, dict] = {}   # table -> this seat's view at seq 0 (tests compare deals)
-        super().__init__(factory(""), broker, username, table=None, **kw)
+        super().__init__(factory, broker, username, table=None, **kw)
 
     def _on_state(self, table: str, progress: TableProgress, st: SeatState, retained: bool) -> None:
         if st.seq == 0:
             self.dealt.setdefault(table, st.view)
         super()._on_state(table, progress, st, retained)
-        if st.status != "playing":
-            self._bots.pop(table, None)
-
-    def _choose(self, st: SeatState) -> str:
-        bot = self._bots.get(st.table)
-        if bot is None:
-            bot = self._bots[st.table] = self._factory(st.table)
-        self.bot = bot
-        return super()._choose(st)
 
 
 class BotFleet:
