@@ -139,6 +139,12 @@ class BotClient:
         table = self.topics.table_of(item.topic)
         if table is None:
             return
+        if item.topic not in (self.topics.seat_state(table, self.username), self.topics.seat_error(table, self.username)):
+            # Not ours, whatever we subscribed to: a broker without ACLs (the demo's amqtt) can
+            # replay other clients' retained messages to us on reconnect.  Acting on another
+            # seat's state would send moves out of turn.
+            log.debug("%s: ignored a message on %s", self.username, item.topic)
+            return
         try:
             msg = decode(item.payload, accept=(SeatState, Error), max_bytes=STATE_LIMIT)
         except DecodeError as exc:

@@ -46,6 +46,7 @@ class Watcher:
         self._renderer: Any = None
         self._pending: list[Events] = []
         self._stop = threading.Event()
+        self._public = self.topics.public_all(table)[:-1]  # "<p>/t/<table>/public/"
         self._link = Link(
             broker,
             client_id or f"watch-{table}-{int(time.time() * 1000) % 10**8}",
@@ -73,6 +74,8 @@ class Watcher:
                     item = self._link.inbox.get(timeout=0.2)
                 except queue.Empty:
                     continue
+                if not item.topic.startswith(self._public):
+                    continue  # only this table's public area (a broker without ACLs may send more)
                 try:
                     self._handle(item.payload)
                 except Exception:

@@ -189,6 +189,8 @@ class SpectatorSession:
         table = self.topics.table_of(topic)
         if not payload or table is None or table in self.ignored:
             return
+        if topic not in (self.topics.meta(table), self.topics.public_state(table), self.topics.events(table)):
+            return  # public topics only (a broker without ACLs may replay others' messages)
         if self.follow and self.table and not table.startswith(self.table):
             return
         try:
