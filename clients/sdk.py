@@ -91,6 +91,7 @@ class BotClient:
         self.tables: dict[str, TableProgress] = {}
         self._rng = random.Random(seed)
         self._stop = threading.Event()
+        self.running = threading.Event()  # set while run() is in progress
         self._link = Link(
             broker.with_credentials(broker.username or username, broker.password),
             client_id or username,
@@ -106,6 +107,13 @@ class BotClient:
 
     def run(self, timeout: float | None = None) -> dict[str, TableProgress]:
         """Connect and play until stopped (or, for one table, until it finishes)."""
+        self.running.set()
+        try:
+            return self._run(timeout)
+        finally:
+            self.running.clear()
+
+    def _run(self, timeout: float | None) -> dict[str, TableProgress]:
         self._link.start()
         deadline = None if timeout is None else time.monotonic() + timeout
         try:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 from typing import Iterator
 
 import pytest
@@ -34,3 +35,30 @@ def referee(mosquitto: Mosquitto, request: pytest.FixtureRequest) -> Iterator["o
     yield ref
     ref.request_stop()
     thread.join(10)
+
+
+@pytest.fixture(autouse=True)
+def _stop_bot_clients_after_each_test(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Stop every SDK client a test started, before the next test runs.
+
+    Why: the broker binds the client id to the username, so a bot left playing an
+    unfinished table would fight the next test's client of the same account for the
+    connection.
+    """
+    from clients.sdk import BotClient
+
+    made: list[BotClient] = []
+    original = BotClient.__init__
+
+    def recording_init(self: BotClient, *args: object, **kwargs: object) -> None:
+        original(self, *args, **kwargs)  # type: ignore[arg-type]
+        made.append(self)
+
+    monkeypatch.setattr(BotClient, "__init__", recording_init)
+    yield
+    for client in made:
+        client.request_stop()
+    deadline = time.monotonic() + 5
+    for client in made:
+        while client.running.is_set() and time.monotonic() < deadline:
+            time.sleep(0.05)
