@@ -116,13 +116,38 @@ class Game(abc.ABC):
     def legal_moves(self, state: Any, seat: int) -> list[str]:
         """Canonical text of every move ``seat`` may make now (empty if none)."""
 
-    @abc.abstractmethod
-    def apply(self, state: Any, seat: int, move: str) -> tuple[Any, list[Event]]:
-        """Checked apply: validate then return ``(new_state, events)``.
+    def apply(self, state: Any, seat: int, move: Any) -> tuple[Any, list[Event]]:
+        """Checked apply: validate, then return ``(new_state, events)``.
 
-        Raises ``GameOverError``, ``NotYourTurnError``, ``MoveSyntaxError`` or
-        ``IllegalMoveError``; the input state is never modified.
+        The framework owns this boundary (as OpenSpiel owns ``apply_action``) so every
+        game checks in the same order, each failure with its own error: game over
+        (``GameOverError``), then whose turn (``NotYourTurnError``), then syntax
+        (``MoveSyntaxError``), then legality (``IllegalMoveError``).  ``move`` is the
+        canonical text or a parsed move object.  The input state is never modified.
         """
+        if self.outcome(state) is not None:
+            raise GameOverError("the game is over")
+        to_move = self.to_move(state)
+        if type(seat) is not int or seat not in to_move:
+            raise NotYourTurnError(f"seat {seat!r} may not move now; to move: {list(to_move)}")
+        text = move if isinstance(move, str) else str(move)
+        parsed = self.parse_move(text)
+        legal = self.legal_moves(state, seat)
+        if text not in legal:
+            raise IllegalMoveError(self.why_illegal(state, seat, parsed, legal))
+        return self.apply_parsed(state, seat, parsed)
+
+    @abc.abstractmethod
+    def parse_move(self, text: str) -> Any:
+        """The move object for canonical ``text``; raises ``MoveSyntaxError`` otherwise."""
+
+    @abc.abstractmethod
+    def apply_parsed(self, state: Any, seat: int, move: Any) -> tuple[Any, list[Event]]:
+        """Apply a move already known to be legal for ``seat``: the game's own step."""
+
+    def why_illegal(self, state: Any, seat: int, move: Any, legal: list[str]) -> str:
+        """A short human reason a well-formed move is not legal (games give better ones)."""
+        return f"{str(move)!r} is not legal now; legal: {', '.join(legal[:20])}"
 
     @abc.abstractmethod
     def view(self, state: Any, audience: int | None) -> dict[str, Any]:

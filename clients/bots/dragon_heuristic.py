@@ -109,7 +109,7 @@ class DragonHeuristicBot:
         lost 31:69 to this, going on to estimate + 0.5 or + 1 was even, and opening at
         estimate - 2 or - 3 did not beat - 2.5.  Discounting the estimate after a
         partner's pass measured worse (44:56) and was dropped."""
-        seat, partner = view["seat"], (view["seat"] + 2) % 4
+        partner = (view["seat"] + 2) % 4
         high_level, high_seat = 0, None
         for b in view.get("bids") or []:
             if b["bid"] == "pass":

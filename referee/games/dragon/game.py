@@ -2,16 +2,15 @@
 
 Why a thin class: the referee, the arena and the conformance test only know ``Game``;
 all rules live in ``rules``/``transitions`` and all redaction in ``views``, so this file
-is just the checked boundary -- game over, then whose turn, then syntax, then legality,
-each with its own error -- plus the fast unchecked path for bots' search.
+is just the hooks of the checked boundary that ``Game.apply`` owns (parse, apply, why a
+move is illegal) plus the fast unchecked path for bots' search.
 """
 
 from __future__ import annotations
 
 from typing import Any, Mapping
 
-from referee.engine import (ConfigError, Event, Game, GameOverError, IllegalMoveError,
-                            MoveSyntaxError, NotYourTurnError, Outcome)
+from referee.engine import ConfigError, Event, Game, MoveSyntaxError, Outcome
 
 from .cards import DRAGON, DRAGON_BIT, SUIT_MASKS, SUITS
 from .moves import MOVES, Move
@@ -50,20 +49,17 @@ class DragonGame(Game):
     def legal_moves(self, state: State, seat: int) -> list[str]:
         return legal_moves(state, seat)
 
-    def apply(self, state: State, seat: int, move: str) -> tuple[State, list[Event]]:
-        if state.phase == "over":
-            raise GameOverError("the game is over")
-        if seat != state.turn or type(seat) is not int:
-            raise NotYourTurnError(f"seat {seat!r} may not move now; to move: {state.turn}")
-        if isinstance(move, Move):
-            move = str(move)
-        parsed = MOVES.get(move) if isinstance(move, str) else None
+    def parse_move(self, text: str) -> Move:
+        parsed = MOVES.get(text) if isinstance(text, str) else None
         if parsed is None:
-            raise MoveSyntaxError(f"not a Summon the Dragon move: {move!r}")
-        legal = legal_moves(state, seat)
-        if move not in legal:
-            raise IllegalMoveError(_why_illegal(state, move, legal))
-        return step(state, seat, parsed)
+            raise MoveSyntaxError(f"not a Summon the Dragon move: {text!r}")
+        return parsed
+
+    def apply_parsed(self, state: State, seat: int, move: Move) -> tuple[State, list[Event]]:
+        return step(state, seat, move)
+
+    def why_illegal(self, state: State, seat: int, move: Move, legal: list[str]) -> str:
+        return _why_illegal(state, str(move), legal)
 
     def apply_unchecked(self, state: State, seat: int, move: str | Move,
                         events: bool = False) -> tuple[State, list[Event]]:

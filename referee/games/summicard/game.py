@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
-from referee.engine import Event, Game, GameOverError, IllegalMoveError, NotYourTurnError, Outcome
+from referee.engine import Event, Game, Outcome
 
 from .moves import Move
 from .rules import legal_moves
@@ -47,18 +47,14 @@ class SummicardGame(Game):
     def legal_moves(self, state: State, seat: int) -> list[str]:
         return legal_moves(state, seat)
 
-    def apply(self, state: State, seat: int, move: str) -> tuple[State, list[Event]]:
-        if state.phase == "over":
-            raise GameOverError("the game is over")
-        if type(seat) is not int or seat != state.turn:
-            raise NotYourTurnError(f"seat {seat!r} may not move now; to move: {state.turn}")
-        if isinstance(move, Move):
-            move = str(move)
-        parsed = Move.parse(move)  # raises MoveSyntaxError
-        legal = legal_moves(state, seat)
-        if move not in legal:
-            raise IllegalMoveError(_why_illegal(state, parsed, legal))
-        return step(state, seat, parsed)
+    def parse_move(self, text: str) -> Move:
+        return Move.parse(text)  # raises MoveSyntaxError
+
+    def apply_parsed(self, state: State, seat: int, move: Move) -> tuple[State, list[Event]]:
+        return step(state, seat, move)
+
+    def why_illegal(self, state: State, seat: int, move: Move, legal: list[str]) -> str:
+        return _why_illegal(state, move, legal)
 
     def view(self, state: State, audience: int | None) -> dict[str, Any]:
         return view(state, audience)

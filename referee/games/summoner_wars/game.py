@@ -11,8 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from referee.engine import (ConfigError, Event, Game, GameOverError, IllegalMoveError,
-                            NotYourTurnError, Outcome)
+from referee.engine import ConfigError, Event, Game, Outcome
 
 from .explain import why_illegal
 from .moves import Move, parse_move
@@ -48,18 +47,14 @@ class SummonerWarsGame(Game):
     def legal_moves(self, state: State, seat: int) -> list[str]:
         return legal_moves(state, seat)
 
-    def apply(self, state: State, seat: int, move: str) -> tuple[State, list[Event]]:
-        if state.result is not None:
-            raise GameOverError("the game is over")
-        if type(seat) is not int or seat not in self.to_move(state):
-            raise NotYourTurnError(f"seat {seat!r} may not move now; to move: {list(self.to_move(state))}")
-        if isinstance(move, Move):
-            move = str(move)
-        m = parse_move(move)  # MoveSyntaxError
-        legal = legal_moves(state, seat)
-        if move not in legal:
-            raise IllegalMoveError(why_illegal(state, seat, m, legal))
-        return apply_move(state, seat, m)
+    def parse_move(self, text: str) -> Move:
+        return parse_move(text)  # raises MoveSyntaxError
+
+    def apply_parsed(self, state: State, seat: int, move: Move) -> tuple[State, list[Event]]:
+        return apply_move(state, seat, move)
+
+    def why_illegal(self, state: State, seat: int, move: Move, legal: list[str]) -> str:
+        return why_illegal(state, seat, move, legal)
 
     def apply_unchecked(self, state: State, seat: int, move: str | Move,
                         events: bool = False) -> tuple[State, list[Event]]:
