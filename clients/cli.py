@@ -8,57 +8,16 @@ the component.  Signals only set a stop flag; a second Ctrl-C exits at once.
 from __future__ import annotations
 
 import logging
-import os
-import signal
 import sys
 import uuid
-from typing import Any, Callable
 
 import click
 
-from protocol.mqtt import BrokerUrl, LinkError
-from protocol.version import DEFAULT_PREFIX
-
-EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_UNREACHABLE = 0, 1, 2, 3
+from protocol.mqtt import LinkError
 
 
-def _broker(url: str, username: str | None, password: str | None, password_file: str | None) -> BrokerUrl:
-    if password_file:
-        with open(password_file, encoding="utf-8") as fh:
-            password = fh.readline().rstrip("\n")
-    if password is None:
-        password = os.environ.get("SUMMON_PASSWORD")
-    return BrokerUrl.parse(url).with_credentials(username, password)
-
-
-def _on_signals(stop: Callable[[], None]) -> None:
-    """First SIGINT/SIGTERM asks for a clean stop; a second one exits at once."""
-    hits = {"n": 0}
-
-    def handler(signum: int, frame: Any) -> None:
-        hits["n"] += 1
-        if hits["n"] > 1:
-            os._exit(130)
-        stop()
-
-    signal.signal(signal.SIGINT, handler)
-    signal.signal(signal.SIGTERM, handler)
-
-
-def broker_options(f: Callable[..., Any]) -> Callable[..., Any]:
-    for opt in reversed([
-        click.option("--broker", "broker_url", default="mqtt://127.0.0.1:1883", show_default=True,
-                     help="Broker URL, mqtt://[user[:pass]@]host:port (mqtts:// for TLS)."),
-        click.option("--username", "-u", default=None, help="MQTT username (also the seat identity)."),
-        click.option("--password", default=None, help="MQTT password (or SUMMON_PASSWORD, or --password-file)."),
-        click.option("--password-file", type=click.Path(exists=True, dir_okay=False), default=None,
-                     help="File whose first line is the password."),
-        click.option("--prefix", default=DEFAULT_PREFIX, show_default=True, help="Topic prefix."),
-        click.option("--mqtt-version", type=click.Choice(["3", "5"]), default="3", show_default=True,
-                     help="MQTT protocol version (3 = 3.1.1)."),
-    ]):
-        f = opt(f)
-    return f
+from clients.cli_common import (EXIT_FAILED, EXIT_OK, EXIT_UNREACHABLE, broker_from_flags as _broker,
+                                broker_options, on_signals as _on_signals, parse_options as _options)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -67,22 +26,6 @@ def broker_options(f: Callable[..., Any]) -> Callable[..., Any]:
 def main(log_level: str) -> None:
     """Summon: card and board games refereed over MQTT."""
     logging.basicConfig(level=log_level.upper(), format="%(asctime)s %(name)s %(levelname)s %(message)s")
-
-
-def _options(pairs: tuple[str, ...]) -> dict[str, Any]:
-    """``KEY=VALUE`` table options; integers and true/false are converted."""
-    config: dict[str, Any] = {}
-    for opt in pairs:
-        key, sep, value = opt.partition("=")
-        if not sep or not key:
-            raise click.BadParameter(f"{opt!r} is not KEY=VALUE", param_hint="--option")
-        if value.lstrip("-").isdigit():
-            config[key] = int(value)
-        elif value.lower() in ("true", "false"):
-            config[key] = value.lower() == "true"
-        else:
-            config[key] = value
-    return config
 
 
 @main.command()
@@ -269,9 +212,6 @@ from clients.cli_replay import replay  # noqa: E402  (summon replay export|show)
 main.add_command(replay)
 from clients.cli_summoner_wars import sw_deck  # noqa: E402  (summon sw-deck check / show)
 main.add_command(sw_deck)
-from clients import cli_broker  # noqa: E402  (summon broker init, summon accounts ...)
-main.add_command(cli_broker.broker)
-main.add_command(cli_broker.accounts)
 
 if __name__ == "__main__":  # pragma: no cover
     main()

@@ -1,35 +1,25 @@
 """``summon play`` (a person at the table) and the extra modes of ``summon watch``.
 
 Kept out of ``clients/cli.py`` so that the terminal client is one registration line
-there.  This module must not import ``clients.cli`` (``python -m clients.cli`` would load
-it twice), so the few broker flags are declared here again, with the same names.
+there.  The shared connection flags come from ``clients.cli_common``.
 """
 
 from __future__ import annotations
 
 import functools
-import os
 import signal
 import sys
-from typing import Any, Callable
+from typing import Any
 
 import click
 
-from protocol.mqtt import BrokerUrl, LinkError
-from protocol.version import DEFAULT_PREFIX
+from clients.cli_common import broker_from_flags as _broker
+from clients.cli_common import broker_options
+from protocol.mqtt import LinkError
 
 __all__ = ["play", "extend_watch"]
 
 EXIT_OK, EXIT_LEFT, EXIT_UNREACHABLE = 0, 1, 3
-
-
-def _broker(url: str, username: str | None, password: str | None, password_file: str | None) -> BrokerUrl:
-    if password_file:
-        with open(password_file, encoding="utf-8") as fh:
-            password = fh.readline().rstrip("\n")
-    if password is None:
-        password = os.environ.get("SUMMON_PASSWORD")
-    return BrokerUrl.parse(url).with_credentials(username, password)
 
 
 def _leave_on_sigterm() -> None:
@@ -39,24 +29,8 @@ def _leave_on_sigterm() -> None:
     signal.signal(signal.SIGTERM, handler)
 
 
-def _connection_flags(f: Callable[..., Any]) -> Callable[..., Any]:
-    for opt in reversed([
-        click.option("--broker", "broker_url", default="mqtt://127.0.0.1:1883", show_default=True,
-                     help="Broker URL, mqtt://[user[:pass]@]host:port (mqtts:// for TLS)."),
-        click.option("--username", "-u", default=None, help="MQTT username: your seat identity."),
-        click.option("--password", default=None, help="MQTT password (or SUMMON_PASSWORD, or --password-file)."),
-        click.option("--password-file", type=click.Path(exists=True, dir_okay=False), default=None,
-                     help="File whose first line is the password."),
-        click.option("--prefix", default=DEFAULT_PREFIX, show_default=True, help="Topic prefix."),
-        click.option("--mqtt-version", type=click.Choice(["3", "5"]), default="3", show_default=True,
-                     help="MQTT protocol version (3 = 3.1.1)."),
-    ]):
-        f = opt(f)
-    return f
-
-
 @click.command()
-@_connection_flags
+@broker_options
 @click.option("--table", default=None, help="Play this table (default: the first table in play where you sit).")
 @click.option("--plain", is_flag=True, default=False,
               help="Line mode for screen readers and pipes: the state in words, answers read from stdin.")

@@ -16,36 +16,11 @@ from pathlib import Path
 import click
 
 from protocol.mqtt import LinkError
-from protocol.version import DEFAULT_PREFIX
 
 __all__ = ["tournament"]
 
-EXIT_FAILED, EXIT_UNREACHABLE = 1, 3  # as in clients.cli
-
-
-def broker_options(f):
-    """The same connection flags as every ``summon`` command (``clients.cli.broker_options``).
-
-    Repeated here rather than imported: ``clients.cli`` imports this module at its end, and
-    ``python -m clients.cli`` would otherwise import a second, half-built copy of it."""
-    for opt in reversed([
-        click.option("--broker", "broker_url", default="mqtt://127.0.0.1:1883", show_default=True,
-                     help="Broker URL, mqtt://[user[:pass]@]host:port (mqtts:// for TLS)."),
-        click.option("--username", "-u", default=None, help="MQTT username."),
-        click.option("--password", default=None, help="MQTT password (or SUMMON_PASSWORD, or --password-file)."),
-        click.option("--password-file", type=click.Path(exists=True, dir_okay=False), default=None,
-                     help="File whose first line is the password."),
-        click.option("--prefix", default=DEFAULT_PREFIX, show_default=True, help="Topic prefix."),
-        click.option("--mqtt-version", type=click.Choice(["3", "5"]), default="3", show_default=True,
-                     help="MQTT protocol version (3 = 3.1.1)."),
-    ]):
-        f = opt(f)
-    return f
-
-
-def _broker(*args):
-    from clients.cli import _broker as parse
-    return parse(*args)
+from clients.cli_common import EXIT_FAILED, EXIT_UNREACHABLE, broker_options
+from clients.cli_common import broker_from_flags as _broker
 
 
 def _on_signals(stop):
