@@ -58,46 +58,36 @@ class Mosquitto:
     def restart(self) -> None:
         """Stop and start again: same port, same config (retained messages are lost: no persistence)."""
         self.stop()
-        binary = find_mosquitto()
-        assert binary is not None
-        self.proc = _wait_for_port(subprocess.Popen([binary, "-c", str(self.directory / "mosquitto.conf")],
-                                                    stdout=subprocess.DEVNULL, stderr=subprocess.PIPE), self.port)
+        self.proc = launch(self.directory / "mosquitto.conf", [self.port])
 
 
-def _wait_for_port(proc: "subprocess.Popen[bytes]", port: int) -> "subprocess.Popen[bytes]":
+def launch(conf: Path, ports: "list[int]") -> "subprocess.Popen[bytes]":
+    """Start ``mosquitto -c conf`` and wait until every port in ``ports`` accepts connections."""
+    binary = find_mosquitto()
+    if binary is None:
+        raise RuntimeError("mosquitto is not installed (the README's test command installs it)")
+    proc = subprocess.Popen([binary, "-c", str(conf)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    waiting = list(ports)
     deadline = time.monotonic() + 10
-    while time.monotonic() < deadline:
+    while waiting and time.monotonic() < deadline:
         if proc.poll() is not None:
             err = proc.stderr.read().decode(errors="replace") if proc.stderr else ""
             raise RuntimeError(f"mosquitto exited: {err}")
         try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                return proc
+            with socket.create_connection(("127.0.0.1", waiting[0]), timeout=0.2):
+                waiting.pop(0)
         except OSError:
             time.sleep(0.05)
-    proc.kill()
-    raise RuntimeError("mosquitto did not open its port")
+    if waiting:
+        proc.kill()
+        raise RuntimeError(f"mosquitto did not open ports {waiting}")
+    return proc
 
 
 def start_mosquitto(directory: Path) -> Mosquitto:
-    binary = find_mosquitto()
-    if binary is None:
-        raise RuntimeError("mosquitto is not installed (the README's test command installs it)")
     port, spectator_port = free_port(), free_port()
     conf = write_broker_dir(directory, port, {u: password(u) for u in USERS}, run_as_root=True,
                             spectator_port=spectator_port, spectators={u: password(u) for u in SPECTATORS})
     for u in USERS:  # password files, as an operator would hand them to `--password-file`
         (directory / f"{u}.pw").write_text(password(u) + "\n")
-    proc = subprocess.Popen([binary, "-c", str(conf)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            err = proc.stderr.read().decode(errors="replace") if proc.stderr else ""
-            raise RuntimeError(f"mosquitto exited: {err}")
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                return Mosquitto(proc, port, directory, spectator_port)
-        except OSError:
-            time.sleep(0.05)
-    proc.kill()
-    raise RuntimeError("mosquitto did not open its port")
+    return Mosquitto(launch(conf, [port, spectator_port]), port, directory, spectator_port)

@@ -23,7 +23,7 @@ from paho.mqtt.enums import CallbackAPIVersion
 from protocol.mqtt import BrokerUrl
 from referee.accounts import Accounts, BrokerSettings, init_broker
 from referee.service import Referee, RefereeConfig
-from tests.mosquitto import find_mosquitto
+from tests.mosquitto import launch
 
 
 class Raw:
@@ -165,29 +165,14 @@ def start_init_broker(directory: Path, settings: BrokerSettings, accounts: dict[
 
     ``accounts`` maps username -> role; every password is ``<user>-pw``.
     """
-    binary = find_mosquitto()
-    assert binary, "mosquitto is not installed"
     init_broker(directory, settings)
     acc = Accounts(directory)
     passwords = {}
     for user, role in accounts.items():
         passwords[user] = f"{user}-pw"
         acc.add(user, role, passwords[user], reload=False)
-    proc = subprocess.Popen([binary, "-c", str(acc.dir.conf)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     ports = [p for p in (settings.port, settings.spectator_port, settings.tls_port, settings.websockets_port) if p]
-    deadline = time.monotonic() + 10
-    waiting = list(ports)
-    while waiting and time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"mosquitto exited: {proc.stderr.read().decode(errors='replace') if proc.stderr else ''}")
-        try:
-            with socket.create_connection(("127.0.0.1", waiting[0]), timeout=0.2):
-                waiting.pop(0)
-        except OSError:
-            time.sleep(0.05)
-    if waiting:
-        proc.kill()
-        raise RuntimeError(f"mosquitto did not open ports {waiting}")
+    proc = launch(acc.dir.conf, ports)
     deadline = time.monotonic() + 5
     while not acc.dir.pid.exists() and time.monotonic() < deadline:
         time.sleep(0.05)
