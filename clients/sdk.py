@@ -17,10 +17,8 @@ move that is not legal (a random legal move, logged loudly).
 from __future__ import annotations
 
 import logging
-import queue
 import random
 import threading
-import time
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Protocol, Sequence
 
@@ -115,16 +113,8 @@ class BotClient:
 
     def _run(self, timeout: float | None) -> dict[str, TableProgress]:
         self._link.start()
-        deadline = None if timeout is None else time.monotonic() + timeout
         try:
-            while not self._stop.is_set():
-                if deadline is not None and time.monotonic() > deadline:
-                    log.warning("%s: timed out", self.username)
-                    break
-                try:
-                    item = self._link.inbox.get(timeout=0.2)
-                except queue.Empty:
-                    continue
+            for item in self._link.messages(self._stop, timeout):
                 try:
                     self._handle(item)
                 except Exception:

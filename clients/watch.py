@@ -7,7 +7,6 @@ spectator read -- so what it prints is by construction what everybody may know.
 from __future__ import annotations
 
 import logging
-import queue
 import threading
 import time
 from typing import Any, Callable
@@ -65,15 +64,8 @@ class Watcher:
         """Print until the table finishes (returns the result), or timeout/stop (None)."""
         if not self._link.connected.is_set():
             self.start()
-        deadline = None if timeout is None else time.monotonic() + timeout
         try:
-            while not self._stop.is_set() and self.result is None:
-                if deadline is not None and time.monotonic() > deadline:
-                    break
-                try:
-                    item = self._link.inbox.get(timeout=0.2)
-                except queue.Empty:
-                    continue
+            for item in self._link.messages(self._stop, timeout, until=lambda: self.result is not None):
                 if not item.topic.startswith(self._public):
                     continue  # only this table's public area (a broker without ACLs may send more)
                 try:

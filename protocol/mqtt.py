@@ -16,9 +16,10 @@ import logging
 import queue
 import socket
 import threading
+import time
 import urllib.parse
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable, Iterator
 
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
@@ -199,6 +200,22 @@ class Link:
         """Publish at QoS1 and wait until the broker acknowledged it."""
         info = self._client.publish(topic, payload, qos=1, retain=retain)
         info.wait_for_publish(timeout)
+
+    def messages(self, stop: threading.Event, timeout: float | None = None,
+                 until: Callable[[], bool] | None = None) -> Iterator[Incoming]:
+        """Incoming messages, one by one, until ``stop`` is set, ``timeout`` seconds pass
+        or ``until()`` holds.
+
+        Wakes at least every 0.2 s, so a stop flag set by a signal handler is seen promptly.
+        """
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while not stop.is_set() and not (until is not None and until()):
+            if deadline is not None and time.monotonic() > deadline:
+                return
+            try:
+                yield self.inbox.get(timeout=0.2)
+            except queue.Empty:
+                continue
 
     def close(self) -> None:
         self._closed = True

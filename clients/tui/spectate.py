@@ -78,15 +78,8 @@ class Follower:
         """Comment until stopped (or ``timeout``, or ``until(self)`` holds)."""
         if not self._link.connected.is_set():
             self.start()
-        deadline = None if timeout is None else time.monotonic() + timeout
         try:
-            while not self._stop.is_set() and not (until and until(self)):
-                if deadline is not None and time.monotonic() > deadline:
-                    break
-                try:
-                    item = self._link.inbox.get(timeout=0.2)
-                except queue.Empty:
-                    continue
+            for item in self._link.messages(self._stop, timeout, until=until and (lambda: until(self))):
                 try:
                     self._route(item.topic, item.payload)
                 except Exception:
