@@ -67,8 +67,9 @@ def demo(game: str, players: int | None, target: int | None, options: tuple[str,
 @broker_options
 @click.option("--client-id", default="summon-referee", show_default=True)
 @click.option("--director", "directors", multiple=True, help="Username allowed to create tables (repeatable).")
-@click.option("--create", "creates", multiple=True, metavar="GAME:USER,USER,...",
-              help="Create a table at start-up (repeatable), e.g. dragon:ann,bob,cy,dee.")
+@click.option("--create", "creates", multiple=True, metavar="[ID=]GAME:USER,USER,...",
+              help="Create a table at start-up (repeatable), e.g. dragon:ann,bob,cy,dee; with ID= "
+                   "(e.g. table1=dragon:ann,bob,cy,dee) a restart that restores it does not create it again.")
 @click.option("--db", default="summon-referee.db", show_default=True,
               help="History database (SQLite): unfinished tables resume from it after a restart; "
                    "':memory:' keeps nothing.")
@@ -104,12 +105,16 @@ def referee(broker_url: str, username: str | None, password: str | None, passwor
         click.echo(f"summon referee: {exc}", err=True)
         sys.exit(EXIT_FAILED)
     for spec in creates:
-        game, _, users = spec.partition(":")
+        table_id, _, rest = spec.rpartition("=") if "=" in spec.split(":", 1)[0] else ("", "", spec)
+        game, _, users = rest.partition(":")
         try:
-            table = ref.create_table(game, [u for u in users.split(",") if u])
+            table = ref.create_table(game, [u for u in users.split(",") if u], table_id=table_id or None)
             click.echo(f"created table {table.id}")
         except CreateRefused as exc:
-            click.echo(f"cannot create {spec!r}: {exc.detail}", err=True)
+            if exc.code == "table/exists":  # restored from the history store after a restart
+                click.echo(f"table {table_id} is already here (restored); not created again")
+            else:
+                click.echo(f"cannot create {spec!r}: {exc.detail}", err=True)
     try:
         ref.main_loop()
     finally:

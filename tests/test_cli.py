@@ -89,3 +89,25 @@ def test_referee_bots_create_and_watch_as_processes(mosquitto, tmp_path):
 def test_unreachable_broker_is_a_clear_error():
     res = run(["watch", "some-table", "--broker", "mqtt://127.0.0.1:9"], timeout=60)
     assert res.returncode == 3 and "cannot connect" in res.stderr
+
+
+@pytest.mark.broker
+def test_create_at_startup_with_an_id_is_not_repeated_after_a_restart(mosquitto, tmp_path):
+    url = f"mqtt://127.0.0.1:{mosquitto.port}"
+    table = f"boot-{uuid.uuid4().hex[:6]}"
+    args = SUMMON + ["referee", "--broker", url, "-u", "referee", "--password", "referee-secret",
+                     "--db", str(tmp_path / "referee.db"), "--create", f"{table}=dragon:" + ",".join(SEATS)]
+    outputs = []
+    for _ in range(2):
+        proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        status = Probe(mosquitto.url("p3"), "p3", (Topics().referee_status(),))
+        try:
+            status.wait_for(lambda i, m: isinstance(m, RefereeStatus) and m.status == "online", 15)
+        finally:
+            status.close()
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=15)
+        assert proc.returncode == 0, err
+        outputs.append(out)
+    assert f"created table {table}" in outputs[0]
+    assert f"table {table} is already here (restored)" in outputs[1] and "created table" not in outputs[1]

@@ -96,7 +96,11 @@ def test_referee_and_bot_commands(compose):
     assert _opt(ref, "--broker") == "mqtt://mosquitto:1883"
     assert _opt(ref, "--username") == "referee"
     assert _opt(ref, "--director") == "director"
-    assert _opt(ref, "--create") == "dragon:" + ",".join(SEATS)
+    # a fixed table id: a restarted referee restores the table from its history, not a second one
+    assert _opt(ref, "--create") == "compose-1=dragon:" + ",".join(SEATS)
+    db = _opt(ref, "--db")
+    mounts = [v.split(":")[1] for v in services["referee"].get("volumes", []) if isinstance(v, str)]
+    assert any(db.startswith(m.rstrip("/") + "/") for m in mounts), f"--db {db} is not on a volume"
     assert "mosquitto" in _depends(services["referee"])
     for seat in SEATS:
         args = _args(services[seat]["command"])
