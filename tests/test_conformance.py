@@ -13,35 +13,15 @@ from __future__ import annotations
 import pickle
 import random
 
-import msgpack
 import pytest
 
+from tests.payloads import roundtrip, tokens
 from referee.engine import (ConfigError, GameOverError, IllegalMoveError, MoveSyntaxError,
                             NotYourTurnError)
 from referee.games import GAMES
 
 SEEDS = (0, 1, 2)
 GARBAGE = ("", " ", "\x00", "xyzzy plugh", "pass pass", "9" * 40, "PLAY", "bid -1 earth")
-
-
-def roundtrip(payload):
-    data = msgpack.unpackb(msgpack.packb(payload, use_bin_type=True), raw=False)
-    assert data == payload, "not plain msgpack data (str keys, lists, no tuples/bytes)"
-    return data
-
-
-def tokens(payload) -> set[str]:
-    out, stack = set(), [payload]
-    while stack:
-        x = stack.pop()
-        if isinstance(x, str):
-            out.update(x.split())
-        elif isinstance(x, dict):
-            stack.extend(x.keys())
-            stack.extend(x.values())
-        elif isinstance(x, list):
-            stack.extend(x)
-    return out
 
 
 def without_name(view):

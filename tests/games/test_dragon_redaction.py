@@ -12,9 +12,9 @@ are checked against it; the ``deal`` event and later ones against the new deal.
 
 from __future__ import annotations
 
-import msgpack
 
 from clients.bots.random_bot import RandomBot
+from tests.payloads import roundtrip, tokens as payload_tokens
 from referee.games.dragon import DragonGame
 from referee.games.dragon.cards import CARD_NAMES, cards_of, display_names
 
@@ -40,22 +40,8 @@ def hidden(state, audience):
 
 
 def tokens(payload):
-    """Every whitespace-separated token of every string in a msgpack round-trip."""
-    data = msgpack.unpackb(msgpack.packb(payload, use_bin_type=True), raw=False,
-                           strict_map_key=False)
-    assert data == payload, "payload is not plain msgpack data (tuples? bytes?)"
-    out = set()
-    stack = [data]
-    while stack:
-        x = stack.pop()
-        if isinstance(x, str):
-            out.update(x.split())
-        elif isinstance(x, dict):
-            stack.extend(x.keys())
-            stack.extend(x.values())
-        elif isinstance(x, list):
-            stack.extend(x)
-    return out
+    """Every token of every string in ``payload``, which must be plain msgpack data."""
+    return payload_tokens(roundtrip(payload))
 
 
 def check_step(pre, post, move, events):

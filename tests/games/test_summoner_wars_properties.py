@@ -18,6 +18,7 @@ from collections import Counter
 import pytest
 
 from clients.bots.random_bot import RandomBot
+from tests.payloads import tokens
 from referee.games.summoner_wars import SummonerWarsGame
 from referee.games.summoner_wars.cards import POOL
 from referee.games.summoner_wars.query import life
@@ -112,20 +113,7 @@ def test_unchecked_path_matches_checked_apply():
 
 
 def _instances(payload) -> set[int]:
-    out, stack = set(), [payload]
-    while stack:
-        x = stack.pop()
-        if isinstance(x, str):
-            for t in x.split():
-                m = INSTANCE.match(t)
-                if m:
-                    out.add(int(m.group(1)))
-        elif isinstance(x, dict):
-            stack.extend(x.keys())
-            stack.extend(x.values())
-        elif isinstance(x, list):
-            stack.extend(x)
-    return out
+    return {int(m.group(1)) for t in tokens(payload) if (m := INSTANCE.match(t))}
 
 
 def test_redaction_no_view_or_event_shows_hidden_cards():

@@ -1,0 +1,30 @@
+"""Helpers for tests that look inside payloads (redaction and conformance tests)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgpack
+
+
+def roundtrip(payload: Any) -> Any:
+    """``payload`` through msgpack and back; fails unless it is plain msgpack data."""
+    data = msgpack.unpackb(msgpack.packb(payload, use_bin_type=True), raw=False, strict_map_key=False)
+    assert data == payload, "not plain msgpack data (str keys, lists, no tuples/bytes)"
+    return data
+
+
+def tokens(payload: Any) -> set[str]:
+    """Every whitespace-separated token of every string (keys included) in ``payload``."""
+    out: set[str] = set()
+    stack = [payload]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, str):
+            out.update(x.split())
+        elif isinstance(x, dict):
+            stack.extend(x.keys())
+            stack.extend(x.values())
+        elif isinstance(x, list):
+            stack.extend(x)
+    return out
