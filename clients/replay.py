@@ -198,17 +198,9 @@ def _notes(m: MoveRecord) -> list[Event]:
 
 
 # --- text -----------------------------------------------------------------------------------------
-_REFEREE_EVENTS = {
-    "timeout": lambda who, ev: f"  [referee] {who} ran out of time: the {'house bot' if ev.get('by') == 'house' else 'referee (random legal move)'} plays for them",
-    "autoplay": lambda who, ev: f"  [referee] the house bot plays for {who}",
-    "house": lambda who, ev: f"  [referee] the house bot takes {who}'s seat ({ev.get('reason')})",
-    "reclaim": lambda who, ev: f"  [referee] {who} takes their seat back",
-}
-
-
 def render(replay: Replay, audience: int | None) -> Iterator[str]:
     """Text lines per step for ``audience``: the events it saw, and for a seat its hand and turn."""
-    from clients.render import renderer_for
+    from clients.render import describe, renderer_for
 
     rec = replay.record
     players = list(rec.players)
@@ -222,10 +214,7 @@ def render(replay: Replay, audience: int | None) -> Iterator[str]:
         for msg in step.messages:
             events = msg.events if isinstance(msg, (Events, SeatState)) else []
             for ev in events:
-                kind = ev.get("type")
-                seat = ev.get("seat")
-                name = players[seat] if isinstance(seat, int) and 0 <= seat < len(players) else f"seat {seat}"
-                line = _REFEREE_EVENTS[kind](name, ev) if kind in _REFEREE_EVENTS else renderer.event(ev)
+                line = describe(renderer, ev)
                 if line:
                     lines.append(line)
             if isinstance(msg, SeatState):

@@ -11,7 +11,7 @@ import threading
 import time
 from typing import Any, Callable
 
-from clients.render import renderer_for
+from clients.render import describe, renderer_for
 from protocol.errors import DecodeError
 from protocol.messages import Events, Meta, PublicState, decode
 from protocol.mqtt import BrokerUrl, Link
@@ -112,6 +112,6 @@ class Watcher:
 
     def _events(self, msg: Events) -> None:
         for ev in msg.events:
-            line = self._renderer.event(ev)
+            line = describe(self._renderer, ev)
             if line:
                 self.out(line)

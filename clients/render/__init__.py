@@ -13,7 +13,7 @@ from clients.render.dragon import DragonRenderer
 from clients.render.summicard import SummicardRenderer
 from clients.render.summoner_wars import SummonerWarsRenderer
 
-__all__ = ["Renderer", "renderer_for", "GenericRenderer"]
+__all__ = ["Renderer", "renderer_for", "GenericRenderer", "describe", "referee_notice"]
 
 
 class Renderer(Protocol):
@@ -36,6 +36,32 @@ class GenericRenderer:
 
     def result(self, result: Mapping[str, Any]) -> str:
         return f"Final scores: {result.get('scores')}; winners: {result.get('winners')}"
+
+
+def referee_notice(event: Mapping[str, Any], players: Sequence[str]) -> str | None:
+    """The referee's own events, told the same way for every game (clocks running out,
+    the house bot taking or giving back a seat, restarts); ``None`` for a game event."""
+    kind, seat = event.get("type"), event.get("seat")
+    who = players[seat] if isinstance(seat, int) and 0 <= seat < len(players) else f"seat {seat}"
+    if kind == "timeout":
+        by = "the house bot" if event.get("by") == "house" else "a random legal move"
+        return f"  ! {who} ran out of time: {by} plays for them"
+    if kind == "autoplay":
+        return f"  ! the house bot plays for {who}"
+    if kind == "house":
+        return f"  ! the house bot takes {who}'s seat ({event.get('reason', 'absent')})"
+    if kind == "reclaim":
+        return f"  ! {who} is back and takes the seat again"
+    if kind == "interrupted":
+        return "  ! the referee is stopping: the game will resume when it is back"
+    if kind == "resumed":
+        return "  ! the referee is back: the game resumes"
+    return None
+
+
+def describe(renderer: Any, event: Mapping[str, Any]) -> str | None:
+    """One commentary line for ``event``: a referee notice, else the game renderer's line."""
+    return referee_notice(event, renderer.players) or renderer.event(event)
 
 
 def renderer_for(game: str, players: Sequence[str]) -> Any:
