@@ -174,21 +174,28 @@ def watch(table: str, broker_url: str, username: str | None, password: str | Non
 @click.option("--table", default=None, help="Table id (default: chosen by the referee).")
 @click.option("--option", "options", multiple=True, metavar="KEY=VALUE", help="Table option, e.g. target=300.")
 @click.option("--seed", type=int, default=None)
+@click.option("--clock", "clock_spec", default=None, metavar="KEY=VALUE,...",
+              help="Time control for this table, e.g. move=30,bank=600,increment=5 (seconds; see referee/clock.py).")
 @click.option("--timeout", default=10.0, show_default=True)
 def create(broker_url: str, username: str | None, password: str | None, password_file: str | None, prefix: str,
            mqtt_version: str, game: str, players: str, table: str | None, options: tuple[str, ...],
-           seed: int | None, timeout: float) -> None:
+           seed: int | None, clock_spec: str | None, timeout: float) -> None:
     """Ask the referee (as a director) to create a table; print its id."""
     from clients.director import DirectorError, create_table
+    from referee.clock import ClockError, TimeControl
 
     if not username:
         raise click.BadParameter("a director needs --username", param_hint="--username")
     config = _options(options)
     try:
+        clock = TimeControl.parse_spec(clock_spec) if clock_spec else None
+    except ClockError as exc:
+        raise click.BadParameter(str(exc), param_hint="--clock") from None
+    try:
         tid = create_table(_broker(broker_url, username, password, password_file), username, game,
                            [p for p in players.split(",") if p], config, seed=seed, table=table,
                            prefix=prefix, mqtt_version=int(mqtt_version), timeout=timeout,
-                           request_id=uuid.uuid4().hex[:12])
+                           request_id=uuid.uuid4().hex[:12], clock=clock.to_wire() if clock else None)
     except (DirectorError, LinkError) as exc:
         click.echo(f"summon create: {exc}", err=True)
         sys.exit(EXIT_FAILED)

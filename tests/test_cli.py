@@ -11,7 +11,7 @@ import uuid
 
 import pytest
 
-from protocol.messages import RefereeStatus
+from protocol.messages import Meta, RefereeStatus
 from protocol.topics import Topics
 from tests.helpers import Probe
 
@@ -64,10 +64,14 @@ def test_referee_bots_create_and_watch_as_processes(mosquitto, tmp_path):
                    "--players", ",".join(SEATS), "--table", table + "x"], timeout=30)
         assert bad.returncode == 1 and "auth/forbidden" in bad.stderr
         made = run(["create", "--broker", url, "-u", "director", "--password", "director-secret",
-                    "--players", ",".join(SEATS), "--table", table, "--option", "target=150", "--seed", "4"],
-                   timeout=30)
+                    "--players", ",".join(SEATS), "--table", table, "--option", "target=150", "--seed", "4",
+                    "--clock", "move=60,bank=600"], timeout=30)
         assert made.returncode == 0, made.stderr
         assert made.stdout.strip() == table
+        meta_probe = Probe(mosquitto.url("p4"), "p4", (Topics().meta(table),))
+        meta = meta_probe.wait_for(lambda i, m: isinstance(m, Meta), 10)
+        meta_probe.close()
+        assert meta.config["target"] == 150 and meta.clock["move"] == 60 and meta.clock["bank"] == 600
         watch = run(["watch", table, "--broker", url, "-u", "mallory", "--password", "mallory-secret"], timeout=120)
         assert watch.returncode == 0, watch.stderr
         assert "Final scores:" in watch.stdout
