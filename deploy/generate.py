@@ -1,4 +1,4 @@
-"""Write deploy/mosquitto/{mosquitto.conf,acl,passwd,spectators.*} from referee/brokerconf.py.
+"""Write deploy/mosquitto/{mosquitto.conf,acl,passwd,spectators.*,roles} from referee/brokerconf.py.
 
 Why generated: the ACL is the security model (a player's identity is the username
 segment of the move topic only that user may write), so it has exactly one source,
@@ -29,11 +29,15 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # run as a script from anywhere in the checkout
     sys.path.insert(0, str(ROOT))
 
+from referee.accounts import ROLES_HEADER  # noqa: E402
 from referee.brokerconf import acl_text, mosquitto_conf, password_line, spectator_acl_text  # noqa: E402
 
 OUT = ROOT / "deploy" / "mosquitto"
 USERS = ("referee", "director", "north", "east", "south", "west")
 SPECTATORS = ("spectator",)  # accounts of the read-only spectators' listener
+# The roles file the referee reads (SUMMON_ROLES_FILE): directors, and bots flagged in table meta.
+ROLES = {"referee": "referee", "director": "director", "north": "bot", "east": "bot", "south": "bot",
+         "west": "bot", "spectator": "spectator"}
 PORT = 1883
 SPECTATOR_PORT = 1884
 CONFIG_DIR = "/mosquitto/config"  # where compose.yaml mounts deploy/mosquitto/
@@ -85,7 +89,8 @@ def passwd_text(existing: str = "", users: tuple[str, ...] = USERS) -> str:
 def expected(existing_passwd: str = "", existing_spectators: str = "") -> dict[str, str]:
     return {"mosquitto.conf": conf_text(), "acl": acl_text(), "passwd": passwd_text(existing_passwd),
             "spectators.acl": spectator_acl_text(),
-            "spectators.passwd": passwd_text(existing_spectators, SPECTATORS)}
+            "spectators.passwd": passwd_text(existing_spectators, SPECTATORS),
+            "roles": ROLES_HEADER + "".join(f"{u} {r}\n" for u, r in ROLES.items())}
 
 
 def main(argv: list[str] | None = None) -> int:

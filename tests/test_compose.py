@@ -102,6 +102,13 @@ def test_referee_and_bot_commands(compose):
     mounts = [v.split(":")[1] for v in services["referee"].get("volumes", []) if isinstance(v, str)]
     assert any(db.startswith(m.rstrip("/") + "/") for m in mounts), f"--db {db} is not on a volume"
     assert "mosquitto" in _depends(services["referee"])
+    # the referee reads the generated roles file (bots are flagged in table meta)
+    roles = services["referee"]["environment"]["SUMMON_ROLES_FILE"]
+    host = {v.split(":")[1]: v.split(":")[0] for v in services["referee"]["volumes"] if v.startswith("./")}
+    mount = next(m for m in host if roles.startswith(m.rstrip("/") + "/"))
+    roles_path = ROOT / host[mount] / roles[len(mount):].lstrip("/")
+    from referee.accounts import read_roles
+    assert {u: r for u, r in read_roles(roles_path).items() if r == "bot"} == {s: "bot" for s in SEATS}
     for seat in SEATS:
         args = _args(services[seat]["command"])
         assert args[0] == "bot" or "bot" in args, args
