@@ -203,6 +203,28 @@ def create(broker_url: str, username: str | None, password: str | None, password
 
 
 @main.command()
+@click.argument("table")
+@broker_options
+@click.option("--reason", default="", help="Why, in words (shown to the players and spectators).")
+@click.option("--timeout", default=10.0, show_default=True)
+def close(table: str, broker_url: str, username: str | None, password: str | None, password_file: str | None,
+          prefix: str, mqtt_version: str, reason: str, timeout: float) -> None:
+    """Ask the referee (as a director) to close TABLE: no more moves; it is not restored."""
+    from clients.director import DirectorError, close_table
+
+    if not username:
+        raise click.BadParameter("a director needs --username", param_hint="--username")
+    try:
+        close_table(_broker(broker_url, username, password, password_file), username, table, reason,
+                    prefix=prefix, mqtt_version=int(mqtt_version), timeout=timeout,
+                    request_id=uuid.uuid4().hex[:12])
+    except (DirectorError, LinkError) as exc:
+        click.echo(f"summon close: {exc}", err=True)
+        sys.exit(EXIT_FAILED)
+    click.echo(f"closed {table}")
+
+
+@main.command()
 def games() -> None:
     """List the games this installation can referee."""
     from referee.games import GAMES

@@ -6,17 +6,16 @@ tournament runner) are remote; the referee decides whether the username is a dir
 
 from __future__ import annotations
 
-import queue
-import time
+import threading
 from typing import Any, Mapping, Sequence
 
 from protocol.errors import DecodeError, ProtocolError
-from protocol.messages import CreateTable, Created, Error, decode, encode
+from protocol.messages import CloseTable, Closed, CreateTable, Created, Error, decode, encode
 from protocol.mqtt import BrokerUrl, Link
 from protocol.topics import Topics
 from protocol.version import DEFAULT_PREFIX
 
-__all__ = ["DirectorError", "create_table"]
+__all__ = ["DirectorError", "create_table", "close_table"]
 
 
 class DirectorError(ProtocolError):
@@ -42,26 +41,44 @@ def create_table(
     clock: Mapping[str, Any] | None = None,
 ) -> str:
     """Send a ``create`` request as ``username``; return the new table id."""
+    req = CreateTable(request_id=request_id, game=game, players=list(players), config=dict(config or {}),
+                      table=table, seed=seed, clock=dict(clock) if clock else None)
+    answer = _request(broker, username, req, Created, prefix, mqtt_version, timeout)
+    return answer.table
+
+
+def close_table(
+    broker: BrokerUrl,
+    username: str,
+    table: str,
+    reason: str = "",
+    prefix: str = DEFAULT_PREFIX,
+    mqtt_version: int = 3,
+    timeout: float = 10.0,
+    request_id: str = "close-1",
+) -> str:
+    """Send a ``close`` request as ``username``: the table stops for good; return its id."""
+    answer = _request(broker, username, CloseTable(request_id=request_id, table=table, reason=reason), Closed,
+                      prefix, mqtt_version, timeout)
+    return answer.table
+
+
+def _request(broker: BrokerUrl, username: str, req: Any, answer_type: type, prefix: str, mqtt_version: int,
+             timeout: float) -> Any:
+    """Publish ``req`` on the user's request topic; wait for its answer or its error."""
     topics = Topics(prefix)
-    link = Link(broker.with_credentials(username, broker.password), f"{username}-director-{request_id}",
+    link = Link(broker.with_credentials(username, broker.password), f"{username}-director-{req.request_id}",
                 subscriptions=(topics.reply(username),), mqtt_version=mqtt_version).start()
     try:
-        req = CreateTable(request_id=request_id, game=game, players=list(players), config=dict(config or {}),
-                          table=table, seed=seed, clock=dict(clock) if clock else None)
         link.publish(topics.request(username), encode(req))
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
+        for item in link.messages(threading.Event(), timeout):
             try:
-                item = link.inbox.get(timeout=0.2)
-            except queue.Empty:
-                continue
-            try:
-                msg = decode(item.payload, accept=(Created, Error))
+                msg = decode(item.payload, accept=(answer_type, Error))
             except DecodeError:
                 continue
-            if isinstance(msg, Created) and msg.request_id == request_id:
-                return msg.table
-            if isinstance(msg, Error) and msg.ref in (request_id, None):
+            if isinstance(msg, answer_type) and msg.request_id == req.request_id:
+                return msg
+            if isinstance(msg, Error) and msg.ref in (req.request_id, None):
                 raise DirectorError(f"{msg.code}: {msg.detail}", msg.code)
         raise DirectorError(f"no answer from the referee within {timeout}s (is it running?)")
     finally:

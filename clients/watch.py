@@ -42,6 +42,7 @@ class Watcher:
         self.meta: Meta | None = None
         self.state: PublicState | None = None
         self.result: dict[str, Any] | None = None
+        self.closed = False  # a director closed the table (no result)
         self._renderer: Any = None
         self._pending: list[Events] = []
         self._stop = threading.Event()
@@ -65,7 +66,8 @@ class Watcher:
         if not self._link.connected.is_set():
             self.start()
         try:
-            for item in self._link.messages(self._stop, timeout, until=lambda: self.result is not None):
+            for item in self._link.messages(self._stop, timeout,
+                                            until=lambda: self.result is not None or self.closed):
                 if not item.topic.startswith(self._public):
                     continue  # only this table's public area (a broker without ACLs may send more)
                 try:
@@ -102,6 +104,9 @@ class Watcher:
             if msg.status != "playing" and msg.result is not None:
                 self.result = msg.result
                 self.out(self._renderer.result(msg.result))
+            elif msg.status == "closed":
+                self.closed = True
+                self.out(f"Table {msg.table} was closed by a director; no result.")
         elif isinstance(msg, PublicState):
             self.state = msg
         elif isinstance(msg, Events):

@@ -25,7 +25,7 @@ from protocol.version import MAX_INBOUND_BYTES, PROTOCOL_VERSION
 
 __all__ = [
     "Message", "Move", "CreateTable", "Created", "Error", "SeatState", "PublicState",
-    "Events", "Meta", "RefereeStatus", "Tournament", "Reclaim", "Presence", "MESSAGE_TYPES", "encode", "decode",
+    "Events", "Meta", "RefereeStatus", "Tournament", "CloseTable", "Closed", "Reclaim", "Presence", "MESSAGE_TYPES", "encode", "decode",
 ]
 
 
@@ -82,6 +82,28 @@ class Presence(Message):
 
 
 # --- referee -> clients ----------------------------------------------------------------
+
+@dataclass(frozen=True)
+class CloseTable(Message):
+    """A director stops a table that has not finished (a cancelled game, a forfeit).
+
+    The table keeps its history; its status becomes ``closed`` and no move is accepted.
+    """
+
+    TYPE: ClassVar[str] = "close"
+    request_id: str
+    table: str
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class Closed(Message):
+    """Reply to ``CloseTable``: the table is closed."""
+
+    TYPE: ClassVar[str] = "closed"
+    request_id: str
+    table: str
+
 
 @dataclass(frozen=True)
 class Created(Message):
@@ -192,8 +214,8 @@ class Tournament(Message):
 
 MESSAGE_TYPES: dict[str, type[Message]] = {
     cls.TYPE: cls
-    for cls in (Move, CreateTable, Created, Error, SeatState, PublicState, Events, Meta, RefereeStatus,
-                Tournament, Reclaim, Presence)
+    for cls in (Move, CreateTable, Created, CloseTable, Closed, Error, SeatState, PublicState, Events, Meta,
+                RefereeStatus, Tournament, Reclaim, Presence)
 }
 
 

@@ -196,7 +196,7 @@ class SeatKeeper:
             self.ref._send([table.error(user, ErrorCode.SEAT_UNKNOWN, f"{user!r} has no seat at table {table.id}")])
             return
         if table.status != "playing":
-            self.ref._send([table.error(user, ErrorCode.TABLE_FINISHED, "the game is over")])
+            self.ref._send([table.error(user, ErrorCode.TABLE_FINISHED, table.over_detail())])
             return
         if seat not in table.house:
             return  # nothing to give back: reclaiming is idempotent

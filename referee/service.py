@@ -24,7 +24,8 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
 from protocol.errors import DecodeError, ErrorCode, TopicError
-from protocol.messages import CreateTable, Created, Error, Move, Reclaim, RefereeStatus, decode, encode
+from protocol.messages import (CloseTable, Closed, CreateTable, Created, Error, Move, Reclaim, RefereeStatus, decode,
+                               encode)
 from protocol.mqtt import BrokerUrl, Incoming, Link
 from protocol.topics import Topics, valid_name
 from protocol.version import DEFAULT_PREFIX
@@ -306,13 +307,16 @@ class Referee:
     def _handle_request(self, user: str, msg: Incoming) -> None:
         reply = self.topics.reply(user)
         try:
-            req = decode(msg.payload, accept=(CreateTable,))
+            req = decode(msg.payload, accept=(CreateTable, CloseTable))
         except DecodeError as exc:
             self._send_error(reply, exc.code, exc.detail)
             return
-        assert isinstance(req, CreateTable)
+        assert isinstance(req, (CreateTable, CloseTable))
         if not self.is_director(user):
             self._send_error(reply, ErrorCode.AUTH_FORBIDDEN, f"{user!r} is not a director", ref=req.request_id)
+            return
+        if isinstance(req, CloseTable):
+            self._close_table(reply, req, user)
             return
         try:
             table = self.create_table(req.game, req.players, req.config, req.seed, req.table, req.clock)
@@ -320,6 +324,22 @@ class Referee:
             self._send_error(reply, exc.code, exc.detail, ref=req.request_id)
             return
         self._send([Publish(reply, encode(Created(request_id=req.request_id, table=table.id)))])
+
+    def _close_table(self, reply: str, req: CloseTable, user: str) -> None:
+        table = self.tables.get(req.table)
+        if table is None:
+            self._send_error(reply, ErrorCode.TABLE_UNKNOWN, f"no table {req.table!r} on this referee",
+                             req.table, ref=req.request_id)
+            return
+        if table.status != "playing":
+            self._send_error(reply, ErrorCode.TABLE_FINISHED, table.over_detail(), req.table, ref=req.request_id)
+            return
+        reason = req.reason[:200]
+        self.store.close_table(table.id, time.time())  # durable first: a restart must not revive it
+        log.info("table %s closed by %s: %s", table.id, user, reason or "no reason given")
+        self._send(table.close(reason))
+        self._send([Publish(reply, encode(Closed(request_id=req.request_id, table=table.id)))])
+        self._status("online")
 
     # --- roles and rate limits ---------------------------------------------------------------
     def is_director(self, user: str) -> bool:

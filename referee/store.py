@@ -197,6 +197,10 @@ class Store:
         self._write(stmts)
         self.stats.moves += 1
 
+    def close_table(self, table_id: str, at: float) -> None:
+        """A director closed the table: it is never restored again."""
+        self._write([("UPDATE tables SET status = 'closed', finished = ? WHERE id = ?", (at, table_id))])
+
     def seat_event(self, table_id: str, event: SeatEvent) -> None:
         self._write([("INSERT INTO seat_events (table_id, at_seq, seat, kind, reason, time) VALUES (?, ?, ?, ?, ?, ?)",
                       (table_id, event.at_seq, event.seat, event.kind, event.reason, event.time))])

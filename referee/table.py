@@ -81,10 +81,25 @@ class Table:
         self.timing: Any = None  # TimeControl or None
         self.clock: Any = None  # Clock (immutable snapshot) or None when no clock runs
         self.house: dict[int, str] = {}  # seat -> why the house bot plays it
+        self.closed: str | None = None  # the director's reason, once closed
 
     @property
     def status(self) -> str:
+        """``playing``, ``finished`` (the game ended) or ``closed`` (a director stopped it)."""
+        if self.closed is not None:
+            return "closed"
         return "finished" if self.game.outcome(self.state) is not None else "playing"
+
+    def over_detail(self) -> str:
+        """Why no move is accepted any more, in words."""
+        if self.closed is not None:
+            return f"the table was closed by a director ({self.closed or 'no reason given'})"
+        return "the game is over"
+
+    def close(self, reason: str) -> list[Publish]:
+        """Stop the table for good (no more moves); return what to publish."""
+        self.closed = reason
+        return self.snapshot([Event("closed", {"reason": reason})])
 
     def seat_of(self, user: str) -> int | None:
         return self._seat_of.get(user)
@@ -122,7 +137,7 @@ class Table:
         if seat is None:
             return [self.error(user, ErrorCode.SEAT_UNKNOWN, f"{user!r} has no seat at table {self.id}", msg.move)]
         if self.status != "playing":
-            return [self.error(user, ErrorCode.TABLE_FINISHED, "the game is over", msg.move)]
+            return [self.error(user, ErrorCode.TABLE_FINISHED, self.over_detail(), msg.move)]
         if msg.seq != self.seq:
             return [self.error(user, ErrorCode.MOVE_STALE,
                                f"move answers seq {msg.seq}, the table is at seq {self.seq}", msg.move)]

@@ -79,6 +79,10 @@ def test_referee_bots_create_and_watch_as_processes(mosquitto, tmp_path):
             out, err = p.communicate(timeout=30)
             assert p.returncode == 0, err
             assert f"{table}:" in out and "finished=True" in out
+        # a finished table cannot be closed; the director is told why
+        late = run(["close", table, "--broker", url, "-u", "director", "--password", "director-secret",
+                    "--reason", "too late"], timeout=30)
+        assert late.returncode == 1 and "table/finished" in late.stderr
         # SIGTERM: the referee says it is offline and exits cleanly
         referee.send_signal(signal.SIGTERM)
         assert referee.wait(15) == 0

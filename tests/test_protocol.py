@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from protocol.errors import DecodeError, ErrorCode, TopicError
 from protocol.messages import (
-    MESSAGE_TYPES, Created, CreateTable, Error, Events, Meta, Move, PublicState, RefereeStatus, SeatState, decode, encode,
+    MESSAGE_TYPES, CloseTable, Closed, Created, CreateTable, Error, Events, Meta, Move, PublicState, RefereeStatus, SeatState, decode, encode,
 )
 from protocol.messages import Tournament
 from protocol.messages import Presence, Reclaim
@@ -32,6 +32,8 @@ SAMPLES = [
          result={"scores": [1, 2, 1, 2], "winners": [1, 3], "reason": "target"}),
     RefereeStatus(status="online", tables=3),
     Created(request_id="r1", table="dragon-1a2b"),
+    CloseTable(request_id="c1", table="dragon-1a2b", reason="no-show: west"),
+    Closed(request_id="c1", table="dragon-1a2b"),
     Tournament(tournament="cup", name="Cup", game="dragon", format="swiss", status="running", round=1, rounds=3,
                standings=[{"rank": 1, "entrant": "NS", "points": 1.0}], pairings=[{"key": "r1-g1", "sides": ["NS", "EW"]}]),
     Reclaim(),

@@ -222,3 +222,60 @@ def test_one_referee_many_tables_bots_play_every_table_they_sit_at(mosquitto, re
     # one bot object per (account, table): per-hand memories never mix across tables
     # (other tests' unfinished tables may seat these accounts too: look at ours only)
     assert sorted(m for m in made if m[1] in tables) == sorted({(u, t) for u in players for t in tables})
+
+
+def test_a_director_closes_a_table_and_it_stays_closed(mosquitto, referee):
+    from clients.director import close_table
+
+    table = new_table_id()
+    north = Probe(mosquitto.url("north"), "north", (T.seat_all(table, "north"),))
+    lines: list[str] = []
+    watcher = Watcher(mosquitto.url("mallory"), table, out=lines.append).start()
+    create_table(mosquitto.url("director"), "director", "dragon", SEATS, {}, seed=5, table=table)
+    north.wait_for(lambda i, m: isinstance(m, SeatState) and m.table == table)
+    # only a director may close; an unknown table is refused
+    with pytest.raises(DirectorError) as info:
+        close_table(mosquitto.url("p1"), "p1", table, "bored")
+    assert info.value.code == "auth/forbidden"
+    with pytest.raises(DirectorError) as info:
+        close_table(mosquitto.url("director"), "director", "no-such-table")
+    assert info.value.code == "table/unknown"
+    assert close_table(mosquitto.url("director"), "director", table, "no-show: west") == table
+    closed = north.wait_for(lambda i, m: isinstance(m, SeatState) and m.status == "closed", 10)
+    assert closed.legal == [] and closed.events == [{"type": "closed", "reason": "no-show: west"}]
+    assert watcher.run(timeout=10) is None and watcher.closed
+    assert "closed the table (no-show: west)" in "\n".join(lines)
+    # no move is accepted any more, and closing twice is refused
+    north.publish(T.move(table, "north"), encode(Move(seq=closed.seq, move="pass")))
+    err = _errors_for(north, "table/finished")
+    assert "closed by a director (no-show: west)" in err.detail
+    with pytest.raises(DirectorError) as info:
+        close_table(mosquitto.url("director"), "director", table)
+    assert info.value.code == "table/finished"
+    north.close()
+
+
+def test_a_closed_table_is_not_restored_after_a_restart(mosquitto, tmp_path):
+    from clients.director import close_table
+    from referee.service import Referee, RefereeConfig
+
+    db = str(tmp_path / "referee.db")
+    cfg = RefereeConfig(broker=mosquitto.url("referee"), client_id="referee", directors=frozenset({"director"}),
+                        db=db)
+    kept, closed = new_table_id(), new_table_id()
+    for run in range(2):
+        ref = Referee(cfg)
+        thread = run_in_thread(ref.run)
+        assert ref.ready.wait(10)
+        try:
+            if run == 0:
+                for t in (kept, closed):
+                    create_table(mosquitto.url("director"), "director", "dragon", SEATS, {}, seed=1, table=t)
+                close_table(mosquitto.url("director"), "director", closed, "cancelled")
+            else:
+                tables = ref.call(lambda: dict(ref.tables))
+                assert kept in tables and tables[kept].status == "playing"
+                assert closed not in tables
+        finally:
+            ref.request_stop()
+            thread.join(10)

@@ -19,6 +19,7 @@ def test_referee_notices_in_every_game(game):
     assert "takes north's seat (absent)" in describe(r, {"type": "house", "seat": 0, "reason": "absent"})
     assert "east is back" in describe(r, {"type": "reclaim", "seat": 1})
     assert "resume" in describe(r, {"type": "interrupted"})
+    assert "closed the table (cancelled)" in describe(r, {"type": "closed", "reason": "cancelled"})
 
 
 def test_game_events_still_go_to_the_game_renderer():

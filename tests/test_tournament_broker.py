@@ -136,7 +136,12 @@ def test_an_entrant_that_never_connects_forfeits_and_is_withdrawn(mosquitto, ref
         prog = runner.run(timeout=60)
     first, second = prog.games
     assert first.status == "forfeit" and first.forfeited == ["P24"] and first.table is not None
-    assert referee.call(lambda: referee.tables[first.table].status) == "playing"  # it waited for P24
+    # the runner closed the abandoned table on the referee (it had waited for P24 until then)
+    deadline = time.monotonic() + 10
+    while referee.call(lambda: referee.tables[first.table].status) != "closed" and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert referee.call(lambda: referee.tables[first.table].status) == "closed"
+    assert referee.call(lambda: referee.tables[first.table].closed) == "no-show: P24"
     assert second.status == "forfeit" and second.table is None  # withdrawn: no table at all
     assert prog.withdrawn == ["P24"]
     from clients.tournament.report import live_message

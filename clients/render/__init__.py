@@ -56,6 +56,8 @@ def referee_notice(event: Mapping[str, Any], players: Sequence[str]) -> str | No
         return "  ! the referee is stopping: the game will resume when it is back"
     if kind == "resumed":
         return "  ! the referee is back: the game resumes"
+    if kind == "closed":
+        return f"  ! a director closed the table ({event.get('reason') or 'no reason given'})"
     return None
 
 

@@ -42,8 +42,8 @@ from clients.tournament.results import units
 from clients.tournament.spec import TEAMS, Spec, team_layout
 from clients.tournament.standings import standings
 from protocol.errors import DecodeError, ErrorCode
-from protocol.messages import (CreateTable, Created, Error, Events, Meta, Move, PublicState, RefereeStatus,
-                               Tournament, decode, encode)
+from protocol.messages import (CloseTable, Closed, CreateTable, Created, Error, Events, Meta, Move, PublicState,
+                               RefereeStatus, Tournament, decode, encode)
 from protocol.mqtt import BrokerUrl, Incoming, Link
 from protocol.topics import Topics
 from protocol.version import DEFAULT_PREFIX
@@ -286,6 +286,10 @@ class Runner:
         self.stats.forfeits += 1
         if rec.table:
             self._unwatch(rec.table)
+            # stop the abandoned table on the referee, so it does not wait for ever
+            req = CloseTable(request_id=f"close:{rec.table}", table=rec.table,
+                             reason=f"{why}: {', '.join(who)}")
+            self._link.publish(self.topics.request(self.director), encode(req))
         left = [s for s in rec.sides if s not in who]
         seats_left = sum(len(s) for s in team_layout(self.spec.game, len(left)))
         engine = GAMES[self.spec.game]
@@ -333,7 +337,7 @@ class Runner:
         if not item.payload:
             return
         try:
-            msg = decode(item.payload, accept=(Created, Error, Meta, PublicState, Events, RefereeStatus),
+            msg = decode(item.payload, accept=(Created, Closed, Error, Meta, PublicState, Events, RefereeStatus),
                          max_bytes=LIMIT)
         except DecodeError:
             return
@@ -341,7 +345,7 @@ class Runner:
             self._on_referee(msg.status)
             return
         table = self.topics.table_of(item.topic)
-        if isinstance(msg, (Created, Error)) and table is None:
+        if isinstance(msg, (Created, Closed, Error)) and table is None:
             self._on_reply(msg)
             return
         rec = self.progress.by_table().get(table or "")
@@ -371,8 +375,10 @@ class Runner:
                 for seat in msg.to_move:
                     lv.first_turn.setdefault(seat, now)
 
-    def _on_reply(self, msg: Created | Error) -> None:
-        ref = msg.request_id if isinstance(msg, Created) else msg.ref
+    def _on_reply(self, msg: Created | Closed | Error) -> None:
+        ref = msg.request_id if isinstance(msg, (Created, Closed)) else msg.ref
+        if ref and ref.startswith("close:"):  # closing a forfeited table: done, or it had just ended
+            return
         rec = self.progress.by_table().get(ref or "")
         if isinstance(msg, Error) and (rec is None or msg.code != ErrorCode.TABLE_EXISTS):
             where = f" creating {rec.key}" if rec else ""
