@@ -93,7 +93,8 @@ def test_the_referee_password_never_leaks(mosquitto, caplog):
     assert not leaks(str(info.value)) and "Not authorized" in str(info.value)
     env = {"SUMMON_PASSWORD": SECRET}
     out = CliRunner().invoke(__import__("clients.cli", fromlist=["main"]).main,
-                             ["referee", "--broker", f"mqtt://127.0.0.1:{free_port()}", "-u", "referee"], env=env)
+                             ["referee", "--broker", f"mqtt://127.0.0.1:{free_port()}", "-u", "referee", "--db", ":memory:"],
+                             env=env)
     assert out.exit_code != 0 and not leaks(out.output)
     time.sleep(0.5)
     for w in watchers:
