@@ -151,6 +151,8 @@ class GameScreen:
             return "The referee stopped; the table will resume when it is back."
         if kind == "resumed":
             return "The referee is back; the table resumes."
+        if kind == "closed":
+            return f"A director closed the table ({event.get('reason') or 'no reason given'}); no more moves."
         return self.event_words(event)
 
     # --- what a game overrides ------------------------------------------------------
