@@ -157,6 +157,13 @@ class Game(abc.ABC):
     def outcome(self, state: Any) -> Outcome | None:
         """The result once the game is over, else ``None``."""
 
+    def check_seats(self, seats: Any) -> int:
+        """``seats`` if it is a seat count this game accepts, else ``ConfigError``."""
+        if type(seats) is not int or not self.min_seats <= seats <= self.max_seats:
+            span = str(self.min_seats) if self.min_seats == self.max_seats else f"{self.min_seats}..{self.max_seats}"
+            raise ConfigError(f"{self.title} needs {span} seats, not {seats!r}")
+        return seats
+
     def config_defaults(self) -> dict[str, Any]:
         """The table options and their default values (documented per game)."""
         return {}

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from referee.engine import ConfigError, Event, Game, MoveSyntaxError, Outcome
+from referee.engine import Event, Game, MoveSyntaxError, Outcome
 
 from .cards import DRAGON, DRAGON_BIT, SUIT_MASKS, SUITS
 from .moves import MOVES, Move
@@ -34,8 +34,7 @@ class DragonGame(Game):
         return Config().as_dict()
 
     def new_state(self, seats: int, config: Mapping[str, Any], seed: int) -> State:
-        if type(seats) is not int or seats != 4:
-            raise ConfigError(f"Summon the Dragon needs exactly 4 seats, not {seats!r}")
+        self.check_seats(seats)
         cfg = Config.from_mapping(config)
         return fresh_hand(cfg, seed, 1, 0, (0, 0), None)
 

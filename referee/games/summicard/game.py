@@ -34,7 +34,7 @@ class SummicardGame(Game):
         return Config().as_dict()
 
     def new_state(self, seats: int, config: Mapping[str, Any], seed: int) -> State:
-        return new_session(seats, config, seed)
+        return new_session(self.check_seats(seats), config, seed)
 
     def state_from_cards(self, boccino: int, mains: Sequence[Sequence[int]], bombs: Sequence[int],
                          rest: Sequence[int] = (), **kw: Any) -> State:

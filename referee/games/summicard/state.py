@@ -199,9 +199,8 @@ def deal_hand(dealer: int, shoe: tuple[int, ...], statuses: Sequence[str]
 
 
 def new_session(seats: int, config: Mapping[str, Any], seed: Any) -> State:
-    """Hand 1 of a new table, dealt by seat 0 (antes paid in the betting variant)."""
-    if type(seats) is not int or not 2 <= seats <= MAX_SEATS:
-        raise ConfigError(f"Summicard seats 2..{MAX_SEATS} players, not {seats!r}")
+    """Hand 1 of a new table, dealt by seat 0 (antes paid in the betting variant).
+    ``seats`` has been checked by ``Game.check_seats`` (2..MAX_SEATS)."""
     cfg = Config.from_mapping(config)
     decks = _check_decks(cfg, seats)
     chips = tuple([cfg.chips] * seats) if cfg.betting else None

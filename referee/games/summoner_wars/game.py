@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from referee.engine import ConfigError, Event, Game, Outcome
+from referee.engine import Event, Game, Outcome
 
 from .explain import why_illegal
 from .moves import Move, parse_move
@@ -35,8 +35,7 @@ class SummonerWarsGame(Game):
         return Config.from_mapping({}).as_dict()
 
     def new_state(self, seats: int, config: Mapping[str, Any], seed: int) -> State:
-        if type(seats) is not int or seats != 2:
-            raise ConfigError(f"Summoner Wars needs exactly 2 seats, not {seats!r}")
+        self.check_seats(seats)
         return begin(new_game(Config.from_mapping(config), seed))
 
     def to_move(self, state: State) -> tuple[int, ...]:
