@@ -7,6 +7,7 @@ tournament runner) are remote; the referee decides whether the username is a dir
 from __future__ import annotations
 
 import threading
+import uuid
 from typing import Any, Mapping, Sequence
 
 from protocol.errors import DecodeError, ProtocolError
@@ -37,11 +38,15 @@ def create_table(
     prefix: str = DEFAULT_PREFIX,
     mqtt_version: int = 3,
     timeout: float = 10.0,
-    request_id: str = "create-1",
+    request_id: str | None = None,
     clock: Mapping[str, Any] | None = None,
 ) -> str:
-    """Send a ``create`` request as ``username``; return the new table id."""
-    req = CreateTable(request_id=request_id, game=game, players=list(players), config=dict(config or {}),
+    """Send a ``create`` request as ``username``; return the new table id.
+
+    ``request_id`` defaults to a fresh random id, so two requests never take each
+    other's answers.
+    """
+    req = CreateTable(request_id=request_id or _fresh_id(), game=game, players=list(players), config=dict(config or {}),
                       table=table, seed=seed, clock=dict(clock) if clock else None)
     answer = _request(broker, username, req, Created, prefix, mqtt_version, timeout)
     return answer.table
@@ -55,12 +60,16 @@ def close_table(
     prefix: str = DEFAULT_PREFIX,
     mqtt_version: int = 3,
     timeout: float = 10.0,
-    request_id: str = "close-1",
+    request_id: str | None = None,
 ) -> str:
     """Send a ``close`` request as ``username``: the table stops for good; return its id."""
-    answer = _request(broker, username, CloseTable(request_id=request_id, table=table, reason=reason), Closed,
+    answer = _request(broker, username, CloseTable(request_id=request_id or _fresh_id(), table=table, reason=reason), Closed,
                       prefix, mqtt_version, timeout)
     return answer.table
+
+
+def _fresh_id() -> str:
+    return uuid.uuid4().hex[:12]
 
 
 def _request(broker: BrokerUrl, username: str, req: Any, answer_type: type, prefix: str, mqtt_version: int,
@@ -78,7 +87,10 @@ def _request(broker: BrokerUrl, username: str, req: Any, answer_type: type, pref
                 continue
             if isinstance(msg, answer_type) and msg.request_id == req.request_id:
                 return msg
-            if isinstance(msg, Error) and msg.ref in (req.request_id, None):
+            # Only an error that names this request answers it.  An error with ``ref`` null
+            # is about some payload the referee could not decode -- never this one, which we
+            # encoded ourselves -- e.g. a stale retained message someone left on our topic.
+            if isinstance(msg, Error) and msg.ref == req.request_id:
                 raise DirectorError(f"{msg.code}: {msg.detail}", msg.code)
         raise DirectorError(f"no answer from the referee within {timeout}s (is it running?)")
     finally:

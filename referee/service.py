@@ -253,6 +253,10 @@ class Referee:
             where = self.topics.parse(msg.topic)
         except TopicError as exc:
             log.debug("ignored: %s", exc)
+            if msg.retain and msg.payload:
+                # Junk retained on a topic we cannot even parse (e.g. an invalid table id)
+                # would be replayed to us on every start and kept by the broker for ever.
+                self._send([Publish(msg.topic, b"", retain=True)])
             return
         if not msg.payload:
             return  # clearing a retained message: nothing to answer
@@ -265,8 +269,8 @@ class Referee:
             self._send([Publish(msg.topic, b"", retain=True)])
             topic = (self.topics.seat_error(where.table, where.user) if where.table
                      else self.topics.reply(where.user))
-            self._send_error(topic, ErrorCode.MSG_MALFORMED, "messages to the referee must not be retained",
-                             where.table)
+            self._send_error(topic, ErrorCode.MSG_MALFORMED, f"messages to the referee must not be retained: "
+                             f"deleted the retained message on {msg.topic!r}", where.table)
             return
         if where.kind == "move":
             self._handle_move(where.table or "", where.user, msg)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 import threading
 import time
 from typing import Iterator
@@ -11,18 +12,61 @@ import pytest
 from tests.mosquitto import Mosquitto, start_mosquitto
 
 
-@pytest.fixture(scope="session")
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--shuffle", metavar="SEED", default=None,
+                     help="run the tests in a random order drawn from SEED ('random': a new seed, printed), "
+                          "to find tests that depend on each other")
+
+
+def pytest_report_header(config: pytest.Config) -> str | None:
+    seed = _shuffle_seed(config)
+    return None if seed is None else f"test order shuffled with --shuffle={seed}"
+
+
+def _shuffle_seed(config: pytest.Config) -> int | None:
+    """The seed of ``--shuffle`` (drawn once per run for 'random', so the header can print it)."""
+    value = config.getoption("--shuffle")
+    if value is None:
+        return None
+    if value == "random":
+        if not hasattr(config, "_summon_shuffle_seed"):
+            config._summon_shuffle_seed = random.SystemRandom().randrange(10**6)  # type: ignore[attr-defined]
+        return int(config._summon_shuffle_seed)  # type: ignore[attr-defined]
+    return int(value)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """``--shuffle``: the whole suite in one random order, not just within files.
+
+    Why not pytest-randomly: it also reseeds every RNG before each test, which would hide
+    the very order dependencies we look for here; this is all we need of it.
+    """
+    seed = _shuffle_seed(config)
+    if seed is not None:
+        random.Random(seed).shuffle(items)
+
+
+@pytest.fixture
 def mosquitto(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Mosquitto]:
+    """A Mosquitto of this test's own, with the project's config and ACL.
+
+    Why one per test and not one per session: a test that leaves retained messages,
+    floods, or leaves a client reconnecting under a shared username would change what
+    the next test sees (issue 11: retained fuzz junk made later referees answer
+    ``msg/malformed`` to requests they never got).  Starting one costs ~50 ms.
+    """
     broker = start_mosquitto(tmp_path_factory.mktemp("mosquitto"))
-    yield broker
-    broker.stop()
+    try:
+        yield broker
+    finally:
+        broker.stop()
 
 
 @pytest.fixture
 def referee(mosquitto: Mosquitto, request: pytest.FixtureRequest) -> Iterator["object"]:
     """A referee connected as `referee`, with `director` as its director, on its own thread.
 
-    All tests share the ACL's prefix (`summon/v1`); they stay apart by using fresh table ids.
+    Every test has its broker of its own (see ``mosquitto``), so nothing leaks between tests.
     """
     from referee.service import Referee, RefereeConfig
 

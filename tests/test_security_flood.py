@@ -103,6 +103,7 @@ def test_flooder_is_rate_limited_and_every_table_keeps_playing(mosquitto):
                 for i, u in enumerate(["p1", "p2", "p3", "p4"])]
     for c in clients:
         run_in_thread(lambda c=c: c.run(timeout=240))
+    opened: list[Raw] = []
     try:
         # mallory sits at seat 0 of its own table; east (seat 1) bids first
         create_table(mosquitto.url("director"), "director", "dragon", ["mallory", "east", "south", "west"],
@@ -110,6 +111,7 @@ def test_flooder_is_rate_limited_and_every_table_keeps_playing(mosquitto):
         create_table(mosquitto.url("director"), "director", "dragon", ["p1", "p2", "p3", "p4"],
                      {}, seed=5, table=other)  # long: still playing after the flood
         flooder = Raw(mosquitto.port, "x", "mallory", "mallory-secret")
+        opened.append(flooder)
         assert flooder.connect() == "Success"
         flooder.subscribe(T.seat_all(own, "mallory"))
         time.sleep(0.5)
@@ -124,9 +126,22 @@ def test_flooder_is_rate_limited_and_every_table_keeps_playing(mosquitto):
             time.sleep(0.001)
         rate = sent / (time.monotonic() - start)
         after = {t: ref.call(lambda t=t: ref.tables[t].seq) for t in (own, other)}
-        # the flooder's own client is slow to read while it floods: give its errors time
-        errors = [decode(m.payload) for m in flooder.drain(5.0) if m.topic == T.seat_error(own, "mallory")]
-        limited = [e for e in errors if isinstance(e, Error) and e.code == "rate/limited"]
+        # the flooder's own client is slow to read while it floods, and the referee may still
+        # be reading the flood's tail: wait for the notice itself (no speed assumed), then
+        # collect what else is on its way
+        errors: list = []
+
+        def collect(messages) -> None:
+            errors.extend(decode(m.payload) for m in messages if m.topic == T.seat_error(own, "mallory"))
+
+        def limited_now() -> list:
+            return [e for e in errors if isinstance(e, Error) and e.code == "rate/limited"]
+
+        deadline = time.monotonic() + 60
+        while not limited_now() and time.monotonic() < deadline:
+            collect(flooder.drain(0.5))
+        collect(flooder.drain(1.0))
+        limited = limited_now()
         dropped = ref.inbox.dropped_total  # type: ignore[attr-defined]
         print(f"\nflood: {sent} messages at {rate:,.0f}/s; referee dropped {dropped} unread; "
               f"{len(limited)} rate/limited errors; answered {len(errors) - len(limited)}; "
@@ -143,12 +158,15 @@ def test_flooder_is_rate_limited_and_every_table_keeps_playing(mosquitto):
         # (seat 0), whose moves drown in its own flood until it calms down
         assert after[own] >= 3 and ref.call(lambda: list(ref.tables[own].game.to_move(ref.tables[own].state))) == [0]
         flooder.close()
+        opened.remove(flooder)
         # afterwards the flooder's (now normal) moves are accepted: its bot finishes the game
         mallory = BotClient(make_bot("random", 9), mosquitto.url("mallory"), "mallory", table=own)
         mallory.run(timeout=240)
         assert ref.call(lambda: ref.tables[own].status) == "finished"
         assert running.thread.is_alive()
     finally:
+        for raw in opened:  # a flooder left connected would fight the next "mallory" client
+            raw.close()
         for c in clients:
             c.request_stop()
         time.sleep(0.5)

@@ -204,6 +204,7 @@ def run_fuzz(mosquitto, caplog, n: int, seed: int) -> dict[str, Any]:
                                            directors=frozenset({"director"}), rate_limit=0))
     ref = running.ref
     links: dict[str, Link] = {}
+    retained: set[tuple[str, str]] = set()
     try:
         table = f"fz-{uuid.uuid4().hex[:8]}"
         other = f"fz-{uuid.uuid4().hex[:8]}"
@@ -217,7 +218,6 @@ def run_fuzz(mosquitto, caplog, n: int, seed: int) -> dict[str, Any]:
         for user in ("north", "mallory", "director"):
             subs = (T.seat_all("+", user), T.reply(user))
             links[user] = Link(mosquitto.url(user), f"fz-{user}", subscriptions=subs).start()
-        retained: set[tuple[str, str]] = set()
         codes: collections.Counter[str] = collections.Counter()
         sent = 0
         batch: list[tuple[str, str, bytes, bool]] = []
@@ -227,8 +227,6 @@ def run_fuzz(mosquitto, caplog, n: int, seed: int) -> dict[str, Any]:
                 sent += send_batch(links, table, batch, codes, retained)
                 batch = []
         sent += send_batch(links, table, batch, codes, retained)
-        for user, topic in retained:  # leave no retained junk on the shared broker
-            links[user].publish(topic, b"", retain=True)
         other_seq_after = ref.call(lambda: ref.tables[other].seq)
         assert ref.call(lambda: ref.tables[table].seq) == 0, "a fuzz payload was applied as a move"
         # the referee still plays: east's normal move is applied
@@ -248,6 +246,10 @@ def run_fuzz(mosquitto, caplog, n: int, seed: int) -> dict[str, Any]:
                 "other_after": other_seq_after, "other_status": ref.call(lambda: ref.tables[other].status),
                 "alive": running.thread.is_alive()}
     finally:
+        # leave no retained junk behind, even when an assertion failed half-way (the broker
+        # is this test's own, but a retained move would still reach every later referee)
+        for user, topic in retained:
+            links[user].publish(topic, b"", retain=True)
         for link in links.values():
             link.close()
         running.stop()
