@@ -37,6 +37,7 @@ class Mosquitto:
     port: int
     directory: Path
     spectator_port: int | None = None
+    websockets_port: int | None = None
 
     def url(self, user: str | None = None) -> BrokerUrl:
         base = BrokerUrl(host="127.0.0.1", port=self.port)
@@ -48,6 +49,11 @@ class Mosquitto:
         base = BrokerUrl(host="127.0.0.1", port=self.spectator_port)
         return base.with_credentials(user, password(user)) if user else base
 
+    def ws_url(self) -> str:
+        """The players' listener over MQTT over WebSockets (what the browser client uses)."""
+        assert self.websockets_port is not None, "start_mosquitto(..., websockets=True)"
+        return f"ws://127.0.0.1:{self.websockets_port}"
+
     def stop(self) -> None:
         self.proc.terminate()
         try:
@@ -58,7 +64,7 @@ class Mosquitto:
     def restart(self) -> None:
         """Stop and start again: same port, same config (retained messages are lost: no persistence)."""
         self.stop()
-        self.proc = launch(self.directory / "mosquitto.conf", [self.port])
+        self.proc = launch(self.directory / "mosquitto.conf", [p for p in (self.port, self.websockets_port) if p])
 
 
 def launch(conf: Path, ports: "list[int]") -> "subprocess.Popen[bytes]":
@@ -84,10 +90,13 @@ def launch(conf: Path, ports: "list[int]") -> "subprocess.Popen[bytes]":
     return proc
 
 
-def start_mosquitto(directory: Path) -> Mosquitto:
+def start_mosquitto(directory: Path, websockets: bool = False) -> Mosquitto:
     port, spectator_port = free_port(), free_port()
+    ws_port = free_port() if websockets else None
     conf = write_broker_dir(directory, port, {u: password(u) for u in USERS}, run_as_root=True,
-                            spectator_port=spectator_port, spectators={u: password(u) for u in SPECTATORS})
+                            spectator_port=spectator_port, spectators={u: password(u) for u in SPECTATORS},
+                            websockets_port=ws_port)
     for u in USERS:  # password files, as an operator would hand them to `--password-file`
         (directory / f"{u}.pw").write_text(password(u) + "\n")
-    return Mosquitto(launch(conf, [port, spectator_port]), port, directory, spectator_port)
+    ports = [p for p in (port, spectator_port, ws_port) if p]
+    return Mosquitto(launch(conf, ports), port, directory, spectator_port, ws_port)

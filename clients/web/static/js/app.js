@@ -1,0 +1,135 @@
+// The Summon web client: a thin client of protocol v1 over MQTT over WebSockets.
+//
+// Screens: the lobby (#/), one table (#/table/<id>: play if you are seated, else watch),
+// the replay viewer (#/replay).  Settings come from config.json beside this page (written
+// by `summon web`, or by whoever hosts the files) and may be overridden in the query string
+// (?broker=ws://...&edge=ws://...&prefix=...&user=...).  A password is never read from or
+// put into a URL and never stored: it lives in this page's memory for reconnects only.
+
+import { h, rerender, section } from "./ui.js";
+import { Link, Store } from "./link.js";
+import { renderLobby } from "./lobby.js";
+import { renderTable, tickClocks } from "./table.js";
+import { ReplayViewer } from "./replay.js";
+
+const DEFAULTS = { broker: "", edge: "", prefix: "summon/v1", user: "", login: "password" };
+const root = document.getElementById("app");
+const store = new Store();
+const ui = {};            // per-screen UI choices (selected unit, bid level...), kept across renders
+let config = { ...DEFAULTS };
+let link = null;
+let watched = null;
+let scheduled = false;
+const replay = new ReplayViewer(() => render());
+
+async function loadConfig() {
+  try {
+    const res = await fetch("config.json", { cache: "no-store" });
+    if (res.ok) Object.assign(config, await res.json());
+  } catch (err) { /* no config.json: defaults and the query string */ }
+  const q = new URLSearchParams(location.search);
+  for (const key of ["broker", "edge", "prefix", "user"]) if (q.get(key)) config[key] = q.get(key);
+  if (q.has("password")) {  // never accept a password from a URL (it lands in history and logs)
+    history.replaceState(null, "", location.pathname + location.hash);
+    store.notice = "A password in the page address is ignored: type it into the form instead.";
+  }
+}
+
+function connect(opts) {
+  if (link) link.close();
+  store.tables.clear();
+  store.tours.clear();
+  store.referee = null;
+  link = new Link(store, { prefix: config.prefix, ...opts }).connect();
+  window.summon = { store, link };   // for the browser tests and curious people in devtools
+  if (watched) link.watch(watched);
+  if (opts.username) try { localStorage.setItem("summon.user", opts.username); } catch (err) { /* private mode */ }
+}
+
+function loginForm() {
+  const c = store.connection;
+  const status = h("p", { class: `connection conn-${c.state}`, role: "status" }, c.detail || "Not connected.");
+  if (link && link.user && c.state !== "error") {
+    return section("Connection", status, h("button", { type: "button", dataset: { key: "logout" }, on: { click: () => {
+      connect(config.edge ? { url: config.edge } : { url: config.broker }); location.hash = "#/";
+    } } }, "Log out"));
+  }
+  let saved = "";
+  try { saved = localStorage.getItem("summon.user") || ""; } catch (err) { /* ignore */ }
+  const form = h("form", { class: "login", autocomplete: "on", on: { submit: (e) => {
+    e.preventDefault();
+    const f = new FormData(e.target);
+    connect({ url: String(f.get("broker")), username: String(f.get("username")), password: String(f.get("password")) });
+  } } },
+    h("label", {}, "Broker ", h("input", { name: "broker", type: "url", required: true, value: config.broker, placeholder: "ws://host:9001", dataset: { key: "f-broker" } })),
+    h("label", {}, "Username ", h("input", { name: "username", required: true, autocomplete: "username", value: config.user || saved, pattern: "[A-Za-z0-9_.\\-]{1,64}", dataset: { key: "f-user" } })),
+    h("label", {}, "Password ", h("input", { name: "password", type: "password", autocomplete: "current-password", dataset: { key: "f-password" } })),
+    h("button", { type: "submit", dataset: { key: "f-login" } }, "Log in to play"));
+  const spectate = config.edge || config.broker
+    ? h("button", { type: "button", dataset: { key: "spectate" }, on: { click: () => connect({ url: config.edge || config.broker }) } },
+      config.edge ? "Watch without an account" : "Connect as a spectator")
+    : null;
+  return section("Connection", status, store.notice ? h("p", { class: "notice" }, store.notice) : null, form, spectate);
+}
+
+function onMove(table, seq, move) {
+  try {
+    link.move(table, seq, move);
+    ui.sent = { table, seq, move };
+  } catch (err) {
+    store.table(table).error = { code: "client", detail: err.message };
+  }
+  render();
+}
+
+function route() {
+  const hash = location.hash || "#/";
+  const m = hash.match(/^#\/table\/(.+)$/);
+  const table = m ? decodeURIComponent(m[1]) : null;
+  if (table !== watched) {
+    if (watched && link) link.unwatch(watched);
+    watched = table;
+    for (const key of Object.keys(ui)) delete ui[key];
+    if (table && link) link.watch(table);
+  }
+  return hash.startsWith("#/replay") ? "replay" : table ? "table" : "lobby";
+}
+
+function render() {
+  scheduled = false;
+  const screen = route();
+  rerender(root, () => {
+    const nav = h("nav", { class: "top" }, h("a", { href: "#/", dataset: { key: "nav-lobby" } }, "Summon"),
+      h("span", { class: `conn-dot conn-${store.connection.state}`, title: store.connection.detail, "aria-label": store.connection.detail }, "●"),
+      link && link.user ? h("span", { class: "muted" }, ` ${link.user}`) : h("span", { class: "muted" }, " spectator"));
+    if (screen === "replay") return [nav, ...replay.render()];
+    if (screen === "lobby") return [nav, ...renderLobby(store, link, loginForm())];
+    const t = store.table(watched);
+    const mine = t.seat && (t.seat.to_move || []).includes(t.seat.seat) && t.seat.status === "playing";
+    document.title = mine ? "Your turn · Summon" : "Summon";
+    const body = renderTable(t, { onMove: link && link.user ? onMove : null, onReclaim: (id) => link.reclaim(id), ui, now: () => performance.now(), refresh: render });
+    const sent = ui.sent && ui.sent.table === watched && t.seat && t.seat.seq === ui.sent.seq
+      ? h("p", { class: "sent", role: "status" }, `Sent “${ui.sent.move}”; waiting for the referee…`) : null;
+    const conn = store.connection.state !== "online"
+      ? h("p", { class: `connection conn-${store.connection.state}`, role: "status" }, store.connection.detail) : null;
+    return [nav, conn, sent, ...body];
+  });
+}
+
+function schedule() {
+  if (scheduled) return;
+  scheduled = true;
+  requestAnimationFrame(render);
+}
+
+async function main() {
+  await loadConfig();
+  store.listeners.add(schedule);
+  window.addEventListener("hashchange", render);
+  setInterval(() => tickClocks(root, () => performance.now()), 250);
+  if (config.login === "none" && config.user) connect({ url: config.broker, username: config.user });
+  else if (config.edge) connect({ url: config.edge });
+  render();
+}
+
+main();

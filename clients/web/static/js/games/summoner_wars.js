@@ -1,0 +1,147 @@
+// Summoner Wars (referee/games/summoner_wars/SPEC.md): the 6x8 board, units with life and
+// damage, magic, hands, dice.  Select a unit or a card, and the cells that `legal` names as
+// its targets light up; click one to send that move.  Every move string's shape (verb,
+// source, target cells) is documented in SPEC.md; no rule is computed here.
+
+import { h, moveButton, section } from "../ui.js";
+import { seatLabel } from "../words.js";
+
+const COLS = ["a", "b", "c", "d", "e", "f"];
+
+// {move, source: "cell:c3" | "card:ember-guard.7", targets: [cells]} or null (no source).
+export function parseMove(m) {
+  const w = m.split(" ");
+  switch (w[0]) {
+    case "summon": case "build": return { move: m, source: `card:${w[1]}`, targets: [w[2]] };
+    case "magic": return { move: m, source: `card:${w[1]}`, targets: [] };
+    case "event": return { move: m, source: `card:${w[1]}`, targets: w.slice(2) };
+    case "move": { const [a, b] = w[1].split("-"); return { move: m, source: `cell:${a}`, targets: [b] }; }
+    case "attack": return { move: m, source: `cell:${w[1]}`, targets: [w[2]] };
+    case "ability": return { move: m, source: `cell:${w[1]}`, targets: w.slice(3), ability: w[2] };
+    default: return null;
+  }
+}
+
+const WORDS = { end: "End this phase", reroll: "Re-roll the misses", keep: "Keep the dice", decline: "Decline",
+  absorb: "Absorb", frenzy: "Frenzy: attack again", riposte: "Riposte" };
+
+function describe(p) {
+  const verb = p.move.split(" ")[0];
+  if (verb === "ability") return `${p.ability}${p.targets.length ? ` → ${p.targets.join(", ")}` : ""}`;
+  if (verb === "magic") return "discard for 1 magic";
+  return p.move;
+}
+
+export function render(ctx) {
+  const { meta, view, legal, onMove, mySeat, ui } = ctx;
+  const parsed = legal.map(parseMove);
+  const sources = new Set(parsed.filter(Boolean).map((p) => p.source));
+  const selected = ui.swSelected && sources.has(ui.swSelected) ? ui.swSelected : null;
+  const fromSelected = parsed.filter((p) => p && p.source === selected);
+  const targets = new Set(fromSelected.map((p) => p.targets[0]).filter(Boolean));
+  const select = (key) => { ui.swSelected = ui.swSelected === key ? null : key; ui.swChoices = null; ctx.refresh(); };
+  const clickTarget = (cell) => {
+    const matching = fromSelected.filter((p) => p.targets[0] === cell);
+    if (matching.length === 1 && matching[0].targets.length === 1) { ui.swSelected = null; onMove(matching[0].move); return; }
+    ui.swChoices = matching.map((p) => p.move); ctx.refresh();
+  };
+  const units = new Map((view.board || []).map((u) => [u.cell, u]));
+  const flip = mySeat === 1;
+  const rows = flip ? [1, 2, 3, 4, 5, 6, 7, 8] : [8, 7, 6, 5, 4, 3, 2, 1];
+  const cols = flip ? [...COLS].reverse() : COLS;
+  const grid = h("div", { class: "board", role: "grid", "aria-label": "battlefield" }, rows.map((r) =>
+    h("div", { class: "row", role: "row" }, cols.map((c) => {
+      const cell = `${c}${r}`;
+      const u = units.get(cell);
+      const key = `cell:${cell}`;
+      const isTarget = targets.has(cell);
+      const isSource = sources.has(key);
+      const label = u ? `${cell}: ${u.name} (${seatLabel(meta, u.controller)}), life ${u.life - u.damage} of ${u.life}` : `${cell}: empty`;
+      const content = u ? [h("span", { class: "unit-name" }, u.name),
+        h("span", { class: "unit-stats" }, `${u.life - u.damage}/${u.life}`, u.strength !== undefined ? ` ⚔${u.strength}` : "", u.boost ? ` +${u.boost}` : "")] : [h("span", { class: "coord" }, cell)];
+      const cls = `cell ${u ? `unit owner-${u.controller} class-${u.class}` : ""} ${isTarget ? "target" : ""} ${selected === key ? "selected" : ""} ${isSource ? "source" : ""}`;
+      if (isTarget || isSource) {
+        return h("button", { type: "button", role: "gridcell", class: cls, "aria-label": `${label}${isTarget ? " — target" : ""}`,
+          dataset: { cell, key: `cell:${cell}` }, on: { click: () => (isTarget ? clickTarget(cell) : select(key)) } }, content);
+      }
+      return h("div", { role: "gridcell", class: cls, "aria-label": label, dataset: { cell } }, content);
+    }))));
+  const out = [];
+  if (view.result) {
+    out.push(section("Game over", h("p", { class: "game-result" },
+      view.result.winner === null ? "A draw" : `${seatLabel(meta, view.result.winner)} wins`, ` (${view.result.reason}).`)));
+  }
+  out.push(section(`Turn ${view.turn}: ${seatLabel(meta, view.active)} · ${view.phase} phase`,
+    h("div", { class: "sw-players" }, (view.players || []).map((p) => h("div", { class: `sw-player owner-${p.seat}`, dataset: { seat: p.seat } },
+      h("strong", {}, seatLabel(meta, p.seat)), ` · ${p.faction || ""}`,
+      h("div", {}, `magic ${p.magic} · hand ${p.hand} · draw ${p.draw_pile} · discard ${p.discard_pile}`),
+      p.active && p.active.length ? h("div", { class: "muted" }, `active: ${p.active.join(", ")}`) : null))),
+    view.pending ? h("p", { class: "notice" }, `Waiting for ${seatLabel(meta, view.pending.seat)} to answer: ${view.pending.kind}`) : null,
+    lastRoll(ctx)));
+  out.push(section("Battlefield", grid));
+  if (view.hand) out.push(handPanel(ctx, sources, selected, select));
+  const choices = [];
+  if (ui.swChoices && ui.swChoices.length) {
+    choices.push(h("div", { class: "choices", role: "group", "aria-label": "choose" },
+      h("span", {}, "Choose: "), ui.swChoices.filter((m) => legal.includes(m)).map((m) => moveButton(m, m, onMove))));
+  }
+  if (selected) {
+    const untargeted = fromSelected.filter((p) => !p.targets.length);
+    if (untargeted.length) choices.push(h("div", { class: "choices" }, untargeted.map((p) => moveButton(p.move, describe(p), onMove))));
+    if (targets.size) choices.push(h("p", { class: "muted" }, `Targets: ${[...targets].join(", ")}`));
+  }
+  const plain = legal.filter((m, i) => !parsed[i]);
+  if (plain.length || choices.length) {
+    out.push(section("Your move", ...choices, h("div", { class: "moves" }, plain.map((m) => moveButton(m, WORDS[m] || m, onMove)))));
+  }
+  if (legal.length) {
+    out.push(h("details", { class: "all-moves" }, h("summary", {}, `All ${legal.length} legal moves`),
+      h("div", { class: "moves" }, legal.map((m) => moveButton(m, m, onMove, { class: "small" })))));
+  }
+  return out;
+}
+
+function handPanel(ctx, sources, selected, select) {
+  const { view } = ctx;
+  const cards = view.hand_cards || {};
+  return section(`Your hand (${view.hand.length})`, h("div", { class: "cards sw-hand" }, view.hand.map((inst) => {
+    const c = cards[inst] || {};
+    const key = `card:${inst}`;
+    const text = [h("strong", {}, c.name || inst), h("span", { class: "muted" },
+      ` ${c.class || ""}${c.cost !== undefined ? ` · cost ${c.cost}` : ""}${c.strength !== undefined ? ` · ⚔${c.strength}` : ""}${c.life !== undefined ? ` · ♥${c.life}` : ""}`)];
+    if (!sources.has(key)) return h("span", { class: "card sw-card idle", "aria-disabled": "true" }, text);
+    return h("button", { type: "button", class: `card sw-card playable ${selected === key ? "selected" : ""}`,
+      dataset: { card: inst, key }, on: { click: () => select(key) } }, text);
+  })));
+}
+
+function lastRoll(ctx) {
+  for (let i = ctx.events.length - 1; i >= 0; i--) {
+    const rolls = ctx.events[i].events.filter((e) => e.type === "attack" || e.type === "reroll");
+    if (rolls.length) {
+      const e = rolls[rolls.length - 1];
+      return h("p", { class: "dice" }, `Last roll (${e.from}${e.to ? ` → ${e.to}` : ""}): `,
+        (e.dice || []).map((d) => h("span", { class: `die ${d === "miss" || d === "blank" ? "miss" : "hit"}` }, d)));
+    }
+  }
+  return null;
+}
+
+export function eventText(e, meta) {
+  const who = (s) => seatLabel(meta, s);
+  switch (e.type) {
+    case "turn": return `Turn ${e.turn}: ${who(e.seat)}.`;
+    case "phase": return `${who(e.seat)}: ${e.phase} phase.`;
+    case "summon": return `${who(e.seat)} summons ${e.name} at ${e.cell}.`;
+    case "build": return `${who(e.seat)} builds ${e.name} at ${e.cell}.`;
+    case "move": return `${e.card} moves ${e.from} → ${e.to}.`;
+    case "attack": return `${e.attacker} attacks ${e.target} (${e.from} → ${e.to}): ${(e.dice || []).join(", ")}.`;
+    case "damage": return `${e.card} at ${e.cell} takes ${e.amount} damage.`;
+    case "destroy": return `${e.card} at ${e.cell} is destroyed.`;
+    case "magic": return `${who(e.seat)} ${e.change >= 0 ? "gains" : "spends"} ${Math.abs(e.change)} magic (${e.magic}).`;
+    case "event": return `${who(e.seat)} plays ${e.name}.`;
+    case "draw": return `${who(e.seat)} draws ${e.count}.`;
+    case "game_end": return `Game over: ${e.winner === null ? "a draw" : `${who(e.winner)} wins`} (${e.reason}).`;
+    default: return null;
+  }
+}

@@ -1,0 +1,182 @@
+// The page's one MQTT connection, speaking protocol v1 exactly like a bot does
+// (protocol/README.md): clean session, QoS 1, resubscribe on every connect, never retain
+// (except our own presence, as the protocol asks), moves quote the seq they answer.
+//
+// The store keeps what the broker told us, per table: meta, public state, this user's
+// seat state (highest seq wins), recent events and the last error.  Screens read the
+// store and re-render on every change; nothing here knows any game's rules.
+
+import mqtt from "../vendor/mqtt.esm.js";
+
+const { encode, decode } = globalThis.MessagePack;
+export const PROTOCOL_VERSION = 1;
+const MAX_EVENTS = 60;
+
+export class Store {
+  constructor() {
+    this.tables = new Map();      // id -> {meta, pub, seat, events: [], error, seen}
+    this.tours = new Map();       // topic -> tournament message
+    this.referee = null;          // referee_status
+    this.connection = { state: "idle", detail: "" };
+    this.listeners = new Set();
+  }
+  table(id) {
+    if (!this.tables.has(id)) this.tables.set(id, { id, meta: null, pub: null, seat: null, events: [], error: null, seen: 0 });
+    return this.tables.get(id);
+  }
+  changed() { for (const fn of this.listeners) fn(); }
+  apply(topic, m) { return applyMessage(this, topic, m); }
+  now() { return performance.now(); }
+}
+
+function topics(prefix) {
+  return {
+    status: `${prefix}/referee/status`,
+    metas: `${prefix}/t/+/public/meta`,
+    tours: `${prefix}/tour/#`,
+    seatAll: (user) => `${prefix}/t/+/seat/${user}/#`,
+    publicAll: (table) => `${prefix}/t/${table}/public/#`,
+    move: (table, user) => `${prefix}/t/${table}/move/${user}`,
+    presence: (user) => `${prefix}/presence/${user}`,
+  };
+}
+
+export class Link {
+  // opts: {url, username (null = anonymous spectator), password, prefix}
+  constructor(store, opts) {
+    this.store = store;
+    this.opts = opts;
+    this.t = topics(opts.prefix);
+    this.watching = new Set();
+    this.topicsSeen = new Set();   // every topic a message arrived on (tests check what reached us)
+    this.client = null;
+  }
+
+  get user() { return this.opts.username || null; }
+
+  connect() {
+    const { url, username, password } = this.opts;
+    const presence = username ? this.t.presence(username) : null;
+    const options = {
+      protocolVersion: 4, clean: true, reconnectPeriod: 2000, connectTimeout: 10000,
+      clientId: username || `web-${Math.random().toString(16).slice(2, 12)}`,
+      username: username || undefined, password: password || undefined,
+      resubscribe: false,   // we resubscribe ourselves in on("connect"), as the protocol says
+    };
+    if (presence) options.will = { topic: presence, payload: encode(msg("presence", { status: "offline" })), qos: 1, retain: true };
+    this.setConnection("connecting", `connecting to ${url}`);
+    const client = mqtt.connect(url, options);
+    this.client = client;
+    client.on("connect", () => {
+      this.setConnection("online", `connected to ${url}${username ? ` as ${username}` : " (spectator)"}`);
+      const subs = [this.t.status, this.t.metas, this.t.tours, ...[...this.watching].map(this.t.publicAll)];
+      if (username) subs.push(this.t.seatAll(username));
+      client.subscribe(subs, { qos: 1 });
+      if (presence) client.publish(presence, encode(msg("presence", { status: "online" })), { qos: 1, retain: true });
+    });
+    client.on("reconnect", () => this.setConnection("connecting", `reconnecting to ${url}...`));
+    client.on("close", () => {
+      if (this.store.connection.state === "online") this.setConnection("offline", "connection lost; retrying every 2 s");
+    });
+    client.on("offline", () => this.setConnection("offline", `cannot reach ${url}; retrying every 2 s`));
+    client.on("error", (err) => {
+      const words = /not authori[sz]ed|bad user ?name or password/i.test(err.message)
+        ? "the broker refused this username or password" : err.message;
+      this.setConnection("error", words);
+      if (/not authori[sz]ed|bad user/i.test(err.message)) client.end(true);  // retrying will not help
+    });
+    client.on("message", (topic, payload) => this.receive(topic, payload));
+    return this;
+  }
+
+  setConnection(state, detail) {
+    this.store.connection = { state, detail };
+    this.store.changed();
+  }
+
+  watch(table) {
+    if (this.watching.has(table)) return;
+    this.watching.add(table);
+    if (this.client && this.client.connected) this.client.subscribe(this.t.publicAll(table), { qos: 1 });
+  }
+
+  unwatch(table) {
+    if (!this.watching.delete(table)) return;
+    if (this.client && this.client.connected) this.client.unsubscribe(this.t.publicAll(table));
+  }
+
+  // Publish one move: QoS 1, never retained, the seq of the state it answers.
+  move(table, seq, move) {
+    if (!this.user) throw new Error("spectators cannot move");
+    this.client.publish(this.t.move(table, this.user), encode(msg("move", { seq, move })), { qos: 1, retain: false });
+  }
+
+  reclaim(table) {
+    this.client.publish(this.t.move(table, this.user), encode(msg("reclaim", {})), { qos: 1, retain: false });
+  }
+
+  close() {
+    if (!this.client) return;
+    const presence = this.user ? this.t.presence(this.user) : null;
+    if (presence && this.client.connected) {
+      this.client.publish(presence, encode(msg("presence", { status: "offline" })), { qos: 1, retain: true },
+        () => this.client.end());
+    } else this.client.end(true);
+  }
+
+  receive(topic, payload) {
+    this.topicsSeen.add(topic);
+    if (!payload || payload.length === 0) return;   // a deleted retained message
+    let m;
+    try { m = decode(payload); } catch (err) { console.warn("undecodable message on", topic, err); return; }
+    if (!m || typeof m !== "object" || m.v !== PROTOCOL_VERSION) return;   // unknown versions are ignored
+    if (this.store.apply(topic, m)) this.store.changed();
+  }
+}
+
+// What one decoded message changes in a store (also used by the replay viewer, which feeds
+// it the recorded messages of one audience).  Returns false for a message it does not use.
+export function applyMessage(store, topic, m) {
+    const parts = topic.split("/");
+    try {
+      if (m.type === "referee_status") store.referee = m;
+      else if (m.type === "tournament") store.tours.set(topic, m);
+      else if (m.type === "meta") store.table(m.table).meta = m;
+      else if (m.type === "public_state") {
+        const t = store.table(m.table);
+        if (!t.pub || m.seq >= t.pub.seq) { t.pub = m; t.pubAt = store.now(); }
+      } else if (m.type === "events") {
+        const t = store.table(m.table);
+        addEvents(t, m.seq, m.events, "public");
+      } else if (m.type === "seat_state") {
+        const t = store.table(m.table);
+        if (!t.seat || m.seq >= t.seat.seq) {
+          const fresh = !t.seat || m.seq > t.seat.seq;
+          t.seat = m; t.seatAt = store.now();
+          if (fresh && m.events && m.events.length) addEvents(t, m.seq, m.events, "seat");
+          if (fresh) t.error = null;
+        }
+      } else if (m.type === "error") {
+        const table = m.table || (parts[2] === "t" ? parts[3] : null);
+        if (table) store.table(table).error = { ...m, at: store.now() };
+      } else return false;
+    } catch (err) { console.warn("could not use a message on", topic, err); return false; }
+    return true;
+}
+
+// Events reach a player twice (its seat_state's private copy and the public feed): keep one
+// list per table, deduplicated by seq, preferring the seat's copy (it has private parts).
+function addEvents(t, seq, events, source) {
+  const same = t.events.findIndex((e) => e.seq === seq);
+  if (same >= 0) {
+    if (source === "seat" && t.events[same].source === "public") t.events[same] = { seq, events, source };
+    return;
+  }
+  t.events.push({ seq, events, source });
+  t.events.sort((a, b) => a.seq - b.seq);
+  if (t.events.length > MAX_EVENTS) t.events.splice(0, t.events.length - MAX_EVENTS);
+}
+
+function msg(type, fields) {
+  return { v: PROTOCOL_VERSION, type, ...fields };
+}

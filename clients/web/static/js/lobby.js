@@ -1,0 +1,60 @@
+// The lobby: my tables, live tables to watch, finished ones with results, tournaments with
+// their standings, and the referee's status -- all from retained messages
+// (`<p>/t/+/public/meta`, `<p>/t/+/seat/<me>/#`, `<p>/tour/#`, `<p>/referee/status`).
+
+import { h, section } from "./ui.js";
+import { gameName } from "./table.js";
+import { statusWords } from "./words.js";
+
+function tableLink(id, label) {
+  return h("a", { href: `#/table/${encodeURIComponent(id)}`, class: "table-link", dataset: { table: id, key: `link:${id}` } }, label);
+}
+
+function tableRow(t, me) {
+  const m = t.meta;
+  const seat = m && me ? m.players.indexOf(me) : -1;
+  const result = m && m.result ? ` · ${m.result.scores.join(" / ")}` : "";
+  return h("li", { dataset: { table: t.id } },
+    tableLink(t.id, m ? `${gameName(m.game)} · ${t.id}` : t.id),
+    h("span", { class: "muted" }, m ? ` ${m.players.join(", ")} · ${statusWords(m.status)}${result}` : ""),
+    seat >= 0 && m.status === "playing" ? h("span", { class: "badge mine" }, t.seat && (t.seat.to_move || []).includes(seat) ? "your turn" : "seated") : null);
+}
+
+export function renderLobby(store, link, loginForm) {
+  const me = link ? link.user : null;
+  const tables = [...store.tables.values()].filter((t) => t.meta);
+  const mine = me ? tables.filter((t) => t.meta.players.includes(me) && t.meta.status === "playing") : [];
+  const live = tables.filter((t) => t.meta.status === "playing" && !mine.includes(t));
+  const done = tables.filter((t) => t.meta.status !== "playing");
+  const ref = store.referee;
+  const out = [
+    h("p", { class: `referee ${ref ? `ref-${ref.status}` : ""}`, role: "status" },
+      ref ? `Referee ${ref.status}${ref.status === "online" ? ` · ${ref.tables} table(s) in play` : ""}` : "No referee status received yet."),
+    loginForm,
+  ];
+  if (me) out.push(section("Your tables", mine.length ? h("ul", { class: "tables mine" }, mine.map((t) => tableRow(t, me)))
+    : h("p", { class: "muted" }, `No table in play has ${me} seated. A director seats you (summon create --players ...).`)));
+  out.push(section("Live tables", live.length ? h("ul", { class: "tables live" }, live.map((t) => tableRow(t, me)))
+    : h("p", { class: "muted" }, "No other table in play.")));
+  out.push(section("Finished", done.length ? h("ul", { class: "tables done" }, done.slice(-50).reverse().map((t) => tableRow(t, me)))
+    : h("p", { class: "muted" }, "No finished table yet.")));
+  out.push(section("Tournaments", store.tours.size ? [...store.tours.values()].map(tournament)
+    : h("p", { class: "muted" }, "No tournament on this broker.")));
+  out.push(h("p", {}, h("a", { href: "#/replay", dataset: { key: "link:replay" } }, "Open a replay file…")));
+  return out;
+}
+
+function tournament(t) {
+  return h("article", { class: "tournament", dataset: { tournament: t.tournament } },
+    h("h3", {}, t.name || t.tournament),
+    h("p", { class: "muted" }, `${gameName(t.game)} · ${t.format} · ${t.status} · round ${t.round} of ${t.rounds}`),
+    h("div", { class: "scroll" }, h("table", { class: "standings" },
+      h("thead", {}, h("tr", {}, ["#", "Entrant", "Points", "Played", "W", "D", "L", "Net"].map((c) => h("th", {}, c)))),
+      h("tbody", {}, (t.standings || []).map((r) => h("tr", {},
+        h("td", {}, String(r.rank)), h("td", {}, r.entrant, r.withdrawn ? " (withdrawn)" : ""), h("td", {}, String(r.points)),
+        h("td", {}, String(r.played)), h("td", {}, String(r.wins)), h("td", {}, String(r.draws)), h("td", {}, String(r.losses)),
+        h("td", {}, String(r.net))))))),
+    (t.pairings || []).length ? h("ul", { class: "pairings" }, t.pairings.map((p) => h("li", {},
+      p.table ? tableLink(p.table, p.sides.join(" vs ")) : p.sides.join(" vs "),
+      h("span", { class: "muted" }, ` · ${p.status}${p.scores ? ` · ${p.scores.join(" / ")}` : ""}`)))) : null);
+}

@@ -1,0 +1,88 @@
+// The replay viewer: a file from `summon replay export` carries, per audience, exactly the
+// messages that audience received (its "frames"); stepping through them feeds the same
+// store and the same table screen as a live game.  Nothing is recomputed in the browser,
+// so a spectator replay can never show more than a spectator saw.
+
+import { h, section } from "./ui.js";
+import { Store } from "./link.js";
+import { renderTable } from "./table.js";
+
+export class ReplayViewer {
+  constructor(refresh) {
+    this.refresh = refresh;
+    this.file = null;
+    this.error = null;
+    this.audience = null;
+    this.step = 0;
+    this.ui = {};
+  }
+
+  audiences() {
+    return this.file ? Object.keys(this.file.frames) : [];
+  }
+
+  // Indices of the messages that bring a new state: the steps of the slider.
+  steps() {
+    const frames = this.file.frames[this.audience] || [];
+    const out = [];
+    frames.forEach((f, i) => { if (f.message && /_state$/.test(f.message.type)) out.push(i); });
+    return out.length ? out : [Math.max(0, frames.length - 1)];
+  }
+
+  async load(fileObject) {
+    try {
+      const data = JSON.parse(await fileObject.text());
+      if (data.format !== "summon-replay") throw new Error("this is not a Summon replay file (format is not summon-replay)");
+      if (!data.frames || typeof data.frames !== "object") {
+        throw new Error("this replay file has no per-audience frames: export it again with a current `summon replay export`");
+      }
+      this.file = data;
+      this.error = null;
+      this.audience = this.audiences().includes("spectator") ? "spectator" : this.audiences()[0];
+      this.step = 0;
+    } catch (err) {
+      this.file = null;
+      this.error = `Could not open the file: ${err.message}`;
+    }
+    this.refresh();
+  }
+
+  tableAt() {
+    const frames = this.file.frames[this.audience] || [];
+    const steps = this.steps();
+    const upto = steps[Math.min(this.step, steps.length - 1)];
+    const store = new Store();
+    store.now = () => 0;
+    for (let i = 0; i <= upto && i < frames.length; i++) store.apply(frames[i].topic, frames[i].message);
+    return store.table(this.file.table);
+  }
+
+  go(step) {
+    const n = this.steps().length;
+    this.step = Math.max(0, Math.min(n - 1, step));
+    this.refresh();
+  }
+
+  render() {
+    const out = [h("p", {}, h("a", { href: "#/", dataset: { key: "link:lobby" } }, "← Lobby"))];
+    out.push(section("Replay", h("label", {}, "Replay file (from summon replay export) ",
+      h("input", { type: "file", accept: ".json,application/json", dataset: { key: "replay-file" },
+        on: { change: (e) => e.target.files[0] && this.load(e.target.files[0]) } }))));
+    if (this.error) out.push(h("div", { class: "error", role: "alert" }, this.error));
+    if (!this.file) return out;
+    const steps = this.steps();
+    const controls = h("div", { class: "replay-controls" },
+      h("label", {}, "Watch as ", h("select", { dataset: { key: "replay-audience" }, on: { change: (e) => { this.audience = e.target.value; this.step = 0; this.refresh(); } } },
+        this.audiences().map((a) => h("option", { value: a, selected: a === this.audience }, a === "spectator" ? "spectator" : `seat ${a}${this.file.players ? ` (${this.file.players[Number(a)]})` : ""}`)))),
+      h("button", { type: "button", dataset: { key: "replay-first" }, on: { click: () => this.go(0) } }, "⏮ First"),
+      h("button", { type: "button", dataset: { key: "replay-prev" }, on: { click: () => this.go(this.step - 1) } }, "◀ Back"),
+      h("button", { type: "button", dataset: { key: "replay-next" }, on: { click: () => this.go(this.step + 1) } }, "Next ▶"),
+      h("button", { type: "button", dataset: { key: "replay-last" }, on: { click: () => this.go(steps.length - 1) } }, "Last ⏭"),
+      h("input", { type: "range", min: 0, max: steps.length - 1, value: this.step, "aria-label": "step", dataset: { key: "replay-range" },
+        on: { input: (e) => this.go(Number(e.target.value)) } }),
+      h("span", { class: "muted", role: "status" }, `step ${this.step + 1} of ${steps.length}`));
+    out.push(controls);
+    out.push(h("div", { class: "replay-table" }, renderTable(this.tableAt(), { onMove: null, ui: this.ui, refresh: this.refresh, now: () => 0, replay: true })));
+    return out;
+  }
+}

@@ -1,0 +1,98 @@
+// One table on screen, for any audience: the seated player (their seat_state, with
+// `legal`), a spectator (public_state), or a replay step.  The game-specific part comes
+// from games/<game>.js; this module adds what every game shares: who plays, whose turn,
+// clocks, referee notices, the error of the last refused move, and the event feed.
+
+import { h, section, formatMs } from "./ui.js";
+import { errorWords, refereeEventText, seatLabel, statusWords } from "./words.js";
+import * as dragon from "./games/dragon.js";
+import * as summicard from "./games/summicard.js";
+import * as summonerWars from "./games/summoner_wars.js";
+import * as generic from "./games/generic.js";
+
+const GAMES = { dragon, summicard, "summoner-wars": summonerWars };
+const GAME_NAMES = { dragon: "Summon the Dragon", summicard: "Summicard", "summoner-wars": "Summoner Wars" };
+
+export function gameName(game) { return GAME_NAMES[game] || game; }
+
+// t: the store's table record; opts: {onMove(move) | null, onReclaim, now, ui, refresh, replay}
+export function renderTable(t, opts) {
+  const state = t.seat || t.pub;
+  const meta = t.meta;
+  const head = h("header", { class: "table-head" },
+    h("h1", {}, gameName((state || meta || {}).game || ""), " ", h("span", { class: "table-id" }, t.id)));
+  if (!state) {
+    return [head, h("p", { class: "waiting", role: "status" },
+      meta ? "Waiting for the table's state from the broker..." : `Waiting for table ${t.id}: no such table has been announced on this broker yet.`)];
+  }
+  const view = state.view || {};
+  const mySeat = t.seat ? t.seat.seat : null;
+  const playing = state.status === "playing";
+  const legal = t.seat && playing && (t.seat.to_move || []).includes(mySeat) && opts.onMove ? t.seat.legal || [] : [];
+  const game = GAMES[state.game] || generic;
+  const started = t.seat ? t.seatAt : t.pubAt;
+  const clocks = (seat) => clockSpan(state.clock, seat, started, opts.now);
+  const ctx = {
+    meta, view, legal, mySeat, events: t.events, ui: opts.ui, refresh: opts.refresh, clocks,
+    onMove: (move) => opts.onMove(t.id, state.seq, move),
+  };
+  const players = meta ? meta.players : [];
+  const turn = (state.to_move || []).map((s) => seatLabel(meta, s));
+  const status = h("div", { class: "status-line", role: "status", "aria-live": "polite", dataset: { seq: state.seq, status: state.status } },
+    h("span", { class: `badge status-${state.status}` }, statusWords(state.status)),
+    playing ? h("span", { class: `turn ${legal.length ? "mine" : ""}` },
+      legal.length ? "Your turn" : turn.length ? `To move: ${turn.join(", ")}` : "") : null,
+    h("span", { class: "muted" }, ` · move ${state.seq}`),
+    mySeat !== null ? h("span", { class: "muted" }, ` · you are ${seatLabel(meta, mySeat)} (seat ${mySeat})`) : h("span", { class: "muted" }, " · watching"));
+  const out = [head, status];
+  if (meta && meta.house && mySeat !== null && meta.house.includes(mySeat) && playing) {
+    out.push(h("div", { class: "notice house" }, "The house bot is playing your seat. ",
+      h("button", { type: "button", class: "move", dataset: { key: "reclaim" }, on: { click: () => opts.onReclaim(t.id) } }, "Take my seat back")));
+  } else if (meta && meta.house && meta.house.length) {
+    out.push(h("p", { class: "notice" }, `The house bot plays for ${meta.house.map((s) => seatLabel(meta, s)).join(", ")}.`));
+  }
+  if (t.error && !opts.replay) out.push(h("div", { class: "error", role: "alert" }, errorWords(t.error)));
+  if (meta && meta.result && !playing) out.push(resultPanel(meta));
+  out.push(h("div", { class: `game game-${state.game}` }, game.render(ctx)));
+  out.push(feedPanel(t, meta, game));
+  if (players.length && state.game !== "dragon") out.push(h("p", { class: "muted" }, `Players: ${players.join(", ")}`));
+  return out;
+}
+
+function resultPanel(meta) {
+  const r = meta.result;
+  const winners = (r.winners || []).map((s) => seatLabel(meta, s));
+  return section("Result", h("p", { class: "final-result", dataset: { scores: JSON.stringify(r.scores) } },
+    winners.length ? `Won by ${winners.join(" and ")}` : "No winner", ` — scores ${r.scores.join(" / ")} (${r.reason}).`));
+}
+
+function clockSpan(clock, seat, started, now) {
+  if (!clock || !clock.remaining_ms) return null;
+  const running = (clock.running || []).includes(seat);
+  const left = clock.remaining_ms[seat] - (running ? now() - started : 0);
+  const bank = clock.bank_ms && clock.bank_ms[seat] !== null ? ` · bank ${formatMs(clock.bank_ms[seat] - (running && clock.move_ms === null ? now() - started : 0))}` : "";
+  return h("div", { class: `clock ${running ? "running" : ""}`, dataset: running ? { clockLeft: clock.remaining_ms[seat], clockSince: started } : {} },
+    h("span", { class: "left" }, `⏱ ${formatMs(left)}`), bank);
+}
+
+// The feed: newest first; referee notices (house bot, timeouts, reclaim) in every game.
+function feedPanel(t, meta, game) {
+  const lines = [];
+  for (const batch of t.events.slice().reverse()) {
+    for (const e of batch.events.slice().reverse()) {
+      const text = refereeEventText(e, meta) || game.eventText(e, meta);
+      if (text) lines.push(h("li", { class: `ev ev-${e.type}` }, text));
+      if (lines.length >= 30) break;
+    }
+    if (lines.length >= 30) break;
+  }
+  return section("What happened", lines.length ? h("ol", { class: "feed", "aria-live": "polite" }, lines) : h("p", { class: "muted" }, "Nothing yet."));
+}
+
+// Clocks tick without re-rendering (a re-render between mousedown and mouseup eats a click).
+export function tickClocks(root, now) {
+  for (const el of root.querySelectorAll("[data-clock-left]")) {
+    const left = Number(el.dataset.clockLeft) - (now() - Number(el.dataset.clockSince));
+    el.querySelector(".left").textContent = `⏱ ${formatMs(left)}`;
+  }
+}
