@@ -37,10 +37,16 @@ def main(log_level: str) -> None:
 @click.option("--bots", default=None,
               help="Comma-separated bot names by seat (default: the game's best bot everywhere).")
 @click.option("--broker", "broker_url", default=None, help="Use this broker instead of the embedded one.")
-@click.option("--timeout", default=900.0, show_default=True, help="Give up after this many seconds.")
+@click.option("--timeout", default=None, type=float,
+              help="Give up after this many seconds [default: 900; with --web 7200].")
+@click.option("--web", is_flag=True, help="Play seat 0 yourself in a browser: serves the web client and prints its URL.")
+@click.option("--web-port", default=8080, show_default=True, help="Port of the page with --web (0: any free port).")
 def demo(game: str, players: int | None, target: int | None, options: tuple[str, ...], seed: int | None,
-         bots: str | None, broker_url: str | None, timeout: float) -> None:
-    """Play a whole game between bots on an embedded broker, with running commentary."""
+         bots: str | None, broker_url: str | None, timeout: float | None, web: bool, web_port: int) -> None:
+    """Play a whole game between bots on an embedded broker, with running commentary.
+
+    With --web you take seat 0 in your browser against the bots.
+    """
     from clients.bots import BOTS, default_bot
     from clients.demo import DemoOptions, run_demo
     from referee.games import GAMES
@@ -59,8 +65,12 @@ def demo(game: str, players: int | None, target: int | None, options: tuple[str,
         config["target"] = target
     elif game == "dragon":
         config.setdefault("target", 500)
+    if web and broker_url:
+        raise click.BadParameter("--web runs on the embedded broker; with your own broker use `summon web`",
+                                 param_hint="--web")
     sys.exit(run_demo(DemoOptions(game=game, bots=names, config=config, seed=seed, broker_url=broker_url,
-                                  timeout=timeout), out=lambda line: click.echo(line)))
+                                  timeout=timeout if timeout is not None else 7200.0 if web else 900.0,
+                                  web=web, web_port=web_port), out=lambda line: click.echo(line)))
 
 
 @main.command()
@@ -246,6 +256,8 @@ from clients.cli_replay import replay  # noqa: E402  (summon replay export|show)
 main.add_command(replay)
 from clients.cli_summoner_wars import sw_deck  # noqa: E402  (summon sw-deck check / show)
 main.add_command(sw_deck)
+from clients.cli_web import web  # noqa: E402  (summon web: the browser client)
+main.add_command(web)
 
 if __name__ == "__main__":  # pragma: no cover
     main()

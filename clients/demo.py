@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
 from clients.bots import make_bot
-from clients.embedded_broker import EmbeddedBroker
+from clients.embedded_broker import EmbeddedBroker, free_port
 from clients.sdk import BotClient
 from clients.watch import Watcher
 from protocol.mqtt import BrokerUrl
@@ -41,6 +41,9 @@ class DemoOptions:
     seed: int | None = None
     broker_url: str | None = None  # use an existing broker instead of the embedded one
     timeout: float = 900.0
+    web: bool = False  # a person plays seat 0 in the browser (summon web's page) instead of a bot
+    web_port: int = 8080
+    on_web_ready: Callable[[str], None] | None = None  # called with the page's URL (tests, browsers)
 
 
 def run_demo(opts: DemoOptions, out: Callable[[str], None] = print) -> int:
@@ -49,8 +52,9 @@ def run_demo(opts: DemoOptions, out: Callable[[str], None] = print) -> int:
     names = seat_names(len(opts.bots))
     started = time.monotonic()
     broker = None
+    web = None
     if opts.broker_url is None:
-        broker = EmbeddedBroker().start()
+        broker = EmbeddedBroker(ws_port=free_port() if opts.web else None).start()
         url = BrokerUrl.parse(broker.url)
         out(f"Embedded MQTT broker on {broker.url} (local demo only)")
     else:
@@ -66,15 +70,21 @@ def run_demo(opts: DemoOptions, out: Callable[[str], None] = print) -> int:
             return 1
         table_id = f"demo-{seed}"
         watcher = Watcher(url, table_id, client_id="demo-watcher").start()
+        if opts.web:
+            web = _start_web(opts, broker, names[0], table_id, out)
+            if web is None:
+                return 1
         for seat, kind in enumerate(opts.bots):
+            if web is not None and seat == 0:
+                continue  # the person's seat
             client = BotClient(make_bot(kind, seed * 10 + seat), url, names[seat], table=table_id)
             clients.append(client)
             t = threading.Thread(target=client.run, name=f"bot-{names[seat]}", daemon=True)
             t.start()
             threads.append(t)
         options = "; ".join(f"{k} {v}" for k, v in opts.config.items())
-        out(f"{opts.game}: seed {seed}; {options or 'default options'}; bots: " + ", ".join(
-            f"{names[i]}={k}" for i, k in enumerate(opts.bots)))
+        out(f"{opts.game}: seed {seed}; {options or 'default options'}; " + ", ".join(
+            f"{names[i]}={'you (browser)' if web is not None and i == 0 else k}" for i, k in enumerate(opts.bots)))
         referee.call(lambda: referee.create_table(
             opts.game, names, dict(opts.config), seed=seed, table_id=table_id))
         result = watcher.run(timeout=opts.timeout)
@@ -92,5 +102,31 @@ def run_demo(opts: DemoOptions, out: Callable[[str], None] = print) -> int:
             t.join(5)
         referee.request_stop()
         ref_thread.join(10)
+        if web is not None:
+            web.stop()
         if broker is not None:
             broker.stop()
+
+
+def _start_web(opts: DemoOptions, broker: EmbeddedBroker | None, user: str, table_id: str,
+               out: Callable[[str], None]) -> Any:
+    """Serve the browser client for the person at seat 0; print the URL to open.
+
+    The embedded broker has no accounts, so the page connects at once as ``user`` (config
+    ``login: none``); a password would mean nothing here.
+    """
+    from clients.web.server import WebConfig, WebServer
+
+    if broker is None or broker.ws_url is None:
+        out("--web needs the embedded broker (drop --broker), or run `summon web` against your own broker")
+        return None
+    try:
+        web = WebServer(WebConfig(broker=broker.ws_url, user=user, login="none"), port=opts.web_port).start()
+    except OSError as exc:
+        out(f"cannot serve the page on port {opts.web_port}: {exc.strerror or exc}; try --web-port 0")
+        return None
+    page = f"{web.url}#/table/{table_id}"
+    out(f"Open {page} in a browser: you play {user} (seat 0) against bots. Ctrl-C stops the demo.")
+    if opts.on_web_ready is not None:
+        opts.on_web_ready(page)
+    return web

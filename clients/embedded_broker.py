@@ -28,9 +28,10 @@ def free_port(host: str = "127.0.0.1") -> int:
 class EmbeddedBroker:
     """amqtt running on its own thread and event loop, on 127.0.0.1 only."""
 
-    def __init__(self, port: int | None = None, host: str = "127.0.0.1") -> None:
+    def __init__(self, port: int | None = None, host: str = "127.0.0.1", ws_port: int | None = None) -> None:
         self.host = host
         self.port = port or free_port(host)
+        self.ws_port = ws_port  # MQTT over WebSockets too, for the browser client (`summon demo --web`)
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._run, name="embedded-broker", daemon=True)
         self._started = threading.Event()
@@ -40,6 +41,10 @@ class EmbeddedBroker:
     @property
     def url(self) -> str:
         return f"mqtt://{self.host}:{self.port}"
+
+    @property
+    def ws_url(self) -> str | None:
+        return f"ws://{self.host}:{self.ws_port}" if self.ws_port else None
 
     @staticmethod
     def _on_loop_error(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
@@ -70,8 +75,11 @@ class EmbeddedBroker:
 
         for name in ("amqtt", "transitions"):
             logging.getLogger(name).setLevel(logging.WARNING)
+        listeners: dict[str, Any] = {"default": {"type": "tcp", "bind": f"{self.host}:{self.port}"}}
+        if self.ws_port:
+            listeners["ws"] = {"type": "ws", "bind": f"{self.host}:{self.ws_port}"}
         config = {
-            "listeners": {"default": {"type": "tcp", "bind": f"{self.host}:{self.port}"}},
+            "listeners": listeners,
             "plugins": {"amqtt.plugins.authentication.AnonymousAuthPlugin": {"allow_anonymous": True}},
         }
         self._broker = Broker(config)

@@ -1,0 +1,56 @@
+"""``summon web``: serve the browser client (clients/web/) for local use."""
+
+from __future__ import annotations
+
+import sys
+import threading
+
+import click
+
+from clients.cli_common import EXIT_FAILED, on_signals
+from protocol.version import DEFAULT_PREFIX
+
+
+def _ws_url(value: str | None, flag: str) -> str:
+    if not value:
+        return ""
+    if not value.startswith(("ws://", "wss://")):
+        raise click.BadParameter("must be a ws:// or wss:// URL of a broker's websockets listener", param_hint=flag)
+    if "@" in value.split("//", 1)[1].split("/", 1)[0]:
+        raise click.BadParameter("no credentials in the URL: the page asks for them", param_hint=flag)
+    return value
+
+
+@click.command()
+@click.option("--broker", "broker", default=None, metavar="WS_URL",
+              help="The main broker's websockets listener, where people log in to play (e.g. ws://127.0.0.1:9001).")
+@click.option("--edge", default=None, metavar="WS_URL",
+              help="A read-only edge broker's websockets listener: the page connects there without an "
+                   "account to show live tables (see `summon broker edge`).")
+@click.option("--prefix", default=DEFAULT_PREFIX, show_default=True, help="Topic prefix of the deployment.")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to serve the page on.")
+@click.option("--port", default=8080, show_default=True, help="Port to serve the page on (0: any free port).")
+def web(broker: str | None, edge: str | None, prefix: str, host: str, port: int) -> None:
+    """Serve the web client (play, watch, tournaments, replays) on http://HOST:PORT/.
+
+    Serves the page's static files and its config.json, nothing else: the page talks to the
+    broker itself over MQTT over WebSockets, and passwords never reach this server.
+    """
+    from clients.web.server import WebConfig, WebServer
+
+    config = WebConfig(broker=_ws_url(broker, "--broker"), edge=_ws_url(edge, "--edge"), prefix=prefix)
+    try:
+        server = WebServer(config, host=host, port=port)
+    except OSError as exc:
+        click.echo(f"summon web: cannot listen on {host}:{port}: {exc.strerror or exc}; choose another --port", err=True)
+        sys.exit(EXIT_FAILED)
+    stop = threading.Event()
+    on_signals(stop.set)  # signals only set a flag; the server runs on its own thread
+    server.start()
+    click.echo(f"Summon web client on {server.url}  (broker: {config.broker or 'typed in the page'}"
+               f"{f'; spectators: {config.edge}' if config.edge else ''}); Ctrl-C stops")
+    try:
+        while not stop.wait(0.5):
+            pass
+    finally:
+        server.stop()

@@ -1,0 +1,101 @@
+"""One seat of Summicard (betting variant) and one of Summoner Wars played to the end
+through the page, against bots; the page offers only legal moves and shows the result."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+
+from tests.web.pages import login, offered, open_table, play_to_end, state
+
+pytestmark = pytest.mark.broker
+
+
+def sw_targets(legal: list[str], source: str) -> set[str]:
+    """The first target cell of every legal move from ``source``, read off the move
+    strings as SPEC.md writes them (independently of the page's own parser)."""
+    out = set()
+    for m in legal:
+        w = m.split(" ")
+        if w[0] == "move" and source == f"cell:{w[1].split('-')[0]}":
+            out.add(w[1].split("-")[1])
+        elif w[0] == "attack" and source == f"cell:{w[1]}":
+            out.add(w[2])
+        elif w[0] == "ability" and source == f"cell:{w[1]}" and len(w) > 3:
+            out.add(w[3])
+        elif w[0] in ("summon", "build", "event") and source == f"card:{w[1]}" and len(w) > 2:
+            out.add(w[2])
+    return out
+
+
+def test_a_person_plays_a_betting_session_of_summicard(stack, browser):
+    table = stack.create("summicard", ["north", "p1", "p2"], {"variant": "betting", "hands": 3, "chips": 8},
+                         {"p1": "random", "p2": "random"}, seed=5)
+    page = stack.page(browser, width=360, height=800)  # a phone
+    sent: list[str] = []
+
+    def choose(page: Any) -> None:
+        moves = offered(page)
+        move = next((m for m in ("see", "keep", "reveal", "exchange", "buy") if m in moves), moves[0])
+        sent.append(move)
+        page.click(f"button[data-move='{move}']")
+
+    try:
+        login(page, stack.web.url, "north")
+        open_table(page, table)
+        play_to_end(page, choose)
+        page.wait_for_selector(".final-result")
+        t = stack.table(table)
+        outcome = t.game.outcome(t.state)
+        assert page.get_attribute(".final-result", "data-scores") == str(list(outcome.scores)).replace(" ", "")
+        assert "reveal" in sent and len(sent) >= 4, sent
+        assert not page.errors, page.errors  # type: ignore[attr-defined]
+    finally:
+        page.context.close()
+
+
+def test_a_person_plays_summoner_wars_selecting_units_and_targets(stack, browser):
+    table = stack.create("summoner-wars", ["north", "east"], {"max_turns": 6, "first": 0},
+                         {"east": "random"}, seed=8)
+    page = stack.page(browser)
+    rng = random.Random(3)
+    used_targets = []
+
+    def choose(page: Any) -> None:
+        legal = state(page)["legal"]
+        sources = page.eval_on_selector_all(".board button.cell.source", "els => els.map(e => e.dataset.cell)")
+        if sources and rng.random() < 0.7:
+            cell = rng.choice(sources)
+            page.click(f".board button[data-cell='{cell}']")
+            page.wait_for_selector(f".board [data-cell='{cell}'].selected")
+            lit = set(page.eval_on_selector_all(".board .cell.target", "els => els.map(e => e.dataset.cell)"))
+            assert lit == sw_targets(legal, f"cell:{cell}"), (cell, lit)
+            if lit:
+                target = sorted(lit)[0]
+                page.click(f".board button[data-cell='{target}']")
+                used_targets.append((cell, target))
+                if page.query_selector(".choices button[data-move]") and page.get_attribute(".status-line", "data-seq") == str(state(page)["seq"]):
+                    choice = page.query_selector(".choices button[data-move]")
+                    if choice:
+                        choice.click()
+                return
+            untargeted = page.query_selector(".choices button[data-move]")
+            if untargeted:
+                untargeted.click()
+                return
+        page.click("button[data-move='end']" if "end" in legal else f"button[data-move='{legal[0]}']")
+
+    try:
+        login(page, stack.web.url, "north")
+        open_table(page, table)
+        play_to_end(page, choose, timeout=600)
+        page.wait_for_selector(".final-result")
+        assert used_targets, "no unit was ever selected and sent to a highlighted target"
+        t = stack.table(table)
+        outcome = t.game.outcome(t.state)
+        assert page.get_attribute(".final-result", "data-scores") == str(list(outcome.scores)).replace(" ", "")
+        assert not page.errors, page.errors  # type: ignore[attr-defined]
+    finally:
+        page.context.close()

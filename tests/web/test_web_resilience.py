@@ -1,0 +1,67 @@
+"""The page under trouble: a refused move is explained in words and loses nothing; after a
+broker restart the page reconnects by itself and shows where the game stands."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from tests.web.pages import MY_TURN, login, offered, open_table, state
+
+pytestmark = pytest.mark.broker
+BOTS = {"east": "dragon-heuristic", "south": "dragon-heuristic", "west": "dragon-heuristic"}
+
+
+def wait_seq_change(page, seq: int) -> None:
+    page.wait_for_function("(seq) => document.querySelector('.status-line') && "
+                           "Number(document.querySelector('.status-line').dataset.seq) > seq", arg=seq, timeout=30000)
+
+
+def test_a_stale_move_is_explained_and_the_right_one_still_plays(stack, browser):
+    table = stack.create("dragon", ["north", "east", "south", "west"], {"max_hands": 1}, BOTS, seed=21)
+    page = stack.page(browser)
+    try:
+        login(page, stack.web.url, "north")
+        open_table(page, table)
+        page.wait_for_function(MY_TURN)
+        seq, legal = state(page)["seq"], state(page)["legal"]
+        # a race: the page sends a move for the position before this one
+        page.evaluate("([t, s, m]) => window.summon.link.move(t, s, m)", [table, seq - 1, legal[0]])
+        page.wait_for_selector(".error", timeout=15000)
+        text = page.inner_text(".error")
+        assert "earlier position" in text and f"seq {seq}" in text, text
+        assert stack.table(table).seq == seq, "a refused move changed nothing"
+        move = next(m for m in offered(page) if m in legal)
+        page.click(f"button[data-move='{move}']")
+        wait_seq_change(page, seq)
+        assert not page.query_selector(".error"), "the error goes away once the game moves on"
+    finally:
+        page.context.close()
+
+
+def test_after_a_broker_restart_the_page_reconnects_and_shows_the_game(stack, browser):
+    table = stack.create("dragon", ["north", "east", "south", "west"], {"max_hands": 1}, BOTS, seed=22)
+    page = stack.page(browser)
+    try:
+        login(page, stack.web.url, "north")
+        open_table(page, table)
+        page.wait_for_function(MY_TURN)
+        seq = state(page)["seq"]
+        stack.broker.restart()  # no persistence: every retained message is gone until the referee republishes
+        page.wait_for_selector(".connection.conn-connecting, .connection.conn-offline", timeout=30000)
+        page.wait_for_function("() => window.summon.store.connection.state === 'online'", timeout=60000)
+        deadline = time.monotonic() + 30
+        while stack.table(table).seq != seq and time.monotonic() < deadline:
+            time.sleep(0.1)
+        page.wait_for_function(
+            "(seq) => { const s = document.querySelector('.status-line'); return s && Number(s.dataset.seq) === seq; }",
+            arg=seq, timeout=30000)
+        page.wait_for_function(MY_TURN)
+        legal = state(page)["legal"]
+        move = next(m for m in offered(page) if m in legal)
+        page.click(f"button[data-move='{move}']")
+        wait_seq_change(page, seq)
+        assert stack.table(table).seq > seq, "the move made after the restart was accepted"
+    finally:
+        page.context.close()
