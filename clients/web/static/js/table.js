@@ -86,7 +86,7 @@ function feedPanel(t, meta, game) {
     }
     if (lines.length >= 30) break;
   }
-  return section("What happened", lines.length ? h("ol", { class: "feed", "aria-live": "polite" }, lines) : h("p", { class: "muted" }, "Nothing yet."));
+  return section("What happened", lines.length ? h("ul", { class: "feed", "aria-live": "polite" }, lines) : h("p", { class: "muted" }, "Nothing yet."));
 }
 
 // Clocks tick without re-rendering (a re-render between mousedown and mouseup eats a click).

@@ -167,16 +167,21 @@ export function render(ctx) {
       r.winner_team === null ? "A draw." : `${teamName(meta, r.winner_team)} win`,
       ` ${r.scores[0]}–${r.scores[1]} (${r.reason}).`)));
   }
-  out.push(section("Trick in progress", (view.trick || []).length ? trickCards(meta, view.trick) : h("p", { class: "muted" }, view.phase === "play" ? "No card played yet." : "—")));
-  if (view.last_trick) {
-    out.push(section("Last trick", trickCards(meta, view.last_trick.cards),
-      h("p", {}, `won by ${seatLabel(meta, view.last_trick.winner)} (${view.last_trick.points} point${view.last_trick.points > 1 ? "s" : ""})`)));
+  // What the player acts on comes first (a phone shows little at once): the trick, the
+  // bidding or option step, the hand; then the last trick and the last hand.
+  if (view.phase === "play" || view.phase === "over") {
+    out.push(section("Trick in progress", (view.trick || []).length ? trickCards(meta, view.trick) : h("p", { class: "muted" }, view.phase === "play" ? "No card played yet." : "—")));
   }
-  if (view.phase === "bidding" || (view.bids || []).length) out.push(biddingPanel(ctx));
+  if (view.phase === "bidding" || view.phase === "option") out.push(biddingPanel(ctx));
   const option = optionPanel(ctx);
   if (option) out.push(option);
   if (view.discarding) out.push(h("p", { class: "notice" }, `${seatLabel(meta, view.discarding.seat)} discards ${view.discarding.remaining} more card(s).`));
   if (view.hand) out.push(handPanel(ctx));
+  if (view.last_trick) {
+    out.push(section("Last trick", trickCards(meta, view.last_trick.cards),
+      h("p", {}, `won by ${seatLabel(meta, view.last_trick.winner)} (${view.last_trick.points} point${view.last_trick.points > 1 ? "s" : ""})`)));
+  }
+  if (view.phase !== "bidding" && view.phase !== "option" && (view.bids || []).length) out.push(biddingPanel(ctx));
   if (view.last_hand) out.push(section("Last hand", handResult(meta, view.last_hand)));
   return out;
 }

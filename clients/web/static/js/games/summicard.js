@@ -49,7 +49,7 @@ export function render(ctx) {
       view.pot !== null && view.pot !== undefined ? ` · pot ${view.pot}${view.carry ? ` (carried ${view.carry})` : ""}` : ""),
     view.betting ? h("p", {}, `Betting: highest bet ${view.betting.high}, at most ${view.betting.cap}`) : null));
   const chips = view.chips;
-  out.push(section("Players", h("table", { class: "players" },
+  out.push(section("Players", h("div", { class: "scroll" }, h("table", { class: "players" },
     h("thead", {}, h("tr", {}, h("th", {}, "Player"), h("th", {}, "Main cards"), h("th", {}, "Bomb"), h("th", {}, "Sum"),
       h("th", {}, "Final"), chips ? h("th", {}, "Chips") : null, chips ? h("th", {}, "Bet") : null)),
     h("tbody", {}, view.players.map((p) => h("tr", { class: `${turn.has(p.seat) ? "to-move" : ""} ${p.seat === mySeat ? "me" : ""} status-${p.status}`.trim(), dataset: { seat: p.seat } },
@@ -59,7 +59,7 @@ export function render(ctx) {
       h("td", {}, p.sum === null || p.sum === undefined ? "" : String(p.sum)),
       h("td", {}, p.final === null || p.final === undefined ? "" : `${p.final}${p.bust ? " (bust)" : ""}`),
       chips ? h("td", {}, String(chips[p.seat])) : null,
-      chips ? h("td", {}, String(p.bet || 0)) : null))))));
+      chips ? h("td", {}, String(p.bet || 0)) : null)))))));
   if (view.own) {
     const o = view.own;
     out.push(section("Only you can see", h("p", {},

@@ -1,0 +1,60 @@
+"""The lobby, from retained messages only: the referee's status, my tables, live tables,
+finished ones with their results, and tournaments with their standings."""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+
+from clients.tournament.bots import BotFleet
+from clients.tournament.runner import Runner
+from clients.tournament.spec import parse_spec
+from protocol.messages import Tournament
+from protocol.topics import Topics
+from tests.helpers import Probe
+from tests.web.pages import login
+
+pytestmark = pytest.mark.broker
+
+
+def test_lobby_shows_tables_results_and_tournament_standings(stack, browser, tmp_path):
+    spec = parse_spec({"tournament": {"id": f"t{uuid.uuid4().hex[:6]}", "name": "Lobby cup", "game": "dragon",
+                                      "format": "round-robin", "seed": 3},
+                       "table": {"max_hands": 1}, "time": {"no_show": 30}, "run": {},
+                       "entrant": [{"name": "NS", "members": ["north", "south"]},
+                                   {"name": "EW", "members": ["east", "west"]}]})
+    fleet = BotFleet().start(stack.broker.url, [(u, "dragon-heuristic") for u in ("north", "south", "east", "west")])
+    try:
+        progress = Runner(spec, stack.broker.url("director"), "director", tmp_path / "progress.json").run(timeout=120)
+    finally:
+        fleet.stop()
+    assert progress.status == "finished"
+    finished = next(g for g in progress.games if g.status == "finished")
+    live = stack.create("dragon", ["p1", "p2", "p3", "p4"], {"target": 100000},
+                        {u: "random" for u in ("p1", "p2", "p3", "p4")}, seed=4)
+    mine = stack.create("summicard", ["mallory", "p5"], {}, {"p5": "random"}, seed=4)
+    page = stack.page(browser)
+    try:
+        login(page, stack.web.url, "mallory")
+        page.wait_for_selector(f"ul.tables.live [data-table='{live}']")
+        page.wait_for_selector(f"ul.tables.mine [data-table='{mine}']")
+        page.wait_for_selector(f"ul.tables.done [data-table='{finished.table}']")
+        row = page.inner_text(f"ul.tables.done li[data-table='{finished.table}']")
+        assert " / ".join(str(s) for s in stack.table(finished.table).game.outcome(
+            stack.table(finished.table).state).scores) in row, row
+        assert "Referee online" in page.inner_text(".referee")
+        page.wait_for_selector(f"[data-tournament='{spec.id}']")
+        card = page.inner_text(f"[data-tournament='{spec.id}']")
+        assert "Lobby cup" in card and "finished" in card
+        rows = page.eval_on_selector_all(f"[data-tournament='{spec.id}'] table.standings tbody tr",
+                                         "trs => trs.map(tr => [...tr.children].map(td => td.textContent))")
+        probe = Probe(stack.broker.url("p6"), "p6", (Topics().tournament("director", spec.id),))
+        try:
+            msg = probe.wait_for(lambda i, m: isinstance(m, Tournament) and m.status == "finished")
+        finally:
+            probe.close()
+        assert {r[1]: float(r[2]) for r in rows} == {r["entrant"]: float(r["points"]) for r in msg.standings}
+        assert not page.errors, page.errors  # type: ignore[attr-defined]
+    finally:
+        page.context.close()

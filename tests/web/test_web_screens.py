@@ -1,0 +1,73 @@
+"""Every screen at phone (360 px) and desktop widths: nothing overflows sideways, and the
+screenshots are written (to docs/screens/web/ with SUMMON_WRITE_SCREENS=1, as the docs
+were made; to a temp dir otherwise, so the run checks them without touching the tree)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from tests.web.pages import MY_TURN, login, offered, open_table, state
+from tests.web.test_web_dragon import BOTS, DragonPerson
+
+pytestmark = pytest.mark.broker
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "screens" / "web"
+WIDTHS = {"phone": (360, 740), "desktop": (1280, 900)}
+
+
+def shoot(page, name: str, out: Path) -> None:
+    for label, (w, h) in WIDTHS.items():
+        page.set_viewport_size({"width": w, "height": h})
+        page.wait_for_timeout(150)
+        overflow = page.evaluate("() => document.documentElement.scrollWidth - window.innerWidth")
+        assert overflow <= 0, f"{name} at {w} px is {overflow} px too wide"
+        path = out / f"{name}-{label}.png"
+        page.screenshot(path=str(path), full_page=True)
+        assert path.stat().st_size > 5000
+
+
+@pytest.fixture
+def out(tmp_path) -> Path:
+    if os.environ.get("SUMMON_WRITE_SCREENS"):
+        DOCS.mkdir(parents=True, exist_ok=True)
+        return DOCS
+    return tmp_path
+
+
+def test_screens_of_the_lobby_and_every_game(stack, browser, out):
+    dragon = stack.create("dragon", ["north", "east", "south", "west"], {"max_hands": 1}, BOTS, seed=11)
+    summicard = stack.create("summicard", ["north", "p1", "p2", "p3"], {"variant": "betting"},
+                             {"p1": "random", "p2": "random", "p3": "random"}, seed=2)
+    sw = stack.create("summoner-wars", ["north", "p4"], {"first": 0}, {"p4": "random"}, seed=3)
+    page = stack.page(browser)
+    try:
+        login(page, stack.web.url, "north")
+        page.wait_for_selector(f"[data-table='{sw}']")
+        shoot(page, "lobby", out)
+        open_table(page, dragon)
+        person = DragonPerson(keyboard=False)
+        while True:  # bid and discard through the page, then show a trick in progress
+            page.wait_for_function(MY_TURN)
+            s = state(page)
+            if s["view"]["phase"] == "play" and s["view"]["trick"]:
+                break
+            seq = s["seq"]
+            person(page)
+            page.wait_for_function("(q) => Number(document.querySelector('.status-line').dataset.seq) > q", arg=seq)
+        shoot(page, "dragon", out)
+        page.goto(f"{stack.web.url}#/table/{summicard}")
+        page.wait_for_function(MY_TURN)
+        shoot(page, "summicard", out)
+        page.goto(f"{stack.web.url}#/table/{sw}")
+        page.wait_for_function(MY_TURN)
+        source = page.query_selector(".board button.cell.source")
+        if source:
+            source.click()
+            page.wait_for_selector(".board .cell.selected")
+        shoot(page, "summoner-wars", out)
+        assert offered(page)
+        assert not page.errors, page.errors  # type: ignore[attr-defined]
+    finally:
+        page.context.close()
