@@ -25,9 +25,13 @@ def replay() -> None:
 @click.option("--output", "-o", default=None, help="Replay file to write (default: TABLE.summon-replay.json).")
 @click.option("--unfinished", is_flag=True,
               help="Export a game still in progress (the file reveals every hand: keep it secret).")
-def export_cmd(table: str, db: str, output: str | None, unfinished: bool) -> None:
+@click.option("--no-frames", is_flag=True,
+              help="Leave out every audience's messages: a file ~50x smaller that only `replay show` can play.")
+def export_cmd(table: str, db: str, output: str | None, unfinished: bool, no_frames: bool) -> None:
     """Write TABLE's replay file from the referee's database."""
-    from clients.replay import ReplayError, export, save, steps
+    from pathlib import Path
+
+    from clients.replay import ReplayError, dumps, export, steps
     from referee.store import Store, StoreError
 
     try:
@@ -43,14 +47,16 @@ def export_cmd(table: str, db: str, output: str | None, unfinished: bool) -> Non
     if rep.record.status != "finished" and not unfinished:
         raise click.ClickException(f"table {table} is still being played; its replay would reveal every hand "
                                    "(use --unfinished to export it anyway)")
-    try:  # never write a file that does not replay
-        for _ in steps(rep, None):
-            pass
+    try:  # never write a file that does not replay (building the frames replays it for every audience)
+        if no_frames:
+            list(steps(rep, None))
+        text = dumps(rep.to_json(with_frames=not no_frames))
     except ReplayError as exc:
         raise click.ClickException(f"the history of {table} does not replay: {exc}") from None
     path = output or f"{table}.summon-replay.json"
-    save(rep, path)
-    click.echo(f"{path}: {len(rep.moves)} moves, status {rep.record.status}")
+    Path(path).write_text(text)
+    frames = "no frames" if no_frames else "frames for every audience"
+    click.echo(f"{path}: {len(rep.moves)} moves, status {rep.record.status}, {frames}, {len(text) // 1000} kB")
 
 
 @replay.command("show")

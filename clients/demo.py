@@ -83,7 +83,7 @@ def run_demo(opts: DemoOptions, out: Callable[[str], None] = print) -> int:
             t.start()
             threads.append(t)
         options = "; ".join(f"{k} {v}" for k, v in opts.config.items())
-        out(f"{opts.game}: seed {seed}; {options or 'default options'}; " + ", ".join(
+        out(f"{opts.game}: seed {seed}; {options or 'default options'}; bots: " + ", ".join(
             f"{names[i]}={'you (browser)' if web is not None and i == 0 else k}" for i, k in enumerate(opts.bots)))
         referee.call(lambda: referee.create_table(
             opts.game, names, dict(opts.config), seed=seed, table_id=table_id))

@@ -19,7 +19,10 @@ The file format ("summon-replay", version 1) is one JSON object::
       "result": {"scores": [...], "winners": [...], "reason": "target"},
       "moves": [{"seq": 1, "seat": 1, "user": "east", "move": "pass", "time": 1767225601.2,
                  "spent_ms": 1200, "flags": []}, ...],
-      "seat_events": [{"at_seq": 40, "seat": 2, "kind": "house", "reason": "absent", "time": ...}, ...]
+      "seat_events": [{"at_seq": 40, "seat": 2, "kind": "house", "reason": "absent", "time": ...}, ...],
+      "frames": {"spectator": [{"seq": 0, "topic": "public/state", "message": {"v": 1, "type": "public_state", ...}},
+                               ...],
+                 "0": [{"seq": 0, "topic": "seat/north/state", "message": {...}}, ...], "1": [...], ...}
     }
 
 ``seq`` runs 1, 2, 3...; ``flags`` may hold ``timeout``, ``house``, ``random`` (the
@@ -28,6 +31,27 @@ referee played the move); ``seat_events`` are the house bot taking a seat (``kin
 **The file holds the deal seed, so it reveals every hand**: hand it out only once the
 game is over (``summon replay export`` refuses an unfinished table without
 ``--unfinished``).
+
+``frames`` (optional; ``summon replay export`` writes it unless ``--no-frames``) is for
+clients without the engine, such as the browser's replay viewer: for ``"spectator"`` and
+each seat number (as a string; a username's seat is its index in ``players``), every
+message that audience received, in order.  ``seq`` is the step (0: the new table, then
+the move with that seq), ``topic`` the topic under ``<p>/t/<table>/``, and ``message``
+the decoded wire message: exactly the dict its msgpack decodes to, and exactly what
+``summon replay show --as AUDIENCE --json`` prints for it (there with the step's ``seq``
+merged in), since both come from ``steps``.  A seat's frames hold that seat's hidden
+cards as it saw them; the spectator's never hold a hidden card.  Adding the key kept
+version 1: readers of version 1 ignore keys they do not know, and this module ignores
+``frames`` when reading (it replays the moves instead, so a file cannot make it show
+what the history does not say).
+
+Why frames by default although they are big: a whole Summon the Dragon game to 500 (four
+heuristic bots, 548 and 727 moves) is 73-96 kB without frames and 4.0-5.3 MB with them
+(130-170 kB gzipped); a Summoner Wars game (292-359 moves) 38-47 kB and 4.0-5.2 MB --
+every seat state repeats its whole view and legal moves.  A few MB is nothing for a
+download or a browser, while a file without them is useless to the viewer;
+``--no-frames`` keeps the small file for archiving many games.  Frames are one compact
+line each (``dumps``): indenting them would double the size.
 """
 
 from __future__ import annotations
@@ -35,7 +59,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Iterator, Sequence
 
 from protocol.messages import Events, Message, Meta, Move, SeatState, decode
 from protocol.topics import Topics
@@ -43,10 +67,12 @@ from referee.clock import Clock, TimeControl
 from referee.engine import Event
 from referee.games import GAMES
 from referee.presence import announcement
+from referee.selfplay import PlayedGame
 from referee.store import MoveRecord, SeatEvent, Store, TableRecord
 from referee.table import Publish, Table
 
-__all__ = ["FORMAT", "VERSION", "ReplayError", "Replay", "Step", "export", "load", "steps", "SPECTATOR"]
+__all__ = ["FORMAT", "VERSION", "ReplayError", "Replay", "Received", "Step", "export", "from_selfplay", "save", "load",
+           "dumps", "steps", "frames", "SPECTATOR"]
 
 FORMAT, VERSION = "summon-replay", 1
 SPECTATOR = None
@@ -63,9 +89,10 @@ class Replay:
     moves: tuple[MoveRecord, ...]
     seat_events: tuple[SeatEvent, ...] = ()
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self, with_frames: bool = False) -> dict[str, Any]:
+        """The file's object; ``with_frames`` adds what every audience received (``frames``)."""
         r = self.record
-        return {
+        data = {
             "format": FORMAT, "version": VERSION, "table": r.id, "game": r.game, "players": list(r.players),
             "config": r.config, "seed": r.seed, "clock": r.clock, "created": r.created, "status": r.status,
             "result": r.result, "finished": r.finished,
@@ -74,6 +101,9 @@ class Replay:
             "seat_events": [{"at_seq": e.at_seq, "seat": e.seat, "kind": e.kind, "reason": e.reason, "time": e.time}
                             for e in self.seat_events],
         }
+        if with_frames:
+            data["frames"] = frames(self)
+        return data
 
     @classmethod
     def from_json(cls, data: Any) -> "Replay":
@@ -102,8 +132,39 @@ def export(store: Store, table_id: str) -> Replay:
     return Replay(rec, tuple(store.moves(table_id)), tuple(store.seat_events(table_id)))
 
 
-def save(replay: Replay, path: str | Path) -> None:
-    Path(path).write_text(json.dumps(replay.to_json(), indent=1, sort_keys=True) + "\n")
+def from_selfplay(played: PlayedGame, game: str, players: Sequence[str], config: dict[str, Any], seed: int,
+                  table_id: str, created: float = 0.0) -> Replay:
+    """The replay of a game played locally (``referee.selfplay.play_game``): samples and tests.
+
+    No referee took part, so there is no clock and no seat event, and every time is
+    ``created``; ``steps`` still checks every move and the result, as for an export.
+    """
+    players = tuple(players)
+    rec = TableRecord(table_id, game, players, {**GAMES[game].config_defaults(), **config}, seed, created,
+                      "finished", None, played.outcome.to_wire(), created)
+    moves = tuple(MoveRecord(i, seat, players[seat], move, created) for i, (seat, move) in enumerate(played.history, 1))
+    return Replay(rec, moves)
+
+
+def save(replay: Replay, path: str | Path, with_frames: bool = True) -> None:
+    """Write the file (with ``frames`` unless told otherwise); raises ``ReplayError`` if it does not replay."""
+    Path(path).write_text(dumps(replay.to_json(with_frames)))
+
+
+def dumps(data: dict[str, Any]) -> str:
+    """The file's text: indented, but one line per frame (indenting them would double the size).
+
+    A frame keeps its keys in wire order (``seq``, ``topic``, ``message``; ``v``, ``type``...),
+    which reads best and is as deterministic as sorting.
+    """
+    data = dict(data)
+    audiences = data.pop("frames", None)
+    head = json.dumps(data, indent=1, sort_keys=True)
+    if audiences is None:
+        return head + "\n"
+    lists = [f" {json.dumps(name)}: [\n" + ",\n".join("  " + json.dumps(f, separators=(",", ":"))
+                                                  for f in items) + "\n ]" for name, items in audiences.items()]
+    return head.removesuffix("\n}") + ',\n "frames": {\n' + ",\n".join(lists) + "\n }\n}\n"
 
 
 def load(path: str | Path) -> Replay:
@@ -114,13 +175,25 @@ def load(path: str | Path) -> Replay:
     return Replay.from_json(data)
 
 
+@dataclass(frozen=True)
+class Received:
+    """One message as an audience received it, with its topic under ``<p>/t/<table>/``."""
+
+    topic: str  # "public/state", "public/events", "public/meta", "seat/<user>/state", "seat/<user>/error"
+    message: Message
+
+
 @dataclass
 class Step:
     """What one audience received at one step: seq 0 is the new table, then one per move."""
 
     seq: int
-    messages: list[Message] = field(default_factory=list)
+    received: list[Received] = field(default_factory=list)
     move: MoveRecord | None = None
+
+    @property
+    def messages(self) -> list[Message]:
+        return [r.message for r in self.received]
 
 
 def audience_topics(table: Table, audience: int | None) -> set[str]:
@@ -152,20 +225,23 @@ def steps(replay: Replay, audience: int | None) -> Iterator[Step]:
     mine = audience_topics(table, audience)
     pending = sorted(replay.seat_events, key=lambda e: e.at_seq)
 
-    def keep(out: list[Publish]) -> list[Message]:
-        return [decode(p.payload, max_bytes=1 << 20) for p in out if p.topic in mine and p.payload]
+    under = _TOPICS.meta(table.id).removesuffix("public/meta")
+
+    def keep(out: list[Publish]) -> list[Received]:
+        return [Received(p.topic.removeprefix(under), decode(p.payload, max_bytes=1 << 20))
+                for p in out if p.topic in mine and p.payload]
 
     def seat_changes(step: Step) -> None:
         while pending and pending[0].at_seq <= step.seq:
             ev = pending.pop(0)
             if ev.kind == "house":
                 table.house[ev.seat] = ev.reason or "absent"
-                step.messages += keep(announcement(table, Event("house", {"seat": ev.seat, "reason": ev.reason})))
+                step.received += keep(announcement(table, Event("house", {"seat": ev.seat, "reason": ev.reason})))
             elif ev.kind == "reclaim":
                 table.house.pop(ev.seat, None)
                 if table.clock is not None:
                     table.clock = table.clock.reset_timeouts(ev.seat)
-                step.messages += keep(announcement(table, Event("reclaim", {"seat": ev.seat}), ev.seat))
+                step.received += keep(announcement(table, Event("reclaim", {"seat": ev.seat}), ev.seat))
 
     first = Step(0, keep(table.snapshot()))
     seat_changes(first)
@@ -186,6 +262,19 @@ def steps(replay: Replay, audience: int | None) -> Iterator[Step]:
     outcome = table.game.outcome(table.state)
     if rec.status == "finished" and (outcome is None or outcome.to_wire() != rec.result):
         raise ReplayError(f"the replay ends with {outcome}, the record says {rec.result}")
+
+
+def frames(replay: Replay) -> dict[str, list[dict[str, Any]]]:
+    """Every audience's messages, in order, as plain JSON: the file's ``frames`` key.
+
+    Built by ``steps`` (the very path of ``summon replay show --json``), so a client without
+    the engine can show any audience exactly what it received.  Keys: ``"spectator"``, then
+    each seat number as a string (a username's seat is its index in ``players``).
+    """
+    seats = range(len(replay.record.players))
+    return {("spectator" if a is None else str(a)): [
+        {"seq": step.seq, "topic": r.topic, "message": r.message.to_wire()}
+        for step in steps(replay, a) for r in step.received] for a in (SPECTATOR, *seats)}
 
 
 def _notes(m: MoveRecord) -> list[Event]:

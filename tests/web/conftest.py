@@ -12,6 +12,7 @@ import os
 import shutil
 import threading
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Iterator, Sequence
 
 import pytest
@@ -23,6 +24,7 @@ from clients.web.server import WebConfig, WebServer
 from referee.service import Referee, RefereeConfig
 from tests.mosquitto import Mosquitto, password, start_mosquitto
 
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "screens" / "web"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-sync",
                  "--disable-background-networking", "--disable-component-update"]
 
@@ -107,6 +109,16 @@ def stack(mosquitto_ws: Mosquitto) -> Iterator[Stack]:
         web.stop()
         ref.request_stop()
         thread.join(10)
+
+
+@pytest.fixture
+def out(tmp_path: Any) -> Any:
+    """Where screenshots go: docs/screens/web/ with SUMMON_WRITE_SCREENS=1 (how the docs'
+    pictures are made), else this test's temp dir (checked, then thrown away)."""
+    if os.environ.get("SUMMON_WRITE_SCREENS"):
+        DOCS.mkdir(parents=True, exist_ok=True)
+        return DOCS
+    return tmp_path
 
 
 __all__ = ["Stack", "password"]

@@ -4,7 +4,6 @@ were made; to a temp dir otherwise, so the run checks them without touching the 
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
@@ -13,7 +12,6 @@ from tests.web.pages import MY_TURN, login, offered, open_table, state
 from tests.web.test_web_dragon import BOTS, DragonPerson
 
 pytestmark = pytest.mark.broker
-DOCS = Path(__file__).resolve().parents[2] / "docs" / "screens" / "web"
 WIDTHS = {"phone": (360, 740), "desktop": (1280, 900)}
 
 
@@ -26,14 +24,6 @@ def shoot(page, name: str, out: Path) -> None:
         path = out / f"{name}-{label}.png"
         page.screenshot(path=str(path), full_page=True)
         assert path.stat().st_size > 5000
-
-
-@pytest.fixture
-def out(tmp_path) -> Path:
-    if os.environ.get("SUMMON_WRITE_SCREENS"):
-        DOCS.mkdir(parents=True, exist_ok=True)
-        return DOCS
-    return tmp_path
 
 
 def test_screens_of_the_lobby_and_every_game(stack, browser, out):

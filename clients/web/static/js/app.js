@@ -35,7 +35,12 @@ async function loadConfig() {
   }
 }
 
+// Timings for benchmarks/web_page.py (performance.now(): ms since the URL was opened).
+const marks = (window.__marks = { ready: null, connect: null, firstState: null });
+
 function connect(opts) {
+  marks.connect = performance.now();
+  marks.firstState = null;
   if (link) link.close();
   store.tables.clear();
   store.tours.clear();
@@ -105,6 +110,7 @@ function render() {
     if (screen === "replay") return [nav, ...replay.render()];
     if (screen === "lobby") return [nav, ...renderLobby(store, link, loginForm())];
     const t = store.table(watched);
+    if ((t.seat || t.pub) && marks.firstState === null) marks.firstState = performance.now();
     const mine = t.seat && (t.seat.to_move || []).includes(t.seat.seat) && t.seat.status === "playing";
     document.title = mine ? "Your turn · Summon" : "Summon";
     const body = renderTable(t, { onMove: link && link.user ? onMove : null, onReclaim: (id) => link.reclaim(id), ui, now: () => performance.now(), refresh: render });
@@ -112,7 +118,10 @@ function render() {
       ? h("p", { class: "sent", role: "status" }, `Sent “${ui.sent.move}”; waiting for the referee…`) : null;
     const conn = store.connection.state !== "online"
       ? h("p", { class: `connection conn-${store.connection.state}`, role: "status" }, store.connection.detail) : null;
-    return [nav, conn, sent, ...body];
+    // Opened from a link without being logged in: offer the login here too (after the
+    // table when watching anonymously, before it when there is nothing to show yet).
+    const login = !link || !link.user ? loginForm() : null;
+    return link ? [nav, conn, sent, ...body, login] : [nav, login, ...body];
   });
 }
 
@@ -130,6 +139,7 @@ async function main() {
   if (config.login === "none" && config.user) connect({ url: config.broker, username: config.user });
   else if (config.edge) connect({ url: config.edge });
   render();
+  marks.ready = performance.now();
 }
 
 main();

@@ -164,15 +164,19 @@ export function applyMessage(store, topic, m) {
     return true;
 }
 
-// Events reach a player twice (its seat_state's private copy and the public feed): keep one
-// list per table, deduplicated by seq, preferring the seat's copy (it has private parts).
+// Events reach a player twice (its seat_state's private copy and the public feed) and may
+// be delivered again (QoS 1, reconnects): keep one copy of each batch, preferring the seat's
+// (it has private parts).  Two batches are the same when they have the same seq and the same
+// event types; a referee notice (house bot, reclaim, resumed) shares its seq with the move
+// before it but not its types, so it is kept.
 function addEvents(t, seq, events, source) {
-  const same = t.events.findIndex((e) => e.seq === seq);
+  const kinds = events.map((e) => e.type).join(",");
+  const same = t.events.findIndex((b) => b.seq === seq && b.kinds === kinds);
   if (same >= 0) {
-    if (source === "seat" && t.events[same].source === "public") t.events[same] = { seq, events, source };
+    if (source === "seat" && t.events[same].source === "public") t.events[same] = { seq, events, source, kinds };
     return;
   }
-  t.events.push({ seq, events, source });
+  t.events.push({ seq, events, source, kinds });
   t.events.sort((a, b) => a.seq - b.seq);
   if (t.events.length > MAX_EVENTS) t.events.splice(0, t.events.length - MAX_EVENTS);
 }

@@ -18,15 +18,17 @@ export class ReplayViewer {
   }
 
   audiences() {
-    return this.file ? Object.keys(this.file.frames) : [];
+    if (!this.file) return [];
+    // JavaScript lists integer-like keys first: put the spectator first, then seats in order
+    const keys = Object.keys(this.file.frames);
+    return [...keys.filter((k) => k === "spectator"), ...keys.filter((k) => k !== "spectator").sort((a, b) => Number(a) - Number(b))];
   }
 
-  // Indices of the messages that bring a new state: the steps of the slider.
+  // The steps of the slider: the table's seqs (each frame says which step it belongs to;
+  // a step is every message that one move caused, states, events and meta alike).
   steps() {
     const frames = this.file.frames[this.audience] || [];
-    const out = [];
-    frames.forEach((f, i) => { if (f.message && /_state$/.test(f.message.type)) out.push(i); });
-    return out.length ? out : [Math.max(0, frames.length - 1)];
+    return [...new Set(frames.map((f) => f.seq))].sort((a, b) => a - b);
   }
 
   async load(fileObject) {
@@ -53,7 +55,7 @@ export class ReplayViewer {
     const upto = steps[Math.min(this.step, steps.length - 1)];
     const store = new Store();
     store.now = () => 0;
-    for (let i = 0; i <= upto && i < frames.length; i++) store.apply(frames[i].topic, frames[i].message);
+    for (const f of frames) if (f.seq <= upto) store.apply(f.topic, f.message);
     return store.table(this.file.table);
   }
 
@@ -74,10 +76,10 @@ export class ReplayViewer {
     const controls = h("div", { class: "replay-controls" },
       h("label", {}, "Watch as ", h("select", { dataset: { key: "replay-audience" }, on: { change: (e) => { this.audience = e.target.value; this.step = 0; this.refresh(); } } },
         this.audiences().map((a) => h("option", { value: a, selected: a === this.audience }, a === "spectator" ? "spectator" : `seat ${a}${this.file.players ? ` (${this.file.players[Number(a)]})` : ""}`)))),
-      h("button", { type: "button", dataset: { key: "replay-first" }, on: { click: () => this.go(0) } }, "⏮ First"),
+      h("button", { type: "button", dataset: { key: "replay-first" }, on: { click: () => this.go(0) } }, "« First"),
       h("button", { type: "button", dataset: { key: "replay-prev" }, on: { click: () => this.go(this.step - 1) } }, "◀ Back"),
       h("button", { type: "button", dataset: { key: "replay-next" }, on: { click: () => this.go(this.step + 1) } }, "Next ▶"),
-      h("button", { type: "button", dataset: { key: "replay-last" }, on: { click: () => this.go(steps.length - 1) } }, "Last ⏭"),
+      h("button", { type: "button", dataset: { key: "replay-last" }, on: { click: () => this.go(steps.length - 1) } }, "Last »"),
       h("input", { type: "range", min: 0, max: steps.length - 1, value: this.step, "aria-label": "step", dataset: { key: "replay-range" },
         on: { input: (e) => this.go(Number(e.target.value)) } }),
       h("span", { class: "muted", role: "status" }, `step ${this.step + 1} of ${steps.length}`));

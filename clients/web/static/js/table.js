@@ -72,7 +72,7 @@ function clockSpan(clock, seat, started, now) {
   const left = clock.remaining_ms[seat] - (running ? now() - started : 0);
   const bank = clock.bank_ms && clock.bank_ms[seat] !== null ? ` · bank ${formatMs(clock.bank_ms[seat] - (running && clock.move_ms === null ? now() - started : 0))}` : "";
   return h("div", { class: `clock ${running ? "running" : ""}`, dataset: running ? { clockLeft: clock.remaining_ms[seat], clockSince: started } : {} },
-    h("span", { class: "left" }, `⏱ ${formatMs(left)}`), bank);
+    h("span", { class: "left" }, `clock ${formatMs(left)}`), bank);
 }
 
 // The feed: newest first; referee notices (house bot, timeouts, reclaim) in every game.
@@ -93,6 +93,6 @@ function feedPanel(t, meta, game) {
 export function tickClocks(root, now) {
   for (const el of root.querySelectorAll("[data-clock-left]")) {
     const left = Number(el.dataset.clockLeft) - (now() - Number(el.dataset.clockSince));
-    el.querySelector(".left").textContent = `⏱ ${formatMs(left)}`;
+    el.querySelector(".left").textContent = `clock ${formatMs(left)}`;
   }
 }
