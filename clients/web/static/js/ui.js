@@ -1,6 +1,6 @@
 // Small DOM helpers: build elements from data, never from HTML strings.
 //
-// Why no innerHTML anywhere: every text on the page comes from the broker (usernames,
+// Why never HTML strings: every text on the page comes from the broker (usernames,
 // table ids, tournament names, error details), so building nodes with textContent makes
 // markup injection impossible by construction, and the CSP forbids inline scripts anyway.
 

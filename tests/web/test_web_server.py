@@ -1,0 +1,85 @@
+"""``summon web`` serves the page's files and config.json and nothing else, with strict
+headers; the vendored libraries are exactly the pinned builds."""
+
+from __future__ import annotations
+
+import http.client
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from clients.cli import main as cli_main
+from clients.web import vendor
+from clients.web.server import STATIC, WebConfig, WebServer, csp_header
+
+
+@pytest.fixture
+def server():
+    s = WebServer(WebConfig(broker="ws://127.0.0.1:9001", edge="wss://watch.example.org:9002"), port=0).start()
+    try:
+        yield s
+    finally:
+        s.stop()
+
+
+def get(server, path, method="GET"):
+    conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=5)
+    conn.request(method, path)
+    r = conn.getresponse()
+    body = r.read()
+    conn.close()
+    return r.status, dict(r.getheaders()), body
+
+
+def test_serves_the_page_with_a_strict_policy(server):
+    status, headers, body = get(server, "/")
+    assert status == 200 and b'<script type="module" src="js/app.js">' in body
+    csp = headers["Content-Security-Policy"]
+    assert "default-src 'none'" in csp and "script-src 'self'" in csp and "frame-ancestors 'none'" in csp
+    assert "connect-src 'self' ws://127.0.0.1:9001 wss://watch.example.org:9002" in csp
+    assert "unsafe-inline" not in csp and "unsafe-eval" not in csp
+    assert headers["X-Content-Type-Options"] == "nosniff" and headers["Referrer-Policy"] == "no-referrer"
+    status, headers, _ = get(server, "/js/app.js")
+    assert status == 200 and headers["Content-Type"].startswith("text/javascript")
+
+
+def test_config_json_says_where_the_brokers_are_and_nothing_secret(server):
+    status, _, body = get(server, "/config.json")
+    assert status == 200
+    assert json.loads(body) == {"broker": "ws://127.0.0.1:9001", "edge": "wss://watch.example.org:9002",
+                                "prefix": "summon/v1", "user": "", "login": "password"}
+
+
+@pytest.mark.parametrize("path", ["/../pyproject.toml", "/%2e%2e/server.py", "/js/../../server.py", "/nosuch",
+                                  "/vendor/", "/js"])
+def test_nothing_outside_the_static_files(server, path):
+    assert get(server, path)[0] == 404
+
+
+def test_it_accepts_no_writes(server):
+    assert get(server, "/", "POST")[0] == 405
+
+
+def test_without_a_configured_broker_any_websocket_may_be_typed_in():
+    assert "connect-src 'self' ws: wss:" in csp_header(WebConfig())
+
+
+def test_summon_web_refuses_credentials_in_a_url():
+    out = CliRunner().invoke(cli_main, ["web", "--broker", "ws://alice:pw@127.0.0.1:9001"])
+    assert out.exit_code == 2 and "no credentials in the URL" in out.output
+    out = CliRunner().invoke(cli_main, ["web", "--broker", "mqtt://127.0.0.1:1883"])
+    assert out.exit_code == 2 and "ws://" in out.output
+
+
+def test_vendored_libraries_match_their_manifest():
+    lines = vendor.check()
+    assert any("mqtt.esm.js" in line for line in lines) and any("msgpack.min.js" in line for line in lines)
+
+
+def test_the_page_builds_nodes_from_text_only():
+    """Every string on screen comes from the broker: no innerHTML/outerHTML/insertAdjacentHTML/eval."""
+    for path in (STATIC / "js").rglob("*.js"):
+        text = path.read_text()
+        for bad in ("innerHTML", "outerHTML", "insertAdjacentHTML", "eval(", "new Function", "document.write"):
+            assert bad not in text, f"{path.name} uses {bad}"
