@@ -70,7 +70,8 @@ function loginForm() {
     h("label", {}, "Username ", h("input", { name: "username", required: true, autocomplete: "username", value: config.user || saved, pattern: "[A-Za-z0-9_.\\-]{1,64}", dataset: { key: "f-user" } })),
     h("label", {}, "Password ", h("input", { name: "password", type: "password", autocomplete: "current-password", dataset: { key: "f-password" } })),
     h("button", { type: "submit", dataset: { key: "f-login" } }, "Log in to play"));
-  const spectate = config.edge || config.broker
+  const watching = link && !link.user && c.state === "online";
+  const spectate = (config.edge || config.broker) && !watching
     ? h("button", { type: "button", dataset: { key: "spectate" }, on: { click: () => connect({ url: config.edge || config.broker }) } },
       config.edge ? "Watch without an account" : "Connect as a spectator")
     : null;
