@@ -12,7 +12,7 @@ import sys
 import click
 
 from protocol.version import DEFAULT_PREFIX
-from referee.accounts import ROLES, Accounts, AccountsError, BrokerSettings, init_broker
+from referee.accounts import ROLES, Accounts, AccountsError, BrokerSettings, EdgeDir, EdgeSettings, init_broker
 
 __all__ = ["broker", "accounts"]
 
@@ -20,6 +20,50 @@ __all__ = ["broker", "accounts"]
 @click.group()
 def broker() -> None:
     """Generate and manage a Mosquitto configuration for Summon."""
+
+
+def _edge_options(prefix: str):  # type: ignore[no-untyped-def]
+    """The edge broker's flags, as ``--edge-port`` on ``init`` and ``--port`` on ``edge``."""
+    d = EdgeSettings()
+
+    def deco(f):  # type: ignore[no-untyped-def]
+        for opt in reversed([
+            click.option(f"--{prefix}name", "edge_name", default=d.name, show_default=True,
+                         help="Edge name: its bridge account (role edge) and DIR/edges/NAME/; one per edge."),
+            click.option(f"--{prefix}port", "edge_port", default=d.port, show_default=True, type=int,
+                         help="Edge: anonymous read-only MQTT listener."),
+            click.option(f"--{prefix}ws-port", "edge_ws_port", default=d.websockets_port, show_default=True, type=int,
+                         help="Edge: anonymous read-only websockets listener (every interface on 2.0.11)."),
+            click.option(f"--{prefix}no-websockets", "edge_no_ws", is_flag=True, help="Edge: no websockets listener."),
+            click.option(f"--{prefix}host", "edge_host", default=d.remote_host, show_default=True,
+                         help="Where the edge reaches this broker's spectators' listener."),
+            click.option(f"--{prefix}bind", "edge_bind", default=d.bind, show_default=True,
+                         help="Edge: address of its MQTT listener ('' = every interface)."),
+            click.option(f"--{prefix}http-dir", "edge_http_dir", type=click.Path(file_okay=False), default=None,
+                         help="Edge: serve these static files (e.g. clients/web/static) from the websockets port."),
+            click.option(f"--{prefix}tls", "edge_tls", is_flag=True,
+                         help="Edge: wss:// with the broker's --certfile/--keyfile (beyond localhost)."),
+            click.option(f"--{prefix}max-connections", "edge_max_connections", default=d.max_connections,
+                         show_default=True, type=int, help="Edge: connections per listener (-1 = no limit)."),
+        ]):
+            f = opt(f)
+        return f
+    return deco
+
+
+def _edge_settings(kw: dict) -> EdgeSettings:
+    return EdgeSettings(name=kw["edge_name"], port=kw["edge_port"],
+                        websockets_port=None if kw["edge_no_ws"] else kw["edge_ws_port"], bind=kw["edge_bind"],
+                        remote_host=kw["edge_host"],
+                        http_dir=os.path.abspath(kw["edge_http_dir"]) if kw["edge_http_dir"] else None,
+                        tls=kw["edge_tls"], max_connections=kw["edge_max_connections"])
+
+
+def _edge_next(ed: EdgeDir, e: EdgeSettings) -> None:
+    ws = f", websockets {'wss' if e.tls else 'ws'}://HOST:{e.websockets_port}/" if e.websockets_port else ""
+    click.echo(f"wrote the edge broker {ed.conf} (and acl, an empty passwd): anonymous, read-only,"
+               f" mqtt://{e.bind or 'HOST'}:{e.port}{ws}")
+    click.echo(f"  mosquitto -c {ed.conf}        # a separate process, started after (or with) the main broker")
 
 
 @broker.command("init")
@@ -40,26 +84,62 @@ def broker() -> None:
               help="Also serve players over websockets (Mosquitto 2.0.11 binds every interface for it).")
 @click.option("--run-as-root", is_flag=True, help="Keep root rights (only for throwaway directories under /tmp).")
 @click.option("--force", is_flag=True, help="Rewrite the config of an existing directory (accounts are kept).")
+@click.option("--edge", is_flag=True,
+              help="Also write an edge broker (DIR/edges/NAME/): a separate Mosquitto for anonymous, read-only "
+                   "spectators, bridged in from the spectators' listener (public topics only).")
+@_edge_options("edge-")
 def init(directory: str, port: int, spectator_port: int, no_spectators: bool, bind: str, prefix: str,
          tls_port: int | None, certfile: str | None, keyfile: str | None, cafile: str | None,
-         websockets_port: int | None, run_as_root: bool, force: bool) -> None:
-    """Write DIRECTORY/mosquitto.conf, ACLs, password and roles files (commented)."""
+         websockets_port: int | None, run_as_root: bool, force: bool, edge: bool, **edge_kw: object) -> None:
+    """Write DIRECTORY/mosquitto.conf, ACLs, password and roles files (commented).
+
+    With --edge, also DIRECTORY/edges/NAME/mosquitto.conf and acl: an edge broker that
+    anyone may read without an account (plain MQTT and websockets), which receives only
+    <prefix>/t/+/public/#, <prefix>/referee/status and <prefix>/tour/# from this broker
+    and lets nobody publish.  It is its own Mosquitto process, so a client id used there
+    cannot disconnect a player here.  Its bridge account (role edge) gets a random
+    password.  More edges: `summon broker edge DIR --name edge2 --port 1886 --ws-port 9003`.
+    """
     absolute = {k: os.path.abspath(v) if v else None for k, v in
                 {"certfile": certfile, "keyfile": keyfile, "cafile": cafile}.items()}
     settings = BrokerSettings(prefix=prefix, port=port, bind=bind,
                               spectator_port=None if no_spectators else spectator_port,
                               tls_port=tls_port, websockets_port=websockets_port, run_as_root=run_as_root,
                               **absolute)
+    if edge and no_spectators:
+        raise click.UsageError("--edge bridges from the spectators' listener: drop --no-spectators")
+    edge_settings = _edge_settings(edge_kw) if edge else None
     try:
         d = init_broker(directory, settings, force=force)
+        ed = Accounts(d.root).add_edge(edge_settings, force=force) if edge_settings else None
     except AccountsError as exc:
         raise click.ClickException(str(exc)) from None
     click.echo(f"wrote {d.conf} (and acl, passwd, spectators.*, roles) in {d.root}")
+    if ed is not None and edge_settings is not None:
+        _edge_next(ed, edge_settings)
     click.echo("next:")
     click.echo(f"  summon accounts add referee --role referee --dir {d.root}")
     click.echo(f"  summon accounts add <name> --role player|bot|director|spectator --dir {d.root}")
     click.echo(f"  mosquitto -c {d.conf}")
     click.echo(f"  SUMMON_ROLES_FILE={d.roles} summon referee -u referee --password-file ...")
+
+
+@broker.command("edge")
+@click.argument("directory", type=click.Path(file_okay=False, exists=True))
+@_edge_options("")
+@click.option("--force", is_flag=True, help="Rewrite an existing edge of that name (new bridge password).")
+def edge(directory: str, force: bool, **edge_kw: object) -> None:
+    """Add an edge broker to DIRECTORY (see `summon broker init --help`, --edge).
+
+    Many edges can hang off one broker: give each its own --name (its bridge account)
+    and ports.  The running main broker is reloaded so it knows the new account.
+    """
+    settings = _edge_settings(edge_kw)
+    try:
+        ed = Accounts(directory).add_edge(settings, force=force)
+    except AccountsError as exc:
+        raise click.ClickException(str(exc)) from None
+    _edge_next(ed, settings)
 
 
 def _dir_option(f):  # type: ignore[no-untyped-def]

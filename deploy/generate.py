@@ -1,4 +1,9 @@
-"""Write deploy/mosquitto/{mosquitto.conf,acl,passwd,spectators.*,roles} from referee/brokerconf.py.
+"""Write deploy/mosquitto/ and deploy/mosquitto-edge/ from referee/brokerconf.py.
+
+deploy/mosquitto/ (mosquitto.conf, acl, passwd, spectators.*, roles) is the main broker;
+deploy/mosquitto-edge/ (mosquitto.conf, acl, an empty passwd) is the edge broker of
+compose.yaml's ``edge`` service: anonymous read-only spectators, bridged in from the
+main broker's spectators' listener with the ``edge`` account.
 
 Why generated: the ACL is the security model (a player's identity is the username
 segment of the move topic only that user may write), so it has exactly one source,
@@ -8,6 +13,8 @@ segment of the move topic only that user may write), so it has exactly one sourc
 The passwords are the public DEMO passwords ``<user>-secret``: fine on 127.0.0.1, never
 for a broker other people can reach.  For a real deployment, write your own passwd
 (``mosquitto_passwd``, or ``referee.brokerconf.password_line``) and keep it out of git.
+The edge's bridge password and its local client id are public here too; a real edge is
+made by ``summon broker init DIR --edge`` (random password, unguessable local id).
 
     python deploy/generate.py           # (re)write the files
     python deploy/generate.py --check   # exit 1 if the committed files are out of date
@@ -30,16 +37,22 @@ if str(ROOT) not in sys.path:  # run as a script from anywhere in the checkout
     sys.path.insert(0, str(ROOT))
 
 from referee.accounts import ROLES_HEADER  # noqa: E402
-from referee.brokerconf import acl_text, mosquitto_conf, password_line, spectator_acl_text  # noqa: E402
+from referee.brokerconf import (  # noqa: E402
+    Bridge, acl_text, edge_acl_text, edge_conf, mosquitto_conf, password_line, spectator_acl_text,
+)
 
 OUT = ROOT / "deploy" / "mosquitto"
+OUT_EDGE = ROOT / "deploy" / "mosquitto-edge"
 USERS = ("referee", "director", "north", "east", "south", "west")
-SPECTATORS = ("spectator",)  # accounts of the read-only spectators' listener
+SPECTATORS = ("spectator", "edge")  # accounts of the read-only spectators' listener (edge: the bridge)
 # The roles file the referee reads (SUMMON_ROLES_FILE): directors, and bots flagged in table meta.
 ROLES = {"referee": "referee", "director": "director", "north": "bot", "east": "bot", "south": "bot",
-         "west": "bot", "spectator": "spectator"}
+         "west": "bot", "spectator": "spectator", "edge": "edge"}
 PORT = 1883
 SPECTATOR_PORT = 1884
+EDGE_PORT = 1885     # anonymous read-only spectators, MQTT
+EDGE_WS_PORT = 9002  # anonymous read-only spectators, websockets (the web page)
+MAIN_HOST = "mosquitto"  # compose.yaml's service name of the main broker
 CONFIG_DIR = "/mosquitto/config"  # where compose.yaml mounts deploy/mosquitto/
 DATA_DIR = "/mosquitto/data"      # the eclipse-mosquitto image's data volume
 
@@ -57,6 +70,15 @@ def conf_text() -> str:
                           spectator_port=SPECTATOR_PORT,
                           spectator_password_file=f"{CONFIG_DIR}/spectators.passwd",
                           spectator_acl_file=f"{CONFIG_DIR}/spectators.acl")
+
+
+def edge_conf_text() -> str:
+    """The edge's mosquitto.conf: both listeners on every container interface (compose
+    publishes them on the host's 127.0.0.1 only), the bridge to ``mosquitto:1884``."""
+    bridge = Bridge(name="edge", host=MAIN_HOST, port=SPECTATOR_PORT, password=demo_password("edge"),
+                    local_clientid="bridge-edge-demo")
+    return edge_conf(EDGE_PORT, f"{CONFIG_DIR}/acl", f"{CONFIG_DIR}/passwd", bridge, bind="",
+                     websockets_port=EDGE_WS_PORT)
 
 
 def verify_line(line: str, user: str, password: str) -> bool:
@@ -93,23 +115,28 @@ def expected(existing_passwd: str = "", existing_spectators: str = "") -> dict[s
             "roles": ROLES_HEADER + "".join(f"{u} {r}\n" for u, r in ROLES.items())}
 
 
+def expected_edge() -> dict[str, str]:
+    return {"mosquitto.conf": edge_conf_text(), "acl": edge_acl_text(), "passwd": ""}
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--check", action="store_true", help="only check the files; exit 1 if they differ")
     args = ap.parse_args(argv)
     passwd, spectators = OUT / "passwd", OUT / "spectators.passwd"
-    files = expected(passwd.read_text() if passwd.exists() else "",
-                     spectators.read_text() if spectators.exists() else "")
-    stale = [name for name, text in files.items()
-             if not (OUT / name).exists() or (OUT / name).read_text() != text]
+    wanted = {OUT: expected(passwd.read_text() if passwd.exists() else "",
+                            spectators.read_text() if spectators.exists() else ""),
+              OUT_EDGE: expected_edge()}
+    stale = [(out, name) for out, files in wanted.items() for name, text in files.items()
+             if not (out / name).exists() or (out / name).read_text() != text]
     if args.check:
-        for name in stale:
-            print(f"deploy/mosquitto/{name} is out of date: run python deploy/generate.py", file=sys.stderr)
+        for out, name in stale:
+            print(f"deploy/{out.name}/{name} is out of date: run python deploy/generate.py", file=sys.stderr)
         return 1 if stale else 0
-    OUT.mkdir(parents=True, exist_ok=True)
-    for name in stale:
-        (OUT / name).write_text(files[name])
-        print(f"wrote deploy/mosquitto/{name}")
+    for out, name in stale:
+        out.mkdir(parents=True, exist_ok=True)
+        (out / name).write_text(wanted[out][name])
+        print(f"wrote deploy/{out.name}/{name}")
     return 0
 
 

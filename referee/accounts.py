@@ -4,7 +4,10 @@ A broker directory (``summon broker init DIR``) holds everything Mosquitto reads
 ``mosquitto.conf``, ``passwd`` and ``acl`` for the players' listener, ``spectators.passwd``
 and ``spectators.acl`` for the read-only spectators' listener -- plus two files of ours:
 ``roles`` (one ``username role`` per line) and ``summon-broker.json`` (the init settings,
-so that regenerating the ACL uses the same prefix).
+so that regenerating the ACL uses the same prefix).  ``edges/<name>/`` holds the config of
+each edge broker (``summon broker init --edge``, ``summon broker edge``): a separate
+Mosquitto for anonymous read-only spectators, bridged in from the spectators' listener
+with an account of role ``edge`` (see referee/brokerconf.py for why a separate process).
 
 Why roles live in a plain file next to ``passwd``: the broker enforces *where* an account
 may read and write (the ACL), the referee enforces *what* it may ask for (only directors
@@ -31,6 +34,7 @@ import json
 import logging
 import os
 import pwd
+import secrets
 import signal
 import time
 from dataclasses import asdict, dataclass, field
@@ -39,22 +43,28 @@ from typing import Iterator, Mapping
 
 from protocol.topics import valid_name
 from protocol.version import DEFAULT_PREFIX
-from referee.brokerconf import TlsFiles, acl_text, mosquitto_conf, password_line, spectator_acl_text
+from referee.brokerconf import (
+    Bridge, TlsFiles, acl_text, edge_acl_text, edge_conf, mosquitto_conf, password_line, spectator_acl_text,
+)
 
 __all__ = [
-    "ROLES", "AccountsError", "BrokerSettings", "BrokerDir", "init_broker", "Accounts", "read_roles", "RoleBook",
+    "ROLES", "AccountsError", "BrokerSettings", "BrokerDir", "EdgeSettings", "EdgeDir", "init_broker", "Accounts",
+    "read_roles", "RoleBook",
 ]
 
 log = logging.getLogger("summon.accounts")
 
-ROLES = ("player", "bot", "director", "referee", "spectator")
+ROLES = ("player", "bot", "director", "referee", "spectator", "edge")
 """player and bot: play seats (bots are flagged in table meta); director: may create
-tables; referee: owns the whole topic tree; spectator: the read-only listener only."""
-PLAYERS_LISTENER_ROLES = frozenset(ROLES) - {"spectator"}
+tables; referee: owns the whole topic tree; spectator: the read-only listener only;
+edge: an edge broker's bridge (read-only listener; one account per edge, made by
+``summon broker init --edge`` / ``summon broker edge``)."""
+SPECTATOR_LISTENER_ROLES = frozenset({"spectator", "edge"})
+PLAYERS_LISTENER_ROLES = frozenset(ROLES) - SPECTATOR_LISTENER_ROLES
 SETTINGS = "summon-broker.json"
 ROLES_HEADER = """\
 # Summon accounts: "username role" per line (written by `summon accounts`; the referee re-reads it).
-# Roles: player, bot, director, referee, spectator.  Passwords are in passwd / spectators.passwd.
+# Roles: player, bot, director, referee, spectator, edge.  Passwords are in passwd / spectators.passwd.
 """
 
 
@@ -127,6 +137,51 @@ class BrokerDir:
     def settings(self) -> Path:
         return self.root / SETTINGS
 
+    def edge(self, name: str) -> "EdgeDir":
+        return EdgeDir(self.root / "edges" / name)
+
+
+@dataclass(frozen=True)
+class EdgeSettings:
+    """One edge broker: its name (= its bridge account and connection), its listeners.
+
+    Defaults stay clear of the main broker's 1883/1884, of 8883 (MQTT over TLS) and of
+    9001 (the usual websockets port, e.g. for the players' ``--websockets-port``).
+    ``remote_host`` is where the edge reaches the main broker's spectators' listener.
+    """
+
+    name: str = "edge"
+    port: int = 1885
+    websockets_port: int | None = 9002
+    bind: str = "127.0.0.1"
+    remote_host: str = "127.0.0.1"
+    http_dir: str | None = None
+    tls: bool = False  # wss:// with the main broker's --certfile/--keyfile
+    max_connections: int = 10000
+
+
+@dataclass(frozen=True)
+class EdgeDir:
+    """The files of one edge broker (``DIR/edges/<name>/``)."""
+
+    root: Path
+
+    @property
+    def conf(self) -> Path:
+        return self.root / "mosquitto.conf"
+
+    @property
+    def acl(self) -> Path:
+        return self.root / "acl"
+
+    @property
+    def passwd(self) -> Path:
+        return self.root / "passwd"
+
+    @property
+    def pid(self) -> Path:
+        return self.root / "mosquitto.pid"
+
 
 def _write(path: Path, text: str, mode: int = 0o644) -> None:
     """Replace ``path`` atomically, keeping the owner of the directory (the broker's user)."""
@@ -174,6 +229,13 @@ def init_broker(directory: str | os.PathLike[str], settings: BrokerSettings = Br
     with accounts._locked():
         accounts._save(accounts.roles(), accounts._hashes())
     return d
+
+
+def _chown_to_broker(path: Path) -> None:
+    if os.geteuid() == 0:
+        with contextlib.suppress(KeyError):
+            pw = pwd.getpwnam("mosquitto")
+            os.chown(path, pw.pw_uid, pw.pw_gid)
 
 
 def read_roles(path: str | os.PathLike[str]) -> dict[str, str]:
@@ -232,7 +294,7 @@ class Accounts:
         """Write roles, both password files and both ACLs from ``roles`` and ``hashes``."""
         ordered = sorted(roles.items(), key=lambda kv: (ROLES.index(kv[1]), kv[0]))
         players = [hashes[u] for u, r in ordered if r in PLAYERS_LISTENER_ROLES and u in hashes]
-        spectators = [hashes[u] for u, r in ordered if r == "spectator" and u in hashes]
+        spectators = [hashes[u] for u, r in ordered if r in SPECTATOR_LISTENER_ROLES and u in hashes]
         referees = [u for u, r in ordered if r == "referee"]
         prefix = self.settings.prefix
         # Password files hold hashes only, but there is no reason to let other users read them.
@@ -291,6 +353,56 @@ class Accounts:
             hashes[user] = new_line
             self._save(roles, hashes)
         return self.reload_broker() if reload else "not reloaded"
+
+    # --- edge brokers ----------------------------------------------------------------------
+    def add_edge(self, edge: EdgeSettings = EdgeSettings(), force: bool = False, reload: bool = True) -> EdgeDir:
+        """Write ``edges/<name>/`` (conf, ACL, empty passwd) and create its bridge account.
+
+        The account (role ``edge``, a random password that only the edge's conf holds) may
+        log in to the spectators' listener only, whose ACL is read-only; so even a stolen
+        edge config gives nothing a spectator account would not.  With ``force`` an existing
+        edge of that name gets a new password and a rewritten config.
+        """
+        s = self.settings
+        if s.spectator_port is None:
+            raise AccountsError("an edge broker bridges from the spectators' listener: "
+                                "init the broker without --no-spectators")
+        if not valid_name(edge.name):
+            raise AccountsError(f"invalid edge name {edge.name!r}: use 1-64 of A-Z a-z 0-9 _ . -")
+        if edge.tls and not (s.certfile and s.keyfile):
+            raise AccountsError("a wss:// edge uses the broker's --certfile/--keyfile: give them to broker init")
+        if (edge.http_dir or edge.tls) and edge.websockets_port is None:
+            raise AccountsError("--edge-http-dir and --edge-tls need the edge's websockets listener")
+        ports = [p for p in (s.port, s.spectator_port, s.tls_port, s.websockets_port) if p]
+        if edge.port in ports or (edge.websockets_port in ports) or edge.port == edge.websockets_port:
+            raise AccountsError(f"edge ports {edge.port}/{edge.websockets_port} clash with the main broker's {ports}")
+        ed = self.dir.edge(edge.name)
+        password = secrets.token_urlsafe(24)
+        with self._locked():
+            roles, hashes = self.roles(), self._hashes()
+            if edge.name in roles and not (force and roles[edge.name] == "edge"):
+                raise AccountsError(f"{edge.name!r} already exists (role {roles[edge.name]})"
+                                    + (": use --force to rewrite that edge" if roles[edge.name] == "edge" else ""))
+            ed.root.mkdir(parents=True, exist_ok=True)
+            if not s.run_as_root:  # as in init_broker: the broker's user reads these files
+                for p in (ed.root.parent, ed.root):
+                    _chown_to_broker(p)
+            bridge = Bridge(name=edge.name, host=edge.remote_host, port=s.spectator_port, password=password,
+                            local_clientid=f"bridge-{edge.name}-{secrets.token_hex(12)}")
+            tls = TlsFiles(s.certfile, s.keyfile) if edge.tls and s.certfile and s.keyfile else None
+            _write(ed.acl, edge_acl_text(s.prefix))
+            _write(ed.passwd, "", 0o640)
+            # The conf holds the bridge's password in clear (Mosquitto needs it so): 0640.
+            _write(ed.conf, edge_conf(edge.port, str(ed.acl), str(ed.passwd), bridge, s.prefix, bind=edge.bind,
+                                      run_as_root=s.run_as_root, websockets_port=edge.websockets_port,
+                                      http_dir=edge.http_dir, tls=tls, pid_file=str(ed.pid),
+                                      max_connections=edge.max_connections), 0o640)
+            roles[edge.name] = "edge"
+            hashes[edge.name] = password_line(edge.name, password)
+            self._save(roles, hashes)
+        if reload:  # the main broker learns the account now; the edge itself is started by the operator
+            self.reload_broker()
+        return ed
 
     # --- the running broker ----------------------------------------------------------------
     def _broker_pid(self) -> int | None:

@@ -19,13 +19,14 @@ from pathlib import Path
 
 import pytest
 
-from referee.brokerconf import acl_text
+from referee.brokerconf import EDGE_TOPICS, acl_text, edge_acl_text
 
 yaml = pytest.importorskip("yaml")
 
 ROOT = Path(__file__).resolve().parent.parent
 COMPOSE = ROOT / "compose.yaml"
 DEPLOY = ROOT / "deploy" / "mosquitto"
+DEPLOY_EDGE = ROOT / "deploy" / "mosquitto-edge"
 SEATS = ("north", "east", "south", "west")
 
 
@@ -73,6 +74,8 @@ def test_services_and_images(compose):
     services = compose["services"]
     assert {"mosquitto", "referee", *SEATS} <= set(services)
     assert services["mosquitto"]["image"] == "eclipse-mosquitto:2"
+    assert services["edge"]["image"] == "eclipse-mosquitto:2"
+    assert "mosquitto" in _depends(services["edge"])
     for name, svc in services.items():
         assert isinstance(svc, dict), name
         assert "image" in svc or "build" in svc, f"{name} has neither image nor build"
@@ -154,6 +157,8 @@ def test_ports_bound_to_localhost(compose):
                 assert str(port).startswith("127.0.0.1:"), f"{name} publishes {port!r} beyond 127.0.0.1"
     # players' listener and the read-only spectators' listener (referee/brokerconf.py)
     assert compose["services"]["mosquitto"]["ports"] == ["127.0.0.1:1883:1883", "127.0.0.1:1884:1884"]
+    # the edge: anonymous read-only spectators over MQTT and websockets (deploy/generate.py)
+    assert compose["services"]["edge"]["ports"] == ["127.0.0.1:1885:1885", "127.0.0.1:9002:9002"]
 
 
 def test_bind_mounts_exist(compose):
@@ -172,6 +177,8 @@ def test_bind_mounts_exist(compose):
                 assert source in named, f"{name} uses undeclared named volume {source!r}"
     mosq = compose["services"]["mosquitto"]["volumes"]
     assert any(str(v).startswith("./deploy/mosquitto:/mosquitto/config") for v in mosq)
+    edge = compose["services"]["edge"]["volumes"]
+    assert edge == ["./deploy/mosquitto-edge:/mosquitto/config:ro"], "the edge mounts only its own config"
     assert mounts >= 1
 
 
@@ -282,3 +289,33 @@ def test_verify_line_matches_brokerconf_format(generate):
     assert generate.verify_line(line, "alice", "pw")
     assert not generate.verify_line(line, "bob", "pw")
     assert not generate.verify_line("alice:plain", "alice", "plain")
+
+
+# --- the edge broker (deploy/mosquitto-edge, compose service `edge`) --------------------------
+
+def test_edge_conf_is_what_generate_writes(generate, compose):
+    conf = (DEPLOY_EDGE / "mosquitto.conf").read_text()
+    assert conf == generate.edge_conf_text()
+    assert (DEPLOY_EDGE / "acl").read_text() == edge_acl_text()
+    assert (DEPLOY_EDGE / "passwd").read_text() == "", "anonymous only: the edge has no accounts"
+    lines = conf.splitlines()
+    for needed in ("allow_anonymous true", "listener 1885", "listener 9002", "protocol websockets",
+                   "password_file /mosquitto/config/passwd", "acl_file /mosquitto/config/acl", "persistence false"):
+        assert needed in lines, needed
+    assert "user root" not in lines
+    # the bridge reaches the main broker's read-only spectators' listener by its compose service name
+    assert "mosquitto" in compose["services"] and "address mosquitto:1884" in lines
+    assert "127.0.0.1:1884:1884" in compose["services"]["mosquitto"]["ports"]
+    # only the public topics, only inward
+    assert [ln for ln in lines if ln.startswith("topic ")] == [f"topic summon/v1/{t} in 1" for t in EDGE_TOPICS]
+    # its account exists on the spectators' listener (never on the players' one) with the demo password
+    user = next(ln.split()[1] for ln in lines if ln.startswith("remote_username "))
+    password = next(ln.split()[1] for ln in lines if ln.startswith("remote_password "))
+    spectators = (DEPLOY / "spectators.passwd").read_text().splitlines()
+    line = next(ln for ln in spectators if ln.startswith(f"{user}:"))
+    assert generate.verify_line(line, user, password)
+    assert not any(ln.startswith(f"{user}:") for ln in (DEPLOY / "passwd").read_text().splitlines())
+    from referee.accounts import read_roles
+    assert read_roles(DEPLOY / "roles")[user] == "edge"
+    # the listener-level options follow their listener line
+    assert lines.index("protocol websockets") == lines.index("listener 9002") + 1

@@ -63,6 +63,9 @@ def run_hand(stack: Any, browser: Any, keyboard: bool, seed: int) -> None:
         shown = [int(page.inner_text(f"tr[data-team='{i}'] .team-score")) for i in (0, 1)]
         assert shown == [outcome.scores[0], outcome.scores[1]], (shown, outcome)
         assert page.get_attribute(".final-result", "data-scores") == str(list(outcome.scores)).replace(" ", "")
+        topics = page.evaluate("() => [...window.summon.link.topicsSeen]")
+        others = [t for t in topics if "/seat/" in t and "/seat/north/" not in t]
+        assert not others, f"the page received another seat's topics: {others[:3]}"
         assert not page.errors, page.errors  # type: ignore[attr-defined]
     finally:
         page.context.close()

@@ -139,11 +139,11 @@ function scorePanel(ctx) {
   const { meta, view } = ctx;
   return section("Score",
     h("table", { class: "score" },
-      h("thead", {}, h("tr", {}, h("th", {}, "Team"), h("th", {}, "Score"), h("th", {}, "Tricks this hand"))),
+      h("thead", {}, h("tr", {}, h("th", {}, "Team"), h("th", {}, "Score"), h("th", {}, "Trick points this hand"))),
       h("tbody", {}, [0, 1].map((t) => h("tr", { dataset: { team: t } },
         h("th", {}, teamName(meta, t)), h("td", { class: "team-score" }, String(view.scores[t])),
         h("td", {}, String((view.trick_points || [0, 0])[t])))))),
-    h("p", {}, `Target ${view.target} · hand ${view.hand_no} · contract: ${contractText(meta, view.contract)}`,
+    h("p", {}, `Target ${view.target} · hand ${view.hand_no} · tricks played ${view.tricks_played || 0} of 12 · contract: ${contractText(meta, view.contract)}`,
       view.trump ? ` · trump ${view.trump}` : view.contract ? " · no trump" : ""));
 }
 
