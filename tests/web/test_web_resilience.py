@@ -18,13 +18,19 @@ def wait_seq_change(page, seq: int) -> None:
                            "Number(document.querySelector('.status-line').dataset.seq) > seq", arg=seq, timeout=30000)
 
 
-def test_a_stale_move_is_explained_and_the_right_one_still_plays(stack, browser):
-    table = stack.create("dragon", ["north", "east", "south", "west"], {"max_hands": 1}, BOTS, seed=21)
+def north_to_move(stack, browser, seed: int):
+    """A Dragon table with north in the browser, waiting until it is north's turn."""
+    table = stack.create("dragon", ["north", "east", "south", "west"], {"max_hands": 1}, BOTS, seed=seed)
     page = stack.page(browser)
+    login(page, stack.web.url, "north")
+    open_table(page, table)
+    page.wait_for_function(MY_TURN)
+    return table, page
+
+
+def test_a_stale_move_is_explained_and_the_right_one_still_plays(stack, browser):
+    table, page = north_to_move(stack, browser, seed=21)
     try:
-        login(page, stack.web.url, "north")
-        open_table(page, table)
-        page.wait_for_function(MY_TURN)
         seq, legal = state(page)["seq"], state(page)["legal"]
         # a race: the page sends a move for the position before this one
         page.evaluate("([t, s, m]) => window.summon.link.move(t, s, m)", [table, seq - 1, legal[0]])
@@ -41,12 +47,8 @@ def test_a_stale_move_is_explained_and_the_right_one_still_plays(stack, browser)
 
 
 def test_after_a_broker_restart_the_page_reconnects_and_shows_the_game(stack, browser):
-    table = stack.create("dragon", ["north", "east", "south", "west"], {"max_hands": 1}, BOTS, seed=22)
-    page = stack.page(browser)
+    table, page = north_to_move(stack, browser, seed=22)
     try:
-        login(page, stack.web.url, "north")
-        open_table(page, table)
-        page.wait_for_function(MY_TURN)
         seq = state(page)["seq"]
         stack.broker.restart()  # no persistence: every retained message is gone until the referee republishes
         page.wait_for_selector(".connection.conn-connecting, .connection.conn-offline", timeout=30000)
