@@ -68,6 +68,7 @@ export class Link {
     const client = mqtt.connect(url, options);
     this.client = client;
     client.on("connect", () => {
+      this.connectedAt = performance.now();
       this.setConnection("online", `connected to ${url}${username ? ` as ${username}` : " (spectator)"}`);
       const subs = [this.t.status, this.t.metas, this.t.tours, ...[...this.watching].map(this.t.publicAll)];
       if (username) subs.push(this.t.seatAll(username));
@@ -125,6 +126,7 @@ export class Link {
   }
 
   receive(topic, payload) {
+    if (this.firstMessageAt === undefined) this.firstMessageAt = performance.now();
     this.topicsSeen.add(topic);
     if (!payload || payload.length === 0) return;   // a deleted retained message
     let m;
