@@ -33,7 +33,8 @@ def main(log_level: str) -> None:
 @click.option("--players", type=int, default=None, help="Number of seats (default: the game's minimum).")
 @click.option("--target", type=int, default=None, help="Score that ends the game (games that have one).")
 @click.option("--option", "options", multiple=True, metavar="KEY=VALUE", help="Any other table option.")
-@click.option("--seed", type=int, default=None, help="Deal seed (random if omitted; printed).")
+@click.option("--seed", type=int, default=None,
+              help="Deal seed, for a reproducible (so predictable) game; default: a secret one from the referee.")
 @click.option("--bots", default=None,
               help="Comma-separated bot names by seat (default: the game's best bot everywhere).")
 @click.option("--broker", "broker_url", default=None, help="Use this broker instead of the embedded one.")
@@ -183,7 +184,9 @@ def watch(table: str, broker_url: str, username: str | None, password: str | Non
 @click.option("--players", required=True, help="Usernames in seat order, comma-separated.")
 @click.option("--table", default=None, help="Table id (default: chosen by the referee).")
 @click.option("--option", "options", multiple=True, metavar="KEY=VALUE", help="Table option, e.g. target=300.")
-@click.option("--seed", type=int, default=None)
+@click.option("--seed", type=int, default=None,
+              help="Deal seed, for a reproducible game: anyone who guesses it sees every hand. "
+                   "Default: the referee draws a secret 256-bit one.")
 @click.option("--clock", "clock_spec", default=None, metavar="KEY=VALUE,...",
               help="Time control for this table, e.g. move=30,bank=600,increment=5 (seconds; see referee/clock.py).")
 @click.option("--timeout", default=10.0, show_default=True)

@@ -48,7 +48,11 @@ class DemoOptions:
 
 def run_demo(opts: DemoOptions, out: Callable[[str], None] = print) -> int:
     """Play one full game of ``opts.game`` between bots; return a process exit code."""
-    seed = opts.seed if opts.seed is not None else secrets.randbelow(10**6)
+    # No --seed: the referee draws a 256-bit seed itself and nobody sees it (a person may be
+    # playing seat 0 in the browser).  The table id never carries the seed, and the bots'
+    # own choices are seeded apart from the deal, so watching them tells nothing about it.
+    seed = opts.seed
+    bot_seed = seed * 10 if seed is not None else secrets.randbits(64)
     names = seat_names(len(opts.bots))
     started = time.monotonic()
     broker = None
@@ -68,7 +72,7 @@ def run_demo(opts: DemoOptions, out: Callable[[str], None] = print) -> int:
         if not referee.ready.wait(15):
             out("the referee did not start")
             return 1
-        table_id = f"demo-{seed}"
+        table_id = f"demo-{secrets.token_hex(4)}"
         watcher = Watcher(url, table_id, client_id="demo-watcher").start()
         if opts.web:
             web = _start_web(opts, broker, names[0], table_id, out)
@@ -77,13 +81,14 @@ def run_demo(opts: DemoOptions, out: Callable[[str], None] = print) -> int:
         for seat, kind in enumerate(opts.bots):
             if web is not None and seat == 0:
                 continue  # the person's seat
-            client = BotClient(make_bot(kind, seed * 10 + seat), url, names[seat], table=table_id)
+            client = BotClient(make_bot(kind, bot_seed + seat), url, names[seat], table=table_id)
             clients.append(client)
             t = threading.Thread(target=client.run, name=f"bot-{names[seat]}", daemon=True)
             t.start()
             threads.append(t)
         options = "; ".join(f"{k} {v}" for k, v in opts.config.items())
-        out(f"{opts.game}: seed {seed}; {options or 'default options'}; bots: " + ", ".join(
+        dealt = f"seed {seed}" if seed is not None else "secret random seed"
+        out(f"{opts.game}: {dealt}; {options or 'default options'}; bots: " + ", ".join(
             f"{names[i]}={'you (browser)' if web is not None and i == 0 else k}" for i, k in enumerate(opts.bots)))
         referee.call(lambda: referee.create_table(
             opts.game, names, dict(opts.config), seed=seed, table_id=table_id))

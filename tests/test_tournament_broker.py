@@ -29,8 +29,8 @@ TEAMS = {"NS": ["north", "south"], "EW": ["east", "west"], "P13": ["p1", "p3"], 
 
 
 def spec_for(teams, fmt="round-robin", table=None, time_=None, run=None, **tournament):
-    data = {"tournament": {"id": f"t{uuid.uuid4().hex[:6]}", "game": "dragon", "format": fmt, "seed": 11,
-                           **tournament},
+    # no seed: the runner draws the tournament's 256-bit secret (kept in its progress file)
+    data = {"tournament": {"id": f"t{uuid.uuid4().hex[:6]}", "game": "dragon", "format": fmt, **tournament},
             "table": table or {"target": 1_000_000, "max_hands": 2},
             "time": time_ or {"no_show": 30}, "run": run or {},
             "entrant": [{"name": n, "members": TEAMS[n]} for n in teams]}
@@ -73,7 +73,7 @@ def test_round_robin_of_bots_to_completion_with_correct_standings(mosquitto, ref
     for g in games:
         assert g.result == outcome_at(referee, g.table)
         assert referee.call(lambda: list(referee.tables[g.table].players)) == g.seats
-        assert referee.call(lambda: referee.tables[g.table].seed) == g.seed == derive_seed(11, g.round,
+        assert referee.call(lambda: referee.tables[g.table].seed) == g.seed == derive_seed(prog.secret, g.round,
                                                                                            int(g.key[-1]))
         winners = g.result["winners"]
         for side, seats in enumerate(g.side_seats):
@@ -203,7 +203,7 @@ def test_tables_lost_in_a_referee_restart_are_created_again(mosquitto, tmp_path)
             time.sleep(0.05)
         (new_table,) = list(ref.tables)
         assert new_table == old_table + "-x2"
-        assert ref.tables[new_table].seed == derive_seed(11, 1, 1)  # the same deals again
+        assert ref.tables[new_table].seed == derive_seed(runner.progress.secret, 1, 1)  # the same deals again
         with bots(mosquitto, [("east", "dragon-heuristic"), ("west", "dragon-heuristic")]):
             assert done.wait(60)
     ref.request_stop()
@@ -211,7 +211,7 @@ def test_tables_lost_in_a_referee_restart_are_created_again(mosquitto, tmp_path)
     prog = result["prog"]
     (g,) = prog.games
     assert g.status == "finished" and g.table == new_table and g.attempt == 2 and runner.stats.recreated == 1
-    assert g.seed == derive_seed(11, 1, 1)
+    assert g.seed == derive_seed(prog.secret, 1, 1)
 
 
 def test_cli_runs_a_tournament_file_with_its_bots_and_reports(mosquitto, referee, tmp_path):
@@ -222,7 +222,6 @@ id = "cli{uuid.uuid4().hex[:6]}"
 game = "dragon"
 format = "swiss"
 rounds = 1
-seed = 3
 [table]
 max_hands = 1
 target = 1000
@@ -243,6 +242,14 @@ bot = "random"
     assert "tournament" in out.output and "finished" in out.output and "1 tables created" in out.output
     report = tmp_path / "cup-report"
     assert {p.name for p in report.iterdir()} == {"report.json", "games.csv", "standings.csv"}
+    # the deal secret: drawn for this run, kept in the owner-only progress file, published in the report
+    progress = tmp_path / "cup.progress.json"
+    assert progress.stat().st_mode & 0o777 == 0o600
+    import json
+    secret = json.loads(progress.read_text())["secret"]
+    rep = json.loads((report / "report.json").read_text())
+    assert len(secret) == 64 and rep["seed"] == secret
+    assert [g["seed"] for g in rep["games"]] == [derive_seed(secret, 1, 1)]
     local = CliRunner().invoke(cli_main, ["tournament", "standings", "--file", str(spec_file)])
     assert local.exit_code == 0 and "NS" in local.output and "EW" in local.output, local.output
     again = CliRunner().invoke(cli_main, ["tournament", "standings", "--file", str(report / "report.json")])
@@ -251,7 +258,7 @@ bot = "random"
 
 def test_summicard_sit_and_go_deals_again_without_a_no_show(mosquitto, referee, tmp_path):
     spec = parse_spec({"tournament": {"id": f"s{uuid.uuid4().hex[:6]}", "game": "summicard",
-                                      "format": "sit-and-go", "seed": 4},
+                                      "format": "sit-and-go"},
                        "table": {"hands": 2}, "time": {"no_show": 1.5},
                        "entrant": [{"name": n} for n in ("north", "east", "south", "west")]})
     with bots(mosquitto, [("north", "summicard-ev"), ("east", "random"), ("south", "summicard-ev")]):

@@ -20,11 +20,13 @@ from clients.tournament.spec import SpecError, load_spec, parse_spec
 from clients.tournament.standings import standings
 from referee.games import GAMES
 
+SECRET = "5e" * 32  # a tournament secret typed into the file (64 hex digits): reproducible deals
+
 
 def dragon_spec(fmt="round-robin", n=4, **tournament):
     names = [("north", "south"), ("east", "west"), ("p1", "p3"), ("p2", "p4"), ("a1", "a2"), ("b1", "b2"),
              ("c1", "c2"), ("d1", "d2")]
-    data = {"tournament": {"id": "cup", "game": "dragon", "format": fmt, "seed": 5, **tournament},
+    data = {"tournament": {"id": "cup", "game": "dragon", "format": fmt, "seed": SECRET, **tournament},
             "table": {"target": 200},
             "entrant": [{"name": f"T{i}", "members": list(names[i])} for i in range(n)]}
     return parse_spec(data)
@@ -155,18 +157,18 @@ def test_plan_round_seats_partnerships_and_swaps_rooms():
     games = plan_round(spec, 1)
     assert len(games) == 2 * 2 * 2  # two matches, two boards, two rooms
     o, c = games[0], games[1]
-    assert (o.room, c.room) == (0, 1) and o.seed == c.seed == derive_seed(5, 1, "board", 1)
+    assert (o.room, c.room) == (0, 1) and o.seed == c.seed == derive_seed(SECRET, 1, "board", 1)
     assert o.sides == c.sides[::-1]
     # the open room's north-south seats are the closed room's east-west seats
     assert o.seats == [c.seats[1], c.seats[0], c.seats[3], c.seats[2]]
-    assert {g.seed for g in games if g.board == 2} == {derive_seed(5, 1, "board", 2)}
+    assert {g.seed for g in games if g.board == 2} == {derive_seed(SECRET, 1, "board", 2)}
 
 
 def test_four_account_duplicate_team_plays_one_pair_per_room():
     data = {"tournament": {"id": "t", "game": "dragon", "format": "duplicate", "boards": 1},
             "entrant": [{"name": "A", "members": ["a1", "a2", "a3", "a4"]},
                         {"name": "B", "members": ["b1", "b2", "b3", "b4"]}]}
-    o, c = plan_round(parse_spec(data), 1)
+    o, c = plan_round(parse_spec(data), 1, secret=SECRET)
     assert o.seats == ["a1", "b1", "a2", "b2"] and c.seats == ["b3", "a3", "b4", "a4"]
 
 
@@ -226,7 +228,7 @@ def test_head_to_head_breaks_a_two_way_tie():
     spec = parse_spec({"tournament": {"id": "t", "game": "dragon", "format": "round-robin"},
                        "scoring": {"tiebreaks": ["head-to-head"]},
                        "entrant": [{"name": n, "members": [n + "1", n + "2"]} for n in ("A", "B", "C")]})
-    games = [g for r in range(1, 4) for g in plan_round(spec, r)]
+    games = [g for r in range(1, 4) for g in plan_round(spec, r, secret=SECRET)]
     beats = {frozenset("AB"): "B", frozenset("BC"): "C", frozenset("AC"): "A"}
     for g in games:
         if g.status == "bye":
@@ -257,7 +259,7 @@ def test_sit_and_go_ranks_every_seat():
     data = {"tournament": {"id": "sng", "game": "dragon", "format": "sit-and-go", "rounds": 2},
             "entrant": [{"name": "A", "members": ["a1", "a2"]}, {"name": "B", "members": ["b1", "b2"]}]}
     spec = parse_spec(data)
-    r1, r2 = plan_round(spec, 1)[0], plan_round(spec, 2)[0]
+    r1, r2 = plan_round(spec, 1, secret=SECRET)[0], plan_round(spec, 2, secret=SECRET)[0]
     assert r1.sides == ["A", "B"] and r2.sides == ["B", "A"]  # seating rotates
     finish(r1, (300, 100), 0)
     finish(r2, (100, 300), 1)
@@ -305,7 +307,7 @@ def test_summicard_sit_and_go_places_only_the_winner():
     """Summicard's lowest positive score wins: the other scores do not order the places."""
     spec = parse_spec({"tournament": {"id": "sng", "game": "summicard", "format": "sit-and-go"},
                        "entrant": [{"name": n} for n in ("a", "b", "c", "d")]})
-    (g,) = plan_round(spec, 1)
+    (g,) = plan_round(spec, 1, secret=SECRET)
     g.status, g.result = "finished", {"scores": [26, 10, 1, 25], "winners": [2], "reason": "lowest-positive"}
     (u,) = units([g], spec)
     assert u.ranks == (1, 1, 0, 1) and u.nets == (0.0, 0.0, 0.0, 0.0)

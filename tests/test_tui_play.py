@@ -38,7 +38,7 @@ SEATS = ["north", "east", "south", "west"]
 ROOT = Path(__file__).resolve().parent.parent
 SCREENS = ROOT / "docs" / "screens"
 WRITE = os.environ.get("SUMMON_WRITE_SCREENS") == "1"
-SEED = 6  # north is dealt the Dragon: bid no-trump, keep it, and declare it when leading
+SEED = 1  # north is dealt the Dragon: bid no-trump, keep it, and declare it when leading
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b[()][A-Z0-9]|\x1b[=>]")
 
 

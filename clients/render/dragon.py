@@ -63,7 +63,9 @@ class DragonRenderer:
     def _on_summon(self, ev: Mapping[str, Any]) -> str:
         src = ev.get("from")
         if src == "kitty":
-            return "  the Dragon is in the kitty: the bidder takes the kitty"
+            # in the kitty -- or, with summon_from_partner false, kept by the partner: the
+            # event does not say which (RULES-NOTES.md), so neither does the commentary
+            return "  no Dragon is handed over: the bidder takes the kitty"
         return f"  {self.who(src)} hands over the Dragon and takes the kitty"
 
     def _card(self, item: Mapping[str, Any]) -> str:

@@ -9,29 +9,59 @@
   round plays the same boards, as in a bridge event.
 * **sit-and-go** -- one table seats the whole field (``rounds`` times, seating rotated).
 
-Seeds come from the tournament seed by hashing (``derive_seed``), so a tournament file
-always produces the same deals, and every game can be replayed from the report.
+Seeds come from the tournament's secret by HMAC-SHA256 (``derive_seed``): a 256-bit
+secret drawn from ``secrets`` when the run starts (``progress.Progress``), kept in the
+director's private progress file and published only in the final report.  Why keyed:
+the table id and one's own hand are public to a seated player; with a seed anyone can
+guess (the old ``sha256(seed:round:board)`` of a typed int) that player could find the
+seed and compute every hand at every table (issue 13).  Duplicate rooms still get the
+same seed (the same HMAC input), and the report's secret reproduces every table.
 """
 
 from __future__ import annotations
 
 import hashlib
+import hmac
+import re
 from typing import Mapping, Sequence
 
 from clients.tournament.model import GameRecord
 from clients.tournament.pairing import round_robin, swiss_pairs
 from clients.tournament.spec import Spec, team_layout
 
-__all__ = ["derive_seed", "plan_round", "is_swiss", "seat_sides"]
+__all__ = ["derive_seed", "plan_round", "is_swiss", "seat_sides", "tournament_key", "is_secret"]
+
+_SECRET = re.compile(r"[0-9a-f]{64}")
 
 
-def derive_seed(seed: int, *parts: object) -> int:
-    """A 63-bit seed for one game (or board) from the tournament seed.
+def is_secret(value: object) -> bool:
+    """Is ``value`` a tournament secret: 64 lowercase hex digits (256 bits)?"""
+    return isinstance(value, str) and _SECRET.fullmatch(value) is not None
 
-    >>> derive_seed(7, 1, "board", 1) == derive_seed(7, 1, "board", 1)
+
+def tournament_key(secret: str | int) -> bytes:
+    """The HMAC key of a tournament: a secret's 32 bytes; an int seed (the confirmed,
+    predictable test mode, ``insecure_seed = true``) as its decimal digits."""
+    if is_secret(secret):
+        return bytes.fromhex(secret)  # type: ignore[arg-type]
+    if isinstance(secret, int) and not isinstance(secret, bool):
+        return str(secret).encode("ascii")
+    raise ValueError("a tournament secret is 64 lowercase hex digits (or an int in insecure test mode)")
+
+
+def derive_seed(secret: str | int, *parts: object) -> int:
+    """A 63-bit seed for one game (or board): HMAC-SHA256(secret, "round:board:...").
+
+    63 bits because a table seed travels as a msgpack int in ``create`` (at most 64 bits,
+    kept positive for every language's int64).  Guessing 2**63 keyed derivations is out
+    of reach; the secret itself (256 bits) never leaves the director before the end.
+
+    >>> s = "ab" * 32
+    >>> derive_seed(s, 1, "board", 1) == derive_seed(s, 1, "board", 1) != derive_seed(s, 1, "board", 2)
     True
     """
-    digest = hashlib.sha256(":".join(map(str, (seed, *parts))).encode()).digest()
+    label = ":".join(map(str, parts)).encode("utf-8")
+    digest = hmac.new(tournament_key(secret), label, hashlib.sha256).digest()
     return int.from_bytes(digest[:8], "big") >> 1
 
 
@@ -61,19 +91,25 @@ def plan_round(
     byes: Mapping[str, int] | None = None,
     side0: Mapping[str, int] | None = None,
     withdrawn: set[str] | None = None,
+    secret: str | int | None = None,
 ) -> list[GameRecord]:
-    """The games of round ``r`` (1-based).
+    """The games of round ``r`` (1-based), seeded from the tournament ``secret`` (the
+    progress file's; default: the file's own ``seed``, if it has one).
 
     Swiss rounds need the standings so far: ``ranked`` (best first), ``points``, the
     pairings already ``played``, ``byes`` had and how often each entrant had side 0.
     """
+    if secret is None:
+        secret = spec.seed
+    if secret is None:
+        raise ValueError("plan_round needs the tournament secret (Progress.secret)")
     names = [e.name for e in spec.entrants]
     if spec.format == "sit-and-go":
         k = (r - 1) % len(names)
         order = names[k:] + names[:k]
         seats, side_seats = seat_sides(spec, order)
         return [GameRecord(key=f"r{r}-g1", round=r, sides=order, seats=seats, side_seats=side_seats,
-                           seed=derive_seed(spec.seed, r, 1))]
+                           seed=derive_seed(secret, r, 1))]
     byes_out: list[str] = []
     if is_swiss(spec):
         withdrawn = withdrawn or set()
@@ -96,10 +132,10 @@ def plan_round(
         if spec.format != "duplicate":
             seats, side_seats = seat_sides(spec, (a, b))
             out.append(GameRecord(key=f"r{r}-g{i}", round=r, sides=[a, b], seats=seats, side_seats=side_seats,
-                                  seed=derive_seed(spec.seed, r, i)))
+                                  seed=derive_seed(secret, r, i)))
             continue
         for board in range(1, spec.boards + 1):
-            seed = derive_seed(spec.seed, r, "board", board)
+            seed = derive_seed(secret, r, "board", board)
             for room, sides in enumerate(([a, b], [b, a])):
                 seats, side_seats = seat_sides(spec, sides, room)
                 out.append(GameRecord(key=f"r{r}-m{i}-b{board}-{'oc'[room]}", round=r, sides=sides, seats=seats,

@@ -7,6 +7,12 @@ crash leaves either the old or the new version, never half of one.
 
 The ``run`` id is part of every table id: a resumed run finds its tables again, while
 a fresh run of the same file (no progress file) never collides with an old run's tables.
+
+The ``secret`` is the tournament's deal key (``formats.derive_seed``): 256 bits from
+``secrets`` drawn when the run starts (unless the file gives a ``seed``), so a resumed
+run deals the rounds still to come from the same key.  It is why the file is private:
+``mkstemp`` creates it 0600 (owner only) whatever the umask, and ``os.replace`` keeps that
+mode; the secret leaves only in the final report, once every table has finished.
 """
 
 from __future__ import annotations
@@ -25,7 +31,7 @@ from clients.tournament.spec import Spec
 
 __all__ = ["Progress", "ProgressError", "FORMAT_VERSION"]
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: the deal secret (format 1 derived deals from the file's seed)
 
 
 class ProgressError(TournamentError):
@@ -42,9 +48,13 @@ class Progress:
     error: str | None = None
     withdrawn: list[str] = field(default_factory=list)
     games: list[GameRecord] = field(default_factory=list)
+    secret: str | int = field(default_factory=lambda: secrets.token_hex(32), repr=False)
 
     @classmethod
     def fresh(cls, spec: Spec) -> "Progress":
+        """A new run: the file's seed if it has one, else a fresh 256-bit secret."""
+        if spec.seed is not None:
+            return cls(tournament=spec.id, digest=spec.digest, secret=spec.seed)
         return cls(tournament=spec.id, digest=spec.digest)
 
     def table_id(self, rec: GameRecord) -> str:
@@ -61,21 +71,23 @@ class Progress:
     # --- file --------------------------------------------------------------------------
     def to_json(self) -> dict[str, Any]:
         return {"format": FORMAT_VERSION, "tournament": self.tournament, "digest": self.digest, "run": self.run,
-                "round": self.round, "status": self.status, "error": self.error,
+                "secret": self.secret, "round": self.round, "status": self.status, "error": self.error,
                 "withdrawn": list(self.withdrawn), "games": [g.to_json() for g in self.games]}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> "Progress":
         if data.get("format") != FORMAT_VERSION:
-            raise ProgressError(f"progress file format {data.get('format')!r}, expected {FORMAT_VERSION}")
-        return cls(tournament=data["tournament"], digest=data["digest"], run=data["run"], round=data["round"],
+            raise ProgressError(f"progress file format {data.get('format')!r}, expected {FORMAT_VERSION} (an older "
+                                "runner's file: finish that run with it, or move the file away to start afresh)")
+        return cls(tournament=data["tournament"], digest=data["digest"], run=data["run"], secret=data["secret"],
+                   round=data["round"],
                    status=data["status"], error=data.get("error"), withdrawn=list(data.get("withdrawn", [])),
                    games=[GameRecord.from_json(g) for g in data["games"]])
 
     def save(self, path: str | Path) -> None:
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
+        fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)  # 0600
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as fh:
                 json.dump(self.to_json(), fh, indent=1)
@@ -102,7 +114,8 @@ class Progress:
         if not Path(path).exists():
             return cls.fresh(spec)
         prog = cls.load(path)
-        if prog.tournament != spec.id or (spec.digest and prog.digest != spec.digest):
+        if prog.tournament != spec.id or (spec.digest and prog.digest != spec.digest) or (
+                spec.seed is not None and prog.secret != spec.seed):
             raise ProgressError(f"{path} is the progress of another tournament file (or this file was "
                                 "edited since); move it away to start afresh")
         return prog

@@ -6,8 +6,10 @@ Two audiences, two rules about seeds:
   duplicate board is still being played in one room, the seed of the other room's
   finished table would reveal every hand;
 * the **final report** (JSON and CSV, written by the director once the tournament is
-  over) holds every game's seed, table id, seats and result, so that any game can be
-  replayed (``GAMES[game].new_state(seats, config, seed)`` deals exactly the same cards).
+  over) holds the tournament's secret (``seed``) and every game's seed, table id, seats
+  and result, so that any game can be replayed (``GAMES[game].new_state(seats, config,
+  seed)`` deals exactly the same cards) and anyone can check that every table seed is
+  ``formats.derive_seed(secret, ...)`` -- that every table was dealt from the one secret.
 """
 
 from __future__ import annotations
@@ -47,7 +49,11 @@ def live_message(spec: Spec, prog: Progress) -> Tournament:
 
 
 def final_report(spec: Spec, prog: Progress) -> dict[str, Any]:
-    """Everything, seeds included: for the director's files, not for the live topic."""
+    """Everything, seeds included: for the director's files, not for the live topic.
+
+    Seeds and the secret only once the tournament has finished: before that (a stopped or
+    aborted run) a seed could still be that of a deal in play, so they are ``None``."""
+    over = prog.status == "finished"
     done = units(prog.games, spec)
     entrants = [e.name for e in spec.entrants]
     ent_r, mem_r = rate(done, entrants)
@@ -55,6 +61,7 @@ def final_report(spec: Spec, prog: Progress) -> dict[str, Any]:
     games = []
     for g in sorted(prog.games, key=lambda g: (g.round, g.match or g.key, g.board or 0, g.room or 0)):
         d = g.to_json()
+        d["seed"] = d["seed"] if over else None
         d["side_scores"] = side_scores(g)
         games.append(d)
     matches = []
@@ -69,7 +76,10 @@ def final_report(spec: Spec, prog: Progress) -> dict[str, Any]:
                             "boards": [{"board": b, "net_for_first": n[2]} for b, n in nets.items()]})
     return {
         "tournament": spec.id, "name": spec.name, "game": spec.game, "format": spec.format,
-        "seed": spec.seed, "rounds": spec.rounds, "boards": spec.boards if spec.format == "duplicate" else None,
+        # The deal secret: public now that every table is over (never in the live message).
+        "seed": prog.secret if over else None, "insecure_seed": spec.insecure_seed,
+        "seed_derivation": SEED_DERIVATION,
+        "rounds": spec.rounds, "boards": spec.boards if spec.format == "duplicate" else None,
         "table_config": spec.table_config(), "status": prog.status, "run": prog.run,
         "entrants": [{"name": e.name, "members": list(e.members)} for e in spec.entrants],
         "standings": [r.to_json() for r in rows],
@@ -77,6 +87,10 @@ def final_report(spec: Spec, prog: Progress) -> dict[str, Any]:
         "matches": matches, "games": games,
     }
 
+
+SEED_DERIVATION = ("table seed = first 8 bytes of HMAC-SHA256(key, 'round:board:<b>' for a duplicate board, "
+                   "'round:<g>' otherwise), big-endian, >> 1; key = bytes.fromhex(seed), or the decimal "
+                   "digits of an int seed")
 
 GAME_COLUMNS = ["round", "key", "match", "board", "room", "table", "seed", "status", "sides", "seats",
                 "side_scores", "winners", "reason", "forfeited", "absent", "attempt"]

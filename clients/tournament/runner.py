@@ -120,6 +120,7 @@ class Runner:
         """Run (or resume) to the end, until stopped, or until ``timeout``; progress is saved."""
         self.stats.started = time.monotonic()
         deadline = None if timeout is None else self.stats.started + timeout
+        self._warn_seed()
         self._link.start()
         try:
             self._resume()
@@ -139,6 +140,17 @@ class Runner:
         if self.progress.status == "aborted":
             raise RunnerError(self.progress.error or "aborted")
         return self.progress
+
+    def _warn_seed(self) -> None:
+        """Say so loudly when the deals are not secret (see docs/tournaments.md, seeds)."""
+        if self.spec.insecure_seed:
+            msg = (f"WARNING: tournament {self.spec.id} deals from the int seed {self.spec.seed} "
+                   "(insecure_seed = true): any player can compute every hand; for tests only")
+            log.warning("%s", msg)
+            self.say(msg)
+        elif self.spec.seed is not None:
+            self.say(f"note: tournament {self.spec.id} deals from the secret in its file: "
+                     "whoever can read that file can compute every hand")
 
     def _resume(self) -> None:
         now = time.monotonic()
@@ -199,7 +211,7 @@ class Runner:
                       byes=Counter(u.sides[0] for u in done if u.bye),
                       side0=Counter(g.sides[0] for g in prog.games if g.status != "bye" and not g.room),
                       withdrawn=set(prog.withdrawn))
-        games = plan_round(self.spec, r, **kw)
+        games = plan_round(self.spec, r, secret=prog.secret, **kw)
         prog.games.extend(games)
         prog.round = r
         self._dirty = True

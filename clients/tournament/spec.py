@@ -73,7 +73,7 @@ class Spec:
     name: str
     game: str
     format: str
-    seed: int
+    seed: str | int | None   # None: a fresh secret per run; 64 hex digits; an int only if insecure_seed
     rounds: int
     boards: int
     pairing: str
@@ -92,6 +92,7 @@ class Spec:
     forfeit_margin: int = 100
     tiebreaks: tuple[str, ...] = ()
     clock: Mapping[str, Any] = field(default_factory=dict)
+    insecure_seed: bool = False  # the file's int seed is confirmed: predictable deals (tests, demos)
     digest: str = field(default="", compare=False)
 
     @property
@@ -147,8 +148,8 @@ def parse_spec(data: Mapping[str, Any], digest: str = "") -> Spec:
     t = data.get("tournament")
     if not isinstance(t, dict):
         raise SpecError("file: a [tournament] table is required")
-    _check_keys(t, {"id", "name", "game", "format", "seed", "rounds", "cycles", "boards", "pairing"},
-                "tournament")
+    _check_keys(t, {"id", "name", "game", "format", "seed", "insecure_seed", "rounds", "cycles", "boards",
+                    "pairing"}, "tournament")
     tid = _get(t, "id", str, None, "tournament")
     if tid is None or not valid_name(tid) or len(tid) > 24:
         raise SpecError("tournament.id: required, 1-24 of A-Z a-z 0-9 _ . - (it starts every table id)")
@@ -158,7 +159,7 @@ def parse_spec(data: Mapping[str, Any], digest: str = "") -> Spec:
     fmt = _get(t, "format", str, None, "tournament")
     if fmt not in FORMATS:
         raise SpecError(f"tournament.format: one of {', '.join(FORMATS)}, not {fmt!r}")
-    seed = _get(t, "seed", int, 0, "tournament")
+    seed, insecure = _seed(t)
     boards = _get(t, "boards", int, 8 if fmt == "duplicate" else 1, "tournament")
     if not 1 <= boards <= 1000:
         raise SpecError("tournament.boards: 1..1000")
@@ -233,12 +234,39 @@ def parse_spec(data: Mapping[str, Any], digest: str = "") -> Spec:
         win=float(_get(sc, "win", num, 1.0, "scoring")), draw=float(_get(sc, "draw", num, 0.5, "scoring")),
         loss=float(_get(sc, "loss", num, 0.0, "scoring")), bye=float(_get(sc, "bye", num, 1.0, "scoring")),
         forfeit_margin=_get(sc, "forfeit_margin", int, 100, "scoring"), tiebreaks=tiebreaks, clock=dict(clock),
-        digest=digest,
+        insecure_seed=insecure, digest=digest,
     )
     if spec.no_show <= 0 or spec.move_limit < 0 or spec.max_tables < 0 or spec.per_account < 0:
         raise SpecError("time.no_show must be > 0; time.move, run.max_tables, run.per_account >= 0")
     _check_table_options(spec)
     return spec
+
+
+def _seed(t: Mapping[str, Any]) -> tuple[str | int | None, bool]:
+    """``tournament.seed``: absent (a fresh 256-bit secret per run: the safe default), a
+    64-hex-digit secret (reproduces a tournament, e.g. from a report), or an int -- which
+    anyone can guess from one hand and a table id, so only with ``insecure_seed = true``."""
+    from clients.tournament.formats import is_secret
+
+    insecure = _get(t, "insecure_seed", bool, False, "tournament")
+    raw = _get(t, "seed", (str, int), None, "tournament")
+    if isinstance(raw, str):
+        if not is_secret(raw.lower()):
+            raise SpecError("tournament.seed: a secret is 64 hex digits (256 bits), e.g. from "
+                            "`python3 -c 'import secrets; print(secrets.token_hex(32))'`; "
+                            "or leave seed out and the runner draws one")
+        if insecure:
+            raise SpecError("tournament.insecure_seed: only for an int seed; a 64-hex-digit secret is not insecure")
+        return raw.lower(), False
+    if isinstance(raw, int):
+        if not insecure:
+            raise SpecError(f"tournament.seed: {raw} can be guessed by any player from its own hand and the table "
+                            "id, giving every deal away; leave seed out (the runner draws a 256-bit secret), or "
+                            "set insecure_seed = true for a reproducible test tournament")
+        return raw, True
+    if insecure:
+        raise SpecError("tournament.insecure_seed: needs an int seed")
+    return None, False
 
 
 def _entrants(raw: Any, team: int, fmt: str) -> tuple[Entrant, ...]:

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import pytest
 
-from referee.engine import ConfigError, IllegalMoveError, NotYourTurnError
+from referee.engine import ConfigError, EngineError, IllegalMoveError, NotYourTurnError
 from referee.games.dragon import DragonGame
+from referee.games.dragon.moves import MOVES
 from referee.games.dragon.state import fill_deal
 
 G = DragonGame()
@@ -173,10 +174,74 @@ def test_summon_from_partner_allowed_by_default_and_optional():
     s, order = discard_all(s)
     assert order == [1, 3, 3, 3, 3] and sizes(s) == ([12] * 4, 0)
 
+    # summon_from_partner: false -- the summon stays legal (issue 13, item 8) and finds no
+    # Dragon it may take: the bidder takes the kitty, the partner keeps the Dragon.
     s = win_bid(table({3: ["dragon"]}, summon_from_partner=False), 1)
-    assert G.legal_moves(s, 1) == ["kitty", "nohelp"]
-    with pytest.raises(IllegalMoveError):
-        G.apply(s, 1, "summon")
+    assert G.legal_moves(s, 1) == ["summon", "kitty", "nohelp"]
+    s, events = run(s, "summon")
+    assert [e.type for e in events] == ["option", "summon"]
+    assert events[1].public == {"seat": 1, "from": "kitty"}
+    assert sizes(s) == ([12, 17, 12, 12], 0) and "dragon" in G.view(s, 3)["hand"]
+    assert G.view(s, None)["contract"]["summoned_from"] == "kitty"
+    s, order = discard_all(s)
+    assert order == [1] * 5 and sizes(s) == ([12] * 4, 0)
+
+
+# Every move text the engine knows, plus some it does not: what the bidder may be told.
+PROBES = sorted(MOVES) + ["", "summon ", "SUMMON", "summon dragon", "take kitty"]
+
+
+def _what_the_bidder_hears(state, bidder):
+    """The bidder's legal list, its view, and the answer to every probe (None = accepted)."""
+    answers = {}
+    for text in PROBES:
+        try:
+            G.apply(state, bidder, text)
+            answers[text] = None
+        except EngineError as exc:
+            answers[text] = f"{type(exc).__name__}: {exc}"
+    return G.legal_moves(state, bidder), G.view(state, bidder), answers
+
+
+@pytest.mark.parametrize("partner_may_give", [False, True])
+def test_the_option_does_not_tell_the_bidder_where_the_dragon_is(partner_may_give):
+    """Issue 13, item 8: with ``summon_from_partner: false`` the bidder's legal moves and
+    every error text were a tell that its partner holds the Dragon.  Now the bidder hears
+    exactly the same whether the Dragon is with its partner, an opponent or in the kitty;
+    and after a summon that found nothing to take, the opponents see the same as when the
+    Dragon was in the kitty."""
+    own = ["earth-1", "earth-2", "earth-3", "wind-1", "wind-2", "wind-3",
+           "fire-1", "fire-2", "fire-3", "water-1", "water-2", "water-3"]
+    bidder, partner = 1, 3
+    places = {"partner": ({bidder: own, partner: ["dragon"]}, None),
+              "opponent-0": ({bidder: own, 0: ["dragon"]}, None),
+              "opponent-2": ({bidder: own, 2: ["dragon"]}, None),
+              "kitty": ({bidder: own}, ["dragon"])}
+    heard = {}
+    for where, (partial, kitty) in places.items():
+        s = win_bid(table(partial, kitty, summon_from_partner=partner_may_give), bidder, "bid 7 low")
+        assert s.phase == "option" and G.to_move(s) == (bidder,)
+        assert sorted(G.view(s, bidder)["hand"]) == sorted(own)
+        heard[where] = _what_the_bidder_hears(s, bidder)
+    first = heard["partner"]
+    assert first[0] == ["summon", "kitty", "nohelp"]
+    for where, got in heard.items():
+        assert got == first, f"the bidder can tell the Dragon is not with {where}"
+    # Holding it yourself is the one case `summon` is refused: the bidder sees its own hand.
+    s = win_bid(table({bidder: own[:11] + ["dragon"]}, summon_from_partner=partner_may_give), bidder)
+    assert G.legal_moves(s, bidder) == ["kitty", "nohelp"]
+    with pytest.raises(IllegalMoveError, match="you hold the Dragon yourself"):
+        G.apply(s, bidder, "summon")
+    if not partner_may_give:  # what the table sees after the summon: the same as a kitty Dragon
+        seen = []
+        for where in ("partner", "kitty"):
+            partial, kitty = places[where]
+            s = win_bid(table(partial, kitty, summon_from_partner=False), bidder, "bid 7 low")
+            s, events = run(s, "summon")
+            seen.append(([e.public for e in events], [G.event_view(e, 0) for e in events],
+                         [G.event_view(e, 2) for e in events], G.view(s, None)["contract"],
+                         [len(G.view(s, seat).get("hand", ())) for seat in (0, 2)]))
+        assert seen[0] == seen[1]
 
 
 def test_summon_with_dragon_in_kitty_takes_the_kitty():

@@ -109,7 +109,7 @@ def test_coral_hide_reduces_damage_when_a_special_is_rolled():
 def test_steady_aim_rerolls_misses_for_a_boost():
     """RE-ROLL and BOOST: spend 1 boost; the dice that are not hits are rolled again."""
     s = scenario({**BASE, "c3": ("ember-archer", 0, {"boost": 1}), "c5": ("old-thresh", 1)}, phase="attack",
-                 config={"die": "blank,ranged"}, seed=3)
+                 config={"die": "blank,ranged"}, seed=1)
     s1, ev = play(s, "attack c3 c5")
     misses = ev[0]["dice"].count("blank")
     assert misses > 0  # fixed seed: this roll has a miss

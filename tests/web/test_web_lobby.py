@@ -20,7 +20,7 @@ pytestmark = pytest.mark.broker
 
 def test_lobby_shows_tables_results_and_tournament_standings(stack, browser, tmp_path):
     spec = parse_spec({"tournament": {"id": f"t{uuid.uuid4().hex[:6]}", "name": "Lobby cup", "game": "dragon",
-                                      "format": "round-robin", "seed": 3},
+                                      "format": "round-robin"},
                        "table": {"max_hands": 1}, "time": {"no_show": 30}, "run": {},
                        "entrant": [{"name": "NS", "members": ["north", "south"]},
                                    {"name": "EW", "members": ["east", "west"]}]})

@@ -92,7 +92,9 @@ class DragonScreen(GameScreen):
         opt = c.get("option")
         if opt == "summon":
             src = c.get("summoned_from")
-            text += ", summoned the Dragon" + (" (it was in the kitty)" if src == "kitty"
+            # "kitty": nobody handed it over -- it was in the kitty, or (summon_from_partner
+            # false) the partner kept it; the view does not say which (RULES-NOTES.md)
+            text += ", summoned the Dragon" + (" (took the kitty)" if src == "kitty"
                                               else f" from {self.name(src)}" if src is not None else "")
         elif opt:
             text += ", " + OPTION_DONE.get(opt, opt)

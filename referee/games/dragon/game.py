@@ -92,7 +92,7 @@ def _why_illegal(state: State, move: str, legal: list[str]) -> str:
             return f"{move!r}: must bid more than {state.high[1]}"
         return f"{move!r}: the dealer may not pass when everyone else has (stick-dealer)"
     if phase == "option":
-        return f"{move!r}: you hold the Dragon (or may not summon from your partner)"
+        return f"{move!r}: you hold the Dragon yourself; take the kitty or go no-help"
     if move == "discard dragon":
         return f"{move!r}: the Dragon may not be discarded"
     if phase == "play":

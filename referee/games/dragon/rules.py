@@ -13,7 +13,7 @@ from .moves import MAX_BID, MIN_BID
 from .state import Config, State, team_of
 
 __all__ = ["trump_suit", "lead_suit", "legal_moves", "trick_winner", "score_hand",
-           "game_decision", "dragon_holder", "can_summon", "discardable", "playable"]
+           "game_decision", "dragon_holder", "can_summon", "summon_source", "discardable", "playable"]
 
 TRUMP_OF = {d: (i if i < 4 else None) for i, d in enumerate(DESIGNATIONS)}
 
@@ -53,14 +53,23 @@ def dragon_holder(state: State) -> int | str:
 
 
 def can_summon(state: State, bidder: int) -> bool:
-    """``summon`` is open unless the bidder already holds the Dragon, or (table option)
-    it sits with the bidder's partner."""
+    """``summon`` is open unless the bidder already holds the Dragon (which it can see).
+
+    Why not also closed when the partner holds it and ``summon_from_partner`` is false:
+    then the legal list (and the error on ``summon``) would tell the bidder where the
+    Dragon is.  Instead the summon finds no Dragon it may take and the bidder takes the
+    kitty (``summon_source``; RULES-NOTES.md)."""
+    return dragon_holder(state) != bidder
+
+
+def summon_source(state: State, bidder: int) -> int | str:
+    """Where a ``summon`` by ``bidder`` takes the Dragon from: a seat, or ``"kitty"`` --
+    when the Dragon is in the kitty, and (``summon_from_partner: false``) when the
+    partner holds it: "if you summon and no dragon appears, take the kitty"."""
     holder = dragon_holder(state)
-    if holder == bidder:
-        return False
     if holder != "kitty" and not state.config.summon_from_partner and team_of(holder) == team_of(bidder):
-        return False
-    return True
+        return "kitty"
+    return holder
 
 
 def discardable(hand: int) -> int:

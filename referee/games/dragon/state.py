@@ -3,18 +3,20 @@
 Why these shapes: the engine must be pure, so a state is a frozen dataclass whose fields
 are ints, strings and tuples; a new state shares everything that did not change with the
 old one.  Hands, kitty, discards and won cards are bitmasks (see ``cards``).  The seed
-stays in the state and each hand is shuffled from ``random.Random(f"{seed}:{hand_no}")``,
-so any state can be rebuilt from (seed, moves) and no hand's deal depends on how many
-random numbers an earlier hand happened to consume.  The seed never leaves through a view.
+stays in the state and each hand is shuffled from ``KeyedRandom(seed, "dragon", "deal",
+hand_no)`` (HMAC-SHA256 keyed with the seed, ``referee/games/keyed.py``), so any state can
+be rebuilt from (seed, moves), no hand's deal depends on how much randomness an earlier
+hand used, and no hand can be computed from another one without the seed.  The seed
+never leaves through a view.
 """
 
 from __future__ import annotations
 
-import random
 from dataclasses import dataclass, fields
 from typing import Any, Mapping, Sequence
 
 from referee.engine import ConfigError
+from referee.games.keyed import KeyedRandom
 
 from .cards import CARD_BY_NAME, FULL_DECK, N_CARDS, mask_of
 
@@ -146,7 +148,7 @@ def deal_cards(seed: Any, hand_no: int, dealer: int) -> tuple[tuple[int, int, in
     dealer's left, then one to the kitty, until the kitty has 5; then the rest around.
     Returns (hands as masks, kitty mask)."""
     deck = list(range(N_CARDS))
-    random.Random(f"{seed}:{hand_no}").shuffle(deck)
+    KeyedRandom(seed, "dragon", "deal", hand_no).shuffle(deck)
     hands = [0, 0, 0, 0]
     kitty = 0
     order = [(dealer + i) % 4 for i in range(1, 5)]

@@ -20,7 +20,7 @@ from referee.engine import Event
 
 from .cards import CARD_NAMES, DRAGON_BIT, display_names
 from .moves import Bid, Discard, Move, Option, Pass, Play
-from .rules import dragon_holder, game_decision, score_hand, trick_winner
+from .rules import game_decision, score_hand, summon_source, trick_winner
 from .state import Contract, HandResult, Result, State, fresh_hand, team_of
 from .views import as_text, hand_result_dict, trick_items
 
@@ -93,9 +93,10 @@ def _option(st: State, bidder: int, choice: str, emit: bool) -> tuple[State, lis
                        contract=replace(c, option=choice)), events
     hands = list(st.hands)
     kitty = st.kitty
-    holder = dragon_holder(st) if choice == "summon" else "kitty"
+    holder = summon_source(st, bidder) if choice == "summon" else "kitty"
     if holder == "kitty":
-        # Take the kitty -- also what a summon does when the Dragon is in it.
+        # Take the kitty -- also what a summon does when the Dragon is in it, or with a
+        # partner it may not be summoned from (the event is the same: nothing tells where).
         hands[bidder] |= kitty
         queue = ((bidder, 5),)
         if emit:

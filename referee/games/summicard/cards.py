@@ -2,8 +2,10 @@
 
 Why plain ints: the rules ignore suits, so a card *is* its value (1 = Ace, 11 = J,
 12 = Q, 13 = K) and d decks are simply 4·d copies of each value.  A shoe is a tuple in
-draw order; it is shuffled from ``random.Random(f"{seed}:{hand_no}")`` so every hand is
-reproducible from the seed and independent of how many cards earlier hands used.
+draw order; it is shuffled from ``KeyedRandom(seed, "summicard", "shoe", hand_no)``
+(HMAC-SHA256 keyed with the secret seed, ``referee/games/keyed.py``), so every hand is
+reproducible from the seed, independent of how many cards earlier hands used, and not
+computable from the cards seen so far without the seed.
 
 How many decks (RULES-NOTES.md): each player needs at most 5 cards (3 Main, 1 Bomb, one
 exchange) and the table one Boccino, and every tied player should be able to draw at
@@ -12,8 +14,9 @@ least once more; so ``auto_decks(n)`` is the smallest d with 52·d >= 6·n + 1.
 
 from __future__ import annotations
 
-import random
 from typing import Any
+
+from referee.games.keyed import KeyedRandom
 
 __all__ = ["VALUES", "DECK_SIZE", "COPIES", "distance", "auto_decks", "min_decks",
            "shuffled_shoe", "reserve_deck", "card_text"]
@@ -54,14 +57,14 @@ def min_decks(players: int) -> int:
 def shuffled_shoe(seed: Any, hand_no: int, decks: int) -> tuple[int, ...]:
     """The ``decks`` decks of hand ``hand_no``, shuffled, in draw order."""
     shoe = [v for v in VALUES for _ in range(COPIES * decks)]
-    random.Random(f"{seed}:{hand_no}").shuffle(shoe)
+    KeyedRandom(seed, "summicard", "shoe", hand_no).shuffle(shoe)
     return tuple(shoe)
 
 
 def reserve_deck(seed: Any, hand_no: int, k: int) -> tuple[int, ...]:
     """The k-th fresh deck added when a long tie-break empties the shoe (k = 1, 2, ...)."""
     deck = [v for v in VALUES for _ in range(COPIES)]
-    random.Random(f"{seed}:{hand_no}:reserve:{k}").shuffle(deck)
+    KeyedRandom(seed, "summicard", "reserve", hand_no, k).shuffle(deck)
     return tuple(deck)
 
 

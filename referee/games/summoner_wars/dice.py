@@ -6,15 +6,18 @@ symbols, given as text (``"melee,melee,ranged,ranged,melee+ranged,special"``); t
 default and the reasons for it are in RULES-NOTES.md, and the ``die`` table option
 replaces it.
 
-Why ``random.Random(f"{seed}:{purpose}:{n}")`` per draw instead of one generator in the
-state: a state stays a small frozen value (no generator to copy), every roll is a pure
-function of (seed, counter), and a replay from the same moves gives the same dice.
+Why ``KeyedRandom(seed, "summoner-wars", purpose)`` per draw instead of one generator in
+the state: a state stays a small frozen value (no generator to copy), every roll is a pure
+function of (seed, counter), and a replay from the same moves gives the same dice.  The
+draws are HMAC-SHA256 keyed with the secret seed (``referee/games/keyed.py``), so the dice
+already rolled -- all public -- do not let anyone compute the next roll or a deck's order.
 """
 
 from __future__ import annotations
 
-import random
 from typing import Sequence
+
+from referee.games.keyed import KeyedRandom
 
 __all__ = ["DEFAULT_DIE", "SYMBOLS", "parse_die", "roll", "shuffled", "coin", "face_text"]
 
@@ -49,15 +52,15 @@ def face_text(face: frozenset[str]) -> str:
 
 def roll(seed: int, counter: int, n: int, faces: Sequence[frozenset[str]]) -> list[frozenset[str]]:
     """``n`` dice for the ``counter``-th roll of the game."""
-    rng = random.Random(f"{seed}:roll:{counter}")
+    rng = KeyedRandom(seed, "summoner-wars", "roll", counter)
     return [faces[rng.randrange(len(faces))] for _ in range(n)]
 
 
 def shuffled(seed: int, purpose: str, items: Sequence[int]) -> list[int]:
     out = list(items)
-    random.Random(f"{seed}:{purpose}").shuffle(out)
+    KeyedRandom(seed, "summoner-wars", purpose).shuffle(out)
     return out
 
 
 def coin(seed: int, purpose: str) -> int:
-    return random.Random(f"{seed}:{purpose}").randrange(2)
+    return KeyedRandom(seed, "summoner-wars", purpose).randbelow(2)

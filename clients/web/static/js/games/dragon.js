@@ -40,7 +40,7 @@ function contractText(meta, c) {
   let s = `${seatLabel(meta, c.seat)}: ${c.level} ${d ? d[1] : c.designation}`;
   if (c.option) s += `, ${c.option}`;
   if (c.summoned_from !== null && c.summoned_from !== undefined) {
-    s += c.summoned_from === "kitty" ? " (Dragon from the kitty)" : ` (Dragon from ${seatLabel(meta, c.summoned_from)})`;
+    s += c.summoned_from === "kitty" ? " (summon answered from the kitty)" : ` (Dragon from ${seatLabel(meta, c.summoned_from)})`;
   }
   return s;
 }
