@@ -246,6 +246,7 @@ def play(url_of, director_url, moves: int, interval: float, rng: random.Random) 
     from clients.director import create_table
     from protocol.messages import Move, SeatState, decode, encode
     from protocol.mqtt import Link
+    from tests.helpers import drain_seat_states
     from protocol.topics import Topics
 
     T = Topics(PREFIX)
@@ -260,17 +261,8 @@ def play(url_of, director_url, moves: int, interval: float, rng: random.Random) 
             latest: dict[str, SeatState] = {}
 
             def drain(seq: int) -> None:
-                deadline = time.monotonic() + 30
-                while any(u not in latest or latest[u].seq < seq for u in links):
-                    if time.monotonic() > deadline:
-                        raise RuntimeError("seat states did not arrive")
-                    for u, link in links.items():
-                        while not link.inbox.empty():
-                            item = link.inbox.get()
-                            m = decode(item.payload, max_bytes=1 << 20) if item.payload else None
-                            if isinstance(m, SeatState) and (u not in latest or m.seq > latest[u].seq):
-                                latest[u] = m
-                    time.sleep(0.0005)
+                if not drain_seat_states(links, latest, seq, timeout=30):
+                    raise RuntimeError("seat states did not arrive")
 
             drain(0)
             next_at = time.monotonic()

@@ -32,6 +32,7 @@ from protocol.messages import Move, SeatState, decode, encode  # noqa: E402
 from protocol.mqtt import Link  # noqa: E402
 from protocol.topics import Topics  # noqa: E402
 from referee.service import Referee, RefereeConfig  # noqa: E402
+from tests.helpers import drain_seat_states  # noqa: E402
 from tests.mosquitto import password, start_mosquitto  # noqa: E402
 
 T = Topics()
@@ -55,25 +56,12 @@ print(n / (time.monotonic() - t0)); c.disconnect(); c.loop_stop()
 """
 
 
-def _drain(links: dict[str, Link], latest: dict[str, SeatState], seq: int, timeout: float = 10.0) -> None:
-    """Read every link until each user's newest state has at least ``seq``."""
-    deadline = time.monotonic() + timeout
-    while any(u not in latest or latest[u].seq < seq for u in links) and time.monotonic() < deadline:
-        for u, link in links.items():
-            while not link.inbox.empty():
-                item = link.inbox.get()
-                m = decode(item.payload, max_bytes=1 << 20) if item.payload else None
-                if isinstance(m, SeatState) and (u not in latest or m.seq > latest[u].seq):
-                    latest[u] = m
-        time.sleep(0.0005)
-
-
 def play(mosq, table: str, moves: int) -> list[float]:
     links = {u: Link(mosq.url(u), f"bench-{u}", subscriptions=(T.seat_all(table, u),)).start() for u in PLAYERS}
     latest: dict[str, SeatState] = {}
     lat: list[float] = []
     try:
-        _drain(links, latest, 0)
+        drain_seat_states(links, latest, 0)
         for _ in range(moves):
             mover = next((u for u, st in latest.items() if st.seat in st.to_move and st.legal), None)
             if mover is None:
@@ -88,7 +76,7 @@ def play(mosq, table: str, moves: int) -> list[float]:
                     lat.append((time.perf_counter() - t0) * 1000)
                     latest[mover] = m
                     break
-            _drain(links, latest, st.seq + 1)
+            drain_seat_states(links, latest, st.seq + 1)
     finally:
         for link in links.values():
             link.close()

@@ -69,3 +69,22 @@ def run_in_thread(fn: Callable[[], Any]) -> threading.Thread:
     t = threading.Thread(target=fn, daemon=True)
     t.start()
     return t
+
+
+def drain_seat_states(links: "dict[str, Link]", latest: "dict[str, Any]", seq: int, timeout: float = 10.0) -> bool:
+    """Read every link until each user's newest ``seat_state`` (kept in ``latest``) has at
+    least ``seq``; False if that did not happen within ``timeout`` (benchmarks driving seats)."""
+    from protocol.messages import SeatState
+
+    deadline = time.monotonic() + timeout
+    while any(u not in latest or latest[u].seq < seq for u in links):
+        if time.monotonic() > deadline:
+            return False
+        for u, link in links.items():
+            while not link.inbox.empty():
+                item = link.inbox.get()
+                m = decode(item.payload, max_bytes=1 << 20) if item.payload else None
+                if isinstance(m, SeatState) and (u not in latest or m.seq > latest[u].seq):
+                    latest[u] = m
+        time.sleep(0.0005)
+    return True
