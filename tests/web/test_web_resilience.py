@@ -67,3 +67,54 @@ def test_after_a_broker_restart_the_page_reconnects_and_shows_the_game(stack, br
         assert stack.table(table).seq > seq, "the move made after the restart was accepted"
     finally:
         page.context.close()
+
+
+def test_a_wrong_password_is_said_in_words_and_not_retried(stack, browser):
+    page = stack.page(browser)
+    try:
+        page.goto(stack.web.url)
+        page.fill("input[name=username]", "north")
+        page.fill("input[name=password]", "not-the-password")
+        page.click("button[type=submit]")
+        page.wait_for_selector(".connection.conn-error", timeout=15000)
+        assert "refused this username or password" in page.inner_text(".connection")
+        page.wait_for_timeout(3000)  # longer than the reconnect period: nothing retries
+        assert page.evaluate("() => window.summon.link.client.disconnected || !window.summon.link.client.connected")
+        assert "refused" in page.inner_text(".connection")
+        assert page.query_selector("form.login"), "the form is there to try again"
+    finally:
+        page.context.close()
+
+
+def test_an_unreachable_broker_is_said_in_words(browser):
+    from clients.embedded_broker import free_port
+    from clients.web.server import WebConfig, WebServer
+
+    web = WebServer(WebConfig(broker=f"ws://127.0.0.1:{free_port()}"), port=0).start()
+    context = browser.new_context()
+    page = context.new_page()
+    try:
+        page.goto(web.url)
+        page.fill("input[name=username]", "north")
+        page.fill("input[name=password]", "x")
+        page.click("button[type=submit]")
+        page.wait_for_function("() => /cannot reach .* retrying/.test(document.querySelector('.connection').textContent)",
+                               timeout=20000)
+    finally:
+        context.close()
+        web.stop()
+
+
+def test_a_broker_the_policy_does_not_allow_is_said_in_words(stack, browser):
+    from clients.embedded_broker import free_port
+
+    page = stack.page(browser)
+    try:
+        page.goto(f"{stack.web.url}?broker=ws://127.0.0.1:{free_port()}")
+        page.fill("input[name=username]", "north")
+        page.fill("input[name=password]", "x")
+        page.click("button[type=submit]")
+        page.wait_for_selector(".connection.conn-error", timeout=15000)
+        assert "may not connect to" in page.inner_text(".connection")
+    finally:
+        page.context.close()

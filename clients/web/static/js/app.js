@@ -136,6 +136,14 @@ async function main() {
   await loadConfig();
   store.listeners.add(schedule);
   window.addEventListener("hashchange", render);
+  // A broker the server's Content-Security-Policy does not list: say so (it would otherwise
+  // look like an unreachable broker, retried for ever).
+  document.addEventListener("securitypolicyviolation", (e) => {
+    if (e.effectiveDirective !== "connect-src" || !link) return;
+    link.client.end(true);
+    link.setConnection("error", `this page may not connect to ${e.blockedURI}: its server allows only the brokers ` +
+      "it was started with (summon web --broker / --edge)");
+  });
   setInterval(() => tickClocks(root, () => performance.now()), 250);
   if (config.login === "none" && config.user) connect({ url: config.broker, username: config.user });
   else if (config.edge) connect({ url: config.edge });
