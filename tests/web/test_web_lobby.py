@@ -55,6 +55,12 @@ def test_lobby_shows_tables_results_and_tournament_standings(stack, browser, tmp
         finally:
             probe.close()
         assert {r[1]: float(r[2]) for r in rows} == {r["entrant"]: float(r["points"]) for r in msg.standings}
+        page.click("button[data-key='logout']")
+        page.wait_for_selector("form.login")
+        assert "Logged out" in page.inner_text(".connection")
+        assert page.evaluate("() => localStorage.getItem('summon.user')") == "mallory", "only the username is kept"
+        stored = page.evaluate("() => JSON.stringify({...localStorage}) + JSON.stringify({...sessionStorage}) + document.cookie")
+        assert "mallory-secret" not in stored, "a password is never stored"
         assert not page.errors, page.errors  # type: ignore[attr-defined]
     finally:
         page.context.close()

@@ -56,7 +56,10 @@ function loginForm() {
   const status = h("p", { class: `connection conn-${c.state}`, role: "status" }, c.detail || "Not connected.");
   if (link && link.user && c.state !== "error") {
     return section("Connection", status, h("button", { type: "button", dataset: { key: "logout" }, on: { click: () => {
-      connect(config.edge ? { url: config.edge } : { url: config.broker }); location.hash = "#/";
+      if (config.edge) connect({ url: config.edge });   // back to watching without an account
+      else { link.close(); link = null; store.connection = { state: "idle", detail: "Logged out." }; }
+      location.hash = "#/";
+      render();
     } } }, "Log out"));
   }
   let saved = "";
