@@ -54,7 +54,11 @@ def export_cmd(table: str, db: str, output: str | None, unfinished: bool, no_fra
     except ReplayError as exc:
         raise click.ClickException(f"the history of {table} does not replay: {exc}") from None
     path = output or f"{table}.summon-replay.json"
-    Path(path).write_text(text)
+    if rep.record.status != "finished":  # its seed and every hand: readable by you alone, from the start
+        from referee.brokerconf import write_new
+        write_new(path, text, 0o600)
+    else:
+        Path(path).write_text(text)
     frames = "no frames" if no_frames else "frames for every audience"
     click.echo(f"{path}: {len(rep.moves)} moves, status {rep.record.status}, {frames}, {len(text) // 1000} kB")
 

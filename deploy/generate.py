@@ -48,6 +48,7 @@ SPECTATORS = ("spectator", "edge")  # accounts of the read-only spectators' list
 # The roles file the referee reads (SUMMON_ROLES_FILE): directors, and bots flagged in table meta.
 ROLES = {"referee": "referee", "director": "director", "north": "bot", "east": "bot", "south": "bot",
          "west": "bot", "spectator": "spectator", "edge": "edge"}
+DIRECTORS = tuple(u for u, r in ROLES.items() if r == "director")  # the only tournament publishers (ACL)
 PORT = 1883
 SPECTATOR_PORT = 1884
 EDGE_PORT = 1885     # anonymous read-only spectators, MQTT
@@ -109,7 +110,7 @@ def passwd_text(existing: str = "", users: tuple[str, ...] = USERS) -> str:
 
 
 def expected(existing_passwd: str = "", existing_spectators: str = "") -> dict[str, str]:
-    return {"mosquitto.conf": conf_text(), "acl": acl_text(), "passwd": passwd_text(existing_passwd),
+    return {"mosquitto.conf": conf_text(), "acl": acl_text(directors=DIRECTORS), "passwd": passwd_text(existing_passwd),
             "spectators.acl": spectator_acl_text(),
             "spectators.passwd": passwd_text(existing_spectators, SPECTATORS),
             "roles": ROLES_HEADER + "".join(f"{u} {r}\n" for u, r in ROLES.items())}

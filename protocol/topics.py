@@ -27,12 +27,18 @@ from protocol.version import DEFAULT_PREFIX
 
 __all__ = ["Topics", "Parsed", "valid_name", "check_name"]
 
-_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
+_NAME = re.compile(r"[A-Za-z0-9_.-]{1,64}")
 
 
 def valid_name(name: str) -> bool:
-    """Table ids and usernames: 1..64 of ``A-Z a-z 0-9 _ . -`` (no MQTT wildcards)."""
-    return isinstance(name, str) and bool(_NAME.match(name))
+    """Table ids and usernames: 1..64 of ``A-Z a-z 0-9 _ . -`` (no MQTT wildcards).
+
+    ``fullmatch``, never ``match`` with ``$``: ``$`` also matches before a final newline,
+    so ``"north\n"`` passed, and a name with a newline written into ``passwd``, ``roles``
+    or ``acl`` splits into two lines (issue 13: an empty username, an unremovable account,
+    and in the ACL an injected line).
+    """
+    return isinstance(name, str) and _NAME.fullmatch(name) is not None
 
 
 def check_name(name: str, what: str = "name") -> str:

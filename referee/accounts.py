@@ -23,7 +23,11 @@ whose account was removed.  It does not disconnect a client whose password chang
 with the new password.
 
 Every file is replaced atomically (write, then ``os.replace``) so the broker never reads a
-half-written one, and changes are serialised with a lock file.
+half-written one, and changes are serialised with a lock file.  Each file is *created*
+with its final mode (``brokerconf.write_new``): ``passwd``, ``acl`` and ``roles`` are 0640
+(the ACL and the roles list every account and who is a director), never world-readable,
+not even for the moment between a write and a chmod.  The referee reads ``roles``: run it
+as the directory's owner or in its group.
 """
 
 from __future__ import annotations
@@ -45,6 +49,7 @@ from protocol.topics import valid_name
 from protocol.version import DEFAULT_PREFIX
 from referee.brokerconf import (
     Bridge, TlsFiles, acl_text, edge_acl_text, edge_conf, mosquitto_conf, password_line, spectator_acl_text,
+    write_new,
 )
 
 __all__ = [
@@ -184,10 +189,13 @@ class EdgeDir:
 
 
 def _write(path: Path, text: str, mode: int = 0o644) -> None:
-    """Replace ``path`` atomically, keeping the owner of the directory (the broker's user)."""
+    """Replace ``path`` atomically, keeping the owner of the directory (the broker's user).
+
+    The temporary file is created with ``mode`` (issue 13: it used to be written 0644 and
+    chmodded afterwards), and chowned before it takes the real name.
+    """
     tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(text)
-    os.chmod(tmp, mode)
+    write_new(tmp, text, mode)
     st = path.parent.stat()
     if os.geteuid() == 0 and st.st_uid != 0:
         os.chown(tmp, st.st_uid, st.st_gid)
@@ -296,13 +304,15 @@ class Accounts:
         players = [hashes[u] for u, r in ordered if r in PLAYERS_LISTENER_ROLES and u in hashes]
         spectators = [hashes[u] for u, r in ordered if r in SPECTATOR_LISTENER_ROLES and u in hashes]
         referees = [u for u, r in ordered if r == "referee"]
+        directors = [u for u, r in ordered if r == "director"]  # the only tournament publishers
         prefix = self.settings.prefix
-        # Password files hold hashes only, but there is no reason to let other users read them.
+        # Hashes (offline guessing), the ACL and the roles (every account, who directs):
+        # readable by the broker's user and group only.
         _write(self.dir.passwd, "".join(ln + "\n" for ln in players), 0o640)
         _write(self.dir.spectators_passwd, "".join(ln + "\n" for ln in spectators), 0o640)
-        _write(self.dir.acl, acl_text(prefix, referees[0] if referees else "referee", referees))
-        _write(self.dir.spectators_acl, spectator_acl_text(prefix))
-        _write(self.dir.roles, ROLES_HEADER + "".join(f"{u} {r}\n" for u, r in ordered))
+        _write(self.dir.acl, acl_text(prefix, referees[0] if referees else "referee", referees, directors), 0o640)
+        _write(self.dir.spectators_acl, spectator_acl_text(prefix), 0o640)
+        _write(self.dir.roles, ROLES_HEADER + "".join(f"{u} {r}\n" for u, r in ordered), 0o640)
 
     def add(self, user: str, role: str, password: str, reload: bool = True) -> str:
         """Create ``user`` with ``role``; returns what the broker reload did."""

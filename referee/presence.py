@@ -80,14 +80,16 @@ class SeatKeeper:
                 self.absent_held.setdefault(table.players[seat], set()).add(table.id)
 
     # --- presence --------------------------------------------------------------------------------
-    def presence(self, user: str, payload: bytes, now: float) -> None:
+    def presence(self, user: str, payload: bytes, now: float) -> bool:
+        """Note ``user``'s online/offline notice; False if ``payload`` is not one (the
+        referee then deletes it when it was retained: junk kept for ever otherwise)."""
         if not payload:
-            return  # a cleared retained notice
+            return True  # a cleared retained notice
         try:
             msg = decode(payload, accept=(Presence,))
         except DecodeError as exc:
             log.debug("ignored presence of %s: %s", user, exc)
-            return
+            return False
         assert isinstance(msg, Presence)
         if msg.status == "offline":
             self.offline.setdefault(user, now)
@@ -97,6 +99,7 @@ class SeatKeeper:
             if was is not None:
                 log.info("%s is back online", user)
             self.returned(user, now)
+        return True
 
     def returned(self, user: str, now: float | None = None) -> None:
         """A user is back: give back every seat the house took for absence.

@@ -23,6 +23,14 @@ a random bot at one table already passes 50/s), and a dropped *legitimate* move 
 stall its table until the player sends it again.  What the budget really limits is
 messages that earn an error -- garbage, stale duplicates, moves out of turn -- which is
 what a flood is made of.
+
+**Bytes count too** (issue 13): a second bucket per user holds bytes (payload + topic),
+``byte_rate`` per second, ``byte_burst`` saved up; a message passes only if both buckets
+can pay, and an accepted move gives both back.  Why: counted by messages alone, 50 garbage
+messages a second of 1 MiB each were "within budget" and the referee queued and decoded
+50 MB/s.  The broker now refuses packets over 64 KiB (``brokerconf.MAX_PACKET_BYTES``), the
+referee reads at most 8 KiB of a payload, and this bucket keeps what a user may make the
+loop look at to a few KiB a second however big each message is.
 """
 
 from __future__ import annotations
@@ -35,7 +43,7 @@ from typing import Any, Callable
 
 from protocol.mqtt import Incoming
 
-__all__ = ["RateLimiter", "Limited", "RateLimitedInbox", "sender_of"]
+__all__ = ["RateLimiter", "Limited", "RateLimitedInbox", "sender_of", "message_bytes"]
 
 MAX_TRACKED = 50_000
 """Forget users whose bucket is full when more than this many are tracked (bounded memory)."""
@@ -57,21 +65,27 @@ def sender_of(topic: str) -> str | None:
 
 
 class RateLimiter:
-    """Token buckets by user: ``allow`` on paho's thread, ``refund`` on the referee's."""
+    """Token buckets by user (messages, and bytes when ``byte_rate`` > 0): ``allow`` on
+    paho's thread, ``refund`` on the referee's.  ``rate`` 0 turns both off."""
 
-    def __init__(self, rate: float, burst: float, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, rate: float, burst: float, clock: Callable[[], float] = time.monotonic,
+                 byte_rate: float = 0.0, byte_burst: float = 0.0) -> None:
         self.rate = float(rate)
         self.burst = float(max(burst, 1.0))
+        self.byte_rate = float(byte_rate)
+        self.byte_burst = float(max(byte_burst, byte_rate, 1.0))
         self.clock = clock
-        self._buckets: dict[str, list[float]] = {}  # user -> [tokens, last refill time]
+        # user -> [tokens, bytes, last refill time]
+        self._buckets: dict[str, list[float]] = {}
         self._lock = threading.Lock()
 
     @property
     def enabled(self) -> bool:
         return self.rate > 0
 
-    def allow(self, user: str) -> bool:
-        """Spend one of ``user``'s tokens; False when there is none left."""
+    def allow(self, user: str, size: int = 0) -> bool:
+        """Spend one of ``user``'s tokens and ``size`` bytes; False (nothing spent) when
+        either bucket cannot pay."""
         if self.rate <= 0:
             return True
         with self._lock:
@@ -80,24 +94,31 @@ class RateLimiter:
             if bucket is None:
                 if len(self._buckets) >= MAX_TRACKED:
                     self._forget_full(now)
-                bucket = self._buckets[user] = [self.burst, now]
-            tokens = min(self.burst, bucket[0] + (now - bucket[1]) * self.rate)
-            bucket[1] = now
-            if tokens < 1.0:
-                bucket[0] = tokens
+                bucket = self._buckets[user] = [self.burst, self.byte_burst, now]
+            elapsed = now - bucket[2]
+            tokens = min(self.burst, bucket[0] + elapsed * self.rate)
+            room = min(self.byte_burst, bucket[1] + elapsed * self.byte_rate)
+            bucket[0], bucket[1], bucket[2] = tokens, room, now
+            if tokens < 1.0 or (self.byte_rate > 0 and room < size):
                 return False
             bucket[0] = tokens - 1.0
+            if self.byte_rate > 0:
+                bucket[1] = room - size
             return True
 
-    def refund(self, user: str) -> None:
-        """Give back the token of a message that turned out to be an accepted move."""
+    def refund(self, user: str, size: int = 0) -> None:
+        """Give back the token (and the ``size`` bytes) of a message that turned out to be
+        an accepted move."""
         with self._lock:
             bucket = self._buckets.get(user)
             if bucket is not None:
                 bucket[0] = min(self.burst, bucket[0] + 1.0)
+                bucket[1] = min(self.byte_burst, bucket[1] + size)
 
     def _forget_full(self, now: float) -> None:
-        full = [u for u, (tokens, last) in self._buckets.items() if tokens + (now - last) * self.rate >= self.burst]
+        full = [u for u, (tokens, room, last) in self._buckets.items()
+                if tokens + (now - last) * self.rate >= self.burst
+                and (self.byte_rate <= 0 or room + (now - last) * self.byte_rate >= self.byte_burst)]
         for u in full:
             del self._buckets[u]
 
@@ -130,9 +151,12 @@ class RateLimitedInbox(queue.Queue):  # type: ignore[type-arg]
         self._noticed: dict[str, float] = {}
 
     def put(self, item: Any, block: bool = True, timeout: float | None = None) -> None:
-        if isinstance(item, Incoming) and self.limiter.enabled:
+        # A retained message (the broker replays them when the referee subscribes, at start)
+        # is never dropped: the referee must see it to delete it, or it would be replayed,
+        # and dropped, at every start for ever.  They are bounded by what the broker stores.
+        if isinstance(item, Incoming) and self.limiter.enabled and not item.retain:
             user = sender_of(item.topic)
-            if user is not None and not self.limiter.allow(user):
+            if user is not None and not self.limiter.allow(user, message_bytes(item)):
                 self.dropped_total += 1
                 self._dropped[user] = self._dropped.get(user, 0) + 1
                 now = self.limiter.clock()
@@ -147,6 +171,11 @@ class RateLimitedInbox(queue.Queue):  # type: ignore[type-arg]
         if size > self.max_size:
             self.max_size = size
 
-    def refund(self, user: str) -> None:
+    def refund(self, user: str, size: int = 0) -> None:
         """``user``'s message was an accepted move: it costs no budget (referee loop thread)."""
-        self.limiter.refund(user)
+        self.limiter.refund(user, size)
+
+
+def message_bytes(item: Incoming) -> int:
+    """What a message costs in the byte bucket: its payload and its topic."""
+    return len(item.payload) + len(item.topic)

@@ -30,10 +30,12 @@ from protocol.mqtt import BrokerUrl, Incoming, Link
 from protocol.topics import Topics, valid_name
 from protocol.version import DEFAULT_PREFIX
 from referee.accounts import RoleBook
+from referee.brokerconf import MAX_PACKET_BYTES
 from referee.engine import ConfigError
 from referee.games import GAMES
-from referee.ratelimit import Limited, RateLimitedInbox, RateLimiter
+from referee.ratelimit import Limited, RateLimitedInbox, RateLimiter, message_bytes
 from referee.table import Publish, Table
+from referee.tablecap import CreateBudget, TablePruner
 from referee.clock import ClockError, TimeControl
 from referee.presence import SeatKeeper
 from referee.recovery import Recovery
@@ -70,6 +72,13 @@ class RefereeConfig:
     # see referee/ratelimit.py).  Per second, and how many may be saved up; 0 = off.
     rate_limit: float = 50.0
     rate_burst: float = 200.0
+    # ... and of inbound bytes (payload + topic), same bucket rules: 32 KiB/s, 128 KiB saved up.
+    rate_bytes: float = 32 * 1024.0
+    rate_burst_bytes: float = 128 * 1024.0
+    # Table creations per director over MQTT, counted in seats (referee/tablecap.py); 0 = off.
+    create_seats_per_minute: float = 1200.0
+    create_seats_burst: float = 400.0
+    keep_closed_s: float = 60.0  # a closed table is forgotten (and its retained states cleared) after this
     # `summon accounts` roles file: directors (besides `directors`) and bots (flagged in
     # meta) are read from it, and re-read when it changes.
     roles_file: str | None = field(default_factory=lambda: os.environ.get("SUMMON_ROLES_FILE") or None)
@@ -79,7 +88,7 @@ class RefereeConfig:
     # "full": every commit synced (survives power loss; ~1 ms a move on this machine's disk);
     # "normal": survives a killed referee, may lose the last moves on power loss (~50x faster).
     db_sync: str = "full"
-    keep_finished_s: float = 3600.0  # finished tables restored at start-up for this long
+    keep_finished_s: float = 3600.0  # finished tables restored at start-up, and held in memory, this long
     clock: TimeControl | None = None  # time control of tables created without one (referee/clock.py)
 
 
@@ -90,7 +99,10 @@ class Referee:
         self.config = config
         self.topics = Topics(config.prefix)
         self.tables: dict[str, Table] = {}
-        self.inbox: queue.Queue[Any] = RateLimitedInbox(RateLimiter(config.rate_limit, config.rate_burst))
+        self.inbox: queue.Queue[Any] = RateLimitedInbox(RateLimiter(
+            config.rate_limit, config.rate_burst, byte_rate=config.rate_bytes, byte_burst=config.rate_burst_bytes))
+        self.create_budget = CreateBudget(config.create_seats_per_minute, config.create_seats_burst)
+        self.pruner = TablePruner(self)  # forgets ended tables (referee/tablecap.py)
         self.roles = RoleBook(config.roles_file)
         self.ready = threading.Event()
         self._stop = threading.Event()
@@ -149,6 +161,7 @@ class Referee:
         try:
             self.recovery.tick()
             self.seats.tick(now)
+            self.pruner.tick(now)
         except Exception:
             log.exception("error in the referee's tick")
 
@@ -194,19 +207,18 @@ class Referee:
             table_id = f"{game}-{secrets.token_hex(4)}"
         if not valid_name(table_id):
             raise CreateRefused(ErrorCode.TABLE_BAD_CONFIG, f"invalid table id {table_id!r}")
-        if table_id in self.tables:
+        if table_id in self.tables or self.store.table(table_id) is not None:  # also a forgotten one
             raise CreateRefused(ErrorCode.TABLE_EXISTS, f"table {table_id!r} already exists")
         bad = [p for p in players if not valid_name(p)]
         if bad:
             raise CreateRefused(ErrorCode.TABLE_BAD_CONFIG, f"invalid username(s) {bad}")
         if len(set(players)) != len(players):
             raise CreateRefused(ErrorCode.TABLE_BAD_CONFIG, "a username may hold only one seat at a table")
-        playing = sum(1 for t in self.tables.values() if t.status == "playing")
-        if playing >= self.config.max_tables:
-            raise CreateRefused(ErrorCode.TABLE_BAD_CONFIG, f"the referee is full ({playing} tables)")
+        if len(self.tables) >= self.config.max_tables:  # every table held counts, ended ones too
+            raise CreateRefused(ErrorCode.TABLE_BAD_CONFIG, f"the referee is full ({len(self.tables)} tables held)")
         engine = GAMES[game]
-        if seed is None:
-            seed = secrets.randbits(63)
+        if seed is None:  # 256 bits from the OS: no deal can be guessed (referee/games/keyed.py)
+            seed = secrets.randbits(256)
         try:
             table = Table(table_id, engine, players, config or {}, seed, self.topics)
             self.seats.setup(table, TimeControl.from_wire(clock) if clock else self.config.clock, time.monotonic())
@@ -253,15 +265,19 @@ class Referee:
             where = self.topics.parse(msg.topic)
         except TopicError as exc:
             log.debug("ignored: %s", exc)
-            if msg.retain and msg.payload:
+            if msg.payload:
                 # Junk retained on a topic we cannot even parse (e.g. an invalid table id)
                 # would be replayed to us on every start and kept by the broker for ever.
+                # Cleared even without the retain flag: a retained publish made while we are
+                # subscribed reaches us with retain 0, so we cannot tell (an empty publish is
+                # harmless; the rate limiter bounds how many a user can make us send).
                 self._send([Publish(msg.topic, b"", retain=True)])
             return
         if not msg.payload:
             return  # clearing a retained message: nothing to answer
         if where.kind == "presence":  # retained on purpose: it is the user's MQTT last will
-            self.seats.presence(where.user, msg.payload, time.monotonic())
+            if not self.seats.presence(where.user, msg.payload, time.monotonic()) and msg.retain:
+                self._send([Publish(msg.topic, b"", retain=True)])  # retained junk, not a notice
             return
         if msg.retain:
             # A retained move or request would be replayed to us on every reconnect:
@@ -295,7 +311,7 @@ class Referee:
         seq = table.seq
         self._play(table, user, move)
         if table.seq != seq:  # accepted: moves that count cost no rate budget (referee/ratelimit.py)
-            self.inbox.refund(user)  # type: ignore[attr-defined]
+            self.inbox.refund(user, message_bytes(msg))  # type: ignore[attr-defined]
 
     def _play(self, table: Table, user: str, move: Move, flags: tuple[str, ...] = (),
               notes: Sequence[Any] = (), now: float | None = None) -> None:
@@ -322,9 +338,16 @@ class Referee:
         if isinstance(req, CloseTable):
             self._close_table(reply, req, user)
             return
+        seats = len(req.players)
+        if not self.create_budget.take(user, seats):  # referee/tablecap.py
+            self._send_error(reply, ErrorCode.RATE_LIMITED,
+                             f"more than {self.config.create_seats_per_minute:g} seats of new tables per minute "
+                             f"from {user!r}: not created; try again later", ref=req.request_id)
+            return
         try:
             table = self.create_table(req.game, req.players, req.config, req.seed, req.table, req.clock)
         except CreateRefused as exc:
+            self.create_budget.give_back(user, seats)
             self._send_error(reply, exc.code, exc.detail, ref=req.request_id)
             return
         self._send([Publish(reply, encode(Created(request_id=req.request_id, table=table.id)))])
@@ -372,6 +395,9 @@ class Referee:
     def _send(self, publishes: Sequence[Publish]) -> None:
         assert self._link is not None
         for p in publishes:
+            if len(p.payload) + len(p.topic) > MAX_PACKET_BYTES - 64:  # the broker would disconnect us
+                log.error("not sent: %d bytes on %s exceed the broker's max_packet_size", len(p.payload), p.topic)
+                continue
             self._link.publish(p.topic, p.payload, retain=p.retain)
 
     def _send_error(self, topic: str, code: ErrorCode, detail: str, table: str | None = None,

@@ -252,7 +252,7 @@ def test_dockerfile():
 # --- deploy/mosquitto is generated from referee/brokerconf.py -------------------------------
 
 def test_acl_is_brokerconf_acl():
-    assert (DEPLOY / "acl").read_text() == acl_text()
+    assert (DEPLOY / "acl").read_text() == acl_text(directors=("director",))  # deploy/generate.py DIRECTORS
 
 
 def test_conf_is_what_generate_writes(generate):

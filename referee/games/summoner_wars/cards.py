@@ -154,7 +154,7 @@ def _int(raw: Mapping[str, Any], key: str, where: str, default: int | None = Non
 
 def _card(raw: Mapping[str, Any], faction: str) -> Card:
     cid = raw.get("id")
-    if not isinstance(cid, str) or not _ID.match(cid):
+    if not isinstance(cid, str) or not _ID.fullmatch(cid):
         raise CardDataError(f"{faction}: card id {cid!r} must be lowercase words joined by '-'")
     where = f"{faction}/{cid}"
     classes = _classes(str(raw.get("class", "")), where)

@@ -65,7 +65,7 @@ class Move:
 
 
 def parse_token(text: str) -> tuple[str, int] | None:
-    m = _TOKEN.match(text)
+    m = _TOKEN.fullmatch(text)
     if m is None or m.group(1) not in POOL or int(m.group(2)) > 67:
         return None
     return m.group(1), int(m.group(2))
