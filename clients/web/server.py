@@ -55,14 +55,16 @@ def _origin(url: str) -> str | None:
 
 def csp_header(config: WebConfig) -> str:
     """Scripts and styles from this origin only; MQTT only to the configured brokers (any
-    ws/wss origin if none is configured, so a user can type one into the form).
+    ws/wss origin if no players' broker is configured, so a user can type one into the form).
 
     ``worker-src blob:``: MQTT.js runs its keep-alive timer in a worker made from a blob
     (timers in a background tab are throttled, which would let the broker drop us); only
     a script already allowed on the page can make such a blob.
     """
     origins = sorted({o for o in map(_origin, (config.broker, config.edge, *config.extra_connect)) if o})
-    connect = " ".join(["'self'", *origins]) if origins else "'self' ws: wss:"
+    if not config.broker:  # the player types the broker into the form: it cannot be listed
+        origins += ["ws:", "wss:"]
+    connect = " ".join(["'self'", *origins])
     return ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
             f"connect-src {connect}; worker-src blob:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
 
