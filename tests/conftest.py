@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 import threading
 import time
-from typing import Iterator
+from typing import Any, Iterator
 
 import pytest
 
@@ -21,6 +21,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_report_header(config: pytest.Config) -> str | None:
     seed = _shuffle_seed(config)
     return None if seed is None else f"test order shuffled with --shuffle={seed}"
+
+
+def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+    """Print the shuffle seed at the end too (``-q`` hides the header): a failing order can be re-run."""
+    seed = _shuffle_seed(config)
+    if seed is not None:
+        terminalreporter.write_line(f"test order shuffled with --shuffle={seed}")
 
 
 def _shuffle_seed(config: pytest.Config) -> int | None:
