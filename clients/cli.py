@@ -66,6 +66,11 @@ def demo(game: str, players: int | None, target: int | None, options: tuple[str,
         config["target"] = target
     elif game == "dragon":
         config.setdefault("target", 500)
+    from referee.engine import ConfigError
+    try:  # the same check the referee makes, before anything starts: one line, not a traceback
+        engine.new_state(n, {**engine.config_defaults(), **config}, 1)
+    except ConfigError as exc:
+        raise click.BadParameter(str(exc), param_hint="--option/--target") from None
     if web and broker_url:
         raise click.BadParameter("--web runs on the embedded broker; with your own broker use `summon web`",
                                  param_hint="--web")

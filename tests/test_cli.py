@@ -123,3 +123,16 @@ def test_create_at_startup_with_an_id_is_not_repeated_after_a_restart(mosquitto,
         outputs.append(out)
     assert f"created table {table}" in outputs[0]
     assert f"table {table} is already here (restored)" in outputs[1] and "created table" not in outputs[1]
+
+
+@pytest.mark.parametrize("args, words", [(["--option", "colour=blue"], "unknown dragon option(s): colour"),
+                                         (["--target", "0"], "target must be an integer"),
+                                         (["--game", "summicard", "--option", "variant=poker"], "variant must be one of")])
+def test_demo_refuses_bad_options_in_one_line_before_starting(args, words):
+    from click.testing import CliRunner
+
+    from clients.cli import main as cli_main
+
+    out = CliRunner().invoke(cli_main, ["demo", *args])
+    assert out.exit_code == 2 and words in out.output, out.output
+    assert "Traceback" not in out.output and "Embedded MQTT broker" not in out.output
