@@ -20,7 +20,8 @@ from clients.cli_common import (EXIT_FAILED, EXIT_OK, EXIT_UNREACHABLE, broker_f
                                 broker_options, on_signals as _on_signals, parse_options as _options)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.version_option(package_name="summon", prog_name="summon", message="%(prog)s %(version)s")
 @click.option("--log-level", default="WARNING", show_default=True,
               type=click.Choice(["DEBUG", "INFO", "WARNING", "ERROR"], case_sensitive=False))
 def main(log_level: str) -> None:
@@ -247,8 +248,20 @@ def games() -> None:
     """List the games this installation can referee."""
     from referee.games import GAMES
 
+    from clients.bots import BOTS, default_bot
+
     for name, g in sorted(GAMES.items()):
-        click.echo(f"{name:12} {g.title} ({g.min_seats}-{g.max_seats} players) options: {g.config_defaults()}")
+        seats = str(g.min_seats) if g.min_seats == g.max_seats else f"{g.min_seats} to {g.max_seats}"
+        click.echo(f"{name}: {g.title}, {seats} players")
+        defaults = ", ".join(f"{k}={_option_text(v)}" for k, v in g.config_defaults().items())
+        click.echo(f"    options (--option KEY=VALUE) and defaults: {defaults}")
+        bots = sorted(b for b in BOTS if b == "random" or b.startswith(f"{name}-"))
+        click.echo(f"    bots: {', '.join(bots)} (default {default_bot(name)})")
+
+
+def _option_text(value: object) -> str:
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
 
 
 from clients import cli_broker  # noqa: E402  (summon broker init, summon accounts ...)

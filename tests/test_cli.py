@@ -136,3 +136,16 @@ def test_demo_refuses_bad_options_in_one_line_before_starting(args, words):
     out = CliRunner().invoke(cli_main, ["demo", *args])
     assert out.exit_code == 2 and words in out.output, out.output
     assert "Traceback" not in out.output and "Embedded MQTT broker" not in out.output
+
+
+def test_version_and_games_are_plain_text():
+    from click.testing import CliRunner
+
+    from clients.cli import main as cli_main
+
+    out = CliRunner().invoke(cli_main, ["--version"])
+    assert out.exit_code == 0 and out.output.startswith("summon ")
+    out = CliRunner().invoke(cli_main, ["games"])
+    assert out.exit_code == 0 and "{" not in out.output
+    assert "dragon: Summon the Dragon, 4 players" in out.output and "target=500" in out.output
+    assert "bots: dragon-heuristic, random (default dragon-heuristic)" in out.output
