@@ -132,6 +132,9 @@ def referee(broker_url: str, username: str | None, password: str | None, passwor
                 click.echo(f"table {table_id} is already here (restored); not created again")
             else:
                 click.echo(f"cannot create {spec!r}: {exc.detail}", err=True)
+    in_play = sum(1 for t in ref.tables.values() if t.status == "playing")
+    click.echo(f"summon referee: connected to {cfg.broker.host}:{cfg.broker.port} as {cfg.broker.username or '(no user)'}"
+               f", prefix {prefix}; history in {db}; {in_play} table(s) in play; Ctrl-C stops")
     try:
         ref.main_loop()
     finally:
@@ -153,8 +156,12 @@ def bot(broker_url: str, username: str | None, password: str | None, password_fi
         raise click.BadParameter("a bot needs --username (its seat identity)", param_hint="--username")
     if bot_name not in BOTS:
         raise click.BadParameter(f"unknown bot; known: {', '.join(BOTS)}", param_hint="--bot")
-    client = BotClient(lambda table: make_bot(bot_name, seed), _broker(broker_url, username, password, password_file),
-                       username, table=table, prefix=prefix, mqtt_version=int(mqtt_version))
+    url = _broker(broker_url, username, password, password_file)
+    where = f"table {table}" if table else "every table it is seated at"
+    client = BotClient(lambda table: make_bot(bot_name, seed), url, username, table=table, prefix=prefix,
+                       mqtt_version=int(mqtt_version),
+                       on_connected=lambda: click.echo(f"summon bot: {username} ({bot_name}) connected to "
+                                                       f"{url.host}:{url.port}; plays {where}; Ctrl-C stops"))
     _on_signals(client.request_stop)
     try:
         tables = client.run()

@@ -74,7 +74,9 @@ class BotClient:
         client_id: str | None = None,
         exit_when_finished: bool = True,
         seed: int | None = None,
+        on_connected: Callable[[], None] | None = None,
     ) -> None:
+        self.on_connected = on_connected  # called once connected and subscribed (`summon bot` says so)
         if hasattr(bot, "choose"):
             self.bot: Any = bot
             self._factory: Callable[[str], Bot] | None = None
@@ -113,6 +115,8 @@ class BotClient:
 
     def _run(self, timeout: float | None) -> dict[str, TableProgress]:
         self._link.start()
+        if self.on_connected is not None:
+            self.on_connected()
         try:
             for item in self._link.messages(self._stop, timeout):
                 try:

@@ -83,6 +83,7 @@ def test_referee_bots_create_and_watch_as_processes(mosquitto, tmp_path):
             out, err = p.communicate(timeout=30)
             assert p.returncode == 0, err
             assert f"{table}:" in out and "finished=True" in out
+            assert f"connected to 127.0.0.1:{mosquitto.port}; plays table {table}" in out, "a bot says it is connected"
         # a finished table cannot be closed; the director is told why
         late = run(["close", table, "--broker", url, "-u", "director", "--password", "director-secret",
                     "--reason", "too late"], timeout=30)
@@ -90,6 +91,7 @@ def test_referee_bots_create_and_watch_as_processes(mosquitto, tmp_path):
         # SIGTERM: the referee says it is offline and exits cleanly
         referee.send_signal(signal.SIGTERM)
         assert referee.wait(15) == 0
+        assert f"summon referee: connected to 127.0.0.1:{mosquitto.port} as referee" in referee.stdout.read()
         status.wait_for(lambda i, m: isinstance(m, RefereeStatus) and m.status == "offline", 10)
     finally:
         status.close()
