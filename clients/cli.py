@@ -175,8 +175,10 @@ def bot(broker_url: str, username: str | None, password: str | None, password_fi
 @main.command()
 @click.argument("table")
 @broker_options
+@click.option("--wait", "wait_s", default=20.0, show_default=True,
+              help="Give up after this many seconds if TABLE was never announced on this broker.")
 def watch(table: str, broker_url: str, username: str | None, password: str | None, password_file: str | None,
-          prefix: str, mqtt_version: str) -> None:
+          prefix: str, mqtt_version: str, wait_s: float) -> None:
     """Print TABLE's public feed as running commentary until the game ends."""
     from clients.watch import Watcher
 
@@ -184,10 +186,13 @@ def watch(table: str, broker_url: str, username: str | None, password: str | Non
                 out=lambda line: click.echo(line), mqtt_version=int(mqtt_version))
     _on_signals(w.request_stop)
     try:
-        result = w.run()
+        result = w.run(unknown_after=wait_s)
     except LinkError as exc:
         click.echo(f"summon watch: {exc}", err=True)
         sys.exit(EXIT_UNREACHABLE)
+    if w.unknown:
+        click.echo(f"summon watch: no table {table!r} was announced on {broker_url} (prefix {prefix}) within "
+                   f"{wait_s:g} s: check the table id (`summon create` prints it), --broker and --prefix", err=True)
     sys.exit(EXIT_OK if result is not None else EXIT_FAILED)
 
 

@@ -105,7 +105,8 @@ def extend_watch(main: click.Group) -> None:
 
 
 def _watch_more(table: str | None, follow: bool, screen: bool, broker_url: str, username: str | None,
-                password: str | None, password_file: str | None, prefix: str, mqtt_version: str) -> None:
+                password: str | None, password_file: str | None, prefix: str, mqtt_version: str,
+                wait_s: float = 20.0) -> None:
     from clients.tui.spectate import Follower, FullScreenSpectator, SpectatorSession
     from clients.tui.terminal import Terminal
 

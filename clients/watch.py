@@ -43,6 +43,7 @@ class Watcher:
         self.state: PublicState | None = None
         self.result: dict[str, Any] | None = None
         self.closed = False  # a director closed the table (no result)
+        self.unknown = False  # run(unknown_after=...) gave up: the table was never announced
         self._renderer: Any = None
         self._pending: list[Events] = []
         self._stop = threading.Event()
@@ -61,13 +62,33 @@ class Watcher:
         self._link.start()
         return self
 
-    def run(self, timeout: float | None = None) -> dict[str, Any] | None:
-        """Print until the table finishes (returns the result), or timeout/stop (None)."""
+    def run(self, timeout: float | None = None, unknown_after: float | None = None) -> dict[str, Any] | None:
+        """Print until the table finishes (returns the result), or timeout/stop (None).
+
+        ``unknown_after``: give up (None, ``self.unknown`` set) when the table's retained
+        meta has not arrived by then -- it arrives at once for any table the referee has
+        announced, so its absence means a wrong id, broker or prefix.  Said once, halfway.
+        """
         if not self._link.connected.is_set():
             self.start()
+        started = time.monotonic()
+        said = False
+
+        def unknown() -> bool:
+            nonlocal said
+            if unknown_after is None or self.meta is not None:
+                return False
+            waited = time.monotonic() - started
+            if waited > unknown_after / 2 and not said:
+                said = True
+                self.out(f"No table {self.table!r} on this broker yet (nothing on {self.topics.meta(self.table)}); "
+                         f"waiting {unknown_after:.0f} s in all.")
+            self.unknown = waited > unknown_after
+            return self.unknown
+
         try:
             for item in self._link.messages(self._stop, timeout,
-                                            until=lambda: self.result is not None or self.closed):
+                                            until=lambda: self.result is not None or self.closed or unknown()):
                 if not item.topic.startswith(self._public):
                     continue  # only this table's public area (a broker without ACLs may send more)
                 try:

@@ -151,3 +151,12 @@ def test_version_and_games_are_plain_text():
     assert out.exit_code == 0 and "{" not in out.output
     assert "dragon: Summon the Dragon, 4 players" in out.output and "target=500" in out.output
     assert "bots: dragon-heuristic, random (default dragon-heuristic)" in out.output
+
+
+@pytest.mark.broker
+def test_watching_a_table_nobody_announced_gives_up_with_a_message(mosquitto):
+    res = run(["watch", "nosuch-table", "--broker", f"mqtt://127.0.0.1:{mosquitto.port}", "-u", "mallory",
+               "--password", "mallory-secret", "--wait", "2"], timeout=60)
+    assert res.returncode == 1
+    assert "No table 'nosuch-table' on this broker yet" in res.stdout
+    assert "no table 'nosuch-table' was announced" in res.stderr and "summon create" in res.stderr
