@@ -118,3 +118,21 @@ def test_a_broker_the_policy_does_not_allow_is_said_in_words(stack, browser):
         assert "may not connect to" in page.inner_text(".connection")
     finally:
         page.context.close()
+
+
+def test_the_page_acts_only_on_its_own_seat_topic(stack, browser):
+    """A broker without per-user ACLs (the demo's amqtt replays retained messages to anyone)
+    could deliver another seat's state: the page must not take it for its own."""
+    table, page = north_to_move(stack, browser, seed=23)
+    try:
+        before = state(page)
+        page.evaluate("""([t, seq]) => window.summon.link.receive(`summon/v1/t/${t}/seat/west/state`,
+            MessagePack.encode({v: 1, type: "seat_state", table: t, game: "dragon", seat: 3, seq: seq + 5,
+                                status: "playing", to_move: [3], legal: ["pass"], view: {hand: ["dragon"]}, events: []}))""",
+                      [table, before["seq"]])
+        page.wait_for_timeout(300)
+        after = state(page)
+        assert after["seat"] == 0 and after["seq"] == before["seq"], "west's state was taken for north's"
+        assert "you are north" in page.inner_text(".status-line")
+    finally:
+        page.context.close()

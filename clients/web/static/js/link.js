@@ -132,7 +132,29 @@ export class Link {
     let m;
     try { m = decode(payload); } catch (err) { console.warn("undecodable message on", topic, err); return; }
     if (!m || typeof m !== "object" || m.v !== PROTOCOL_VERSION) return;   // unknown versions are ignored
+    if (!this.mine(topic, m)) {
+      console.warn("ignored a message on a topic that is not for it:", topic, m.type);
+      return;
+    }
     if (this.store.apply(topic, m)) this.store.changed();
+  }
+
+  // Act only on messages on the topic their type belongs to, and on seat topics only on our
+  // own: a broker without per-user ACLs (the demo's amqtt replays every retained message to
+  // everyone on reconnect) would otherwise show another seat's hand as ours.
+  mine(topic, m) {
+    const head = `${this.opts.prefix}/`;
+    if (!topic.startsWith(head)) return false;
+    const p = topic.slice(head.length).split("/");
+    const atTable = p[0] === "t" && p[1] === m.table;
+    switch (m.type) {
+      case "referee_status": return p.length === 2 && p[0] === "referee" && p[1] === "status";
+      case "tournament": return p[0] === "tour";
+      case "meta": case "public_state": case "events": return atTable && p[2] === "public" && p.length === 4;
+      case "seat_state": return atTable && p[2] === "seat" && p[3] === this.user && p[4] === "state";
+      case "error": return p[0] === "t" && p[2] === "seat" && p[3] === this.user && p[4] === "error";
+      default: return false;
+    }
   }
 }
 
