@@ -24,8 +24,9 @@ def test_demo_web_seats_the_person_against_three_bots(browser):
     page = context.new_page()
     try:
         page.goto(url)
-        page.wait_for_selector(".status-line", timeout=30000)
-        assert "you are north" in page.inner_text(".status-line")
+        # the public state may be drawn a moment before north's own state arrives
+        page.wait_for_function("() => /you are north/.test(document.querySelector('.status-line')?.textContent || '')",
+                               timeout=30000)
 
         def choose(page) -> None:
             moves = offered(page)
