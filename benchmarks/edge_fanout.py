@@ -244,9 +244,9 @@ class Workers:
 def play(url_of, director_url, moves: int, interval: float, rng: random.Random) -> list[float]:
     """Play ``moves`` moves (new tables as needed); the latency of each, in ms."""
     from clients.director import create_table
-    from protocol.messages import Move, SeatState, decode, encode
+    from protocol.messages import SeatState
     from protocol.mqtt import Link
-    from tests.helpers import drain_seat_states
+    from tests.helpers import drain_seat_states, timed_move
     from protocol.topics import Topics
 
     T = Topics(PREFIX)
@@ -273,15 +273,8 @@ def play(url_of, director_url, moves: int, interval: float, rng: random.Random) 
                 st = latest[mover]
                 time.sleep(max(0.0, next_at - time.monotonic()))
                 next_at = time.monotonic() + interval
-                t0 = time.perf_counter()
-                links[mover].publish(T.move(table, mover), encode(Move(seq=st.seq, move=rng.choice(st.legal))))
-                while True:
-                    item = links[mover].inbox.get(timeout=30)
-                    m = decode(item.payload, max_bytes=1 << 20) if item.payload else None
-                    if isinstance(m, SeatState) and m.seq > st.seq:
-                        lat.append((time.perf_counter() - t0) * 1000)
-                        latest[mover] = m
-                        break
+                ms, latest[mover] = timed_move(links[mover], T.move(table, mover), st, rng.choice(st.legal))
+                lat.append(ms)
                 drain(st.seq + 1)
         finally:
             for link in links.values():

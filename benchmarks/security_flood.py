@@ -28,11 +28,11 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from clients.director import create_table  # noqa: E402
-from protocol.messages import Move, SeatState, decode, encode  # noqa: E402
+from protocol.messages import SeatState  # noqa: E402
 from protocol.mqtt import Link  # noqa: E402
 from protocol.topics import Topics  # noqa: E402
 from referee.service import Referee, RefereeConfig  # noqa: E402
-from tests.helpers import drain_seat_states  # noqa: E402
+from tests.helpers import drain_seat_states, timed_move  # noqa: E402
 from tests.mosquitto import password, start_mosquitto  # noqa: E402
 
 T = Topics()
@@ -67,15 +67,8 @@ def play(mosq, table: str, moves: int) -> list[float]:
             if mover is None:
                 break
             st = latest[mover]
-            t0 = time.perf_counter()
-            links[mover].publish(T.move(table, mover), encode(Move(seq=st.seq, move=st.legal[0])))
-            while True:  # the mover's own next state: the latency a player feels
-                item = links[mover].inbox.get(timeout=30)
-                m = decode(item.payload, max_bytes=1 << 20) if item.payload else None
-                if isinstance(m, SeatState) and m.seq > st.seq:
-                    lat.append((time.perf_counter() - t0) * 1000)
-                    latest[mover] = m
-                    break
+            ms, latest[mover] = timed_move(links[mover], T.move(table, mover), st, st.legal[0])
+            lat.append(ms)
             drain_seat_states(links, latest, st.seq + 1)
     finally:
         for link in links.values():

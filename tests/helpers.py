@@ -88,3 +88,17 @@ def drain_seat_states(links: "dict[str, Link]", latest: "dict[str, Any]", seq: i
                     latest[u] = m
         time.sleep(0.0005)
     return True
+
+
+def timed_move(link: "Link", topic: str, state: Any, move: str, timeout: float = 30.0) -> "tuple[float, Any]":
+    """Send ``move`` for ``state`` (a SeatState) and wait for the mover's own next state:
+    (milliseconds, that state) -- the latency a player feels (benchmarks)."""
+    from protocol.messages import Move, SeatState, encode
+
+    t0 = time.perf_counter()
+    link.publish(topic, encode(Move(seq=state.seq, move=move)))
+    while True:
+        item = link.inbox.get(timeout=timeout)
+        m = decode(item.payload, max_bytes=1 << 20) if item.payload else None
+        if isinstance(m, SeatState) and m.seq > state.seq:
+            return (time.perf_counter() - t0) * 1000, m
