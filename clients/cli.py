@@ -8,6 +8,7 @@ the component.  Signals only set a stop flag; a second Ctrl-C exits at once.
 from __future__ import annotations
 
 import logging
+import os
 import sys
 import uuid
 
@@ -16,11 +17,15 @@ import click
 from protocol.mqtt import LinkError
 
 
-from clients.cli_common import (EXIT_FAILED, EXIT_OK, EXIT_UNREACHABLE, broker_from_flags as _broker,
-                                broker_options, on_signals as _on_signals, parse_options as _options)
+from clients.cli_common import (EXIT_CODES, EXIT_FAILED, EXIT_OK, EXIT_REFUSED, broker_from_flags as _broker, broker_options,
+                                link_failed, on_signals as _on_signals, parse_options as _options, profile as _profile)
+
+_EPILOG = ("Every command that talks to the broker reads its address, prefix and kept passwords from the profile "
+           "that SUMMON_PROFILE names (written by `summon broker init DIR` as DIR/summon.toml); flags win.\n\n"
+           "Exit codes: " + "; ".join(f"{code} {words}" for code, words in EXIT_CODES) + ".")
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100}, epilog=_EPILOG)
 @click.version_option(package_name="summon", prog_name="summon", message="%(prog)s %(version)s")
 @click.option("--log-level", default="WARNING", show_default=True,
               type=click.Choice(["DEBUG", "INFO", "WARNING", "ERROR"], case_sensitive=False))
@@ -67,6 +72,8 @@ def demo(game: str, players: int | None, target: int | None, options: tuple[str,
         config["target"] = target
     elif game == "dragon":
         config.setdefault("target", 500)
+    for key, value in engine.bots_only_config.items():  # bots alone: make sure the game ends
+        config.setdefault(key, value)
     from referee.engine import ConfigError
     try:  # the same check the referee makes, before anything starts: one line, not a traceback
         engine.new_state(n, {**engine.config_defaults(), **config}, 1)
@@ -108,6 +115,9 @@ def referee(broker_url: str, username: str | None, password: str | None, passwor
         clock = TimeControl.parse_spec(clock_spec) if clock_spec else None
     except ClockError as exc:
         raise click.BadParameter(str(exc), param_hint="--clock") from None
+    prof = _profile()
+    if prof and prof.roles_file and "SUMMON_ROLES_FILE" not in os.environ:
+        os.environ["SUMMON_ROLES_FILE"] = prof.roles_file  # directors named in the broker's roles file
     cfg = RefereeConfig(broker=_broker(broker_url, username, password, password_file), prefix=prefix,
                         client_id=client_id, directors=frozenset(directors), mqtt_version=int(mqtt_version),
                         db=db, db_sync=db_sync, clock=clock)
@@ -116,8 +126,7 @@ def referee(broker_url: str, username: str | None, password: str | None, passwor
     try:
         ref.startup()
     except LinkError as exc:
-        click.echo(f"summon referee: {exc}", err=True)
-        sys.exit(EXIT_UNREACHABLE)
+        link_failed("referee", exc)
     except StoreError as exc:
         click.echo(f"summon referee: {exc}", err=True)
         sys.exit(EXIT_FAILED)
@@ -139,6 +148,9 @@ def referee(broker_url: str, username: str | None, password: str | None, passwor
         ref.main_loop()
     finally:
         ref.shutdown()
+    if ref.stopped_because:
+        click.echo(f"summon referee: {ref.stopped_because}", err=True)
+        sys.exit(EXIT_REFUSED)
 
 
 @main.command()
@@ -166,8 +178,7 @@ def bot(broker_url: str, username: str | None, password: str | None, password_fi
     try:
         tables = client.run()
     except LinkError as exc:
-        click.echo(f"summon bot: {exc}", err=True)
-        sys.exit(EXIT_UNREACHABLE)
+        link_failed("bot", exc)
     for tid, p in tables.items():
         click.echo(f"{tid}: {p.moves_sent} moves sent, {p.errors} errors, finished={p.finished}")
 
@@ -182,23 +193,22 @@ def watch(table: str, broker_url: str, username: str | None, password: str | Non
     """Print TABLE's public feed as running commentary until the game ends."""
     from clients.watch import Watcher
 
-    w = Watcher(_broker(broker_url, username, password, password_file), table, prefix=prefix,
-                out=lambda line: click.echo(line), mqtt_version=int(mqtt_version))
+    url = _broker(broker_url, username, password, password_file, audience="spectator")
+    w = Watcher(url, table, prefix=prefix, out=lambda line: click.echo(line), mqtt_version=int(mqtt_version))
     _on_signals(w.request_stop)
     try:
         result = w.run(unknown_after=wait_s)
     except LinkError as exc:
-        click.echo(f"summon watch: {exc}", err=True)
-        sys.exit(EXIT_UNREACHABLE)
+        link_failed("watch", exc)
     if w.unknown:
-        click.echo(f"summon watch: no table {table!r} was announced on {broker_url} (prefix {prefix}) within "
+        click.echo(f"summon watch: no table {table!r} was announced on {url.host}:{url.port} (prefix {prefix}) within "
                    f"{wait_s:g} s: check the table id (`summon create` prints it), --broker and --prefix", err=True)
     sys.exit(EXIT_OK if result is not None else EXIT_FAILED)
 
 
 @main.command()
 @broker_options
-@click.option("--game", default="dragon", show_default=True)
+@click.option("--game", default="dragon", show_default=True, help="Which game (see `summon games`).")
 @click.option("--players", required=True, help="Usernames in seat order, comma-separated.")
 @click.option("--table", default=None, help="Table id (default: chosen by the referee).")
 @click.option("--option", "options", multiple=True, metavar="KEY=VALUE", help="Table option, e.g. target=300.")
@@ -207,7 +217,8 @@ def watch(table: str, broker_url: str, username: str | None, password: str | Non
                    "Default: the referee draws a secret 256-bit one.")
 @click.option("--clock", "clock_spec", default=None, metavar="KEY=VALUE,...",
               help="Time control for this table, e.g. move=30,bank=600,increment=5 (seconds; see referee/clock.py).")
-@click.option("--timeout", default=10.0, show_default=True)
+@click.option("--timeout", default=10.0, show_default=True,
+              help="Give up after this many seconds without the referee's answer.")
 def create(broker_url: str, username: str | None, password: str | None, password_file: str | None, prefix: str,
            mqtt_version: str, game: str, players: str, table: str | None, options: tuple[str, ...],
            seed: int | None, clock_spec: str | None, timeout: float) -> None:
@@ -227,7 +238,9 @@ def create(broker_url: str, username: str | None, password: str | None, password
                            [p for p in players.split(",") if p], config, seed=seed, table=table,
                            prefix=prefix, mqtt_version=int(mqtt_version), timeout=timeout,
                            request_id=uuid.uuid4().hex[:12], clock=clock.to_wire() if clock else None)
-    except (DirectorError, LinkError) as exc:
+    except LinkError as exc:
+        link_failed("create", exc)
+    except DirectorError as exc:
         click.echo(f"summon create: {exc}", err=True)
         sys.exit(EXIT_FAILED)
     click.echo(tid)
@@ -237,7 +250,8 @@ def create(broker_url: str, username: str | None, password: str | None, password
 @click.argument("table")
 @broker_options
 @click.option("--reason", default="", help="Why, in words (shown to the players and spectators).")
-@click.option("--timeout", default=10.0, show_default=True)
+@click.option("--timeout", default=10.0, show_default=True,
+              help="Give up after this many seconds without the referee's answer.")
 def close(table: str, broker_url: str, username: str | None, password: str | None, password_file: str | None,
           prefix: str, mqtt_version: str, reason: str, timeout: float) -> None:
     """Ask the referee (as a director) to close TABLE: no more moves; it is not restored."""
@@ -249,7 +263,9 @@ def close(table: str, broker_url: str, username: str | None, password: str | Non
         close_table(_broker(broker_url, username, password, password_file), username, table, reason,
                     prefix=prefix, mqtt_version=int(mqtt_version), timeout=timeout,
                     request_id=uuid.uuid4().hex[:12])
-    except (DirectorError, LinkError) as exc:
+    except LinkError as exc:
+        link_failed("close", exc)
+    except DirectorError as exc:
         click.echo(f"summon close: {exc}", err=True)
         sys.exit(EXIT_FAILED)
     click.echo(f"closed {table}")
@@ -291,6 +307,28 @@ from clients.cli_summoner_wars import sw_deck  # noqa: E402  (summon sw-deck che
 main.add_command(sw_deck)
 from clients.cli_web import web  # noqa: E402  (summon web: the browser client)
 main.add_command(web)
+
+# One line each in `summon --help` (click would cut the docstrings' first sentences at ~45
+# characters, mid-phrase).
+_SHORT = {
+    "accounts": "Add, remove, list accounts; change passwords.",
+    "bot": "Play as one bot account, at every table it sits at.",
+    "broker": "Write a Mosquitto config, ACLs and the profile.",
+    "close": "Close a table for good (as a director).",
+    "create": "Create a table and print its id (as a director).",
+    "demo": "A whole game of bots on an embedded broker.",
+    "games": "The games, their options and bots.",
+    "play": "Sit at your table and play from the keyboard.",
+    "referee": "Run the referee: host every table on the broker.",
+    "replay": "Export a table's history; step through a replay.",
+    "sw-deck": "Check or show a Summoner Wars deck file.",
+    "tournament": "Run a tournament; follow its standings.",
+    "watch": "A table's public feed as running commentary.",
+    "web": "Serve the web client (play, watch, replays).",
+}
+for _name, _text in _SHORT.items():
+    if _name in main.commands:
+        main.commands[_name].short_help = _text
 
 if __name__ == "__main__":  # pragma: no cover
     main()

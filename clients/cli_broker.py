@@ -7,9 +7,14 @@ only turns flags into calls and prints what an operator needs to do next.
 from __future__ import annotations
 
 import os
+import secrets
 import sys
+from pathlib import Path
 
 import click
+
+from clients.cli_common import profile as _profile
+from clients.profile import ENV as PROFILE_ENV, write_profile
 
 from protocol.version import DEFAULT_PREFIX
 from referee.accounts import ROLES, Accounts, AccountsError, BrokerSettings, EdgeDir, EdgeSettings, init_broker
@@ -114,14 +119,21 @@ def init(directory: str, port: int, spectator_port: int, no_spectators: bool, bi
         ed = Accounts(d.root).add_edge(edge_settings, force=force) if edge_settings else None
     except AccountsError as exc:
         raise click.ClickException(str(exc)) from None
+    host = "127.0.0.1" if bind in ("", "0.0.0.0", "::") else bind
+    prof = write_profile(d.root, broker=f"mqtt://{host}:{port}",
+                         spectators=None if no_spectators else f"mqtt://{host}:{spectator_port}",
+                         edge=f"mqtt://{edge_settings.bind or '127.0.0.1'}:{edge_settings.port}" if edge_settings else None,
+                         prefix=prefix, roles_file=str(d.roles), secrets_dir=str(Path(d.root).resolve() / "secrets"))
     click.echo(f"wrote {d.conf} (and acl, passwd, spectators.*, roles) in {d.root}")
     if ed is not None and edge_settings is not None:
         _edge_next(ed, edge_settings)
+    click.echo(f"wrote the profile {prof}: every summon command reads the broker's address from it")
     click.echo("next:")
-    click.echo(f"  summon accounts add referee --role referee --dir {d.root}")
-    click.echo(f"  summon accounts add <name> --role player|bot|director|spectator --dir {d.root}")
+    click.echo(f"  export {PROFILE_ENV}={prof}")
+    click.echo("  summon accounts add referee --role referee --generate     # a random password, kept for it")
+    click.echo("  summon accounts add <name> --role player|bot|director|spectator [--generate]")
     click.echo(f"  mosquitto -c {d.conf}")
-    click.echo(f"  SUMMON_ROLES_FILE={d.roles} summon referee -u referee --password-file ...")
+    click.echo("  summon referee -u referee")
 
 
 @broker.command("edge")
@@ -142,10 +154,37 @@ def edge(directory: str, force: bool, **edge_kw: object) -> None:
     _edge_next(ed, settings)
 
 
+def _profile_dir() -> str | None:
+    prof = _profile()
+    return prof.broker_dir if prof else None
+
+
 def _dir_option(f):  # type: ignore[no-untyped-def]
-    return click.option("--dir", "directory", envvar="SUMMON_BROKER_DIR", required=True,
+    return click.option("--dir", "directory", envvar="SUMMON_BROKER_DIR", default=_profile_dir,
                         type=click.Path(file_okay=False, exists=True),
-                        help="Broker directory made by `summon broker init` (or SUMMON_BROKER_DIR).")(f)
+                        help="Broker directory made by `summon broker init` [default: SUMMON_BROKER_DIR, "
+                             "else the profile's (SUMMON_PROFILE)].")(f)
+
+
+def _need_dir(directory: str | None) -> str:
+    if not directory:
+        raise click.UsageError("which broker directory? give --dir DIR (made by `summon broker init DIR`), or "
+                               f"export {PROFILE_ENV}=DIR/summon.toml")
+    return directory
+
+
+def _keep_password(directory: str, username: str) -> tuple[str, Path]:
+    """A fresh random password for ``username``, kept 0600 where the profile says (DIR/secrets)."""
+    prof = _profile()
+    where = Path(prof.secrets_dir) if prof and prof.secrets_dir else Path(directory) / "secrets"
+    where.mkdir(mode=0o700, parents=True, exist_ok=True)
+    path = where / f"{username}.pw"
+    password = secrets.token_urlsafe(18)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        os.fchmod(fh.fileno(), 0o600)
+        fh.write(password + "\n")
+    return password, path
 
 
 def _password(password: str | None, password_file: str | None) -> str:
@@ -172,9 +211,9 @@ def _no_reload(f):  # type: ignore[no-untyped-def]
     return click.option("--no-reload", is_flag=True, help="Do not signal the running broker.")(f)
 
 
-def _open(directory: str) -> Accounts:
+def _open(directory: str | None) -> Accounts:
     try:
-        return Accounts(directory)
+        return Accounts(_need_dir(directory))
     except AccountsError as exc:
         raise click.ClickException(str(exc)) from None
 
@@ -188,14 +227,27 @@ def accounts() -> None:
 @click.argument("username")
 @click.option("--role", type=click.Choice(ROLES), required=True, help="What the account may do.")
 @_password_options
+@click.option("--generate", is_flag=True,
+              help="Make up a random password and keep it in DIR/secrets/USERNAME.pw (0600), where every summon "
+                   "command run with the profile finds it (for the referee, directors, bots; tell people theirs).")
 @_dir_option
 @_no_reload
-def add(username: str, role: str, password: str | None, password_file: str | None, directory: str,
-        no_reload: bool) -> None:
+def add(username: str, role: str, password: str | None, password_file: str | None, generate: bool,
+        directory: str | None, no_reload: bool) -> None:
     """Create USERNAME with a role and a password."""
     acc = _open(directory)
+    if generate and (password is not None or password_file):
+        raise click.UsageError("--generate makes the password up: drop --password/--password-file")
     try:
-        click.echo(acc.add(username, role, _password(password, password_file), reload=not no_reload))
+        if generate:
+            if username in acc.roles():
+                raise AccountsError(f"{username} already exists; `summon accounts passwd {username}` changes "
+                                    f"its password")
+            secret, kept = _keep_password(str(acc.dir.root), username)
+            click.echo(acc.add(username, role, secret, reload=not no_reload))
+            click.echo(f"its password is kept in {kept} (0600)")
+        else:
+            click.echo(acc.add(username, role, _password(password, password_file), reload=not no_reload))
     except AccountsError as exc:
         raise click.ClickException(str(exc)) from None
 

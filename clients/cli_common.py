@@ -8,41 +8,107 @@ copy), so the shared pieces live here and everyone imports them.
 
 from __future__ import annotations
 
+import functools
 import os
 import signal
-from typing import Any, Callable
+import sys
+from typing import Any, Callable, NoReturn
 
 import click
 
-from protocol.mqtt import BrokerUrl
+from clients.profile import DEFAULT_BROKER, Profile, ProfileError, load_profile
+from protocol.mqtt import BrokerUrl, LinkError, LinkRefused
 from protocol.version import DEFAULT_PREFIX
 
-__all__ = ["EXIT_OK", "EXIT_FAILED", "EXIT_USAGE", "EXIT_UNREACHABLE", "broker_options", "broker_from_flags",
-           "on_signals", "parse_options"]
+__all__ = ["EXIT_OK", "EXIT_FAILED", "EXIT_USAGE", "EXIT_UNREACHABLE", "EXIT_REFUSED", "EXIT_CODES",
+           "broker_options", "broker_from_flags", "profile", "link_failed", "on_signals", "parse_options"]
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_UNREACHABLE = 0, 1, 2, 3
+# One table for every command (README "Exit codes"; `summon --help` says it too).
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_UNREACHABLE, EXIT_REFUSED = 0, 1, 2, 3, 4
+EXIT_CODES = (
+    (EXIT_OK, "done: the game ended, the table was created, ..."),
+    (EXIT_FAILED, "the request failed or gave up: refused by the referee, no such table, nobody answered, "
+                  "you left before the end"),
+    (EXIT_USAGE, "bad command line or input (the message names the flag)"),
+    (EXIT_UNREACHABLE, "no broker answered at that address"),
+    (EXIT_REFUSED, "the broker refused the username/password, or another client took the account's connection"),
+)
 
 
-def broker_from_flags(url: str, username: str | None, password: str | None, password_file: str | None) -> BrokerUrl:
-    """The broker URL with credentials from the flags, a password file or SUMMON_PASSWORD."""
+@functools.lru_cache(maxsize=None)
+def _cached_profile(name: str) -> Profile | None:
+    return load_profile({"SUMMON_PROFILE": name})
+
+
+def profile() -> Profile | None:
+    """The profile named by SUMMON_PROFILE (None without one); a bad one is a usage error."""
+    try:
+        return _cached_profile(os.environ.get("SUMMON_PROFILE", ""))
+    except ProfileError as exc:
+        raise click.UsageError(str(exc)) from None
+
+
+def _default_prefix() -> str:
+    prof = profile()
+    return prof.prefix if prof and prof.prefix else DEFAULT_PREFIX
+
+
+def broker_from_flags(url: str | None, username: str | None, password: str | None, password_file: str | None,
+                      audience: str = "player") -> BrokerUrl:
+    """The broker URL with credentials: flags, then SUMMON_PASSWORD, then the profile.
+
+    Without ``--broker`` the profile's address is used (``audience`` "spectator": its
+    spectators' listener for a named account, its edge for an anonymous watcher), else
+    mqtt://127.0.0.1:1883.  The password: ``--password-file``, ``--password``,
+    SUMMON_PASSWORD, the profile's kept password for this username, and last -- only with a
+    profile, on a terminal -- a prompt.  Without any, the connection is tried without one
+    and a refusal says so (exit code 4).
+    """
+    prof = profile()
+    if url is None:
+        if prof and audience == "spectator":
+            url = (prof.spectators if username else prof.edge or prof.spectators) or prof.broker
+        else:
+            url = prof.broker if prof else None
+        url = url or DEFAULT_BROKER
     if password_file:
         with open(password_file, encoding="utf-8") as fh:
             password = fh.readline().rstrip("\n")
     if password is None:
-        password = os.environ.get("SUMMON_PASSWORD")
-    return BrokerUrl.parse(url).with_credentials(username, password)
+        password = os.environ.get("SUMMON_PASSWORD") or None
+    try:
+        parsed = BrokerUrl.parse(url)
+    except LinkError as exc:
+        raise click.BadParameter(str(exc), param_hint="--broker") from None
+    username = username or parsed.username
+    if password is None and parsed.password is None and username and prof is not None:
+        password = prof.password_of(username)
+        if password is None and sys.stdin.isatty():
+            password = str(click.prompt(f"password for {username} on {parsed.host}:{parsed.port}", hide_input=True,
+                                        default="", show_default=False)) or None
+    return parsed.with_credentials(username, password)
+
+
+def link_failed(command: str, exc: LinkError) -> NoReturn:
+    """Say why the broker link failed, in one line, and exit with the documented code."""
+    click.echo(f"summon {command}: {exc}", err=True)
+    sys.exit(EXIT_REFUSED if isinstance(exc, LinkRefused) else EXIT_UNREACHABLE)
 
 
 def broker_options(f: Callable[..., Any]) -> Callable[..., Any]:
     """The connection flags every networked subcommand takes, with the same names."""
     for opt in reversed([
-        click.option("--broker", "broker_url", default="mqtt://127.0.0.1:1883", show_default=True,
-                     help="Broker URL, mqtt://[user[:pass]@]host:port (mqtts:// for TLS)."),
+        click.option("--broker", "broker_url", default=None,
+                     help="Broker URL, mqtt://[user[:pass]@]host:port (mqtts:// for TLS) "
+                          "[default: the profile's (SUMMON_PROFILE), else mqtt://127.0.0.1:1883]."),
         click.option("--username", "-u", default=None, help="MQTT username (also the seat identity)."),
-        click.option("--password", default=None, help="MQTT password (or SUMMON_PASSWORD, or --password-file)."),
+        click.option("--password", default=None,
+                     help="MQTT password (or --password-file, SUMMON_PASSWORD, the profile's kept password, "
+                          "or a prompt on a terminal)."),
         click.option("--password-file", type=click.Path(exists=True, dir_okay=False), default=None,
                      help="File whose first line is the password."),
-        click.option("--prefix", default=DEFAULT_PREFIX, show_default=True, help="Topic prefix."),
+        click.option("--prefix", default=_default_prefix, show_default="the profile's, else " + DEFAULT_PREFIX,
+                     help="Topic prefix."),
         click.option("--mqtt-version", type=click.Choice(["3", "5"]), default="3", show_default=True,
                      help="MQTT protocol version (3 = 3.1.1)."),
     ]):

@@ -14,7 +14,7 @@ from typing import Any
 import click
 
 from clients.cli_common import broker_from_flags as _broker
-from clients.cli_common import broker_options
+from clients.cli_common import broker_options, link_failed
 from protocol.mqtt import LinkError
 
 __all__ = ["play", "extend_watch"]
@@ -34,8 +34,10 @@ def _leave_on_sigterm() -> None:
 @click.option("--table", default=None, help="Play this table (default: the first table in play where you sit).")
 @click.option("--plain", is_flag=True, default=False,
               help="Line mode for screen readers and pipes: the state in words, answers read from stdin.")
+@click.option("--wait", "wait_s", default=60.0, show_default=True,
+              help="Give up after this many seconds if no table in play seats you (0: wait for ever).")
 def play(broker_url: str, username: str | None, password: str | None, password_file: str | None, prefix: str,
-         mqtt_version: str, table: str | None, plain: bool) -> None:
+         mqtt_version: str, table: str | None, plain: bool, wait_s: float) -> None:
     """Sit at your table and play, from the keyboard.
 
     Full screen by default: arrows and Enter, or type to filter the choices.  Only moves
@@ -54,10 +56,9 @@ def play(broker_url: str, username: str | None, password: str | None, password_f
     try:
         session.start()
     except LinkError as exc:
-        click.echo(f"summon play: {exc}", err=True)
-        sys.exit(EXIT_UNREACHABLE)
+        link_failed("play", exc)
     _leave_on_sigterm()
-    controller = PlayController(session, table)
+    controller = PlayController(session, table, wait_s=wait_s)
     try:
         if plain:
             from clients.tui.plain import PlainPlayer
@@ -65,7 +66,13 @@ def play(broker_url: str, username: str | None, password: str | None, password_f
         else:
             from clients.tui.fullscreen import FullScreenPlayer
             from clients.tui.terminal import Terminal
-            code = EXIT_OK if FullScreenPlayer(controller, Terminal(), username).run() else EXIT_LEFT
+            player = FullScreenPlayer(controller, Terminal(), username)
+            code = EXIT_OK if player.run() else EXIT_LEFT
+            if player.gave_up:
+                click.echo(f"summon play: {player.gave_up}", err=True)
+    except LinkError as exc:
+        session.close()
+        link_failed("play", exc)
     finally:
         session.close()
     sys.exit(code)
@@ -110,7 +117,7 @@ def _watch_more(table: str | None, follow: bool, screen: bool, broker_url: str, 
     from clients.tui.spectate import Follower, FullScreenSpectator, SpectatorSession
     from clients.tui.terminal import Terminal
 
-    broker = _broker(broker_url, username, password, password_file)
+    broker = _broker(broker_url, username, password, password_file, audience="spectator")
     if not follow and table is None:
         raise click.UsageError("Missing argument 'TABLE' (or use --follow).")
     _leave_on_sigterm()
@@ -132,6 +139,5 @@ def _watch_more(table: str | None, follow: bool, screen: bool, broker_url: str, 
             except KeyboardInterrupt:
                 follower.request_stop()
     except LinkError as exc:
-        click.echo(f"summon watch: {exc}", err=True)
-        sys.exit(EXIT_UNREACHABLE)
+        link_failed("watch", exc)
     sys.exit(EXIT_OK)

@@ -19,7 +19,7 @@ from protocol.mqtt import LinkError
 
 __all__ = ["tournament"]
 
-from clients.cli_common import EXIT_FAILED, EXIT_UNREACHABLE, broker_options
+from clients.cli_common import EXIT_FAILED, broker_options, link_failed, profile as _profile
 from clients.cli_common import broker_from_flags as _broker
 
 
@@ -52,7 +52,8 @@ def tournament() -> None:
               help="Where to write report.json, games.csv and standings.csv (default: FILE-report/).")
 @click.option("--run-bots", is_flag=True, help="Also run, in this process, the bots named by entrants' `bot` keys.")
 @click.option("--bot-passwords", type=click.Path(exists=True, file_okay=False), default=None,
-              help="Directory of <account>.pw files (first line: the password) for --run-bots.")
+              help="Directory of <account>.pw files (first line: the password) for --run-bots "
+                   "[default: the profile's kept passwords].")
 @click.option("--timeout", type=float, default=None, help="Stop (resumably) after this many seconds.")
 def run_cmd(broker_url: str, username: str | None, password: str | None, password_file: str | None, prefix: str,
             mqtt_version: str, file: str, progress_path: str | None, report_dir: str | None, run_bots: bool,
@@ -74,8 +75,11 @@ def run_cmd(broker_url: str, username: str | None, password: str | None, passwor
     fleet = None
     if run_bots:
         bots = [(m, e.bot) for e in spec.entrants if e.bot for m in e.members]
+        prof = _profile()
+        bot_passwords = bot_passwords or (prof.secrets_dir if prof else None)
         if not bot_passwords:
-            raise click.BadParameter("--run-bots needs --bot-passwords DIR", param_hint="--bot-passwords")
+            raise click.BadParameter("--run-bots needs --bot-passwords DIR (or a profile: SUMMON_PROFILE)",
+                                     param_hint="--bot-passwords")
 
         def broker_for(user: str):
             pw = (Path(bot_passwords) / f"{user}.pw").read_text(encoding="utf-8").splitlines()[0]
@@ -93,8 +97,7 @@ def run_cmd(broker_url: str, username: str | None, password: str | None, passwor
     try:
         prog = runner.run(timeout=timeout)
     except LinkError as exc:
-        click.echo(f"summon tournament: {exc}", err=True)
-        sys.exit(EXIT_UNREACHABLE)
+        link_failed("tournament", exc)
     except TournamentError as exc:
         click.echo(f"summon tournament: {exc}", err=True)
         sys.exit(EXIT_FAILED)
@@ -156,8 +159,7 @@ def standings_cmd(broker_url: str, username: str | None, password: str | None, p
         link = Link(broker, broker.username or f"standings-{int(time.time() * 1000) % 10**8}",
                     subscriptions=(topic,), mqtt_version=int(mqtt_version)).start()
     except LinkError as exc:
-        click.echo(f"summon tournament standings: {exc}", err=True)
-        sys.exit(EXIT_UNREACHABLE)
+        link_failed("tournament standings", exc)
     try:
         while True:
             try:

@@ -7,11 +7,12 @@ tournament runner) are remote; the referee decides whether the username is a dir
 from __future__ import annotations
 
 import threading
+import time
 import uuid
 from typing import Any, Mapping, Sequence
 
 from protocol.errors import DecodeError, ProtocolError
-from protocol.messages import CloseTable, Closed, CreateTable, Created, Error, decode, encode
+from protocol.messages import CloseTable, Closed, CreateTable, Created, Error, RefereeStatus, decode, encode
 from protocol.mqtt import BrokerUrl, Link
 from protocol.topics import Topics
 from protocol.version import DEFAULT_PREFIX
@@ -77,10 +78,30 @@ def _request(broker: BrokerUrl, username: str, req: Any, answer_type: type, pref
     """Publish ``req`` on the user's request topic; wait for its answer or its error."""
     topics = Topics(prefix)
     link = Link(broker.with_credentials(username, broker.password), f"{username}-director-{req.request_id}",
-                subscriptions=(topics.reply(username),), mqtt_version=mqtt_version).start()
+                subscriptions=(topics.reply(username), topics.referee_status()), mqtt_version=mqtt_version).start()
+    deadline = time.monotonic() + timeout
+    status = "nothing"
     try:
-        link.publish(topics.request(username), encode(req))
+        # A request is not retained: sent before the referee subscribed, it would be lost.  So
+        # wait for the referee's retained "online" first (it may still be starting up).
         for item in link.messages(threading.Event(), timeout):
+            if item.topic != topics.referee_status():
+                continue
+            try:
+                st = decode(item.payload, accept=(RefereeStatus,))
+            except DecodeError:
+                continue
+            status = repr(st.status)
+            if st.status == "online":
+                break
+        else:
+            raise DirectorError(f"no referee is online on {broker.host}:{broker.port} under prefix {prefix!r} "
+                                f"(its status says {status}) after {timeout:g} s: start `summon referee`, or check "
+                                f"--broker and --prefix")
+        link.publish(topics.request(username), encode(req))
+        for item in link.messages(threading.Event(), max(0.5, deadline - time.monotonic())):
+            if item.topic == topics.referee_status():
+                continue
             try:
                 msg = decode(item.payload, accept=(answer_type, Error))
             except DecodeError:

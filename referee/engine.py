@@ -168,6 +168,10 @@ class Game(abc.ABC):
         """The table options and their default values (documented per game)."""
         return {}
 
+    # Options that make a game between bots alone always end (self-play, benchmarks, the demo):
+    # real tables follow the rulebook, which may have no such limit (Dragon: no hand limit).
+    bots_only_config: ClassVar[Mapping[str, Any]] = {}
+
     def event_view(self, event: Event, audience: int | None) -> dict[str, Any]:
         """The one function that turns an event into what ``audience`` may see."""
         out: dict[str, Any] = {"type": event.type}

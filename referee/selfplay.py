@@ -45,7 +45,7 @@ def play_game(
     ``on_step(state_after, seat, move, events)`` lets tests inspect every step.
     Raises ``RuntimeError`` if the game does not end within ``max_moves``.
     """
-    state = game.new_state(len(bots), dict(config or {}), seed)
+    state = game.new_state(len(bots), {**game.bots_only_config, **(config or {})}, seed)
     history: list[tuple[int, str]] = []
     for _ in range(max_moves):
         outcome = game.outcome(state)

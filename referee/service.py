@@ -114,6 +114,8 @@ class Referee:
         self._last_tick = 0.0
 
     # --- lifecycle -------------------------------------------------------------------------
+    stopped_because: str | None = None  # set when the broker refused or took over our connection
+
     def request_stop(self) -> None:
         """Ask the loop to finish (safe from signal handlers and other threads)."""
         self._stop.set()
@@ -158,6 +160,13 @@ class Referee:
         if now - self._last_tick < 0.1:
             return
         self._last_tick = now
+        if self._link is not None and self._link.refused and not self._stop.is_set():
+            # another referee on this account took the connection over (or the password was
+            # changed): kicking each other every second would serve nobody, so stop and say so
+            log.error("%s", self._link.refused)
+            self.stopped_because = self._link.refused
+            self._stop.set()
+            return
         try:
             self.recovery.tick()
             self.seats.tick(now)

@@ -63,7 +63,7 @@ def test_random_play_conforms(name, seed):
     game = GAMES[name]
     seats = game.min_seats
     rng = random.Random(seed)
-    state = game.new_state(seats, {}, seed)
+    state = game.new_state(seats, dict(game.bots_only_config), seed)  # random bots: a game that ends
     seen: set[str] = set()
     history = []
     for _ in range(100_000):
@@ -116,7 +116,7 @@ def test_random_play_conforms(name, seed):
     with pytest.raises(GameOverError):
         game.apply(state, 0, "pass")
     # Same seed, same moves: same game.
-    replay = game.new_state(seats, {}, seed)
+    replay = game.new_state(seats, dict(game.bots_only_config), seed)
     for seat, move in history:
         replay, _ = game.apply(replay, seat, move)
     assert game.outcome(replay) == outcome

@@ -271,3 +271,16 @@ def test_summicard_sit_and_go_deals_again_without_a_no_show(mosquitto, referee, 
     rows = live_message(spec, prog).standings
     assert rows[-1]["entrant"] == "west" and rows[-1]["points"] == 0.0
     assert sum(r["points"] for r in rows) == 6.0  # one result per pair of players at the table
+
+
+def test_a_missing_seat_is_named_while_the_runner_waits_for_it(mosquitto, referee, tmp_path):
+    """Issue 15 item 6: the runner said nothing until the no-show forfeit; now it names the seat."""
+    spec = spec_for(["NS", "EW"], time_={"no_show": 6}, boards=1, fmt="duplicate")
+    said: list[str] = []
+    with bots(mosquitto, [("north", "dragon-heuristic"), ("south", "dragon-heuristic"), ("east", "random")]):
+        runner = runner_for(mosquitto, spec, tmp_path, say=said.append)
+        runner.run(timeout=60)
+    named = [line for line in said if "waits for west" in line]
+    assert named, said
+    assert "has not moved yet" in named[0] and "summon bot -u west" in named[0] and "no-show" in named[0]
+    assert any("EW forfeits (no-show)" in line for line in said), said

@@ -62,6 +62,9 @@ class RunnerError(TournamentError):
     """The tournament cannot go on (e.g. the runner's account is not a director)."""
 
 
+NAME_AWAITED_AFTER = 10.0  # seconds of silence at a seat's first turn before the runner names it
+
+
 @dataclass
 class Live:
     """What the runner watches of one table in play (not persisted: rebuilt on resume)."""
@@ -72,6 +75,7 @@ class Live:
     to_move: tuple[int, ...] = ()
     moved: set[int] = field(default_factory=set)          # seats that made a move of their own
     first_turn: dict[int, float] = field(default_factory=dict)  # when each seat was first to move
+    named: set[int] = field(default_factory=set)  # seats already said to be awaited (said once each)
 
     def restart_clocks(self, now: float) -> None:
         self.since = now
@@ -254,7 +258,14 @@ class Runner:
                 if seat in lv.moved:   # has played: only the per-move limit, if any, applies
                     over = seat in lv.to_move and self.spec.move_limit and now - lv.since > self.spec.move_limit
                 else:                  # never moved by itself since its first turn (timeouts don't count)
-                    over = now - lv.first_turn.get(seat, now) > self.spec.no_show
+                    waited = now - lv.first_turn.get(seat, now)
+                    over = waited > self.spec.no_show
+                    if not over and waited > min(NAME_AWAITED_AFTER, self.spec.no_show / 3) and seat not in lv.named and seat < len(rec.seats):
+                        lv.named.add(seat)
+                        who = rec.seats[seat]
+                        self.say(f"{rec.key}: table {table} waits for {who} (seat {seat}), who has not moved yet: "
+                                 f"is it connected (e.g. `summon bot -u {who}`, or --run-bots)? It forfeits as a "
+                                 f"no-show in {self.spec.no_show - waited:.0f} s")
                 side = rec.side_of_seat(seat)
                 if over and side is not None and rec.sides[side] not in late:
                     late.append(rec.sides[side])

@@ -21,9 +21,11 @@ __all__ = ["PlayController"]
 
 
 class PlayController:
-    def __init__(self, session: PlayerSession, table: str | None = None) -> None:
+    def __init__(self, session: PlayerSession, table: str | None = None, wait_s: float = 0.0) -> None:
         self.session = session
         self.wanted = table
+        self.wait_s = wait_s  # give up after this long without a table to show (0: wait for ever)
+        self._since = time.monotonic()
         self.current: str | None = table
         self.chooser: Chooser | None = None
         self._chooser_key: tuple[str, int] | None = None
@@ -44,6 +46,32 @@ class PlayController:
     @notice.setter
     def notice(self, text: str | None) -> None:
         self._notice = (text, self._here()) if text else None
+
+    # --- giving up ----------------------------------------------------------------------
+    def gave_up(self) -> str | None:
+        """Why to stop waiting, once ``wait_s`` passed with no table to show; else None.
+
+        Without it a person with no seat (or a mistyped --table) waited for ever, and was
+        told on leaving that a seat they never had "stays".
+        """
+        board = self.board()
+        if board is not None and board.state is not None:
+            self._since = time.monotonic()
+            return None
+        who = self.session.username
+        if self.wanted and self.session.not_seated(self.wanted) is not None:
+            return (f"{who} has no seat at table {self.wanted}: its players are "
+                    f"{', '.join(self.session.not_seated(self.wanted) or [])}.")
+        if not self.wait_s or time.monotonic() - self._since < self.wait_s:
+            return None
+        url = self.session.broker
+        where = f"{url.host}:{url.port} (prefix {self.session.topics.prefix})"
+        if self.wanted:
+            return (f"No table {self.wanted!r} seats {who} on {where} after {self.wait_s:g} s: check the table id "
+                    f"(`summon create` prints it), -u, --broker and --prefix.")
+        return (f"No table in play seats {who} on {where} after {self.wait_s:g} s: ask the director to create one "
+                f"with {who} among its --players (`summon create --players ...,{who}`), or check -u and --broker. "
+                f"--wait 0 waits for ever.")
 
     # --- tables -------------------------------------------------------------------------
     def board(self) -> Board | None:

@@ -88,6 +88,7 @@ class FullScreenPlayer:
         self.query = ""
         self.columns = 1
         self.leave = False
+        self.gave_up: str | None = None  # why it stopped waiting for a table (said after the screen is restored)
         self._chooser_id = 0
         self._input = 0  # bumped on every key, so the frame is redrawn
 
@@ -98,6 +99,9 @@ class FullScreenPlayer:
             try:
                 while not self.leave:
                     self.session.pump(0)
+                    if (why := self.ctl.gave_up()) is not None:
+                        self.gave_up = why
+                        break
                     for key in self.term.keys(0.05):
                         self.on_key(key)
                     stamp = (self.session.version, self._input, self.term.size(), self._tick())

@@ -47,7 +47,8 @@ class PlainPlayer:
     def run(self) -> int:
         """0 when the game on show ended, 1 when input ended or the person quit first."""
         target = f"table {self.ctl.wanted}" if self.ctl.wanted else "a table where you are seated"
-        self.say(f"Connected as {self.username}. Waiting for {target}.")
+        patience = f" (giving up after {self.ctl.wait_s:g} s; --wait changes it)" if self.ctl.wait_s else ""
+        self.say(f"Connected as {self.username}. Waiting for {target}{patience}.")
         try:
             while True:
                 self.session.pump(0.05)
@@ -57,10 +58,8 @@ class PlainPlayer:
                     done = self._report(board)
                     if done is not None:
                         return done
-                elif self.ctl.wanted and self.session.not_seated(self.ctl.wanted) is not None:
-                    players = ", ".join(self.session.not_seated(self.ctl.wanted) or [])
-                    self.say(f"You ({self.username}) have no seat at table {self.ctl.wanted}: its players are "
-                             f"{players}.")
+                elif (why := self.ctl.gave_up()) is not None:
+                    self.say(why)
                     return 1
                 waiting = self._choices_said()
                 if self.interactive or waiting:
@@ -74,8 +73,14 @@ class PlainPlayer:
                     if self._on_line(line):
                         return 1
         except KeyboardInterrupt:
-            self.say("Leaving the table. Your seat stays; run summon play again to go on.")
+            self.say(self._leaving())
             return 1
+
+    def _leaving(self) -> str:
+        board = self.ctl.board()
+        if board is None or board.state is None:  # never seated: there is no seat to keep
+            return "Leaving: no table was on show."
+        return "Leaving the table. Your seat stays; run summon play again to go on."
 
     def _connection(self) -> None:
         if self.session.connected != self._connected:
@@ -220,7 +225,7 @@ class PlainPlayer:
         chooser = self.ctl.sync()
         word = text.lower()
         if word in ("quit", "exit", "leave"):
-            self.say("Leaving the table. Your seat stays; run summon play again to go on.")
+            self.say(self._leaving())
             return True
         if word in ("help", "?"):
             self.say(PLAIN_HELP)

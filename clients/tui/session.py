@@ -131,6 +131,10 @@ class PlayerSession(BotClient):
         self.connected = True
         return self
 
+    @property
+    def broker(self) -> BrokerUrl:
+        return self._link.broker
+
     def not_seated(self, table: str) -> list[str] | None:
         """The players of ``table`` when its meta is known and this username is not among them."""
         board = self.boards.get(table)
@@ -174,6 +178,7 @@ class PlayerSession(BotClient):
         return self.version != before
 
     def _watch_link(self) -> None:
+        self._link.check()  # refused, or another client took this account over: LinkRefused
         up = self._link.connected.is_set()
         if up != self.connected:
             self.connected = up

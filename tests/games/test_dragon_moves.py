@@ -107,7 +107,8 @@ def test_bad_config(config):
 def test_good_config_and_defaults():
     d = G.config_defaults()
     assert d == {"target": 500, "all_pass": "redeal", "tie": "play-on",
-                 "summon_from_partner": True, "nt_dragon_follow": "any-time", "max_hands": 60}
+                 "summon_from_partner": True, "nt_dragon_follow": "any-time", "max_hands": 0}
+    assert G.bots_only_config == {"max_hands": 60}  # bots alone still finish (self-play, demo)
     s = G.new_state(4, {"target": 200, "all_pass": "stick-dealer", "tie": "bidder-wins",
                         "summon_from_partner": False, "nt_dragon_follow": "when-void",
                         "max_hands": 0}, 1)

@@ -44,7 +44,7 @@ class Config:
     tie: str = "play-on"
     summon_from_partner: bool = True
     nt_dragon_follow: str = "any-time"
-    max_hands: int = 60
+    max_hands: int = 0  # no limit, as in the rulebook (issue 15 item 18); self-play and benchmarks set one
 
     @classmethod
     def from_mapping(cls, options: Mapping[str, Any] | None) -> "Config":

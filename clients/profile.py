@@ -1,0 +1,106 @@
+"""The operator's profile: where this installation's broker is, read by every command.
+
+Why a file named by one environment variable (``SUMMON_PROFILE``) rather than flags on
+every command: `summon broker init` already knows the ports, the prefix, the roles file
+and where generated passwords are kept, and an operator who changed a port should not
+have to repeat it (and remember it) on every later command -- forgetting it once used to
+talk to some other broker on 1883 and time out.  Flags still win over the profile.
+
+The file is TOML (read with the standard library's ``tomllib``), written by
+``summon broker init`` as ``DIR/summon.toml``; paths in it are absolute.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = ["ENV", "Profile", "ProfileError", "load_profile", "write_profile", "DEFAULT_BROKER"]
+
+ENV = "SUMMON_PROFILE"
+DEFAULT_BROKER = "mqtt://127.0.0.1:1883"
+FILENAME = "summon.toml"
+
+
+class ProfileError(Exception):
+    """The profile named by SUMMON_PROFILE is missing or unreadable."""
+
+
+@dataclass(frozen=True)
+class Profile:
+    """What `summon broker init` wrote; every field may be missing in a hand-written file."""
+
+    path: str
+    broker: str | None = None  # players' listener: players, bots, directors, the referee
+    spectators: str | None = None  # read-only listener for spectator accounts (summon watch -u)
+    edge: str | None = None  # anonymous read-only edge broker (summon watch without -u)
+    prefix: str | None = None
+    broker_dir: str | None = None  # for `summon accounts`
+    roles_file: str | None = None  # for `summon referee`: who may direct
+    secrets_dir: str | None = None  # generated passwords, one 0600 file per account
+
+    def password_of(self, username: str) -> str | None:
+        """The password kept for ``username`` by `summon accounts add --generate`, if any."""
+        if not self.secrets_dir or not username:
+            return None
+        path = Path(self.secrets_dir) / f"{username}.pw"
+        try:
+            return path.read_text(encoding="utf-8").splitlines()[0]
+        except (OSError, IndexError):
+            return None
+
+
+def load_profile(environ: dict[str, str] | None = None) -> Profile | None:
+    """The profile SUMMON_PROFILE names (a file, or a directory holding summon.toml), or None."""
+    env = os.environ if environ is None else environ
+    name = env.get(ENV, "").strip()
+    if not name:
+        return None
+    path = Path(name)
+    if path.is_dir():
+        path = path / FILENAME
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ProfileError(f"{ENV}={name}: no such file (`summon broker init DIR` writes DIR/{FILENAME})") from None
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise ProfileError(f"{ENV}={name}: cannot read it: {exc}") from None
+    known = {k: data.get(k) for k in ("broker", "spectators", "edge", "prefix", "broker_dir", "roles_file",
+                                      "secrets_dir")}
+    for key, value in known.items():
+        if value is not None and not isinstance(value, str):
+            raise ProfileError(f"{path}: {key} must be a string, got {value!r}")
+    return Profile(path=str(path), **known)
+
+
+def write_profile(directory: str | os.PathLike[str], *, broker: str, spectators: str | None, edge: str | None,
+                  prefix: str, roles_file: str, secrets_dir: str) -> Path:
+    """Write DIR/summon.toml (replacing it) and return its path."""
+    root = Path(directory).resolve()
+    lines = [
+        "# Written by `summon broker init`. Every summon command reads it when SUMMON_PROFILE names",
+        "# this file (or its directory): export SUMMON_PROFILE=" + str(root / FILENAME),
+        "# Command-line flags win over it. Edit freely; paths are absolute.",
+        f"broker = {_q(broker)}          # players' listener: players, bots, directors, the referee",
+    ]
+    if spectators:
+        lines.append(f"spectators = {_q(spectators)}  # read-only listener: summon watch -u <spectator account>")
+    if edge:
+        lines.append(f"edge = {_q(edge)}        # anonymous read-only edge broker: summon watch without -u")
+    lines += [
+        f"prefix = {_q(prefix)}",
+        f"broker_dir = {_q(str(root))}  # summon accounts ...",
+        f"roles_file = {_q(roles_file)}  # summon referee: who may create tables",
+        f"secrets_dir = {_q(secrets_dir)}  # passwords made by summon accounts add --generate (0600)",
+    ]
+    path = root / FILENAME
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
+    return path
+
+
+def _q(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
