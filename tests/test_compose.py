@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from referee.brokerconf import EDGE_TOPICS, acl_text, edge_acl_text
+from referee.brokerconf import EDGE_TOPICS, acl_text, edge_acl_text, spectator_acl_text
 
 yaml = pytest.importorskip("yaml")
 
@@ -251,8 +251,9 @@ def test_dockerfile():
 
 # --- deploy/mosquitto is generated from referee/brokerconf.py -------------------------------
 
-def test_acl_is_brokerconf_acl():
-    assert (DEPLOY / "acl").read_text() == acl_text(directors=("director",))  # deploy/generate.py DIRECTORS
+def test_acl_is_brokerconf_acl(generate):
+    assert (DEPLOY / "acl").read_text() == acl_text(directors=("director",), accounts=generate.USERS)
+    assert (DEPLOY / "spectators.acl").read_text() == spectator_acl_text(accounts=generate.SPECTATORS)
 
 
 def test_conf_is_what_generate_writes(generate):
