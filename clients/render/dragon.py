@@ -74,6 +74,12 @@ class DragonRenderer:
             card += f" (as {item['as']})"
         return f"{self.who(item.get('seat'))}:{card}"
 
+    def _on_discard(self, ev: Mapping[str, Any]) -> str:
+        # The card is in the discarder's own event only (a seat's replay); everyone else's
+        # event names the seat alone, and so does this line.
+        card = ev.get("card")
+        return f"  {self.who(ev.get('seat'))} discards {card}" if card else f"  {self.who(ev.get('seat'))} discards a card"
+
     def _on_trick(self, ev: Mapping[str, Any]) -> str:
         self.trick_no += 1
         cards = "  ".join(self._card(c) for c in ev.get("cards") or [])
