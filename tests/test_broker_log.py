@@ -10,6 +10,7 @@ public lines are now one ``user`` block per account.
 from __future__ import annotations
 
 import re
+import shutil
 import subprocess
 import time
 from pathlib import Path
@@ -118,3 +119,36 @@ def test_broker_init_config_starts_without_warnings(tmp_path):
     for user in ("director", "north", "alice"):
         assert f"user {user}\n" in acl, user
     assert "user fan\n" in broker.accounts.dir.spectators_acl.read_text()
+
+
+def _healthcheck(test: list[str], port: int) -> int:
+    """Run a compose healthcheck ``test`` on this host against ``port`` (as Docker would)."""
+    if test[0] == "CMD-SHELL":
+        argv = ["sh", "-c", test[1].replace("$$", "$").replace("-p 1883", f"-p {port}")]
+    else:
+        argv = [a if a != "1885" else str(port) for a in test[1:]]
+    return subprocess.run(argv, capture_output=True, timeout=20).returncode
+
+
+@pytest.mark.skipif(shutil.which("mosquitto_sub") is None, reason="mosquitto_sub (mosquitto-clients) not installed")
+def test_the_compose_healthchecks_tell_a_running_broker_from_a_missing_one(tmp_path):
+    yaml = pytest.importorskip("yaml")
+    services = yaml.safe_load((ROOT / "compose.yaml").read_text())["services"]
+    main, edge = services["mosquitto"]["healthcheck"]["test"], services["edge"]["healthcheck"]["test"]
+    conf, port, spectator_port = _deploy_copy(tmp_path)
+    proc = _start_verbose(conf, [port, spectator_port])
+    try:
+        assert _healthcheck(main, port) == 0, "the deploy broker is up: healthy"
+    finally:
+        _log(proc)
+    assert _healthcheck(main, port) != 0, "nothing listens: unhealthy"
+    # a broker that lets anonymous clients in is not ours: unhealthy; the edge's check wants exactly that
+    open_conf = tmp_path / "open.conf"
+    open_conf.write_text(f"listener {port} 127.0.0.1\nallow_anonymous true\nuser root\n")
+    proc = _start_verbose(open_conf, [port])
+    try:
+        assert _healthcheck(main, port) != 0
+        assert _healthcheck(edge, port) == 0
+    finally:
+        _log(proc)
+    assert _healthcheck(edge, port) != 0
