@@ -97,3 +97,17 @@ def test_a_newer_state_drops_the_held_move(mosquitto, referee):
 def test_pace_must_not_be_negative(mosquitto):
     with pytest.raises(ValueError, match="pace"):
         BotClient(make_bot("random", 0), mosquitto.url("p1"), "p1", pace=-1)
+
+
+def test_the_pace_options_of_summon_bot_and_summon_demo():
+    from click.testing import CliRunner
+
+    from clients.cli import main
+
+    runner = CliRunner()
+    for command in ("bot", "demo"):
+        shown = runner.invoke(main, [command, "--help"])
+        assert shown.exit_code == 0 and "--pace SECONDS" in shown.output, shown.output
+        refused = runner.invoke(main, [command, "--pace", "-1", "-u", "north"] if command == "bot" else
+                                [command, "--pace", "-1"])
+        assert refused.exit_code == 2 and "-1" in refused.output and "Traceback" not in refused.output

@@ -284,11 +284,13 @@ def test_tricks_are_counted_apart_from_trick_points():
     assert f"us {v['trick_points'][0]}" in points and f"them {v['trick_points'][1]}" in points, points
     words = " ".join(scr.words(seen))
     assert "12 of 12 played" in words and "trick-points" in words
-    # during the hand (no bonus yet) tricks and points agree
+    # during the hand (no bonus yet) tricks and points agree: one row, which says what the last trick is worth
     mid = advance(GAME.new_state(4, {}, 3), random.Random(3), lambda s: GAME.view(s, None)["tricks_played"] == 5)
     mv = GAME.view(mid, 0)
-    row = next(line for line in plain(scr.lines(seen_of(mid, 0), 100)).splitlines() if line.startswith("Tricks"))
+    text = plain(scr.lines(seen_of(mid, 0), 100))
+    row = next(line for line in text.splitlines() if line.startswith("Tricks"))
     assert f"us {mv['trick_points'][0]} · them {mv['trick_points'][1]} · 5 of 12 played" in row, row
+    assert "the last counts 2 trick-points" in row and "\nPoints" not in text
 
 
 def test_the_game_over_footer_lists_only_keys_that_work():

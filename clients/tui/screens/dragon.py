@@ -131,13 +131,18 @@ class DragonScreen(GameScreen):
 
     def _tricks(self, v: Mapping[str, Any]) -> str:
         won = self._tricks_won(v)
+        played = v.get("tricks_played", 0)
+        hint = " (the last counts 2 trick-points)" if played < 12 else ""
         return (f"{self.team(0, short=True)} {won[0]} · {self.team(1, short=True)} {won[1]} · "
-                f"{v.get('tricks_played', 0)} of 12 played")
+                f"{played} of 12 played{hint}")
 
-    def _points(self, v: Mapping[str, Any]) -> str:
-        """Trick-points (what a bid counts): the tricks, with the last trick counting 2."""
-        tp = v.get("trick_points") or [0, 0]
-        return f"{self.team(0, short=True)} {tp[0]} · {self.team(1, short=True)} {tp[1]} (the last trick counts 2)"
+    def _points(self, v: Mapping[str, Any]) -> str | None:
+        """Trick-points (what a bid counts), once they differ from the tricks: after the
+        last trick, which counts 2."""
+        tp = list(v.get("trick_points") or [0, 0])
+        if tp == self._tricks_won(v):
+            return None
+        return f"{self.team(0, short=True)} {tp[0]} · {self.team(1, short=True)} {tp[1]} (the last trick counted 2)"
 
     def _scores(self, v: Mapping[str, Any]) -> str:
         s = v.get("scores") or [0, 0]
@@ -219,8 +224,9 @@ class DragonScreen(GameScreen):
         row("Contract", contract, wrap=not compact)
         if phase in ("play", "over") or v.get("tricks_played"):
             row("Tricks", self._tricks(v), wrap=not compact)
-            if not compact:
-                row("Points", self._points(v))
+            points = self._points(v)
+            if points:
+                row("Points", points, wrap=not compact)
         if phase == "discard" and v.get("discarding"):
             d = v["discarding"]
             row("Discard", f"{self.who(d.get('seat'))} discards {d.get('remaining')} more")
@@ -316,7 +322,8 @@ class DragonScreen(GameScreen):
         if v.get("contract"):
             out.append(f"Contract: {self._contract(v)}; {self._trump(v)}.")
         if v.get("phase") in ("play", "over") or v.get("tricks_played"):
-            out.append(f"Tricks this hand: {self._tricks(v)}; trick-points {self._points(v)}.")
+            points = self._points(v)
+            out.append(f"Tricks this hand: {self._tricks(v)}" + (f"; trick-points {points}." if points else "."))
         if v.get("phase") == "discard" and v.get("discarding"):
             d = v["discarding"]
             out.append(f"{self.who(d.get('seat'))} discards {d.get('remaining')} more.")
