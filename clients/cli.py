@@ -45,11 +45,14 @@ def main(log_level: str) -> None:
               help="Comma-separated bot names by seat (default: the game's best bot everywhere).")
 @click.option("--broker", "broker_url", default=None, help="Use this broker instead of the embedded one.")
 @click.option("--timeout", default=None, type=float,
-              help="Give up after this many seconds [default: 900; with --web 7200].")
+              help="Give up after this many seconds [default: 900; with --web or --pace 7200].")
 @click.option("--web", is_flag=True, help="Play seat 0 yourself in a browser: serves the web client and prints its URL.")
 @click.option("--web-port", default=8080, show_default=True, help="Port of the page with --web (0: any free port).")
+@click.option("--pace", type=click.FloatRange(min=0), default=0.0, show_default=True, metavar="SECONDS",
+              help="Each bot waits at least this long before its move, so the game can be followed as it is played.")
 def demo(game: str, players: int | None, target: int | None, options: tuple[str, ...], seed: int | None,
-         bots: str | None, broker_url: str | None, timeout: float | None, web: bool, web_port: int) -> None:
+         bots: str | None, broker_url: str | None, timeout: float | None, web: bool, web_port: int,
+         pace: float) -> None:
     """Play a whole game between bots on an embedded broker, with running commentary.
 
     With --web you take seat 0 in your browser against the bots.
@@ -83,8 +86,8 @@ def demo(game: str, players: int | None, target: int | None, options: tuple[str,
         raise click.BadParameter("--web runs on the embedded broker; with your own broker use `summon web`",
                                  param_hint="--web")
     sys.exit(run_demo(DemoOptions(game=game, bots=names, config=config, seed=seed, broker_url=broker_url,
-                                  timeout=timeout if timeout is not None else 7200.0 if web else 900.0,
-                                  web=web, web_port=web_port), out=lambda line: click.echo(line)))
+                                  timeout=timeout if timeout is not None else 7200.0 if web or pace else 900.0,
+                                  web=web, web_port=web_port, pace=pace), out=lambda line: click.echo(line)))
 
 
 @main.command()
@@ -158,8 +161,10 @@ def referee(broker_url: str, username: str | None, password: str | None, passwor
 @click.option("--bot", "bot_name", default="dragon-heuristic", show_default=True, help="Which bot plays.")
 @click.option("--table", default=None, help="Play only this table and exit when it ends (default: every table).")
 @click.option("--seed", type=int, default=None, help="Seed for the bot's own choices.")
+@click.option("--pace", type=click.FloatRange(min=0), default=0.0, show_default=True, metavar="SECONDS",
+              help="Wait at least this long between seeing its turn and moving, so people can follow the game.")
 def bot(broker_url: str, username: str | None, password: str | None, password_file: str | None,
-        prefix: str, mqtt_version: str, bot_name: str, table: str | None, seed: int | None) -> None:
+        prefix: str, mqtt_version: str, bot_name: str, table: str | None, seed: int | None, pace: float) -> None:
     """Connect one bot as USERNAME and play its seat(s)."""
     from clients.bots import BOTS, make_bot
     from clients.sdk import BotClient
@@ -170,8 +175,9 @@ def bot(broker_url: str, username: str | None, password: str | None, password_fi
         raise click.BadParameter(f"unknown bot; known: {', '.join(BOTS)}", param_hint="--bot")
     url = _broker(broker_url, username, password, password_file)
     where = f"table {table}" if table else "every table it is seated at"
+    where += f", at least {pace:g} s a move" if pace else ""
     client = BotClient(lambda table: make_bot(bot_name, seed), url, username, table=table, prefix=prefix,
-                       mqtt_version=int(mqtt_version),
+                       mqtt_version=int(mqtt_version), pace=pace,
                        on_connected=lambda: click.echo(f"summon bot: {username} ({bot_name}) connected to "
                                                        f"{url.host}:{url.port}; plays {where}; Ctrl-C stops"))
     _on_signals(client.request_stop)

@@ -44,6 +44,10 @@ class DemoOptions:
     web: bool = False  # a person plays seat 0 in the browser (summon web's page) instead of a bot
     web_port: int = 8080
     on_web_ready: Callable[[str], None] | None = None  # called with the page's URL (tests, browsers)
+    # Seconds each bot waits at least before moving (BotClient ``pace``).  Default 0: the
+    # demo's commentary is a log read at leisure, and a 500-point Dragon game has ~700
+    # moves (0.5 s each would be six minutes); --pace is for following it live.
+    pace: float = 0.0
 
 
 def run_demo(opts: DemoOptions, out: Callable[[str], None] = print) -> int:
@@ -81,13 +85,15 @@ def run_demo(opts: DemoOptions, out: Callable[[str], None] = print) -> int:
         for seat, kind in enumerate(opts.bots):
             if web is not None and seat == 0:
                 continue  # the person's seat
-            client = BotClient(make_bot(kind, bot_seed + seat), url, names[seat], table=table_id)
+            client = BotClient(make_bot(kind, bot_seed + seat), url, names[seat], table=table_id, pace=opts.pace)
             clients.append(client)
             t = threading.Thread(target=client.run, name=f"bot-{names[seat]}", daemon=True)
             t.start()
             threads.append(t)
         options = "; ".join(f"{k} {v}" for k, v in opts.config.items())
         dealt = f"seed {seed}" if seed is not None else "secret random seed"
+        if opts.pace:
+            dealt += f"; bots move at least {opts.pace:g} s apart"
         out(f"{opts.game}: {dealt}; {options or 'default options'}; bots: " + ", ".join(
             f"{names[i]}={'you (browser)' if web is not None and i == 0 else k}" for i, k in enumerate(opts.bots)))
         referee.call(lambda: referee.create_table(

@@ -288,7 +288,12 @@ def _notes(m: MoveRecord) -> list[Event]:
 
 # --- text -----------------------------------------------------------------------------------------
 def render(replay: Replay, audience: int | None) -> Iterator[str]:
-    """Text lines per step for ``audience``: the events it saw, and for a seat its hand and turn."""
+    """Text lines per step for ``audience``: the events it saw, and for a seat its hand and turn.
+
+    A step that tells this audience nothing is left out rather than printed as a bare
+    ``seq N``.  Events are told as that audience received them, so a seat's own discards
+    (whose card is in its event only) are named in its replay and nobody else's.
+    """
     from clients.render import describe, renderer_for
 
     rec = replay.record
@@ -317,6 +322,7 @@ def render(replay: Replay, audience: int | None) -> Iterator[str]:
                     lines.append(f"  your turn; legal: {', '.join(msg.legal[:12])}{' ...' if len(msg.legal) > 12 else ''}")
             elif isinstance(msg, Meta) and msg.result is not None:
                 lines.append(renderer.result(msg.result))
-        head = "seq 0: the table opens" if step.move is None else f"seq {step.seq}"
-        yield head
+        if step.move is not None and not lines:
+            continue  # nothing this audience can be told about that move (e.g. another seat's card, not yet in a trick)
+        yield "seq 0: the table opens" if step.move is None else f"seq {step.seq}"
         yield from lines

@@ -4,7 +4,8 @@ What a bot author gets for free: the MQTT connection (TCP_NODELAY, reconnect wit
 backoff, resubscribe), discovery of every table where the bot's username is seated,
 ``seq`` bookkeeping (answer each state once, re-send after a reconnect, never act on a
 stale state), error logging, and a safe fallback when ``choose`` raises or returns a
-move that is not legal (a random legal move, logged loudly).
+move that is not legal (a random legal move, logged loudly).  ``pace`` makes a bot
+watchable: at least that many seconds between seeing its turn and sending its move.
 
     from clients.sdk import BotClient
     class MyBot:
@@ -17,10 +18,12 @@ move that is not legal (a random legal move, logged loudly).
 from __future__ import annotations
 
 import logging
+import queue
 import random
 import threading
+import time
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping, Protocol, Sequence
+from typing import Any, Callable, Iterator, Mapping, Protocol, Sequence
 
 from protocol.errors import DecodeError, ErrorCode
 from protocol.messages import Error, Move, Presence, SeatState, decode, encode
@@ -53,6 +56,7 @@ class TableProgress:
     moves_sent: int = 0
     errors: int = 0
     last: SeatState | None = None
+    pending: tuple[float, int, str] | None = None  # (due, seq, move) held back by ``pace``
 
 
 class BotClient:
@@ -61,6 +65,15 @@ class BotClient:
     ``bot`` is a bot, or a factory ``f(table_id) -> bot``.  With a factory each table gets
     its own bot object: bots keep per-hand memory (the Dragon heuristic remembers the cards
     played), and one object shared by several tables would mix them up.
+
+    ``pace`` (seconds, default 0) is the least time between receiving a state where it is
+    this bot's turn and sending the move, so people can follow a game between bots
+    (``summon bot --pace``).  Why held back in the loop and not slept on: the client keeps
+    reading while it waits, so its other tables go on at their own pace, and a newer state
+    for that table (the referee's house bot moved for us on a timed table, or the game
+    ended) drops the held move instead of sending a stale one.  A move the referee may not
+    have received (the same state again after a reconnect) is re-sent at once: its turn
+    was already paced.
     """
 
     def __init__(
@@ -75,7 +88,11 @@ class BotClient:
         exit_when_finished: bool = True,
         seed: int | None = None,
         on_connected: Callable[[], None] | None = None,
+        pace: float = 0.0,
     ) -> None:
+        if not pace >= 0:  # also refuses NaN
+            raise ValueError(f"pace must be >= 0 seconds, not {pace!r}")
+        self.pace = float(pace)
         self.on_connected = on_connected  # called once connected and subscribed (`summon bot` says so)
         if hasattr(bot, "choose"):
             self.bot: Any = bot
@@ -118,11 +135,13 @@ class BotClient:
         if self.on_connected is not None:
             self.on_connected()
         try:
-            for item in self._link.messages(self._stop, timeout):
-                try:
-                    self._handle(item)
-                except Exception:
-                    log.exception("%s: error handling %s", self.username, item.topic)
+            for item in self._messages(timeout):
+                if item is not None:
+                    try:
+                        self._handle(item)
+                    except Exception:
+                        log.exception("%s: error handling %s", self.username, item.topic)
+                self._send_due()
                 if self.exit_when_finished and self.table in self.tables and self.tables[self.table].finished:
                     break
         finally:
@@ -135,6 +154,30 @@ class BotClient:
         return self.tables
 
     # --- internals --------------------------------------------------------------------------
+    def _messages(self, timeout: float | None) -> Iterator[Incoming | None]:
+        """Incoming messages, and ``None`` when a held move falls due (or every 0.2 s), until
+        stopped or ``timeout`` passes: ``Link.messages`` with a wake-up for ``pace``."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while not self._stop.is_set():
+            now = time.monotonic()
+            if deadline is not None and now > deadline:
+                return
+            dues = [p.pending[0] for p in self.tables.values() if p.pending is not None]
+            wait = min([0.2, *(max(0.0, d - now) for d in dues)])
+            try:
+                yield self._link.inbox.get(timeout=wait)
+            except queue.Empty:
+                yield None
+
+    def _send_due(self) -> None:
+        """Send every held move whose time has come."""
+        now = time.monotonic()
+        for table, progress in self.tables.items():
+            if progress.pending is not None and progress.pending[0] <= now:
+                _, seq, move = progress.pending
+                progress.pending = None
+                self._send(table, progress, seq, move)
+
     def _handle(self, item: Incoming) -> None:
         if not item.payload:
             return
@@ -161,22 +204,33 @@ class BotClient:
     def _on_state(self, table: str, progress: TableProgress, st: SeatState, retained: bool) -> None:
         if st.seq < progress.seq:
             return  # an older state delivered late: ignore
+        seen = time.monotonic()
+        if progress.pending is not None and progress.pending[1] != st.seq:
+            log.debug("%s: table %s moved on before our paced move was due; dropped it", self.username, table)
+            progress.pending = None
         progress.seq = st.seq
         progress.last = st
         if st.status != "playing":
             self._bots.pop(table, None)  # a finished table's bot is no longer needed
+            progress.pending = None
             if not progress.finished:
                 log.info("%s: table %s finished", self.username, table)
             progress.finished = True
             return
         if st.seat not in st.to_move or not st.legal:
             return
+        if progress.pending is not None:
+            return  # the same state again while our move is held back: it goes out when due
         if progress.answered and progress.answered[0] == st.seq:
             # The same state again: we reconnected, or the referee restarted or republished
             # after a broker restart.  Our move may have been lost: re-send (seq makes it safe).
             self._send(table, progress, st.seq, progress.answered[1])
             return
-        self._send(table, progress, st.seq, self._choose(st))
+        move = self._choose(st)
+        if self.pace > 0 and time.monotonic() < seen + self.pace:
+            progress.pending = (seen + self.pace, st.seq, move)
+            return
+        self._send(table, progress, st.seq, move)
 
     def bot_for(self, table: str) -> Bot:
         """The bot that plays ``table`` (made by the factory on first use, if there is one)."""

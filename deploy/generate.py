@@ -110,8 +110,9 @@ def passwd_text(existing: str = "", users: tuple[str, ...] = USERS) -> str:
 
 
 def expected(existing_passwd: str = "", existing_spectators: str = "") -> dict[str, str]:
-    return {"mosquitto.conf": conf_text(), "acl": acl_text(directors=DIRECTORS), "passwd": passwd_text(existing_passwd),
-            "spectators.acl": spectator_acl_text(),
+    return {"mosquitto.conf": conf_text(), "acl": acl_text(directors=DIRECTORS, accounts=USERS),
+            "passwd": passwd_text(existing_passwd),
+            "spectators.acl": spectator_acl_text(accounts=SPECTATORS),
             "spectators.passwd": passwd_text(existing_spectators, SPECTATORS),
             "roles": ROLES_HEADER + "".join(f"{u} {r}\n" for u, r in ROLES.items())}
 

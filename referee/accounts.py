@@ -310,8 +310,11 @@ class Accounts:
         # readable by the broker's user and group only.
         _write(self.dir.passwd, "".join(ln + "\n" for ln in players), 0o640)
         _write(self.dir.spectators_passwd, "".join(ln + "\n" for ln in spectators), 0o640)
-        _write(self.dir.acl, acl_text(prefix, referees[0] if referees else "referee", referees, directors), 0o640)
-        _write(self.dir.spectators_acl, spectator_acl_text(prefix), 0o640)
+        players_names = [u for u, r in ordered if r in PLAYERS_LISTENER_ROLES]
+        spectator_names = [u for u, r in ordered if r in SPECTATOR_LISTENER_ROLES]
+        _write(self.dir.acl, acl_text(prefix, referees[0] if referees else "referee", referees, directors,
+                                      players_names), 0o640)
+        _write(self.dir.spectators_acl, spectator_acl_text(prefix, spectator_names), 0o640)
         _write(self.dir.roles, ROLES_HEADER + "".join(f"{u} {r}\n" for u, r in ordered), 0o640)
 
     def add(self, user: str, role: str, password: str, reload: bool = True) -> str:

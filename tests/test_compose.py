@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from referee.brokerconf import EDGE_TOPICS, acl_text, edge_acl_text
+from referee.brokerconf import EDGE_TOPICS, acl_text, edge_acl_text, spectator_acl_text
 
 yaml = pytest.importorskip("yaml")
 
@@ -125,6 +125,31 @@ def test_referee_and_bot_commands(compose):
         env = svc.get("environment", {})
         env = dict(e.split("=", 1) for e in env) if isinstance(env, list) else env
         assert "--password" in args or "--password-file" in args or env.get("SUMMON_PASSWORD"), name
+
+
+def test_a_failed_broker_is_visible(compose):
+    """Issue 15, item 12: the broker has a healthcheck and everything waits for it to pass
+    (docker compose then fails loudly; podman-compose 1.0.3 ignores the condition, and the
+    referee and bots say "cannot connect" and exit 3 until it is there: see the header).
+    tests/test_broker_log.py runs these healthchecks against a real Mosquitto."""
+    services = compose["services"]
+    test = services["mosquitto"]["healthcheck"]["test"]
+    assert test[0] == "CMD-SHELL" and "-p 1883" in test[1] and "-u " not in test[1], "anonymous, players' port"
+    assert services["edge"]["healthcheck"]["test"][0] == "CMD"
+    for name in ("referee", "edge", *SEATS):
+        dep = services[name]["depends_on"]
+        assert dep["mosquitto"] == {"condition": "service_healthy"}, name
+    for seat in SEATS:
+        assert services[seat]["depends_on"]["referee"] == {"condition": "service_started"}
+    header = COMPOSE.read_text().split("\nx-summon", 1)[0]
+    for said in ("podman-compose ps", "cannot connect", "unhealthy", "exits non-zero"):
+        assert said in header, said
+
+
+def test_compose_bots_play_at_a_watchable_pace(compose):
+    for seat in SEATS:
+        args = _args(compose["services"][seat]["command"])
+        assert float(_opt(args, "--pace") or 0) >= 0.5, f"{seat} plays too fast to watch: {args}"
 
 
 def test_cli_accepts_the_commands(compose):
@@ -251,8 +276,9 @@ def test_dockerfile():
 
 # --- deploy/mosquitto is generated from referee/brokerconf.py -------------------------------
 
-def test_acl_is_brokerconf_acl():
-    assert (DEPLOY / "acl").read_text() == acl_text(directors=("director",))  # deploy/generate.py DIRECTORS
+def test_acl_is_brokerconf_acl(generate):
+    assert (DEPLOY / "acl").read_text() == acl_text(directors=("director",), accounts=generate.USERS)
+    assert (DEPLOY / "spectators.acl").read_text() == spectator_acl_text(accounts=generate.SPECTATORS)
 
 
 def test_conf_is_what_generate_writes(generate):

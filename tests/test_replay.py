@@ -277,3 +277,23 @@ def test_the_sample_replay_is_current_and_small():
     rep = load(path)
     assert rep.record.status == "finished" and sorted(json.loads(text)["frames"]) == ["0", "1", "2", "3", "spectator"]
     assert _leaks(rep, None) == {} and all(_leaks(rep, seat) == {} for seat in range(4))
+
+
+def test_replay_text_narrates_your_own_discards_only_and_skips_silent_steps():
+    """`replay show` as a seat names that seat's discards (as it saw them) and nobody else's;
+    a step that tells the audience nothing prints no bare `seq N` line."""
+    from clients.replay import render
+
+    rep = export(played_table(8, 10_000)[0].ref.store, "t")  # 10 discards by 3 seats
+    discards = [(m.seat, m.move.split(" ", 1)[1]) for m in rep.moves if m.move.startswith("discard ")]
+    discarders = {seat for seat, _ in discards}
+    for audience in (None, 0, 1, 2, 3):
+        lines = list(render(rep, audience))
+        named = [ln.strip() for ln in lines if " discards " in ln and not ln.strip().endswith("discards a card")]
+        mine = [f"{SEATS[seat]} discards {card}" for seat, card in discards if seat == audience]
+        assert named == mine, (audience, named, mine)
+        hidden_lines = [ln for ln in lines if ln.strip().endswith("discards a card")]
+        assert len(hidden_lines) == sum(1 for seat, _ in discards if seat != audience)
+        heads = [i for i, ln in enumerate(lines) if ln.startswith("seq ") and not ln.startswith("seq 0:")]
+        assert all(j - i > 1 for i, j in zip(heads, heads[1:] + [len(lines)])), f"an empty step for {audience}"
+    assert len(discarders) >= 2, "the game should have discards by several seats"

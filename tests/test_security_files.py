@@ -32,7 +32,9 @@ from protocol.messages import CreateTable, Error, decode, encode
 from protocol.topics import Topics, check_name, valid_name
 from referee import accounts as accounts_mod
 from referee.accounts import Accounts, AccountsError, BrokerSettings, init_broker
-from referee.brokerconf import PBKDF2_ITERATIONS, acl_text, password_line, write_broker_dir, write_new
+from referee.brokerconf import (
+    PBKDF2_ITERATIONS, acl_text, password_line, spectator_acl_text, write_broker_dir, write_new,
+)
 from referee.store import Store, TableRecord
 from tests.secbroker import Raw
 
@@ -79,6 +81,10 @@ def test_accounts_add_refuses_a_name_with_a_trailing_newline(tmp_path):
         password_line("evil\n", "pw")
     with pytest.raises(ValueError):
         acl_text(directors=["tourney\ntopic readwrite #"])
+    with pytest.raises(ValueError):
+        acl_text(accounts=["fan\ntopic readwrite #"])
+    with pytest.raises(ValueError):
+        spectator_acl_text(accounts=["fan\ntopic readwrite #"])
     acc.add("fine", "player", "pw", reload=False)
     assert [ln for ln in (d / "passwd").read_text().splitlines() if ln.startswith(":")] == []
 

@@ -189,8 +189,63 @@ def test_dragon_prompts_for_each_step():
     assert scr.prompt(s, ("dragon",)) == "The Dragon stands for which suit?"
     assert scr.prompt(s, ("dragon", "fire")) == "The Dragon as fire: high or low?"
     s = Seen("dragon", "t", PLAYERS, 0, {"phase": "play", "trump": "wind",
-                                         "trick": [{"seat": 3, "card": "dragon", "as": None}]}, [0], [], "playing", 0)
-    assert scr.prompt(s, ()) == "Follow wind if you can: choose a card."
+                                         "trick": [{"seat": 3, "card": "dragon", "as": None}]}, [0],
+             ["play wind-3", "play wind-8"], "playing", 0)
+    assert scr.prompt(s, ()) == "Follow wind: choose a card."
+
+
+def _play_seen(trump, lead_card, legal):
+    view = {"phase": "play", "trump": trump, "trick": [{"seat": 3, "card": lead_card, "as": None}]}
+    return Seen("dragon", "t", PLAYERS, 0, view, [0], legal, "playing", 0)
+
+
+def test_dragon_prompt_says_what_to_play_when_you_cannot_follow():
+    scr = screen_for("dragon", PLAYERS, 0)
+    # no wind in hand, trump earth held: any card, and a trump can win
+    s = _play_seen("earth", "wind-5", ["play earth-2", "play fire-8", "play water-1"])
+    assert scr.prompt(s, ()) == "You have no wind: play any card (a trump, earth, can win the trick)."
+    # no wind and no trump: nothing can win
+    s = _play_seen("earth", "wind-5", ["play fire-8", "play water-1"])
+    assert scr.prompt(s, ()) == "You have no wind: play any card (it cannot win the trick)."
+    # the Dragon is a trump in a trump hand: it follows a trump lead ...
+    s = _play_seen("earth", "earth-5", ["play dragon"])
+    assert scr.prompt(s, ()) == "Follow earth: choose a card."
+    # ... and may win an off-suit trick
+    s = _play_seen("earth", "wind-5", ["play dragon", "play fire-8"])
+    assert "a trump, earth, can win" in scr.prompt(s, ())
+    # no-trump: a following Dragon is declared as the lead suit, so holding it is following
+    s = _play_seen(None, "fire-5", ["play dragon fire high", "play dragon fire low", "play water-2"])
+    assert scr.prompt(s, ()) == "Follow fire: choose a card."
+    s = _play_seen(None, "fire-5", ["play earth-2", "play water-2"])
+    assert scr.prompt(s, ()) == "You have no fire: play any card (it cannot win the trick)."
+
+
+def test_dragon_prompt_matches_the_engine_on_real_hands():
+    """Over random real deals: "Follow" exactly when the hand holds the lead suit."""
+    told = set()
+    for seed in range(6):
+        rng = random.Random(seed)
+        state = GAME.new_state(4, {}, 30 + seed)
+        for _ in range(300):
+            v = GAME.view(state, None)
+            if v["phase"] == "over":
+                break
+            seat = GAME.to_move(state)[0]
+            legal = GAME.legal_moves(state, seat)
+            if v["phase"] == "play" and v["trick"]:
+                seen = seen_of(state, seat)
+                prompt = screen_for("dragon", PLAYERS, seat).prompt(seen, ())
+                hand = GAME.view(state, seat)["hand"]
+                first = v["trick"][0]
+                lead = (first["as"] or "").split(" ")[0] or first["card"].split("-")[0]
+                if lead == "dragon":
+                    lead = v["trump"]
+                held = [c for c in hand if c.startswith(lead + "-")] or \
+                    (["dragon"] if "dragon" in hand and (lead == v["trump"] or not v["trump"]) else [])
+                told.add(prompt.split(":")[0].split(" ")[0])
+                assert prompt.startswith("Follow" if held else "You have no"), (prompt, hand, lead, legal)
+            state, _ = GAME.apply(state, seat, rng.choice(legal))
+    assert told == {"Follow", "You"}, told
 
 
 def test_dragon_event_words():
@@ -205,6 +260,46 @@ def test_dragon_event_words():
         "east hands the Dragon to north (you) and takes the kitty. You received: Dragon."
     assert scr.event_words({"type": "trick", "winner": 3, "points": 2, "cards": []}) == \
         "west wins the trick (2 points)."
+
+
+def _over_state(seed=3):
+    rng = random.Random(seed)
+    return advance(GAME.new_state(4, {"max_hands": 1}, seed), rng, lambda s: GAME.view(s, None)["phase"] == "over")
+
+
+def test_tricks_are_counted_apart_from_trick_points():
+    """After the 12th trick (it counts 2 trick-points) the Tricks row still adds up to 12."""
+    state = _over_state()
+    v = GAME.view(state, 0)
+    assert v["tricks_played"] == 12 and sum(v["trick_points"]) == 13 and v["last_trick"]["points"] == 2
+    scr = screen_for("dragon", PLAYERS, 0)
+    seen = Seen("dragon", "t", PLAYERS, 0, v, [], [], "finished", 0)
+    text = plain(scr.lines(seen, 100))
+    tricks = next(line for line in text.splitlines() if line.startswith("Tricks"))
+    points = next(line for line in text.splitlines() if line.startswith("Points"))
+    won = [int(n) for n in tricks.replace("·", " ").split() if n.isdigit()][:2]
+    assert sum(won) == 12 and "12 of 12 played" in tricks, tricks
+    last_team = v["last_trick"]["winner"] % 2
+    assert won[last_team] == v["trick_points"][last_team] - 1 and won[1 - last_team] == v["trick_points"][1 - last_team]
+    assert f"us {v['trick_points'][0]}" in points and f"them {v['trick_points'][1]}" in points, points
+    words = " ".join(scr.words(seen))
+    assert "12 of 12 played" in words and "trick-points" in words
+    # during the hand (no bonus yet) tricks and points agree: one row, which says what the last trick is worth
+    mid = advance(GAME.new_state(4, {}, 3), random.Random(3), lambda s: GAME.view(s, None)["tricks_played"] == 5)
+    mv = GAME.view(mid, 0)
+    text = plain(scr.lines(seen_of(mid, 0), 100))
+    row = next(line for line in text.splitlines() if line.startswith("Tricks"))
+    assert f"us {mv['trick_points'][0]} · them {mv['trick_points'][1]} · 5 of 12 played" in row, row
+    assert "the last counts 2 trick-points" in row and "\nPoints" not in text
+
+
+def test_the_game_over_footer_lists_only_keys_that_work():
+    state = _over_state()
+    for cols, rows in ((80, 24), (100, 40)):
+        lines = frame_for(state, 0, cols, rows, legal=[], status="finished")
+        assert lines[-1].startswith("Game over · q or Enter: leave"), lines[-1]
+        assert "choose" not in lines[-1] and "filter" not in lines[-1] and "reclaim" not in lines[-1]
+    # (while playing, the footer lists the choosing keys: test_frames_fit_the_terminal_and_keep_hand_and_choices)
 
 
 def test_generic_screen_is_a_tree_and_words():
@@ -243,7 +338,8 @@ class FakeTerminal:
         return self._size
 
 
-def frame_for(state, seat, cols, rows, game="dragon", players=PLAYERS, keys=(), view=None, legal=None):
+def frame_for(state, seat, cols, rows, game="dragon", players=PLAYERS, keys=(), view=None, legal=None,
+              status="playing"):
     """The full-screen frame a person at ``seat`` would see for ``state`` (no broker involved)."""
     from clients.tui.controller import PlayController
     from clients.tui.fullscreen import FullScreenPlayer
@@ -256,12 +352,12 @@ def frame_for(state, seat, cols, rows, game="dragon", players=PLAYERS, keys=(), 
     to_move = list(engine.to_move(state)) if engine else [seat]
     if legal is None:
         legal = engine.legal_moves(state, seat) if seat in to_move else []
-    st = SeatState(table="t-demo", game=game, seat=seat, seq=42, status="playing", to_move=to_move,
+    st = SeatState(table="t-demo", game=game, seat=seat, seq=42, status=status, to_move=to_move,
                    legal=legal, view=view if view is not None else engine.view(state, seat), events=[])
     session = PlayerSession(BrokerUrl(), players[seat], table="t-demo")
     session.connected = True
     session.boards["t-demo"] = Board("t-demo", meta=Meta(table="t-demo", game=game, players=list(players),
-                                                           config={}, status="playing"), state=st)
+                                                           config={}, status=status), state=st)
     player = FullScreenPlayer(PlayController(session, "t-demo"), FakeTerminal(cols, rows), players[seat])
     for key in keys:
         player.on_key(key)

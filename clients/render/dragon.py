@@ -74,6 +74,12 @@ class DragonRenderer:
             card += f" (as {item['as']})"
         return f"{self.who(item.get('seat'))}:{card}"
 
+    def _on_discard(self, ev: Mapping[str, Any]) -> str:
+        # The card is in the discarder's own event only (a seat's replay); everyone else's
+        # event names the seat alone, and so does this line.
+        card = ev.get("card")
+        return f"  {self.who(ev.get('seat'))} discards {card if card else 'a card'}"
+
     def _on_trick(self, ev: Mapping[str, Any]) -> str:
         self.trick_no += 1
         cards = "  ".join(self._card(c) for c in ev.get("cards") or [])
@@ -93,7 +99,7 @@ class DragonRenderer:
         opt = f", {ev.get('option')}" if ev.get("option") else ""
         return (
             f"  Result: {self.who(bidder)} bid {ev.get('level')} {designation_text(str(ev.get('designation')))}"
-            f"{opt}, took {tp[team]} -> {made}. "
+            f"{opt}, took {tp[team]} trick-point{'s' if tp[team] != 1 else ''} -> {made}. "
             f"Points {deltas[0]:+d} / {deltas[1]:+d}. "
             f"Scores: {self.team(0)} {scores[0]}, {self.team(1)} {scores[1]}"
         )

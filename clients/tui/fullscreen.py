@@ -30,7 +30,17 @@ HELP = "←↑↓→ Enter: choose · type: filter · ⌫: back · Esc: restart 
 HELP_SHORT = "←↑↓→ Enter: choose · type: filter · ⌫: back · Tab: table · ^C: leave"
 
 
-def footer(cols: int) -> str:
+HELP_OVER = "Game over · q or Enter: leave · ^C: leave"
+HELP_OVER_TABLES = "Game over · q or Enter: leave · Tab: next table · ^C: leave"
+HELP_WAITING = "Waiting for the referee to seat you · ^C: leave"
+
+
+def footer(cols: int, over: bool = False, tables: bool = False, waiting: bool = False) -> str:
+    """The key line: only keys that do something now (after the game, no choosing keys)."""
+    if waiting:
+        return HELP_WAITING
+    if over:
+        return HELP_OVER_TABLES if tables else HELP_OVER
     return HELP if cols >= len(HELP) else HELP_SHORT
 _MEASURE = Console(width=400, color_system=None)  # only for wrapping Text; never prints
 
@@ -191,7 +201,7 @@ class FullScreenPlayer:
             if others is not None:
                 lines += wrapped(f"{self.username} has no seat at table {self.ctl.wanted}: its players are "
                                  f"{', '.join(others)}. Ctrl-C leaves.", cols, "bold red")
-            return fit(lines, [], rows, cols, footer(cols))
+            return fit(lines, [], rows, cols, footer(cols, waiting=True))
         screen = self.ctl.screen(board)
         st = board.state
         title = f"{screen.title} · table {board.table} · you: {self.username} (seat {st.seat}) · state {st.seq}"
@@ -199,18 +209,19 @@ class FullScreenPlayer:
         others = [t for t in self.ctl.playing_tables() if t != board.table]
         if others:
             top.append(Text("Other tables (Tab): " + ", ".join(others), style="dim"))
+        keys = footer(cols, over=st.status != "playing", tables=bool(others))
         bottom = self._menu(board, cols, max(3, rows // 3)) + self._messages(board, cols)
         seen = self.ctl.seen(board)  # after the menu: it carries the step the person is at
         log = [line for w in (screen.describe(ev) for _, ev in board.events) if w for line in w.splitlines()]
         room = rows - 1 - len(top) - len(bottom)
         body = screen.lines(seen, cols) if seen is not None else []
         if len(body) + 2 <= room:
-            return fit(top + [Text("")] + body + [Text("")] + bottom, log, rows, cols, footer(cols))
+            return fit(top + [Text("")] + body + [Text("")] + bottom, log, rows, cols, keys)
         # too tall: the compact layout, and if even that does not fit, its end is cut (never the choices)
         body = [line for line in screen.lines(seen, cols, compact=True) if line.plain.strip()] if seen else []
         if len(body) > room:
             body = body[: max(0, room - 1)] + [Text("… (a taller terminal shows more)", style="dim")]
-        return fit(top + body + bottom, log, rows, cols, footer(cols))
+        return fit(top + body + bottom, log, rows, cols, keys)
 
     def _messages(self, board: Board, cols: int) -> list[Text]:
         out: list[Text] = []

@@ -48,6 +48,15 @@ def _styled(card: str, as_: str | None = None, style: str = "") -> Text:
     return Text(card_words(card, as_), style=(SUIT_STYLE.get(_suit(card), "") + " " + style).strip())
 
 
+def _follows(move: Sequence[str], lead: str, trump: Any) -> bool:
+    """Does the legal move ``play CARD [SUIT high|low]`` follow the ``lead`` suit?  The Dragon
+    is a trump in a trump hand; in no-trump it follows when declared as the lead suit."""
+    card = move[1]
+    if card == "dragon":
+        return bool(trump and lead == trump) or (len(move) >= 3 and move[2] == lead)
+    return _suit(card) == lead
+
+
 def _designation(d: Any) -> str:
     return designation_text(str(d)).lower() if d in ("high", "low") else str(d)
 
@@ -109,10 +118,31 @@ class DragonScreen(GameScreen):
         return ("no trump, high: the highest card of the lead suit wins" if c.get("designation") == "high"
                 else "no trump, low: the lowest card of the lead suit wins")
 
-    def _points(self, v: Mapping[str, Any]) -> str:
-        tp = v.get("trick_points") or [0, 0]
-        return (f"{self.team(0, short=True)} {tp[0]} · {self.team(1, short=True)} {tp[1]} · "
-                f"{v.get('tricks_played', 0)} of 12 tricks played (the last counts 2)")
+    @staticmethod
+    def _tricks_won(v: Mapping[str, Any]) -> list[int]:
+        """Tricks each team took this hand.  The view counts trick-points, where the 12th
+        trick counts 2 (the last trick's ``points``); tricks are points minus that bonus."""
+        won = list(v.get("trick_points") or [0, 0])
+        lt = v.get("last_trick") or {}
+        winner = lt.get("winner")
+        if lt.get("points", 1) == 2 and isinstance(winner, int) and won[winner % 2] > 0:
+            won[winner % 2] -= 1
+        return won
+
+    def _tricks(self, v: Mapping[str, Any]) -> str:
+        won = self._tricks_won(v)
+        played = v.get("tricks_played", 0)
+        hint = " (the last counts 2 trick-points)" if played < 12 else ""
+        return (f"{self.team(0, short=True)} {won[0]} · {self.team(1, short=True)} {won[1]} · "
+                f"{played} of 12 played{hint}")
+
+    def _points(self, v: Mapping[str, Any]) -> str | None:
+        """Trick-points (what a bid counts), once they differ from the tricks: after the
+        last trick, which counts 2."""
+        tp = list(v.get("trick_points") or [0, 0])
+        if tp == self._tricks_won(v):
+            return None
+        return f"{self.team(0, short=True)} {tp[0]} · {self.team(1, short=True)} {tp[1]} (the last trick counted 2)"
 
     def _scores(self, v: Mapping[str, Any]) -> str:
         s = v.get("scores") or [0, 0]
@@ -193,7 +223,10 @@ class DragonScreen(GameScreen):
                             style=SUIT_STYLE.get(str(v.get("trump")), "bold yellow") + " bold")
         row("Contract", contract, wrap=not compact)
         if phase in ("play", "over") or v.get("tricks_played"):
-            row("Tricks", self._points(v), wrap=not compact)
+            row("Tricks", self._tricks(v), wrap=not compact)
+            points = self._points(v)
+            if points:
+                row("Points", points, wrap=not compact)
         if phase == "discard" and v.get("discarding"):
             d = v["discarding"]
             row("Discard", f"{self.who(d.get('seat'))} discards {d.get('remaining')} more")
@@ -289,7 +322,8 @@ class DragonScreen(GameScreen):
         if v.get("contract"):
             out.append(f"Contract: {self._contract(v)}; {self._trump(v)}.")
         if v.get("phase") in ("play", "over") or v.get("tricks_played"):
-            out.append(f"This hand: {self._points(v)}.")
+            points = self._points(v)
+            out.append(f"Tricks this hand: {self._tricks(v)}" + (f"; trick-points {points}." if points else "."))
         if v.get("phase") == "discard" and v.get("discarding"):
             d = v["discarding"]
             out.append(f"{self.who(d.get('seat'))} discards {d.get('remaining')} more.")
@@ -403,7 +437,13 @@ class DragonScreen(GameScreen):
                 return "Your lead: choose a card."
             first = trick[0]
             lead = (first.get("as") or "").split(" ")[0] or _suit(str(first.get("card")))
+            trump = v.get("trump")
             if lead == "dragon":  # a Dragon led in a trump hand leads trump
-                lead = str(v.get("trump") or "trump")
-            return f"Follow {lead} if you can: choose a card."
+                lead = str(trump or "trump")
+            plays = [m.split() for m in seen.legal if m.startswith("play ")]
+            if not plays or any(_follows(m, lead, trump) for m in plays):
+                return f"Follow {lead}: choose a card."
+            if trump and any(m[1] == "dragon" or _suit(m[1]) == trump for m in plays):
+                return f"You have no {lead}: play any card (a trump, {trump}, can win the trick)."
+            return f"You have no {lead}: play any card (it cannot win the trick)."
         return super().prompt(seen, path)
