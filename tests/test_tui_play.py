@@ -470,4 +470,5 @@ def test_plain_mode_says_so_when_you_have_no_seat_at_the_table(mosquitto, refere
     res = subprocess.run(play_args(mosquitto, table, "--plain"), capture_output=True, text=True, timeout=60,
                          cwd=ROOT, stdin=subprocess.DEVNULL)
     assert res.returncode == 1, res.stdout + res.stderr
-    assert f"You (north) have no seat at table {table}: its players are p1, p2, p3, p4." in res.stdout
+    assert f"north has no seat at table {table}: its players are p1, p2, p3, p4." in res.stdout
+    assert "Your seat stays" not in res.stdout
