@@ -291,8 +291,8 @@ from clients.cli_summoner_wars import sw_deck  # noqa: E402  (summon sw-deck che
 main.add_command(sw_deck)
 from clients.cli_web import web  # noqa: E402  (summon web: the browser client)
 main.add_command(web)
-from clients.cli_kit import bot_check  # noqa: E402  (summon bot-check: the bot author's kit)
-main.add_command(bot_check)
+from clients.cli_kit import bot_check, match  # noqa: E402  (summon bot-check, summon match: the bot author's kit)
+main.add_command(bot_check); main.add_command(match)  # noqa: E702
 
 if __name__ == "__main__":  # pragma: no cover
     main()

@@ -26,7 +26,7 @@ from clients.botcheck.proxy import MqttProxy
 from protocol.mqtt import BrokerUrl
 from protocol.version import DEFAULT_PREFIX
 
-__all__ = ["World", "BOT_ENV", "find_mosquitto"]
+__all__ = ["World", "PrivateBroker", "BOT_ENV", "find_mosquitto"]
 
 BOT_ENV = ("SUMMON_BROKER", "SUMMON_HOST", "SUMMON_PORT", "SUMMON_USER", "SUMMON_PASSWORD", "SUMMON_PREFIX",
            "SUMMON_GAMES")
@@ -38,10 +38,11 @@ def find_mosquitto() -> str | None:
         (p for p in ("/usr/sbin/mosquitto", "/usr/local/sbin/mosquitto") if Path(p).exists()), None)
 
 
-class _Broker:
+class PrivateBroker:
     """A private Mosquitto (the project's config and ACL) or the embedded broker."""
 
-    def __init__(self, directory: Path, users: dict[str, str], prefix: str, embedded: bool) -> None:
+    def __init__(self, directory: Path, users: dict[str, str], prefix: str, embedded: bool,
+                 directors: Sequence[str] = ()) -> None:
         from clients.embedded_broker import EmbeddedBroker, free_port
 
         self.port = free_port()
@@ -52,7 +53,7 @@ class _Broker:
         if binary:
             from referee.brokerconf import write_broker_dir
             conf = write_broker_dir(directory / "broker", self.port, users, prefix=prefix,
-                                    run_as_root=os.geteuid() == 0, directors=())
+                                    run_as_root=os.geteuid() == 0, directors=directors)
             self.proc = subprocess.Popen([binary, "-c", str(conf)], stdout=subprocess.DEVNULL,
                                          stderr=subprocess.PIPE)
             self._wait_port()
@@ -95,7 +96,7 @@ class World:
         self.prefix = prefix
         self.password = secrets.token_urlsafe(12)
         self.dir = Path(tempfile.mkdtemp(prefix="summon-botcheck-"))
-        self.broker = _Broker(self.dir, {"referee": (rpw := secrets.token_urlsafe(12)), user: self.password},
+        self.broker = PrivateBroker(self.dir, {"referee": (rpw := secrets.token_urlsafe(12)), user: self.password},
                               prefix, embedded)
         self.referee_url = BrokerUrl(port=self.broker.port).with_credentials("referee", rpw)
         self.proxy = MqttProxy("127.0.0.1", self.broker.port)
