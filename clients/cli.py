@@ -313,6 +313,8 @@ from clients.cli_summoner_wars import sw_deck  # noqa: E402  (summon sw-deck che
 main.add_command(sw_deck)
 from clients.cli_web import web  # noqa: E402  (summon web: the browser client)
 main.add_command(web)
+from clients.cli_kit import bot_check, match  # noqa: E402  (summon bot-check, summon match: the bot author's kit)
+main.add_command(bot_check); main.add_command(match)  # noqa: E702
 
 # One line each in `summon --help` (click would cut the docstrings' first sentences at ~45
 # characters, mid-phrase).

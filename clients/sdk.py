@@ -269,3 +269,7 @@ class BotClient:
         if (err.code in (ErrorCode.MOVE_ILLEGAL, ErrorCode.MOVE_UNPARSEABLE) and st is not None
                 and st.seq == err.seq and st.legal and st.seat in st.to_move):
             self._send(table, progress, st.seq, self._rng.choice(st.legal))
+        elif (err.code == ErrorCode.RATE_LIMITED and st is not None and st.seq == err.seq and progress.answered
+              and progress.answered[0] == st.seq and st.seat in st.to_move):
+            # our move was dropped unread (the notice comes a second later: that is the slowing down)
+            self._send(table, progress, st.seq, progress.answered[1])

@@ -8,6 +8,7 @@ a client passes through ``unpack`` and comes out either as plain Python data or 
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import msgpack
@@ -39,6 +40,22 @@ def _depth(value: Any, limit: int) -> None:
             stack.extend((c, depth + 1) for c in children)
 
 
+JSON_HINT = "this looks like JSON; payloads are msgpack (one msgpack map, see protocol/README.md)"
+
+
+def _looks_like_json(payload: bytes | bytearray | memoryview) -> bool:
+    """A JSON object or array sent instead of msgpack (a common first mistake: in msgpack
+    ``{`` is the integer 123 followed by "trailing bytes", which helped nobody)."""
+    text = bytes(payload).strip()
+    if text[:1] not in (b"{", b"["):
+        return False
+    try:
+        json.loads(text)
+    except ValueError:
+        return False
+    return True
+
+
 def unpack(payload: bytes, max_bytes: int = MAX_INBOUND_BYTES, max_depth: int = MAX_DEPTH) -> Any:
     """Decode one msgpack object from ``payload`` within the limits, or raise DecodeError."""
     if not isinstance(payload, (bytes, bytearray, memoryview)):
@@ -57,10 +74,14 @@ def unpack(payload: bytes, max_bytes: int = MAX_INBOUND_BYTES, max_depth: int = 
     except DecodeError:
         raise
     except msgpack.ExtraData:
+        if _looks_like_json(payload):
+            raise DecodeError(ErrorCode.MSG_MALFORMED, JSON_HINT) from None
         raise DecodeError(ErrorCode.MSG_MALFORMED, "trailing bytes after the msgpack object") from None
     except (RecursionError, msgpack.StackError):
         raise DecodeError(ErrorCode.MSG_TOO_DEEP, "nesting too deep") from None
     except Exception as exc:  # any msgpack/decoding failure (ValueError, UnicodeError, ...)
+        if _looks_like_json(payload):
+            raise DecodeError(ErrorCode.MSG_MALFORMED, JSON_HINT) from None
         raise DecodeError(ErrorCode.MSG_MALFORMED, f"not valid msgpack ({type(exc).__name__})") from None
     _depth(data, max_depth)
     return data

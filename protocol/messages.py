@@ -141,6 +141,10 @@ class SeatState(Message):
     view: dict
     events: list[dict]
     clock: dict | None = None  # time left per seat when the table has a time control
+    # The move that produced this state, {"seat": s, "by": "seat"|"house"|"random"} (null at seq 0):
+    # a bot at a timed table tells its own accepted move from the house bot's (issue 15, item 15).
+    last: dict | None = None
+    house: bool = False  # the house bot plays this seat now (meta.house, on the seat's own topic)
 
 
 @dataclass(frozen=True)

@@ -156,10 +156,12 @@ class Table:
         spent = 0
         if self.clock is not None:
             self.clock, spent = self.clock.after_move(seat, self.game.to_move(state), now, "timeout" in flags)
+        # recorded before the snapshot: the seat states say who made this move (views.last_move)
+        self.history.append(HistoryEntry(self.seq, seat, user, msg.move, spent, tuple(flags)))
         try:
             out = self.snapshot([*notes, *events], meta=self.status != "playing")
         except Exception:  # a bug in a view: keep the table exactly as it was
             self.state, self.seq, self.clock = old_state, old_seq, old_clock
+            self.history.pop()
             raise
-        self.history.append(HistoryEntry(self.seq, seat, user, msg.move, spent, tuple(flags)))
         return out

@@ -16,7 +16,7 @@ from referee.engine import Event
 if TYPE_CHECKING:
     from referee.table import Table
 
-__all__ = ["seat_message", "public_message", "events_message", "meta_message"]
+__all__ = ["seat_message", "public_message", "events_message", "meta_message", "last_move"]
 
 
 def seat_message(table: "Table", seat: int, events: Sequence[Event] = ()) -> SeatState:
@@ -33,7 +33,20 @@ def seat_message(table: "Table", seat: int, events: Sequence[Event] = ()) -> Sea
         view=game.view(state, seat),
         events=[game.event_view(e, seat) for e in events],
         clock=clock_wire(table),
+        last=last_move(table),
+        house=seat in getattr(table, "house", {}),
     )
+
+
+def last_move(table: "Table") -> dict | None:
+    """Who made the move that produced the current state (null at seq 0): the seat's own
+    player (``"seat"``), the house bot or a random timeout move -- from the history's flags."""
+    history = table.history
+    if not history or history[-1].seq != table.seq:
+        return None
+    entry = history[-1]
+    by = "house" if "house" in entry.flags else "random" if "random" in entry.flags else "seat"
+    return {"seat": entry.seat, "by": by}
 
 
 def public_message(table: "Table") -> PublicState:

@@ -28,3 +28,22 @@ def tokens(payload: Any) -> set[str]:
         elif isinstance(x, list):
             stack.extend(x)
     return out
+
+
+def schema_validator() -> Any:
+    """A validator of protocol/schema.json that, like msgpack, tells 1 from 1.0.
+
+    JSON Schema's ``integer`` accepts 1.0 (JSON has one number type); msgpack has both and
+    the referee refuses a float ``seq``, so the integer check here is Python's ``int``
+    (never ``bool``).  A bot author's validator should do the same.
+    """
+    import json
+
+    import jsonschema
+
+    from protocol.schema import SCHEMA_PATH
+
+    checker = jsonschema.Draft202012Validator.TYPE_CHECKER.redefine(
+        "integer", lambda _, v: isinstance(v, int) and not isinstance(v, bool))
+    cls = jsonschema.validators.extend(jsonschema.Draft202012Validator, type_checker=checker)
+    return cls(json.loads(SCHEMA_PATH.read_text(encoding="utf-8")))

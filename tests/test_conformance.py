@@ -121,3 +121,146 @@ def test_random_play_conforms(name, seed):
         replay, _ = game.apply(replay, seat, move)
     assert game.outcome(replay) == outcome
     assert game.view(replay, None) == game.view(state, None)
+
+
+# --- every payload the referee sends matches protocol/schema.json ---------------------------
+
+def _validate(validator, payload: bytes, where: str) -> str:
+    import msgpack
+
+    data = msgpack.unpackb(payload, raw=False)
+    errors = sorted(e.message for e in validator.iter_errors(data))
+    assert not errors, f"{where}: {data.get('type')} does not match protocol/schema.json: {errors[:3]}"
+    return data["type"]
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_every_table_payload_matches_the_schema(name):
+    """A whole random game through ``Table`` (the referee's own outbound path), with errors
+    of every kind a move can earn, house-bot and timeout moves, and a close."""
+    from protocol.messages import Move
+    from protocol.topics import Topics
+    from referee.table import Table
+    from tests.payloads import schema_validator
+
+    v = schema_validator()
+    game = GAMES[name]
+    players = [f"p{i}" for i in range(game.min_seats)]
+    short = {"max_hands": 2} if "max_hands" in game.config_defaults() else {}  # a whole game, quickly
+    table = Table(f"{name}-schema", game, players, short, 3, Topics())
+    rng = random.Random(3)
+    seen: set[str] = set()
+    for p in table.snapshot():
+        seen.add(_validate(v, p.payload, p.topic))
+    for step in range(600):  # then closed, if still playing
+        if table.status != "playing":
+            break
+        seat = game.to_move(table.state)[0]
+        user = players[seat]
+        if step < 3:  # every error a move can earn, at the start
+            other = players[(seat + 1) % len(players)]
+            for out in (table.handle_move(user, Move(seq=table.seq + 5, move="pass")),
+                        table.handle_move(other, Move(seq=table.seq, move="pass")),
+                        table.handle_move(user, Move(seq=table.seq, move="xyzzy plugh")),
+                        table.handle_move("stranger", Move(seq=table.seq, move="pass"))):
+                for p in out:
+                    seen.add(_validate(v, p.payload, p.topic))
+        flags = ("house",) if step % 7 == 3 else ("timeout", "random") if step % 11 == 5 else ()
+        table.house = {seat: "timeouts"} if step % 13 == 4 else {}
+        move = rng.choice(game.legal_moves(table.state, seat))
+        for p in table.handle_move(user, Move(seq=table.seq, move=move), flags=flags):
+            seen.add(_validate(v, p.payload, p.topic))
+    if table.status == "playing":
+        for p in table.close("schema test"):
+            seen.add(_validate(v, p.payload, p.topic))
+    for p in table.snapshot():
+        seen.add(_validate(v, p.payload, p.topic))
+    assert {"seat_state", "public_state", "events", "meta", "error"} <= seen
+
+
+def test_seat_state_says_who_moved_and_who_holds_the_seat():
+    """``last`` (issue 15, item 15): a bot at a timed table tells its own accepted move from
+    the house bot's, and sees on its own topic that the house bot holds its seat."""
+    from protocol.messages import Move, SeatState, decode
+    from protocol.topics import Topics
+    from referee.table import Table
+
+    game = GAMES["dragon"]
+    players = ["north", "east", "south", "west"]
+    table = Table("dragon-last", game, players, {}, 1, Topics())
+
+    def east_state(out):
+        (p,) = [p for p in out if p.topic.endswith("/seat/east/state")]
+        return decode(p.payload, max_bytes=1 << 20)
+
+    first = east_state(table.snapshot())
+    assert isinstance(first, SeatState) and first.last is None and first.house is False
+    st = east_state(table.handle_move("east", Move(seq=0, move="pass")))
+    assert st.last == {"seat": 1, "by": "seat"} and st.seq == 1
+    table.house = {2: "timeouts"}
+    out = table.handle_move("south", Move(seq=1, move=game.legal_moves(table.state, 2)[0]), flags=("house",))
+    assert east_state(out).last == {"seat": 2, "by": "house"}
+    south = [decode(p.payload, max_bytes=1 << 20) for p in out if p.topic.endswith("/seat/south/state")][0]
+    assert south.house is True and south.last == {"seat": 2, "by": "house"}
+    out = table.handle_move("west", Move(seq=2, move=game.legal_moves(table.state, 3)[0]), flags=("timeout", "random"))
+    assert east_state(out).last == {"seat": 3, "by": "random"}
+    assert east_state(table.snapshot()).last == {"seat": 3, "by": "random"}, "a republished state says it too"
+
+
+@pytest.mark.broker
+def test_every_payload_the_referee_publishes_matches_the_schema(mosquitto, referee):
+    """The live referee over a real broker: whatever it publishes -- states, events, meta,
+    replies, errors (bad msgpack, JSON, a retained move, a rate-limit notice), status --
+    is valid under protocol/schema.json."""
+    import time
+
+    import msgpack
+
+    from clients.director import close_table, create_table
+    from protocol.messages import Move, encode
+    from protocol.topics import Topics
+    from tests.helpers import Probe
+    from tests.payloads import schema_validator
+
+    v = schema_validator()
+    sent: list[tuple[str, bytes]] = []
+    link = referee._link
+    original = link.publish
+
+    def recording(topic, payload, retain=False, qos=1):
+        sent.append((topic, payload))
+        return original(topic, payload, retain=retain, qos=qos)
+
+    link.publish = recording
+    t = Topics()
+    players = ["north", "east", "south", "west"]
+    probe = Probe(mosquitto.url("east"), "east", (t.seat_all("+", "east"),))
+    try:
+        tid = create_table(mosquitto.url("director"), "director", "dragon", players, {"target": 100}, seed=4)
+        probe.wait_for(lambda i, m: m is not None and m.TYPE == "seat_state")
+        move = t.move(tid, "east")
+        probe.publish(move, encode(Move(seq=0, move="pass")))
+        for payload in (b"\xc1", b'{"v": 1, "type": "move", "seq": 1, "move": "pass"}',
+                        msgpack.packb({"v": 1, "type": "move", "seq": 1.0, "move": "pass"}),
+                        encode(Move(seq=0, move="pass"))):
+            probe.publish(move, payload)
+        probe.publish(move, encode(Move(seq=9, move="pass")), retain=True)
+        probe.publish(t.move("nosuch", "east"), encode(Move(seq=0, move="pass")))
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and not any(b"table/unknown" in p for _, p in sent):
+            time.sleep(0.05)  # answered before east's budget is emptied below
+        referee.call(lambda: referee.inbox.limiter.exhaust("east", 1.0))
+        probe.publish(move, encode(Move(seq=9, move="pass")))
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and not any(b"rate/limited" in p for _, p in sent):
+            time.sleep(0.1)
+        close_table(mosquitto.url("director"), "director", tid, "schema test")
+    finally:
+        probe.close()
+        link.publish = original
+    kinds = {_validate(v, payload, topic) for topic, payload in list(sent) if payload}
+    assert {"seat_state", "public_state", "events", "meta", "error", "created", "closed",
+            "referee_status"} <= kinds, kinds
+    codes = {msgpack.unpackb(p)["code"] for _, p in sent if p and msgpack.unpackb(p).get("type") == "error"}
+    assert {"move/stale", "msg/malformed", "msg/bad-field", "rate/limited", "table/unknown"} <= codes, codes
+    assert any(b"looks like JSON" in p for _, p in sent), "JSON payloads are named as such"

@@ -118,3 +118,20 @@ def test_readme_bot_plays_a_whole_game(mosquitto, referee, tmp_path, mqtt_versio
     assert done.status == "finished"
     assert any(h.user == "north" for h in done.history), "the README bot never moved"
     assert all(c.tables[table].finished for c in clients)
+
+
+def test_readme_examples_are_regenerated_from_the_real_code():
+    """Every example region is what ``python3 -m protocol.examples`` writes now (issue 15,
+    item 14: hand-pasted examples had gone stale); the table options shown are the engine's."""
+    from protocol import examples
+    from referee.games import GAMES
+
+    text = README.read_text()
+    bodies = examples.render()
+    assert set(bodies) == set(examples.regions(text)), "an example region was added or lost"
+    stale = [name for name, body in examples.regions(text).items() if body != bodies[name]]
+    assert not stale, f"protocol/README.md examples {stale} are stale: run `python3 -m protocol.examples`"
+    defaults = json.dumps(GAMES["dragon"].config_defaults()["max_hands"])
+    assert f'"max_hands": {defaults}' in text
+    for name in GAMES:
+        assert f'`"{name}"`' in bodies["games"]

@@ -10,6 +10,8 @@ are accepted again afterwards.
 
 from __future__ import annotations
 
+import queue
+
 import time
 import uuid
 
@@ -79,14 +81,23 @@ def test_inbox_drops_over_budget_messages_and_queues_one_notice_per_interval():
     inbox.put(("call", None))  # Referee.call work items pass straight through
     items = [inbox.get_nowait() for _ in range(inbox.qsize())]
     assert items[:3] == [flood] * 3
-    assert isinstance(items[3], Limited) and items[3].user == "mallory" and items[3].dropped == 1
-    assert items[4].topic.endswith("/north") and items[5] == ("call", None)
-    assert len(items) == 6 and inbox.dropped_total == 997
-    clock.t += 1.0  # one token back and the notice interval is over
-    inbox.put(flood)
-    inbox.put(flood)
-    notice = [i for i in (inbox.get_nowait() for _ in range(inbox.qsize())) if isinstance(i, Limited)]
-    assert [n.dropped for n in notice] == [997], "the next notice counts every message dropped since the last"
+    assert items[3].topic.endswith("/north") and items[4] == ("call", None)
+    assert len(items) == 5 and inbox.dropped_total == 997, "no notice before the window closes"
+    with pytest.raises(queue.Empty):
+        inbox.get_nowait()
+    clock.t += 1.0  # the window closes: the flood has stopped, the loop's next get reports it
+    notice = inbox.get_nowait()
+    assert isinstance(notice, Limited) and notice.user == "mallory"
+    assert notice.dropped == 997, "the notice counts every message dropped in its window (issue 15, item 17)"
+    slow = RateLimitedInbox(RateLimiter(rate=0.001, burst=1, clock=clock), notice_interval=1.0)
+    slow.put(flood)  # the one token: accepted
+    slow.put(flood)  # dropped: opens a window
+    clock.t += 0.3
+    slow.put(flood)  # dropped, same window
+    clock.t += 0.7
+    slow.put(flood)  # dropped as the window closes: it carries the notice at once
+    got = [slow.get_nowait() for _ in range(slow.qsize())]
+    assert got == [flood, Limited("mallory", flood.topic, 3)] and slow.dropped_total == 3
 
 
 # --- against the real broker -----------------------------------------------------------------

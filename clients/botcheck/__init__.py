@@ -1,0 +1,52 @@
+"""``summon bot-check -- <command>``: put any bot, in any language, through the protocol's hard cases.
+
+It starts a private broker (Mosquitto with the project's config when installed, else the
+embedded one), the real referee in this process and a proxy on the bot's connection,
+starts the bot with its broker URL and credentials in the environment (``world.BOT_ENV``,
+documented in examples/bots/README.md), then runs scripted situations
+(``checks.Checker``) and prints one row per check: what was expected, what the bot did.
+The exit code is 0 only if every row passes.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Sequence
+
+from clients.botcheck.checks import Checker, Row
+from clients.botcheck.world import BOT_ENV, World
+
+__all__ = ["BotCheckError", "Row", "run_botcheck", "render_rows", "BOT_ENV"]
+
+
+class BotCheckError(Exception):
+    """Root of the bot-check package's exceptions: the check could not be set up."""
+
+
+def run_botcheck(command: Sequence[str], games: Sequence[str], patience: float = 5.0, moves: int = 10,
+                 clock_s: float = 3.0, embedded: bool = False, say: Callable[[str], None] = lambda s: None,
+                 log_path: str | None = None, cwd: str | None = None) -> tuple[list[Row], str]:
+    """Run every check; (rows, a line about the setup).  Always tears everything down."""
+    try:
+        world = World(embedded=embedded, log_path=log_path)
+    except (RuntimeError, OSError) as exc:
+        raise BotCheckError(f"cannot set up the private broker and referee: {exc}") from None
+    setup = f"broker: {world.broker.kind}; bot account {world.user!r}; bot output in {world.log_path}"
+    say(setup)
+    try:
+        rows = Checker(world, games, patience=patience, moves=moves, clock_s=clock_s, say=say).run(command, cwd=cwd)
+    except RuntimeError as exc:
+        raise BotCheckError(str(exc)) from None
+    finally:
+        world.close()
+    return rows, setup
+
+
+def render_rows(rows: Sequence[Row]) -> str:
+    """The pass/fail table, as printed (plain text: it goes to logs and CI output too)."""
+    w = max(len(r.name) for r in rows)
+    lines = [f"{'check':<{w}}  result  expected -> what the bot did"]
+    for r in rows:
+        lines.append(f"{r.name:<{w}}  {'PASS' if r.ok else 'FAIL':<6}  {r.expected} -> {r.did}")
+    passed = sum(r.ok for r in rows)
+    lines.append(f"{passed} passed, {len(rows) - passed} failed")
+    return "\n".join(lines)

@@ -1,0 +1,451 @@
+"""The scripted situations of ``summon bot-check``, each one row of the table it prints.
+
+Every situation is made by the real referee (in this process) and the proxy on the bot's
+own connection; what the bot did is read from the proxy (what it sent, with which flags)
+and from the referee's tables (what was accepted).  The other seats are played by the
+checker itself, directly through the referee, so it decides when the bot is to move.
+The rows follow protocol/README.md: "seq: the rules", "Old tables on connect", "What not
+to do" and "Durable tables".
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from dataclasses import dataclass
+from typing import Any, Callable, Sequence
+
+import msgpack
+
+from clients.botcheck.world import World
+from protocol.messages import CloseTable, Move
+from referee.table import Publish
+
+__all__ = ["Row", "Checker", "BotExited"]
+
+TOLERATED = ("move/stale",)  # what a correct bot may still earn in a race it cannot see
+
+
+@dataclass(frozen=True)
+class Row:
+    name: str
+    ok: bool
+    expected: str
+    did: str
+
+
+class BotExited(Exception):
+    """The bot's process ended: every check from here on fails."""
+
+
+class Checker:
+    """Run every check against the bot started in ``world``; ``rows`` holds the results."""
+
+    def __init__(self, world: World, games: Sequence[str], patience: float = 5.0, moves: int = 10,
+                 clock_s: float = 3.0, say: Callable[[str], None] = lambda line: None) -> None:
+        self.w, self.games, self.patience, self.moves, self.clock_s = world, list(games), patience, moves, clock_s
+        self.user = world.user
+        self.rows: list[Row] = []
+        self.rng = random.Random(7)
+        self.say = say
+        self._n = 0
+        self.staged: list[str] = []  # tables the bot must leave alone
+
+    # --- talking to the referee (its loop thread) -----------------------------------------------
+    def _table(self, tid: str) -> Any:
+        return self.w.ref.tables[tid]
+
+    def create(self, game: str, with_bot: bool = True, config: dict | None = None,
+               clock: dict | None = None) -> str:
+        from referee.games import GAMES
+
+        engine = GAMES[game]
+        n = engine.min_seats
+        seat = 1 if n > 1 else 0  # the Dragon's first bidder: the bot moves at seq 0
+        players = [self.user if with_bot and i == seat else f"opp{i}" for i in range(n)]
+        self._n += 1
+        tid = f"check-{self._n}-{game}"
+        cfg = {"target": 1000} if game == "dragon" else {}
+        cfg.update(config or {})
+        self.w.call(lambda: self.w.ref.create_table(game, players, cfg, seed=self._n, table_id=tid, clock=clock))
+        return tid
+
+    def _opponent_move(self, tid: str) -> bool:
+        """One move for the first opponent to move; False if the bot is to move or it is over."""
+        def step() -> bool:
+            t = self._table(tid)
+            if t.status != "playing":
+                return False
+            movers = t.game.to_move(t.state)
+            if t.seat_of(self.user) in movers:
+                return False
+            seat = movers[0]
+            move = self.rng.choice(t.game.legal_moves(t.state, seat))
+            self.w.ref._play(t, t.players[seat], Move(seq=t.seq, move=move))
+            return True
+        return bool(self.w.call(step))
+
+    def info(self, tid: str) -> tuple[int, str, bool]:
+        """(seq, status, is the bot to move)."""
+        def get() -> tuple[int, str, bool]:
+            t = self._table(tid)
+            return t.seq, t.status, t.status == "playing" and t.seat_of(self.user) in t.game.to_move(t.state)
+        return self.w.call(get)
+
+    def advance(self, tid: str, limit: int = 3000) -> int | None:
+        """Play the other seats until the bot is to move: that state's seq (None: game over)."""
+        for _ in range(limit):
+            seq, status, mine = self.info(tid)
+            if status != "playing":
+                return None
+            if mine:
+                return seq
+            self._opponent_move(tid)
+        return None
+
+    def outcome(self, tid: str, seq: int) -> str:
+        """What became of the bot's turn at ``seq``: "pending", "mine" (its own move was
+        accepted) or "house" (the referee played it for the bot) -- read in one step."""
+        def get() -> str:
+            t = self._table(tid)
+            entry = next((h for h in t.history if h.seq == seq + 1), None)
+            if entry is None:
+                return "pending" if t.seq <= seq else "house"
+            return "mine" if entry.user == self.user and not entry.flags else "house"
+        return self.w.call(get)
+
+    def await_move(self, tid: str, seq: int, timeout: float | None = None) -> bool:
+        """Wait until the bot's own move for ``seq`` is accepted (without the house's help)."""
+        deadline = time.monotonic() + (self.patience if timeout is None else timeout)
+        while time.monotonic() < deadline:
+            got = self.outcome(tid, seq)
+            if got != "pending":
+                return got == "mine"
+            self._alive()
+            time.sleep(0.02)
+        return False
+
+    def house_move(self, tid: str) -> None:
+        """Play the bot's seat for it (to go on after a check the bot failed)."""
+        def step() -> None:
+            t = self._table(tid)
+            seat = t.seat_of(self.user)
+            if t.status == "playing" and seat in t.game.to_move(t.state):
+                self.w.ref._play(t, self.user, Move(seq=t.seq, move=t.game.legal_moves(t.state, seat)[0]),
+                                 flags=("house",))
+        self.w.call(step)
+
+    def _alive(self) -> None:
+        code = self.w.bot_exit()
+        if code is not None:
+            raise BotExited(f"the bot exited with code {code}")
+
+    def _wait(self, pred: Callable[[], bool], timeout: float) -> bool:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if pred():
+                return True
+            self._alive()
+            time.sleep(0.02)
+        return pred()
+
+    # --- what the bot sent (the proxy) and was sent (the referee) --------------------------------
+    def mark(self) -> int:
+        return len(self.w.proxy.seen)
+
+    def bot_moves(self, since: int = 0, table: str | None = None) -> list[Any]:
+        return [s for s in self.w.proxy.seen[since:] if s.kind == "publish" and "/move/" in s.topic
+                and (table is None or f"/t/{table}/move/" in s.topic)]
+
+    def errors_to_bot(self, since_t: float, table: str | None = None) -> list[dict]:
+        out = []
+        for at, topic, payload in list(self.w.sent):
+            if at >= since_t and topic.endswith("/error") and (table is None or f"/t/{table}/" in topic):
+                out.append(msgpack.unpackb(payload, raw=False))
+        return out
+
+    def seat_payload(self, tid: str, seq: int) -> tuple[str, bytes] | None:
+        found = None
+        for _, topic, payload in list(self.w.sent):
+            if topic.endswith("/state") and f"/t/{tid}/" in topic and msgpack.unpackb(payload)["seq"] == seq:
+                found = (topic, payload)
+        return found
+
+    def row(self, name: str, ok: bool, expected: str, did: str) -> None:
+        self.rows.append(Row(name, ok, expected, did))
+        self.say(f"{'PASS' if ok else 'FAIL'}  {name}: {did}")
+
+    # --- the run ---------------------------------------------------------------------------------
+    def stage(self) -> None:
+        """Before the bot starts: a finished and a closed table at which it is seated, and a
+        table it is not seated at -- all retained on the broker when it connects."""
+        game = self.games[0]
+        short = {"max_hands": 1, "target": 1_000_000} if game == "dragon" else {}
+        done = self.create(game, config=short)
+        for _ in range(5000):
+            def step() -> bool:
+                t = self._table(done)
+                if t.status != "playing":
+                    return False
+                seat = t.game.to_move(t.state)[0]
+                self.w.ref._play(t, t.players[seat], Move(seq=t.seq, move=self.rng.choice(
+                    t.game.legal_moves(t.state, seat))))
+                return True
+            if not self.w.call(step):
+                break
+        closed = self.create(game)
+        self.w.call(lambda: self.w.ref._close_table(self.w.ref.topics.reply("botcheck"),
+                                                    CloseTable(request_id="c", table=closed, reason="bot-check"),
+                                                    "botcheck"))
+        other = self.create(game, with_bot=False)
+        self.staged = [done, closed, other]
+
+    def run(self, command: Sequence[str], cwd: str | None = None) -> list[Row]:
+        self.stage()
+        self.w.start_bot(command, self.games, cwd=cwd)
+        checks = [self.check_connect, *[lambda g=g: self.check_plays(g) for g in self.games], self.check_seq,
+                  self.check_duplicate, self.check_reconnect, self.check_lost_move, self.check_restart,
+                  self.check_illegal, self.check_rate_limited, self.check_clock, self.check_old_tables,
+                  self.check_retain]
+        names = ["connects and subscribes", *[f"plays {g}" for g in self.games], "answers at the right seq",
+                 "duplicate state", "reconnect", "move lost in a reconnect", "referee restart",
+                 "illegal-move error", "rate/limited notice", "per-move clock; race with the house bot",
+                 "ignores finished and other tables", "never sets the retain flag"]
+        for name, check in zip(names, checks):
+            try:
+                check()
+            except BotExited as exc:
+                tail = self.w.bot_log_tail(5).replace("\n", " | ")
+                self.row(name, False, "the bot keeps running", f"{exc}; its last output: {tail or '(none)'}")
+                for rest in names[names.index(name) + 1:]:
+                    self.row(rest, False, "-", "not run: the bot had exited")
+                break
+        return self.rows
+
+    def check_connect(self) -> None:
+        ok = self._wait(lambda: any(s.kind == "subscribe" for s in self.w.proxy.seen), self.patience + 10)
+        conns = [s for s in self.w.proxy.seen if s.kind == "connect"]
+        subs = sorted({t for s in self.w.proxy.seen if s.kind == "subscribe" for t in s.topics})
+        level = {4: "3.1.1", 5: "5"}.get(conns[0].qos, str(conns[0].qos)) if conns else "?"
+        self.row("connects and subscribes", ok, "CONNECT, then SUBSCRIBE to its seat topics",
+                 f"MQTT {level}, subscribed to {', '.join(subs)}" if ok else
+                 ("connected but never subscribed" if conns else "never connected"))
+
+    def check_plays(self, game: str) -> None:
+        self._plays_started = getattr(self, "_plays_started", time.monotonic())
+        tid = self.create(game)
+        moved, finished, missed = 0, False, None
+        while moved < self.moves:
+            seq = self.advance(tid)
+            if seq is None:
+                finished = True
+                break
+            if not self.await_move(tid, seq):
+                missed = seq
+                break
+            moved += 1
+        self._close(tid)
+        ok = missed is None and moved > 0
+        self.row(f"plays {game}", ok, f"a legal move for each of its turns ({self.moves} turns or the game's end)",
+                 f"{moved} moves accepted" + (", to the end of the game" if finished else "")
+                 + (f"; no accepted move for seq {missed} within {self.patience:g} s" if missed is not None else ""))
+
+    def _close(self, tid: str) -> None:
+        def close() -> None:
+            t = self._table(tid)
+            if t.status == "playing":
+                self.w.ref._close_table(self.w.ref.topics.reply("botcheck"),
+                                        CloseTable(request_id="c", table=tid, reason="bot-check"), "botcheck")
+        self.w.call(close)
+
+    def check_seq(self) -> None:
+        errs = self.errors_to_bot(getattr(self, "_plays_started", 0.0))
+        codes: dict[str, int] = {}
+        for e in errs:
+            codes[e["code"]] = codes.get(e["code"], 0) + 1
+        sent = len(self.bot_moves())
+        self.row("answers at the right seq", not codes, "every move quotes the seq of the newest state; no error",
+                 f"{sent} moves sent, no error" if not codes else
+                 f"{sent} moves sent; errors: " + ", ".join(f"{c} x{n}" for c, n in sorted(codes.items())))
+
+    def _main(self) -> str:
+        tid = getattr(self, "_main_table", None)
+        if tid is None or self.info(tid)[1] != "playing":
+            tid = self._main_table = self.create(self.games[0])
+        return tid
+
+    def _turn(self) -> tuple[str, int]:
+        """A table where the bot is to move now (a fresh one if the last game ended)."""
+        for _ in range(5):
+            tid = self._main()
+            seq = self.advance(tid)
+            if seq is not None:
+                return tid, seq
+        raise RuntimeError("no table gave the bot a turn")
+
+    def _idle(self) -> tuple[str, int]:
+        """The bot has just moved and an opponent is to move now."""
+        for _ in range(5):
+            tid, seq = self._turn()
+            if not self.await_move(tid, seq):
+                self.house_move(tid)
+                continue
+            s, status, mine = self.info(tid)
+            if status == "playing" and not mine:
+                return tid, seq
+        raise RuntimeError("no table left the bot waiting")
+
+    def check_duplicate(self) -> None:
+        tid, old = self._idle()
+        found = self.seat_payload(tid, old)
+        mark = self.mark()
+        if found:
+            for _ in range(2):
+                self.w.call(lambda: self.w.ref._send([Publish(found[0], found[1])]))
+        time.sleep(1.5)
+        again = [m for m in self.bot_moves(mark, tid) if isinstance(m.message, dict) and m.message.get("seq") == old]
+        seq = self.advance(tid)
+        plays_on = seq is not None and self.await_move(tid, seq)
+        self.row("duplicate state", bool(found) and not again and plays_on,
+                 f"an old state (seq {old}) delivered twice more gets no move; then it plays on",
+                 ("answered the old state again (move/stale)" if again else "ignored the old state")
+                 + ("" if plays_on else "; then made no move at its next turn"))
+
+    def check_reconnect(self) -> None:
+        tid, _ = self._idle()
+        mark = self.mark()
+        cut = self.w.proxy.kick()
+        back = self._wait(lambda: any(s.kind == "subscribe" for s in self.w.proxy.seen[mark:]), self.patience + 10)
+        seq = self.advance(tid)
+        plays = back and seq is not None and self.await_move(tid, seq)
+        self.row("reconnect", plays, "after its connection is cut: reconnects, resubscribes, plays its next turn",
+                 f"cut {cut} connection(s); " + ("reconnected, resubscribed and played on" if plays else
+                                                 "resubscribed but did not play on" if back else
+                                                 "did not reconnect and resubscribe"))
+
+    def _lost(self, then: Callable[[], None], timeout: float) -> tuple[bool, bool, int]:
+        tid, _ = self._idle()
+        mark = self.mark()
+        self.w.proxy.drop_next_move()
+        seq = self.advance(tid)
+        assert seq is not None
+        dropped = self._wait(lambda: any(s.fate == "dropped" for s in self.w.proxy.seen[mark:]), self.patience)
+        if not dropped:
+            self.w.proxy.disarm()
+        then()
+        return dropped, self.await_move(tid, seq, timeout), seq
+
+    def check_lost_move(self) -> None:
+        dropped, ok, seq = self._lost(lambda: self.w.proxy.kick(), self.patience + 10)
+        self.row("move lost in a reconnect", dropped and ok,
+                 "re-sends its move when the same state is delivered again after reconnecting",
+                 f"its move for seq {seq} was lost; " + ("it re-sent it after reconnecting" if ok else
+                                                         "it never re-sent it" if dropped else "it sent none"))
+
+    def check_restart(self) -> None:
+        dropped, ok, seq = self._lost(self.w.restart_referee, self.patience + 10)
+        self.row("referee restart", dropped and ok,
+                 "re-sends its move when the restarted referee republishes the same state",
+                 f"its move for seq {seq} was lost, the referee restarted; "
+                 + ("it re-sent the move" if ok else "it never re-sent it"))
+
+    def _illegal(self, message: dict) -> dict:
+        """The bot's move replaced by one that is real but illegal now (e.g. a card it lacks)."""
+        table = message.get("_table")
+
+        def pick() -> str:
+            t = self._table(table)
+            seat = t.seat_of(self.user)
+            legal = t.game.legal_moves(t.state, seat)
+            verbs = sorted({m.split(" ")[0] for m in legal})
+            cards = {c for s in range(len(t.players)) if s != seat
+                     for c in (t.game.view(t.state, s).get("hand") or []) if isinstance(c, str)}
+            from referee.engine import IllegalMoveError
+            for text in [f"{v} {c}" for v in verbs for c in sorted(cards)] + ["pass", "bid 3 earth", "end"]:
+                if text in legal:
+                    continue
+                try:
+                    t.game.apply(t.state, seat, text)
+                except IllegalMoveError as exc:
+                    if type(exc).__name__ == "IllegalMoveError":
+                        return text
+                except Exception:
+                    continue
+            return "xyzzy plugh"
+        return {k: v for k, v in message.items() if k != "_table"} | {"move": self.w.call(pick)}
+
+    def check_illegal(self) -> None:
+        tid, _ = self._idle()
+        mark = self.mark()
+        started = time.monotonic()
+        self.w.proxy.rewrite_next_move(lambda m: self._illegal({**m, "_table": tid}))
+        seq = self.advance(tid)
+        assert seq is not None
+        self._wait(lambda: any(s.fate == "rewritten" for s in self.w.proxy.seen[mark:]), self.patience)
+        ok = self.await_move(tid, seq)
+        refused = [e for e in self.errors_to_bot(started, tid) if e["code"].startswith("move/")]
+        what = refused[0]["code"] if refused else "no error"
+        if not ok:
+            self.house_move(tid)
+        self.row("illegal-move error", ok and bool(refused),
+                 "after a refusal at the same seq, picks again from the same legal list",
+                 f"its move for seq {seq} was refused ({what}: {refused[0]['ref'] if refused else '-'}); "
+                 + ("it picked again and that move was accepted" if ok else "it did not pick again"))
+
+    def check_rate_limited(self) -> None:
+        tid, _ = self._idle()
+        started = time.monotonic()
+        self.w.call(lambda: self.w.ref.inbox.limiter.exhaust(self.user, 0.5))
+        seq = self.advance(tid)
+        assert seq is not None
+        ok = self.await_move(tid, seq, self.patience + 2)
+        notices = [e for e in self.errors_to_bot(started) if e["code"] == "rate/limited"]
+        if not ok:
+            self.house_move(tid)
+        self.row("rate/limited notice", ok and bool(notices),
+                 "its move dropped by the rate limit: re-sends it after the rate/limited notice",
+                 (f"got the notice ({notices[0]['detail'][:60]}...); " if notices else "no notice was needed; ")
+                 + ("re-sent and accepted" if ok else "did not re-send"))
+
+    def check_clock(self) -> None:
+        tid = self.create(self.games[0], clock={"move": self.clock_s, "max_timeouts": 0})
+        moved, late = 0, False
+        for _ in range(3):
+            seq = self.advance(tid)
+            if seq is None:
+                break
+            if not self.await_move(tid, seq, self.clock_s + 1):
+                late = True
+                break
+            moved += 1
+        race_ok, stale = False, False
+        if not late:
+            seq = self.advance(tid)
+            if seq is not None:
+                started = time.monotonic()
+                self.w.proxy.hold()  # the bot does not see its turn until the house bot has played it
+                try:
+                    self._wait(lambda: self.info(tid)[0] > seq, self.clock_s + 5)
+                    nxt = self.advance(tid)
+                finally:
+                    self.w.proxy.release()
+                race_ok = nxt is not None and self.await_move(tid, nxt, self.patience)
+                stale = any(e["code"] == "move/stale" for e in self.errors_to_bot(started, tid))
+        self._close(tid)
+        self.row("per-move clock; race with the house bot", not late and race_ok,
+                 f"moves within a {self.clock_s:g} s clock; after the house bot played a turn it never saw, "
+                 "plays its next turn", ("timed out" if late else f"{moved} moves in time")
+                 + ("; after the race (its late move got move/stale)" if stale else "; after the race")
+                 + (" it played on" if race_ok else " it did not play on"))
+
+    def check_old_tables(self) -> None:
+        touched = sorted({m.topic.split("/t/")[1].split("/")[0] for m in self.bot_moves()
+                          if any(f"/t/{t}/move/" in m.topic for t in self.staged)})
+        self.row("ignores finished and other tables", not touched,
+                 "no move to the finished and closed tables retained for it, nor to a table it is not at",
+                 "left them alone" if not touched else f"sent moves to {', '.join(touched)}")
+
+    def check_retain(self) -> None:
+        bad = [m for m in self.w.proxy.seen if m.kind == "publish" and m.retain and "/presence/" not in m.topic]
+        self.row("never sets the retain flag", not bad, "no retained publish (except its presence)",
+                 "none" if not bad else f"{len(bad)} retained publish(es), e.g. on {bad[0].topic}")

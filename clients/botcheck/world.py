@@ -1,0 +1,186 @@
+"""bot-check's private world: a broker, a referee in this process, the proxy, the bot.
+
+Why the referee runs in this process: the checks drive the other seats, restart the
+referee and read its tables directly (``Referee.call``), so every situation is produced by
+the real referee code -- a real stale move, a real ``move/illegal``, a real rate-limit
+drop -- and never by a forged message.  The broker is a private Mosquitto with the
+project's config and ACL when Mosquitto is installed (what a real deployment runs), else
+the embedded amqtt broker (no ACL: the checks that need one say so).
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import shlex
+import shutil
+import signal
+import subprocess
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any, Sequence
+
+from clients.botcheck.proxy import MqttProxy
+from protocol.mqtt import BrokerUrl
+from protocol.version import DEFAULT_PREFIX
+
+__all__ = ["World", "PrivateBroker", "BOT_ENV", "find_mosquitto"]
+
+BOT_ENV = ("SUMMON_BROKER", "SUMMON_HOST", "SUMMON_PORT", "SUMMON_USER", "SUMMON_PASSWORD", "SUMMON_PREFIX",
+           "SUMMON_GAMES")
+"""What the bot is told, in its environment (documented in examples/bots/README.md)."""
+
+
+def find_mosquitto() -> str | None:
+    return shutil.which("mosquitto") or next(
+        (p for p in ("/usr/sbin/mosquitto", "/usr/local/sbin/mosquitto") if Path(p).exists()), None)
+
+
+class PrivateBroker:
+    """A private Mosquitto (the project's config and ACL) or the embedded broker."""
+
+    def __init__(self, directory: Path, users: dict[str, str], prefix: str, embedded: bool,
+                 directors: Sequence[str] = ()) -> None:
+        from clients.embedded_broker import EmbeddedBroker, free_port
+
+        self.port = free_port()
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.embedded = None
+        binary = None if embedded else find_mosquitto()
+        self.kind = "mosquitto" if binary else "embedded (amqtt, no ACL)"
+        if binary:
+            from referee.brokerconf import write_broker_dir
+            conf = write_broker_dir(directory / "broker", self.port, users, prefix=prefix,
+                                    run_as_root=os.geteuid() == 0, directors=directors)
+            self.proc = subprocess.Popen([binary, "-c", str(conf)], stdout=subprocess.DEVNULL,
+                                         stderr=subprocess.PIPE)
+            self._wait_port()
+        else:
+            self.embedded = EmbeddedBroker(self.port).start()
+
+    def _wait_port(self) -> None:
+        import socket
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            if self.proc is not None and self.proc.poll() is not None:
+                err = self.proc.stderr.read().decode(errors="replace") if self.proc.stderr else ""
+                raise RuntimeError(f"mosquitto exited: {err.strip()}")
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=0.2):
+                    return
+            except OSError:
+                time.sleep(0.05)
+        raise RuntimeError(f"mosquitto did not open port {self.port}")
+
+    def stop(self) -> None:
+        if self.proc is not None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(5)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+        if self.embedded is not None:
+            self.embedded.stop()
+
+
+class World:
+    """Everything one bot-check run needs; ``close`` tears it all down (also on errors)."""
+
+    def __init__(self, user: str = "candidate", prefix: str = DEFAULT_PREFIX, embedded: bool = False,
+                 log_path: str | None = None) -> None:
+        from referee.service import Referee
+
+        self.user = user
+        self.prefix = prefix
+        self.password = secrets.token_urlsafe(12)
+        self.dir = Path(tempfile.mkdtemp(prefix="summon-botcheck-"))
+        self.broker = PrivateBroker(self.dir, {"referee": (rpw := secrets.token_urlsafe(12)), user: self.password},
+                              prefix, embedded)
+        self.referee_url = BrokerUrl(port=self.broker.port).with_credentials("referee", rpw)
+        self.proxy = MqttProxy("127.0.0.1", self.broker.port)
+        self.sent: list[tuple[float, str, bytes]] = []  # every payload the referee sent to the bot's seats
+        self.ref: Referee = None  # type: ignore[assignment]
+        self._thread: threading.Thread | None = None
+        self.bot: subprocess.Popen[bytes] | None = None
+        self.log_path = Path(log_path) if log_path else self.dir / "bot.log"
+        self.start_referee()
+
+    # --- the referee ----------------------------------------------------------------------
+    def start_referee(self) -> None:
+        from referee.service import Referee, RefereeConfig
+
+        world = self
+
+        class Watched(Referee):
+            """The real referee, recording what it sends to the bot's seat topics."""
+
+            def _send(self, publishes: Sequence[Any]) -> None:
+                marker = f"/seat/{world.user}/"
+                for p in publishes:
+                    if marker in p.topic and p.payload:
+                        world.sent.append((time.monotonic(), p.topic, p.payload))
+                super()._send(publishes)
+
+        cfg = RefereeConfig(broker=self.referee_url, prefix=self.prefix, client_id="referee",
+                            db=str(self.dir / "referee.db"), db_sync="normal", roles_file=None)
+        self.ref = Watched(cfg)
+        self._thread = threading.Thread(target=self.ref.run, name="botcheck-referee", daemon=True)
+        self._thread.start()
+        if not self.ref.ready.wait(15):
+            raise RuntimeError("the referee did not connect to the private broker")
+
+    def restart_referee(self) -> None:
+        """Stop the referee (gracefully: its tables are in its database) and start a new one."""
+        self.ref.request_stop()
+        if self._thread is not None:
+            self._thread.join(15)
+        self.start_referee()
+
+    def call(self, fn: Any, timeout: float = 10.0) -> Any:
+        return self.ref.call(fn, timeout)
+
+    # --- the bot ----------------------------------------------------------------------------
+    def bot_env(self, games: Sequence[str]) -> dict[str, str]:
+        return {"SUMMON_BROKER": f"mqtt://127.0.0.1:{self.proxy.port}", "SUMMON_HOST": "127.0.0.1",
+                "SUMMON_PORT": str(self.proxy.port), "SUMMON_USER": self.user, "SUMMON_PASSWORD": self.password,
+                "SUMMON_PREFIX": self.prefix, "SUMMON_GAMES": ",".join(games)}
+
+    def start_bot(self, command: Sequence[str], games: Sequence[str], cwd: str | None = None) -> None:
+        env = {**os.environ, **self.bot_env(games)}
+        self._log = open(self.log_path, "wb")
+        try:
+            self.bot = subprocess.Popen(list(command), env=env, cwd=cwd, stdin=subprocess.DEVNULL,
+                                        stdout=self._log, stderr=subprocess.STDOUT, start_new_session=True)
+        except OSError as exc:
+            raise RuntimeError(f"cannot start the bot ({shlex.join(command)}): {exc}") from None
+
+    def bot_exit(self) -> int | None:
+        return None if self.bot is None else self.bot.poll()
+
+    def bot_log_tail(self, lines: int = 15) -> str:
+        try:
+            return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-lines:])
+        except OSError:
+            return ""
+
+    def close(self) -> None:
+        if self.bot is not None and self.bot.poll() is None:
+            try:
+                os.killpg(self.bot.pid, signal.SIGTERM)  # the bot's own process group (start_new_session)
+                self.bot.wait(5)
+            except (ProcessLookupError, subprocess.TimeoutExpired):
+                try:
+                    os.killpg(self.bot.pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+        if getattr(self, "_log", None):
+            self._log.close()
+        try:
+            self.ref.request_stop()
+            if self._thread is not None:
+                self._thread.join(10)
+        finally:
+            self.proxy.close()
+            self.broker.stop()

@@ -1,0 +1,116 @@
+"""The bot author's kit on the command line: ``summon bot-check`` and ``summon match``.
+
+Thin click layer: flags -> ``clients.botcheck.run_botcheck`` / ``clients.match.run_match``.
+The bot is any command (after ``--``); it is told where to connect by environment
+variables (examples/bots/README.md): SUMMON_BROKER, SUMMON_HOST, SUMMON_PORT, SUMMON_USER,
+SUMMON_PASSWORD, SUMMON_PREFIX, SUMMON_GAMES.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from clients.cli_common import EXIT_FAILED, EXIT_OK
+
+__all__ = ["bot_check", "match"]
+
+
+def _games(value: str) -> list[str]:
+    from referee.games import GAMES
+
+    games = [g.strip() for g in value.split(",") if g.strip()]
+    bad = [g for g in games if g not in GAMES]
+    if not games or bad:
+        raise click.BadParameter(f"unknown game(s) {bad}; known: {', '.join(sorted(GAMES))}", param_hint="--games")
+    return games
+
+
+@click.command("bot-check", context_settings={"ignore_unknown_options": True})
+@click.option("--games", default="dragon", show_default=True,
+              help="The games the bot claims to play, comma-separated; the situations use the first.")
+@click.option("--patience", default=5.0, show_default=True, help="Seconds the bot has to answer a state.")
+@click.option("--moves", default=10, show_default=True, help="Turns played per claimed game.")
+@click.option("--clock", "clock_s", default=3.0, show_default=True, help="The per-move clock of the timed check (s).")
+@click.option("--embedded", is_flag=True, help="Use the embedded broker even when Mosquitto is installed.")
+@click.option("--log", "log_path", default=None, help="Write the bot's output here (default: a temporary file).")
+@click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
+def bot_check(games: str, patience: float, moves: int, clock_s: float, embedded: bool, log_path: str | None,
+              command: tuple[str, ...]) -> None:
+    """Check a bot (any language) against the protocol's hard cases: summon bot-check -- COMMAND...
+
+    Starts a private broker and referee, runs COMMAND with SUMMON_BROKER, SUMMON_USER,
+    SUMMON_PASSWORD, SUMMON_PREFIX and SUMMON_GAMES set, and prints a pass/fail table.
+    Exit code 0 only if every check passes.
+    """
+    from clients.botcheck import BotCheckError, render_rows, run_botcheck
+
+    try:
+        rows, _ = run_botcheck(list(command), _games(games), patience=patience, moves=moves, clock_s=clock_s,
+                               embedded=embedded, say=lambda line: click.echo(line, err=True), log_path=log_path)
+    except BotCheckError as exc:
+        click.echo(f"summon bot-check: {exc}", err=True)
+        sys.exit(EXIT_FAILED)
+    click.echo(render_rows(rows))
+    sys.exit(EXIT_OK if all(r.ok for r in rows) else EXIT_FAILED)
+
+
+@click.command("match", context_settings={"ignore_unknown_options": True})
+@click.option("--game", default="dragon", show_default=True, help="A game with a duplicate format (the Dragon).")
+@click.option("--boards", default=50, show_default=True, help="Deals, each played twice with the sides swapped.")
+@click.option("--bot", "bot_name", default=None,
+              help="Side A is this registered bot instead of a command (e.g. to measure our own bots).")
+@click.option("--against", default=None,
+              help="Side B: a registered bot name (default: the game's best bot) or, with spaces, a command.")
+@click.option("--option", "options", multiple=True, metavar="KEY=VALUE", help="Table option for every board.")
+@click.option("--max-tables", default=8, show_default=True, help="Tables in play at once.")
+@click.option("--timeout", default=1800.0, show_default=True, help="Give up after this many seconds.")
+@click.option("--out", "out_path", default=None, help="Where to save the results (JSON) [default: match-<time>.json].")
+@click.option("--embedded", is_flag=True, help="Use the embedded broker even when Mosquitto is installed.")
+@click.argument("command", nargs=-1, type=click.UNPROCESSED)
+def match(game: str, boards: int, bot_name: str | None, against: str | None, options: tuple[str, ...],
+          max_tables: int, timeout: float, out_path: str | None, embedded: bool, command: tuple[str, ...]) -> None:
+    """A local duplicate match: summon match --game dragon --boards 500 -- COMMAND...
+
+    Prints net points per board for side A with a 95% confidence interval, contracts made
+    and set, and saves every board as JSON.  Built on the tournament runner.
+    """
+    import json
+    import shlex
+    import time
+
+    from clients.bots import BOTS, default_bot
+    from clients.cli_common import parse_options
+    from clients.match import MatchError, Side, run_match
+    from clients.tournament import TournamentError
+
+    if bool(command) == bool(bot_name):
+        raise click.BadParameter("give side A as a command after -- or as --bot NAME (not both)", param_hint="COMMAND")
+    if bot_name and bot_name not in BOTS:
+        raise click.BadParameter(f"unknown bot; known: {', '.join(BOTS)}", param_hint="--bot")
+    side_a = Side(bot_name, bot=bot_name) if bot_name else Side(command[0].rsplit("/", 1)[-1], command=command)
+    against = against or default_bot(game)
+    if " " in against:
+        argv = tuple(shlex.split(against))
+        side_b = Side(argv[0].rsplit("/", 1)[-1], command=argv)
+    elif against in BOTS:
+        side_b = Side(against, bot=against)
+    else:
+        raise click.BadParameter(f"{against!r} is neither a bot ({', '.join(BOTS)}) nor a command", param_hint="--against")
+    width = 30
+
+    def bar(done: int, total: int) -> None:
+        filled = width * done // max(total, 1)
+        click.echo(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} tables", nl=done == total, err=True)
+    try:
+        result = run_match(game, boards, side_a, side_b, parse_options(options), max_tables=max_tables,
+                           timeout=timeout, embedded=embedded, say=lambda s: click.echo(s, err=True), progress=bar)
+    except (MatchError, TournamentError) as exc:
+        click.echo(f"\nsummon match: {exc}", err=True)
+        sys.exit(EXIT_FAILED)
+    click.echo(result.render())
+    path = out_path or f"match-{time.strftime('%Y%m%d-%H%M%S')}.json"
+    with open(path, "w", encoding="utf-8") as fh:
+        json.dump(result.to_json(), fh, indent=1)
+    click.echo(f"wrote {path}")

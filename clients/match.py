@@ -1,0 +1,259 @@
+"""``summon match``: a local duplicate match for bot authors, with a confidence interval.
+
+"How does my bot do against dragon-heuristic over 500 duplicate boards?" needs a broker,
+accounts, a referee and a tournament file; this sets all of that up privately (the broker
+of ``clients.botcheck.world``, the referee in this process) and runs it **on the tournament
+runner** (``clients.tournament.runner.Runner``, format ``duplicate``): every deal is played
+twice with the sides swapped, so the luck of the cards cancels.  ``MatchRunner`` only adds
+what a bot author asks for on top -- each Dragon contract made or set, read from the
+public ``hand_end`` events the runner already watches, and a progress line.
+
+Either side is a bot command (any language; one process per account, told where to
+connect by the SUMMON_* environment variables, as in ``summon bot-check``) or a registered
+bot name (run in this process by the runner's own ``BotFleet``).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import secrets
+import shlex
+import signal
+import statistics
+import subprocess
+import tempfile
+import time
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+from clients.tournament.bots import BotFleet
+from clients.tournament.results import board_nets
+from clients.tournament.runner import Runner
+from clients.tournament.spec import parse_spec
+from protocol.messages import Events, decode
+from protocol.mqtt import BrokerUrl
+
+__all__ = ["Side", "MatchResult", "run_match", "t_quantile", "MatchError"]
+
+DIRECTOR = "match-director"
+
+
+class MatchError(Exception):
+    """The match could not be set up or did not finish."""
+
+
+@dataclass(frozen=True)
+class Side:
+    """One side: a registered bot name, or a command (argv) started once per account."""
+
+    label: str
+    bot: str | None = None
+    command: tuple[str, ...] = ()
+
+
+@dataclass
+class MatchResult:
+    game: str
+    boards: list[dict[str, Any]]
+    sides: tuple[str, str]
+    contracts: dict[str, dict[str, int]]
+    elapsed: float
+    tables: int
+
+    @property
+    def nets(self) -> list[float]:
+        return [b["net"] for b in self.boards]
+
+    def summary(self) -> dict[str, Any]:
+        n, nets = len(self.nets), self.nets
+        mean = statistics.fmean(nets) if nets else 0.0
+        sd = statistics.stdev(nets) if n > 1 else 0.0
+        half = t_quantile(n - 1) * sd / math.sqrt(n) if n > 1 else math.inf
+        return {"boards": n, "mean": mean, "sd": sd, "ci95": [mean - half, mean + half],
+                "significant": n > 1 and (mean - half > 0 or mean + half < 0),
+                "won": sum(x > 0 for x in nets), "lost": sum(x < 0 for x in nets), "tied": sum(x == 0 for x in nets)}
+
+    def to_json(self) -> dict[str, Any]:
+        return {"format": "summon-match", "version": 1, "game": self.game, "sides": list(self.sides),
+                "summary": self.summary(), "contracts": self.contracts, "elapsed_s": round(self.elapsed, 2),
+                "tables": self.tables, "boards": self.boards}
+
+    def render(self) -> str:
+        s = self.summary()
+        a, b = self.sides
+        lo, hi = s["ci95"]
+        verdict = (f"{a if s['mean'] > 0 else b} wins: the interval excludes 0" if s["significant"] else
+                   "no significant difference: the interval includes 0")
+        lines = [f"{s['boards']} boards, {self.tables} tables, {self.elapsed:.1f} s",
+                 f"net points per board for {a} (against {b}): {s['mean']:+.1f}, 95% CI [{lo:+.1f}, {hi:+.1f}] "
+                 f"(sd {s['sd']:.1f}); boards won {s['won']}, lost {s['lost']}, tied {s['tied']}", verdict]
+        for side in (a, b):
+            c = self.contracts.get(side, {})
+            if c:
+                lines.append(f"{side}: {c.get('made', 0) + c.get('set', 0)} contracts declared, "
+                             f"{c.get('made', 0)} made, {c.get('set', 0)} set")
+        return "\n".join(lines)
+
+
+_T975 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145,
+         2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045,
+         2.042]
+
+
+def t_quantile(df: int) -> float:
+    """Student's t 97.5% quantile (two-sided 95%): the table up to 30, then a close expansion."""
+    if df <= 0:
+        return math.inf
+    if df <= 30:
+        return _T975[df - 1]
+    z = 1.959964
+    return z + (z ** 3 + z) / (4 * df) + (5 * z ** 5 + 16 * z ** 3 + 3 * z) / (96 * df ** 2)
+
+
+class MatchRunner(Runner):
+    """The tournament runner, also noting each hand's contract (Dragon ``hand_end`` events)
+    and calling ``on_board`` as results come in (the progress line)."""
+
+    def __init__(self, *args: Any, on_result: Callable[[int], None] | None = None, **kw: Any) -> None:
+        super().__init__(*args, **kw)
+        self.hands: dict[str, list[dict]] = defaultdict(list)  # table -> hand_end events
+        self.on_result = on_result
+        self.finished_tables = 0
+
+    def _handle(self, item: Any) -> None:
+        if item.payload and item.topic.endswith("/public/events"):
+            try:
+                msg = decode(item.payload, accept=(Events,), max_bytes=1 << 20)
+            except Exception:
+                msg = None
+            if isinstance(msg, Events):
+                self.hands[msg.table].extend(e for e in msg.events if e.get("type") == "hand_end")
+        super()._handle(item)
+
+    def _on_result(self, rec: Any, result: dict) -> None:
+        super()._on_result(rec, result)
+        self.finished_tables += 1
+        if self.on_result is not None:
+            self.on_result(self.finished_tables)
+
+
+def _spec(game: str, boards: int, a: str, b: str, members: dict[str, list[str]], config: dict[str, Any],
+          max_tables: int) -> Any:
+    return parse_spec({
+        "tournament": {"id": "match", "name": f"{a} v {b}", "game": game, "format": "duplicate",
+                       "boards": boards, "pairing": "round-robin"},
+        "table": dict(config),
+        "time": {"no_show": 60},
+        "run": {"max_tables": max_tables, "withdraw_after": 0},
+        "entrant": [{"name": a, "members": members[a]}, {"name": b, "members": members[b]}],
+    })
+
+
+def run_match(game: str, boards: int, side_a: Side, side_b: Side, config: dict[str, Any] | None = None,
+              max_tables: int = 8, timeout: float = 1800.0, embedded: bool = False,
+              say: Callable[[str], None] = lambda s: None, progress: Callable[[int, int], None] | None = None,
+              log_dir: str | None = None) -> MatchResult:
+    """Play the match and return its result (raises MatchError if it could not finish)."""
+    from clients.botcheck.world import PrivateBroker
+    from clients.tournament.spec import TEAMS
+    from referee.service import Referee, RefereeConfig
+
+    team = len(TEAMS[game][0]) if game in TEAMS else 1
+    labels = (side_a.label, side_b.label) if side_a.label != side_b.label else (side_a.label + " (A)",
+                                                                                 side_b.label + " (B)")
+    members = {labels[0]: [f"a{i + 1}" for i in range(team)], labels[1]: [f"b{i + 1}" for i in range(team)]}
+    passwords = {u: secrets.token_urlsafe(12) for u in ["referee", DIRECTOR, *members[labels[0]], *members[labels[1]]]}
+    spec = _spec(game, boards, labels[0], labels[1], members, config or {}, max_tables)
+    work = Path(tempfile.mkdtemp(prefix="summon-match-"))
+    logs = Path(log_dir) if log_dir else work
+    broker = PrivateBroker(work, passwords, "summon/v1", embedded, directors=(DIRECTOR,))
+    base = BrokerUrl(port=broker.port)
+    say(f"broker: {broker.kind}; bot output in {logs}")
+    ref = Referee(RefereeConfig(broker=base.with_credentials("referee", passwords["referee"]), client_id="referee",
+                                directors=frozenset({DIRECTOR}), db=":memory:", roles_file=None,
+                                create_seats_per_minute=0))
+    import threading
+    thread = threading.Thread(target=ref.run, name="match-referee", daemon=True)
+    thread.start()
+    procs: list[subprocess.Popen[bytes]] = []
+    fleet = BotFleet()
+    try:
+        if not ref.ready.wait(15):
+            raise MatchError("the referee did not connect to the private broker")
+        in_process = []
+        for side, label in ((side_a, labels[0]), (side_b, labels[1])):
+            for user in members[label]:
+                if side.bot:
+                    in_process.append((user, side.bot))
+                else:
+                    env = {**os.environ, "SUMMON_BROKER": f"mqtt://127.0.0.1:{broker.port}",
+                           "SUMMON_HOST": "127.0.0.1", "SUMMON_PORT": str(broker.port), "SUMMON_USER": user,
+                           "SUMMON_PASSWORD": passwords[user], "SUMMON_PREFIX": "summon/v1", "SUMMON_GAMES": game}
+                    log = open(logs / f"{user}.log", "wb")
+                    try:
+                        procs.append(subprocess.Popen(list(side.command), env=env, stdin=subprocess.DEVNULL,
+                                                      stdout=log, stderr=subprocess.STDOUT, start_new_session=True))
+                    except OSError as exc:
+                        raise MatchError(f"cannot start {shlex.join(side.command)}: {exc}") from None
+        fleet.start(lambda u: base.with_credentials(u, passwords[u]), in_process)
+        total = 2 * boards
+        runner = MatchRunner(spec, base.with_credentials(DIRECTOR, passwords[DIRECTOR]), DIRECTOR,
+                             work / "progress.json", say=say,
+                             on_result=(lambda k: progress(k, total)) if progress else None)
+        started = time.monotonic()
+        prog = runner.run(timeout=timeout)
+        elapsed = time.monotonic() - started
+        dead = [p for p in procs if p.poll() is not None]
+        if prog.status != "finished":
+            why = f"; {len(dead)} bot process(es) exited (see {logs})" if dead else ""
+            raise MatchError(f"the match did not finish within {timeout:g} s{why}")
+        return _result(game, labels, prog.games, runner, spec.forfeit_margin, elapsed)
+    finally:
+        fleet.stop()
+        for p in procs:
+            if p.poll() is None:
+                try:
+                    os.killpg(p.pid, signal.SIGTERM)  # our own child's process group
+                    p.wait(5)
+                except (ProcessLookupError, subprocess.TimeoutExpired):
+                    try:
+                        os.killpg(p.pid, signal.SIGKILL)
+                    except ProcessLookupError:
+                        pass
+        ref.request_stop()
+        thread.join(10)
+        broker.stop()
+
+
+def _result(game: str, labels: tuple[str, str], games: Sequence[Any], runner: MatchRunner, margin: int,
+            elapsed: float) -> MatchResult:
+    by_board: dict[tuple[str, int], list[Any]] = defaultdict(list)
+    for rec in games:
+        if rec.match is not None and rec.board is not None:
+            by_board[(rec.match, rec.board)].append(rec)
+    contracts: dict[str, dict[str, int]] = {labels[0]: {"made": 0, "set": 0}, labels[1]: {"made": 0, "set": 0}}
+    boards = []
+    for (match, board), recs in sorted(by_board.items(), key=lambda kv: kv[0][1]):
+        a, _, net = board_nets(recs, margin)
+        net = net if a == labels[0] else -net
+        rooms = []
+        for rec in sorted(recs, key=lambda r: r.room or 0):
+            hands = runner.hands.get(rec.table or "", [])
+            for h in hands:
+                side = rec.side_of_seat(h["bidder"]) if isinstance(h.get("bidder"), int) else None
+                if side is not None:
+                    contracts[rec.sides[side]]["made" if h.get("made") else "set"] += 1
+            rooms.append({"table": rec.table, "room": rec.room, "sides": rec.sides, "status": rec.status,
+                          "scores": (rec.result or {}).get("scores"),
+                          "contracts": [{"declarer": rec.sides[rec.side_of_seat(h["bidder"])],
+                                         "level": h.get("level"), "designation": h.get("designation"),
+                                         "made": h.get("made")} for h in hands
+                                        if isinstance(h.get("bidder"), int)]})
+        boards.append({"board": board, "net": net, "rooms": rooms})
+    if game != "dragon":
+        contracts = {}
+    return MatchResult(game, boards, labels, contracts, elapsed, len(games))

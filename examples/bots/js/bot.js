@@ -1,0 +1,63 @@
+// A Summon bot in JavaScript, from protocol/README.md alone: plays a random legal move at
+// every table where its username is seated, for ever.  Configuration from the environment
+// (what `summon bot-check` and `summon match` set): SUMMON_BROKER, SUMMON_USER,
+// SUMMON_PASSWORD, SUMMON_PREFIX.
+const mqtt = require("mqtt");
+const { encode, decode } = require("@msgpack/msgpack");
+
+const url = process.env.SUMMON_BROKER || "mqtt://127.0.0.1:1883";
+const user = process.env.SUMMON_USER;
+const prefix = process.env.SUMMON_PREFIX || "summon/v1";
+if (!user) { console.error("set SUMMON_USER (and SUMMON_PASSWORD, SUMMON_BROKER)"); process.exit(2); }
+
+const latest = new Map();    // table -> newest seat_state seen (never act on an older one)
+const answered = new Map();  // table -> {seq, move} we last sent
+
+const client = mqtt.connect(url, {
+  username: user, password: process.env.SUMMON_PASSWORD, clientId: user,
+  protocolVersion: 4, clean: true, reconnectPeriod: 1000,
+});
+
+function send(table, seq, move) {
+  answered.set(table, { seq, move });
+  // QoS 1, never retained; seq is a whole number, so msgpack encodes it as an integer
+  client.publish(`${prefix}/t/${table}/move/${user}`, Buffer.from(encode({ v: 1, type: "move", seq, move })),
+                 { qos: 1, retain: false });
+}
+
+const pick = (legal) => legal[Math.floor(Math.random() * legal.length)];   // your strategy here
+const myTurn = (st) => st.status === "playing" && st.to_move.includes(st.seat) && st.legal.length > 0;
+
+client.on("connect", () => {   // runs again after every reconnect: resubscribe
+  client.subscribe(`${prefix}/t/+/seat/${user}/#`, { qos: 1 });
+});
+
+client.on("message", (topic, payload) => {
+  try {
+    if (payload.length === 0) return;                       // a deleted retained message
+    const parts = topic.split("/");                          // <p>/t/<table>/seat/<user>/<kind>
+    const kind = parts.pop(), who = parts.pop();
+    if (who !== user || parts.pop() !== "seat") return;      // only our own seat topics
+    const m = decode(payload);
+    if (m.v !== 1) return;
+    const st = latest.get(m.table);
+    if (kind === "state" && m.type === "seat_state") {
+      if (st && m.seq < st.seq) return;                      // a late, older state
+      latest.set(m.table, m);
+      if (!myTurn(m)) return;                                // finished tables are history, not a turn
+      const prev = answered.get(m.table);
+      // the same state again (reconnect, referee restart): our move may be lost, send it again
+      send(m.table, m.seq, prev && prev.seq === m.seq ? prev.move : pick(m.legal));
+    } else if (kind === "error" && m.type === "error") {
+      console.log("refused:", m.code, m.detail);
+      if (!st || m.seq !== st.seq || !myTurn(st)) return;    // the table moved on: a newer state is coming
+      if (m.code === "move/illegal" || m.code === "move/unparseable") send(m.table, st.seq, pick(st.legal));
+      else if (m.code === "rate/limited" && answered.has(m.table)) send(m.table, st.seq, answered.get(m.table).move);
+    }
+  } catch (err) {
+    console.log("ignored a message on", topic, String(err));
+  }
+});
+
+client.on("error", (err) => console.log("mqtt:", err.message));
+process.on("SIGTERM", () => client.end(false, () => process.exit(0)));

@@ -1,0 +1,145 @@
+"""JSON Schema of every message, generated from ``protocol/messages.py``.
+
+Why generated and not written by hand: the dataclasses in ``messages.py`` are what the
+referee encodes and decodes strictly, so a schema derived from their fields and type hints
+cannot drift from them; ``tests/test_schema.py`` regenerates it and compares it with the
+published ``protocol/schema.json``, and the conformance tests validate every payload the
+referee builds against it.  msgpack maps with string keys are JSON-shaped, so a bot in any
+language can validate what it receives (or what it is about to send) with any JSON Schema
+library.
+
+The types come from the field annotations; what annotations cannot say (the values a
+``status`` may take, the error codes, the shape of a seat's ``last``) is in ``_EXTRA``
+below, next to the code that defines it.  Game views and events stay open maps: each
+game's SPEC.md documents them.
+
+    python3 -m protocol.schema > protocol/schema.json
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import sys
+import types
+import typing
+from pathlib import Path
+from typing import Any, Union
+
+from protocol.errors import ErrorCode
+from protocol.messages import MESSAGE_TYPES, Message, _hints
+from protocol.version import PROTOCOL_VERSION
+
+__all__ = ["schema", "schema_text", "SCHEMA_PATH", "SCHEMA_ID"]
+
+SCHEMA_PATH = Path(__file__).with_name("schema.json")
+SCHEMA_ID = f"https://summon.invalid/protocol/v{PROTOCOL_VERSION}/schema.json"
+
+_TABLE_STATUS = ["playing", "finished", "closed"]
+_BY = {"enum": ["seat", "house", "random"],
+       "description": "who chose the move: the seat's own player, the house bot, or a random timeout move"}
+# Constraints the type hints cannot carry: message type -> field -> schema (merged in).
+_EXTRA: dict[str, dict[str, dict[str, Any]]] = {
+    "seat_state": {
+        "status": {"enum": _TABLE_STATUS},
+        "seq": {"minimum": 0},
+        "seat": {"minimum": 0},
+        "last": {"type": ["object", "null"], "additionalProperties": False, "required": ["seat", "by"],
+                 "properties": {"seat": {"type": "integer", "minimum": 0}, "by": _BY},
+                 "description": "the move that produced this state (null at seq 0)"},
+        "house": {"description": "true while the house bot plays this seat"},
+    },
+    "public_state": {"status": {"enum": _TABLE_STATUS}, "seq": {"minimum": 0}},
+    "events": {"seq": {"minimum": 0},
+               "events": {"items": {"type": "object", "required": ["type"],
+                                    "properties": {"type": {"type": "string"}}}}},
+    "meta": {"status": {"enum": [*_TABLE_STATUS, "interrupted"]}},
+    "error": {"code": {"enum": [str(c) for c in ErrorCode]}},
+    "referee_status": {"status": {"enum": ["online", "offline"]}},
+    "presence": {"status": {"enum": ["online", "offline"]}},
+    "tournament": {"format": {"enum": ["round-robin", "swiss", "duplicate", "sit-and-go"]},
+                   "status": {"enum": ["running", "finished", "aborted"]}},
+}
+_DIRECTION = {
+    "move": "player -> referee", "reclaim": "player -> referee", "presence": "player -> referee (retained)",
+    "create": "director -> referee", "close": "director -> referee",
+}
+
+
+def _type(tp: Any) -> dict[str, Any]:
+    """JSON Schema of one annotation (the same types ``messages._type_ok`` accepts)."""
+    origin = typing.get_origin(tp)
+    if origin in (Union, types.UnionType):
+        alts = [_type(a) for a in typing.get_args(tp)]
+        if all(set(a) == {"type"} and isinstance(a["type"], str) for a in alts):
+            return {"type": [a["type"] for a in alts]}
+        return {"anyOf": alts}
+    if tp is type(None):
+        return {"type": "null"}
+    if tp is int:
+        return {"type": "integer"}
+    if tp is str:
+        return {"type": "string"}
+    if tp is bool:
+        return {"type": "boolean"}
+    if tp is dict or origin is dict:
+        return {"type": "object"}
+    if origin is list:
+        (item,) = typing.get_args(tp)
+        return {"type": "array", "items": _type(item)}
+    if tp is list:
+        return {"type": "array"}
+    raise TypeError(f"no JSON Schema for {tp!r}")  # a new annotation kind: teach _type first
+
+
+def _message(cls: type[Message]) -> dict[str, Any]:
+    hints = _hints(cls)
+    props: dict[str, Any] = {"v": {"const": PROTOCOL_VERSION}, "type": {"const": cls.TYPE}}
+    required = ["v", "type"]
+    extra = _EXTRA.get(cls.TYPE, {})
+    for f in dataclasses.fields(cls):  # type: ignore[arg-type]
+        prop = _type(hints[f.name])
+        prop.update(extra.get(f.name, {}))
+        props[f.name] = prop
+        if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
+            required.append(f.name)
+    doc = (cls.__doc__ or "").strip().split("\n\n")[0].replace("\n", " ").replace("    ", " ")
+    return {"title": cls.TYPE, "description": f"{_DIRECTION.get(cls.TYPE, 'referee -> clients')}: {doc}",
+            "type": "object", "properties": props, "required": required, "additionalProperties": False}
+
+
+def schema() -> dict[str, Any]:
+    """The whole schema: one definition per message type, the root is any one of them."""
+    defs = {name: _message(cls) for name, cls in sorted(MESSAGE_TYPES.items())}
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": SCHEMA_ID,
+        "title": f"Summon protocol v{PROTOCOL_VERSION} messages",
+        "description": "Every payload is one msgpack map; these schemas apply to it decoded (JSON-shaped). "
+                       "Fields not required may be left out by a sender; the referee always sends every field. "
+                       "msgpack tells an int from a float and JSON does not: check `integer` as a msgpack int "
+                       "(1.0 and true are not integers on the wire). "
+                       "Generated by `python3 -m protocol.schema` from protocol/messages.py; do not edit.",
+        "oneOf": [{"$ref": f"#/$defs/{name}"} for name in defs],
+        "$defs": defs,
+    }
+
+
+def schema_text() -> str:
+    """The published file's exact text (stable key order, one trailing newline)."""
+    return json.dumps(schema(), indent=2, ensure_ascii=False) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv == ["--check"]:
+        if SCHEMA_PATH.read_text(encoding="utf-8") != schema_text():
+            print(f"{SCHEMA_PATH} is stale: run `python3 -m protocol.schema > {SCHEMA_PATH}`", file=sys.stderr)
+            return 1
+        return 0
+    sys.stdout.write(schema_text())
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

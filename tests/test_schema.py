@@ -1,0 +1,65 @@
+"""protocol/schema.json: generated from protocol/messages.py, and true of what the referee sends.
+
+Why these tests: the schema is only worth publishing if it cannot drift.  Regenerating it
+must give the committed file byte for byte (so a field added to a message without
+regenerating fails here), it must agree with the strict decoder on the protocol document's
+examples, and it must reject what the decoder rejects (an extra field, a float ``seq``).
+The payloads the referee really sends are validated in tests/test_conformance.py.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from protocol.messages import MESSAGE_TYPES
+from protocol.schema import SCHEMA_PATH, main, schema, schema_text
+from tests.payloads import schema_validator
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def validator():
+    return schema_validator()
+
+
+def test_committed_schema_is_the_generated_one():
+    assert SCHEMA_PATH.read_text(encoding="utf-8") == schema_text(), \
+        "protocol/schema.json is stale: run `python3 -m protocol.schema > protocol/schema.json`"
+    assert main(["--check"]) == 0
+
+
+def test_schema_is_valid_and_covers_every_message_type():
+    jsonschema.Draft202012Validator.check_schema(schema())
+    assert set(schema()["$defs"]) == set(MESSAGE_TYPES)
+
+
+def test_readme_examples_validate():
+    blocks = re.findall(r"^```json\n(.*?)^```", (ROOT / "protocol" / "README.md").read_text(), re.M | re.S)
+    v = validator()
+    seen = set()
+    for block in blocks:
+        data = json.loads(block)
+        if "type" in data:
+            errors = [e.message for e in v.iter_errors(data)]
+            assert not errors, f"{data['type']}: {errors}"
+            seen.add(data["type"])
+    assert seen == set(MESSAGE_TYPES)
+
+
+@pytest.mark.parametrize("bad", [
+    {"v": 1, "type": "move", "seq": 1.0, "move": "pass"},          # a float is not an int
+    {"v": 1, "type": "move", "seq": True, "move": "pass"},         # nor is a boolean
+    {"v": 1, "type": "move", "seq": 1, "move": "pass", "user": "north"},  # an identity claim
+    {"v": 2, "type": "move", "seq": 1, "move": "pass"},
+    {"v": 1, "type": "move", "move": "pass"},
+    {"v": 1, "type": "error", "code": "move/whatever", "detail": "", "table": None, "seq": None, "ref": None},
+    {"v": 1, "type": "seat_state", "table": "t", "game": "dragon", "seat": 0, "seq": 0, "status": "playing",
+     "to_move": [0], "legal": [], "view": {}, "events": [], "last": {"seat": 0, "by": "ghost"}},
+])
+def test_schema_rejects_what_the_decoder_rejects(bad):
+    assert list(validator().iter_errors(bad)), bad
