@@ -50,7 +50,7 @@ sys.path.insert(0, str(ROOT))
 
 import msgpack  # noqa: E402
 
-from protocol.messages import CreateTable, Created, Error, Move, decode, encode  # noqa: E402
+from protocol.messages import CloseTable, CreateTable, Created, Error, Move, decode, encode  # noqa: E402
 from protocol.mqtt import BrokerUrl, Link  # noqa: E402
 from protocol.topics import Topics  # noqa: E402
 from tests.helpers import drain_seat_states, timed_move  # noqa: E402
@@ -73,9 +73,10 @@ def quantiles(xs: list[float]) -> tuple[float, float]:
     return q[49], q[98]
 
 
-def cpu_seconds(pid: int) -> float:
-    """utime + stime of a live process (all its threads), from /proc."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+def cpu_seconds(pid: int, task: int | None = None) -> float:
+    """utime + stime of a live process (all its threads), or of one thread, from /proc."""
+    where = f"/proc/{pid}/task/{task}/stat" if task is not None else f"/proc/{pid}/stat"
+    fields = Path(where).read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
@@ -178,7 +179,7 @@ def child_seat(port: int, user: str, tag: str, mode: str, start_at: float, secon
         latest[table] = d
         got = time.time()
         p = pending.pop(table, None)
-        if p is not None and d["seq"] > p[0] and start_at <= p[1] < end:
+        if p is not None and d["seq"] > p[0] and start_at <= p[1] and got < end:  # completed in the window
             lat.append((got - p[1]) * 1000)
         act(table, got)
     link.close()
@@ -188,6 +189,49 @@ def child_seat(port: int, user: str, tag: str, mode: str, start_at: float, secon
 def spawn(*args: Any) -> subprocess.Popen[str]:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     return subprocess.Popen([sys.executable, __file__, *map(str, args)], stdout=subprocess.PIPE, text=True, env=env)
+
+
+def in_process(game: str, moves: int) -> tuple[float, float, float]:
+    """CPU us per ``Table.handle_move`` (no broker, no store), side by side: the referee's
+    payload path, the one-message-at-a-time reference build, and the engine's apply alone.
+    The same random games are replayed for each, interleaved in rounds (noise hits both)."""
+    from referee.games import GAMES
+    from referee.table import Table
+
+    players = PLAYERS[game]
+    engine = GAMES[game]
+    rng = random.Random(7)
+    script: list[tuple[int, list[tuple[str, str]]]] = []  # (seed, [(user, move)])
+    total = 0
+    while total < moves:
+        seed = rng.randrange(1 << 60)
+        t = Table("bench", engine, players, {}, seed, T)
+        played = []
+        while t.status == "playing" and total < moves:
+            seat = rng.choice(engine.to_move(t.state))
+            move = rng.choice(engine.legal_moves(t.state, seat))
+            t.state = engine.apply(t.state, seat, move)[0]
+            t.seq += 1
+            played.append((players[seat], move))
+            total += 1
+        script.append((seed, played))
+    spent = {"fast": 0.0, "reference": 0.0, "apply": 0.0}
+    for _ in range(3):
+        for kind in spent:
+            for seed, played in script:
+                t = Table("bench", engine, players, {}, seed, T)
+                if kind == "reference":
+                    t.snapshot = t.snapshot_reference  # type: ignore[method-assign]
+                c0 = time.process_time()
+                if kind == "apply":
+                    state = t.state
+                    for user, move in played:
+                        state = engine.apply(state, t.seat_of(user), move)[0]
+                else:
+                    for user, move in played:
+                        t.handle_move(user, Move(seq=t.seq, move=move))
+                spent[kind] += time.process_time() - c0
+    return tuple(spent[k] / (3 * total) * 1e6 for k in ("fast", "reference", "apply"))  # type: ignore[return-value]
 
 
 # --- phases ------------------------------------------------------------------------------------
@@ -230,6 +274,23 @@ class Director:
             if item.topic == T.referee_status() and item.payload and msgpack.unpackb(item.payload)["status"] == "online":
                 return
         raise SystemExit("the referee did not come online within 30 s")
+
+    def barrier(self, timeout: float = 120.0) -> None:
+        """Wait until the referee has worked through everything queued before now (its
+        inbox is first in, first out: the answer to a request sent now comes after)."""
+        rid = f"barrier-{uuid.uuid4().hex[:6]}"
+        self.link.publish(T.request("director"), encode(CloseTable(request_id=rid, table="no-such-table")))
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                item = self.link.inbox.get(timeout=0.2)
+            except queue.Empty:
+                continue
+            if item.topic == T.reply("director"):
+                msg = decode(item.payload, max_bytes=1 << 20)
+                if isinstance(msg, Error) and msg.ref == rid:
+                    return
+        raise SystemExit(f"the referee did not work through its inbox within {timeout:g} s")
 
     def create(self, game: str, ids: list[str], players: list[str], window: int = 100) -> None:
         todo, waiting = list(ids), set()
@@ -289,9 +350,9 @@ def many_tables(port: int, game: str, tag: str, mode: str, seconds: float, pace:
     seats = [spawn("_seat", port, u, tag, mode, start_at, seconds, pace, i)
              for i, u in enumerate(PLAYERS[game])]
     time.sleep(max(0.0, start_at - time.time()))
-    c0 = cpu()
+    c0, l0 = cpu(), cpu(loop=True)
     time.sleep(seconds)
-    used = cpu() - c0
+    used, loop = cpu() - c0, cpu(loop=True) - l0
     lat: list[float] = []
     errors = 0
     clients_cpu = 0.0
@@ -301,8 +362,8 @@ def many_tables(port: int, game: str, tag: str, mode: str, seconds: float, pace:
         lat += res["lat"]
         errors += res["errors"]
         clients_cpu += res["cpu"]
-    print(f"  ({mode}: seat clients used {clients_cpu:.1f} s of CPU in all, the referee {used:.1f} s, "
-          f"in {seconds:g} s)", file=sys.stderr)
+    print(f"  ({mode}: in {seconds:g} s the referee used {used:.1f} s of CPU, its loop thread {loop:.1f} s; "
+          f"the seat clients {clients_cpu:.1f} s in their whole lives)", file=sys.stderr)
     return lat, errors, used / max(len(lat), 1) * 1e6
 
 
@@ -333,6 +394,7 @@ def main() -> None:
     if args.referees > 1 and not (args.db or "").startswith(("postgresql://", "postgres://")):
         raise SystemExit(f"--referees {args.referees}: a fleet of referees needs a shared PostgreSQL store, "
                          "e.g. --db postgresql://user@host/summon (SQLite belongs to one referee)")
+    fast_us, ref_us, apply_us = in_process(args.game, 1500)
     tmp = Path(tempfile.mkdtemp(prefix="referee-load-"))
     db = args.db or str(tmp / "referee.db")
     mosq = start_mosquitto(tmp / "broker")
@@ -345,15 +407,19 @@ def main() -> None:
         director.wait_online()
         time.sleep(0.5 * args.referees)
 
-        def cpu() -> float:
-            return sum(cpu_seconds(p.pid) for p in refs)
+        def cpu(loop: bool = False) -> float:
+            """Every referee's CPU seconds so far (``loop``: their main threads only)."""
+            return sum(cpu_seconds(p.pid, p.pid if loop else None) for p in refs)
 
+        director.barrier()
         one, one_cpu = one_table(mosq.port, director, args.game, args.moves, cpu)
         tag = f"n{uuid.uuid4().hex[:4]}-"
         t0 = time.perf_counter()
         director.create(args.game, [f"{tag}{i}" for i in range(args.tables)], PLAYERS[args.game])
         created_s = time.perf_counter() - t0
+        director.barrier()
         flat, flat_err, flat_cpu = many_tables(mosq.port, args.game, tag, "flat", args.seconds, args.pace, cpu)
+        director.barrier()  # the paced phase starts on an idle referee
         paced, paced_err, paced_cpu = many_tables(mosq.port, args.game, tag, "paced", args.paced_seconds,
                                                   args.pace, cpu)
         rp50, rp99 = quantiles(raw)
@@ -364,6 +430,8 @@ def main() -> None:
         print(f"referee_load: game {args.game}, {args.referees} referee(s), store "
               f"{'sqlite' if args.db is None else args.db.split(':', 1)[0]} sync {args.db_sync}, "
               f"load average {load[0]:.2f} {load[1]:.2f}")
+        print(f"in-process Table.handle_move   CPU {fast_us:6.0f} us/move  (reference build {ref_us:.0f} us, "
+              f"engine apply alone {apply_us:.0f} us)")
         print(f"raw broker QoS1 ping-pong    {len(raw):6} round trips  p50 {rp50:7.2f} ms  p99 {rp99:7.2f} ms")
         print(f"one table                    {len(one):6} moves        p50 {o50:7.2f} ms  p99 {o99:7.2f} ms  "
               f"p50 {o50 / rp50:.1f}x raw  referee CPU {one_cpu:6.0f} us/move")
