@@ -88,7 +88,13 @@ def child_referee(port: int, client_id: str, db: str, db_sync: str) -> None:
                         db=db, db_sync=db_sync, rate_limit=0, create_seats_per_minute=0)
     ref = Referee(cfg)
     signal.signal(signal.SIGTERM, lambda *_: ref.request_stop())
-    ref.run()
+    profile = os.environ.get("REFEREE_LOAD_PROFILE")  # a path: cProfile the loop thread into it
+    if profile:
+        import cProfile
+
+        cProfile.runctx("ref.run()", globals(), {"ref": ref}, profile)
+    else:
+        ref.run()
 
 
 def child_pong(port: int) -> None:

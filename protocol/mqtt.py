@@ -196,6 +196,31 @@ class Link:
         if info.rc not in (mqtt.MQTT_ERR_SUCCESS, mqtt.MQTT_ERR_NO_CONN):
             raise LinkError(f"publish to {topic} failed: {mqtt.error_string(info.rc)}")
 
+    def publish_many(self, items: Iterable[tuple[str, bytes, bool]], qos: int = 1) -> None:
+        """Queue several publishes (topic, payload, retain) and wake paho's thread once.
+
+        Why: for every publish paho writes a byte to a socketpair to wake its network
+        thread, which then selects and sends; the referee publishes six messages per move,
+        and those wake-ups cost more CPU than building the messages (issue 14).  With
+        the wake-up held back until all are queued, the thread sends them in one pass.
+        Uses paho 2.x's ``_sockpairW``; without it (another paho) each publish wakes as before.
+        """
+        client = self._client
+        wake = getattr(client, "_sockpairW", None)
+        held = wake is not None and getattr(client, "_thread", None) is not None
+        if held:
+            client._sockpairW = None  # paho's network thread never writes it: it is only the wake-up
+        try:
+            for topic, payload, retain in items:
+                self.publish(topic, payload, retain=retain, qos=qos)
+        finally:
+            if held:
+                client._sockpairW = wake
+                try:
+                    wake.send(b"0")
+                except OSError:  # full (the thread is awake anyway) or closed (we are closing)
+                    pass
+
     def publish_wait(self, topic: str, payload: bytes, retain: bool = False, timeout: float = 5.0) -> None:
         """Publish at QoS1 and wait until the broker acknowledged it."""
         info = self._client.publish(topic, payload, qos=1, retain=retain)

@@ -90,6 +90,9 @@ class RefereeConfig:
     db_sync: str = "full"
     keep_finished_s: float = 3600.0  # finished tables restored at start-up, and held in memory, this long
     clock: TimeControl | None = None  # time control of tables created without one (referee/clock.py)
+    # A finished table's retained meta (its result) is cleared this long after the game ended;
+    # its seat and public states already after keep_finished_s (referee/tablecap.py).
+    keep_meta_s: float = 86400.0
 
 
 class Referee:
@@ -394,11 +397,13 @@ class Referee:
     # --- output -----------------------------------------------------------------------------
     def _send(self, publishes: Sequence[Publish]) -> None:
         assert self._link is not None
+        ok = []
         for p in publishes:
             if len(p.payload) + len(p.topic) > MAX_PACKET_BYTES - 64:  # the broker would disconnect us
                 log.error("not sent: %d bytes on %s exceed the broker's max_packet_size", len(p.payload), p.topic)
                 continue
-            self._link.publish(p.topic, p.payload, retain=p.retain)
+            ok.append((p.topic, p.payload, p.retain))
+        self._link.publish_many(ok)  # one wake-up of paho's thread for a move's messages
 
     def _send_error(self, topic: str, code: ErrorCode, detail: str, table: str | None = None,
                     ref: str | None = None) -> None:
