@@ -8,8 +8,6 @@ The redaction test checks the output of these very functions.
 
 from __future__ import annotations
 
-import operator
-from itertools import islice
 from typing import TYPE_CHECKING, Any, Sequence
 
 from protocol.messages import Events, Meta, PublicState, SeatState
@@ -93,10 +91,11 @@ def clock_wire(table: "Table") -> dict | None:
 # very same bytes with that work done once: a test (tests/test_fast_payloads.py) proves the
 # output byte-identical to the one-by-one build over whole random games of every game.
 #
-# Redaction is unchanged: every seat's payload is still made from that seat's own view
-# (``game.view``, or the game's ``views`` that builds all of them, each equal to ``view``);
-# encoded pieces are reused only where a seat's view holds *the very same objects* as the
-# spectators' (identity, not equality: ``1 == True`` would change the bytes).
+# Redaction is unchanged: every seat's payload is still made from that seat's own view --
+# ``game.view(state, seat)``, or, from a game that offers ``views``, the spectator view
+# followed by that seat's own additions, which is how the game's ``view`` builds it (the
+# test above proves the two identical).  The only bytes shared between audiences are the
+# spectators' own: nothing of one seat ever goes into another's payload.
 
 def _header_len(n: int) -> int:
     """Bytes of a msgpack map header for ``n`` pairs (fixmap, map16, map32)."""
@@ -109,15 +108,12 @@ def _pairs(pk: "msgpack.Packer", d: dict) -> bytes:
     return pk.pack(d)[_header_len(len(d)):]
 
 
-def _view_bytes(pk: "msgpack.Packer", view: Any, public: dict, public_pairs: bytes) -> bytes:
-    """``pk.pack(view)``; when ``view`` starts with every item of ``public`` -- the same
-    keys holding the very same objects, in order -- those pairs are the spectators' bytes."""
-    n = len(public)
-    if (type(view) is dict and len(view) >= n and list(islice(view, n)) == list(public)
-            and all(map(operator.is_, islice(view.values(), n), public.values()))):
-        rest = dict(islice(view.items(), n, None))
-        return pk.pack_map_header(len(view)) + public_pairs + _pairs(pk, rest)
-    return pk.pack(view)
+def _seat_view_bytes(pk: "msgpack.Packer", public: dict, public_pairs: bytes, extra: dict) -> bytes:
+    """``pk.pack`` of the seat view that is ``public`` followed by ``extra``: the
+    spectators' encoded pairs, then the seat's own."""
+    if type(extra) is not dict or extra.keys() & public.keys():  # not a plain addition: build it whole
+        return pk.pack({**public, **extra})
+    return pk.pack_map_header(len(public) + len(extra)) + public_pairs + _pairs(pk, extra)
 
 
 _SEAT_FIELDS = ("table", "game", "seat", "seq", "status", "to_move", "legal", "view", "events", "clock")
@@ -135,13 +131,19 @@ def move_payloads(table: "Table", events: Sequence[Event] = ()) -> tuple[list[by
     game, state, seats = table.game, table.state, len(table.players)
     status = table.status
     to_move = list(game.to_move(state))
+    # A game may build every view at once: ``views(state)`` gives the spectator view and, per
+    # seat, what that seat's view adds to it (``view(state, seat)`` is the two in order).
     every = getattr(game, "views", None)
     if every is not None:
-        public, seat_views = every(state)
+        public, extras = every(state)
     else:
-        public, seat_views = game.view(state, None), [game.view(state, s) for s in range(seats)]
+        public, extras = game.view(state, None), None
     public_view = pk.pack(public)
-    public_pairs = public_view[_header_len(len(public)):] if type(public) is dict else b""
+    if extras is not None and type(public) is dict:
+        public_pairs = public_view[_header_len(len(public)):]
+        seat_views = [_seat_view_bytes(pk, public, public_pairs, extras[s]) for s in range(seats)]
+    else:
+        seat_views = [pk.pack(game.view(state, s)) for s in range(seats)]
     common = {"v": PROTOCOL_VERSION, "table": table.id, "game": game.name, "seq": table.seq, "status": status,
               "to_move": to_move, "clock": clock_wire(table)}
     # each event as spectators see it; a seat it holds nothing private for sees the same
@@ -168,10 +170,9 @@ def move_payloads(table: "Table", events: Sequence[Event] = ()) -> tuple[list[by
                        if plain else [game.event_view(e, seat) for e in events])
         # a seat that is not to move has no legal move (Game.legal_moves: "empty if none")
         legal = game.legal_moves(state, seat) if playing and seat in to_move else []
-        view = seat_views[seat]
         seat_out.append(b"".join((
             head, _pairs(pk, {"seat": seat, "seq": table.seq, "status": status, "to_move": to_move, "legal": legal}),
-            view_key, _view_bytes(pk, view, public, public_pairs) if public_pairs else pk.pack(view),
+            view_key, seat_views[seat],
             _pairs(pk, {"events": seat_events, "clock": common["clock"]}))))
     events_out = message(EventsMsg, {**common, "type": "events", "events": public_events}, None) if events else None
     public_out = message(PublicState, {**common, "type": "public_state"}, public_view)

@@ -71,7 +71,8 @@ class DragonGame(Game):
         return view(state, audience)
 
     def views(self, state: State) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-        """Every audience's view at once (the referee's fast path, referee/views.py)."""
+        """The spectator view and each seat's additions to it (the referee's fast path,
+        referee/views.py)."""
         return all_views(state)
 
     def outcome(self, state: State) -> Outcome | None:

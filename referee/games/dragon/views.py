@@ -65,26 +65,22 @@ def view(state: State, audience: int | None) -> dict[str, Any]:
 
 
 def all_views(state: State) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """The spectator view and the four seat views of one state, equal to ``view`` for each.
+    """The spectator view, and what each seat's view adds to it: ``view(state, seat)`` is
+    the spectator view followed by ``all_views(state)[1][seat]``.
 
-    Why: the referee publishes all five after every move; the public facts are built once
-    and each seat's view is a copy of them plus that seat's own hand and discards, the
-    very construction ``view`` uses (the seat views share the public parts' objects, so
-    they are for encoding, not for changing).
+    Why: the referee publishes all five views after every move; built this way the
+    public facts are built (and encoded) once, by the very construction ``view`` uses
+    (tests/test_fast_payloads.py proves the payloads identical).
     """
     public = _public(state)
-    seats = []
-    for seat in range(4):
-        out = dict(public)
-        _add_seat(out, state, seat)
-        seats.append(out)
-    return public, seats
+    return public, [_add_seat({}, state, seat) for seat in range(4)]
 
 
-def _add_seat(out: dict[str, Any], state: State, seat: int) -> None:
+def _add_seat(out: dict[str, Any], state: State, seat: int) -> dict[str, Any]:
     out["seat"] = seat
     out["hand"] = list(_names(state.hands[seat]))
     out["discards"] = list(_names(state.discards[seat]))
+    return out
 
 
 @functools.lru_cache(maxsize=8192)
