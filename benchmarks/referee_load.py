@@ -226,7 +226,7 @@ def in_process(game: str, moves: int) -> tuple[float, float, float]:
         for kind in spent:
             for seed, played in script:
                 t = Table("bench", engine, players, {}, seed, T)
-                if kind == "reference":
+                if kind == "reference" and hasattr(t, "snapshot_reference"):
                     t.snapshot = t.snapshot_reference  # type: ignore[method-assign]
                 c0 = time.process_time()
                 if kind == "apply":
