@@ -241,26 +241,33 @@ def in_process(game: str, moves: int) -> tuple[float, float, float]:
 
 
 # --- phases ------------------------------------------------------------------------------------
-def raw_pingpong(port: int, n: int) -> list[float]:
+def raw_pingpong(port: int, n: int) -> tuple[list[float], float]:
+    """Round-trip times (ms), and the echoing process's CPU us per round trip: what one
+    message in and one out cost a Python paho client -- the floor under the referee's
+    CPU per move, which takes one message in and sends six."""
     pong = spawn("_pong", port)
     assert pong.stdout is not None and pong.stdout.readline().strip() == "ready"
     link = Link(url(port, "p1"), "bench-ping", subscriptions=(T.seat_all("ping", "p1"),)).start()
     body = msgpack.packb({"v": 1, "type": "move", "seq": 0, "move": "x"})
     lat = []
+    c0 = 0.0
     try:
         for i in range(n + 50):
+            if i == 50:  # warm-up round trips not counted
+                c0 = cpu_seconds(pong.pid)
             t0 = time.perf_counter()
             link.publish(T.move("ping", "p1"), body)
             link.inbox.get(timeout=10)
-            if i >= 50:  # warm-up round trips not counted
+            if i >= 50:
                 lat.append((time.perf_counter() - t0) * 1000)
+        pong_us = (cpu_seconds(pong.pid) - c0) / n * 1e6
         link.publish_wait(T.move("ping", "p1"), b"stop")
         pong.wait(10)
     finally:
         link.close()
         if pong.poll() is None:
             pong.kill()
-    return lat
+    return lat, pong_us
 
 
 class Director:
@@ -406,7 +413,7 @@ def main() -> None:
     mosq = start_mosquitto(tmp / "broker")
     refs: list[subprocess.Popen[str]] = []
     try:
-        raw = raw_pingpong(mosq.port, args.pings)
+        raw, pong_us = raw_pingpong(mosq.port, args.pings)
         refs = [spawn("_referee", mosq.port, f"referee-{i}" if args.referees > 1 else "referee", db, args.db_sync)
                 for i in range(args.referees)]
         director = Director(mosq.port)
@@ -438,7 +445,8 @@ def main() -> None:
               f"load average {load[0]:.2f} {load[1]:.2f}")
         print(f"in-process Table.handle_move   CPU {fast_us:6.0f} us/move  (reference build {ref_us:.0f} us, "
               f"engine apply alone {apply_us:.0f} us)")
-        print(f"raw broker QoS1 ping-pong    {len(raw):6} round trips  p50 {rp50:7.2f} ms  p99 {rp99:7.2f} ms")
+        print(f"raw broker QoS1 ping-pong    {len(raw):6} round trips  p50 {rp50:7.2f} ms  p99 {rp99:7.2f} ms  "
+              f"echo client CPU {pong_us:6.0f} us/round trip")
         print(f"one table                    {len(one):6} moves        p50 {o50:7.2f} ms  p99 {o99:7.2f} ms  "
               f"p50 {o50 / rp50:.1f}x raw  referee CPU {one_cpu:6.0f} us/move")
         print(f"{args.tables} tables flat out  {len(flat):10} moves        p50 {f50:7.2f} ms  p99 {f99:7.2f} ms  "
