@@ -397,13 +397,11 @@ class Referee:
     # --- output -----------------------------------------------------------------------------
     def _send(self, publishes: Sequence[Publish]) -> None:
         assert self._link is not None
-        ok = []
         for p in publishes:
             if len(p.payload) + len(p.topic) > MAX_PACKET_BYTES - 64:  # the broker would disconnect us
                 log.error("not sent: %d bytes on %s exceed the broker's max_packet_size", len(p.payload), p.topic)
                 continue
-            ok.append((p.topic, p.payload, p.retain))
-        self._link.publish_many(ok)  # one wake-up of paho's thread for a move's messages
+            self._link.publish(p.topic, p.payload, retain=p.retain)
 
     def _send_error(self, topic: str, code: ErrorCode, detail: str, table: str | None = None,
                     ref: str | None = None) -> None:
