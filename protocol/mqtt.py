@@ -26,32 +26,13 @@ from paho.mqtt.enums import CallbackAPIVersion
 
 from protocol.errors import ProtocolError
 
-__all__ = ["BrokerUrl", "Incoming", "Link", "LinkError", "LinkRefused"]
+__all__ = ["BrokerUrl", "Incoming", "Link", "LinkError"]
 
 log = logging.getLogger("summon.mqtt")
 
 
 class LinkError(ProtocolError):
     """The broker could not be reached, refused us, or the link is closed."""
-
-
-class LinkRefused(LinkError):
-    """The broker refused these credentials, or another connection took this one over.
-
-    Its own class because retrying cannot help: the command says what to fix and stops
-    (exit code 4) instead of reconnecting every second.
-    """
-
-
-# CONNACK reason codes (paho 2 maps MQTT 3.1.1 return codes 4 and 5 onto them).
-_BAD_CREDENTIALS = {134: "bad user name or password", 135: "not authorized"}
-_TAKEN_OVER = 142  # MQTT 5 DISCONNECT "Session taken over"
-# MQTT 3.1.1 says nothing when a second client with our id connects: the broker just closes
-# the socket, paho reconnects a second later and kicks the other one.  So many connections
-# in a row that each died within a few seconds of being made are taken as "someone else uses
-# this account" (a network that flaps that regularly is unusable anyway).
-_SHORT_SESSION_S = 4.0
-_SHORT_SESSIONS_KICKED = 4
 
 
 @dataclass(frozen=True)
@@ -128,10 +109,6 @@ class Link:
         self._birth = birth  # published (retained) on every connect: the will's counterpart
         self._closed = False
         self._last_refusal: str | None = None
-        self.refused: str | None = None  # why the broker refused us or took us over: see LinkRefused
-        self._refused = threading.Event()
-        self._connected_at = 0.0
-        self._short_sessions = 0
         proto = mqtt.MQTTv5 if mqtt_version == 5 else mqtt.MQTTv311
         self._v5 = proto == mqtt.MQTTv5
         kwargs: dict[str, Any] = {"client_id": client_id, "protocol": proto}
@@ -162,13 +139,6 @@ class Link:
         try:
             if reason.is_failure:
                 self._last_refusal = str(reason)
-                if getattr(reason, "value", None) in _BAD_CREDENTIALS:
-                    who = repr(self.broker.username) if self.broker.username else "a client without a username"
-                    given = "with the password given" if self.broker.password else "without a password (none was given)"
-                    self._refuse(f"{self.broker.host}:{self.broker.port} refused {who} {given}: "
-                                 f"{_BAD_CREDENTIALS[reason.value]}; check the username and its password "
-                                 f"(--password-file, SUMMON_PASSWORD, or the profile's kept passwords)")
-                    return
                 log.warning("%s: broker refused connection: %s", self.client_id, reason)
                 return
             for sub in self._subs:
@@ -176,7 +146,6 @@ class Link:
             if self._birth is not None:
                 client.publish(self._birth[0], self._birth[1], qos=1, retain=True)
             self.connects += 1
-            self._connected_at = time.monotonic()
             self.connected.set()
             log.debug("%s: connected to %s", self.client_id, self.broker)
         except Exception:
@@ -184,43 +153,11 @@ class Link:
 
     def _on_disconnect(self, client: Any, userdata: Any, flags: Any, reason: Any, props: Any) -> None:
         try:
-            was_connected = self.connected.is_set()
             self.connected.clear()
-            if self._closed or self.refused:
-                return
-            if getattr(reason, "value", None) == _TAKEN_OVER:
-                self._taken_over()
-                return
-            if was_connected:
-                short = time.monotonic() - self._connected_at < _SHORT_SESSION_S
-                self._short_sessions = self._short_sessions + 1 if short else 0
-                if self._short_sessions >= _SHORT_SESSIONS_KICKED:
-                    self._taken_over()
-                    return
-            log.info("%s: disconnected (%s); paho will reconnect", self.client_id, reason)
+            if not self._closed:
+                log.info("%s: disconnected (%s); paho will reconnect", self.client_id, reason)
         except Exception:
             pass
-
-    def _taken_over(self) -> None:
-        who = self.broker.username or self.client_id
-        self._refuse(f"another client connected to {self.broker.host}:{self.broker.port} as {who!r} and took this "
-                     f"connection over (one connection per account): give each person and each bot an account of "
-                     f"its own (summon accounts add NAME ...)")
-
-    def _refuse(self, why: str) -> None:
-        """Stop for good: paho would otherwise retry (or kick the other client) every second."""
-        self.refused = why
-        self._refused.set()
-        log.info("%s: %s", self.client_id, why)  # the caller says it (LinkRefused): once, not twice
-        try:
-            self._client.disconnect()
-        except Exception:
-            pass
-
-    def check(self) -> None:
-        """Raise ``LinkRefused`` if the broker refused us or another client took us over."""
-        if self.refused:
-            raise LinkRefused(self.refused)
 
     def _on_message(self, client: Any, userdata: Any, msg: Any) -> None:
         try:
@@ -236,14 +173,10 @@ class Link:
         except (OSError, ValueError) as exc:
             raise LinkError(f"cannot connect to {self.broker}: {exc}") from None
         self._client.loop_start()
-        deadline = time.monotonic() + timeout
-        while not self.connected.wait(0.05):
-            if self.refused or time.monotonic() > deadline:
-                self.close()
-                self.check()
-                why = self._last_refusal or "no answer"
-                raise LinkError(f"not connected to {self.broker} within {timeout:g} s ({why}): is the broker "
-                                f"running there? (--broker, or the profile named by SUMMON_PROFILE)")
+        if not self.connected.wait(timeout):
+            self.close()
+            why = self._last_refusal or "no answer"
+            raise LinkError(f"not connected to {self.broker} within {timeout}s ({why})")
         return self
 
     def subscribe(self, topic_filter: str) -> None:
@@ -277,7 +210,6 @@ class Link:
         """
         deadline = None if timeout is None else time.monotonic() + timeout
         while not stop.is_set() and not (until is not None and until()):
-            self.check()
             if deadline is not None and time.monotonic() > deadline:
                 return
             try:
