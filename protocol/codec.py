@@ -9,6 +9,7 @@ a client passes through ``unpack`` and comes out either as plain Python data or 
 from __future__ import annotations
 
 import json
+import threading
 from typing import Any
 
 import msgpack
@@ -16,12 +17,25 @@ import msgpack
 from protocol.errors import DecodeError, ErrorCode
 from protocol.version import MAX_DEPTH, MAX_INBOUND_BYTES
 
-__all__ = ["pack", "unpack"]
+__all__ = ["pack", "packer", "unpack"]
+
+_local = threading.local()
+
+
+def packer() -> msgpack.Packer:
+    """This thread's reusable ``Packer`` (canonical options; a Packer is not thread-safe).
+
+    Why reuse: ``packb`` builds a new Packer, with its buffer, for every message.
+    """
+    p = getattr(_local, "packer", None)
+    if p is None:
+        p = _local.packer = msgpack.Packer(use_bin_type=True)
+    return p
 
 
 def pack(data: Any) -> bytes:
     """Canonical msgpack: str as str type, bin as bin type, no ext types."""
-    return msgpack.packb(data, use_bin_type=True)
+    return packer().pack(data)
 
 
 def _reject_ext(code: int, data: bytes) -> Any:

@@ -90,6 +90,9 @@ class RefereeConfig:
     db_sync: str = "full"
     keep_finished_s: float = 3600.0  # finished tables restored at start-up, and held in memory, this long
     clock: TimeControl | None = None  # time control of tables created without one (referee/clock.py)
+    # A finished table's retained meta (its result) is cleared this long after the game ended;
+    # its seat and public states already after keep_finished_s (referee/tablecap.py).
+    keep_meta_s: float = 86400.0
 
 
 class Referee:

@@ -77,6 +77,9 @@ class Table:
         self.seq = 0
         self.history: list[HistoryEntry] = []
         self._seat_of = {user: seat for seat, user in enumerate(self.players)}
+        # topics built (and their names checked) once, not on every move
+        self._seat_topics = tuple(topics.seat_state(table_id, u) for u in self.players)
+        self._public_topic, self._events_topic = topics.public_state(table_id), topics.events(table_id)
         # Set by the referee (referee/clock.py, referee/presence.py); shown by views.
         self.timing: Any = None  # TimeControl or None
         self.clock: Any = None  # Clock (immutable snapshot) or None when no clock runs
@@ -109,7 +112,21 @@ class Table:
         """Every seat's state, the spectator events and state, and (optionally) meta.
 
         Seat states go first so that the next player can think while the rest is sent.
+        Built by ``views.move_payloads`` (each audience's view built once, shared parts
+        encoded once); ``snapshot_reference`` is the same, message by message.
         """
+        seat_payloads, events_payload, public_payload = views.move_payloads(self, events)
+        out = [Publish(topic, payload, retain=True) for topic, payload in zip(self._seat_topics, seat_payloads)]
+        if events_payload is not None:
+            out.append(Publish(self._events_topic, events_payload))
+        out.append(Publish(self._public_topic, public_payload, retain=True))
+        if meta:
+            out.append(Publish(self.topics.meta(self.id), encode(views.meta_message(self)), retain=True))
+        return out
+
+    def snapshot_reference(self, events: Sequence[Event] = (), meta: bool = True) -> list[Publish]:
+        """``snapshot`` built the straightforward way: one message per audience from the
+        one-audience view functions, each encoded whole (what the fast path must equal)."""
         out = []
         for seat, user in enumerate(self.players):
             msg = views.seat_message(self, seat, events)

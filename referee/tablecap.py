@@ -14,18 +14,33 @@ piled up in memory (and their retained states on the broker) for ever.
   ``rate/limited`` on the director's reply topic, and a creation that fails for another
   reason (bad config, table exists) gives its seats back.
 * **Every table held counts against** ``max_tables`` (in ``Referee.create_table``).
-* **Ended tables are forgotten** (``TablePruner``): a *closed* table after
-  ``keep_closed_s`` (60 s; a restart does not restore closed tables either), with its
-  retained seat states, public state and meta cleared -- an aborted table has nothing to
-  show; a *finished* table after ``keep_finished_s`` (1 h, the window in which a restart
-  restores it), from memory only: its retained final states stay for the players, the
-  lobby and tournament runners reading results.  The history stays in the store (replays);
-  a later ``create`` with a forgotten table's id is refused (``table/exists``) because the
-  store still holds it.
+* **Ended tables are forgotten** (``TablePruner``), and their retained messages cleared
+  from the broker (empty retained publishes), so that what the broker keeps, and what a
+  long-lived bot receives on every connect, is bounded by the live tables, not by every
+  game ever played (issue 14, item 5):
+
+  - a *closed* table after ``keep_closed_s`` (60 s; a restart does not restore closed
+    tables either): seat states, public state and meta -- an aborted table has nothing
+    to show;
+  - a *finished* table after ``keep_finished_s`` (1 h, the window in which a restart
+    restores it): it leaves memory and its seat and public states are cleared; its
+    **meta stays** -- it carries the result, for the lobby, tournament runners and
+    anyone who looks a table up -- until ``keep_meta_s`` (1 day) after the game ended,
+    then it is cleared too.  A referee that starts up schedules the same for tables that
+    ended while it was down (those ended within ``keep_meta_s``, from the store).
+
+  The history stays in the store for ever: replays (``summon replay export``) and
+  results come from it.  A later ``create`` with a forgotten table's id is refused
+  (``table/exists``) because the store still holds it.  Retained junk on move topics
+  (invalid table ids included) is deleted on sight by the referee (``Referee._handle``,
+  issue 13).  Not covered: a table closed less than ``keep_closed_s`` before the referee
+  stopped keeps its retained states (closed tables are not restored).
 """
 
 from __future__ import annotations
 
+import heapq
+import logging
 import time
 from typing import TYPE_CHECKING, Callable
 
@@ -36,6 +51,8 @@ if TYPE_CHECKING:
     from referee.table import Table
 
 __all__ = ["CreateBudget", "TablePruner", "cleared"]
+
+log = logging.getLogger("summon.referee.tablecap")
 
 MAX_TRACKED = 10_000  # directors with a bucket; full buckets are forgotten beyond this
 
@@ -84,27 +101,38 @@ class CreateBudget:
             bucket[0] = min(self.burst, bucket[0] + min(float(max(seats, 1)), self.burst))
 
 
-def cleared(table: "Table") -> list[Publish]:
-    """Empty retained messages for every retained topic of ``table`` (deletes them)."""
+def cleared(table: "Table", meta: bool = True) -> list[Publish]:
+    """Empty retained messages for the retained topics of ``table`` (deletes them);
+    without ``meta`` its meta (the result) stays."""
     t = table.topics
     out = [Publish(t.seat_state(table.id, u), b"", retain=True) for u in table.players]
-    return out + [Publish(t.public_state(table.id), b"", retain=True), Publish(t.meta(table.id), b"", retain=True)]
+    out.append(Publish(t.public_state(table.id), b"", retain=True))
+    return out + [Publish(t.meta(table.id), b"", retain=True)] if meta else out
 
 
 class TablePruner:
-    """Forget ended tables after a while; ``tick`` runs on the referee's loop thread."""
+    """Forget ended tables after a while; ``tick`` runs on the referee's loop thread.
+
+    Memory: the live and recently ended tables, plus one (deadline, topic) pair per
+    finished table whose meta is still kept (``keep_meta_s``).
+    """
 
     def __init__(self, referee: "Referee", every: float = 1.0) -> None:
         self.ref = referee
         self.every = every
         self._ended: dict[str, float] = {}  # table id -> monotonic time we first saw it ended
+        self._metas: list[tuple[float, str]] = []  # heap: (monotonic deadline, meta topic to clear)
         self._last = float("-inf")
+        self._looked_back = False
 
     def tick(self, now: float) -> int:
         """Forget the tables whose time is up; return how many (sweeps at most every ``every`` s)."""
         if now - self._last < self.every:
             return 0
         self._last = now
+        if not self._looked_back:
+            self._looked_back = True
+            self.look_back(now)
         cfg = self.ref.config
         gone = 0
         for tid, table in list(self.ref.tables.items()):
@@ -114,13 +142,49 @@ class TablePruner:
             ended = self._ended.setdefault(tid, now)
             keep = cfg.keep_closed_s if status == "closed" else cfg.keep_finished_s
             if now - ended >= keep:
-                self.forget(table, clear=status == "closed")
+                self.forget(table, clear=True, meta=status == "closed")
+                if status == "finished":
+                    heapq.heappush(self._metas, (ended + self.meta_keep(), table.topics.meta(tid)))
                 gone += 1
+        due = []
+        while self._metas and self._metas[0][0] <= now:
+            due.append(Publish(heapq.heappop(self._metas)[1], b"", retain=True))
+        if due:
+            self.ref._send(due)
         return gone
 
-    def forget(self, table: "Table", clear: bool) -> None:
+    def meta_keep(self) -> float:
+        return max(getattr(self.ref.config, "keep_meta_s", 86400.0), self.ref.config.keep_finished_s)
+
+    def look_back(self, now: float) -> None:
+        """At start-up: tables that ended while no referee ran, past ``keep_finished_s`` but
+        within the meta's keep, are not restored; clear their states, schedule their metas."""
+        store = getattr(self.ref, "store", None)
+        if store is None:
+            return
+        wall = time.time()
+        cfg = self.ref.config
+        try:
+            # the restore's own query: the playing tables, and those finished since the cutoff
+            records = store.tables("playing", finished_since=wall - self.meta_keep())
+        except Exception:  # a store without this query, or a broken one: nothing to look back at
+            log.exception("could not list the ended tables to clear")
+            return
+        out: list[Publish] = []
+        for rec in records:
+            if (rec.status != "finished" or rec.id in self.ref.tables or rec.finished is None
+                    or wall - rec.finished < cfg.keep_finished_s):
+                continue
+            t = self.ref.topics
+            out += [Publish(t.seat_state(rec.id, u), b"", retain=True) for u in rec.players]
+            out.append(Publish(t.public_state(rec.id), b"", retain=True))
+            heapq.heappush(self._metas, (now + rec.finished + self.meta_keep() - wall, t.meta(rec.id)))
+        if out:
+            self.ref._send(out)
+
+    def forget(self, table: "Table", clear: bool, meta: bool = True) -> None:
         self.ref.tables.pop(table.id, None)
         self._ended.pop(table.id, None)
         self.ref.seats._forget(table.id)  # no ticks, no house bots
         if clear:
-            self.ref._send(cleared(table))
+            self.ref._send(cleared(table, meta=meta))

@@ -17,7 +17,7 @@ from .moves import MOVES, Move
 from .rules import lead_suit, legal_moves, trump_suit
 from .state import Config, State, fresh_hand, state_from_deal
 from .transitions import step
-from .views import view
+from .views import all_views, view
 
 __all__ = ["DragonGame"]
 
@@ -71,6 +71,11 @@ class DragonGame(Game):
 
     def view(self, state: State, audience: int | None) -> dict[str, Any]:
         return view(state, audience)
+
+    def views(self, state: State) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+        """The spectator view and each seat's additions to it (the referee's fast path,
+        referee/views.py)."""
+        return all_views(state)
 
     def outcome(self, state: State) -> Outcome | None:
         r = state.result

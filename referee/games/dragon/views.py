@@ -13,12 +13,13 @@ the same shape wherever it appears.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from .cards import CARD_NAMES, SUITS, display_names
 from .state import HandResult, State
 
-__all__ = ["view", "trick_items", "hand_result_dict", "as_text"]
+__all__ = ["view", "all_views", "trick_items", "hand_result_dict", "as_text"]
 
 
 def as_text(as_suit: int | None, high: bool | None) -> str | None:
@@ -57,6 +58,44 @@ def view(state: State, audience: int | None) -> dict[str, Any]:
     """Everything ``audience`` (a seat 0..3, or ``None`` for a spectator) may know."""
     if audience is not None and (type(audience) is not int or not 0 <= audience < 4):
         raise ValueError(f"audience must be a seat 0..3 or None, not {audience!r}")
+    out = _public(state)
+    if audience is not None:
+        _add_seat(out, state, audience)
+    return out
+
+
+def all_views(state: State) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The spectator view, and what each seat's view adds to it: ``view(state, seat)`` is
+    the spectator view followed by ``all_views(state)[1][seat]``.
+
+    Why: the referee publishes all five views after every move; built this way the
+    public facts are built (and encoded) once, by the very construction ``view`` uses
+    (tests/test_fast_payloads.py proves the payloads identical).
+    """
+    public = _public(state)
+    return public, [_add_seat({}, state, seat) for seat in range(4)]
+
+
+def _add_seat(out: dict[str, Any], state: State, seat: int) -> dict[str, Any]:
+    out["seat"] = seat
+    out["hand"] = list(_names(state.hands[seat]))
+    out["discards"] = list(_names(state.discards[seat]))
+    return out
+
+
+@functools.lru_cache(maxsize=8192)
+def _names(mask: int) -> tuple[str, ...]:
+    """``display_names`` remembered: between two moves at most one hand changes."""
+    return tuple(display_names(mask))
+
+
+@functools.lru_cache(maxsize=1024)
+def _options(config: Any) -> dict[str, Any]:
+    return config.as_dict()
+
+
+def _public(state: State) -> dict[str, Any]:
+    """The facts every audience sees (the spectator view)."""
     phase = state.phase
     c = state.contract
     last = state.last_trick
@@ -68,7 +107,7 @@ def view(state: State, audience: int | None) -> dict[str, Any]:
         "hand_no": state.hand_no,
         "dealer": state.dealer,
         "target": state.config.target,
-        "options": state.config.as_dict(),
+        "options": dict(_options(state.config)),
         "scores": list(state.scores),
         "to_move": [state.turn] if state.turn >= 0 else [],
         "hand_sizes": [h.bit_count() for h in state.hands],
@@ -92,8 +131,4 @@ def view(state: State, audience: int | None) -> dict[str, Any]:
             "winner_team": r.winner_team, "scores": list(r.scores), "reason": r.reason,
         },
     }
-    if audience is not None:
-        out["seat"] = audience
-        out["hand"] = display_names(state.hands[audience])
-        out["discards"] = display_names(state.discards[audience])
     return out

@@ -1,0 +1,470 @@
+"""Referee load: what one accepted move costs, next to the broker's own round trip (prints figures).
+
+    python benchmarks/referee_load.py [--tables 1000] [--game dragon] [--db-sync normal]
+                                      [--referees 1] [--db URL] [--pace 2] [--seconds 10]
+
+One run, one fresh Mosquitto (tests/mosquitto.py config, TCP_NODELAY both sides), every
+client and referee a separate process, so the figures sit side by side:
+
+1. **raw**: QoS1 ping-pong between two Python ``Link`` clients over the very topics a move
+   uses (``t/X/move/p1`` -> ``t/X/seat/p1/state``, an echo of seat-state size): the floor.
+2. **one table**: moves played one at a time at one table (move -> the mover's next
+   ``seat_state``), p50/p99 and the ratio to raw.
+3. **N tables flat out**: one seat client process per seat, each sitting at every table,
+   answering every state at once: moves/s, p50/p99.
+4. **N tables paced**: the same clients wait ``--pace`` s before each move (a human table's
+   load: one move per table every 2 s): p99.
+
+For phases 2-4 the referee's CPU time (``/proc/PID/stat`` utime+stime of every referee
+process, steadier than wall time on a shared machine) over the phase, divided by the moves
+accepted in it, gives **CPU us per accepted move**.
+
+Why the bench referee differs from ``summon referee``: its create budget and per-user rate
+limit are off (one bot at 1,000 tables has up to 1,000 moves in flight, and 1,000 tables
+would take minutes under the default create budget), and its store is a temporary SQLite
+file with ``--db-sync normal`` unless told otherwise (``full`` adds one fsync per move,
+item 3 of issue 14).  ``--referees N`` starts N referee processes, each given ``--db``; a
+fleet of more than one needs the shared PostgreSQL store (``--db postgresql://...``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import heapq
+import json
+import os
+import queue
+import random
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import msgpack  # noqa: E402
+
+from protocol.messages import CloseTable, CreateTable, Created, Error, Move, decode, encode  # noqa: E402
+from protocol.mqtt import BrokerUrl, Link  # noqa: E402
+from protocol.topics import Topics  # noqa: E402
+from tests.helpers import drain_seat_states, timed_move  # noqa: E402
+from tests.mosquitto import password, start_mosquitto  # noqa: E402
+
+T = Topics()
+PLAYERS = {"dragon": ["p1", "p2", "p3", "p4"], "summicard": ["p1", "p2", "p3", "p4"], "summoner-wars": ["p1", "p2"]}
+ECHO_BYTES = 700  # about a Dragon seat state
+AT = len(T.prefix.split("/")) + 1  # index of the table id in a topic's levels
+
+
+def url(port: int, user: str) -> BrokerUrl:
+    return BrokerUrl(host="127.0.0.1", port=port).with_credentials(user, password(user))
+
+
+def quantiles(xs: list[float]) -> tuple[float, float]:
+    if len(xs) < 3:
+        return float("nan"), float("nan")
+    q = statistics.quantiles(xs, n=100, method="inclusive")
+    return q[49], q[98]
+
+
+def cpu_seconds(pid: int, task: int | None = None) -> float:
+    """utime + stime of a live process (all its threads), or of one thread, from /proc."""
+    where = f"/proc/{pid}/task/{task}/stat" if task is not None else f"/proc/{pid}/stat"
+    fields = Path(where).read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+# --- child processes ---------------------------------------------------------------------------
+def child_referee(port: int, client_id: str, db: str, db_sync: str) -> None:
+    from referee.service import Referee, RefereeConfig
+
+    cfg = RefereeConfig(broker=url(port, "referee"), client_id=client_id, directors=frozenset({"director"}),
+                        db=db, db_sync=db_sync, rate_limit=0, create_seats_per_minute=0)
+    ref = Referee(cfg)
+    signal.signal(signal.SIGTERM, lambda *_: ref.request_stop())
+    profile = os.environ.get("REFEREE_LOAD_PROFILE")  # a path: cProfile the loop thread into it
+    if profile:
+        import cProfile
+
+        cProfile.runctx("ref.run()", globals(), {"ref": ref}, profile)
+    else:
+        ref.run()
+
+
+def child_pong(port: int) -> None:
+    """Echo every move as a seat-state-sized retained-free publish on the mover's state topic."""
+    link = Link(url(port, "referee"), "bench-pong", subscriptions=(T.all_moves(),)).start()
+    body = b"x" * ECHO_BYTES
+    print("ready", flush=True)
+    while True:
+        item = link.inbox.get()
+        where = T.parse(item.topic)
+        if item.payload == b"stop":
+            break
+        link.publish(T.seat_state(where.table or "", where.user), item.payload + body)
+    link.close()
+
+
+def child_seat(port: int, user: str, tag: str, mode: str, start_at: float, seconds: float, pace: float,
+               seed: int) -> None:
+    """Sit at every table whose id starts with ``tag``; play until ``start_at + seconds``.
+
+    Prints JSON: latencies (ms) of the moves sent in the window, errors seen, moves sent.
+    Decodes with plain msgpack (not the strict decoder): the client's cost is not measured.
+    """
+    rng = random.Random(seed)
+    link = Link(url(port, user), f"bench-{user}-{mode}", subscriptions=(T.seat_all("+", user),)).start()
+    latest: dict[str, dict] = {}
+    pending: dict[str, tuple[int, float]] = {}  # table -> (seq answered, perf time sent)
+    due: list[tuple[float, str, int]] = []  # paced: (when, table, seq)
+    seen_first: set[str] = set()
+    lat: list[float] = []
+    errors = sent = 0
+    end = start_at + seconds
+
+    def act(table: str, now: float) -> None:
+        nonlocal sent
+        d = latest[table]
+        if d["status"] != "playing" or d["seat"] not in d["to_move"] or not d["legal"] or now >= end:
+            return
+        if mode == "paced":
+            delay = pace if table in seen_first else rng.uniform(0.0, pace)
+            seen_first.add(table)
+            heapq.heappush(due, (now + delay, table, d["seq"]))
+            return
+        send(table, d)
+
+    def send(table: str, d: dict) -> None:
+        nonlocal sent
+        pending[table] = (d["seq"], time.time())
+        link.publish(T.move(table, user), encode(Move(seq=d["seq"], move=rng.choice(d["legal"]))))
+        sent += 1
+
+    while time.time() < start_at:  # the retained states of every table arrive first
+        try:
+            item = link.inbox.get(timeout=0.05)
+        except queue.Empty:
+            continue
+        parts = item.topic.split("/")
+        if item.payload and parts[AT].startswith(tag) and parts[-1] == "state":
+            d = msgpack.unpackb(item.payload)
+            if d["seq"] > latest.get(parts[AT], {"seq": -1})["seq"]:
+                latest[parts[AT]] = d
+    now = time.time()
+    for table in list(latest):
+        act(table, now)
+    while True:
+        now = time.time()
+        if now >= end + 3.0 or (now >= end and not pending):
+            break
+        while due and due[0][0] <= now:
+            _, table, seq = heapq.heappop(due)
+            if latest[table]["seq"] == seq and now < end:
+                send(table, latest[table])
+        wait = min(0.05, max(0.0, due[0][0] - now)) if due else 0.05
+        try:
+            item = link.inbox.get(timeout=wait)
+        except queue.Empty:
+            continue
+        parts = item.topic.split("/")
+        table = parts[AT]
+        if not item.payload or not table.startswith(tag):
+            continue
+        if parts[-1] == "error":
+            errors += 1
+            continue
+        d = msgpack.unpackb(item.payload)
+        if d["seq"] <= latest.get(table, {"seq": -1})["seq"]:
+            continue
+        latest[table] = d
+        got = time.time()
+        p = pending.pop(table, None)
+        if p is not None and d["seq"] > p[0] and start_at <= p[1] and got < end:  # completed in the window
+            lat.append((got - p[1]) * 1000)
+        act(table, got)
+    link.close()
+    print(json.dumps({"lat": lat, "errors": errors, "sent": sent, "cpu": time.process_time()}), flush=True)
+
+
+def spawn(*args: Any) -> subprocess.Popen[str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.Popen([sys.executable, __file__, *map(str, args)], stdout=subprocess.PIPE, text=True, env=env)
+
+
+def in_process(game: str, moves: int) -> tuple[float, float, float]:
+    """CPU us per ``Table.handle_move`` (no broker, no store), side by side: the referee's
+    payload path, the one-message-at-a-time reference build, and the engine's apply alone.
+    The same random games are replayed for each, interleaved in rounds (noise hits both)."""
+    from referee.games import GAMES
+    from referee.table import Table
+
+    players = PLAYERS[game]
+    engine = GAMES[game]
+    rng = random.Random(7)
+    script: list[tuple[int, list[tuple[str, str]]]] = []  # (seed, [(user, move)])
+    total = 0
+    while total < moves:
+        seed = rng.randrange(1 << 60)
+        t = Table("bench", engine, players, {}, seed, T)
+        played = []
+        while t.status == "playing" and total < moves:
+            seat = rng.choice(engine.to_move(t.state))
+            move = rng.choice(engine.legal_moves(t.state, seat))
+            t.state = engine.apply(t.state, seat, move)[0]
+            t.seq += 1
+            played.append((players[seat], move))
+            total += 1
+        script.append((seed, played))
+    spent = {"fast": 0.0, "reference": 0.0, "apply": 0.0}
+    for _ in range(3):
+        for kind in spent:
+            for seed, played in script:
+                t = Table("bench", engine, players, {}, seed, T)
+                if kind == "reference" and hasattr(t, "snapshot_reference"):
+                    t.snapshot = t.snapshot_reference  # type: ignore[method-assign]
+                c0 = time.process_time()
+                if kind == "apply":
+                    state = t.state
+                    for user, move in played:
+                        state = engine.apply(state, t.seat_of(user), move)[0]
+                else:
+                    for user, move in played:
+                        t.handle_move(user, Move(seq=t.seq, move=move))
+                spent[kind] += time.process_time() - c0
+    return tuple(spent[k] / (3 * total) * 1e6 for k in ("fast", "reference", "apply"))  # type: ignore[return-value]
+
+
+# --- phases ------------------------------------------------------------------------------------
+def raw_pingpong(port: int, n: int) -> tuple[list[float], float]:
+    """Round-trip times (ms), and the echoing process's CPU us per round trip: what one
+    message in and one out cost a Python paho client -- the floor under the referee's
+    CPU per move, which takes one message in and sends six."""
+    pong = spawn("_pong", port)
+    assert pong.stdout is not None and pong.stdout.readline().strip() == "ready"
+    link = Link(url(port, "p1"), "bench-ping", subscriptions=(T.seat_all("ping", "p1"),)).start()
+    body = msgpack.packb({"v": 1, "type": "move", "seq": 0, "move": "x"})
+    lat = []
+    c0 = 0.0
+    try:
+        for i in range(n + 50):
+            if i == 50:  # warm-up round trips not counted
+                c0 = cpu_seconds(pong.pid)
+            t0 = time.perf_counter()
+            link.publish(T.move("ping", "p1"), body)
+            link.inbox.get(timeout=10)
+            if i >= 50:
+                lat.append((time.perf_counter() - t0) * 1000)
+        pong_us = (cpu_seconds(pong.pid) - c0) / n * 1e6
+        link.publish_wait(T.move("ping", "p1"), b"stop")
+        pong.wait(10)
+    finally:
+        link.close()
+        if pong.poll() is None:
+            pong.kill()
+    return lat, pong_us
+
+
+class Director:
+    """Creates tables over MQTT, many requests in flight."""
+
+    def __init__(self, port: int) -> None:
+        self.link = Link(url(port, "director"), "bench-director",
+                         subscriptions=(T.reply("director"), T.referee_status())).start()
+
+    def wait_online(self, timeout: float = 30.0) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                item = self.link.inbox.get(timeout=0.2)
+            except queue.Empty:
+                continue
+            if item.topic == T.referee_status() and item.payload and msgpack.unpackb(item.payload)["status"] == "online":
+                return
+        raise SystemExit("the referee did not come online within 30 s")
+
+    def barrier(self, timeout: float = 120.0) -> None:
+        """Wait until the referee has worked through everything queued before now (its
+        inbox is first in, first out: the answer to a request sent now comes after)."""
+        rid = f"barrier-{uuid.uuid4().hex[:6]}"
+        self.link.publish(T.request("director"), encode(CloseTable(request_id=rid, table="no-such-table")))
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                item = self.link.inbox.get(timeout=0.2)
+            except queue.Empty:
+                continue
+            if item.topic == T.reply("director"):
+                msg = decode(item.payload, max_bytes=1 << 20)
+                if isinstance(msg, Error) and msg.ref == rid:
+                    return
+        raise SystemExit(f"the referee did not work through its inbox within {timeout:g} s")
+
+    def create(self, game: str, ids: list[str], players: list[str], window: int = 100) -> None:
+        todo, waiting = list(ids), set()
+        deadline = time.monotonic() + 60 + len(ids) * 0.05
+        while todo or waiting:
+            while todo and len(waiting) < window:
+                tid = todo.pop()
+                waiting.add(tid)
+                self.link.publish(T.request("director"), encode(CreateTable(
+                    request_id=tid, game=game, players=players, table=tid, seed=random.randrange(1 << 60))))
+            try:
+                item = self.link.inbox.get(timeout=max(0.1, deadline - time.monotonic()))
+            except queue.Empty:
+                raise SystemExit(f"tables not created in time: {len(waiting)} unanswered") from None
+            if item.topic != T.reply("director"):
+                continue
+            msg = decode(item.payload, max_bytes=1 << 20)
+            if isinstance(msg, Error):
+                raise SystemExit(f"create refused: {msg.code} {msg.detail}")
+            if isinstance(msg, Created):
+                waiting.discard(msg.request_id)
+
+
+def one_table(port: int, director: Director, game: str, moves: int, cpu: Any) -> tuple[list[float], float]:
+    """Moves one at a time (a new table when a game ends); latencies and referee CPU us/move."""
+    players = PLAYERS[game]
+    lat: list[float] = []
+    rng = random.Random(1)
+    used = 0.0
+    while len(lat) < moves:
+        table = f"one-{uuid.uuid4().hex[:8]}"
+        director.create(game, [table], players)
+        links = {u: Link(url(port, u), f"bench1-{u}", subscriptions=(T.seat_all(table, u),)).start() for u in players}
+        latest: dict[str, Any] = {}
+        try:
+            drain_seat_states(links, latest, 0)
+            c0 = cpu()
+            while len(lat) < moves:
+                mover = next((u for u, st in latest.items() if st.seat in st.to_move and st.legal
+                              and st.status == "playing"), None)
+                if mover is None:
+                    break  # the game ended: another table
+                st = latest[mover]
+                ms, latest[mover] = timed_move(links[mover], T.move(table, mover), st, rng.choice(st.legal))
+                lat.append(ms)
+                drain_seat_states(links, latest, st.seq + 1)
+            used += cpu() - c0
+        finally:
+            for link in links.values():
+                link.close()
+    return lat, used / max(len(lat), 1) * 1e6
+
+
+def many_tables(port: int, game: str, tag: str, mode: str, seconds: float, pace: float,
+                cpu: Any) -> tuple[list[float], int, float]:
+    start_at = time.time() + 4.0  # time for each seat client to connect and read every retained state
+    seats = [spawn("_seat", port, u, tag, mode, start_at, seconds, pace, i)
+             for i, u in enumerate(PLAYERS[game])]
+    time.sleep(max(0.0, start_at - time.time()))
+    c0, l0 = cpu(), cpu(loop=True)
+    time.sleep(seconds)
+    used, loop = cpu() - c0, cpu(loop=True) - l0
+    lat: list[float] = []
+    errors = 0
+    clients_cpu = 0.0
+    for p in seats:
+        out, _ = p.communicate(timeout=seconds + 60)
+        res = json.loads(out.strip().splitlines()[-1])
+        lat += res["lat"]
+        errors += res["errors"]
+        clients_cpu += res["cpu"]
+    print(f"  ({mode}: in {seconds:g} s the referee used {used:.1f} s of CPU, its loop thread {loop:.1f} s; "
+          f"the seat clients {clients_cpu:.1f} s in their whole lives)", file=sys.stderr)
+    return lat, errors, used / max(len(lat), 1) * 1e6
+
+
+def main() -> None:
+    if len(sys.argv) > 1 and sys.argv[1].startswith("_"):
+        kind, rest = sys.argv[1], sys.argv[2:]
+        if kind == "_referee":
+            child_referee(int(rest[0]), rest[1], rest[2], rest[3])
+        elif kind == "_pong":
+            child_pong(int(rest[0]))
+        elif kind == "_seat":
+            child_seat(int(rest[0]), rest[1], rest[2], rest[3], float(rest[4]), float(rest[5]), float(rest[6]),
+                       int(rest[7]))
+        return
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--tables", type=int, default=1000, help="tables driven at once in phases 3 and 4")
+    ap.add_argument("--game", choices=sorted(PLAYERS), default="dragon")
+    ap.add_argument("--db", default=None, help="the referees' store (default: a temporary SQLite file)")
+    ap.add_argument("--db-sync", choices=["full", "normal"], default="normal")
+    ap.add_argument("--referees", type=int, default=1, help="referee processes (more than 1: a fleet, "
+                    "which needs --db postgresql://...)")
+    ap.add_argument("--pace", type=float, default=2.0, help="seconds between moves per table in the paced phase")
+    ap.add_argument("--seconds", type=float, default=10.0, help="length of the flat-out phase")
+    ap.add_argument("--paced-seconds", type=float, default=20.0, help="length of the paced phase")
+    ap.add_argument("--moves", type=int, default=400, help="moves timed at one table")
+    ap.add_argument("--pings", type=int, default=1000, help="raw round trips timed")
+    args = ap.parse_args()
+    if args.referees > 1 and not (args.db or "").startswith(("postgresql://", "postgres://")):
+        raise SystemExit(f"--referees {args.referees}: a fleet of referees needs a shared PostgreSQL store, "
+                         "e.g. --db postgresql://user@host/summon (SQLite belongs to one referee)")
+    fast_us, ref_us, apply_us = in_process(args.game, 1500)
+    tmp = Path(tempfile.mkdtemp(prefix="referee-load-"))
+    db = args.db or str(tmp / "referee.db")
+    mosq = start_mosquitto(tmp / "broker")
+    refs: list[subprocess.Popen[str]] = []
+    try:
+        raw, pong_us = raw_pingpong(mosq.port, args.pings)
+        refs = [spawn("_referee", mosq.port, f"referee-{i}" if args.referees > 1 else "referee", db, args.db_sync)
+                for i in range(args.referees)]
+        director = Director(mosq.port)
+        director.wait_online()
+        time.sleep(0.5 * args.referees)
+
+        def cpu(loop: bool = False) -> float:
+            """Every referee's CPU seconds so far (``loop``: their main threads only)."""
+            return sum(cpu_seconds(p.pid, p.pid if loop else None) for p in refs)
+
+        director.barrier()
+        one, one_cpu = one_table(mosq.port, director, args.game, args.moves, cpu)
+        tag = f"n{uuid.uuid4().hex[:4]}-"
+        t0 = time.perf_counter()
+        director.create(args.game, [f"{tag}{i}" for i in range(args.tables)], PLAYERS[args.game])
+        created_s = time.perf_counter() - t0
+        director.barrier()
+        flat, flat_err, flat_cpu = many_tables(mosq.port, args.game, tag, "flat", args.seconds, args.pace, cpu)
+        director.barrier()  # the paced phase starts on an idle referee
+        paced, paced_err, paced_cpu = many_tables(mosq.port, args.game, tag, "paced", args.paced_seconds,
+                                                  args.pace, cpu)
+        rp50, rp99 = quantiles(raw)
+        o50, o99 = quantiles(one)
+        f50, f99 = quantiles(flat)
+        p50, p99 = quantiles(paced)
+        load = os.getloadavg()
+        print(f"referee_load: game {args.game}, {args.referees} referee(s), store "
+              f"{'sqlite' if args.db is None else args.db.split(':', 1)[0]} sync {args.db_sync}, "
+              f"load average {load[0]:.2f} {load[1]:.2f}")
+        print(f"in-process Table.handle_move   CPU {fast_us:6.0f} us/move  (reference build {ref_us:.0f} us, "
+              f"engine apply alone {apply_us:.0f} us)")
+        print(f"raw broker QoS1 ping-pong    {len(raw):6} round trips  p50 {rp50:7.2f} ms  p99 {rp99:7.2f} ms  "
+              f"echo client CPU {pong_us:6.0f} us/round trip")
+        print(f"one table                    {len(one):6} moves        p50 {o50:7.2f} ms  p99 {o99:7.2f} ms  "
+              f"p50 {o50 / rp50:.1f}x raw  referee CPU {one_cpu:6.0f} us/move")
+        print(f"{args.tables} tables flat out  {len(flat):10} moves        p50 {f50:7.2f} ms  p99 {f99:7.2f} ms  "
+              f"{len(flat) / args.seconds:7.0f} moves/s  referee CPU {flat_cpu:6.0f} us/move  errors {flat_err}"
+              f"  (created in {created_s:.1f} s)")
+        print(f"{args.tables} tables, a move every {args.pace:g} s per table  {len(paced):6} moves  p50 {p50:7.2f} ms  "
+              f"p99 {p99:7.2f} ms  {len(paced) / args.paced_seconds:7.0f} moves/s  referee CPU {paced_cpu:6.0f} "
+              f"us/move  errors {paced_err}")
+    finally:
+        for p in refs:
+            p.send_signal(signal.SIGTERM)
+        for p in refs:
+            try:
+                p.wait(15)
+            except subprocess.TimeoutExpired:
+                p.kill()
+        mosq.stop()
+
+
+if __name__ == "__main__":
+    main()
