@@ -167,8 +167,10 @@ def check(samples: dict[str, object]) -> None:
         for g, r, m in (samples[k] for k in ("quarter", "half", "three quarters", "end"))))  # type: ignore[misc]
     # all ended: nothing but the referee's own status (and no table's state, public state or meta)
     assert [t for t in samples["topics"] if "/t/" in t] == [], samples["topics"]  # type: ignore[union-attr]
-    # memory grows with the live tables, not with the games: what the last three quarters added
-    assert e_rss - q_rss < 12 * 1024, f"RSS grew by {(e_rss - q_rss) / 1024:.1f} MiB from game {q_games} to {e_games}"
+    # memory grows with the live tables, not with the games: the last three quarters may add
+    # SQLite's page cache (at most 2 MiB by default; with it set to 64 KiB the 2,000-game RSS
+    # stayed at 30.0-30.1 MiB) and some slack, not a per-game amount
+    assert e_rss - q_rss < 6 * 1024, f"RSS grew by {(e_rss - q_rss) / 1024:.1f} MiB from game {q_games} to {e_games}"
 
 
 @pytest.mark.broker
