@@ -10,8 +10,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Sequence
 
-from protocol.messages import Events, Meta, PublicState, SeatState
-from referee.engine import Event
+from protocol.codec import packer
+from protocol.messages import Events, Meta, PublicState, SeatState, field_names
+from protocol.version import PROTOCOL_VERSION
+from referee.engine import Event, Game
 
 if TYPE_CHECKING:
     import msgpack
@@ -131,16 +133,14 @@ def _seat_view_bytes(pk: "msgpack.Packer", public: dict, public_pairs: bytes, ex
 
 _SEAT_FIELDS = ("table", "game", "seat", "seq", "status", "to_move", "legal", "view", "events", "clock", "last",
                 "house")
+if field_names(SeatState) != _SEAT_FIELDS:  # move_payloads spells the seat state out in this order
+    raise RuntimeError("SeatState's fields changed: update referee/views.py move_payloads")
 
 
 def move_payloads(table: "Table", events: Sequence[Event] = ()) -> tuple[list[bytes], bytes | None, bytes]:
     """The encoded ``seat_state`` of every seat (by seat), the spectators' ``events`` (None
     without events) and the ``public_state`` -- byte for byte what encoding
     ``seat_message``/``events_message``/``public_message`` gives."""
-    from protocol.codec import packer
-    from protocol.messages import PROTOCOL_VERSION, field_names
-    from referee.engine import Game
-
     pk = packer()
     game, state, seats = table.game, table.state, len(table.players)
     status = table.status
@@ -174,8 +174,6 @@ def move_payloads(table: "Table", events: Sequence[Event] = ()) -> tuple[list[by
 
     playing = status == "playing"
     seat_out = []
-    if field_names(SeatState) != _SEAT_FIELDS:  # the spelled-out build below no longer fits
-        raise AssertionError("SeatState's fields changed: update views.move_payloads")
     head = pk.pack_map_header(2 + len(_SEAT_FIELDS)) + _pairs(pk, {
         "v": PROTOCOL_VERSION, "type": "seat_state", "table": table.id, "game": game.name})
     view_key = pk.pack("view")
