@@ -89,11 +89,11 @@ def match(game: str, boards: int, bot_name: str | None, against: str | None, opt
         raise click.BadParameter("give side A as a command after -- or as --bot NAME (not both)", param_hint="COMMAND")
     if bot_name and bot_name not in BOTS:
         raise click.BadParameter(f"unknown bot; known: {', '.join(BOTS)}", param_hint="--bot")
-    side_a = Side(bot_name, bot=bot_name) if bot_name else Side(command[0].rsplit("/", 1)[-1], command=command)
+    side_a = Side(bot_name, bot=bot_name) if bot_name else Side(_label(command), command=command)
     against = against or default_bot(game)
     if " " in against:
         argv = tuple(shlex.split(against))
-        side_b = Side(argv[0].rsplit("/", 1)[-1], command=argv)
+        side_b = Side(_label(argv), command=argv)
     elif against in BOTS:
         side_b = Side(against, bot=against)
     else:
@@ -114,3 +114,12 @@ def match(game: str, boards: int, bot_name: str | None, against: str | None, opt
     with open(path, "w", encoding="utf-8") as fh:
         json.dump(result.to_json(), fh, indent=1)
     click.echo(f"wrote {path}")
+
+
+def _label(argv: tuple[str, ...]) -> str:
+    """A side's name from its command: the script after an interpreter, else the program."""
+    from pathlib import Path
+
+    interpreters = ("node", "python", "python3", "sh", "bash", "deno", "ruby", "java")
+    name = argv[-1] if Path(argv[0]).name in interpreters and len(argv) > 1 else argv[0]
+    return Path(name).stem or name

@@ -135,3 +135,26 @@ def test_readme_examples_are_regenerated_from_the_real_code():
     assert f'"max_hands": {defaults}' in text
     for name in GAMES:
         assert f'`"{name}"`' in bodies["games"]
+
+
+@pytest.mark.parametrize("payload", [b'{"v": 1, "type": "move", "seq": 0, "move": "pass"}', b' [1, 2] ',
+                                     b'{"v":1}\n'])
+def test_json_sent_instead_of_msgpack_is_named(payload):
+    """The document promises it (issue 15, item 17): not "trailing bytes after the msgpack object"."""
+    from protocol.codec import unpack
+
+    with pytest.raises(DecodeError) as info:
+        unpack(payload)
+    assert info.value.code == "msg/malformed" and "looks like JSON; payloads are msgpack" in info.value.detail
+    assert "looks like JSON" in README.read_text()
+
+
+def test_garbage_that_is_not_json_keeps_its_own_message():
+    from protocol.codec import unpack
+
+    with pytest.raises(DecodeError) as info:
+        unpack(b"\x93\x01\x02\x03\x04")  # an array and a trailing byte
+    assert "trailing bytes" in info.value.detail
+    with pytest.raises(DecodeError) as info:
+        unpack(b"{not json")
+    assert "JSON" not in info.value.detail
