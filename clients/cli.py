@@ -321,6 +321,8 @@ main.add_command(bot_check); main.add_command(match)  # noqa: E702
 _SHORT = {
     "accounts": "Add, remove, list accounts; change passwords.",
     "bot": "Play as one bot account, at every table it sits at.",
+    "bot-check": "Check a bot (any language) against the hard cases.",
+    "match": "A local duplicate match of a bot: net points, 95% CI.",
     "broker": "Write a Mosquitto config, ACLs and the profile.",
     "close": "Close a table for good (as a director).",
     "create": "Create a table and print its id (as a director).",

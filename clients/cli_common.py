@@ -98,16 +98,18 @@ def link_failed(command: str, exc: LinkError) -> NoReturn:
 def broker_options(f: Callable[..., Any]) -> Callable[..., Any]:
     """The connection flags every networked subcommand takes, with the same names."""
     for opt in reversed([
-        click.option("--broker", "broker_url", default=None,
+        click.option("--broker", "broker_url", default=None, envvar="SUMMON_BROKER",
                      help="Broker URL, mqtt://[user[:pass]@]host:port (mqtts:// for TLS) "
-                          "[default: the profile's (SUMMON_PROFILE), else mqtt://127.0.0.1:1883]."),
-        click.option("--username", "-u", default=None, help="MQTT username (also the seat identity)."),
+                          "[default: SUMMON_BROKER, else the profile's (SUMMON_PROFILE), else mqtt://127.0.0.1:1883]."),
+        click.option("--username", "-u", default=None, envvar="SUMMON_USER",
+                     help="MQTT username (also the seat identity) [default: SUMMON_USER]."),
         click.option("--password", default=None,
                      help="MQTT password (or --password-file, SUMMON_PASSWORD, the profile's kept password, "
                           "or a prompt on a terminal)."),
         click.option("--password-file", type=click.Path(exists=True, dir_okay=False), default=None,
                      help="File whose first line is the password."),
-        click.option("--prefix", default=_default_prefix, show_default="the profile's, else " + DEFAULT_PREFIX,
+        click.option("--prefix", default=_default_prefix, envvar="SUMMON_PREFIX",
+                     show_default="SUMMON_PREFIX, else the profile's, else " + DEFAULT_PREFIX,
                      help="Topic prefix."),
         click.option("--mqtt-version", type=click.Choice(["3", "5"]), default="3", show_default=True,
                      help="MQTT protocol version (3 = 3.1.1)."),
