@@ -120,6 +120,11 @@ class Recovery:
         self.ref = referee
         self._connects = 0
         self.last_restore: RestoreReport | None = None
+        # Group commit (Store.begin_batch): what to undo if the batch's one commit fails --
+        # (table, state, seq, clock, history length, house) per move, oldest first, and the
+        # ids of tables created in the batch.
+        self._undo: list[tuple[Table, object, int, object, int, dict[int, str]]] = []
+        self._created: list[str] = []
 
     # --- durable first --------------------------------------------------------------------------
     def record_table(self, table: Table) -> None:
@@ -127,11 +132,14 @@ class Recovery:
         self.ref.store.create_table(TableRecord(
             id=table.id, game=table.game.name, players=table.players, config=dict(table.config), seed=table.seed,
             created=time.time(), clock=table.timing.to_wire() if table.timing is not None else None))
+        if self.ref.store.in_batch:
+            self._created.append(table.id)
 
     def apply(self, table: Table, user: str, move: Move, flags: tuple[str, ...] = (),
               notes: Sequence[Event] = (), now: float | None = None) -> list[Publish]:
         """``table.handle_move`` plus the store commit of an accepted move, before anything is sent."""
         before = (table.state, table.seq, table.clock, len(table.history))
+        house = dict(table.house)  # a reclaim after the move may change it (undone if a batch fails)
         out = table.handle_move(user, move, now=time.monotonic() if now is None else now, flags=flags, notes=notes)
         if len(table.history) == before[3]:
             return out  # refused: nothing to record
@@ -146,7 +154,23 @@ class Recovery:
             table.state, table.seq, table.clock = before[:3]
             del table.history[before[3]:]
             raise
+        if self.ref.store.in_batch:
+            self._undo.append((table, *before, house))
         return out
+
+    # --- group commit ---------------------------------------------------------------------------
+    def commit(self) -> None:
+        """Commit the store's batch; on failure undo every move and table it held, and raise."""
+        undo, created, self._undo, self._created = self._undo, self._created, [], []
+        try:
+            self.ref.store.commit_batch()
+        except StoreError:
+            for table, state, seq, clock, n, house in reversed(undo):  # newest first
+                table.state, table.seq, table.clock, table.house = state, seq, clock, house
+                del table.history[n:]
+            for tid in created:
+                self.ref.tables.pop(tid, None)
+            raise
 
     # --- start-up -------------------------------------------------------------------------------
     def restore(self) -> RestoreReport:

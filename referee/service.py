@@ -39,11 +39,14 @@ from referee.tablecap import CreateBudget, TablePruner
 from referee.clock import ClockError, TimeControl
 from referee.presence import SeatKeeper
 from referee.recovery import Recovery
-from referee.store import MEMORY, Store
+from referee.store import MEMORY, Store, StoreError, open_store
 
 __all__ = ["RefereeConfig", "Referee", "RefereeError"]
 
 log = logging.getLogger("summon.referee")
+
+MAX_BATCH = 1024
+"""Most messages handled under one group commit (bounds the publish delay of the first one)."""
 
 
 class RefereeError(Exception):
@@ -88,6 +91,9 @@ class RefereeConfig:
     # "full": every commit synced (survives power loss; ~1 ms a move on this machine's disk);
     # "normal": survives a killed referee, may lose the last moves on power loss (~50x faster).
     db_sync: str = "full"
+    # One store commit (fsync) per loop iteration for every message queued, not one per move
+    # (Referee._run_batch); False only to measure the difference (benchmarks/group_commit.py).
+    group_commit: bool = True
     keep_finished_s: float = 3600.0  # finished tables restored at start-up, and held in memory, this long
     clock: TimeControl | None = None  # time control of tables created without one (referee/clock.py)
 
@@ -112,6 +118,7 @@ class Referee:
         self.seats = SeatKeeper(self)  # clocks' timeouts, presence, house bots
         self._closing = False
         self._last_tick = 0.0
+        self._held: list[Publish] | None = None  # publishes waiting for the batch's commit
 
     # --- lifecycle -------------------------------------------------------------------------
     def request_stop(self) -> None:
@@ -127,7 +134,7 @@ class Referee:
             self.shutdown()
 
     def startup(self) -> None:
-        self.store = Store(self.config.db, sync=self.config.db_sync)  # raises StoreError before we connect
+        self.store = open_store(self.config.db, sync=self.config.db_sync)  # raises StoreError before we connect
         offline = encode(RefereeStatus(status="offline", tables=0))
         self._link = Link(
             self.config.broker,
@@ -149,8 +156,74 @@ class Referee:
             except queue.Empty:
                 item = None
             if item is not None:
-                self._dispatch(item)
+                self._run_batch(item)
             self._tick()
+
+    # --- group commit -----------------------------------------------------------------------
+    def _run_batch(self, first: Any) -> None:
+        """Handle ``first`` and everything queued behind it with ONE store commit, then publish.
+
+        Why: with ``--db-sync full`` every commit is an fsync; one per move made durability
+        the ceiling (~1,000 moves/s, whatever the number of tables).  Durable before publish
+        still holds: nothing a batch produces is sent before its commit returns.  A
+        ``call()`` work item runs on its own (its caller expects its writes durable when it
+        returns), between batches.
+        """
+        if not self.config.group_commit:
+            self._dispatch(first)
+            return
+        items = [first]
+        while len(items) < MAX_BATCH:
+            try:
+                items.append(self.inbox.get_nowait())
+            except queue.Empty:
+                break
+        batch: list[Any] = []
+        for item in items:
+            if isinstance(item, tuple):
+                self._commit_and_send(batch)
+                batch = []
+                self._dispatch(item)
+            else:
+                batch.append(item)
+        self._commit_and_send(batch)
+
+    def _commit_and_send(self, items: Sequence[Any]) -> None:
+        if not items:
+            return
+        store = self.store
+        held: list[tuple[Any, bool, list[Publish]]] = []
+        store.begin_batch()
+        try:
+            for item in items:
+                writes = store.stats.writes
+                self._held = []
+                try:
+                    self._dispatch(item)
+                finally:
+                    held.append((item, store.stats.writes != writes, self._held))
+                    self._held = None
+            self.recovery.commit()
+        except StoreError as exc:
+            log.error("group commit of %d message(s) failed, their moves are undone: %s", len(items), exc)
+            for item, wrote, out in held:
+                if not wrote:
+                    self._send(out)
+                    continue
+                self._answer_internal_error(item)  # nothing it did was kept; its table is as before
+                table = self.tables.get(self.topics.table_of(getattr(item, "topic", "")) or "")
+                if table is not None:
+                    self._send(self.recovery.states(table))  # the unchanged seq: "send your move again"
+            return
+        finally:
+            self._held = None
+            if store.in_batch:  # an exception other than StoreError: do not leave the batch open
+                try:
+                    store.commit_batch()
+                except StoreError:
+                    log.exception("could not commit after an internal error")
+        for _, _, out in held:
+            self._send(out)
 
     def _tick(self) -> None:
         """At most every 0.1 s: republish after a reconnect, run the clocks and house bots."""
@@ -393,6 +466,9 @@ class Referee:
 
     # --- output -----------------------------------------------------------------------------
     def _send(self, publishes: Sequence[Publish]) -> None:
+        if self._held is not None:  # in a group commit: sent once it is durable (_commit_and_send)
+            self._held.extend(publishes)
+            return
         assert self._link is not None
         for p in publishes:
             if len(p.payload) + len(p.topic) > MAX_PACKET_BYTES - 64:  # the broker would disconnect us
