@@ -38,6 +38,7 @@ from referee.table import Publish, Table
 from referee.tablecap import CreateBudget, TablePruner
 from referee.clock import ClockError, TimeControl
 from referee.presence import SeatKeeper
+from referee.fleet import Fleet, share_group
 from referee.recovery import Recovery
 from referee.store import MEMORY, Store, StoreError, open_store
 
@@ -94,6 +95,11 @@ class RefereeConfig:
     # One store commit (fsync) per loop iteration for every message queued, not one per move
     # (Referee._run_batch); False only to measure the difference (benchmarks/group_commit.py).
     group_commit: bool = True
+    # A fleet (``db`` is postgresql://..., referee/fleet.py): seconds a table's lease lasts
+    # unless renewed (a killed referee's tables are adopted after about this), and the
+    # shared-subscription group of director requests (default: a hash of ``db``).
+    lease_ttl: float = 3.0
+    share_group: str | None = None
     keep_finished_s: float = 3600.0  # finished tables restored at start-up, and held in memory, this long
     clock: TimeControl | None = None  # time control of tables created without one (referee/clock.py)
 
@@ -119,6 +125,7 @@ class Referee:
         self._closing = False
         self._last_tick = 0.0
         self._held: list[Publish] | None = None  # publishes waiting for the batch's commit
+        self.fleet: Fleet | None = None  # set in startup() when the store is shared (referee/fleet.py)
 
     # --- lifecycle -------------------------------------------------------------------------
     def request_stop(self) -> None:
@@ -134,12 +141,19 @@ class Referee:
             self.shutdown()
 
     def startup(self) -> None:
-        self.store = open_store(self.config.db, sync=self.config.db_sync)  # raises StoreError before we connect
+        extra = ({"owner": f"{self.config.client_id}:{secrets.token_hex(4)}", "ttl": self.config.lease_ttl}
+                 if self.config.db.startswith(("postgresql://", "postgres://")) else {})
+        self.store = open_store(self.config.db, sync=self.config.db_sync, **extra)  # StoreError before we connect
+        subscriptions: tuple[str, ...] = (self.topics.all_moves(), self.topics.all_requests(),
+                                          self.topics.all_presence())
+        if self.store.shared:
+            self.fleet = Fleet(self, share_group(self.config.db, self.config.share_group))
+            subscriptions = self.fleet.subscriptions()
         offline = encode(RefereeStatus(status="offline", tables=0))
         self._link = Link(
             self.config.broker,
             self.config.client_id,
-            subscriptions=(self.topics.all_moves(), self.topics.all_requests(), self.topics.all_presence()),
+            subscriptions=subscriptions,
             mqtt_version=self.config.mqtt_version,
             will=(self.topics.referee_status(), offline),
             inbox=self.inbox,
@@ -232,6 +246,8 @@ class Referee:
             return
         self._last_tick = now
         try:
+            if self.fleet is not None:  # renew leases first: never republish a table we lost
+                self.fleet.tick(now)
             self.recovery.tick()
             self.seats.tick(now)
             self.pruner.tick(now)
@@ -245,6 +261,11 @@ class Referee:
                 self.recovery.interrupted()
             except Exception:
                 log.exception("could not publish the interrupted notices")
+            if self.fleet is not None:
+                try:
+                    self.fleet.release_all()  # the others adopt our tables now, not after the lease's ttl
+                except Exception:
+                    log.exception("could not release the leases")
             try:
                 self._status("offline", wait=True)
             except Exception:
@@ -334,6 +355,9 @@ class Referee:
             log.exception("could not report an internal error")
 
     def _handle(self, msg: Incoming) -> None:
+        if self.fleet is not None and msg.topic == self.fleet.forward_topic:
+            self.fleet.forwarded(msg)  # another referee of the fleet passed a request on
+            return
         try:
             where = self.topics.parse(msg.topic)
         except TopicError as exc:
@@ -370,6 +394,8 @@ class Referee:
         error_topic = self.topics.seat_error(table_id, user)
         table = self.tables.get(table_id)
         if table is None:
+            if self.fleet is not None and self.fleet.is_foreign(table_id):
+                return  # another referee of the fleet holds it (or will adopt it and ask again)
             self._send_error(error_topic, ErrorCode.TABLE_UNKNOWN, f"no table {table_id!r} on this referee", table_id)
             return
         try:
@@ -427,6 +453,9 @@ class Referee:
 
     def _close_table(self, reply: str, req: CloseTable, user: str) -> None:
         table = self.tables.get(req.table)
+        if table is None and self.fleet is not None and self.fleet.is_foreign(req.table):
+            self.fleet.forward(user, encode(req))  # its owner closes it and answers
+            return
         if table is None:
             self._send_error(reply, ErrorCode.TABLE_UNKNOWN, f"no table {req.table!r} on this referee",
                              req.table, ref=req.request_id)
@@ -440,6 +469,16 @@ class Referee:
         self._send(table.close(reason))
         self._send([Publish(reply, encode(Closed(request_id=req.request_id, table=table.id)))])
         self._status("online")
+
+    def _handle_forwarded(self, user: str, payload: bytes) -> None:
+        """A request another referee of the fleet passed on: only the table's holder acts."""
+        try:
+            req = decode(payload, accept=(CloseTable,))
+        except DecodeError:
+            return
+        assert isinstance(req, CloseTable)
+        if req.table in self.tables:
+            self._handle_request(user, Incoming(self.topics.request(user), payload, False))
 
     # --- roles and rate limits ---------------------------------------------------------------
     def is_director(self, user: str) -> bool:
@@ -475,6 +514,9 @@ class Referee:
                 log.error("not sent: %d bytes on %s exceed the broker's max_packet_size", len(p.payload), p.topic)
                 continue
             self._link.publish(p.topic, p.payload, retain=p.retain)
+
+    def _send_raw(self, topic: str, payload: bytes) -> None:
+        self._send([Publish(topic, payload)])
 
     def _send_error(self, topic: str, code: ErrorCode, detail: str, table: str | None = None,
                     ref: str | None = None) -> None:
