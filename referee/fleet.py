@@ -95,7 +95,10 @@ class Fleet:
         room = self.ref.config.max_tables - len(self.ref.tables)
         if room <= 0:
             return 0
-        recs = self.store.adopt(limit=min(room, 200))
+        batch = self.ref.config.adopt_batch
+        recs = self.store.adopt(limit=min(room, batch))
+        if len(recs) == batch:  # more may be waiting: come back at the next tick (0.1 s), not in ttl/4,
+            self._last_adopt = 0.0  # so that every survivor takes its share of a dead referee's tables
         n = 0
         for rec in recs:
             self.foreign.pop(rec.id, None)

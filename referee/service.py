@@ -100,6 +100,7 @@ class RefereeConfig:
     # shared-subscription group of director requests (default: a hash of ``db``).
     lease_ttl: float = 3.0
     share_group: str | None = None
+    adopt_batch: int = 25  # tables claimed per adoption round (small: survivors share a dead one's tables)
     keep_finished_s: float = 3600.0  # finished tables restored at start-up, and held in memory, this long
     clock: TimeControl | None = None  # time control of tables created without one (referee/clock.py)
 
