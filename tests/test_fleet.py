@@ -123,6 +123,44 @@ def test_an_open_batch_holds_its_lease_against_an_adopter(pg_url):
     assert [m.seq for m in b.moves(tid)] == [1]  # whoever holds it replays the committed move
 
 
+# --- what an adopter publishes -------------------------------------------------------------------
+
+def test_an_adopted_table_is_republished_redacted_to_each_seat(pg_url):
+    """The adoption path builds its payloads with the same view functions: each seat's state
+    goes to that seat's topic only and holds no card hidden from it (nor does the public one)."""
+    from protocol.messages import PublicState, SeatState
+    from referee.fleet import Fleet
+    from tests.test_clock_referee import Recorded
+    from tests.test_table import _hidden_from, _strings
+
+    [tid] = orphans(pg_url, 1, "red")
+    dead = PgStore(pg_url, owner="dead2", ttl=-60)
+    game = __import__("referee.games", fromlist=["GAMES"]).GAMES["dragon"]
+    state = game.new_state(4, {**game.config_defaults(), "target": 50}, 500)
+    bot = DetBot()
+    dead.adopt()
+    for seq in range(1, 31):  # 30 moves in, then its referee dies
+        seat = game.to_move(state)[0]
+        move = bot.choose(game.view(state, seat), game.legal_moves(state, seat))
+        state, _ = game.apply(state, seat, move)
+        dead.append_move(tid, MoveRecord(seq, seat, PLAYERS[seat], move))
+    dead._db.execute("UPDATE leases SET expires = now() - interval '1 second'")
+    r = Recorded()
+    r.ref.store = PgStore(pg_url, owner="adopter")
+    r.ref.fleet = Fleet(r.ref, "g")
+    assert r.ref.fleet.adopt() == 1 and r.ref.tables[tid].seq == 30
+    sent = r.take()
+    seat_msgs = {topic: m for topic, m, _ in sent if isinstance(m, SeatState)}
+    assert set(seat_msgs) == {T.seat_state(tid, u) for u in PLAYERS}
+    for seat, user in enumerate(PLAYERS):
+        m = seat_msgs[T.seat_state(tid, user)]
+        assert m.seat == seat and m.seq == 30
+        assert not _hidden_from(state, seat) & set(_strings(m.to_wire())), user
+    [pub] = [m for _, m, _ in sent if isinstance(m, PublicState)]
+    assert not _hidden_from(state, None) & set(_strings(pub.to_wire()))
+    assert {"type": "resumed"} in r.events(sent)
+
+
 # --- two referees started together --------------------------------------------------------------
 
 def test_two_referees_started_together_never_share_a_table(mosquitto, pg_url):
