@@ -15,7 +15,7 @@ tables as a fleet (issue 14, item 4): throughput with 1, 2 and 4 referees.
 
 Run from the repository root:
     python -m benchmarks.group_commit [--tables 1,1000] [--seconds 10]
-    python -m benchmarks.group_commit --tables 1000 --db postgresql://... --referees 1,2,4 --modes group
+    python -m benchmarks.group_commit --tables 1000 --pg --referees 1,2,4 --modes group
 """
 
 from __future__ import annotations
@@ -201,14 +201,28 @@ def main() -> None:
     ap.add_argument("--seconds", type=float, default=10.0)
     ap.add_argument("--modes", default="per-move,group", help="per-move (before), group (after)")
     ap.add_argument("--db", default=None, help="postgresql://... for a fleet (default: an SQLite file)")
+    ap.add_argument("--pg", action="store_true", help="start a private PostgreSQL (fsync on) and use it as --db")
     ap.add_argument("--referees", default="1")
     args = ap.parse_args()
+    cluster = None
+    if args.pg:
+        from tests.pg import start_postgres
+        cluster = start_postgres(fsync=True)
+    try:
+        _main(args, cluster)
+    finally:
+        if cluster is not None:
+            cluster.stop()
+
+
+def _main(args: argparse.Namespace, cluster) -> None:
     print(f"load: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} {os.getloadavg()[2]:.2f}  "
-          f"(db-sync full, {args.db and 'PostgreSQL' or 'SQLite'}, {args.seconds:g} s per line)")
+          f"(db-sync full, {(args.db or args.pg) and 'PostgreSQL' or 'SQLite'}, {args.seconds:g} s per line)")
     for n in [int(x) for x in args.tables.split(",")]:
         for k in [int(x) for x in args.referees.split(",")]:
             for mode in args.modes.split(","):
-                r = run(n, mode, args.seconds, args.db, k)
+                db = cluster.new_database("bench") if cluster is not None else args.db
+                r = run(n, mode, args.seconds, db, k)
                 print(f"tables {n:>5}  referees {k}  {mode:>8}: {r['moves_s']:8.0f} moves/s  "
                       f"referee CPU {r['cpu_us']:6.0f} us/move  commits/move {r['commits_per_move']:.3f}", flush=True)
 

@@ -246,9 +246,12 @@ class Referee:
         if now - self._last_tick < 0.1:
             return
         self._last_tick = now
-        try:
-            if self.fleet is not None:  # renew leases first: never republish a table we lost
+        if self.fleet is not None:  # renew leases first: never republish a table we lost
+            try:
                 self.fleet.tick(now)
+            except Exception:  # e.g. the database is unreachable: writes are fenced anyway; retry next tick
+                log.exception("error in the fleet's tick (leases)")
+        try:
             self.recovery.tick()
             self.seats.tick(now)
             self.pruner.tick(now)
