@@ -21,7 +21,7 @@ How the work is shared, and why this way:
 * **Leases**: the owner renews every ``ttl/3``; each write is fenced by the lease's epoch
   in the store's own transaction.  A referee that learns (renewal, or a fenced write) that
   it lost a table forgets it at once and publishes nothing more for it.
-* **Adoption**: every ``ttl/4`` each referee claims tables whose lease expired (a killed
+* **Adoption**: every ``ttl/4`` (at most 1 s) each referee claims tables whose lease expired (a killed
   referee's), rebuilds them by replaying the stored history through the engine -- the
   path that accepted the moves -- and republishes their states with a ``resumed`` event.
   A move that was sent while nobody owned the table is not lost: the republished state
@@ -67,7 +67,7 @@ class Fleet:
         self.store: Any = referee.store  # a PgStore
         ttl = float(self.store.ttl)
         self.renew_every = ttl / 3
-        self.adopt_every = max(0.05, ttl / 4)
+        self.adopt_every = min(1.0, max(0.05, ttl / 4))  # a released lease is adopted within a second
         self._last_renew = self._last_adopt = 0.0
         self.foreign: OrderedDict[str, None] = OrderedDict()
         self.adopted = 0  # tables adopted since start (tests, benchmarks)

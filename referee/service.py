@@ -47,7 +47,10 @@ __all__ = ["RefereeConfig", "Referee", "RefereeError"]
 log = logging.getLogger("summon.referee")
 
 MAX_BATCH = 1024
-"""Most messages handled under one group commit (bounds the publish delay of the first one)."""
+MAX_BATCH_S = 0.05
+"""Most messages, and longest time, taken under one group commit: this bounds the publish
+delay of the batch's first move, and keeps the loop's tick (clocks, fleet leases) running
+even when the inbox never empties."""
 
 
 class RefereeError(Exception):
@@ -184,33 +187,27 @@ class Referee:
         ``call()`` work item runs on its own (its caller expects its writes durable when it
         returns), between batches.
         """
-        if not self.config.group_commit:
+        if not self.config.group_commit or isinstance(first, tuple):
             self._dispatch(first)
             return
-        items = [first]
-        while len(items) < MAX_BATCH:
-            try:
-                items.append(self.inbox.get_nowait())
-            except queue.Empty:
-                break
-        batch: list[Any] = []
-        for item in items:
-            if isinstance(item, tuple):
-                self._commit_and_send(batch)
-                batch = []
-                self._dispatch(item)
-            else:
-                batch.append(item)
-        self._commit_and_send(batch)
+        leftover = self._batch_from(first)
+        if leftover is not None:
+            self._dispatch(leftover)
 
-    def _commit_and_send(self, items: Sequence[Any]) -> None:
-        if not items:
-            return
+    def _batch_from(self, first: Any) -> Any:
+        """Dispatch ``first`` and what follows it in the inbox (at most MAX_BATCH messages or
+        MAX_BATCH_S seconds) inside one store batch, commit it, then send what they produced.
+
+        Returns the ``call()`` item that ended the batch, if one did (run after the commit).
+        """
         store = self.store
         held: list[tuple[Any, bool, list[Publish]]] = []
+        deadline = time.monotonic() + MAX_BATCH_S
+        leftover = None
+        item = first
         store.begin_batch()
         try:
-            for item in items:
+            while True:
                 writes = store.stats.writes
                 self._held = []
                 try:
@@ -218,9 +215,18 @@ class Referee:
                 finally:
                     held.append((item, store.stats.writes != writes, self._held))
                     self._held = None
+                if len(held) >= MAX_BATCH or time.monotonic() >= deadline:
+                    break
+                try:
+                    item = self.inbox.get_nowait()
+                except queue.Empty:
+                    break
+                if isinstance(item, tuple):
+                    leftover = item
+                    break
             self.recovery.commit()
         except StoreError as exc:
-            log.error("group commit of %d message(s) failed, their moves are undone: %s", len(items), exc)
+            log.error("group commit of %d message(s) failed, their moves are undone: %s", len(held), exc)
             for item, wrote, out in held:
                 if not wrote:
                     self._send(out)
@@ -229,7 +235,7 @@ class Referee:
                 table = self.tables.get(self.topics.table_of(getattr(item, "topic", "")) or "")
                 if table is not None:
                     self._send(self.recovery.states(table))  # the unchanged seq: "send your move again"
-            return
+            return leftover
         finally:
             self._held = None
             if store.in_batch:  # an exception other than StoreError: do not leave the batch open
@@ -239,6 +245,7 @@ class Referee:
                     log.exception("could not commit after an internal error")
         for _, _, out in held:
             self._send(out)
+        return leftover
 
     def _tick(self) -> None:
         """At most every 0.1 s: republish after a reconnect, run the clocks and house bots."""
@@ -509,7 +516,7 @@ class Referee:
 
     # --- output -----------------------------------------------------------------------------
     def _send(self, publishes: Sequence[Publish]) -> None:
-        if self._held is not None:  # in a group commit: sent once it is durable (_commit_and_send)
+        if self._held is not None:  # in a group commit: sent once it is durable (_batch_from)
             self._held.extend(publishes)
             return
         assert self._link is not None

@@ -236,6 +236,48 @@ class FleetReferee(RefereeProcess):
         return self.proc is not None and self.proc.poll() is None
 
 
+def test_sigterm_hands_the_tables_over_and_they_finish_unchanged(mosquitto, pg_url):
+    """The recovery test on PostgreSQL: a graceful stop says ``interrupted`` and releases its
+    leases; the other referee adopts at once (not after the ttl) and the game ends as its
+    fault-free replay."""
+    from protocol.messages import Meta
+    from tests.helpers import Probe
+
+    table, seed, config = "term-pg", 31, {"target": 50}
+    add_referee_accounts(mosquitto, ["ref1", "ref2"])
+    first, second = (FleetReferee(mosquitto, pg_url, u, ttl=30.0) for u in ("ref1", "ref2"))
+    watch = Probe(mosquitto.url("mallory"), "mallory", (T.public_all(table),))
+    bots = [BotClient(DetBot(), mosquitto.url(u), u, table=table) for u in PLAYERS]
+    try:
+        first.start()
+        first.wait_up()
+        threads = [run_in_thread(lambda b=b: b.run(timeout=120)) for b in bots]
+        create_table(mosquitto.url("director"), "director", "dragon", PLAYERS, config, seed=seed, table=table)
+        watch.wait_for(lambda i, m: isinstance(m, Events) and m.seq >= 20, 30)
+        second.start()
+        second.wait_up()
+        stopped = time.monotonic()
+        assert first.terminate() == 0
+        watch.wait_for(lambda i, m: isinstance(m, Events) and m.events == [{"type": "interrupted"}], 10)
+        watch.wait_for(lambda i, m: isinstance(m, Events) and m.events == [{"type": "resumed"}], 10)
+        handover = time.monotonic() - stopped
+        assert handover < 10, handover  # released: far less than the 30 s lease
+        done = watch.wait_for(lambda i, m: isinstance(m, Meta) and m.status == "finished", 120)
+        for t in threads:
+            t.join(30)
+    finally:
+        for b in bots:
+            b.request_stop()
+        first.stop()
+        second.stop()
+        watch.link.close()
+    history, result = fault_free(seed, config)
+    assert isinstance(done, Meta) and done.result == result
+    store = PgStore(pg_url, readonly=True)
+    assert [(m.seat, m.move) for m in store.moves(table)] == history
+    assert store.lease(table)[0].startswith("ref2:")
+
+
 def run_failover(mosquitto: Mosquitto, url: str, tables: int, kills: int, seed: int, target: int,
                  ttl: float = 1.0, timeout: float = 240.0) -> dict[str, Any]:
     rng = random.Random(seed)
