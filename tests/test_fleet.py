@@ -243,21 +243,25 @@ def test_sigterm_hands_the_tables_over_and_they_finish_unchanged(mosquitto, pg_u
     from protocol.messages import Meta
     from tests.helpers import Probe
 
-    table, seed, config = "term-pg", 31, {"target": 50}
+    table, seed, config = "term-pg", 31, {"target": 100}
     add_referee_accounts(mosquitto, ["ref1", "ref2"])
-    first, second = (FleetReferee(mosquitto, pg_url, u, ttl=30.0) for u in ("ref1", "ref2"))
+    refs = [FleetReferee(mosquitto, pg_url, u, ttl=30.0) for u in ("ref1", "ref2")]
     watch = Probe(mosquitto.url("mallory"), "mallory", (T.public_all(table),))
     bots = [BotClient(DetBot(), mosquitto.url(u), u, table=table) for u in PLAYERS]
+    store = PgStore(pg_url, readonly=True)
     try:
-        first.start()
-        first.wait_up()
+        for r in refs:
+            r.start()
+        for r in refs:
+            r.wait_up()
         threads = [run_in_thread(lambda b=b: b.run(timeout=120)) for b in bots]
         create_table(mosquitto.url("director"), "director", "dragon", PLAYERS, config, seed=seed, table=table)
-        watch.wait_for(lambda i, m: isinstance(m, Events) and m.seq >= 20, 30)
-        second.start()
-        second.wait_up()
+        watch.wait_for(lambda i, m: isinstance(m, Events) and m.seq >= 10, 30)
+        lease = store.lease(table)
+        assert lease is not None
+        owner, other = (refs if lease[0].startswith("ref1:") else refs[::-1])
         stopped = time.monotonic()
-        assert first.terminate() == 0
+        assert owner.terminate() == 0
         watch.wait_for(lambda i, m: isinstance(m, Events) and m.events == [{"type": "interrupted"}], 10)
         watch.wait_for(lambda i, m: isinstance(m, Events) and m.events == [{"type": "resumed"}], 10)
         handover = time.monotonic() - stopped
@@ -268,14 +272,13 @@ def test_sigterm_hands_the_tables_over_and_they_finish_unchanged(mosquitto, pg_u
     finally:
         for b in bots:
             b.request_stop()
-        first.stop()
-        second.stop()
+        for r in refs:
+            r.stop()
         watch.link.close()
     history, result = fault_free(seed, config)
     assert isinstance(done, Meta) and done.result == result
-    store = PgStore(pg_url, readonly=True)
     assert [(m.seat, m.move) for m in store.moves(table)] == history
-    assert store.lease(table)[0].startswith("ref2:")
+    assert store.lease(table)[0].startswith(other.user + ":")
 
 
 def run_failover(mosquitto: Mosquitto, url: str, tables: int, kills: int, seed: int, target: int,
@@ -304,6 +307,7 @@ def run_failover(mosquitto: Mosquitto, url: str, tables: int, kills: int, seed: 
     bots = [BotClient(DetBot(), mosquitto.url(u), u, exit_when_finished=False) for u in PLAYERS]
     store = PgStore(url, owner="observer", readonly=True)
     adoption: list[float] = []
+    bot_threads: list[threading.Thread] = []
     done_kills = 0
     start = time.monotonic()
     try:
@@ -352,6 +356,8 @@ def run_failover(mosquitto: Mosquitto, url: str, tables: int, kills: int, seed: 
         stop.set()
         for b in bots:
             b.request_stop()
+        for t in bot_threads:
+            t.join(10)
         for r in refs:
             r.stop()
         watch.close()
