@@ -57,8 +57,11 @@ try:
     ref.main_loop()
 finally:
     s = ref.store.stats
+    f = ref.fleet
     ref.shutdown()
     print(f"STATS moves={s.moves} commits={s.commits}", flush=True)
+    if f is not None:
+        print(f"FLEET adopted={f.adopted} dropped={f.dropped} fenced={f.fenced}", flush=True)
 """
 
 
@@ -166,20 +169,47 @@ def run(tables: int, mode: str, seconds: float, db_url: str | None, referees: in
             cpu = sum(cpu_seconds(p.pid) for p in procs) - cpu0
             moves = seats.moves
             seats.close()
-            stats = []
+            stats, fleet = [], []
             for p in procs:
                 p.send_signal(signal.SIGTERM)
                 out, _ = p.communicate(timeout=30)
                 stats += re.findall(r"STATS moves=(\d+) commits=(\d+)", out)
+                fleet += re.findall(r"FLEET (.*)", out)
             smoves = sum(int(m) for m, _ in stats)
             scommits = sum(int(c) for _, c in stats)
             return {"moves_s": moves / wall, "cpu_us": 1e6 * cpu / max(moves, 1),
-                    "commits_per_move": scommits / max(smoves, 1), "created": created}
+                    "commits_per_move": scommits / max(smoves, 1), "created": created, "fleet": fleet}
         finally:
             for p in procs:
                 if p.poll() is None:
                     p.kill()
             broker.stop()
+
+
+def store_only(tables: int, db_url: str | None) -> tuple[float, float]:
+    """The durability cost alone, no broker, no referee: wall us per move for one move at each
+    of ``tables`` tables, committed one by one, then in one batch (fsync is I/O wait, so wall
+    time is what it costs; a loaded CPU changes it little)."""
+    from referee.store import MoveRecord, TableRecord, open_store
+    out = []
+    with tempfile.TemporaryDirectory() as tmp:
+        url = db_url or str(Path(tmp) / "s.db")
+        store = open_store(url, sync="full")
+        ids = [f"s{random.randrange(10**9)}-{i}" for i in range(tables)]
+        for tid in ids:
+            store.create_table(TableRecord(tid, "dragon", PLAYERS, {}, 1, 0.0))
+        for batched in (False, True):
+            seq = 1 + batched
+            t0 = time.perf_counter()
+            if batched:
+                store.begin_batch()
+            for tid in ids:
+                store.append_move(tid, MoveRecord(seq, 1, "p2", "pass"))
+            if batched:
+                store.commit_batch()
+            out.append(1e6 * (time.perf_counter() - t0) / tables)
+        store.close()
+    return out[0], out[1]
 
 
 def _add_referee_accounts(broker, users) -> None:
@@ -219,12 +249,18 @@ def _main(args: argparse.Namespace, cluster) -> None:
     print(f"load: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} {os.getloadavg()[2]:.2f}  "
           f"(db-sync full, {(args.db or args.pg) and 'PostgreSQL' or 'SQLite'}, {args.seconds:g} s per line)")
     for n in [int(x) for x in args.tables.split(",")]:
+        db = cluster.new_database("store") if cluster is not None else args.db
+        one, batch = store_only(n, db)
+        print(f"store only, {n:>5} tables, one move each: {one:8.0f} us/move committed one by one, "
+              f"{batch:8.0f} us/move in one group commit", flush=True)
+    for n in [int(x) for x in args.tables.split(",")]:
         for k in [int(x) for x in args.referees.split(",")]:
             for mode in args.modes.split(","):
                 db = cluster.new_database("bench") if cluster is not None else args.db
                 r = run(n, mode, args.seconds, db, k)
                 print(f"tables {n:>5}  referees {k}  {mode:>8}: {r['moves_s']:8.0f} moves/s  "
-                      f"referee CPU {r['cpu_us']:6.0f} us/move  commits/move {r['commits_per_move']:.3f}", flush=True)
+                      f"referee CPU {r['cpu_us']:6.0f} us/move  commits/move {r['commits_per_move']:.3f}"
+                      + (f"  [{'; '.join(r['fleet'])}]" if r["fleet"] and k > 1 else ""), flush=True)
 
 
 if __name__ == "__main__":

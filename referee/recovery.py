@@ -30,7 +30,7 @@ import dataclasses
 import logging
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
 
 from protocol.messages import Move, encode
 from protocol.topics import Topics
@@ -121,11 +121,9 @@ class Recovery:
         self.ref = referee
         self._connects = 0
         self.last_restore: RestoreReport | None = None
-        # Group commit (Store.begin_batch): what to undo if the batch's one commit fails --
-        # (table, state, seq, clock, history length, house) per move, oldest first, and the
-        # ids of tables created in the batch.
-        self._undo: list[tuple[Table, object, int, object, int, dict[int, str]]] = []
-        self._created: list[str] = []
+        # Group commit (Store.begin_batch): what to undo, newest first, if the batch's one
+        # commit fails -- a move (state, seq, clock, history, house), a creation, a close.
+        self._undo: list[Callable[[], None]] = []
 
     # --- durable first --------------------------------------------------------------------------
     def record_table(self, table: Table) -> None:
@@ -133,8 +131,7 @@ class Recovery:
         self.ref.store.create_table(TableRecord(
             id=table.id, game=table.game.name, players=table.players, config=dict(table.config), seed=table.seed,
             created=time.time(), clock=table.timing.to_wire() if table.timing is not None else None))
-        if self.ref.store.in_batch:
-            self._created.append(table.id)
+        self.on_undo(lambda: (self.ref.tables.pop(table.id, None), self.ref.seats._forget(table.id)))
 
     def apply(self, table: Table, user: str, move: Move, flags: tuple[str, ...] = (),
               notes: Sequence[Event] = (), now: float | None = None) -> list[Publish]:
@@ -158,22 +155,28 @@ class Recovery:
                 self.ref.fleet.lease_lost(table.id)  # another referee owns it now: say nothing
                 return []
             raise
-        if self.ref.store.in_batch:
-            self._undo.append((table, *before, house))
+        def undo() -> None:
+            table.state, table.seq, table.clock = before[:3]
+            table.house = house
+            del table.history[before[3]:]
+
+        self.on_undo(undo)
         return out
 
     # --- group commit ---------------------------------------------------------------------------
+    def on_undo(self, fn: Callable[[], None]) -> None:
+        """In a batch: ``fn`` undoes, in memory, a write the batch's commit may yet lose."""
+        if self.ref.store.in_batch:
+            self._undo.append(fn)
+
     def commit(self) -> None:
-        """Commit the store's batch; on failure undo every move and table it held, and raise."""
-        undo, created, self._undo, self._created = self._undo, self._created, [], []
+        """Commit the store's batch; on failure undo every move, table and close it held, and raise."""
+        undo, self._undo = self._undo, []
         try:
             self.ref.store.commit_batch()
         except StoreError:
-            for table, state, seq, clock, n, house in reversed(undo):  # newest first
-                table.state, table.seq, table.clock, table.house = state, seq, clock, house
-                del table.history[n:]
-            for tid in created:
-                self.ref.tables.pop(tid, None)
+            for fn in reversed(undo):  # newest first
+                fn()
             raise
 
     # --- start-up -------------------------------------------------------------------------------

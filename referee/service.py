@@ -47,7 +47,7 @@ __all__ = ["RefereeConfig", "Referee", "RefereeError"]
 log = logging.getLogger("summon.referee")
 
 MAX_BATCH = 1024
-MAX_BATCH_S = 0.05
+MAX_BATCH_S = 0.2
 """Most messages, and longest time, taken under one group commit: this bounds the publish
 delay of the batch's first move, and keeps the loop's tick (clocks, fleet leases) running
 even when the inbox never empties."""
@@ -476,6 +476,7 @@ class Referee:
             return
         reason = req.reason[:200]
         self.store.close_table(table.id, time.time())  # durable first: a restart must not revive it
+        self.recovery.on_undo(lambda: setattr(table, "closed", None))  # if the group commit fails
         log.info("table %s closed by %s: %s", table.id, user, reason or "no reason given")
         self._send(table.close(reason))
         self._send([Publish(reply, encode(Closed(request_id=req.request_id, table=table.id)))])

@@ -52,7 +52,8 @@ def first_moves(ref: Referee) -> list[Incoming]:
     return out
 
 
-def test_one_commit_for_a_loop_pass_across_tables_and_nothing_sent_before_it(tmp_path):
+def test_one_commit_for_a_loop_pass_across_tables_and_nothing_sent_before_it(tmp_path, monkeypatch):
+    monkeypatch.setattr("referee.service.MAX_BATCH_S", 60.0)  # no time bound: this machine may be slow
     ref, link = referee_with_tables(20, tmp_path)
     moves = first_moves(ref)
     for m in moves[1:]:
@@ -68,6 +69,7 @@ def test_one_commit_for_a_loop_pass_across_tables_and_nothing_sent_before_it(tmp
 
 
 def test_a_failed_commit_undoes_every_move_of_the_batch_and_says_so(tmp_path, monkeypatch):
+    monkeypatch.setattr("referee.service.MAX_BATCH_S", 60.0)
     ref, link = referee_with_tables(3, tmp_path)
     moves = first_moves(ref)
     bad = Incoming(T.move("t0", "north"), encode(Move(seq=0, move="pass")), False)  # stale behind east's
@@ -89,6 +91,16 @@ def test_a_failed_commit_undoes_every_move_of_the_batch_and_says_so(tmp_path, mo
         assert any(topic == T.seat_state(tid, "east") and m.seq == 0 for topic, m, _ in link.sent
                    if isinstance(m, SeatState))
     assert (T.seat_error("t0", "north"), "move/stale") in errors  # wrote nothing: answered as usual
+
+
+def test_a_batch_ends_after_its_time_budget_and_the_rest_waits_for_the_next(tmp_path, monkeypatch):
+    monkeypatch.setattr("referee.service.MAX_BATCH_S", 0.0)  # every batch is over at once
+    ref, link = referee_with_tables(4, tmp_path)
+    moves = first_moves(ref)
+    for m in moves[1:]:
+        ref.inbox.put(m)
+    ref._run_batch(moves[0])
+    assert sum(t.seq for t in ref.tables.values()) == 1 and ref.inbox.qsize() == 3  # one move, one commit
 
 
 def test_without_group_commit_every_move_is_its_own_commit(tmp_path):
