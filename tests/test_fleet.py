@@ -123,6 +123,25 @@ def test_an_open_batch_holds_its_lease_against_an_adopter(pg_url):
     assert [m.seq for m in b.moves(tid)] == [1]  # whoever holds it replays the committed move
 
 
+def test_a_batch_the_server_aborted_is_never_reported_durable(pg_url):
+    """PostgreSQL answers COMMIT of an aborted transaction with a silent ROLLBACK: the store
+    must raise instead, or the referee would publish moves that were never stored."""
+    from referee.store import StoreError
+
+    [tid] = orphans(pg_url, 1, "abort")
+    a = PgStore(pg_url, owner="a")
+    a.adopt()
+    a.begin_batch()
+    a.append_move(tid, MoveRecord(1, 1, "p2", "pass"))
+    with pytest.raises(StoreError):
+        a.append_move(tid, MoveRecord(2, 2**40, "p3", "pass"))  # out of range for INTEGER: the server aborts
+    with pytest.raises(StoreError):
+        a.commit_batch()
+    assert a.moves(tid) == [] and not a.in_batch
+    a.append_move(tid, MoveRecord(1, 1, "p2", "pass"))  # and the store is usable again
+    assert [m.seq for m in a.moves(tid)] == [1]
+
+
 # --- what an adopter publishes -------------------------------------------------------------------
 
 def test_an_adopted_table_is_republished_redacted_to_each_seat(pg_url):

@@ -87,6 +87,12 @@ def test_group_commit_one_commit_and_a_refused_write_undoes_only_itself(store_ur
     assert [m.move for m in open_store(store_url).moves("t1")] == ["pass", "pass"]
     store.begin_batch()
     assert store.commit_batch() == 0  # nothing written: nothing committed
+    store.begin_batch()  # a refused seat event (a table never recorded) undoes only itself, too
+    with pytest.raises(StoreError):
+        store.seat_event("nope", SeatEvent(1, 0, "house", "x", 1.0))
+    store.append_move("t1", MoveRecord(3, 3, "west", "pass"))
+    assert store.commit_batch() == 1
+    assert [m.seq for m in open_store(store_url).moves("t1")] == [1, 2, 3]
 
 
 def test_the_file_is_private_and_in_wal_mode(tmp_path):
