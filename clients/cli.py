@@ -99,7 +99,14 @@ def demo(game: str, players: int | None, target: int | None, options: tuple[str,
                    "(e.g. table1=dragon:ann,bob,cy,dee) a restart that restores it does not create it again.")
 @click.option("--db", default="summon-referee.db", show_default=True,
               help="History database (SQLite): unfinished tables resume from it after a restart; "
-                   "':memory:' keeps nothing.")
+                   "':memory:' keeps nothing.  postgresql://USER:PW@HOST/DB: a store shared by a fleet of "
+                   "referees on one broker (each with its own account), which adopt a dead one's tables.")
+@click.option("--lease-ttl", type=click.FloatRange(0.5, 600), default=3.0, show_default=True,
+              help="With a postgresql:// --db: seconds a table's lease lasts unless renewed; a killed "
+                   "referee's tables are adopted by the others after about this.")
+@click.option("--share-group", default=None,
+              help="With a postgresql:// --db: the shared-subscription group of director requests "
+                   "(default: a hash of --db; must be unknown to players).")
 @click.option("--db-sync", type=click.Choice(["full", "normal"]), default="full", show_default=True,
               help="full: every move synced to disk (survives power loss); normal: survives a killed "
                    "referee, may lose the last moves on power loss, much faster on slow disks.")
@@ -108,7 +115,8 @@ def demo(game: str, players: int | None, target: int | None, options: tuple[str,
                    "on_timeout=house (seconds; see referee/clock.py).")
 def referee(broker_url: str, username: str | None, password: str | None, password_file: str | None,
             prefix: str, mqtt_version: str, client_id: str, directors: tuple[str, ...],
-            creates: tuple[str, ...], db: str, db_sync: str, clock_spec: str | None) -> None:
+            creates: tuple[str, ...], db: str, db_sync: str, clock_spec: str | None, lease_ttl: float = 3.0,
+            share_group: str | None = None) -> None:
     """Run the referee: host every table on this broker until stopped."""
     from referee.clock import ClockError, TimeControl
     from referee.service import CreateRefused, Referee, RefereeConfig
@@ -123,7 +131,7 @@ def referee(broker_url: str, username: str | None, password: str | None, passwor
         os.environ["SUMMON_ROLES_FILE"] = prof.roles_file  # directors named in the broker's roles file
     cfg = RefereeConfig(broker=_broker(broker_url, username, password, password_file), prefix=prefix,
                         client_id=client_id, directors=frozenset(directors), mqtt_version=int(mqtt_version),
-                        db=db, db_sync=db_sync, clock=clock)
+                        db=db, db_sync=db_sync, clock=clock, lease_ttl=lease_ttl, share_group=share_group)
     ref = Referee(cfg)
     _on_signals(ref.request_stop)
     try:
@@ -146,7 +154,7 @@ def referee(broker_url: str, username: str | None, password: str | None, passwor
                 click.echo(f"cannot create {spec!r}: {exc.detail}", err=True)
     in_play = sum(1 for t in ref.tables.values() if t.status == "playing")
     click.echo(f"summon referee: connected to {cfg.broker.host}:{cfg.broker.port} as {cfg.broker.username or '(no user)'}"
-               f", prefix {prefix}; history in {db}; {in_play} table(s) in play; Ctrl-C stops")
+               f", prefix {prefix}; history in {ref.store.path}; {in_play} table(s) in play; Ctrl-C stops")
     try:
         ref.main_loop()
     finally:

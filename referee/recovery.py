@@ -30,7 +30,7 @@ import dataclasses
 import logging
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
 
 from protocol.messages import Move, encode
 from protocol.topics import Topics
@@ -39,6 +39,7 @@ from referee.clock import Clock, TimeControl
 from referee.engine import Event
 from referee.games import GAMES
 from referee.store import MoveRecord, SeatEvent, StoreError, TableRecord
+from referee.store_pg import LeaseLost
 from referee.table import HistoryEntry, Publish, Table
 
 if TYPE_CHECKING:
@@ -120,6 +121,9 @@ class Recovery:
         self.ref = referee
         self._connects = 0
         self.last_restore: RestoreReport | None = None
+        # Group commit (Store.begin_batch): what to undo, newest first, if the batch's one
+        # commit fails -- a move (state, seq, clock, history, house), a creation, a close.
+        self._undo: list[Callable[[], None]] = []
 
     # --- durable first --------------------------------------------------------------------------
     def record_table(self, table: Table) -> None:
@@ -127,11 +131,13 @@ class Recovery:
         self.ref.store.create_table(TableRecord(
             id=table.id, game=table.game.name, players=table.players, config=dict(table.config), seed=table.seed,
             created=time.time(), clock=table.timing.to_wire() if table.timing is not None else None))
+        self.on_undo(lambda: (self.ref.tables.pop(table.id, None), self.ref.seats._forget(table.id)))
 
     def apply(self, table: Table, user: str, move: Move, flags: tuple[str, ...] = (),
               notes: Sequence[Event] = (), now: float | None = None) -> list[Publish]:
         """``table.handle_move`` plus the store commit of an accepted move, before anything is sent."""
         before = (table.state, table.seq, table.clock, len(table.history))
+        house = dict(table.house)  # a reclaim after the move may change it (undone if a batch fails)
         out = table.handle_move(user, move, now=time.monotonic() if now is None else now, flags=flags, notes=notes)
         if len(table.history) == before[3]:
             return out  # refused: nothing to record
@@ -142,38 +148,63 @@ class Recovery:
                 table.id, MoveRecord(entry.seq, entry.seat, entry.user, entry.move, time.time(), entry.spent_ms,
                                      entry.flags),
                 result=outcome.to_wire() if outcome is not None else None)
-        except StoreError:
+        except StoreError as exc:
             table.state, table.seq, table.clock = before[:3]
             del table.history[before[3]:]
+            if isinstance(exc, LeaseLost) and getattr(self.ref, "fleet", None) is not None:
+                self.ref.fleet.lease_lost(table.id)  # another referee owns it now: say nothing
+                return []
             raise
+        def undo() -> None:
+            table.state, table.seq, table.clock = before[:3]
+            table.house = house
+            del table.history[before[3]:]
+
+        self.on_undo(undo)
         return out
+
+    # --- group commit ---------------------------------------------------------------------------
+    def on_undo(self, fn: Callable[[], None]) -> None:
+        """In a batch: ``fn`` undoes, in memory, a write the batch's commit may yet lose."""
+        if self.ref.store.in_batch:
+            self._undo.append(fn)
+
+    def commit(self) -> None:
+        """Commit the store's batch; on failure undo every move, table and close it held, and raise."""
+        undo, self._undo = self._undo, []
+        try:
+            self.ref.store.commit_batch()
+        except StoreError:
+            for fn in reversed(undo):  # newest first
+                fn()
+            raise
 
     # --- start-up -------------------------------------------------------------------------------
     def restore(self) -> RestoreReport:
-        """Rebuild every table worth restoring from the store and publish its states."""
+        """Rebuild every table worth restoring from the store and publish its states.
+
+        In a fleet (a shared store) a referee restores only the tables whose lease expired
+        (``Fleet.adopt``): the others belong to live referees.
+        """
         start = time.perf_counter()
         ref, store = self.ref, self.ref.store
-        cutoff = time.time() - ref.config.keep_finished_s
-        now = time.monotonic()
         restored = moves = 0
         failed: list[str] = []
-        for rec in store.tables("playing", finished_since=cutoff):
+        fleet = getattr(ref, "fleet", None)
+        if fleet is not None:
+            before = len(ref.tables)
+            fleet.adopt()
+            restored = len(ref.tables) - before
+            recs = []
+        else:
+            recs = store.tables("playing", finished_since=time.time() - ref.config.keep_finished_s)
+        for rec in recs:
             if rec.id in ref.tables:
                 continue
-            try:
-                table, last = rebuild(rec, store.moves(rec.id), store.seat_events(rec.id), ref.topics, now)
-            except ReplayError as exc:
-                log.error("not restored: %s", exc)
-                failed.append(rec.id)
-                continue
-            roles = getattr(ref, "roles", None)
-            if roles is not None:  # bots are flagged in meta (issue 3's roles)
-                table.bots = frozenset(p for p in table.players if roles.has_role(p, "bot"))
-            ref.tables[rec.id] = table
-            ref.seats.watch(table)
-            restored += 1
-            moves += len(table.history)
-            ref._send(self.states(table, last, notice="resumed" if table.status == "playing" else None))
+            table = self.restore_one(rec, failed)
+            if table is not None:
+                restored += 1
+                moves += len(table.history)
         report = RestoreReport(restored, moves, tuple(failed), time.perf_counter() - start)
         if restored or failed:
             log.warning("restored %d table(s), %d move(s) replayed, in %.1f ms%s", restored, moves,
@@ -181,6 +212,25 @@ class Recovery:
         self.last_restore = report
         self._connects = ref._link.connects if ref._link is not None else 0
         return report
+
+    def restore_one(self, rec: TableRecord, failed: list[str] | None = None,
+                    notice: str | None = "resumed") -> Table | None:
+        """Replay one stored table, hold it and publish its states (``notice`` if it is playing)."""
+        ref, store = self.ref, self.ref.store
+        try:
+            table, last = rebuild(rec, store.moves(rec.id), store.seat_events(rec.id), ref.topics, time.monotonic())
+        except (ReplayError, StoreError) as exc:
+            log.error("not restored: %s", exc)
+            if failed is not None:
+                failed.append(rec.id)
+            return None
+        roles = getattr(ref, "roles", None)
+        if roles is not None:  # bots are flagged in meta (issue 3's roles)
+            table.bots = frozenset(p for p in table.players if roles.has_role(p, "bot"))
+        ref.tables[rec.id] = table
+        ref.seats.watch(table)
+        ref._send(self.states(table, last, notice=notice if table.status == "playing" else None))
+        return table
 
     def states(self, table: Table, events: Sequence[Event] = (), notice: str | None = None) -> list[Publish]:
         """Every retained message of ``table`` (seat states carry ``events``), plus a notice event."""

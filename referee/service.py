@@ -38,12 +38,19 @@ from referee.table import Publish, Table
 from referee.tablecap import CreateBudget, TablePruner
 from referee.clock import ClockError, TimeControl
 from referee.presence import SeatKeeper
+from referee.fleet import Fleet, share_group
 from referee.recovery import Recovery
-from referee.store import MEMORY, Store
+from referee.store import MEMORY, Store, StoreError, open_store
 
 __all__ = ["RefereeConfig", "Referee", "RefereeError"]
 
 log = logging.getLogger("summon.referee")
+
+MAX_BATCH = 1024
+MAX_BATCH_S = 0.2
+"""Most messages, and longest time, taken under one group commit: this bounds the publish
+delay of the batch's first move, and keeps the loop's tick (clocks, fleet leases) running
+even when the inbox never empties."""
 
 
 class RefereeError(Exception):
@@ -88,6 +95,15 @@ class RefereeConfig:
     # "full": every commit synced (survives power loss; ~1 ms a move on this machine's disk);
     # "normal": survives a killed referee, may lose the last moves on power loss (~50x faster).
     db_sync: str = "full"
+    # One store commit (fsync) per loop iteration for every message queued, not one per move
+    # (Referee._run_batch); False only to measure the difference (benchmarks/group_commit.py).
+    group_commit: bool = True
+    # A fleet (``db`` is postgresql://..., referee/fleet.py): seconds a table's lease lasts
+    # unless renewed (a killed referee's tables are adopted after about this), and the
+    # shared-subscription group of director requests (default: a hash of ``db``).
+    lease_ttl: float = 3.0
+    share_group: str | None = None
+    adopt_batch: int = 25  # tables claimed per adoption round (small: survivors share a dead one's tables)
     keep_finished_s: float = 3600.0  # finished tables restored at start-up, and held in memory, this long
     clock: TimeControl | None = None  # time control of tables created without one (referee/clock.py)
     # A finished table's retained meta (its result) is cleared this long after the game ended;
@@ -115,6 +131,8 @@ class Referee:
         self.seats = SeatKeeper(self)  # clocks' timeouts, presence, house bots
         self._closing = False
         self._last_tick = 0.0
+        self._held: list[Publish] | None = None  # publishes waiting for the batch's commit
+        self.fleet: Fleet | None = None  # set in startup() when the store is shared (referee/fleet.py)
 
     # --- lifecycle -------------------------------------------------------------------------
     stopped_because: str | None = None  # set when the broker refused or took over our connection
@@ -132,12 +150,19 @@ class Referee:
             self.shutdown()
 
     def startup(self) -> None:
-        self.store = Store(self.config.db, sync=self.config.db_sync)  # raises StoreError before we connect
+        extra = ({"owner": f"{self.config.client_id}:{secrets.token_hex(4)}", "ttl": self.config.lease_ttl}
+                 if self.config.db.startswith(("postgresql://", "postgres://")) else {})
+        self.store = open_store(self.config.db, sync=self.config.db_sync, **extra)  # StoreError before we connect
+        subscriptions: tuple[str, ...] = (self.topics.all_moves(), self.topics.all_requests(),
+                                          self.topics.all_presence())
+        if self.store.shared:
+            self.fleet = Fleet(self, share_group(self.config.db, self.config.share_group))
+            subscriptions = self.fleet.subscriptions()
         offline = encode(RefereeStatus(status="offline", tables=0))
         self._link = Link(
             self.config.broker,
             self.config.client_id,
-            subscriptions=(self.topics.all_moves(), self.topics.all_requests(), self.topics.all_presence()),
+            subscriptions=subscriptions,
             mqtt_version=self.config.mqtt_version,
             will=(self.topics.referee_status(), offline),
             inbox=self.inbox,
@@ -154,8 +179,78 @@ class Referee:
             except queue.Empty:
                 item = None
             if item is not None:
-                self._dispatch(item)
+                self._run_batch(item)
             self._tick()
+
+    # --- group commit -----------------------------------------------------------------------
+    def _run_batch(self, first: Any) -> None:
+        """Handle ``first`` and everything queued behind it with ONE store commit, then publish.
+
+        Why: with ``--db-sync full`` every commit is an fsync; one per move made durability
+        the ceiling (~1,000 moves/s, whatever the number of tables).  Durable before publish
+        still holds: nothing a batch produces is sent before its commit returns.  A
+        ``call()`` work item runs on its own (its caller expects its writes durable when it
+        returns), between batches.
+        """
+        if not self.config.group_commit or isinstance(first, tuple):
+            self._dispatch(first)
+            return
+        leftover = self._batch_from(first)
+        if leftover is not None:
+            self._dispatch(leftover)
+
+    def _batch_from(self, first: Any) -> Any:
+        """Dispatch ``first`` and what follows it in the inbox (at most MAX_BATCH messages or
+        MAX_BATCH_S seconds) inside one store batch, commit it, then send what they produced.
+
+        Returns the ``call()`` item that ended the batch, if one did (run after the commit).
+        """
+        store = self.store
+        held: list[tuple[Any, bool, list[Publish]]] = []
+        deadline = time.monotonic() + MAX_BATCH_S
+        leftover = None
+        item = first
+        store.begin_batch()
+        try:
+            while True:
+                writes = store.stats.writes
+                self._held = []
+                try:
+                    self._dispatch(item)
+                finally:
+                    held.append((item, store.stats.writes != writes, self._held))
+                    self._held = None
+                if len(held) >= MAX_BATCH or time.monotonic() >= deadline:
+                    break
+                try:
+                    item = self.inbox.get_nowait()
+                except queue.Empty:
+                    break
+                if isinstance(item, tuple):
+                    leftover = item
+                    break
+            self.recovery.commit()
+        except StoreError as exc:
+            log.error("group commit of %d message(s) failed, their moves are undone: %s", len(held), exc)
+            for item, wrote, out in held:
+                if not wrote:
+                    self._send(out)
+                    continue
+                self._answer_internal_error(item)  # nothing it did was kept; its table is as before
+                table = self.tables.get(self.topics.table_of(getattr(item, "topic", "")) or "")
+                if table is not None:
+                    self._send(self.recovery.states(table))  # the unchanged seq: "send your move again"
+            return leftover
+        finally:
+            self._held = None
+            if store.in_batch:  # an exception other than StoreError: do not leave the batch open
+                try:
+                    store.commit_batch()
+                except StoreError:
+                    log.exception("could not commit after an internal error")
+        for _, _, out in held:
+            self._send(out)
+        return leftover
 
     def _tick(self) -> None:
         """At most every 0.1 s: republish after a reconnect, run the clocks and house bots."""
@@ -170,6 +265,11 @@ class Referee:
             self.stopped_because = self._link.refused
             self._stop.set()
             return
+        if self.fleet is not None:  # renew leases first: never republish a table we lost
+            try:
+                self.fleet.tick(now)
+            except Exception:  # e.g. the database is unreachable: writes are fenced anyway; retry next tick
+                log.exception("error in the fleet's tick (leases)")
         try:
             self.recovery.tick()
             self.seats.tick(now)
@@ -184,6 +284,11 @@ class Referee:
                 self.recovery.interrupted()
             except Exception:
                 log.exception("could not publish the interrupted notices")
+            if self.fleet is not None:
+                try:
+                    self.fleet.release_all()  # the others adopt our tables now, not after the lease's ttl
+                except Exception:
+                    log.exception("could not release the leases")
             try:
                 self._status("offline", wait=True)
             except Exception:
@@ -273,6 +378,9 @@ class Referee:
             log.exception("could not report an internal error")
 
     def _handle(self, msg: Incoming) -> None:
+        if self.fleet is not None and msg.topic == self.fleet.forward_topic:
+            self.fleet.forwarded(msg)  # another referee of the fleet passed a request on
+            return
         try:
             where = self.topics.parse(msg.topic)
         except TopicError as exc:
@@ -309,6 +417,8 @@ class Referee:
         error_topic = self.topics.seat_error(table_id, user)
         table = self.tables.get(table_id)
         if table is None:
+            if self.fleet is not None and self.fleet.is_foreign(table_id):
+                return  # another referee of the fleet holds it (or will adopt it and ask again)
             self._send_error(error_topic, ErrorCode.TABLE_UNKNOWN, f"no table {table_id!r} on this referee", table_id)
             return
         try:
@@ -366,6 +476,9 @@ class Referee:
 
     def _close_table(self, reply: str, req: CloseTable, user: str) -> None:
         table = self.tables.get(req.table)
+        if table is None and self.fleet is not None and self.fleet.is_foreign(req.table):
+            self.fleet.forward(user, encode(req))  # its owner closes it and answers
+            return
         if table is None:
             self._send_error(reply, ErrorCode.TABLE_UNKNOWN, f"no table {req.table!r} on this referee",
                              req.table, ref=req.request_id)
@@ -375,10 +488,21 @@ class Referee:
             return
         reason = req.reason[:200]
         self.store.close_table(table.id, time.time())  # durable first: a restart must not revive it
+        self.recovery.on_undo(lambda: setattr(table, "closed", None))  # if the group commit fails
         log.info("table %s closed by %s: %s", table.id, user, reason or "no reason given")
         self._send(table.close(reason))
         self._send([Publish(reply, encode(Closed(request_id=req.request_id, table=table.id)))])
         self._status("online")
+
+    def _handle_forwarded(self, user: str, payload: bytes) -> None:
+        """A request another referee of the fleet passed on: only the table's holder acts."""
+        try:
+            req = decode(payload, accept=(CloseTable,))
+        except DecodeError:
+            return
+        assert isinstance(req, CloseTable)
+        if req.table in self.tables:
+            self._handle_request(user, Incoming(self.topics.request(user), payload, False))
 
     # --- roles and rate limits ---------------------------------------------------------------
     def is_director(self, user: str) -> bool:
@@ -405,12 +529,18 @@ class Referee:
 
     # --- output -----------------------------------------------------------------------------
     def _send(self, publishes: Sequence[Publish]) -> None:
+        if self._held is not None:  # in a group commit: sent once it is durable (_batch_from)
+            self._held.extend(publishes)
+            return
         assert self._link is not None
         for p in publishes:
             if len(p.payload) + len(p.topic) > MAX_PACKET_BYTES - 64:  # the broker would disconnect us
                 log.error("not sent: %d bytes on %s exceed the broker's max_packet_size", len(p.payload), p.topic)
                 continue
             self._link.publish(p.topic, p.payload, retain=p.retain)
+
+    def _send_raw(self, topic: str, payload: bytes) -> None:
+        self._send([Publish(topic, payload)])
 
     def _send_error(self, topic: str, code: ErrorCode, detail: str, table: str | None = None,
                     ref: str | None = None) -> None:

@@ -113,3 +113,28 @@ def _stop_bot_clients_after_each_test(monkeypatch: pytest.MonkeyPatch) -> Iterat
     for client in made:
         while client.running.is_set() and time.monotonic() < deadline:
             time.sleep(0.05)
+
+
+@pytest.fixture(scope="session")
+def postgres() -> Iterator["object"]:
+    """One private PostgreSQL cluster for the session (tests/pg.py); every test takes a fresh
+    database from it (``pg_url``).  Skipped, saying why, only where PostgreSQL is not installed."""
+    from tests.pg import find_pg_bin, start_postgres
+
+    if find_pg_bin() is None:
+        pytest.skip("PostgreSQL is not installed (no /usr/lib/postgresql/*/bin/initdb; .ci/run installs it)")
+    try:
+        import psycopg  # noqa: F401
+    except ImportError:
+        pytest.skip("psycopg 3 is not installed (pip install 'summon[postgres]'; .ci/run installs it)")
+    cluster = start_postgres()
+    try:
+        yield cluster
+    finally:
+        cluster.stop()
+
+
+@pytest.fixture
+def pg_url(postgres: Any) -> str:
+    """The URL of a fresh, empty database of its own for this test."""
+    return postgres.new_database()

@@ -17,20 +17,36 @@ import time
 
 import pytest
 
-from referee.store import MEMORY, MoveRecord, SeatEvent, Store, StoreError, TableRecord
+from referee.store import MEMORY, MoveRecord, SeatEvent, Store, StoreError, TableRecord, open_store
 
 REC = TableRecord(id="t1", game="dragon", players=("north", "east", "south", "west"), config={"target": 100},
                   seed=2**64 + 5, created=1000.0, clock={"move": 30, "on_timeout": "house", "max_timeouts": 3})
 
 
-def test_tables_moves_and_seat_events_round_trip(tmp_path):
-    store = Store(str(tmp_path / "h.db"))
+@pytest.fixture(params=["sqlite", "postgresql"])
+def store_url(request, tmp_path):
+    """The same interface tests on both stores: a SQLite file, and a PostgreSQL database."""
+    if request.param == "sqlite":
+        return str(tmp_path / "h.db")
+    return request.getfixturevalue("pg_url")
+
+
+def reopen(store_url, old):
+    """The same store opened again by the same referee (for PostgreSQL: the same lease owner)."""
+    again = open_store(store_url, **({"owner": old.owner} if old.shared else {}))
+    if old.shared:
+        again.epochs.update(old.epochs)
+    return again
+
+
+def test_tables_moves_and_seat_events_round_trip(store_url):
+    store = open_store(store_url)
     store.create_table(REC)
     store.append_move("t1", MoveRecord(1, 1, "east", "pass", 1001.5, 1500, ()))
     store.append_move("t1", MoveRecord(2, 2, "south", "bid 7 fire", 1002.0, 30000, ("timeout", "house")))
     store.seat_event("t1", SeatEvent(2, 2, "house", "timeouts", 1002.1))
     store.close()
-    again = Store(str(tmp_path / "h.db"))
+    again = reopen(store_url, store)
     assert again.table("t1") == REC  # a seed beyond 64 bits survives (stored as text)
     assert [m.move for m in again.moves("t1")] == ["pass", "bid 7 fire"]
     assert again.moves("t1")[1].flags == ("timeout", "house") and again.moves("t1")[1].spent_ms == 30000
@@ -46,8 +62,8 @@ def test_tables_moves_and_seat_events_round_trip(tmp_path):
     assert again.tables("playing", finished_since=2000.0) == []
 
 
-def test_a_seq_can_be_stored_only_once():
-    store = Store(MEMORY)
+def test_a_seq_can_be_stored_only_once(store_url):
+    store = open_store(store_url)
     store.create_table(REC)
     store.append_move("t1", MoveRecord(1, 1, "east", "pass"))
     with pytest.raises(StoreError):
@@ -55,6 +71,28 @@ def test_a_seq_can_be_stored_only_once():
     assert [m.move for m in store.moves("t1")] == ["pass"]
     with pytest.raises(StoreError):  # nor a move of a table that was never recorded
         store.append_move("nope", MoveRecord(1, 0, "x", "pass"))
+
+
+def test_group_commit_one_commit_and_a_refused_write_undoes_only_itself(store_url):
+    store = open_store(store_url)
+    store.create_table(REC)
+    commits = store.stats.commits
+    store.begin_batch()
+    store.append_move("t1", MoveRecord(1, 1, "east", "pass"))
+    with pytest.raises(StoreError):
+        store.append_move("t1", MoveRecord(1, 1, "east", "bid 3 fire"))  # same seq: refused, alone
+    store.append_move("t1", MoveRecord(2, 2, "south", "pass"))
+    assert store.in_batch and store.commit_batch() == 1 and not store.in_batch
+    assert store.stats.commits == commits + 1  # three writes, one commit (one fsync)
+    assert [m.move for m in open_store(store_url).moves("t1")] == ["pass", "pass"]
+    store.begin_batch()
+    assert store.commit_batch() == 0  # nothing written: nothing committed
+    store.begin_batch()  # a refused seat event (a table never recorded) undoes only itself, too
+    with pytest.raises(StoreError):
+        store.seat_event("nope", SeatEvent(1, 0, "house", "x", 1.0))
+    store.append_move("t1", MoveRecord(3, 3, "west", "pass"))
+    assert store.commit_batch() == 1
+    assert [m.seq for m in open_store(store_url).moves("t1")] == [1, 2, 3]
 
 
 def test_the_file_is_private_and_in_wal_mode(tmp_path):

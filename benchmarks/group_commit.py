@@ -1,0 +1,267 @@
+"""Group commit: moves/s with ``--db-sync full`` at 1 and N tables, one commit per move vs
+one per loop iteration, side by side in one run.  Prints the figures.
+
+Why a script: throughput is a number for the operator, not a test assertion.  For each
+(tables, mode) a referee process (``RefereeConfig(group_commit=...)``, SQLite file,
+``db_sync="full"``, rate limits off) runs on a private Mosquitto; four seat clients (one
+MQTT connection per seat user, each sitting at every table, as bots do) answer every
+``seat_state`` that asks them to move with a random legal move, as fast as they can, for
+``--seconds``.  Measured: accepted moves/s (the sum of seq advances seen), the referee's
+CPU microseconds per accepted move (from /proc, steadier than wall time on a shared
+machine), and the store commits per move (the referee logs its store stats at exit).
+
+With ``--referees K`` (and ``--db postgresql://...``) K referee processes share the
+tables as a fleet (issue 14, item 4): throughput with 1, 2 and 4 referees.
+
+Run from the repository root:
+    python -m benchmarks.group_commit [--tables 1,1000] [--seconds 10]
+    python -m benchmarks.group_commit --tables 1000 --pg --referees 1,2,4 --modes group
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import queue
+import random
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+from protocol.messages import Move, SeatState, decode, encode
+from protocol.mqtt import Link
+from protocol.topics import Topics
+from tests.mosquitto import start_mosquitto
+
+PLAYERS = ("p1", "p2", "p3", "p4")
+
+LAUNCH = """
+import logging, signal, sys
+from referee.service import Referee, RefereeConfig
+from protocol.mqtt import BrokerUrl
+logging.basicConfig(level=logging.WARNING, format="%(message)s")
+port, db, group, client, user = sys.argv[1], sys.argv[2], sys.argv[3] == "group", sys.argv[4], sys.argv[5]
+cfg = RefereeConfig(broker=BrokerUrl(port=int(port), username=user, password=user + "-secret"), client_id=client,
+                    directors=frozenset({"director"}), db=db, db_sync="full", rate_limit=0, rate_bytes=0,
+                    create_seats_per_minute=0, group_commit=group)
+ref = Referee(cfg)
+signal.signal(signal.SIGTERM, lambda *a: ref.request_stop())
+ref.startup()
+print("UP", flush=True)
+try:
+    ref.main_loop()
+finally:
+    s = ref.store.stats
+    f = ref.fleet
+    ref.shutdown()
+    print(f"STATS moves={s.moves} commits={s.commits}", flush=True)
+    if f is not None:
+        print(f"FLEET adopted={f.adopted} dropped={f.dropped} fenced={f.fenced}", flush=True)
+"""
+
+
+def cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+class Seats:
+    """One connection per seat user; answers every state that asks it to move."""
+
+    def __init__(self, broker, topics: Topics, seed: int) -> None:
+        self.topics = topics
+        self.rng = random.Random(seed)
+        self.moves = 0
+        self.counting = False
+        self.seen: dict[tuple[str, str], int] = {}
+        self.links = []
+        self.stop = threading.Event()
+        self.threads = []
+        for user in PLAYERS:
+            link = Link(broker.url(user), user, [f"{topics.prefix}/t/+/seat/{user}/state"], mqtt_version=5).start()
+            self.links.append(link)
+            t = threading.Thread(target=self._serve, args=(user, link), daemon=True)
+            t.start()
+            self.threads.append(t)
+
+    def _serve(self, user: str, link: Link) -> None:
+        pending: dict[str, tuple[float, int, str]] = {}
+        while not self.stop.is_set():
+            try:
+                msg = link.inbox.get(timeout=0.2)
+            except queue.Empty:
+                msg = None
+            now = time.monotonic()
+            if msg is not None and msg.payload:
+                st = decode(msg.payload)
+                if isinstance(st, SeatState):
+                    key = (st.table, user)
+                    last = self.seen.get(key, -1)
+                    if st.seq > last:
+                        if self.counting and last >= 0 and user == PLAYERS[0]:
+                            self.moves += st.seq - last
+                        self.seen[key] = st.seq
+                    if st.seat in st.to_move and st.legal and st.seq >= last:
+                        move = self.rng.choice(st.legal)
+                        pending[st.table] = (now, st.seq, move)
+                        link.publish(self.topics.move(st.table, user), encode(Move(seq=st.seq, move=move)))
+                    else:
+                        pending.pop(st.table, None)
+            for table, (at, seq, move) in list(pending.items()):  # a lost message: send again after 2 s
+                if now - at > 2.0:
+                    pending[table] = (now, seq, move)
+                    link.publish(self.topics.move(table, user), encode(Move(seq=seq, move=move)))
+
+    def close(self) -> None:
+        self.stop.set()
+        for t in self.threads:
+            t.join(5)
+        for link in self.links:
+            link.close()
+
+
+def run(tables: int, mode: str, seconds: float, db_url: str | None, referees: int) -> dict[str, float]:
+    with tempfile.TemporaryDirectory() as tmp:
+        users = [f"ref{i}" for i in range(referees)]
+        broker = start_mosquitto(Path(tmp) / "broker")
+        if referees > 1 or db_url:
+            _add_referee_accounts(broker, users)
+        db = db_url or str(Path(tmp) / "referee.db")
+        procs = []
+        try:
+            for i in range(referees):
+                user = users[i] if (referees > 1 or db_url) else "referee"
+                p = subprocess.Popen([sys.executable, "-c", LAUNCH, str(broker.port), db, mode, user, user], stdout=subprocess.PIPE, text=True,
+                                     env={**os.environ, "PYTHONUNBUFFERED": "1"})
+                assert p.stdout is not None and p.stdout.readline().strip() == "UP", "referee did not start"
+                procs.append(p)
+            topics = Topics()
+            seats = Seats(broker, topics, tables)
+            director = Link(broker.url("director"), "director", [topics.reply("director")], mqtt_version=5).start()
+            from protocol.messages import CreateTable
+            tag = f"{random.randrange(10**6)}"
+            for k in range(tables):
+                order = list(PLAYERS[k % 4:] + PLAYERS[:k % 4])
+                director.publish(topics.request("director"), encode(CreateTable(
+                    request_id=f"r{k}", game="dragon", players=order, config={"target": 10_000},
+                    table=f"gc{tag}-{k}")))
+            created = 0
+            deadline = time.monotonic() + 120
+            while created < tables and time.monotonic() < deadline:
+                try:
+                    director.inbox.get(timeout=1)
+                    created += 1
+                except queue.Empty:
+                    pass
+            director.close()
+            time.sleep(1.0)  # warm up
+            cpu0 = sum(cpu_seconds(p.pid) for p in procs)
+            seats.counting = True
+            t0 = time.monotonic()
+            time.sleep(seconds)
+            seats.counting = False
+            wall = time.monotonic() - t0
+            cpu = sum(cpu_seconds(p.pid) for p in procs) - cpu0
+            moves = seats.moves
+            seats.close()
+            stats, fleet = [], []
+            for p in procs:
+                p.send_signal(signal.SIGTERM)
+                out, _ = p.communicate(timeout=30)
+                stats += re.findall(r"STATS moves=(\d+) commits=(\d+)", out)
+                fleet += re.findall(r"FLEET (.*)", out)
+            smoves = sum(int(m) for m, _ in stats)
+            scommits = sum(int(c) for _, c in stats)
+            return {"moves_s": moves / wall, "cpu_us": 1e6 * cpu / max(moves, 1),
+                    "commits_per_move": scommits / max(smoves, 1), "created": created, "fleet": fleet}
+        finally:
+            for p in procs:
+                if p.poll() is None:
+                    p.kill()
+            broker.stop()
+
+
+def store_only(tables: int, db_url: str | None) -> tuple[float, float]:
+    """The durability cost alone, no broker, no referee: wall us per move for one move at each
+    of ``tables`` tables, committed one by one, then in one batch (fsync is I/O wait, so wall
+    time is what it costs; a loaded CPU changes it little)."""
+    from referee.store import MoveRecord, TableRecord, open_store
+    out = []
+    with tempfile.TemporaryDirectory() as tmp:
+        url = db_url or str(Path(tmp) / "s.db")
+        store = open_store(url, sync="full")
+        ids = [f"s{random.randrange(10**9)}-{i}" for i in range(tables)]
+        for tid in ids:
+            store.create_table(TableRecord(tid, "dragon", PLAYERS, {}, 1, 0.0))
+        for batched in (False, True):
+            seq = 1 + batched
+            t0 = time.perf_counter()
+            if batched:
+                store.begin_batch()
+            for tid in ids:
+                store.append_move(tid, MoveRecord(seq, 1, "p2", "pass"))
+            if batched:
+                store.commit_batch()
+            out.append(1e6 * (time.perf_counter() - t0) / tables)
+        store.close()
+    return out[0], out[1]
+
+
+def _add_referee_accounts(broker, users) -> None:
+    """Give every referee of a fleet an account of its own (the broker binds client id to username)."""
+    from referee.brokerconf import password_line
+    d = broker.directory
+    with open(d / "acl", "a") as f:
+        for u in users:
+            f.write(f"\nuser {u}\ntopic readwrite summon/v1/#\n")
+    with open(d / "passwd", "a") as f:
+        for u in users:
+            f.write(password_line(u, f"{u}-secret") + "\n")
+    broker.restart()
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--tables", default="1,1000")
+    ap.add_argument("--seconds", type=float, default=10.0)
+    ap.add_argument("--modes", default="per-move,group", help="per-move (before), group (after)")
+    ap.add_argument("--db", default=None, help="postgresql://... for a fleet (default: an SQLite file)")
+    ap.add_argument("--pg", action="store_true", help="start a private PostgreSQL (fsync on) and use it as --db")
+    ap.add_argument("--referees", default="1")
+    args = ap.parse_args()
+    cluster = None
+    if args.pg:
+        from tests.pg import start_postgres
+        cluster = start_postgres(fsync=True)
+    try:
+        _main(args, cluster)
+    finally:
+        if cluster is not None:
+            cluster.stop()
+
+
+def _main(args: argparse.Namespace, cluster) -> None:
+    print(f"load: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} {os.getloadavg()[2]:.2f}  "
+          f"(db-sync full, {(args.db or args.pg) and 'PostgreSQL' or 'SQLite'}, {args.seconds:g} s per line)")
+    for n in [int(x) for x in args.tables.split(",")]:
+        db = cluster.new_database("store") if cluster is not None else args.db
+        one, batch = store_only(n, db)
+        print(f"store only, {n:>5} tables, one move each: {one:8.0f} us/move committed one by one, "
+              f"{batch:8.0f} us/move in one group commit", flush=True)
+    for n in [int(x) for x in args.tables.split(",")]:
+        for k in [int(x) for x in args.referees.split(",")]:
+            for mode in args.modes.split(","):
+                db = cluster.new_database("bench") if cluster is not None else args.db
+                r = run(n, mode, args.seconds, db, k)
+                print(f"tables {n:>5}  referees {k}  {mode:>8}: {r['moves_s']:8.0f} moves/s  "
+                      f"referee CPU {r['cpu_us']:6.0f} us/move  commits/move {r['commits_per_move']:.3f}"
+                      + (f"  [{'; '.join(r['fleet'])}]" if r["fleet"] and k > 1 else ""), flush=True)
+
+
+if __name__ == "__main__":
+    main()

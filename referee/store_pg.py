@@ -1,0 +1,400 @@
+"""The history store a fleet of referees shares: PostgreSQL, with a lease per table.
+
+Why PostgreSQL (``--db postgresql://...``): several referee processes, on one machine or
+many, must agree on who owns each table, and a killed one's tables must be adopted by
+the others from the very history it wrote.  That needs one store they all reach, with
+transactions that check ownership and write a move atomically: SQLite is one file on
+one machine; PostgreSQL is the well-kept server database for it.  psycopg 3 is the
+driver (an optional extra, ``pip install 'summon[postgres]'``); SQLite stays the
+zero-setup default for a single referee (``referee/store.py``).
+
+Same interface and same rows as ``Store`` (``tables``, ``moves``, ``seat_events``), plus::
+
+    leases(table_id PRIMARY KEY, owner, epoch, expires)
+
+* **Owner**: one referee process (``client_id:random``, new at every start, so a restarted
+  referee is a new owner and adopts its old tables like anyone else).
+* **Expires**: the database's clock (``now()``), never a referee's, so clock skew between
+  machines does not matter.  The owner renews its leases every ``ttl/3`` (``renew``).
+* **Epoch (fencing)**: adopting a table bumps its epoch.  Every write for a table -- a
+  move, a seat event, a close -- first runs ``UPDATE leases ... WHERE owner = me AND
+  epoch = mine`` in the same transaction and is refused (``LeaseLost``) unless it matched a
+  row: a paused or partitioned old owner that wakes up cannot write behind the adopter's
+  back, and the primary key ``(table_id, seq)`` still refuses any second move at a seq.
+  Under READ COMMITTED the fence's row lock orders it against the adopter's claim: either
+  the old owner's move commits first (and the adopter, which reads the history after its
+  claim commits, replays it) or the claim commits first (and the move is refused).
+* **Adopt**: ``UPDATE ... WHERE expires < now() ... FOR UPDATE SKIP LOCKED``: two
+  referees adopting at once never claim the same table.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+from typing import Any, Iterable, Sequence
+
+from referee.store import MoveRecord, SeatEvent, StoreError, TableRecord, _Stats, _dump
+
+try:  # optional: only a fleet needs it
+    import psycopg
+except ImportError:  # pragma: no cover - exercised only where psycopg is missing
+    psycopg = None  # type: ignore[assignment]
+
+__all__ = ["PgStore", "LeaseLost", "DEFAULT_TTL"]
+
+DEFAULT_TTL = 3.0
+"""Seconds a lease lasts unless renewed: a dead referee's tables are adopted after about this."""
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS tables (
+    id       TEXT PRIMARY KEY,
+    game     TEXT NOT NULL,
+    players  TEXT NOT NULL,
+    config   TEXT NOT NULL,
+    seed     TEXT NOT NULL,
+    created  DOUBLE PRECISION NOT NULL,
+    status   TEXT NOT NULL,
+    clock    TEXT,
+    result   TEXT,
+    finished DOUBLE PRECISION
+);
+CREATE TABLE IF NOT EXISTS moves (
+    table_id TEXT NOT NULL REFERENCES tables(id),
+    seq      INTEGER NOT NULL,
+    seat     INTEGER NOT NULL,
+    "user"   TEXT NOT NULL,
+    move     TEXT NOT NULL,
+    time     DOUBLE PRECISION NOT NULL,
+    spent_ms INTEGER NOT NULL DEFAULT 0,
+    flags    TEXT NOT NULL DEFAULT '',
+    PRIMARY KEY (table_id, seq)
+);
+CREATE TABLE IF NOT EXISTS seat_events (
+    id       BIGSERIAL PRIMARY KEY,
+    table_id TEXT NOT NULL REFERENCES tables(id),
+    at_seq   INTEGER NOT NULL,
+    seat     INTEGER NOT NULL,
+    kind     TEXT NOT NULL,
+    reason   TEXT,
+    time     DOUBLE PRECISION NOT NULL
+);
+CREATE TABLE IF NOT EXISTS leases (
+    table_id TEXT PRIMARY KEY REFERENCES tables(id),
+    owner    TEXT NOT NULL,
+    epoch    BIGINT NOT NULL,
+    expires  TIMESTAMPTZ NOT NULL
+);
+CREATE INDEX IF NOT EXISTS tables_status ON tables(status, finished);
+CREATE INDEX IF NOT EXISTS seat_events_table ON seat_events(table_id, at_seq);
+CREATE INDEX IF NOT EXISTS leases_owner ON leases(owner);
+CREATE INDEX IF NOT EXISTS leases_expires ON leases(expires);
+"""
+
+FENCED_MOVE = (
+    "WITH f AS (UPDATE leases SET expires = now() + make_interval(secs => %s)"
+    " WHERE table_id = %s AND owner = %s AND epoch = %s RETURNING table_id)"
+    ' INSERT INTO moves (table_id, seq, seat, "user", move, time, spent_ms, flags)'
+    " SELECT table_id, %s, %s, %s, %s, %s, %s, %s FROM f ON CONFLICT DO NOTHING")
+
+SCHEMA_LOCK = 0x53554D4D  # pg_advisory_xact_lock key: referees starting together create the schema once
+
+
+class LeaseLost(StoreError):
+    """This referee no longer owns the table (another adopted it): the write was refused."""
+
+
+class PgStore:
+    """One PostgreSQL connection; used from the referee's loop thread only (like ``Store``)."""
+
+    shared = True
+
+    def __init__(self, url: str, readonly: bool = False, sync: str = "full", owner: str | None = None,
+                 ttl: float = DEFAULT_TTL) -> None:
+        if psycopg is None:
+            raise StoreError("--db postgresql://... needs psycopg 3: pip install 'summon[postgres]'")
+        self.path = _redact(url)  # for messages: never the password
+        self.readonly = readonly
+        self.stats = _Stats()
+        self.owner = owner or f"referee:{secrets.token_hex(6)}"
+        self.ttl = float(ttl)
+        self.epochs: dict[str, int] = {}  # table id -> the epoch of our lease on it
+        self._batch = 0
+        self._aborted = False  # a statement failed inside the batch: the server will not commit it
+        try:
+            self._db = psycopg.connect(url, autocommit=True, connect_timeout=10)
+            if sync != "full":  # a killed referee loses nothing; a crashed database server may lose the last commits
+                self._db.execute("SET synchronous_commit = off")
+            if not readonly:
+                with self._db.transaction():
+                    self._db.execute("SELECT pg_advisory_xact_lock(%s)", (SCHEMA_LOCK,))
+                    self._db.execute(SCHEMA)
+        except psycopg.Error as exc:
+            raise StoreError(f"cannot open the referee database {self.path}: {_first_line(exc)}") from None
+
+    # --- group commit (same contract as Store) ----------------------------------------------
+    def begin_batch(self) -> None:
+        if self._batch:
+            raise StoreError("a batch is already open")
+        self._batch = 1
+
+    def commit_batch(self) -> int:
+        begun, self._batch = self._batch == 2, 0
+        aborted, self._aborted = self._aborted, False
+        if not begun:
+            return 0
+        if aborted:  # COMMIT of an aborted transaction "succeeds" as a ROLLBACK: never report it durable
+            self._rollback()
+            raise StoreError(f"could not commit to {self.path}: a statement of the batch failed")
+        try:
+            self._db.execute("COMMIT")
+        except psycopg.Error as exc:
+            self._rollback()
+            raise StoreError(f"could not commit to {self.path}: {_first_line(exc)}") from None
+        self.stats.commits += 1
+        return 1
+
+    @property
+    def in_batch(self) -> bool:
+        return self._batch != 0
+
+    def _rollback(self) -> None:
+        try:
+            self._db.execute("ROLLBACK")
+        except psycopg.Error:
+            pass
+
+    # --- writing ------------------------------------------------------------------------------
+    def _write(self, statements: Iterable[tuple[str, tuple[Any, ...]]], fence: str | None = None) -> None:
+        """Run statements in one transaction (or a savepoint of the batch); with ``fence``
+        the lease on that table must still be ours, or nothing is written (``LeaseLost``)."""
+        if self.readonly:
+            raise StoreError("the store is open read-only")
+        db = self._db
+        try:
+            if self._batch == 1:
+                db.execute("BEGIN")
+                self._batch = 2
+            db.execute("SAVEPOINT w" if self._batch else "BEGIN")
+            try:
+                if fence is not None:
+                    self._fence(fence)
+                for sql, args in statements:
+                    db.execute(sql, args)
+                db.execute("RELEASE w" if self._batch else "COMMIT")
+            except BaseException:
+                try:
+                    db.execute("ROLLBACK TO w" if self._batch else "ROLLBACK")
+                    if self._batch:
+                        db.execute("RELEASE w")
+                except psycopg.Error:
+                    if self._batch:
+                        self._aborted = True  # the savepoint could not be undone: the batch cannot commit
+                raise
+        except LeaseLost:
+            raise
+        except psycopg.Error as exc:
+            if not self._batch:
+                self._rollback()
+            raise StoreError(f"could not write to {self.path}: {_first_line(exc)}") from None
+        if not self._batch:
+            self.stats.commits += 1
+        self.stats.writes += 1
+
+    def _fenced_insert(self, table_id: str, move: MoveRecord) -> None:
+        """Fence and insert in ONE statement (a CTE): the lease row is locked and renewed, and
+        the move inserted only if the lease is still ours, in one round trip to the server.
+
+        Why: a batch of moves costs one round trip per move instead of five (savepoint,
+        fence, insert, release).  A refused insert (lease lost, or seq already stored)
+        inserts nothing and raises no SQL error, so the batch's transaction stays usable.
+        """
+        if self.readonly:
+            raise StoreError("the store is open read-only")
+        db = self._db
+        epoch = self.epochs.get(table_id)
+        try:
+            if self._batch == 1:
+                db.execute("BEGIN")
+                self._batch = 2
+            cur = db.execute(FENCED_MOVE, (self.ttl, table_id, self.owner, epoch, move.seq, move.seat, move.user,
+                                           move.move, move.time, move.spent_ms, ",".join(move.flags)))
+        except psycopg.Error as exc:
+            if self._batch:
+                self._aborted = True  # the server aborted the batch's transaction: commit_batch must fail
+            raise StoreError(f"could not write to {self.path}: {_first_line(exc)}") from None
+        if cur.rowcount != 1:
+            if self.lease(table_id) != (self.owner, epoch):
+                self.epochs.pop(table_id, None)
+                raise LeaseLost(f"table {table_id}: this referee's lease was taken over (epoch {epoch}); "
+                                "the write was refused")
+            raise StoreError(f"could not write to {self.path}: table {table_id} already has a move at seq {move.seq}")
+        if not self._batch:
+            self.stats.commits += 1
+        self.stats.writes += 1
+
+    def _fence(self, table_id: str) -> None:
+        epoch = self.epochs.get(table_id)
+        cur = self._db.execute(
+            "UPDATE leases SET expires = now() + make_interval(secs => %s)"
+            " WHERE table_id = %s AND owner = %s AND epoch = %s", (self.ttl, table_id, self.owner, epoch))
+        if cur.rowcount != 1:
+            self.epochs.pop(table_id, None)
+            raise LeaseLost(f"table {table_id}: this referee's lease was taken over (epoch {epoch}); "
+                            "the write was refused")
+
+    def create_table(self, rec: TableRecord) -> None:
+        self._write([
+            ("INSERT INTO tables (id, game, players, config, seed, created, status, clock, result, finished)"
+             " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, NULL, NULL)",
+             (rec.id, rec.game, _dump(list(rec.players)), _dump(rec.config), str(rec.seed), rec.created,
+              rec.status, _dump(rec.clock) if rec.clock is not None else None)),
+            ("INSERT INTO leases (table_id, owner, epoch, expires)"
+             " VALUES (%s, %s, 1, now() + make_interval(secs => %s))", (rec.id, self.owner, self.ttl)),
+        ])
+        self.epochs[rec.id] = 1
+
+    def append_move(self, table_id: str, move: MoveRecord, result: dict[str, Any] | None = None,
+                    finished_at: float | None = None) -> None:
+        if result is None:  # the common case: one fenced statement, one round trip
+            self._fenced_insert(table_id, move)
+            self.stats.moves += 1
+            return
+        stmts: list[tuple[str, tuple[Any, ...]]] = [(
+            'INSERT INTO moves (table_id, seq, seat, "user", move, time, spent_ms, flags)'
+            " VALUES (%s, %s, %s, %s, %s, %s, %s, %s)",
+            (table_id, move.seq, move.seat, move.user, move.move, move.time, move.spent_ms, ",".join(move.flags)),
+        )]
+        if result is not None:
+            stmts.append(("UPDATE tables SET status = 'finished', result = %s, finished = %s WHERE id = %s",
+                          (_dump(result), finished_at if finished_at is not None else move.time, table_id)))
+        self._write(stmts, fence=table_id)
+        self.stats.moves += 1
+
+    def close_table(self, table_id: str, at: float) -> None:
+        self._write([("UPDATE tables SET status = 'closed', finished = %s WHERE id = %s", (at, table_id))],
+                    fence=table_id)
+
+    def seat_event(self, table_id: str, event: SeatEvent) -> None:
+        self._write([("INSERT INTO seat_events (table_id, at_seq, seat, kind, reason, time)"
+                      " VALUES (%s, %s, %s, %s, %s, %s)",
+                      (table_id, event.at_seq, event.seat, event.kind, event.reason, event.time))], fence=table_id)
+
+    # --- leases (loop thread, outside a batch) -----------------------------------------------
+    def renew(self, table_ids: Sequence[str]) -> set[str]:
+        """Extend our leases on ``table_ids``; return the ids we no longer own (drop them)."""
+        ids = [t for t in table_ids if t in self.epochs]
+        lost = {t for t in table_ids if t not in self.epochs}
+        if not ids:
+            return lost
+        try:
+            rows = self._db.execute(
+                "UPDATE leases SET expires = now() + make_interval(secs => %s)"
+                " WHERE owner = %s AND table_id = ANY(%s) RETURNING table_id, epoch",
+                (self.ttl, self.owner, ids)).fetchall()
+        except psycopg.Error as exc:
+            raise StoreError(f"could not renew leases in {self.path}: {_first_line(exc)}") from None
+        kept = {tid for tid, epoch in rows if self.epochs.get(tid) == epoch}
+        for tid in set(ids) - kept:
+            self.epochs.pop(tid, None)
+            lost.add(tid)
+        return lost
+
+    def adopt(self, limit: int = 100) -> list[TableRecord]:
+        """Claim up to ``limit`` unfinished tables whose lease expired; their records, to replay."""
+        try:
+            rows = self._db.execute(
+                "UPDATE leases SET owner = %s, epoch = epoch + 1, expires = now() + make_interval(secs => %s)"
+                " WHERE table_id IN (SELECT l.table_id FROM leases l JOIN tables t ON t.id = l.table_id"
+                "   WHERE l.expires < now() AND t.status = 'playing' ORDER BY l.expires LIMIT %s"
+                "   FOR UPDATE OF l SKIP LOCKED)"
+                " RETURNING table_id, epoch", (self.owner, self.ttl, limit)).fetchall()
+        except psycopg.Error as exc:
+            raise StoreError(f"could not adopt tables in {self.path}: {_first_line(exc)}") from None
+        out = []
+        for tid, epoch in rows:
+            self.epochs[tid] = epoch
+            rec = self.table(tid)
+            if rec is not None:
+                out.append(rec)
+        return out
+
+    def release(self, table_id: str) -> None:
+        """Give a lease up now (a graceful stop): the others adopt the table at once."""
+        epoch = self.epochs.pop(table_id, None)
+        if epoch is None:
+            return
+        try:
+            self._db.execute("UPDATE leases SET expires = now() - interval '1 second'"
+                             " WHERE table_id = %s AND owner = %s AND epoch = %s", (table_id, self.owner, epoch))
+        except psycopg.Error:
+            pass
+
+    def lease(self, table_id: str) -> tuple[str, int] | None:
+        """(owner, epoch) of a table's lease (tests, listings)."""
+        row = self._db.execute("SELECT owner, epoch FROM leases WHERE table_id = %s", (table_id,)).fetchone()
+        return (row[0], int(row[1])) if row else None
+
+    # --- reading (same as Store) --------------------------------------------------------------
+    def table(self, table_id: str) -> TableRecord | None:
+        row = self._read("SELECT * FROM tables WHERE id = %s", (table_id,))
+        return _table(row[0]) if row else None
+
+    def tables(self, status: str | None = None, finished_since: float | None = None) -> list[TableRecord]:
+        if status is None:
+            rows = self._read("SELECT * FROM tables ORDER BY created, id", ())
+        elif finished_since is None:
+            rows = self._read("SELECT * FROM tables WHERE status = %s ORDER BY created, id", (status,))
+        else:
+            rows = self._read("SELECT * FROM tables WHERE status = %s OR (status = 'finished' AND finished >= %s)"
+                              " ORDER BY created, id", (status, finished_since))
+        return [_table(r) for r in rows]
+
+    def moves(self, table_id: str) -> list[MoveRecord]:
+        rows = self._read('SELECT seq, seat, "user", move, time, spent_ms, flags FROM moves WHERE table_id = %s'
+                          " ORDER BY seq", (table_id,))
+        return [MoveRecord(seq, seat, user, move, time, spent, tuple(f for f in flags.split(",") if f))
+                for seq, seat, user, move, time, spent, flags in rows]
+
+    def seat_events(self, table_id: str) -> list[SeatEvent]:
+        rows = self._read("SELECT at_seq, seat, kind, reason, time FROM seat_events WHERE table_id = %s ORDER BY id",
+                          (table_id,))
+        return [SeatEvent(*r) for r in rows]
+
+    def move_count(self, table_id: str) -> int:
+        return int(self._read("SELECT COUNT(*) FROM moves WHERE table_id = %s", (table_id,))[0][0])
+
+    def _read(self, sql: str, args: tuple[Any, ...]) -> list[tuple[Any, ...]]:
+        try:
+            return self._db.execute(sql, args).fetchall()
+        except psycopg.Error as exc:
+            raise StoreError(f"could not read {self.path}: {_first_line(exc)}") from None
+
+    def close(self) -> None:
+        try:
+            self._db.close()
+        except Exception:
+            pass
+
+
+def _table(row: tuple[Any, ...]) -> TableRecord:
+    tid, game, players, config, seed, created, status, clock, result, finished = row
+    return TableRecord(
+        id=tid, game=game, players=tuple(json.loads(players)), config=json.loads(config), seed=int(seed),
+        created=created, status=status, clock=json.loads(clock) if clock else None,
+        result=json.loads(result) if result else None, finished=finished,
+    )
+
+
+def _first_line(exc: BaseException) -> str:
+    return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+
+
+def _redact(url: str) -> str:
+    """The URL without its password (it goes into error messages and logs)."""
+    import urllib.parse
+    parts = urllib.parse.urlsplit(url)
+    if parts.password is None:
+        return url
+    netloc = parts.netloc.replace(f":{parts.password}@", ":***@")
+    return urllib.parse.urlunsplit(parts._replace(netloc=netloc))

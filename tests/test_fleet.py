@@ -1,0 +1,424 @@
+"""A fleet of referees on one broker and one PostgreSQL store (referee/fleet.py, referee/store_pg.py).
+
+* Leases at the store: concurrent adopters never claim one table twice; a paused owner's
+  late write is refused (fencing by epoch, in the write's own transaction).
+* Two referees started together over one orphaned set of tables: each table is held by
+  exactly one of them at every moment, and every game ends as its fault-free replay.
+* Failover: three ``summon referee --db postgresql://`` processes, 30 tables of bots;
+  one referee at a time is killed with SIGKILL at a random moment (restarted or not):
+  every game finishes with exactly the history and result of its uninterrupted replay.
+  The adoption time (kill -> every table it held republished by a survivor) is printed.
+
+Every test has its own Mosquitto and its own PostgreSQL database (tests/pg.py).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+import statistics
+import threading
+import time
+from pathlib import Path
+from typing import Any, Sequence
+
+import pytest
+
+from clients.director import create_table
+from clients.sdk import BotClient
+from protocol.messages import Events, decode
+from protocol.mqtt import Link
+from protocol.topics import Topics
+from referee.brokerconf import password_line
+from referee.store import MoveRecord, TableRecord
+from referee.store_pg import LeaseLost, PgStore
+from tests.helpers import run_in_thread
+from tests.mosquitto import Mosquitto, password
+from tests.test_faults import SUMMON, DetBot, RefereeProcess, fault_free
+
+pytestmark = pytest.mark.broker
+PLAYERS = ["p1", "p2", "p3", "p4"]
+T = Topics()
+
+
+def add_referee_accounts(broker: Mosquitto, users: Sequence[str]) -> None:
+    """Referee accounts for a fleet: the broker binds client id to username, so each referee
+    needs an account of its own (role referee: the whole tree).  Restarts the broker."""
+    d = broker.directory
+    with open(d / "acl", "a") as f:
+        f.writelines(f"\nuser {u}\ntopic readwrite {T.prefix}/#\n" for u in users)
+    with open(d / "passwd", "a") as f:
+        f.writelines(password_line(u, password(u)) + "\n" for u in users)
+    for u in users:
+        (d / f"{u}.pw").write_text(password(u) + "\n")
+    broker.restart()
+
+
+def orphans(url: str, n: int, prefix: str = "orph") -> list[str]:
+    """``n`` unfinished tables whose owner died at once (their leases already expired)."""
+    dead = PgStore(url, owner="dead", ttl=-60)
+    ids = [f"{prefix}-{i}" for i in range(n)]
+    for i, tid in enumerate(ids):
+        dead.create_table(TableRecord(tid, "dragon", tuple(PLAYERS), {"target": 50}, 500 + i, time.time()))
+    dead.close()
+    return ids
+
+
+# --- leases at the store ------------------------------------------------------------------------
+
+def test_concurrent_adopters_claim_each_table_exactly_once(pg_url):
+    ids = orphans(pg_url, 60)
+    stores = [PgStore(pg_url, owner=f"r{i}") for i in range(4)]
+    got: list[list[str]] = [[] for _ in stores]
+    go = threading.Barrier(len(stores))
+
+    def adopt(k: int) -> None:
+        go.wait()
+        while True:
+            recs = stores[k].adopt(limit=7)
+            if not recs:
+                return
+            got[k] += [r.id for r in recs]
+
+    threads = [threading.Thread(target=adopt, args=(k,)) for k in range(len(stores))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    claimed = [tid for g in got for tid in g]
+    assert sorted(claimed) == sorted(ids)  # every table once: none twice, none left
+    assert sum(1 for g in got if g) >= 2, got  # they really raced
+    for k, store in enumerate(stores):
+        assert all(store.lease(tid) == (f"r{k}", 2) for tid in got[k])
+
+
+def test_a_paused_owner_cannot_write_after_its_table_was_adopted(pg_url):
+    [tid] = orphans(pg_url, 1)
+    a, b = PgStore(pg_url, owner="a", ttl=30), PgStore(pg_url, owner="b", ttl=30)
+    assert [r.id for r in a.adopt()] == [tid]
+    a.append_move(tid, MoveRecord(1, 1, "p2", "pass"))
+    assert b.adopt() == []  # a's lease is live
+    # a pauses (SIGSTOP, a long GC, a partition) past its lease; b adopts
+    a._db.execute("UPDATE leases SET expires = now() - interval '1 second'")
+    assert [r.id for r in b.adopt()] == [tid] and b.lease(tid) == ("b", 3)
+    with pytest.raises(LeaseLost):  # a wakes up: its late write is refused, nothing stored
+        a.append_move(tid, MoveRecord(2, 2, "p3", "pass"))
+    assert a.renew([tid]) == {tid}  # and its next renewal tells it to forget the table
+    b.append_move(tid, MoveRecord(2, 2, "p3", "pass"))
+    assert [(m.seq, m.user) for m in b.moves(tid)] == [(1, "p2"), (2, "p3")]
+
+
+def test_an_open_batch_holds_its_lease_against_an_adopter(pg_url):
+    """The fence's row lock orders a move against a concurrent claim: no interleaving."""
+    [tid] = orphans(pg_url, 1)
+    a, b = PgStore(pg_url, owner="a", ttl=0.5), PgStore(pg_url, owner="b", ttl=30)
+    a.adopt()
+    a.begin_batch()
+    a.append_move(tid, MoveRecord(1, 1, "p2", "pass"))  # holds the lease row until commit
+    time.sleep(0.7)  # the lease has expired meanwhile, but its row is locked by the batch
+    assert b.adopt() == []  # SKIP LOCKED: not claimable while a's write is in flight
+    a.commit_batch()
+    assert [r.id for r in b.adopt(limit=5)] in ([], [tid])
+    assert [m.seq for m in b.moves(tid)] == [1]  # whoever holds it replays the committed move
+
+
+def test_a_batch_the_server_aborted_is_never_reported_durable(pg_url):
+    """PostgreSQL answers COMMIT of an aborted transaction with a silent ROLLBACK: the store
+    must raise instead, or the referee would publish moves that were never stored."""
+    from referee.store import StoreError
+
+    [tid] = orphans(pg_url, 1, "abort")
+    a = PgStore(pg_url, owner="a")
+    a.adopt()
+    a.begin_batch()
+    a.append_move(tid, MoveRecord(1, 1, "p2", "pass"))
+    with pytest.raises(StoreError):
+        a.append_move(tid, MoveRecord(2, 2**40, "p3", "pass"))  # out of range for INTEGER: the server aborts
+    with pytest.raises(StoreError):
+        a.commit_batch()
+    assert a.moves(tid) == [] and not a.in_batch
+    a.append_move(tid, MoveRecord(1, 1, "p2", "pass"))  # and the store is usable again
+    assert [m.seq for m in a.moves(tid)] == [1]
+
+
+# --- what an adopter publishes -------------------------------------------------------------------
+
+def test_an_adopted_table_is_republished_redacted_to_each_seat(pg_url):
+    """The adoption path builds its payloads with the same view functions: each seat's state
+    goes to that seat's topic only and holds no card hidden from it (nor does the public one)."""
+    from protocol.messages import PublicState, SeatState
+    from referee.fleet import Fleet
+    from tests.test_clock_referee import Recorded
+    from tests.test_table import _hidden_from, _strings
+
+    [tid] = orphans(pg_url, 1, "red")
+    dead = PgStore(pg_url, owner="dead2", ttl=-60)
+    game = __import__("referee.games", fromlist=["GAMES"]).GAMES["dragon"]
+    state = game.new_state(4, {**game.config_defaults(), "target": 50}, 500)
+    bot = DetBot()
+    dead.adopt()
+    for seq in range(1, 31):  # 30 moves in, then its referee dies
+        seat = game.to_move(state)[0]
+        move = bot.choose(game.view(state, seat), game.legal_moves(state, seat))
+        state, _ = game.apply(state, seat, move)
+        dead.append_move(tid, MoveRecord(seq, seat, PLAYERS[seat], move))
+    dead._db.execute("UPDATE leases SET expires = now() - interval '1 second'")
+    r = Recorded()
+    r.ref.store = PgStore(pg_url, owner="adopter")
+    r.ref.fleet = Fleet(r.ref, "g")
+    assert r.ref.fleet.adopt() == 1 and r.ref.tables[tid].seq == 30
+    sent = r.take()
+    seat_msgs = {topic: m for topic, m, _ in sent if isinstance(m, SeatState)}
+    assert set(seat_msgs) == {T.seat_state(tid, u) for u in PLAYERS}
+    for seat, user in enumerate(PLAYERS):
+        m = seat_msgs[T.seat_state(tid, user)]
+        assert m.seat == seat and m.seq == 30
+        assert not _hidden_from(state, seat) & set(_strings(m.to_wire())), user
+    [pub] = [m for _, m, _ in sent if isinstance(m, PublicState)]
+    assert not _hidden_from(state, None) & set(_strings(pub.to_wire()))
+    assert {"type": "resumed"} in r.events(sent)
+
+
+# --- two referees started together --------------------------------------------------------------
+
+def test_two_referees_started_together_never_share_a_table(mosquitto, pg_url):
+    from referee.service import Referee, RefereeConfig
+
+    ids = orphans(pg_url, 6, "race")
+    add_referee_accounts(mosquitto, ["ref1", "ref2"])
+    refs = [Referee(RefereeConfig(broker=mosquitto.url(u), client_id=u, directors=frozenset({"director"}),
+                                  db=pg_url, lease_ttl=1.0, adopt_batch=1)) for u in ("ref1", "ref2")]
+    bots = [BotClient(DetBot(), mosquitto.url(u), u, exit_when_finished=False) for u in PLAYERS]
+    go = threading.Barrier(2)
+    threads = [threading.Thread(target=lambda r=r: (go.wait(), r.run()), daemon=True) for r in refs]
+    overlaps: list[set[str]] = []
+    held: list[set[str]] = [set(), set()]
+    try:
+        for t in threads:
+            t.start()
+        assert all(r.ready.wait(20) for r in refs)
+        bot_threads = [run_in_thread(lambda b=b: b.run(timeout=90)) for b in bots]
+        deadline = time.monotonic() + 90
+        check = PgStore(pg_url, owner="observer", readonly=True)
+        while time.monotonic() < deadline:
+            snap = [r.call(lambda r=r: {t for t, tb in r.tables.items() if tb.status == "playing"}) for r in refs]
+            overlaps.append(snap[0] & snap[1])
+            held[0] |= snap[0]
+            held[1] |= snap[1]
+            if all(st.status == "finished" for st in map(check.table, ids)):
+                break
+            time.sleep(0.1)
+    finally:
+        for b in bots:
+            b.request_stop()
+        for r in refs:
+            r.request_stop()
+        for t in threads:
+            t.join(10)
+    assert not any(overlaps), [o for o in overlaps if o][:3]
+    assert held[0] | held[1] == set(ids) and held[0] and held[1], held  # both took some
+    assert sum(r.fleet.fenced for r in refs) == 0  # nobody ever tried to write another's table
+    for i, tid in enumerate(ids):
+        history, result = fault_free(500 + i, {"target": 50})
+        rec = check.table(tid)
+        assert rec is not None and rec.status == "finished" and rec.result == result, tid
+        assert [(m.seat, m.move) for m in check.moves(tid)] == history, tid
+
+
+# --- failover: kill -9 ------------------------------------------------------------------------------
+
+class FleetReferee(RefereeProcess):
+    """``summon referee --db postgresql://...`` logged in as its own referee account."""
+
+    def __init__(self, broker: Mosquitto, url: str, user: str, ttl: float) -> None:
+        super().__init__(broker, Path("/nonexistent"), ["--lease-ttl", str(ttl), "--db-sync", "normal"])
+        self.url, self.user = url, user
+
+    def start(self) -> float:
+        import os
+        import queue
+        import subprocess
+        import sys  # noqa: F401
+        cmd = SUMMON + ["--log-level", "INFO", "referee", "--broker", f"mqtt://127.0.0.1:{self.broker.port}",
+                        "-u", self.user, "--password-file", str(self.broker.directory / f"{self.user}.pw"),
+                        "--director", "director", "--client-id", self.user, "--db", self.url, *self.extra]
+        t0 = time.monotonic()
+        self.proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                                     env={**os.environ, "PYTHONUNBUFFERED": "1"})
+        self.lines = queue.Queue()
+        proc, lines = self.proc, self.lines
+        threading.Thread(target=lambda: [lines.put(ln) for ln in proc.stderr], daemon=True).start()  # type: ignore
+        return t0
+
+    def alive(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
+
+def test_sigterm_hands_the_tables_over_and_they_finish_unchanged(mosquitto, pg_url):
+    """The recovery test on PostgreSQL: a graceful stop says ``interrupted`` and releases its
+    leases; the other referee adopts at once (not after the ttl) and the game ends as its
+    fault-free replay."""
+    from protocol.messages import Meta
+    from tests.helpers import Probe
+
+    table, seed, config = "term-pg", 31, {"target": 100}
+    add_referee_accounts(mosquitto, ["ref1", "ref2"])
+    refs = [FleetReferee(mosquitto, pg_url, u, ttl=30.0) for u in ("ref1", "ref2")]
+    watch = Probe(mosquitto.url("mallory"), "mallory", (T.public_all(table),))
+    bots = [BotClient(DetBot(), mosquitto.url(u), u, table=table) for u in PLAYERS]
+    store = PgStore(pg_url, readonly=True)
+    try:
+        for r in refs:
+            r.start()
+        for r in refs:
+            r.wait_up()
+        threads = [run_in_thread(lambda b=b: b.run(timeout=120)) for b in bots]
+        create_table(mosquitto.url("director"), "director", "dragon", PLAYERS, config, seed=seed, table=table)
+        watch.wait_for(lambda i, m: isinstance(m, Events) and m.seq >= 10, 30)
+        lease = store.lease(table)
+        assert lease is not None
+        owner, other = (refs if lease[0].startswith("ref1:") else refs[::-1])
+        stopped = time.monotonic()
+        assert owner.terminate() == 0
+        watch.wait_for(lambda i, m: isinstance(m, Events) and m.events == [{"type": "interrupted"}], 10)
+        watch.wait_for(lambda i, m: isinstance(m, Events) and m.events == [{"type": "resumed"}], 10)
+        handover = time.monotonic() - stopped
+        assert handover < 10, handover  # released: far less than the 30 s lease
+        done = watch.wait_for(lambda i, m: isinstance(m, Meta) and m.status == "finished", 120)
+        for t in threads:
+            t.join(30)
+    finally:
+        for b in bots:
+            b.request_stop()
+        for r in refs:
+            r.stop()
+        watch.link.close()
+    history, result = fault_free(seed, config)
+    assert isinstance(done, Meta) and done.result == result
+    assert [(m.seat, m.move) for m in store.moves(table)] == history
+    assert store.lease(table)[0].startswith(other.user + ":")
+
+
+def run_failover(mosquitto: Mosquitto, url: str, tables: int, kills: int, seed: int, target: int,
+                 ttl: float = 1.0, timeout: float = 240.0) -> dict[str, Any]:
+    rng = random.Random(seed)
+    users = ["ref1", "ref2", "ref3"]
+    add_referee_accounts(mosquitto, users)
+    refs = [FleetReferee(mosquitto, url, u, ttl) for u in users]
+    config = {"target": target}
+    seeds = [7000 + 100 * seed + i for i in range(tables)]
+    expected = {f"fo-{s}": fault_free(s, config) for s in seeds}
+    resumed: dict[str, list[float]] = {}
+    watch = Link(mosquitto.url("mallory"), "mallory", [f"{T.prefix}/t/+/public/events"], mqtt_version=5)
+
+    def on_events() -> None:
+        while not stop.is_set():
+            try:
+                msg = watch.inbox.get(timeout=0.2)
+            except Exception:
+                continue
+            m = decode(msg.payload) if msg.payload else None
+            if isinstance(m, Events) and {"type": "resumed"} in m.events:
+                resumed.setdefault(m.table, []).append(time.monotonic())
+
+    stop = threading.Event()
+    bots = [BotClient(DetBot(), mosquitto.url(u), u, exit_when_finished=False) for u in PLAYERS]
+    store = PgStore(url, owner="observer", readonly=True)
+    adoption: list[float] = []
+    bot_threads: list[threading.Thread] = []
+    missing: list[list[str]] = []  # tables of a killed referee not republished within 60 s
+    done_kills = 0
+    start = time.monotonic()
+    try:
+        watch.start()
+        threading.Thread(target=on_events, daemon=True).start()
+        for r in refs:
+            r.start()
+        for r in refs:
+            r.wait_up()
+        bot_threads = [run_in_thread(lambda b=b: b.run(timeout=timeout)) for b in bots]
+        for k, s in enumerate(seeds):
+            order = PLAYERS[k % 4:] + PLAYERS[:k % 4]
+            create_table(mosquitto.url("director"), "director", "dragon", order, config, seed=s, table=f"fo-{s}",
+                         request_id=f"c{s}")
+        deadline = time.monotonic() + timeout
+
+        def finished() -> bool:
+            return all((store.table(t) or TableRecord("", "", (), {}, 0, 0)).status == "finished" for t in expected)
+
+        while done_kills < kills and time.monotonic() < deadline and not finished():
+            time.sleep(rng.uniform(0.3, 1.5))
+            victim = rng.choice([r for r in refs if r.alive()])
+            owned = [t for t in expected if (store.lease(t) or ("", 0))[0].startswith(victim.user + ":")
+                     and (store.table(t) or TableRecord("", "", (), {}, 0, 0)).status == "playing"]
+            victim.kill()
+            killed = time.monotonic()
+            done_kills += 1
+            # a table it finished just before dying needs no adopter (nobody writes to the store
+            # before adopting, and adopting publishes "resumed" before any further move)
+            owned = [t for t in owned if (store.table(t) or TableRecord("", "", (), {}, 0, 0)).status == "playing"]
+            # every table it held must be republished ("resumed") by a survivor (or by itself, restarted)
+            if rng.random() < 0.6:
+                time.sleep(rng.uniform(0.0, 0.5))
+                victim.start()
+            wait_until = min(deadline, killed + 60)
+            while owned:
+                times = [next((x for x in resumed.get(t, []) if x > killed), None) for t in owned]
+                if all(x is not None for x in times):
+                    adoption += [x - killed for x in times]  # type: ignore[operator]
+                    break
+                if time.monotonic() > wait_until:
+                    missing.append([t for t, x in zip(owned, times) if x is None])
+                    break
+                time.sleep(0.05)
+            if not any(r.alive() for r in refs):
+                refs[0].start()
+        for r in refs:
+            if not r.alive():
+                r.start()
+        while time.monotonic() < deadline and not finished():
+            time.sleep(0.2)
+    finally:
+        stop.set()
+        for b in bots:
+            b.request_stop()
+        for t in bot_threads:
+            t.join(10)
+        for r in refs:
+            r.stop()
+        watch.close()
+    mismatches = []
+    moves = 0
+    for tid, (history, result) in expected.items():
+        rec = store.table(tid)
+        got = [(m.seat, m.move) for m in store.moves(tid)]
+        moves += len(got)
+        if rec is None or rec.status != "finished" or rec.result != result or got != history:
+            mismatches.append(f"{tid}: {rec and rec.status}, {len(got)} moves vs {len(history)}")
+    return {"tables": tables, "moves": moves, "kills": done_kills, "mismatches": mismatches, "adoption": adoption,
+            "missing": missing, "wall": time.monotonic() - start}
+
+
+def report(run: dict[str, Any]) -> str:
+    a = run["adoption"] or [float("nan")]
+    return (f"fleet failover: 3 referees, {run['tables']} tables, {run['moves']} moves, {run['kills']} SIGKILLs, "
+            f"{len(run['mismatches'])} mismatches; adoption (kill -> every table it held republished) over "
+            f"{len(run['adoption'])} tables: p50 {statistics.median(a):.2f} s, max {max(a):.2f} s "
+            f"(lease ttl 1 s); wall {run['wall']:.1f} s")
+
+
+def test_fleet_failover_kill_9_changes_no_result(mosquitto, pg_url):
+    run = run_failover(mosquitto, pg_url, tables=30, kills=3, seed=1, target=50)
+    print(report(run))
+    assert run["mismatches"] == [], run["mismatches"]
+    assert run["missing"] == [], run["missing"]  # every table of a killed referee was adopted and republished
+    assert run["kills"] == 3 and run["adoption"], report(run)
+
+
+@pytest.mark.slow
+def test_fleet_failover_many_kills(mosquitto, pg_url):
+    run = run_failover(mosquitto, pg_url, tables=30, kills=12, seed=2, target=200, timeout=600)
+    print(report(run))
+    assert run["mismatches"] == [] and run["missing"] == [], (run["mismatches"], run["missing"])
+    assert run["kills"] >= 8, report(run)
