@@ -234,7 +234,7 @@ def rollout(pos: Position, rng: random.Random, policy: str = "random",
         hand = hands[seat]
         mask, dragon = legal_mask(hand, mode, trick, when_void)
         if greedy:
-            code = _greedy(mask, dragon, trick, leader, seat, mode, power_t, led_t)
+            code = _greedy(hands, mask, dragon, trick, leader, seat, mode, power_t, led_t, when_void)
         else:
             k = mask.bit_count()
             i = int(rnd() * (k + len(dragon)))
@@ -263,31 +263,89 @@ def rollout(pos: Position, rng: random.Random, policy: str = "random",
     return pts[0], pts[1]
 
 
-def _greedy(mask: int, dragon: tuple[int, ...], trick: list[int], leader: int, seat: int,
-            mode: int, power_t, led_t) -> int:
+def _gt_masks(mode: int, led: int) -> dict[int, int]:
+    """For each power value p: the mask of plain codes (0..52) stronger than p."""
+    powers = POWER[mode][led]
+    out = {}
+    for p in set(powers):
+        m = 0
+        for c in range(53):
+            if powers[c] > p:
+                m |= 1 << c
+        out[p] = m
+    return out
+
+
+GT = tuple(tuple(_gt_masks(m, led) for led in range(4)) for m in range(6))
+
+
+def _can_beat(hand: int, mode: int, first: int, when_void: bool, powers, gt, p: int) -> bool:
+    """Could a seat holding ``hand`` beat power ``p`` in a trick whose first code is ``first``?"""
+    mask, dragon = legal_mask(hand, mode, (first,), when_void)
+    if mask & gt[p]:
+        return True
+    for d in dragon:
+        if powers[d] > p:
+            return True
+    return False
+
+
+def _sure(hands, mode, first, when_void, powers, gt, p, seat, later) -> bool:
+    """No opponent still to play (``later`` seats after ``seat``) can beat power ``p``."""
+    for k in range(1, later + 1):
+        s = (seat + k) & 3
+        if (s ^ seat) & 1 and _can_beat(hands[s], mode, first, when_void, powers, gt, p):
+            return False
+    return True
+
+
+def _greedy(hands, mask: int, dragon: tuple[int, ...], trick: list[int], leader: int, seat: int,
+            mode: int, power_t, led_t, when_void: bool) -> int:
+    """The ``"greedy"`` rollout policy (perfect information: it reads every hand)."""
     codes = cards_of(mask)
     if dragon:
         codes.extend(dragon)
     if len(codes) == 1:
         return codes[0]
     n = len(trick)
+    later = 3 - n
+    off = (lambda c: 12 - c % 13) if mode == 5 else (lambda c: c % 13)
+    plain = [c for c in codes if c < 52] or codes
+
     if not n:
-        # Lead: the code strongest in its own suit (ties to the lowest code).
-        return max(codes, key=lambda c: power_t[led_t[c]][c])
-    powers = power_t[led_t[trick[0]]]
-    best, bi = powers[trick[0]], 0
+        # Lead the cheapest sure winner; else a low card, side suits before trumps.
+        best_c, best_p = -1, 1000
+        for c in codes:
+            led = led_t[c]
+            p = power_t[led][c]
+            if p < best_p and _sure(hands, mode, c, when_void, power_t[led], GT[mode][led], p, seat, 3):
+                best_c, best_p = c, p
+        if best_c >= 0:
+            return best_c
+        return min(plain, key=lambda c: (c // 13 == mode, off(c)))
+    first = trick[0]
+    led = led_t[first]
+    powers = power_t[led]
+    gt = GT[mode][led]
+    best, bi = powers[first], 0
     for j in range(1, n):
         p = powers[trick[j]]
         if p > best:
             best, bi = p, j
-    partner_winning = ((leader + bi) & 1) == (seat & 1)
-    off = (lambda c: 12 - c % 13) if mode == 5 else (lambda c: c % 13)
-    low = min(codes, key=lambda c: (powers[c] > _NONE, powers[c] if powers[c] > _NONE else off(c)))
-    if partner_winning:
-        return low
+
+    def low() -> int:
+        return min(plain, key=lambda c: (powers[c] > _NONE, powers[c] if powers[c] > _NONE else off(c)))
+
+    if ((leader + bi) & 1) == (seat & 1) and (
+            not later or _sure(hands, mode, first, when_void, powers, gt, best, seat, later)):
+        return low()  # partner wins this trick anyway
     beats = [c for c in codes if powers[c] > best]
     if not beats:
-        return low
-    if n == 3:
-        return min(beats, key=lambda c: powers[c])
-    return max(beats, key=lambda c: powers[c])
+        return low()
+    beats.sort(key=powers.__getitem__)
+    if not later:
+        return beats[0]
+    for c in beats:
+        if _sure(hands, mode, first, when_void, powers, gt, powers[c], seat, later):
+            return c
+    return low() if n == 1 else beats[-1]
