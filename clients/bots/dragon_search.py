@@ -42,6 +42,7 @@ class DragonSearchBot:
         self.budget_ms, self.samples, self.min_samples, self.policy = budget_ms, samples, min_samples, policy
         self.decisions = 0  # searched decisions, and their total CPU seconds (benchmarks)
         self.cpu_seconds = 0.0
+        self.failures = 0  # searches that raised (the heuristic's move was played instead)
 
     def choose(self, view: Mapping[str, Any], legal: Sequence[str]) -> str:
         legal = list(legal)
@@ -53,6 +54,7 @@ class DragonSearchBot:
         try:
             move = self._search(view, legal, fallback)
         except Exception:  # never let a search bug cost a move
+            self.failures += 1
             move = None
         return move if move in legal else fallback
 
