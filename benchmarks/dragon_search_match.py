@@ -96,8 +96,23 @@ def play_room(seed: int, hero_team: int, hero: str, villain: str, samples, budge
                 d[hero_team], d[1 - hero_team]), decisions, cpu
 
 
+def contract_designation(seed: int) -> str | None:
+    """The designation this deal's auction ends in when both sides bid like
+    ``dragon-heuristic`` (every bot here does; ``None``: all passed) -- cheap, no play."""
+    game = GAMES["dragon"]
+    st = game.new_state(4, {"max_hands": 1}, seed)
+    bots = [make_bot("dragon-heuristic", seed * 4 + s) for s in range(4)]
+    while st.phase == "bidding":
+        seat = st.turn
+        st, _ = game.apply(st, seat, bots[seat].choose(game.view(st, seat), game.legal_moves(st, seat)))
+    return st.contract.designation if st.contract is not None else None
+
+
 def play_board(args: tuple) -> Board | None:
-    seed, hero, villain, samples, budget_ms = args
+    seed, hero, villain, samples, budget_ms = args[:5]
+    only = args[5] if len(args) > 5 else None
+    if only and contract_designation(seed) not in only:
+        return None
     rooms, dec, cpu = [], 0, 0.0
     for hero_team in (0, 1):
         room, d, c = play_room(seed, hero_team, hero, villain, samples, budget_ms)
@@ -166,26 +181,36 @@ def main() -> None:
     ap.add_argument("--samples", type=int, default=40, help="dragon-search deals per decision (0: time budget)")
     ap.add_argument("--budget-ms", type=float, default=80.0)
     ap.add_argument("--jobs", type=int, default=1)
+    ap.add_argument("--designations", default="",
+                    help="only boards whose contract is one of these (comma list, e.g. high,low); "
+                         "assumes heuristic bidding on both sides, as all bots here bid")
+    ap.add_argument("--until-seed", type=int, default=None, help="stop after this deal seed")
+    ap.add_argument("--json", default="", help="also write every board to this file")
     args = ap.parse_args()
     t0, c0 = time.perf_counter(), time.process_time()
     boards: list[Board] = []
     seed = args.seed
+    only = tuple(d for d in args.designations.split(",") if d) or None
     if args.jobs > 1:
         import multiprocessing as mp
         with mp.Pool(args.jobs) as pool:
             while len(boards) < args.boards:
-                batch = [(s, args.hero, args.villain, args.samples, args.budget_ms)
+                batch = [(s, args.hero, args.villain, args.samples, args.budget_ms, only)
                          for s in range(seed, seed + (args.boards - len(boards)) + 4)]
                 seed += len(batch)
                 boards += [b for b in pool.map(play_board, batch) if b is not None]
         boards = boards[:args.boards]
     else:
-        while len(boards) < args.boards:
-            b = play_board((seed, args.hero, args.villain, args.samples, args.budget_ms))
+        while len(boards) < args.boards and (args.until_seed is None or seed <= args.until_seed):
+            b = play_board((seed, args.hero, args.villain, args.samples, args.budget_ms, only))
             seed += 1
             if b is not None:
                 boards.append(b)
     report(boards, args.hero, args.villain)
+    if args.json:
+        import dataclasses
+        import json
+        Path(args.json).write_text(json.dumps([dataclasses.asdict(b) for b in boards]))
     print(f"  seeds {args.seed}..{seed - 1}; {time.perf_counter() - t0:.0f} s wall, "
           f"{time.process_time() - c0:.0f} s CPU in the main process")
 
