@@ -51,6 +51,7 @@ def test_fast_legal_moves_and_step_match_the_checked_engine():
             legal = GAME.legal_moves(st, seat)
             assert pos.turn == seat
             assert [fast.MOVE_TEXT[c] for c in fast.legal_codes(pos)] == legal
+            assert fast.to_state(pos, st) == st
             positions += 1
             move = rng.choice(legal)
             nxt, events = GAME.apply(st, seat, move)

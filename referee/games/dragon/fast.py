@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from .cards import CARD_NAMES, DESIGNATIONS, DRAGON, DRAGON_BIT, SUIT_MASKS, SUITS, cards_of
 from .moves import MOVES, Play
 from .rules import score_hand
-from .state import Contract, State, team_of
+from .state import Contract, State
 
 __all__ = ["Position", "MOVE_TEXT", "MOVE_CODE", "legal_codes", "legal_mask", "step",
            "trick_winner", "from_state", "to_state", "rollout", "hand_deltas", "N_CODES",
@@ -202,11 +202,12 @@ def to_state(pos: Position, base: State) -> State:
     for i, code in enumerate(pos.trick):
         m = _MOVE_OBJ[code]
         trick.append(((pos.leader + i) & 3, m.card, m.as_suit, m.high))
-    return replace(base, hands=pos.hands, trick=tuple(trick), leader=pos.leader, turn=pos.turn,
-                   trick_points=pos.points, tricks_played=pos.tricks_played,
-                   contract=Contract(pos.declarer, pos.level, pos.designation,
-                                     "nohelp" if pos.nohelp else base.contract.option
-                                     if base.contract else "kitty"))
+    option = "nohelp" if pos.nohelp else (base.contract.option if base.contract else "kitty")
+    contract = Contract(pos.declarer, pos.level, pos.designation, option,
+                        base.contract.summoned_from if base.contract else None)
+    return replace(base, phase="play", hands=pos.hands, trick=tuple(trick), leader=pos.leader,
+                   turn=pos.turn, trick_points=pos.points, tricks_played=pos.tricks_played,
+                   contract=contract)
 
 
 def rollout(pos: Position, rng: random.Random, policy: str = "random",
