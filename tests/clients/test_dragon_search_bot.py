@@ -73,3 +73,19 @@ def test_dragon_search_plays_a_broker_game_as_seat_bots(mosquitto, referee):
     assert result is not None, "the game did not finish"
     assert all(c.tables[table].finished and c.tables[table].errors == 0 for c in clients)
     assert all(b.decisions > 0 and b.failures == 0 for b in searchers)
+
+
+def test_search_never_throws_the_dragon_away_in_no_trump():
+    from referee.games.dragon.search import state_in_play
+    from referee.games.dragon.state import fill_deal
+
+    game = GAMES["dragon"]
+    hands, _ = fill_deal({3: ["dragon", "earth-6", "wind-6", "fire-4", "water-2"]})
+    hands = [h[:12] for h in hands]
+    for desig, losing in (("high", " low"), ("low", " high")):
+        st = state_in_play(hands, {"seat": 3, "level": 8, "designation": desig, "option": "summon"})
+        legal = game.legal_moves(st, 3)
+        assert any(m.endswith(losing) for m in legal)
+        for seed in range(3):
+            move = DragonSearchBot(seed, budget_ms=None, samples=8).choose(game.view(st, 3), legal)
+            assert move in legal and not move.endswith(losing)
