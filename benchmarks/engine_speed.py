@@ -8,7 +8,8 @@ all three alike rather than the one that ran during a spike):
   referee does per card, and what search had to use before issue 16.
 * **unchecked**: ``DragonGame.apply_unchecked`` (no validation, no events), same moves.
 * **fast**: ``referee.games.dragon.fast.rollout(position, rng)`` -- bitmask legal moves
-  and trick rules with locals only; also its ``"greedy"`` policy (the PIMC rollouts).
+  and trick rules with locals only; the public one-card API (``legal_codes`` + ``step``,
+  a frozen ``Position`` per card); and the ``"greedy"`` rollout policy (what PIMC uses).
 * **OpenSpiel hearts**: ``pyspiel`` from Python, a random full deal (chance nodes,
   passing, 13 tricks) per rollout, in another interpreter (``--openspiel-python``, e.g. a
   venv made with ``python3 -m venv /tmp/osenv && /tmp/osenv/bin/pip install open_spiel``;
@@ -104,6 +105,17 @@ def time_fast(positions, policy: str, repeat: int) -> float:
     return repeat * len(positions) / (time.process_time() - c0)
 
 
+def time_step(positions) -> float:
+    """The public one-card API: ``legal_codes`` + ``step`` (a new ``Position`` per card)."""
+    rng = random.Random(1)
+    c0 = time.process_time()
+    for pos in positions:
+        while not pos.over:
+            codes = fast.legal_codes(pos)
+            pos = fast.step(pos, codes[int(rng.random() * len(codes))])
+    return len(positions) / (time.process_time() - c0)
+
+
 def time_openspiel(python: str, hands: int) -> tuple[float, str]:
     out = subprocess.run([python, "-c", OPENSPIEL_SNIPPET, str(hands)], capture_output=True,
                          text=True, timeout=600)
@@ -128,10 +140,12 @@ def main() -> None:
     unchecked = time_engine(states, unchecked=True)
     fast_random = time_fast(positions, "random", args.repeat)
     fast_greedy = time_fast(positions, "greedy", max(1, args.repeat // 4))
+    fast_step = time_step(positions)
     print(f"random full hands per CPU second (load average {load:.1f} on {os.cpu_count()} cores)")
     print(f"  dragon checked   (DragonGame.apply)        {checked:8.0f} hands/s   1.0x")
     print(f"  dragon unchecked (apply_unchecked)         {unchecked:8.0f} hands/s  {unchecked / checked:4.1f}x")
     print(f"  dragon fast      (fast.rollout, random)    {fast_random:8.0f} hands/s  {fast_random / checked:4.1f}x")
+    print(f"  dragon fast      (legal_codes + step)      {fast_step:8.0f} hands/s  {fast_step / checked:4.1f}x")
     print(f"  dragon fast      (fast.rollout, greedy)    {fast_greedy:8.0f} hands/s  {fast_greedy / checked:4.1f}x")
     if args.openspiel_python:
         try:
