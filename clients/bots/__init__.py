@@ -9,15 +9,17 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from clients.bots.dragon_heuristic import DragonHeuristicBot
+from clients.bots.dragon_search import DragonSearchBot
 from clients.bots.random_bot import RandomBot
 from clients.bots.summicard_ev import SummicardEVBot
 from clients.bots.summoner_wars_heuristic import SummonerWarsHeuristicBot
 
-__all__ = ["BOTS", "RandomBot", "DragonHeuristicBot", "make_bot"]
+__all__ = ["BOTS", "RandomBot", "DragonHeuristicBot", "DragonSearchBot", "make_bot"]
 
 BOTS: dict[str, Callable[..., Any]] = {
     "random": RandomBot,
     "dragon-heuristic": DragonHeuristicBot,
+    "dragon-search": DragonSearchBot,
     "summicard-ev": SummicardEVBot,
     "summoner-wars-heuristic": SummonerWarsHeuristicBot,
 }

@@ -175,11 +175,11 @@ def test_low_no_trump_plays_low():
                                         _plays(["fire-4", "fire-king"])) == "play fire-king"
 
 
-def test_keeps_dragon_for_last_trick_in_no_trump_then_wins_with_it():
+def test_keeps_dragon_for_the_last_tricks_in_no_trump_then_wins_with_it():
     trick = [{"seat": 1, "card": "earth-elemental", "as": None}]
     dragon_moves = [f"play dragon {s} {hl}" for s in ("earth", "wind", "fire", "water") for hl in ("high", "low")]
     v = _view("play", ["dragon", "earth-2", "wind-5"], contract=_contract("high", seat=0),
-              trick=trick, leader=1, tricks_played=9)
+              trick=trick, leader=1, tricks_played=5)  # held back before the ninth trick
     assert DragonHeuristicBot(1).choose(v, _plays(["earth-2"]) + dragon_moves) == "play earth-2"
     v = _view("play", ["dragon"], contract=_contract("high", seat=0), trick=trick, leader=1, tricks_played=11)
     assert DragonHeuristicBot(1).choose(v, dragon_moves) == "play dragon earth high"
