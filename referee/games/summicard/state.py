@@ -160,7 +160,6 @@ class State:
     pot: int = 0
     carry: int = 0  # the part of ``pot`` carried over from a hand nobody won
     high: int = 0  # highest bet of the betting round
-    cap: int = 0  # most any seat may bet in total this round (the shortest stack)
     to_act: tuple[int, ...] = ()
     bettors: tuple[int, ...] = ()  # seats that took part in the betting round
     void_hands: int = 0
