@@ -165,6 +165,7 @@ class State:
     void_hands: int = 0
     last_hand: HandSummary | None = None
     result: Result | None = None
+    stop_at_hand_end: bool = False  # search states: stop in phase "hand_end", deal nothing
 
 
 def _check_decks(cfg: Config, seats: int) -> int:
