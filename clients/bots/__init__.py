@@ -12,6 +12,7 @@ from clients.bots.dragon_heuristic import DragonHeuristicBot
 from clients.bots.random_bot import RandomBot
 from clients.bots.summicard_ev import SummicardEVBot
 from clients.bots.summoner_wars_heuristic import SummonerWarsHeuristicBot
+from clients.bots.summoner_wars_search import SummonerWarsSearchBot
 
 __all__ = ["BOTS", "RandomBot", "DragonHeuristicBot", "make_bot"]
 
@@ -20,6 +21,7 @@ BOTS: dict[str, Callable[..., Any]] = {
     "dragon-heuristic": DragonHeuristicBot,
     "summicard-ev": SummicardEVBot,
     "summoner-wars-heuristic": SummonerWarsHeuristicBot,
+    "summoner-wars-search": SummonerWarsSearchBot,
 }
 
 
