@@ -40,8 +40,8 @@ log = logging.getLogger("summon.bots.summoner_wars_search")
 
 ANSWER = ("reroll", "absorb", "frenzy", "riposte")  # "may" answers taken in simulations
 MOVE_MARGIN = 0.5
-W = {"summoner": 10.0, "unit_strength": 1.6, "unit_life": 1.0, "champion": 3.0, "gate": 1.5,
-     "magic": 0.25, "threat_on_me": 3.0, "threat_on_foe": 1.5, "win": 10_000.0}
+W = {"summoner": 14.0, "unit_strength": 1.6, "unit_life": 1.0, "champion": 3.0, "gate": 1.5,
+     "magic": 0.25, "threat_on_me": 6.0, "threat_on_foe": 1.5, "win": 10_000.0}
 
 
 def _hit(state: Any, attack: str) -> float:
