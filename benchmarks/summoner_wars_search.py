@@ -45,12 +45,12 @@ class Timed:
 
 
 def one_game(args: tuple) -> dict:
-    i, seed0, samples, max_candidates, weights, phases = args
+    i, seed0, samples, max_candidates, weights, phases, rollout = args
     seed = seed0 + i
     s_seat = i % 2
     bots = [None, None]
     bots[s_seat] = Timed(SummonerWarsSearchBot(seed, samples=samples, max_candidates=max_candidates,
-                                                  weights=weights, phases=phases))
+                                                  weights=weights, phases=phases, rollout=rollout))
     bots[1 - s_seat] = Timed(make_bot(HEUR, seed + 100_000))
     config = SWAP if (i // 2) % 2 else {}
     state = G.new_state(2, config, seed)
@@ -84,10 +84,12 @@ def main() -> None:
     ap.add_argument("--candidates", type=int, default=8, help="most candidate moves searched")
     ap.add_argument("--weights", type=json.loads, default={}, help='evaluation weights, e.g. {"summoner": 12}')
     ap.add_argument("--phases", default="attack,move", help="phases searched (the heuristic plays the rest)")
+    ap.add_argument("--rollout", action="store_true", help="score each candidate at the end of the turn "
+                    "(the heuristic plays the rest of it) instead of right after the move")
     ap.add_argument("--jobs", type=int, default=1, help="processes (each game runs on one core)")
     args = ap.parse_args()
     phases = tuple(p for p in args.phases.split(",") if p)
-    jobs = [(i, args.seed, args.samples, args.candidates, args.weights, phases) for i in range(args.games)]
+    jobs = [(i, args.seed, args.samples, args.candidates, args.weights, phases, args.rollout) for i in range(args.games)]
     started = time.perf_counter()
     if args.jobs > 1:
         with ProcessPoolExecutor(args.jobs) as ex:
@@ -104,6 +106,7 @@ def main() -> None:
     cpu_s = sum(g["cpu"][0] for g in games) / max(1, sum(g["calls"][0] for g in games))
     cpu_h = sum(g["cpu"][1] for g in games) / max(1, sum(g["calls"][1] for g in games))
     print(f"{SEARCH} (samples {args.samples}, candidates {args.candidates}, phases {args.phases}"
+          f"{', rollout to the end of the turn' if args.rollout else ''}"
           f"{', weights ' + json.dumps(args.weights) if args.weights else ''}) vs {HEUR}: {n} games, "
           f"seats swapped every game, factions every two")
     print(f"  {SEARCH} won {wins}, lost {n - wins - draws}, drew {draws}: score {100 * score / n:.1f}% "

@@ -31,6 +31,7 @@ from clients.bots.summoner_wars_board import Model
 from referee.games.summoner_wars.board import dist
 from referee.games.summoner_wars.cards import POOL
 from referee.games.summoner_wars.query import attack_range, life, move_range, strength
+from referee.games.summoner_wars.views import view as sw_view
 from referee.games.summoner_wars.search import (SearchError, determinize, fast_legal, fast_step, info_state,
                                                 reseed)
 
@@ -105,7 +106,9 @@ class SummonerWarsSearchBot:
     name = "summoner-wars-search"
 
     def __init__(self, seed: int | None = None, samples: int = 6, max_candidates: int = 8,
-                 weights: Mapping[str, float] | None = None, phases: tuple[str, ...] = ("attack", "move")) -> None:
+                 weights: Mapping[str, float] | None = None, phases: tuple[str, ...] = ("attack", "move"),
+                 rollout: bool = False) -> None:
+        self.rollout = rollout
         self.weights = {**W, **(weights or {})}
         self.phases = phases
         self._rng = random.Random(seed)
@@ -140,6 +143,11 @@ class SummonerWarsSearchBot:
             info = info_state(self._views, self._turn_moves)
             base = determinize(info, self._rng)
             seat = view["seat"]
+            if self.rollout:
+                worlds = [reseed(base, self._rng) for _ in range(self.samples)]
+                scores = {mv: sum(evaluate(self._play_turn(fast_step(w, seat, mv), seat), seat, self.weights)
+                                  for w in worlds) / len(worlds) for mv in cands}
+                return max(cands, key=lambda mv: (scores[mv], -cands.index(mv)))
             if view["phase"] == "attack":
                 worlds = [reseed(base, self._rng) for _ in range(self.samples)]
                 scores = {mv: sum(evaluate(self._resolve(fast_step(w, seat, mv), seat), seat, self.weights)
@@ -153,6 +161,18 @@ class SummonerWarsSearchBot:
         except Exception:  # never let a bot bug stop a game
             log.exception("summoner-wars-search: falling back to the heuristic")
             return h.choose(view, legal)
+
+    def _play_turn(self, state: Any, seat: int) -> Any:
+        """Play the rest of ``seat``'s turn with the heuristic (both seats' questions too)."""
+        h = self._heuristic
+        for _ in range(60):
+            if state.result is not None or (state.active != seat and state.pending is None):
+                return state
+            who = state.pending.seat if state.pending is not None else state.active
+            legal = fast_legal(state, who)
+            mv = legal[0] if len(legal) == 1 else h.choose(sw_view(state, who), legal)
+            state = fast_step(state, who, mv)
+        return state
 
     def _resolve(self, state: Any, seat: int) -> Any:
         """Answer the questions an attack raises (the usual "yes" to a may), so every
