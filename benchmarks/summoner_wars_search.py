@@ -10,6 +10,30 @@ wall time is noisy on a shared machine.
 
 Run from the repository root:
 ``python -m benchmarks.summoner_wars_search [--games 200] [--samples 6] [--jobs 2]``.
+
+What was tried and measured (issue 16, item 5 is NOT met; 1 Dec 2026, a 2-core machine at
+load 9-16, so only the CPU figures are meaningful as speeds):
+
+====================================================  =====  =========================  ========
+variant (all: determinized from views, dice re-seeded)  games  search score (95% CI)      CPU/dec.
+====================================================  =====  =========================  ========
+Monte Carlo attacks (6 dice samples, 8 candidates),     200    43.5% (36.8-50.4%)         8.9 ms
+  moves overridden when the evaluation gains > 0.5
+  (the defaults; threat weight 6, summoner weight 14)
+same, first weights (threat 3, summoner 10)             60     46.7% (34.6-59.1%)         9.7 ms
+same, attacks only (moves from the heuristic)           60     46.7% (34.6-59.1%)         8.2 ms
+same, threat 6, summoner 14 (before the 200 games)      60     51.7% (39.3-63.8%)         9.9 ms
+end-of-turn rollouts (heuristic plays the rest of the   40     50.0% (35.2-64.8%)        21.6 ms
+  turn; 2 samples, 4 candidates), ``--rollout``
+====================================================  =====  =========================  ========
+
+(the heuristic itself: 0.4 ms per decision in the same runs).  Reading: scoring single
+moves or the rest of one turn with a static evaluation (summoner life, material, magic,
+each side's threat on the other summoner) does not beat the hand-tuned heuristic, whose
+move scores already hold the odds of each attack; the evaluation itself is the weak
+part.  What would be next: an evaluation fitted to game outcomes (self-play positions
+labelled by the winner), and a lookahead through the opponent's reply turn, which
+needs ~10x the per-decision budget used here.
 """
 
 from __future__ import annotations
