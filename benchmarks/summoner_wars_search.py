@@ -9,23 +9,25 @@ time (``time.process_time``) per ``choose`` call, for both bots side by side, be
 wall time is noisy on a shared machine.
 
 Run from the repository root:
-``python -m benchmarks.summoner_wars_search [--games 200] [--samples 6] [--jobs 2]``.
+``python -m benchmarks.summoner_wars_search [--games 200] [--jobs 2] [--one-move --samples 6 --candidates 8]``.
 
 What was tried and measured (issue 16, item 5 is NOT met; 1 Dec 2026, a 2-core machine at
 load 9-16, so only the CPU figures are meaningful as speeds):
 
-====================================================  =====  =========================  ========
-variant (all: determinized from views, dice re-seeded)  games  search score (95% CI)      CPU/dec.
-====================================================  =====  =========================  ========
-Monte Carlo attacks (6 dice samples, 8 candidates),     200    43.5% (36.8-50.4%)         8.9 ms
-  moves overridden when the evaluation gains > 0.5
-  (the defaults; threat weight 6, summoner weight 14)
-same, first weights (threat 3, summoner 10)             60     46.7% (34.6-59.1%)         9.7 ms
-same, attacks only (moves from the heuristic)           60     46.7% (34.6-59.1%)         8.2 ms
-same, threat 6, summoner 14 (before the 200 games)      60     51.7% (39.3-63.8%)         9.9 ms
-end-of-turn rollouts (heuristic plays the rest of the   40     50.0% (35.2-64.8%)        21.6 ms
-  turn; 2 samples, 4 candidates), ``--rollout``
-====================================================  =====  =========================  ========
+=======================================================  =====  ==================  ========
+variant (all: determinized from views, dice re-seeded)   games  score (95% CI)      CPU/dec.
+=======================================================  =====  ==================  ========
+end-of-turn rollouts: the heuristic plays the rest of     200    49.5% (42.6-56.4%)  19.3 ms
+  the turn on each sample; 2 samples, 4 candidates
+  (the defaults)
+same                                                       40    50.0% (35.2-64.8%)  21.6 ms
+one-move scoring (``--one-move``): Monte Carlo attacks    200    43.5% (36.8-50.4%)   8.9 ms
+  (6 dice samples, 8 candidates), moves overridden when
+  the evaluation gains > 0.5; threat 6, summoner 14
+same, first weights (threat 3, summoner 10)                60    46.7% (34.6-59.1%)   9.7 ms
+same, attacks only (moves from the heuristic)              60    46.7% (34.6-59.1%)   8.2 ms
+same, threat 6, summoner 14 (other seeds than the 200)     60    51.7% (39.3-63.8%)   9.9 ms
+=======================================================  =====  ==================  ========
 
 (the heuristic itself: 0.4 ms per decision in the same runs).  Reading: scoring single
 moves or the rest of one turn with a static evaluation (summoner life, material, magic,
@@ -104,16 +106,16 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--games", type=int, default=200)
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--samples", type=int, default=6, help="re-seeded dice per candidate attack")
-    ap.add_argument("--candidates", type=int, default=8, help="most candidate moves searched")
+    ap.add_argument("--samples", type=int, default=2, help="re-seeded samples per candidate")
+    ap.add_argument("--candidates", type=int, default=4, help="most candidate moves searched")
     ap.add_argument("--weights", type=json.loads, default={}, help='evaluation weights, e.g. {"summoner": 12}')
     ap.add_argument("--phases", default="attack,move", help="phases searched (the heuristic plays the rest)")
-    ap.add_argument("--rollout", action="store_true", help="score each candidate at the end of the turn "
-                    "(the heuristic plays the rest of it) instead of right after the move")
+    ap.add_argument("--one-move", action="store_true", help="score each candidate right after the move "
+                    "instead of at the end of the turn (the heuristic playing the rest; the default)")
     ap.add_argument("--jobs", type=int, default=1, help="processes (each game runs on one core)")
     args = ap.parse_args()
     phases = tuple(p for p in args.phases.split(",") if p)
-    jobs = [(i, args.seed, args.samples, args.candidates, args.weights, phases, args.rollout) for i in range(args.games)]
+    jobs = [(i, args.seed, args.samples, args.candidates, args.weights, phases, not args.one_move) for i in range(args.games)]
     started = time.perf_counter()
     if args.jobs > 1:
         with ProcessPoolExecutor(args.jobs) as ex:
@@ -130,7 +132,7 @@ def main() -> None:
     cpu_s = sum(g["cpu"][0] for g in games) / max(1, sum(g["calls"][0] for g in games))
     cpu_h = sum(g["cpu"][1] for g in games) / max(1, sum(g["calls"][1] for g in games))
     print(f"{SEARCH} (samples {args.samples}, candidates {args.candidates}, phases {args.phases}"
-          f"{', rollout to the end of the turn' if args.rollout else ''}"
+          f"{', one-move scoring' if args.one_move else ', rollout to the end of the turn'}"
           f"{', weights ' + json.dumps(args.weights) if args.weights else ''}) vs {HEUR}: {n} games, "
           f"seats swapped every game, factions every two")
     print(f"  {SEARCH} won {wins}, lost {n - wins - draws}, drew {draws}: score {100 * score / n:.1f}% "
