@@ -13,6 +13,7 @@ from clients.bots.dragon_search import DragonSearchBot
 from clients.bots.random_bot import RandomBot
 from clients.bots.summicard_ev import SummicardEVBot
 from clients.bots.summoner_wars_heuristic import SummonerWarsHeuristicBot
+from clients.bots.summoner_wars_search import SummonerWarsSearchBot
 
 __all__ = ["BOTS", "RandomBot", "DragonHeuristicBot", "DragonSearchBot", "make_bot"]
 
@@ -22,6 +23,7 @@ BOTS: dict[str, Callable[..., Any]] = {
     "dragon-search": DragonSearchBot,
     "summicard-ev": SummicardEVBot,
     "summoner-wars-heuristic": SummonerWarsHeuristicBot,
+    "summoner-wars-search": SummonerWarsSearchBot,
 }
 
 

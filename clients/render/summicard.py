@@ -15,7 +15,7 @@ __all__ = ["SummicardRenderer", "card_text"]
 _NAMES = {1: "A", 11: "J", 12: "Q", 13: "K"}
 _ROUNDS = {2: "second Main card, exchange allowed", 3: "third Main card, exchange allowed",
            4: "the Bombs"}
-_POTS = {"all": "Pot", "main": "Pot of antes and exchanges", "bets": "Bets",
+_POTS = {"all": "Pot", "main": "Main pot", "side": "Side pot",
          "returned": "Unwon pot shared out"}
 _REASONS = {"lowest-positive": "lowest positive score", "closest-to-zero": "nobody positive, closest to zero",
             "no-positive-score": "nobody ever had a positive score", "hands": "hand limit reached",
@@ -105,8 +105,8 @@ class SummicardRenderer:
         all_in = f"; all in: {self.names(ev.get('all_in'))}" if ev.get("all_in") else ""
         if ev.get("opener") is None:
             return f"  No betting: fewer than two players have chips left (pot {ev.get('pot')}){all_in}"
-        return (f"  Betting: {self.who(ev.get('opener'))} opens; at most {ev.get('cap')} each "
-                f"(the shortest stack); pot {ev.get('pot')}{all_in}")
+        return (f"  Betting: {self.who(ev.get('opener'))} opens (up to {ev.get('cap')}); "
+                f"pot {ev.get('pot')}{all_in}")
 
     def _on_bet(self, ev: Mapping[str, Any]) -> str:
         return f"  {self.who(ev.get('seat'))} bets {ev.get('amount')} (pot {ev.get('pot')})"

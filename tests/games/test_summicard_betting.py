@@ -144,16 +144,59 @@ def test_everyone_folds_to_a_raiser_who_wins_the_pot_unseen():
     assert G.view(st, None)["last_hand"]["chips"] == [19, 18, 23]
 
 
-def test_bets_are_capped_by_the_shortest_stack():
+def test_a_short_stack_does_not_limit_the_others_bets():
+    # after the antes: 19, 3, 29.  Seat 1 (the short stack) opens; the others may raise
+    # beyond its 3 chips, and it may still see for everything it has (all in).
     st, events = to_betting(deal(chips=[20, 4, 30]))
-    assert of_type(events, "betting")[-1]["cap"] == 3
+    assert of_type(events, "betting")[-1]["cap"] == 3  # the opener's own stack
     assert G.legal_moves(st, 1) == ["bet 1", "bet 2", "bet 3"]
     st, _ = play(st, ["bet 2"])
-    assert G.legal_moves(st, 2) == ["see", "raise 1", "abandon"]
-    with pytest.raises(IllegalMoveError, match="may not exceed 3"):
-        G.apply(st, 2, "raise 2")
-    st, _ = play(st, ["raise 1"])
-    assert G.legal_moves(st, 0) == ["see", "abandon"]  # at the cap: no raise left
+    legal = G.legal_moves(st, 2)
+    assert legal[:3] == ["see", "raise 1", "raise 2"] and legal[-2:] == ["raise 17", "abandon"]
+    assert G.view(st, 2)["betting"]["cap"] == 19  # nobody else could match more than 19
+    with pytest.raises(IllegalMoveError, match="may not exceed 19"):
+        G.apply(st, 2, "raise 18")
+    st, ev = play(st, ["raise 10", "see"])  # seat 2 to 12, seat 0 sees 12
+    assert G.to_move(st) == (1,) and G.legal_moves(st, 1) == ["see", "abandon"]
+    st, ev = play(st, ["see"])  # all in for its last chip
+    assert of_type(ev, "see")[0] == {"seat": 1, "amount": 1, "chips": 0, "pot": 30}
+    assert of_type(ev, "betting_end")[0]["contenders"] == [1, 2, 0]
+    st, ev = play(st, ["reveal"] * 3)  # finals: seat 1: 2, seat 2: 5, seat 0: 12
+    end = of_type(ev, "hand_end")[0]
+    assert end["pots"] == [{"kind": "main", "amount": 12, "eligible": [1, 2, 0], "winners": [1], "shares": [12]},
+                           {"kind": "side", "amount": 18, "eligible": [2, 0], "winners": [2], "shares": [18]}]
+    assert end["chips"] == [7, 12, 35] and sum(end["chips"]) == 54
+
+
+def test_multiway_all_ins_pay_each_pot_to_its_best_eligible_hand():
+    # Boccino 7, order 1, 2, 3, 0.  Finals: seat 1: 1 (best), seat 2: 2, seat 3: 3, seat 0: 12.
+    cards = dict(boccino=7, mains=[(1, 1, 1), (8, 7, 7), (8, 8, 7), (8, 8, 8)], bombs=[13, 7, 7, 7])
+    # after the antes 2, 5, 9, 19: every stack is a different all-in level
+    st, _ = to_betting(deal(chips=[20, 3, 6, 10], cards=cards))
+    st, ev = play(st, ["bet 2", "raise 3", "raise 4"])  # 1 all in for 2, then 2 for 5, 3 for 9
+    assert G.legal_moves(st, 0) == ["see", "abandon"]  # nobody left who could match a raise
+    st, ev = play(st, ["see"])
+    assert of_type(ev, "betting_end")[0]["contenders"] == [1, 2, 3, 0] and st.chips == (10, 0, 0, 0)
+    st, ev = play(st, ["reveal"] * 4)
+    end = of_type(ev, "hand_end")[0]
+    pots = [(p["kind"], p["amount"], p["eligible"], p["winners"]) for p in end["pots"]]
+    assert pots == [("main", 4 + 4 * 2, [1, 2, 3, 0], [1]),   # antes + 2 each
+                    ("side", 3 * 3, [2, 3, 0], [2]),          # 3 more from the three with 5+
+                    ("side", 2 * 4, [3, 0], [3])]             # 4 more from the two with 9
+    assert end["chips"] == [10, 12, 9, 8]  # before the next hand's antes
+
+
+def test_players_bet_on_for_a_side_pot_above_an_all_in_player():
+    # seat 1 is all in for 2; seats 2 and 0 fight on for the side pot, and seat 2 folds
+    cards = dict(boccino=7, mains=[(9, 9, 9), (8, 8, 8), (1, 1, 1)], bombs=[8, 6, 13])  # 0: 5, 1: 2
+    st, _ = to_betting(deal(chips=[20, 3, 20], cards=cards))
+    st, ev = play(st, ["bet 2", "raise 5", "raise 5", "abandon"])  # 1 all in for 2; 2 to 7; 0 to 12
+    assert of_type(ev, "betting_end")[0]["contenders"] == [1, 0]
+    st, ev = play(st, ["reveal", "reveal"])
+    end = of_type(ev, "hand_end")[0]
+    assert [(p["kind"], p["amount"], p["eligible"], p["winners"]) for p in end["pots"]] == [
+        ("main", 3 + 2 * 3, [1, 0], [1]),   # the antes and 2 from each of the three
+        ("side", 10 + 5, [0], [0])]         # seat 0's 10 more and folded seat 2's 5 more
 
 
 def test_all_in_player_can_win_only_the_pot_it_paid_into():
@@ -166,7 +209,7 @@ def test_all_in_player_can_win_only_the_pot_it_paid_into():
     st, ev = play(st, ["reveal"] * 3)
     end = of_type(ev, "hand_end")[0]
     assert end["pots"] == [{"kind": "main", "amount": 3, "eligible": [1, 2, 0], "winners": [0], "shares": [3]},
-                           {"kind": "bets", "amount": 4, "eligible": [1, 2], "winners": [1], "shares": [4]}]
+                           {"kind": "side", "amount": 4, "eligible": [1, 2], "winners": [1], "shares": [4]}]
     assert st.chips == (2, 10, 6)  # after the next ante: 3, 11, 7 less one each
 
 
@@ -178,7 +221,7 @@ def test_fold_out_with_an_all_in_player_still_goes_to_the_showdown():
     st, ev = play(st, ["reveal", "reveal"])
     pots = of_type(ev, "hand_end")[0]["pots"]
     assert pots[0]["winners"] == [0] and pots[0]["amount"] == 3
-    assert pots[1] == {"kind": "bets", "amount": 1, "eligible": [1], "winners": [1], "shares": [1]}
+    assert pots[1] == {"kind": "side", "amount": 1, "eligible": [1], "winners": [1], "shares": [1]}
 
 
 def test_betting_skipped_when_fewer_than_two_have_chips():
@@ -244,7 +287,7 @@ def test_a_sessions_last_unwon_pot_is_shared_out():
 
 
 @pytest.mark.parametrize("players", [2, 3, 6, 12])
-def test_random_sessions_conserve_chips_and_respect_the_cap(players):
+def test_random_sessions_conserve_chips_and_respect_the_stacks(players):
     total = players * 10
     for seed in range(12 if players < 12 else 4):
         rng = random.Random(seed)
@@ -253,8 +296,7 @@ def test_random_sessions_conserve_chips_and_respect_the_cap(players):
         while G.outcome(st) is None:
             assert conserved(st, total) and min(st.chips) >= 0
             if st.phase == "betting":
-                assert st.high <= st.cap and all(st.players[s].bet <= st.cap for s in st.bettors)
-                assert all(st.players[s].status == "in" for s in st.to_act)
+                assert all(st.players[s].status == "in" and st.chips[s] > 0 for s in st.to_act)
             seat = G.to_move(st)[0]
             assert st.players[seat].status == "in"
             st, _ = G.apply(st, seat, rng.choice(G.legal_moves(st, seat)))

@@ -61,7 +61,7 @@ class SummicardScreen(GameScreen):
         text = f"pot {v['pot']}" + (f" ({v['carry']} carried over)" if v.get("carry") else "")
         b = v.get("betting")
         if b:
-            text += f" · highest bet {b.get('high')} · at most {b.get('cap')} each"
+            text += f" · highest bet {b.get('high')} · the player to move may bet up to {b.get('cap')} in all"
         return text
 
     def _own(self, v: Mapping[str, Any]) -> list[str]:

@@ -8,13 +8,16 @@ Why it is shaped like this (RULES-NOTES.md has the full reasoning):
   Every other player, in turn, may ``see``, ``raise <k>`` or ``abandon``.  A raise
   reopens the round: everyone else still betting must answer it again.  The round ends
   when everyone still betting has matched the highest bet, or only one is left.
-* Table stakes without side-pot ladders: nobody may bring the total bet above ``cap``,
-  the smallest stack among the bettors when the round opens, so everyone who stays in
-  can always pay the same.  A player with no chips left (spent on the ante or an
-  exchange) is "all in": skipped here, still in the showdown for the pot as it stood.
+* Table stakes with side pots: each player may bet up to their own stack (and no more
+  than another bettor still in could match, ``rules.bet_limit``); a player who cannot
+  match the highest bet may ``see`` for everything they have and is then all in.  A
+  short stack therefore never limits what the others may bet among themselves: the
+  settlement (``settle.side_pots``) lets an all-in player win only what they matched.
+  A player with no chips left (spent on the ante or an exchange) is all in from the
+  start: skipped here, still in the showdown for the pot they paid into.
 * When every other player abandons, the last one wins the whole pot at once
   ("everyone-folds-to-a-raiser") unless an all-in player is still in the hand -- then
-  the showdown decides the pot that player paid into.
+  the showdown decides the pots that player is in.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ from typing import Callable
 from referee.engine import Event
 
 from .moves import Abandon, Bet, Move, Raise, See
-from .rules import in_hand
+from .rules import bet_limit, in_hand
 from .state import State
 
 __all__ = ["start_betting", "step_betting", "total_pot"]
@@ -52,20 +55,20 @@ def start_betting(st: State, events: list[Event], cont: Continue) -> tuple[State
         ev = Event("betting", {"opener": None, "bettors": bettors, "all_in": all_in, "cap": 0,
                                "pot": total_pot(st)})
         return cont(replace(st, bettors=tuple(bettors)), [*events, look, ev])
-    cap = min(chips[s] for s in bettors)
-    st = replace(st, phase="betting", turn=bettors[0], to_act=(bettors[0],), high=0, cap=cap,
+    st = replace(st, phase="betting", turn=bettors[0], to_act=(bettors[0],), high=0,
                  bettors=tuple(bettors))
-    ev = Event("betting", {"opener": bettors[0], "bettors": bettors, "all_in": all_in, "cap": cap,
+    ev = Event("betting", {"opener": bettors[0], "bettors": bettors, "all_in": all_in,
+                           "cap": bet_limit(st, bettors[0]),
                            "pot": total_pot(st)})
     return st, [*events, look, ev]
 
 
 def _others_after(st: State, seat: int) -> tuple[int, ...]:
-    """Bettors still in, in turn order starting after ``seat``, without ``seat``."""
+    """Bettors still in who have chips to answer with, in turn order after ``seat``."""
     bs = st.bettors
     i = bs.index(seat)
     rotated = bs[i + 1:] + bs[:i]
-    return tuple(s for s in rotated if st.players[s].status == "in")
+    return tuple(s for s in rotated if st.players[s].status == "in" and st.chips[s] > 0)
 
 
 def _pay(st: State, seat: int, amount: int) -> State:
@@ -85,7 +88,7 @@ def step_betting(st: State, seat: int, move: Move, cont: Continue) -> tuple[Stat
         ev = Event("bet", {"seat": seat, "amount": move.amount, "chips": st.chips[seat],
                            "pot": total_pot(st)})
     elif kind is See:
-        paid = st.high - bet
+        paid = min(st.high - bet, st.chips[seat])  # less than the high bet: all in
         st = _pay(st, seat, paid)
         st = replace(st, to_act=st.to_act[1:])
         ev = Event("see", {"seat": seat, "amount": paid, "chips": st.chips[seat], "pot": total_pot(st)})

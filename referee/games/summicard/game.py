@@ -13,7 +13,7 @@ from typing import Any, Mapping, Sequence
 from referee.engine import Event, Game, Outcome
 
 from .moves import Move
-from .rules import legal_moves
+from .rules import bet_limit, legal_moves
 from .state import MAX_SEATS, Config, State, new_session, state_from_cards
 from .transitions import step
 from .views import view
@@ -91,7 +91,11 @@ def _why_illegal(state: State, move: Move, legal: list[str]) -> str:
             return f"{text!r}: not the betting round (phase {phase})"
         if word == "bet":
             return f"{text!r}: the round is already open; see, raise or abandon"
+        cap = bet_limit(state, state.turn)
         if state.high == 0:
-            return f"{text!r}: you open the betting: bet 1..{state.cap}"
-        return f"{text!r}: the total bet may not exceed {state.cap} (the shortest stack); raise at most {state.cap - state.high}"
+            return f"{text!r}: you open the betting: bet 1..{cap}"
+        if cap <= state.high:
+            return f"{text!r}: nobody could match a raise (your stack or the others' is spent); see or abandon"
+        return (f"{text!r}: your total bet may not exceed {cap} (your stack, or the largest other "
+                f"stack still in); raise at most {cap - state.high}")
     return f"{text!r}: not a move of the {phase} phase; legal: {', '.join(legal[:6])}{' ...' if len(legal) > 6 else ''}"

@@ -10,7 +10,7 @@ from __future__ import annotations
 from .cards import distance
 from .state import Player, State
 
-__all__ = ["order", "in_hand", "main_sum", "final", "phase_for", "legal_moves", "can_buy"]
+__all__ = ["order", "in_hand", "main_sum", "final", "phase_for", "legal_moves", "can_buy", "bet_limit"]
 
 
 def order(state: State) -> list[int]:
@@ -57,6 +57,19 @@ def phase_for(state: State, seat: int) -> str:
     return "buy" if can_buy(state, seat) else "reveal"
 
 
+def bet_limit(state: State, seat: int) -> int:
+    """The most ``seat``'s total bet may reach this betting round (table stakes with side
+    pots, RULES-NOTES.md): its own stack, and no more than the largest stack of another
+    bettor still in, since nobody could match the rest.
+
+    A player who cannot match the highest bet may still ``see`` for all they have (all in).
+    """
+    own = state.players[seat].bet + state.chips[seat]
+    others = [state.players[s].bet + state.chips[s] for s in state.bettors
+              if s != seat and state.players[s].status == "in"]
+    return min(own, max(others, default=0))
+
+
 def legal_moves(state: State, seat: int) -> list[str]:
     """Exactly the move strings ``apply`` accepts from ``seat`` now."""
     if state.phase == "over" or seat != state.turn:
@@ -69,8 +82,9 @@ def legal_moves(state: State, seat: int) -> list[str]:
     if phase == "buy":
         return ["keep", "buy"]
     if phase == "betting":
+        cap = bet_limit(state, seat)
         if state.high == 0:
-            return [f"bet {k}" for k in range(1, state.cap + 1)]
-        raises = [f"raise {k}" for k in range(1, state.cap - state.high + 1)]
+            return [f"bet {k}" for k in range(1, cap + 1)]
+        raises = [f"raise {k}" for k in range(1, cap - state.high + 1)]
         return ["see", *raises, "abandon"]
     return []

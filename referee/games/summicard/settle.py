@@ -11,13 +11,15 @@ a positive score, a session's last hand -- meets here, so the rulings of RULES-N
   ``tie: "split"`` the pot is shared instead, odd chips to the earliest in turn order.
 * Nobody positive: ``nobody_positive: "replay"`` carries the pot into the next hand (the
   base game deals again); ``"closest"`` gives it to the score closest to zero.
-* In the betting variant a pot holds the carry, antes and bought exchanges (everyone still
-  in may win it) and the bets (only those who bet and stayed in may win them).
+* In the betting variant the table is split into side pots (``side_pots``): the carry,
+  antes and bought exchanges (everyone still in may win them), then one pot per bet
+  level that only the players who matched it may win; each goes to its best eligible hand.
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Sequence
 
 from referee.engine import Event
 
@@ -26,7 +28,7 @@ from .rules import final, in_hand, order
 from .state import MAX_VOID_HANDS, HandSummary, PotResult, Result, State, start_hand
 from .views import hand_summary_dict
 
-__all__ = ["finish_hand", "decide", "split_shares"]
+__all__ = ["finish_hand", "decide", "split_shares", "side_pots"]
 
 
 def split_shares(amount: int, winners: tuple[int, ...]) -> tuple[int, ...]:
@@ -47,9 +49,14 @@ def _draw(st: State) -> tuple[int, State]:
     return st.shoe[st.drawn], replace(st, drawn=st.drawn + 1)
 
 
-def decide(st: State, eligible: list[int]) -> tuple[tuple[int, ...], State, list[tuple[tuple[int, int], ...]]]:
+def decide(st: State, eligible: list[int], drawn: list[dict[int, int]] | None = None
+           ) -> tuple[tuple[int, ...], State, list[tuple[tuple[int, int], ...]]]:
     """The winner(s) among ``eligible`` (turn order, Bombs shown): ``(winners, state after
-    any tie-break draws, the draw rounds)``.  No winners: nobody positive, to be replayed."""
+    any tie-break draws, the draw rounds)``.  No winners: nobody positive, to be replayed.
+
+    ``drawn[r]`` remembers each seat's card of tie-break round ``r`` across the pots of one
+    hand: a player who already drew in that round for an earlier pot keeps that card, so
+    side pots among the same tied players cannot be decided differently."""
     cfg, b = st.config, st.boccino
     finals = {s: final(st.players[s], b) for s in eligible}
     low = 0 if cfg.zero_score == "best" else 1
@@ -66,26 +73,63 @@ def decide(st: State, eligible: list[int]) -> tuple[tuple[int, ...], State, list
     rounds: list[tuple[tuple[int, int], ...]] = []
     if cfg.tie == "split":
         return tuple(tied), st, rounds
+    drawn = [] if drawn is None else drawn
     while len(tied) > 1:
+        if len(drawn) <= len(rounds):
+            drawn.append({})
+        memo = drawn[len(rounds)]
         draws = []
         for s in tied:
-            card, st = _draw(st)
-            draws.append((s, card))
+            if s not in memo:
+                memo[s], st = _draw(st)
+            draws.append((s, memo[s]))
         m = min(distance(c, b) for _, c in draws)
         tied = [s for s, c in draws if distance(c, b) == m]
         rounds.append(tuple(draws))
     return tuple(tied), st, rounds
 
 
+def side_pots(base: int, bets: Sequence[int], contenders: Sequence[int]) -> list[tuple[str, int, list[int]]]:
+    """Split the table into pots: (kind, amount, eligible seats in turn order).
+
+    ``base`` is what everyone still in paid into before the betting (carry, antes,
+    exchanges), ``bets[s]`` what seat ``s`` bet this round (folded seats too: their chips
+    stay in), ``contenders`` the seats still in, in turn order.  Each distinct bet level
+    of a contender closes a pot that only contenders who bet at least that much may win;
+    chips above the highest such level (a folded player's) join the last pot.  Pots with
+    the same eligible seats are merged, so with nobody all in there is one pot (``all``).
+
+    >>> side_pots(3, [0, 5, 2, 5], [1, 2, 3, 0])   # seat 0 all in from the start, 2 for 2 more
+    [('main', 3, [1, 2, 3, 0]), ('side', 6, [1, 2, 3]), ('side', 6, [1, 3])]
+    >>> side_pots(3, [0, 4, 4], [1, 2, 0])
+    [('main', 3, [1, 2, 0]), ('side', 8, [1, 2])]
+    >>> side_pots(4, [2, 2], [1, 0])
+    [('all', 8, [1, 0])]
+    """
+    levels = sorted({bets[s] for s in contenders})
+    pots: list[list] = [[base, list(contenders)]]
+    prev = 0
+    for level in levels:
+        if level == 0:
+            continue
+        amount = sum(min(b, level) - min(b, prev) for b in bets)
+        eligible = [s for s in contenders if bets[s] >= level]
+        if eligible == pots[-1][1]:
+            pots[-1][0] += amount
+        else:
+            pots.append([amount, eligible])
+        prev = level
+    pots[-1][0] += sum(b - prev for b in bets if b > prev)  # defensive: a folded bet above every contender
+    if len(pots) == 1:
+        return [("all", pots[0][0], pots[0][1])]
+    return [("main" if i == 0 else "side", a, e) for i, (a, e) in enumerate(pots)]
+
+
 def _pots(st: State, contenders: list[int]) -> list[tuple[str, int, list[int]]]:
     """(kind, amount, eligible seats) for each pot to settle."""
     if not st.config.betting:
         return [("none", 0, contenders)]
-    bets = sum(p.bet for p in st.players)
-    live_bettors = [s for s in contenders if s in st.bettors]
-    if len(contenders) == 1 or bets == 0 or live_bettors == contenders:
-        return [("all", st.pot + bets, contenders)]
-    return [("main", st.pot, contenders), ("bets", bets, live_bettors)]
+    return side_pots(st.pot, [p.bet for p in st.players], contenders)
 
 
 def _tiebreak_events(rounds, b: int, start: int) -> list[Event]:
@@ -108,11 +152,12 @@ def finish_hand(st: State, events: list[Event]) -> tuple[State, list[Event]]:
     all_rounds: list[tuple[tuple[int, int], ...]] = []
     winners: list[int] = []
     carry = 0
+    drawn: list[dict[int, int]] = []
     for kind, amount, eligible in _pots(st, contenders):
         if len(eligible) == 1:
             won: tuple[int, ...] = (eligible[0],)
         else:
-            won, st, rounds = decide(st, eligible)
+            won, st, rounds = decide(st, eligible, drawn)
             events += _tiebreak_events(rounds, st.boccino, len(all_rounds))
             all_rounds += rounds
         if won:
@@ -148,6 +193,10 @@ def finish_hand(st: State, events: list[Event]) -> tuple[State, list[Event]]:
                                          "reason": result.reason}))
         return replace(st, phase="over", turn=-1, chips=chips, pot=0, carry=0, to_act=(),
                        last_hand=summary, result=result), events
+    if st.stop_at_hand_end:  # a search state (search.py): the hand is settled, deal nothing
+        players = tuple(replace(p, bet=0) for p in st.players)  # the bets are paid out
+        return replace(st, phase="hand_end", turn=-1, players=players, chips=chips, pot=carry, carry=carry,
+                       to_act=(), last_hand=summary), events
     nxt = _next_dealer(st, chips)
     void = 0 if winners else st.void_hands + 1
     new = start_hand(st.config, st.seed, st.n, st.decks, st.hand_no + 1, nxt, chips, carry, void, summary)

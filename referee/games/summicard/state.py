@@ -160,12 +160,12 @@ class State:
     pot: int = 0
     carry: int = 0  # the part of ``pot`` carried over from a hand nobody won
     high: int = 0  # highest bet of the betting round
-    cap: int = 0  # most any seat may bet in total this round (the shortest stack)
     to_act: tuple[int, ...] = ()
     bettors: tuple[int, ...] = ()  # seats that took part in the betting round
     void_hands: int = 0
     last_hand: HandSummary | None = None
     result: Result | None = None
+    stop_at_hand_end: bool = False  # search states: stop in phase "hand_end", deal nothing
 
 
 def _check_decks(cfg: Config, seats: int) -> int:

@@ -18,7 +18,7 @@ from typing import Any
 
 from .betting import total_pot
 from .cards import distance
-from .rules import final, main_sum, order
+from .rules import bet_limit, final, main_sum, order
 from .state import HandSummary, Player, State
 
 __all__ = ["view", "hand_summary_dict", "player_public"]
@@ -100,7 +100,7 @@ def view(state: State, audience: int | None) -> dict[str, Any]:
         "chips": None if state.chips is None else list(state.chips),
         "pot": total_pot(state) if cfg.betting else None,
         "carry": state.carry,
-        "betting": {"high": state.high, "cap": state.cap, "to_act": list(state.to_act),
+        "betting": {"high": state.high, "cap": bet_limit(state, state.turn), "to_act": list(state.to_act),
                     "bettors": list(state.bettors)} if betting_open else None,
         "last_hand": None if state.last_hand is None else hand_summary_dict(state.last_hand),
         "result": None if r is None else {"winners": list(r.winners), "scores": list(r.scores),

@@ -47,7 +47,7 @@ export function render(ctx) {
   out.push(section("Table", h("p", { class: "boccino" }, "Boccino ", h("span", { class: "card big" }, face(view.boccino))),
     h("p", {}, `Hand ${view.hand_no}${view.hands ? ` of ${view.hands}` : ""} · round ${view.round} · ${view.phase}`,
       view.pot !== null && view.pot !== undefined ? ` · pot ${view.pot}${view.carry ? ` (carried ${view.carry})` : ""}` : ""),
-    view.betting ? h("p", {}, `Betting: highest bet ${view.betting.high}, at most ${view.betting.cap}`) : null));
+    view.betting ? h("p", {}, `Betting: highest bet ${view.betting.high}; the player to move may bet up to ${view.betting.cap} in all`) : null));
   const chips = view.chips;
   out.push(section("Players", h("div", { class: "scroll" }, h("table", { class: "players" },
     h("thead", {}, h("tr", {}, h("th", {}, "Player"), h("th", {}, "Main cards"), h("th", {}, "Bomb"), h("th", {}, "Sum"),
@@ -87,7 +87,7 @@ export function eventText(e, meta) {
     case "buy": return `${who(e.seat)} buys ${face(e.card)} (pot ${e.pot}).`;
     case "round": return `Round ${e.round}.`;
     case "look": return e.bomb !== undefined ? `You look at your Bomb: ${face(e.bomb)}.` : "Everyone still in looks at their Bomb.";
-    case "betting": return e.opener === null ? "No betting this hand." : `Betting opens with ${who(e.opener)} (at most ${e.cap}).`;
+    case "betting": return e.opener === null ? "No betting this hand." : `Betting opens with ${who(e.opener)} (up to ${e.cap}).`;
     case "bet": return `${who(e.seat)} bets ${e.amount} (pot ${e.pot}).`;
     case "see": return `${who(e.seat)} sees (pot ${e.pot}).`;
     case "raise": return `${who(e.seat)} raises by ${e.by} to ${e.to} (pot ${e.pot}).`;
