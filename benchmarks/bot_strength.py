@@ -22,10 +22,10 @@ import statistics
 import time
 from typing import Any
 
-from clients.bots import make_bot
-from clients.bots.dragon_cards import DESIGNATIONS, DRAGON, option_estimate, team_estimate
-from referee.games import GAMES
-from referee.selfplay import play_game
+from summon.clients.bots import make_bot
+from summon.clients.bots.dragon_cards import DESIGNATIONS, DRAGON, option_estimate, team_estimate
+from summon.referee.games import GAMES
+from summon.referee.selfplay import play_game
 
 
 def match(games: int, hero: str = "dragon-heuristic", villain: str = "random", seed0: int = 0) -> dict[str, Any]:

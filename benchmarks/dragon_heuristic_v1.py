@@ -24,7 +24,7 @@ import random
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
-from clients.bots.dragon_cards import (
+from summon.clients.bots.dragon_cards import (
     DRAGON,
     RANKS,
     SUITS,

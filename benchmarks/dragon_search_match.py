@@ -38,9 +38,9 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from clients.bots import make_bot  # noqa: E402
-from referee.games import GAMES  # noqa: E402
-from referee.selfplay import play_game  # noqa: E402
+from summon.clients.bots import make_bot  # noqa: E402
+from summon.referee.games import GAMES  # noqa: E402
+from summon.referee.selfplay import play_game  # noqa: E402
 
 DESIGS = ("earth", "wind", "fire", "water", "high", "low")
 
@@ -51,7 +51,7 @@ def bot(name: str, seed: int, samples: int | None, budget_ms: float | None) -> A
         from benchmarks.dragon_heuristic_v1 import DragonHeuristicV1Bot
         return DragonHeuristicV1Bot(seed)
     if name == "dragon-search":
-        from clients.bots.dragon_search import DragonSearchBot
+        from summon.clients.bots.dragon_search import DragonSearchBot
         if samples:
             return DragonSearchBot(seed, budget_ms=None, samples=samples)
         return DragonSearchBot(seed, budget_ms=budget_ms)

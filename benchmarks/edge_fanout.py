@@ -243,11 +243,11 @@ class Workers:
 
 def play(url_of, director_url, moves: int, interval: float, rng: random.Random) -> list[float]:
     """Play ``moves`` moves (new tables as needed); the latency of each, in ms."""
-    from clients.director import create_table
-    from protocol.messages import SeatState
-    from protocol.mqtt import Link
+    from summon.clients.director import create_table
+    from summon.protocol.messages import SeatState
+    from summon.protocol.mqtt import Link
     from tests.helpers import drain_seat_states, timed_move
-    from protocol.topics import Topics
+    from summon.protocol.topics import Topics
 
     T = Topics(PREFIX)
     lat: list[float] = []
@@ -356,10 +356,10 @@ def main() -> None:
     if fds < args.spectators + 256:
         sys.exit(f"RLIMIT_NOFILE is {fds}: too low for {args.spectators} spectators (raise `ulimit -n`)")
 
-    from clients.embedded_broker import free_port
-    from protocol.mqtt import BrokerUrl
-    from referee.accounts import Accounts, BrokerSettings, EdgeSettings, init_broker
-    from referee.service import Referee, RefereeConfig
+    from summon.clients.embedded_broker import free_port
+    from summon.protocol.mqtt import BrokerUrl
+    from summon.referee.accounts import Accounts, BrokerSettings, EdgeSettings, init_broker
+    from summon.referee.service import Referee, RefereeConfig
     from tests.mosquitto import launch
 
     root = Path(tempfile.mkdtemp(prefix="edge-fanout-"))

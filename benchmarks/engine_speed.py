@@ -39,9 +39,9 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from referee.games.dragon import DragonGame  # noqa: E402
-from referee.games.dragon import fast  # noqa: E402
-from referee.games.dragon.cards import DESIGNATIONS  # noqa: E402
+from summon.referee.games.dragon import DragonGame  # noqa: E402
+from summon.referee.games.dragon import fast  # noqa: E402
+from summon.referee.games.dragon.cards import DESIGNATIONS  # noqa: E402
 
 OPENSPIEL_SNIPPET = r"""
 import json, random, sys, time

@@ -33,17 +33,17 @@ import threading
 import time
 from pathlib import Path
 
-from protocol.messages import Move, SeatState, decode, encode
-from protocol.mqtt import Link
-from protocol.topics import Topics
+from summon.protocol.messages import Move, SeatState, decode, encode
+from summon.protocol.mqtt import Link
+from summon.protocol.topics import Topics
 from tests.mosquitto import start_mosquitto
 
 PLAYERS = ("p1", "p2", "p3", "p4")
 
 LAUNCH = """
 import logging, signal, sys
-from referee.service import Referee, RefereeConfig
-from protocol.mqtt import BrokerUrl
+from summon.referee.service import Referee, RefereeConfig
+from summon.protocol.mqtt import BrokerUrl
 logging.basicConfig(level=logging.WARNING, format="%(message)s")
 port, db, group, client, user = sys.argv[1], sys.argv[2], sys.argv[3] == "group", sys.argv[4], sys.argv[5]
 cfg = RefereeConfig(broker=BrokerUrl(port=int(port), username=user, password=user + "-secret"), client_id=client,
@@ -143,7 +143,7 @@ def run(tables: int, mode: str, seconds: float, db_url: str | None, referees: in
             topics = Topics()
             seats = Seats(broker, topics, tables)
             director = Link(broker.url("director"), "director", [topics.reply("director")], mqtt_version=5).start()
-            from protocol.messages import CreateTable
+            from summon.protocol.messages import CreateTable
             tag = f"{random.randrange(10**6)}"
             for k in range(tables):
                 order = list(PLAYERS[k % 4:] + PLAYERS[:k % 4])
@@ -190,7 +190,7 @@ def store_only(tables: int, db_url: str | None) -> tuple[float, float]:
     """The durability cost alone, no broker, no referee: wall us per move for one move at each
     of ``tables`` tables, committed one by one, then in one batch (fsync is I/O wait, so wall
     time is what it costs; a loaded CPU changes it little)."""
-    from referee.store import MoveRecord, TableRecord, open_store
+    from summon.referee.store import MoveRecord, TableRecord, open_store
     out = []
     with tempfile.TemporaryDirectory() as tmp:
         url = db_url or str(Path(tmp) / "s.db")
@@ -214,7 +214,7 @@ def store_only(tables: int, db_url: str | None) -> tuple[float, float]:
 
 def _add_referee_accounts(broker, users) -> None:
     """Give every referee of a fleet an account of its own (the broker binds client id to username)."""
-    from referee.brokerconf import password_line
+    from summon.referee.brokerconf import password_line
     d = broker.directory
     with open(d / "acl", "a") as f:
         for u in users:

@@ -20,11 +20,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from protocol.messages import Move  # noqa: E402
-from protocol.topics import Topics  # noqa: E402
-from referee.brokerconf import MAX_PACKET_BYTES  # noqa: E402
-from referee.games import GAMES  # noqa: E402
-from referee.table import Table  # noqa: E402
+from summon.protocol.messages import Move  # noqa: E402
+from summon.protocol.topics import Topics  # noqa: E402
+from summon.referee.brokerconf import MAX_PACKET_BYTES  # noqa: E402
+from summon.referee.games import GAMES  # noqa: E402
+from summon.referee.table import Table  # noqa: E402
 
 T = Topics()
 

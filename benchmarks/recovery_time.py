@@ -23,12 +23,12 @@ import tempfile
 import time
 from pathlib import Path
 
-from protocol.messages import PublicState, decode
-from protocol.mqtt import Link
-from protocol.topics import Topics
-from referee.games import GAMES
-from referee.selfplay import play_game
-from referee.store import MoveRecord, Store, TableRecord
+from summon.protocol.messages import PublicState, decode
+from summon.protocol.mqtt import Link
+from summon.protocol.topics import Topics
+from summon.referee.games import GAMES
+from summon.referee.selfplay import play_game
+from summon.referee.store import MoveRecord, Store, TableRecord
 from tests.mosquitto import start_mosquitto
 from tests.test_faults import DetBot, RefereeProcess
 

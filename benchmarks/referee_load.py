@@ -50,9 +50,9 @@ sys.path.insert(0, str(ROOT))
 
 import msgpack  # noqa: E402
 
-from protocol.messages import CloseTable, CreateTable, Created, Error, Move, decode, encode  # noqa: E402
-from protocol.mqtt import BrokerUrl, Link  # noqa: E402
-from protocol.topics import Topics  # noqa: E402
+from summon.protocol.messages import CloseTable, CreateTable, Created, Error, Move, decode, encode  # noqa: E402
+from summon.protocol.mqtt import BrokerUrl, Link  # noqa: E402
+from summon.protocol.topics import Topics  # noqa: E402
 from tests.helpers import drain_seat_states, timed_move  # noqa: E402
 from tests.mosquitto import password, start_mosquitto  # noqa: E402
 
@@ -82,7 +82,7 @@ def cpu_seconds(pid: int, task: int | None = None) -> float:
 
 # --- child processes ---------------------------------------------------------------------------
 def child_referee(port: int, client_id: str, db: str, db_sync: str) -> None:
-    from referee.service import Referee, RefereeConfig
+    from summon.referee.service import Referee, RefereeConfig
 
     cfg = RefereeConfig(broker=url(port, "referee"), client_id=client_id, directors=frozenset({"director"}),
                         db=db, db_sync=db_sync, rate_limit=0, create_seats_per_minute=0)
@@ -201,8 +201,8 @@ def in_process(game: str, moves: int) -> tuple[float, float, float]:
     """CPU us per ``Table.handle_move`` (no broker, no store), side by side: the referee's
     payload path, the one-message-at-a-time reference build, and the engine's apply alone.
     The same random games are replayed for each, interleaved in rounds (noise hits both)."""
-    from referee.games import GAMES
-    from referee.table import Table
+    from summon.referee.games import GAMES
+    from summon.referee.table import Table
 
     players = PLAYERS[game]
     engine = GAMES[game]

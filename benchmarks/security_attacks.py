@@ -44,8 +44,8 @@ import paho.mqtt.client as mqtt  # noqa: E402
 from paho.mqtt.enums import CallbackAPIVersion  # noqa: E402
 
 from benchmarks.security_flood import PLAYERS, play  # noqa: E402
-from referee.brokerconf import MAX_PACKET_BYTES  # noqa: E402
-from referee.service import Referee, RefereeConfig  # noqa: E402
+from summon.referee.brokerconf import MAX_PACKET_BYTES  # noqa: E402
+from summon.referee.service import Referee, RefereeConfig  # noqa: E402
 from tests.mosquitto import password, start_mosquitto  # noqa: E402
 
 P = "summon/v1"
@@ -54,7 +54,7 @@ import sys, time, threading
 sys.path.insert(0, sys.argv[1])
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
-from protocol.messages import CreateTable, CloseTable, encode
+from summon.protocol.messages import CreateTable, CloseTable, encode
 root, port, mode, user, pw, count, size, seconds = sys.argv[1:9]
 port, count, size, seconds = int(port), int(count), int(size), float(seconds)
 P = "summon/v1"

@@ -27,11 +27,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from clients.director import create_table  # noqa: E402
-from protocol.messages import SeatState  # noqa: E402
-from protocol.mqtt import Link  # noqa: E402
-from protocol.topics import Topics  # noqa: E402
-from referee.service import Referee, RefereeConfig  # noqa: E402
+from summon.clients.director import create_table  # noqa: E402
+from summon.protocol.messages import SeatState  # noqa: E402
+from summon.protocol.mqtt import Link  # noqa: E402
+from summon.protocol.topics import Topics  # noqa: E402
+from summon.referee.service import Referee, RefereeConfig  # noqa: E402
 from tests.helpers import drain_seat_states, timed_move  # noqa: E402
 from tests.mosquitto import password, start_mosquitto  # noqa: E402
 

@@ -24,9 +24,9 @@ import statistics
 import time
 from typing import Any
 
-from clients.bots import make_bot
-from referee.games import GAMES
-from referee.selfplay import play_game
+from summon.clients.bots import make_bot
+from summon.referee.games import GAMES
+from summon.referee.selfplay import play_game
 
 HERO = "summicard-ev"
 

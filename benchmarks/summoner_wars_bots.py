@@ -19,9 +19,9 @@ import statistics
 import time
 from collections import Counter
 
-from clients.bots import make_bot
-from referee.games import GAMES
-from referee.selfplay import play_game
+from summon.clients.bots import make_bot
+from summon.referee.games import GAMES
+from summon.referee.selfplay import play_game
 
 G = GAMES["summoner-wars"]
 SWAP = {"deck_0": "tidewardens", "deck_1": "cinder-vanguard"}

@@ -48,9 +48,9 @@ from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
 
 from benchmarks.summoner_wars_bots import SWAP
-from clients.bots import make_bot
-from clients.bots.summoner_wars_search import SummonerWarsSearchBot
-from referee.games import GAMES
+from summon.clients.bots import make_bot
+from summon.clients.bots.summoner_wars_search import SummonerWarsSearchBot
+from summon.referee.games import GAMES
 
 G = GAMES["summoner-wars"]
 SEARCH, HEUR = "summoner-wars-search", "summoner-wars-heuristic"

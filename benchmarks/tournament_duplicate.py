@@ -29,13 +29,13 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from clients.tournament.bots import BotFleet  # noqa: E402
-from clients.tournament.report import final_report, render_standings  # noqa: E402
-from clients.tournament.runner import Runner  # noqa: E402
-from clients.tournament.spec import load_spec  # noqa: E402
-from protocol.messages import RefereeStatus, decode  # noqa: E402
-from protocol.mqtt import Link  # noqa: E402
-from protocol.topics import Topics  # noqa: E402
+from summon.clients.tournament.bots import BotFleet  # noqa: E402
+from summon.clients.tournament.report import final_report, render_standings  # noqa: E402
+from summon.clients.tournament.runner import Runner  # noqa: E402
+from summon.clients.tournament.spec import load_spec  # noqa: E402
+from summon.protocol.messages import RefereeStatus, decode  # noqa: E402
+from summon.protocol.mqtt import Link  # noqa: E402
+from summon.protocol.topics import Topics  # noqa: E402
 from tests.mosquitto import start_mosquitto  # noqa: E402
 
 
@@ -69,7 +69,7 @@ def main() -> None:
     work = Path(tempfile.mkdtemp(prefix="summon-bench-"))
     broker = start_mosquitto(work / "mosquitto")
     referee = subprocess.Popen(
-        [sys.executable, "-m", "clients.cli", "referee", "--broker", f"mqtt://127.0.0.1:{broker.port}",
+        [sys.executable, "-m", "summon.clients.cli", "referee", "--broker", f"mqtt://127.0.0.1:{broker.port}",
          "-u", "referee", "--password", "referee-secret", "--director", "director"],
         cwd=work, env={**os.environ, "PYTHONPATH": str(ROOT)}, stdout=subprocess.DEVNULL)  # its files go to work/
     fleet = None

@@ -21,9 +21,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from clients.director import create_table  # noqa: E402
-from clients.web.server import STATIC, WebConfig, WebServer  # noqa: E402
-from referee.service import Referee, RefereeConfig  # noqa: E402
+from summon.clients.director import create_table  # noqa: E402
+from summon.clients.web.server import STATIC, WebConfig, WebServer  # noqa: E402
+from summon.referee.service import Referee, RefereeConfig  # noqa: E402
 from tests.mosquitto import start_mosquitto  # noqa: E402
 from tests.web.conftest import CHROMIUM_ARGS, chromium_path  # noqa: E402
 

@@ -14,10 +14,10 @@ import uuid
 
 import click
 
-from protocol.mqtt import LinkError
+from summon.protocol.mqtt import LinkError
 
 
-from clients.cli_common import (EXIT_CODES, EXIT_FAILED, EXIT_OK, EXIT_REFUSED, broker_from_flags as _broker, broker_options,
+from summon.clients.cli_common import (EXIT_CODES, EXIT_FAILED, EXIT_OK, EXIT_REFUSED, broker_from_flags as _broker, broker_options,
                                 link_failed, on_signals as _on_signals, parse_options as _options, profile as _profile)
 
 _EPILOG = ("Every command that talks to the broker reads its address, prefix and kept passwords from the profile "
@@ -57,9 +57,9 @@ def demo(game: str, players: int | None, target: int | None, options: tuple[str,
 
     With --web you take seat 0 in your browser against the bots.
     """
-    from clients.bots import BOTS, default_bot
-    from clients.demo import DemoOptions, run_demo
-    from referee.games import GAMES
+    from summon.clients.bots import BOTS, default_bot
+    from summon.clients.demo import DemoOptions, run_demo
+    from summon.referee.games import GAMES
 
     if game not in GAMES:
         raise click.BadParameter(f"unknown game; known: {', '.join(sorted(GAMES))}", param_hint="--game")
@@ -77,7 +77,7 @@ def demo(game: str, players: int | None, target: int | None, options: tuple[str,
         config.setdefault("target", 500)
     for key, value in engine.bots_only_config.items():  # bots alone: make sure the game ends
         config.setdefault(key, value)
-    from referee.engine import ConfigError
+    from summon.referee.engine import ConfigError
     try:  # the same check the referee makes, before anything starts: one line, not a traceback
         engine.new_state(n, {**engine.config_defaults(), **config}, 1)
     except ConfigError as exc:
@@ -118,9 +118,9 @@ def referee(broker_url: str, username: str | None, password: str | None, passwor
             creates: tuple[str, ...], db: str, db_sync: str, clock_spec: str | None, lease_ttl: float = 3.0,
             share_group: str | None = None) -> None:
     """Run the referee: host every table on this broker until stopped."""
-    from referee.clock import ClockError, TimeControl
-    from referee.service import CreateRefused, Referee, RefereeConfig
-    from referee.store import StoreError
+    from summon.referee.clock import ClockError, TimeControl
+    from summon.referee.service import CreateRefused, Referee, RefereeConfig
+    from summon.referee.store import StoreError
 
     try:
         clock = TimeControl.parse_spec(clock_spec) if clock_spec else None
@@ -174,8 +174,8 @@ def referee(broker_url: str, username: str | None, password: str | None, passwor
 def bot(broker_url: str, username: str | None, password: str | None, password_file: str | None,
         prefix: str, mqtt_version: str, bot_name: str, table: str | None, seed: int | None, pace: float) -> None:
     """Connect one bot as USERNAME and play its seat(s)."""
-    from clients.bots import BOTS, make_bot
-    from clients.sdk import BotClient
+    from summon.clients.bots import BOTS, make_bot
+    from summon.clients.sdk import BotClient
 
     if not username:
         raise click.BadParameter("a bot needs --username (its seat identity)", param_hint="--username")
@@ -205,7 +205,7 @@ def bot(broker_url: str, username: str | None, password: str | None, password_fi
 def watch(table: str, broker_url: str, username: str | None, password: str | None, password_file: str | None,
           prefix: str, mqtt_version: str, wait_s: float) -> None:
     """Print TABLE's public feed as running commentary until the game ends."""
-    from clients.watch import Watcher
+    from summon.clients.watch import Watcher
 
     url = _broker(broker_url, username, password, password_file, audience="spectator")
     w = Watcher(url, table, prefix=prefix, out=lambda line: click.echo(line), mqtt_version=int(mqtt_version))
@@ -237,8 +237,8 @@ def create(broker_url: str, username: str | None, password: str | None, password
            mqtt_version: str, game: str, players: str, table: str | None, options: tuple[str, ...],
            seed: int | None, clock_spec: str | None, timeout: float) -> None:
     """Ask the referee (as a director) to create a table; print its id."""
-    from clients.director import DirectorError, create_table
-    from referee.clock import ClockError, TimeControl
+    from summon.clients.director import DirectorError, create_table
+    from summon.referee.clock import ClockError, TimeControl
 
     if not username:
         raise click.BadParameter("a director needs --username", param_hint="--username")
@@ -269,7 +269,7 @@ def create(broker_url: str, username: str | None, password: str | None, password
 def close(table: str, broker_url: str, username: str | None, password: str | None, password_file: str | None,
           prefix: str, mqtt_version: str, reason: str, timeout: float) -> None:
     """Ask the referee (as a director) to close TABLE: no more moves; it is not restored."""
-    from clients.director import DirectorError, close_table
+    from summon.clients.director import DirectorError, close_table
 
     if not username:
         raise click.BadParameter("a director needs --username", param_hint="--username")
@@ -288,9 +288,9 @@ def close(table: str, broker_url: str, username: str | None, password: str | Non
 @main.command()
 def games() -> None:
     """List the games this installation can referee."""
-    from referee.games import GAMES
+    from summon.referee.games import GAMES
 
-    from clients.bots import BOTS, default_bot
+    from summon.clients.bots import BOTS, default_bot
 
     for name, g in sorted(GAMES.items()):
         seats = str(g.min_seats) if g.min_seats == g.max_seats else f"{g.min_seats} to {g.max_seats}"
@@ -306,22 +306,22 @@ def _option_text(value: object) -> str:
 
 
 
-from clients import cli_broker  # noqa: E402  (summon broker init, summon accounts ...)
+from summon.clients import cli_broker  # noqa: E402  (summon broker init, summon accounts ...)
 main.add_command(cli_broker.broker)
 main.add_command(cli_broker.accounts)
 
-from clients.cli_play import extend_watch, play  # noqa: E402  (the terminal client: clients/tui)
+from summon.clients.cli_play import extend_watch, play  # noqa: E402  (the terminal client: clients/tui)
 main.add_command(play); extend_watch(main)  # noqa: E702
 
-from clients.cli_tournament import tournament  # noqa: E402  (summon tournament run / standings)
+from summon.clients.cli_tournament import tournament  # noqa: E402  (summon tournament run / standings)
 main.add_command(tournament)
-from clients.cli_replay import replay  # noqa: E402  (summon replay export|show)
+from summon.clients.cli_replay import replay  # noqa: E402  (summon replay export|show)
 main.add_command(replay)
-from clients.cli_summoner_wars import sw_deck  # noqa: E402  (summon sw-deck check / show)
+from summon.clients.cli_summoner_wars import sw_deck  # noqa: E402  (summon sw-deck check / show)
 main.add_command(sw_deck)
-from clients.cli_web import web  # noqa: E402  (summon web: the browser client)
+from summon.clients.cli_web import web  # noqa: E402  (summon web: the browser client)
 main.add_command(web)
-from clients.cli_kit import bot_check, match  # noqa: E402  (summon bot-check, summon match: the bot author's kit)
+from summon.clients.cli_kit import bot_check, match  # noqa: E402  (summon bot-check, summon match: the bot author's kit)
 main.add_command(bot_check); main.add_command(match)  # noqa: E702
 
 # One line each in `summon --help` (click would cut the docstrings' first sentences at ~45

@@ -13,11 +13,11 @@ from pathlib import Path
 
 import click
 
-from clients.cli_common import profile as _profile
-from clients.profile import ENV as PROFILE_ENV, write_profile
+from summon.clients.cli_common import profile as _profile
+from summon.clients.profile import ENV as PROFILE_ENV, write_profile
 
-from protocol.version import DEFAULT_PREFIX
-from referee.accounts import ROLES, Accounts, AccountsError, BrokerSettings, EdgeDir, EdgeSettings, init_broker
+from summon.protocol.version import DEFAULT_PREFIX
+from summon.referee.accounts import ROLES, Accounts, AccountsError, BrokerSettings, EdgeDir, EdgeSettings, init_broker
 
 __all__ = ["broker", "accounts"]
 

@@ -2,7 +2,7 @@
 
 Why its own module: the subcommands live in their own modules (``cli_play``,
 ``cli_tournament``, ...) which ``clients.cli`` imports to register them; they cannot
-import ``clients.cli`` back (``python -m clients.cli`` would load a second, half-built
+import ``clients.cli`` back (``python -m summon.clients.cli`` would load a second, half-built
 copy), so the shared pieces live here and everyone imports them.
 """
 
@@ -16,9 +16,9 @@ from typing import Any, Callable, NoReturn
 
 import click
 
-from clients.profile import DEFAULT_BROKER, Profile, ProfileError, load_profile
-from protocol.mqtt import BrokerUrl, LinkError, LinkRefused
-from protocol.version import DEFAULT_PREFIX
+from summon.clients.profile import DEFAULT_BROKER, Profile, ProfileError, load_profile
+from summon.protocol.mqtt import BrokerUrl, LinkError, LinkRefused
+from summon.protocol.version import DEFAULT_PREFIX
 
 __all__ = ["EXIT_OK", "EXIT_FAILED", "EXIT_USAGE", "EXIT_UNREACHABLE", "EXIT_REFUSED", "EXIT_CODES",
            "broker_options", "broker_from_flags", "profile", "link_failed", "on_signals", "parse_options"]

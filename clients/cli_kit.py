@@ -12,13 +12,13 @@ import sys
 
 import click
 
-from clients.cli_common import EXIT_FAILED, EXIT_OK
+from summon.clients.cli_common import EXIT_FAILED, EXIT_OK
 
 __all__ = ["bot_check", "match"]
 
 
 def _games(value: str) -> list[str]:
-    from referee.games import GAMES
+    from summon.referee.games import GAMES
 
     games = [g.strip() for g in value.split(",") if g.strip()]
     bad = [g for g in games if g not in GAMES]
@@ -44,7 +44,7 @@ def bot_check(games: str, patience: float, moves: int, clock_s: float, embedded:
     SUMMON_PASSWORD, SUMMON_PREFIX and SUMMON_GAMES set, and prints a pass/fail table.
     Exit code 0 only if every check passes.
     """
-    from clients.botcheck import BotCheckError, render_rows, run_botcheck
+    from summon.clients.botcheck import BotCheckError, render_rows, run_botcheck
 
     try:
         rows, _ = run_botcheck(list(command), _games(games), patience=patience, moves=moves, clock_s=clock_s,
@@ -80,10 +80,10 @@ def match(game: str, boards: int, bot_name: str | None, against: str | None, opt
     import shlex
     import time
 
-    from clients.bots import BOTS, default_bot
-    from clients.cli_common import parse_options
-    from clients.match import MatchError, Side, run_match
-    from clients.tournament import TournamentError
+    from summon.clients.bots import BOTS, default_bot
+    from summon.clients.cli_common import parse_options
+    from summon.clients.match import MatchError, Side, run_match
+    from summon.clients.tournament import TournamentError
 
     if bool(command) == bool(bot_name):
         raise click.BadParameter("give side A as a command after -- or as --bot NAME (not both)", param_hint="COMMAND")

@@ -13,9 +13,9 @@ from typing import Any
 
 import click
 
-from clients.cli_common import broker_from_flags as _broker
-from clients.cli_common import broker_options, link_failed
-from protocol.mqtt import LinkError
+from summon.clients.cli_common import broker_from_flags as _broker
+from summon.clients.cli_common import broker_options, link_failed
+from summon.protocol.mqtt import LinkError
 
 __all__ = ["play", "extend_watch"]
 
@@ -44,8 +44,8 @@ def play(broker_url: str, username: str | None, password: str | None, password_f
     the referee lists as legal are offered.  The client reconnects by itself after a
     network drop and shows where the game stands.  Exit code 0 when the game ended.
     """
-    from clients.tui.controller import PlayController
-    from clients.tui.session import PlayerSession
+    from summon.clients.tui.controller import PlayController
+    from summon.clients.tui.session import PlayerSession
 
     if not username:
         raise click.BadParameter("say who you are with --username (your seat identity)", param_hint="--username")
@@ -61,11 +61,11 @@ def play(broker_url: str, username: str | None, password: str | None, password_f
     controller = PlayController(session, table, wait_s=wait_s)
     try:
         if plain:
-            from clients.tui.plain import PlainPlayer
+            from summon.clients.tui.plain import PlainPlayer
             code = PlainPlayer(controller, username).run()
         else:
-            from clients.tui.fullscreen import FullScreenPlayer
-            from clients.tui.terminal import Terminal
+            from summon.clients.tui.fullscreen import FullScreenPlayer
+            from summon.clients.tui.terminal import Terminal
             player = FullScreenPlayer(controller, Terminal(), username)
             code = EXIT_OK if player.run() else EXIT_LEFT
             if player.gave_up:
@@ -114,8 +114,8 @@ def extend_watch(main: click.Group) -> None:
 def _watch_more(table: str | None, follow: bool, screen: bool, broker_url: str, username: str | None,
                 password: str | None, password_file: str | None, prefix: str, mqtt_version: str,
                 wait_s: float = 20.0) -> None:
-    from clients.tui.spectate import Follower, FullScreenSpectator, SpectatorSession
-    from clients.tui.terminal import Terminal
+    from summon.clients.tui.spectate import Follower, FullScreenSpectator, SpectatorSession
+    from summon.clients.tui.terminal import Terminal
 
     broker = _broker(broker_url, username, password, password_file, audience="spectator")
     if not follow and table is None:

@@ -31,8 +31,8 @@ def export_cmd(table: str, db: str, output: str | None, unfinished: bool, no_fra
     """Write TABLE's replay file from the referee's database."""
     from pathlib import Path
 
-    from clients.replay import ReplayError, dumps, export, steps
-    from referee.store import Store, StoreError
+    from summon.clients.replay import ReplayError, dumps, export, steps
+    from summon.referee.store import Store, StoreError
 
     try:
         store = Store(db, readonly=True)
@@ -55,7 +55,7 @@ def export_cmd(table: str, db: str, output: str | None, unfinished: bool, no_fra
         raise click.ClickException(f"the history of {table} does not replay: {exc}") from None
     path = output or f"{table}.summon-replay.json"
     if rep.record.status != "finished":  # its seed and every hand: readable by you alone, from the start
-        from referee.brokerconf import write_new
+        from summon.referee.brokerconf import write_new
         write_new(path, text, 0o600)
     else:
         Path(path).write_text(text)
@@ -71,7 +71,7 @@ def export_cmd(table: str, db: str, output: str | None, unfinished: bool, no_fra
 @click.option("--json", "as_json", is_flag=True, help="Print the exact messages that audience received (JSON lines).")
 def show_cmd(file: str, audience: str, interactive: bool, as_json: bool) -> None:
     """Step through a replay FILE showing exactly what one audience saw, never more."""
-    from clients.replay import ReplayError, load, render, steps
+    from summon.clients.replay import ReplayError, load, render, steps
 
     try:
         rep = load(file)

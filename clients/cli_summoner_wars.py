@@ -28,8 +28,8 @@ def sw_deck() -> None:
 @click.argument("file", type=click.Path(exists=True, dir_okay=False))
 def check(file: str) -> None:
     """Check FILE (JSON or TOML deck definition); exit 1 naming every broken rule."""
-    from referee.games.summoner_wars.cards import POOL
-    from referee.games.summoner_wars.deck import DeckError, load_deck
+    from summon.referee.games.summoner_wars.cards import POOL
+    from summon.referee.games.summoner_wars.deck import DeckError, load_deck
 
     try:
         deck = load_deck(Path(file).read_text(encoding="utf-8"))
@@ -45,7 +45,7 @@ def check(file: str) -> None:
 @click.argument("faction", required=False)
 def show(faction: str | None) -> None:
     """Print a preconstructed FACTION deck as TOML (no FACTION: list them)."""
-    from referee.games.summoner_wars.cards import POOL, PRESET_DECKS
+    from summon.referee.games.summoner_wars.cards import POOL, PRESET_DECKS
 
     if faction is None or faction not in PRESET_DECKS:
         if faction is not None:

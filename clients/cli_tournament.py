@@ -15,16 +15,16 @@ from pathlib import Path
 
 import click
 
-from protocol.mqtt import LinkError
+from summon.protocol.mqtt import LinkError
 
 __all__ = ["tournament"]
 
-from clients.cli_common import EXIT_FAILED, broker_options, link_failed, profile as _profile
-from clients.cli_common import broker_from_flags as _broker
+from summon.clients.cli_common import EXIT_FAILED, broker_options, link_failed, profile as _profile
+from summon.clients.cli_common import broker_from_flags as _broker
 
 
 def _on_signals(stop):
-    from clients.cli import _on_signals as install
+    from summon.clients.cli import _on_signals as install
     install(stop)
 
 
@@ -59,11 +59,11 @@ def run_cmd(broker_url: str, username: str | None, password: str | None, passwor
             mqtt_version: str, file: str, progress_path: str | None, report_dir: str | None, run_bots: bool,
             bot_passwords: str | None, timeout: float | None) -> None:
     """Run (or resume) the tournament described in FILE, as the director -u."""
-    from clients.tournament import TournamentError
-    from clients.tournament.bots import BotFleet
-    from clients.tournament.report import live_message, render_standings, write_report
-    from clients.tournament.runner import Runner
-    from clients.tournament.spec import load_spec
+    from summon.clients.tournament import TournamentError
+    from summon.clients.tournament.bots import BotFleet
+    from summon.clients.tournament.report import live_message, render_standings, write_report
+    from summon.clients.tournament.runner import Runner
+    from summon.clients.tournament.spec import load_spec
 
     try:
         spec = load_spec(file)
@@ -130,7 +130,7 @@ def standings_cmd(broker_url: str, username: str | None, password: str | None, p
                   spec_file: str | None, progress_path: str | None, follow: bool, as_json: bool,
                   timeout: float) -> None:
     """Show a tournament's standings: live from the broker, or from local files."""
-    from clients.tournament.report import render_pairings, render_standings
+    from summon.clients.tournament.report import render_pairings, render_standings
 
     def show(data: dict) -> None:
         if as_json:
@@ -148,10 +148,10 @@ def standings_cmd(broker_url: str, username: str | None, password: str | None, p
         return
     if not tournament_id or not director:
         raise click.UsageError("give TOURNAMENT_ID and --director (live, from the broker) or --file")
-    from protocol.errors import DecodeError
-    from protocol.messages import Tournament, decode
-    from protocol.mqtt import Link
-    from protocol.topics import Topics
+    from summon.protocol.errors import DecodeError
+    from summon.protocol.messages import Tournament, decode
+    from summon.protocol.mqtt import Link
+    from summon.protocol.topics import Topics
 
     broker = _broker(broker_url, username, password, password_file)
     topic = Topics(prefix).tournament(director, tournament_id)
@@ -181,10 +181,10 @@ def standings_cmd(broker_url: str, username: str | None, password: str | None, p
 
 def _local(spec_file: str, progress_path: str | None) -> dict:
     """Standings from a report.json, or from a tournament file and its progress file."""
-    from clients.tournament import TournamentError
-    from clients.tournament.progress import Progress
-    from clients.tournament.report import live_message
-    from clients.tournament.spec import load_spec
+    from summon.clients.tournament import TournamentError
+    from summon.clients.tournament.progress import Progress
+    from summon.clients.tournament.report import live_message
+    from summon.clients.tournament.spec import load_spec
 
     if spec_file.endswith(".json"):
         data = json.loads(Path(spec_file).read_text(encoding="utf-8"))

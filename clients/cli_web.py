@@ -7,8 +7,8 @@ import threading
 
 import click
 
-from clients.cli_common import EXIT_FAILED, on_signals
-from protocol.version import DEFAULT_PREFIX
+from summon.clients.cli_common import EXIT_FAILED, on_signals
+from summon.protocol.version import DEFAULT_PREFIX
 
 
 def _ws_url(value: str | None, flag: str) -> str:
@@ -36,7 +36,7 @@ def web(broker: str | None, edge: str | None, prefix: str, host: str, port: int)
     Serves the page's static files and its config.json, nothing else: the page talks to the
     broker itself over MQTT over WebSockets, and passwords never reach this server.
     """
-    from clients.web.server import WebConfig, WebServer
+    from summon.clients.web.server import WebConfig, WebServer
 
     config = WebConfig(broker=_ws_url(broker, "--broker"), edge=_ws_url(edge, "--edge"), prefix=prefix)
     try:

@@ -15,12 +15,12 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
-from clients.bots import make_bot
-from clients.embedded_broker import EmbeddedBroker, free_port
-from clients.sdk import BotClient
-from clients.watch import Watcher
-from protocol.mqtt import BrokerUrl
-from referee.service import Referee, RefereeConfig
+from summon.clients.bots import make_bot
+from summon.clients.embedded_broker import EmbeddedBroker, free_port
+from summon.clients.sdk import BotClient
+from summon.clients.watch import Watcher
+from summon.protocol.mqtt import BrokerUrl
+from summon.referee.service import Referee, RefereeConfig
 
 __all__ = ["DemoOptions", "run_demo"]
 
@@ -126,7 +126,7 @@ def _start_web(opts: DemoOptions, broker: EmbeddedBroker | None, user: str, tabl
     The embedded broker has no accounts, so the page connects at once as ``user`` (config
     ``login: none``); a password would mean nothing here.
     """
-    from clients.web.server import WebConfig, WebServer
+    from summon.clients.web.server import WebConfig, WebServer
 
     if broker is None or broker.ws_url is None:
         out("--web needs the embedded broker (drop --broker), or run `summon web` against your own broker")

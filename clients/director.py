@@ -11,11 +11,11 @@ import time
 import uuid
 from typing import Any, Mapping, Sequence
 
-from protocol.errors import DecodeError, ProtocolError
-from protocol.messages import CloseTable, Closed, CreateTable, Created, Error, RefereeStatus, decode, encode
-from protocol.mqtt import BrokerUrl, Link
-from protocol.topics import Topics
-from protocol.version import DEFAULT_PREFIX
+from summon.protocol.errors import DecodeError, ProtocolError
+from summon.protocol.messages import CloseTable, Closed, CreateTable, Created, Error, RefereeStatus, decode, encode
+from summon.protocol.mqtt import BrokerUrl, Link
+from summon.protocol.topics import Topics
+from summon.protocol.version import DEFAULT_PREFIX
 
 __all__ = ["DirectorError", "create_table", "close_table"]
 

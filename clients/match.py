@@ -30,12 +30,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from clients.tournament.bots import BotFleet
-from clients.tournament.results import board_nets
-from clients.tournament.runner import Runner
-from clients.tournament.spec import parse_spec
-from protocol.messages import Events, decode
-from protocol.mqtt import BrokerUrl
+from summon.clients.tournament.bots import BotFleet
+from summon.clients.tournament.results import board_nets
+from summon.clients.tournament.runner import Runner
+from summon.clients.tournament.spec import parse_spec
+from summon.protocol.messages import Events, decode
+from summon.protocol.mqtt import BrokerUrl
 
 __all__ = ["Side", "MatchResult", "run_match", "t_quantile", "MatchError"]
 
@@ -158,9 +158,9 @@ def run_match(game: str, boards: int, side_a: Side, side_b: Side, config: dict[s
               say: Callable[[str], None] = lambda s: None, progress: Callable[[int, int], None] | None = None,
               log_dir: str | None = None) -> MatchResult:
     """Play the match and return its result (raises MatchError if it could not finish)."""
-    from clients.botcheck.world import PrivateBroker
-    from clients.tournament.spec import TEAMS
-    from referee.service import Referee, RefereeConfig
+    from summon.clients.botcheck.world import PrivateBroker
+    from summon.clients.tournament.spec import TEAMS
+    from summon.referee.service import Referee, RefereeConfig
 
     team = len(TEAMS[game][0]) if game in TEAMS else 1
     labels = (side_a.label, side_b.label) if side_a.label != side_b.label else (side_a.label + " (A)",

@@ -61,15 +61,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 
-from protocol.messages import Events, Message, Meta, Move, SeatState, decode
-from protocol.topics import Topics
-from referee.clock import Clock, TimeControl
-from referee.engine import Event
-from referee.games import GAMES
-from referee.presence import announcement
-from referee.selfplay import PlayedGame
-from referee.store import MoveRecord, SeatEvent, Store, TableRecord
-from referee.table import Publish, Table
+from summon.protocol.messages import Events, Message, Meta, Move, SeatState, decode
+from summon.protocol.topics import Topics
+from summon.referee.clock import Clock, TimeControl
+from summon.referee.engine import Event
+from summon.referee.games import GAMES
+from summon.referee.presence import announcement
+from summon.referee.selfplay import PlayedGame
+from summon.referee.store import MoveRecord, SeatEvent, Store, TableRecord
+from summon.referee.table import Publish, Table
 
 __all__ = ["FORMAT", "VERSION", "ReplayError", "Replay", "Received", "Step", "export", "from_selfplay", "save", "load",
            "dumps", "steps", "frames", "SPECTATOR"]
@@ -294,7 +294,7 @@ def render(replay: Replay, audience: int | None) -> Iterator[str]:
     ``seq N``.  Events are told as that audience received them, so a seat's own discards
     (whose card is in its event only) are named in its replay and nobody else's.
     """
-    from clients.render import describe, renderer_for
+    from summon.clients.render import describe, renderer_for
 
     rec = replay.record
     players = list(rec.players)

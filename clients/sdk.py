@@ -7,7 +7,7 @@ stale state), error logging, and a safe fallback when ``choose`` raises or retur
 move that is not legal (a random legal move, logged loudly).  ``pace`` makes a bot
 watchable: at least that many seconds between seeing its turn and sending its move.
 
-    from clients.sdk import BotClient
+    from summon.clients.sdk import BotClient
     class MyBot:
         name = "mine"
         def choose(self, view, legal):
@@ -25,11 +25,11 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator, Mapping, Protocol, Sequence
 
-from protocol.errors import DecodeError, ErrorCode
-from protocol.messages import Error, Move, Presence, SeatState, decode, encode
-from protocol.mqtt import BrokerUrl, Incoming, Link
-from protocol.topics import Topics
-from protocol.version import DEFAULT_PREFIX
+from summon.protocol.errors import DecodeError, ErrorCode
+from summon.protocol.messages import Error, Move, Presence, SeatState, decode, encode
+from summon.protocol.mqtt import BrokerUrl, Incoming, Link
+from summon.protocol.topics import Topics
+from summon.protocol.version import DEFAULT_PREFIX
 
 __all__ = ["Bot", "BotClient", "TableProgress"]
 

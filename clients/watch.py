@@ -11,12 +11,12 @@ import threading
 import time
 from typing import Any, Callable
 
-from clients.render import describe, renderer_for
-from protocol.errors import DecodeError
-from protocol.messages import Events, Meta, PublicState, decode
-from protocol.mqtt import BrokerUrl, Link
-from protocol.topics import Topics
-from protocol.version import DEFAULT_PREFIX
+from summon.clients.render import describe, renderer_for
+from summon.protocol.errors import DecodeError
+from summon.protocol.messages import Events, Meta, PublicState, decode
+from summon.protocol.mqtt import BrokerUrl, Link
+from summon.protocol.topics import Topics
+from summon.protocol.version import DEFAULT_PREFIX
 
 __all__ = ["Watcher"]
 

@@ -36,8 +36,8 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # run as a script from anywhere in the checkout
     sys.path.insert(0, str(ROOT))
 
-from referee.accounts import ROLES_HEADER  # noqa: E402
-from referee.brokerconf import (  # noqa: E402
+from summon.referee.accounts import ROLES_HEADER  # noqa: E402
+from summon.referee.brokerconf import (  # noqa: E402
     Bridge, acl_text, edge_acl_text, edge_conf, mosquitto_conf, password_line, spectator_acl_text,
 )
 

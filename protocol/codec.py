@@ -14,8 +14,8 @@ from typing import Any
 
 import msgpack
 
-from protocol.errors import DecodeError, ErrorCode
-from protocol.version import MAX_DEPTH, MAX_INBOUND_BYTES
+from summon.protocol.errors import DecodeError, ErrorCode
+from summon.protocol.version import MAX_DEPTH, MAX_INBOUND_BYTES
 
 __all__ = ["pack", "packer", "unpack"]
 

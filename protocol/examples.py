@@ -9,8 +9,8 @@ the Dragon engine and four ``dragon-heuristic`` bots, every payload decoded from
 and printed as JSON.  ``tests/test_protocol_doc.py`` fails when the README differs from
 what this writes.
 
-    python3 -m protocol.examples            # rewrite protocol/README.md in place
-    python3 -m protocol.examples --check    # exit 1 if it is stale
+    python3 -m summon.protocol.examples            # rewrite protocol/README.md in place
+    python3 -m summon.protocol.examples --check    # exit 1 if it is stale
 """
 
 from __future__ import annotations
@@ -55,11 +55,11 @@ class _Game:
     """One whole game at a real ``Table``: every payload it published, decoded, in order."""
 
     def __init__(self, seed: int) -> None:
-        from clients.bots import make_bot
-        from protocol.messages import Move
-        from protocol.topics import Topics
-        from referee.games import GAMES
-        from referee.table import Table
+        from summon.clients.bots import make_bot
+        from summon.protocol.messages import Move
+        from summon.protocol.topics import Topics
+        from summon.referee.games import GAMES
+        from summon.referee.table import Table
 
         self.seed = seed
         self.table = Table(TABLE_ID, GAMES["dragon"], PLAYERS, CONFIG, seed, Topics())
@@ -78,7 +78,7 @@ class _Game:
 
     def _errors(self) -> dict[str, dict]:
         """The real answers to three mistakes at seq 0 (nothing changes: errors only)."""
-        from protocol.messages import Move
+        from summon.protocol.messages import Move
 
         first = self.table.game.to_move(self.table.state)[0]
         other = next(s for s in range(4) if s != first)
@@ -128,7 +128,7 @@ def _find_game() -> _Game:
 
 def render() -> dict[str, str]:
     """Each example region's text, by name."""
-    from referee.games import GAMES
+    from summon.referee.games import GAMES
 
     g = _find_game()
     out: dict[str, str] = {}
@@ -170,7 +170,7 @@ def render() -> dict[str, str]:
     out["meta"] = _block(g.public("meta", lambda m: m["status"] == "playing")) + "\n" + \
         _block(g.final[g.table.topics.meta(TABLE_ID)])
     out["errors"] = "\n".join(_block(g.errors[k]) for k in ("stale", "not-your-turn", "illegal"))
-    out["facts"] = (f"The examples are real: `python3 -m protocol.examples` wrote them from the referee's own "
+    out["facts"] = (f"The examples are real: `python3 -m summon.protocol.examples` wrote them from the referee's own "
                     f"code (`referee/table.py`, `referee/views.py`, the msgpack codec) at a Summon the Dragon "
                     f"table with options `{json.dumps(CONFIG)}`, deal seed {g.seed}, four `dragon-heuristic` "
                     f"bots; each payload is decoded from msgpack and printed as JSON, and "
@@ -201,7 +201,7 @@ def main(argv: list[str] | None = None) -> int:
     new = rewrite(text, render())
     if "--check" in argv:
         if new != text:
-            print("protocol/README.md examples are stale: run `python3 -m protocol.examples`", file=sys.stderr)
+            print("protocol/README.md examples are stale: run `python3 -m summon.protocol.examples`", file=sys.stderr)
             return 1
         print("protocol/README.md examples are current")
         return 0

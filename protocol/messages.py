@@ -19,9 +19,9 @@ import typing
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Union
 
-from protocol.codec import pack, unpack
-from protocol.errors import DecodeError, ErrorCode
-from protocol.version import MAX_INBOUND_BYTES, PROTOCOL_VERSION
+from summon.protocol.codec import pack, unpack
+from summon.protocol.errors import DecodeError, ErrorCode
+from summon.protocol.version import MAX_INBOUND_BYTES, PROTOCOL_VERSION
 
 __all__ = [
     "Message", "Move", "CreateTable", "Created", "Error", "SeatState", "PublicState",

@@ -24,7 +24,7 @@ from typing import Any, Callable, Iterable, Iterator
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
-from protocol.errors import ProtocolError
+from summon.protocol.errors import ProtocolError
 
 __all__ = ["BrokerUrl", "Incoming", "Link", "LinkError", "LinkRefused"]
 

@@ -22,8 +22,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from protocol.errors import TopicError
-from protocol.version import DEFAULT_PREFIX
+from summon.protocol.errors import TopicError
+from summon.protocol.version import DEFAULT_PREFIX
 
 __all__ = ["Topics", "Parsed", "valid_name", "check_name"]
 

@@ -45,9 +45,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Iterator, Mapping
 
-from protocol.topics import valid_name
-from protocol.version import DEFAULT_PREFIX
-from referee.brokerconf import (
+from summon.protocol.topics import valid_name
+from summon.protocol.version import DEFAULT_PREFIX
+from summon.referee.brokerconf import (
     Bridge, TlsFiles, acl_text, edge_acl_text, edge_conf, mosquitto_conf, password_line, spectator_acl_text,
     write_new,
 )

@@ -46,8 +46,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping, Sequence
 
-from protocol.topics import valid_name
-from protocol.version import DEFAULT_PREFIX
+from summon.protocol.topics import valid_name
+from summon.protocol.version import DEFAULT_PREFIX
 
 __all__ = [
     "acl_text", "spectator_acl_text", "password_line", "verify_password_line", "mosquitto_conf",

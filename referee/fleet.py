@@ -39,10 +39,10 @@ from typing import TYPE_CHECKING, Any
 
 import msgpack
 
-from protocol.mqtt import Incoming
+from summon.protocol.mqtt import Incoming
 
 if TYPE_CHECKING:
-    from referee.service import Referee
+    from summon.referee.service import Referee
 
 __all__ = ["Fleet", "share_group"]
 

@@ -32,17 +32,17 @@ import time
 import zlib
 from typing import TYPE_CHECKING, Any
 
-from protocol.errors import DecodeError, ErrorCode
-from protocol.messages import Move, Presence, decode, encode
-from referee import views
-from referee.clock import Clock, ClockError, TimeControl
-from referee.engine import Event
-from referee.store import SeatEvent
-from referee.table import Publish
+from summon.protocol.errors import DecodeError, ErrorCode
+from summon.protocol.messages import Move, Presence, decode, encode
+from summon.referee import views
+from summon.referee.clock import Clock, ClockError, TimeControl
+from summon.referee.engine import Event
+from summon.referee.store import SeatEvent
+from summon.referee.table import Publish
 
 if TYPE_CHECKING:
-    from referee.service import Referee
-    from referee.table import Table
+    from summon.referee.service import Referee
+    from summon.referee.table import Table
 
 __all__ = ["SeatKeeper", "announcement"]
 
@@ -63,7 +63,7 @@ class SeatKeeper:
     def setup(self, table: "Table", timing: TimeControl | None, now: float) -> None:
         """Give a new table its time control; raises ``ClockError`` for an unknown house bot."""
         if timing is not None and timing.house_bot is not None:
-            from clients.bots import BOTS
+            from summon.clients.bots import BOTS
 
             if timing.house_bot not in BOTS:
                 raise ClockError(f"no bot {timing.house_bot!r}; known: {', '.join(BOTS)}")
@@ -173,7 +173,7 @@ class SeatKeeper:
     def _bot(self, table: "Table", seat: int) -> Any:
         key = (table.id, seat)
         if key not in self._bots:
-            from clients.bots import BOTS, default_bot, make_bot  # the referee hosts the house bots
+            from summon.clients.bots import BOTS, default_bot, make_bot  # the referee hosts the house bots
 
             name = (table.timing.house_bot if table.timing is not None else None) or default_bot(table.game.name)
             if name not in BOTS:

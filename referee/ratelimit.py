@@ -45,7 +45,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from protocol.mqtt import Incoming
+from summon.protocol.mqtt import Incoming
 
 __all__ = ["RateLimiter", "Limited", "RateLimitedInbox", "sender_of", "message_bytes"]
 

@@ -32,18 +32,18 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, Sequence
 
-from protocol.messages import Move, encode
-from protocol.topics import Topics
-from referee import views
-from referee.clock import Clock, TimeControl
-from referee.engine import Event
-from referee.games import GAMES
-from referee.store import MoveRecord, SeatEvent, StoreError, TableRecord
-from referee.store_pg import LeaseLost
-from referee.table import HistoryEntry, Publish, Table
+from summon.protocol.messages import Move, encode
+from summon.protocol.topics import Topics
+from summon.referee import views
+from summon.referee.clock import Clock, TimeControl
+from summon.referee.engine import Event
+from summon.referee.games import GAMES
+from summon.referee.store import MoveRecord, SeatEvent, StoreError, TableRecord
+from summon.referee.store_pg import LeaseLost
+from summon.referee.table import HistoryEntry, Publish, Table
 
 if TYPE_CHECKING:
-    from referee.service import Referee
+    from summon.referee.service import Referee
 
 __all__ = ["Recovery", "RestoreReport", "ReplayError", "rebuild"]
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Protocol, Sequence
 
-from referee.engine import Event, Game, Outcome
+from summon.referee.engine import Event, Game, Outcome
 
 __all__ = ["Chooser", "PlayedGame", "play_game"]
 

@@ -23,24 +23,24 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
-from protocol.errors import DecodeError, ErrorCode, TopicError
-from protocol.messages import (CloseTable, Closed, CreateTable, Created, Error, Move, Reclaim, RefereeStatus, decode,
+from summon.protocol.errors import DecodeError, ErrorCode, TopicError
+from summon.protocol.messages import (CloseTable, Closed, CreateTable, Created, Error, Move, Reclaim, RefereeStatus, decode,
                                encode)
-from protocol.mqtt import BrokerUrl, Incoming, Link
-from protocol.topics import Topics, valid_name
-from protocol.version import DEFAULT_PREFIX
-from referee.accounts import RoleBook
-from referee.brokerconf import MAX_PACKET_BYTES
-from referee.engine import ConfigError
-from referee.games import GAMES
-from referee.ratelimit import Limited, RateLimitedInbox, RateLimiter, message_bytes
-from referee.table import Publish, Table
-from referee.tablecap import CreateBudget, TablePruner
-from referee.clock import ClockError, TimeControl
-from referee.presence import SeatKeeper
-from referee.fleet import Fleet, share_group
-from referee.recovery import Recovery
-from referee.store import MEMORY, Store, StoreError, open_store
+from summon.protocol.mqtt import BrokerUrl, Incoming, Link
+from summon.protocol.topics import Topics, valid_name
+from summon.protocol.version import DEFAULT_PREFIX
+from summon.referee.accounts import RoleBook
+from summon.referee.brokerconf import MAX_PACKET_BYTES
+from summon.referee.engine import ConfigError
+from summon.referee.games import GAMES
+from summon.referee.ratelimit import Limited, RateLimitedInbox, RateLimiter, message_bytes
+from summon.referee.table import Publish, Table
+from summon.referee.tablecap import CreateBudget, TablePruner
+from summon.referee.clock import ClockError, TimeControl
+from summon.referee.presence import SeatKeeper
+from summon.referee.fleet import Fleet, share_group
+from summon.referee.recovery import Recovery
+from summon.referee.store import MEMORY, Store, StoreError, open_store
 
 __all__ = ["RefereeConfig", "Referee", "RefereeError"]
 

@@ -133,7 +133,7 @@ def open_store(url: str = MEMORY, readonly: bool = False, sync: str = "full", **
     """The store for ``--db``: ``postgresql://...`` opens the shared PostgreSQL store (a fleet
     of referees, ``referee/store_pg.py``), anything else is an SQLite path (one referee)."""
     if url.startswith(("postgresql://", "postgres://")):
-        from referee.store_pg import PgStore  # psycopg is optional (the `postgres` extra)
+        from summon.referee.store_pg import PgStore  # psycopg is optional (the `postgres` extra)
         return PgStore(url, readonly=readonly, sync=sync, **kwargs)  # type: ignore[return-value]
     return Store(url, readonly=readonly, sync=sync)
 

@@ -34,7 +34,7 @@ import json
 import secrets
 from typing import Any, Iterable, Sequence
 
-from referee.store import MoveRecord, SeatEvent, StoreError, TableRecord, _Stats, _dump
+from summon.referee.store import MoveRecord, SeatEvent, StoreError, TableRecord, _Stats, _dump
 
 try:  # optional: only a fleet needs it
     import psycopg

@@ -15,11 +15,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
-from protocol.errors import ErrorCode
-from protocol.messages import Error, Move, encode
-from protocol.topics import Topics
-from referee import views
-from referee.engine import (
+from summon.protocol.errors import ErrorCode
+from summon.protocol.messages import Error, Move, encode
+from summon.protocol.topics import Topics
+from summon.referee import views
+from summon.referee.engine import (
     Event,
     Game,
     GameOverError,

@@ -44,11 +44,11 @@ import logging
 import time
 from typing import TYPE_CHECKING, Callable
 
-from referee.table import Publish
+from summon.referee.table import Publish
 
 if TYPE_CHECKING:
-    from referee.service import Referee
-    from referee.table import Table
+    from summon.referee.service import Referee
+    from summon.referee.table import Table
 
 __all__ = ["CreateBudget", "TablePruner", "cleared"]
 

@@ -10,15 +10,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Sequence
 
-from protocol.codec import packer
-from protocol.messages import Events, Meta, PublicState, SeatState, field_names
-from protocol.version import PROTOCOL_VERSION
-from referee.engine import Event, Game
+from summon.protocol.codec import packer
+from summon.protocol.messages import Events, Meta, PublicState, SeatState, field_names
+from summon.protocol.version import PROTOCOL_VERSION
+from summon.referee.engine import Event, Game
 
 if TYPE_CHECKING:
     import msgpack
 
-    from referee.table import Table
+    from summon.referee.table import Table
 
 EventsMsg = Events  # the message class (``events`` is also a common argument name here)
 

@@ -75,7 +75,7 @@ def referee(mosquitto: Mosquitto, request: pytest.FixtureRequest) -> Iterator["o
 
     Every test has its broker of its own (see ``mosquitto``), so nothing leaks between tests.
     """
-    from referee.service import Referee, RefereeConfig
+    from summon.referee.service import Referee, RefereeConfig
 
     prefix = "summon/v1"
     ref = Referee(RefereeConfig(broker=mosquitto.url("referee"), prefix=prefix,
@@ -96,7 +96,7 @@ def _stop_bot_clients_after_each_test(monkeypatch: pytest.MonkeyPatch) -> Iterat
     unfinished table would fight the next test's client of the same account for the
     connection.
     """
-    from clients.sdk import BotClient
+    from summon.clients.sdk import BotClient
 
     made: list[BotClient] = []
     original = BotClient.__init__

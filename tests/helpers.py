@@ -7,9 +7,9 @@ import threading
 import time
 from typing import Any, Callable
 
-from protocol.errors import DecodeError
-from protocol.messages import Message, decode
-from protocol.mqtt import BrokerUrl, Incoming, Link
+from summon.protocol.errors import DecodeError
+from summon.protocol.messages import Message, decode
+from summon.protocol.mqtt import BrokerUrl, Incoming, Link
 
 
 class Probe:
@@ -74,7 +74,7 @@ def run_in_thread(fn: Callable[[], Any]) -> threading.Thread:
 def drain_seat_states(links: "dict[str, Link]", latest: "dict[str, Any]", seq: int, timeout: float = 10.0) -> bool:
     """Read every link until each user's newest ``seat_state`` (kept in ``latest``) has at
     least ``seq``; False if that did not happen within ``timeout`` (benchmarks driving seats)."""
-    from protocol.messages import SeatState
+    from summon.protocol.messages import SeatState
 
     deadline = time.monotonic() + timeout
     while any(u not in latest or latest[u].seq < seq for u in links):
@@ -93,7 +93,7 @@ def drain_seat_states(links: "dict[str, Link]", latest: "dict[str, Any]", seq: i
 def timed_move(link: "Link", topic: str, state: Any, move: str, timeout: float = 30.0) -> "tuple[float, Any]":
     """Send ``move`` for ``state`` (a SeatState) and wait for the mover's own next state:
     (milliseconds, that state) -- the latency a player feels (benchmarks)."""
-    from protocol.messages import Move, SeatState, encode
+    from summon.protocol.messages import Move, SeatState, encode
 
     t0 = time.perf_counter()
     link.publish(topic, encode(Move(seq=state.seq, move=move)))

@@ -13,9 +13,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from clients.embedded_broker import free_port
-from protocol.mqtt import BrokerUrl
-from referee.brokerconf import write_broker_dir
+from summon.clients.embedded_broker import free_port
+from summon.protocol.mqtt import BrokerUrl
+from summon.referee.brokerconf import write_broker_dir
 
 USERS = ("referee", "director", "north", "east", "south", "west", "mallory",
          *(f"p{i}" for i in range(1, 13)))  # p5..p12: the 6- and 12-player Summicard tables

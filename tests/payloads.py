@@ -41,7 +41,7 @@ def schema_validator() -> Any:
 
     import jsonschema
 
-    from protocol.schema import SCHEMA_PATH
+    from summon.protocol.schema import SCHEMA_PATH
 
     checker = jsonschema.Draft202012Validator.TYPE_CHECKER.redefine(
         "integer", lambda _, v: isinstance(v, int) and not isinstance(v, bool))

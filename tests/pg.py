@@ -19,7 +19,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from clients.embedded_broker import free_port
+from summon.clients.embedded_broker import free_port
 
 __all__ = ["PgCluster", "find_pg_bin", "start_postgres"]
 

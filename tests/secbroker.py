@@ -20,9 +20,9 @@ from typing import Any
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
-from protocol.mqtt import BrokerUrl
-from referee.accounts import Accounts, BrokerSettings, init_broker
-from referee.service import Referee, RefereeConfig
+from summon.protocol.mqtt import BrokerUrl
+from summon.referee.accounts import Accounts, BrokerSettings, init_broker
+from summon.referee.service import Referee, RefereeConfig
 from tests.mosquitto import launch
 
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from clients.botcheck import render_rows, run_botcheck
+from summon.clients.botcheck import render_rows, run_botcheck
 
 ROOT = Path(__file__).resolve().parent.parent
 BOTS = ROOT / "examples" / "bots"
@@ -28,7 +28,7 @@ pytestmark = pytest.mark.broker
 
 def summon(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.run([sys.executable, "-m", "clients.cli", *args], cwd=ROOT, env=env, text=True,
+    return subprocess.run([sys.executable, "-m", "summon.clients.cli", *args], cwd=ROOT, env=env, text=True,
                           capture_output=True, timeout=timeout)
 
 
@@ -49,7 +49,7 @@ def matched(tmp_path: Path, *args: str) -> dict:
 
 
 def test_our_sdk_bot_passes_every_check():
-    print(checked("sh", "-c", 'exec "$0" -m clients.cli bot --broker "$SUMMON_BROKER" -u "$SUMMON_USER" '
+    print(checked("sh", "-c", 'exec "$0" -m summon.clients.cli bot --broker "$SUMMON_BROKER" -u "$SUMMON_USER" '
                   "--bot dragon-heuristic", sys.executable))
 
 

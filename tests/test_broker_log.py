@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from clients.embedded_broker import free_port
-from referee.accounts import BrokerSettings
+from summon.clients.embedded_broker import free_port
+from summon.referee.accounts import BrokerSettings
 from tests.mosquitto import find_mosquitto
 from tests.secbroker import Raw, start_init_broker
 

@@ -12,11 +12,11 @@ import uuid
 
 import pytest
 
-from protocol.messages import Meta, RefereeStatus
-from protocol.topics import Topics
+from summon.protocol.messages import Meta, RefereeStatus
+from summon.protocol.topics import Topics
 from tests.helpers import Probe
 
-SUMMON = [sys.executable, "-m", "clients.cli"]
+SUMMON = [sys.executable, "-m", "summon.clients.cli"]
 SEATS = ["north", "east", "south", "west"]
 
 
@@ -133,7 +133,7 @@ def test_create_at_startup_with_an_id_is_not_repeated_after_a_restart(mosquitto,
 def test_demo_refuses_bad_options_in_one_line_before_starting(args, words):
     from click.testing import CliRunner
 
-    from clients.cli import main as cli_main
+    from summon.clients.cli import main as cli_main
 
     out = CliRunner().invoke(cli_main, ["demo", *args])
     assert out.exit_code == 2 and words in out.output, out.output
@@ -143,7 +143,7 @@ def test_demo_refuses_bad_options_in_one_line_before_starting(args, words):
 def test_version_and_games_are_plain_text():
     from click.testing import CliRunner
 
-    from clients.cli import main as cli_main
+    from summon.clients.cli import main as cli_main
 
     out = CliRunner().invoke(cli_main, ["--version"])
     assert out.exit_code == 0 and out.output.startswith("summon ")

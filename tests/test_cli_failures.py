@@ -16,9 +16,9 @@ import uuid
 
 import pytest
 
-from clients.director import create_table
+from summon.clients.director import create_table
 
-SUMMON = [sys.executable, "-m", "clients.cli"]
+SUMMON = [sys.executable, "-m", "summon.clients.cli"]
 SEATS = ["north", "east", "south", "west"]
 EXIT_FAILED, EXIT_USAGE, EXIT_UNREACHABLE, EXIT_REFUSED = 1, 2, 3, 4
 
@@ -58,7 +58,7 @@ def test_missing_and_wrong_passwords_are_refused_at_once_with_exit_4(mosquitto, 
 
 
 def test_an_unreachable_broker_is_exit_3_everywhere(tmp_path):
-    from clients.embedded_broker import free_port
+    from summon.clients.embedded_broker import free_port
     dead = f"mqtt://127.0.0.1:{free_port()}"
     for cmd in (["create", "-u", "director", "--players", ",".join(SEATS)], ["play", "-u", "north", "--plain"]):
         res, _ = summon(cmd + ["--broker", dead], input="")

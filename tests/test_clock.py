@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from referee.clock import Clock, ClockError, TimeControl
+from summon.referee.clock import Clock, ClockError, TimeControl
 
 
 def test_parse_validate_and_wire_form():

@@ -14,11 +14,11 @@ import uuid
 
 import pytest
 
-from clients.bots import make_bot
-from clients.director import create_table
-from clients.sdk import BotClient
-from protocol.messages import Events, Meta, Reclaim, SeatState, encode
-from protocol.topics import Topics
+from summon.clients.bots import make_bot
+from summon.clients.director import create_table
+from summon.clients.sdk import BotClient
+from summon.protocol.messages import Events, Meta, Reclaim, SeatState, encode
+from summon.protocol.topics import Topics
 from tests.helpers import Probe, run_in_thread
 
 pytestmark = pytest.mark.broker
@@ -91,7 +91,7 @@ def test_a_vanished_player_loses_the_seat_after_the_grace_period_and_gets_it_bac
     table = f"abs-{uuid.uuid4().hex[:8]}"
     watch = Probe(mosquitto.url("mallory"), "mallory", (T.public_all(table),))
     # north plays from its own process, so that killing it makes the broker publish its will
-    north = subprocess.Popen([sys.executable, "-m", "clients.cli", "bot", "--broker", f"mqtt://127.0.0.1:{mosquitto.port}",
+    north = subprocess.Popen([sys.executable, "-m", "summon.clients.cli", "bot", "--broker", f"mqtt://127.0.0.1:{mosquitto.port}",
                               "-u", "north", "--password-file", str(mosquitto.directory / "north.pw"),
                               "--table", table], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:

@@ -12,12 +12,12 @@ from typing import Any
 
 import pytest
 
-from protocol.messages import Error, Events, Meta, Move, Presence, Reclaim, SeatState, decode, encode
-from protocol.mqtt import Incoming
-from protocol.topics import Topics
-from referee.recovery import rebuild
-from referee.service import CreateRefused, Referee, RefereeConfig
-from referee.store import MEMORY, Store
+from summon.protocol.messages import Error, Events, Meta, Move, Presence, Reclaim, SeatState, decode, encode
+from summon.protocol.mqtt import Incoming
+from summon.protocol.topics import Topics
+from summon.referee.recovery import rebuild
+from summon.referee.service import CreateRefused, Referee, RefereeConfig
+from summon.referee.store import MEMORY, Store
 from tests.test_faults import DetBot
 
 PLAYERS = ["north", "east", "south", "west"]

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from referee.brokerconf import EDGE_TOPICS, acl_text, edge_acl_text, spectator_acl_text
+from summon.referee.brokerconf import EDGE_TOPICS, acl_text, edge_acl_text, spectator_acl_text
 
 yaml = pytest.importorskip("yaml")
 
@@ -110,7 +110,7 @@ def test_referee_and_bot_commands(compose):
     host = {v.split(":")[1]: v.split(":")[0] for v in services["referee"]["volumes"] if v.startswith("./")}
     mount = next(m for m in host if roles.startswith(m.rstrip("/") + "/"))
     roles_path = ROOT / host[mount] / roles[len(mount):].lstrip("/")
-    from referee.accounts import read_roles
+    from summon.referee.accounts import read_roles
     assert {u: r for u, r in read_roles(roles_path).items() if r == "bot"} == {s: "bot" for s in SEATS}
     for seat in SEATS:
         args = _args(services[seat]["command"])
@@ -156,7 +156,7 @@ def test_cli_accepts_the_commands(compose):
     """Every command parses with the real CLI (click), so a typo in a flag fails here."""
     import click
 
-    from clients.cli import main
+    from summon.clients.cli import main
 
     for name, svc in compose["services"].items():
         if "command" not in svc or "build" not in svc:
@@ -271,14 +271,14 @@ def test_dockerfile():
         for src in parts[:-1]:
             assert (ROOT / src).exists(), f"Dockerfile copies missing {src}"
     # what pip install . needs is in the build context, not excluded by .dockerignore
-    for needed in ("pyproject.toml", "protocol/__init__.py", "referee/__init__.py", "clients/__init__.py",
+    for needed in ("pyproject.toml", "summon/__init__.py", "protocol/__init__.py", "referee/__init__.py", "clients/__init__.py",
                    "clients/cli.py", "referee/games/dragon/SPEC.md"):
         assert (ROOT / needed).exists(), needed
         assert not _ignored(needed, patterns), f".dockerignore excludes {needed}"
     for junk in (".git/config", "tests/conftest.py", "clients/__pycache__/cli.cpython-311.pyc"):
         assert _ignored(junk, patterns), f".dockerignore lets {junk} into the image"
     # the console script the entrypoint names exists
-    assert 'summon = "clients.cli:main"' in (ROOT / "pyproject.toml").read_text()
+    assert 'summon = "summon.clients.cli:main"' in (ROOT / "pyproject.toml").read_text()
 
 
 # --- deploy/mosquitto is generated from referee/brokerconf.py -------------------------------
@@ -316,7 +316,7 @@ def test_passwd_has_every_demo_user(generate):
 
 
 def test_verify_line_matches_brokerconf_format(generate):
-    from referee.brokerconf import password_line
+    from summon.referee.brokerconf import password_line
 
     line = password_line("alice", "pw", salt=b"0123456789ab")
     assert generate.verify_line(line, "alice", "pw")
@@ -348,7 +348,7 @@ def test_edge_conf_is_what_generate_writes(generate, compose):
     line = next(ln for ln in spectators if ln.startswith(f"{user}:"))
     assert generate.verify_line(line, user, password)
     assert not any(ln.startswith(f"{user}:") for ln in (DEPLOY / "passwd").read_text().splitlines())
-    from referee.accounts import read_roles
+    from summon.referee.accounts import read_roles
     assert read_roles(DEPLOY / "roles")[user] == "edge"
     # the listener-level options follow their listener line
     assert lines.index("protocol websockets") == lines.index("listener 9002") + 1

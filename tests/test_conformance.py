@@ -16,9 +16,9 @@ import random
 import pytest
 
 from tests.payloads import roundtrip, tokens
-from referee.engine import (ConfigError, GameOverError, IllegalMoveError, MoveSyntaxError,
+from summon.referee.engine import (ConfigError, GameOverError, IllegalMoveError, MoveSyntaxError,
                             NotYourTurnError)
-from referee.games import GAMES
+from summon.referee.games import GAMES
 
 SEEDS = (0, 1, 2)
 GARBAGE = ("", " ", "\x00", "xyzzy plugh", "pass pass", "9" * 40, "PLAY", "bid -1 earth")
@@ -138,9 +138,9 @@ def _validate(validator, payload: bytes, where: str) -> str:
 def test_every_table_payload_matches_the_schema(name):
     """A whole random game through ``Table`` (the referee's own outbound path), with errors
     of every kind a move can earn, house-bot and timeout moves, and a close."""
-    from protocol.messages import Move
-    from protocol.topics import Topics
-    from referee.table import Table
+    from summon.protocol.messages import Move
+    from summon.protocol.topics import Topics
+    from summon.referee.table import Table
     from tests.payloads import schema_validator
 
     v = schema_validator()
@@ -181,9 +181,9 @@ def test_every_table_payload_matches_the_schema(name):
 def test_seat_state_says_who_moved_and_who_holds_the_seat():
     """``last`` (issue 15, item 15): a bot at a timed table tells its own accepted move from
     the house bot's, and sees on its own topic that the house bot holds its seat."""
-    from protocol.messages import Move, SeatState, decode
-    from protocol.topics import Topics
-    from referee.table import Table
+    from summon.protocol.messages import Move, SeatState, decode
+    from summon.protocol.topics import Topics
+    from summon.referee.table import Table
 
     game = GAMES["dragon"]
     players = ["north", "east", "south", "west"]
@@ -216,9 +216,9 @@ def test_every_payload_the_referee_publishes_matches_the_schema(mosquitto, refer
 
     import msgpack
 
-    from clients.director import close_table, create_table
-    from protocol.messages import Move, encode
-    from protocol.topics import Topics
+    from summon.clients.director import close_table, create_table
+    from summon.protocol.messages import Move, encode
+    from summon.protocol.topics import Topics
     from tests.helpers import Probe
     from tests.payloads import schema_validator
 

@@ -26,18 +26,18 @@ from pathlib import Path
 
 import pytest
 
-from clients.tournament.formats import derive_seed
-from clients.tournament.report import final_report, live_message, write_report
-from clients.tournament.runner import Runner
-from clients.tournament.spec import SpecError, parse_spec
-from protocol.codec import unpack
-from protocol.messages import Move
-from protocol.mqtt import BrokerUrl
-from protocol.topics import Topics
-from referee.games import GAMES
-from referee.games.dragon.cards import CARD_BY_NAME, mask_of
-from referee.games.dragon.state import deal_cards
-from referee.table import Table
+from summon.clients.tournament.formats import derive_seed
+from summon.clients.tournament.report import final_report, live_message, write_report
+from summon.clients.tournament.runner import Runner
+from summon.clients.tournament.spec import SpecError, parse_spec
+from summon.protocol.codec import unpack
+from summon.protocol.messages import Move
+from summon.protocol.mqtt import BrokerUrl
+from summon.protocol.topics import Topics
+from summon.referee.games import GAMES
+from summon.referee.games.dragon.cards import CARD_BY_NAME, mask_of
+from summon.referee.games.dragon.state import deal_cards
+from summon.referee.table import Table
 
 SEARCH = 100_001        # guesses 0..100,000
 ATTACKER = 1            # the seat whose hand the attacker sees (east)
@@ -120,8 +120,8 @@ def test_the_attack_works_when_the_seed_is_typed(tmp_path):
 def test_a_seat_cannot_recover_a_referee_chosen_deal(referee, monkeypatch):
     """``summon referee --create``, ``summon create`` / a director's create without a seed
     (all ``Referee.create_table(seed=None)``) and ``summon demo`` without ``--seed``."""
-    from clients.demo import DemoOptions, run_demo
-    from referee.service import Referee
+    from summon.clients.demo import DemoOptions, run_demo
+    from summon.referee.service import Referee
 
     seats = ["north", "east", "south", "west"]
     created = referee.call(lambda: referee.create_table("dragon", seats, {"max_hands": 1}))
@@ -259,10 +259,10 @@ def test_every_hand_is_dealt_from_the_keyed_stream():
     other engines' shoes and dice likewise (``referee/games/keyed.py``)."""
     import random
 
-    from referee.games.dragon.cards import N_CARDS
-    from referee.games.keyed import KeyedRandom
-    from referee.games.summicard.cards import shuffled_shoe
-    from referee.games.summoner_wars.dice import roll
+    from summon.referee.games.dragon.cards import N_CARDS
+    from summon.referee.games.keyed import KeyedRandom
+    from summon.referee.games.summicard.cards import shuffled_shoe
+    from summon.referee.games.summoner_wars.dice import roll
 
     for seed in (0, 7, secrets.randbits(256)):
         for hand_no in (1, 2, 3):
@@ -283,7 +283,7 @@ def test_keyed_stream_is_uniform_enough():
     """A chi-square look at 3-card shuffles: the keyed Fisher-Yates is not biased."""
     from collections import Counter
 
-    from referee.games.keyed import KeyedRandom
+    from summon.referee.games.keyed import KeyedRandom
 
     counts = Counter()
     for i in range(6000):

@@ -8,8 +8,8 @@ import pkgutil
 
 import pytest
 
-import protocol
-import referee
+import summon.protocol as protocol
+import summon.referee as referee
 
 
 def _modules():

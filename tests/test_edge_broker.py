@@ -30,19 +30,19 @@ import msgpack
 import pytest
 from click.testing import CliRunner
 
-from clients.bots import make_bot
-from clients.cli import main as cli_main
-from clients.director import create_table
-from clients.embedded_broker import free_port
-from clients.sdk import BotClient
-from protocol.messages import Move, RefereeStatus, encode
-from protocol.mqtt import BrokerUrl
-from protocol.topics import Topics
-from referee.accounts import Accounts, BrokerSettings, EdgeSettings, init_broker
-from referee.brokerconf import EDGE_TOPICS, edge_acl_text, verify_password_line
-from referee.games.dragon import DragonGame
-from referee.games.dragon.cards import CARD_NAMES, cards_of
-from referee.service import RefereeConfig
+from summon.clients.bots import make_bot
+from summon.clients.cli import main as cli_main
+from summon.clients.director import create_table
+from summon.clients.embedded_broker import free_port
+from summon.clients.sdk import BotClient
+from summon.protocol.messages import Move, RefereeStatus, encode
+from summon.protocol.mqtt import BrokerUrl
+from summon.protocol.topics import Topics
+from summon.referee.accounts import Accounts, BrokerSettings, EdgeSettings, init_broker
+from summon.referee.brokerconf import EDGE_TOPICS, edge_acl_text, verify_password_line
+from summon.referee.games.dragon import DragonGame
+from summon.referee.games.dragon.cards import CARD_NAMES, cards_of
+from summon.referee.service import RefereeConfig
 from tests.helpers import run_in_thread
 from tests.mosquitto import launch
 from tests.payloads import tokens

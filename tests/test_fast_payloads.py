@@ -13,11 +13,11 @@ import random
 
 import pytest
 
-from protocol.messages import Move
-from protocol.topics import Topics
-from referee.clock import Clock, TimeControl
-from referee.games import GAMES
-from referee.table import Table
+from summon.protocol.messages import Move
+from summon.protocol.topics import Topics
+from summon.referee.clock import Clock, TimeControl
+from summon.referee.games import GAMES
+from summon.referee.table import Table
 
 SEATS = {"dragon": 4, "summicard": 5, "summoner-wars": 2}
 # short whole games for the default suite; the slow test plays the default configurations

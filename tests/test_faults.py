@@ -34,17 +34,17 @@ from typing import Any, Mapping, Sequence
 
 import pytest
 
-from clients.bots import make_bot
-from clients.director import create_table
-from clients.sdk import BotClient
-from referee.games import GAMES
-from referee.selfplay import play_game
+from summon.clients.bots import make_bot
+from summon.clients.director import create_table
+from summon.clients.sdk import BotClient
+from summon.referee.games import GAMES
+from summon.referee.selfplay import play_game
 from tests.helpers import run_in_thread
 from tests.mosquitto import Mosquitto, start_mosquitto
 
 pytestmark = pytest.mark.broker
 PLAYERS = ["p1", "p2", "p3", "p4"]
-SUMMON = [sys.executable, "-m", "clients.cli"]
+SUMMON = [sys.executable, "-m", "summon.clients.cli"]
 
 
 class DetBot:

@@ -25,14 +25,14 @@ from typing import Any, Sequence
 
 import pytest
 
-from clients.director import create_table
-from clients.sdk import BotClient
-from protocol.messages import Events, decode
-from protocol.mqtt import Link
-from protocol.topics import Topics
-from referee.brokerconf import password_line
-from referee.store import MoveRecord, TableRecord
-from referee.store_pg import LeaseLost, PgStore
+from summon.clients.director import create_table
+from summon.clients.sdk import BotClient
+from summon.protocol.messages import Events, decode
+from summon.protocol.mqtt import Link
+from summon.protocol.topics import Topics
+from summon.referee.brokerconf import password_line
+from summon.referee.store import MoveRecord, TableRecord
+from summon.referee.store_pg import LeaseLost, PgStore
 from tests.helpers import run_in_thread
 from tests.mosquitto import Mosquitto, password
 from tests.test_faults import SUMMON, DetBot, RefereeProcess, fault_free
@@ -126,7 +126,7 @@ def test_an_open_batch_holds_its_lease_against_an_adopter(pg_url):
 def test_a_batch_the_server_aborted_is_never_reported_durable(pg_url):
     """PostgreSQL answers COMMIT of an aborted transaction with a silent ROLLBACK: the store
     must raise instead, or the referee would publish moves that were never stored."""
-    from referee.store import StoreError
+    from summon.referee.store import StoreError
 
     [tid] = orphans(pg_url, 1, "abort")
     a = PgStore(pg_url, owner="a")
@@ -147,14 +147,14 @@ def test_a_batch_the_server_aborted_is_never_reported_durable(pg_url):
 def test_an_adopted_table_is_republished_redacted_to_each_seat(pg_url):
     """The adoption path builds its payloads with the same view functions: each seat's state
     goes to that seat's topic only and holds no card hidden from it (nor does the public one)."""
-    from protocol.messages import PublicState, SeatState
-    from referee.fleet import Fleet
+    from summon.protocol.messages import PublicState, SeatState
+    from summon.referee.fleet import Fleet
     from tests.test_clock_referee import Recorded
     from tests.test_table import _hidden_from, _strings
 
     [tid] = orphans(pg_url, 1, "red")
     dead = PgStore(pg_url, owner="dead2", ttl=-60)
-    game = __import__("referee.games", fromlist=["GAMES"]).GAMES["dragon"]
+    game = __import__("summon.referee.games", fromlist=["GAMES"]).GAMES["dragon"]
     state = game.new_state(4, {**game.config_defaults(), "target": 50}, 500)
     bot = DetBot()
     dead.adopt()
@@ -183,7 +183,7 @@ def test_an_adopted_table_is_republished_redacted_to_each_seat(pg_url):
 # --- two referees started together --------------------------------------------------------------
 
 def test_two_referees_started_together_never_share_a_table(mosquitto, pg_url):
-    from referee.service import Referee, RefereeConfig
+    from summon.referee.service import Referee, RefereeConfig
 
     ids = orphans(pg_url, 6, "race")
     add_referee_accounts(mosquitto, ["ref1", "ref2"])
@@ -259,7 +259,7 @@ def test_sigterm_hands_the_tables_over_and_they_finish_unchanged(mosquitto, pg_u
     """The recovery test on PostgreSQL: a graceful stop says ``interrupted`` and releases its
     leases; the other referee adopts at once (not after the ttl) and the game ends as its
     fault-free replay."""
-    from protocol.messages import Meta
+    from summon.protocol.messages import Meta
     from tests.helpers import Probe
 
     table, seed, config = "term-pg", 31, {"target": 100}

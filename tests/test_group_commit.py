@@ -11,11 +11,11 @@ from typing import Any
 
 import pytest
 
-from protocol.messages import Error, Move, SeatState, decode, encode
-from protocol.mqtt import Incoming
-from protocol.topics import Topics
-from referee.service import Referee, RefereeConfig
-from referee.store import MEMORY, Store, StoreError
+from summon.protocol.messages import Error, Move, SeatState, decode, encode
+from summon.protocol.mqtt import Incoming
+from summon.protocol.topics import Topics
+from summon.referee.service import Referee, RefereeConfig
+from summon.referee.store import MEMORY, Store, StoreError
 
 PLAYERS = ["north", "east", "south", "west"]
 T = Topics()
@@ -53,7 +53,7 @@ def first_moves(ref: Referee) -> list[Incoming]:
 
 
 def test_one_commit_for_a_loop_pass_across_tables_and_nothing_sent_before_it(tmp_path, monkeypatch):
-    monkeypatch.setattr("referee.service.MAX_BATCH_S", 60.0)  # no time bound: this machine may be slow
+    monkeypatch.setattr("summon.referee.service.MAX_BATCH_S", 60.0)  # no time bound: this machine may be slow
     ref, link = referee_with_tables(20, tmp_path)
     moves = first_moves(ref)
     for m in moves[1:]:
@@ -69,7 +69,7 @@ def test_one_commit_for_a_loop_pass_across_tables_and_nothing_sent_before_it(tmp
 
 
 def test_a_failed_commit_undoes_every_move_of_the_batch_and_says_so(tmp_path, monkeypatch):
-    monkeypatch.setattr("referee.service.MAX_BATCH_S", 60.0)
+    monkeypatch.setattr("summon.referee.service.MAX_BATCH_S", 60.0)
     ref, link = referee_with_tables(3, tmp_path)
     moves = first_moves(ref)
     bad = Incoming(T.move("t0", "north"), encode(Move(seq=0, move="pass")), False)  # stale behind east's
@@ -94,7 +94,7 @@ def test_a_failed_commit_undoes_every_move_of_the_batch_and_says_so(tmp_path, mo
 
 
 def test_a_batch_ends_after_its_time_budget_and_the_rest_waits_for_the_next(tmp_path, monkeypatch):
-    monkeypatch.setattr("referee.service.MAX_BATCH_S", 0.0)  # every batch is over at once
+    monkeypatch.setattr("summon.referee.service.MAX_BATCH_S", 0.0)  # every batch is over at once
     ref, link = referee_with_tables(4, tmp_path)
     moves = first_moves(ref)
     for m in moves[1:]:

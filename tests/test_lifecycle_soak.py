@@ -25,10 +25,10 @@ from pathlib import Path
 import msgpack
 import pytest
 
-from protocol.messages import CreateTable, encode, Move
-from protocol.mqtt import Link
-from protocol.topics import Topics
-from referee.brokerconf import acl_text
+from summon.protocol.messages import CreateTable, encode, Move
+from summon.protocol.mqtt import Link
+from summon.protocol.topics import Topics
+from summon.referee.brokerconf import acl_text
 from tests.mosquitto import Mosquitto
 
 T = Topics("summon/v1")
@@ -40,8 +40,8 @@ AUDITOR = "mallory"  # given the referee's rights below: a second "referee" logi
 
 REFEREE = """
 import signal, sys
-from protocol.mqtt import BrokerUrl
-from referee.service import Referee, RefereeConfig
+from summon.protocol.mqtt import BrokerUrl
+from summon.referee.service import Referee, RefereeConfig
 port, db = int(sys.argv[1]), sys.argv[2]
 ref = Referee(RefereeConfig(broker=BrokerUrl("127.0.0.1", port, "referee", "referee-secret"), client_id="referee",
               prefix="summon/v1", directors=frozenset({"director"}), db=db, db_sync="normal",

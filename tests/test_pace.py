@@ -13,10 +13,10 @@ import uuid
 
 import pytest
 
-from clients.bots import make_bot
-from clients.director import create_table
-from clients.sdk import BotClient
-from clients.watch import Watcher
+from summon.clients.bots import make_bot
+from summon.clients.director import create_table
+from summon.clients.sdk import BotClient
+from summon.clients.watch import Watcher
 from tests.helpers import run_in_thread
 
 pytestmark = pytest.mark.broker
@@ -102,7 +102,7 @@ def test_pace_must_not_be_negative(mosquitto):
 def test_the_pace_options_of_summon_bot_and_summon_demo():
     from click.testing import CliRunner
 
-    from clients.cli import main
+    from summon.clients.cli import main
 
     runner = CliRunner()
     for command in ("bot", "demo"):

@@ -7,17 +7,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from protocol.errors import DecodeError, ErrorCode, TopicError
-from protocol.messages import (
+from summon.protocol.errors import DecodeError, ErrorCode, TopicError
+from summon.protocol.messages import (
     MESSAGE_TYPES, CloseTable, Closed, Created, CreateTable, Error, Events, Meta, Move, PublicState, RefereeStatus, SeatState, decode, encode,
 )
-from protocol.messages import Tournament
-from protocol.messages import Presence, Reclaim
-from protocol.mqtt import BrokerUrl
-from protocol.topics import Topics, valid_name
-from protocol.version import MAX_INBOUND_BYTES, PROTOCOL_VERSION
-from referee.games import GAMES
-from referee.table import Table
+from summon.protocol.messages import Tournament
+from summon.protocol.messages import Presence, Reclaim
+from summon.protocol.mqtt import BrokerUrl
+from summon.protocol.topics import Topics, valid_name
+from summon.protocol.version import MAX_INBOUND_BYTES, PROTOCOL_VERSION
+from summon.referee.games import GAMES
+from summon.referee.table import Table
 
 T = Topics()
 SAMPLES = [

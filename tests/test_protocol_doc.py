@@ -21,12 +21,12 @@ from pathlib import Path
 
 import pytest
 
-from clients.bots import make_bot
-from clients.director import create_table
-from clients.sdk import BotClient
-from protocol.errors import DecodeError
-from protocol.messages import MESSAGE_TYPES, from_wire
-from referee.brokerconf import acl_text
+from summon.clients.bots import make_bot
+from summon.clients.director import create_table
+from summon.clients.sdk import BotClient
+from summon.protocol.errors import DecodeError
+from summon.protocol.messages import MESSAGE_TYPES, from_wire
+from summon.referee.brokerconf import acl_text
 from tests.helpers import run_in_thread
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -79,7 +79,7 @@ def test_json_examples_are_valid_messages():
 
 
 def test_readme_shows_the_real_acl_and_every_error_code():
-    from protocol.errors import ErrorCode
+    from summon.protocol.errors import ErrorCode
 
     text = README.read_text()
     assert acl_text(directors=["director"], accounts=["north"]) in text
@@ -121,16 +121,16 @@ def test_readme_bot_plays_a_whole_game(mosquitto, referee, tmp_path, mqtt_versio
 
 
 def test_readme_examples_are_regenerated_from_the_real_code():
-    """Every example region is what ``python3 -m protocol.examples`` writes now (issue 15,
+    """Every example region is what ``python3 -m summon.protocol.examples`` writes now (issue 15,
     item 14: hand-pasted examples had gone stale); the table options shown are the engine's."""
-    from protocol import examples
-    from referee.games import GAMES
+    from summon.protocol import examples
+    from summon.referee.games import GAMES
 
     text = README.read_text()
     bodies = examples.render()
     assert set(bodies) == set(examples.regions(text)), "an example region was added or lost"
     stale = [name for name, body in examples.regions(text).items() if body != bodies[name]]
-    assert not stale, f"protocol/README.md examples {stale} are stale: run `python3 -m protocol.examples`"
+    assert not stale, f"protocol/README.md examples {stale} are stale: run `python3 -m summon.protocol.examples`"
     defaults = json.dumps(GAMES["dragon"].config_defaults()["max_hands"])
     assert f'"max_hands": {defaults}' in text
     for name in GAMES:
@@ -141,7 +141,7 @@ def test_readme_examples_are_regenerated_from_the_real_code():
                                      b'{"v":1}\n'])
 def test_json_sent_instead_of_msgpack_is_named(payload):
     """The document promises it (issue 15, item 17): not "trailing bytes after the msgpack object"."""
-    from protocol.codec import unpack
+    from summon.protocol.codec import unpack
 
     with pytest.raises(DecodeError) as info:
         unpack(payload)
@@ -150,7 +150,7 @@ def test_json_sent_instead_of_msgpack_is_named(payload):
 
 
 def test_garbage_that_is_not_json_keeps_its_own_message():
-    from protocol.codec import unpack
+    from summon.protocol.codec import unpack
 
     with pytest.raises(DecodeError) as info:
         unpack(b"\x93\x01\x02\x03\x04")  # an array and a trailing byte

@@ -13,14 +13,14 @@ import uuid
 
 import pytest
 
-from clients.director import create_table
-from clients.sdk import BotClient
-from protocol.messages import Events, Meta, Move, RefereeStatus, SeatState
-from protocol.topics import Topics
-from referee.games import GAMES
-from referee.recovery import ReplayError, rebuild
-from referee.store import MEMORY, MoveRecord, Store, TableRecord
-from referee.table import Table
+from summon.clients.director import create_table
+from summon.clients.sdk import BotClient
+from summon.protocol.messages import Events, Meta, Move, RefereeStatus, SeatState
+from summon.protocol.topics import Topics
+from summon.referee.games import GAMES
+from summon.referee.recovery import ReplayError, rebuild
+from summon.referee.store import MEMORY, MoveRecord, Store, TableRecord
+from summon.referee.table import Table
 from tests.helpers import Probe, run_in_thread
 from tests.test_clock_referee import Recorded
 from tests.test_faults import DetBot, RefereeProcess, fault_free

@@ -13,12 +13,12 @@ import uuid
 import msgpack
 import pytest
 
-from clients.bots import make_bot
-from clients.director import DirectorError, create_table
-from clients.sdk import BotClient
-from clients.watch import Watcher
-from protocol.messages import Error, Meta, Move, SeatState, encode
-from protocol.topics import Topics
+from summon.clients.bots import make_bot
+from summon.clients.director import DirectorError, create_table
+from summon.clients.sdk import BotClient
+from summon.clients.watch import Watcher
+from summon.protocol.messages import Error, Meta, Move, SeatState, encode
+from summon.protocol.topics import Topics
 from tests.helpers import Probe, run_in_thread
 
 pytestmark = pytest.mark.broker
@@ -225,7 +225,7 @@ def test_one_referee_many_tables_bots_play_every_table_they_sit_at(mosquitto, re
 
 
 def test_a_director_closes_a_table_and_it_stays_closed(mosquitto, referee):
-    from clients.director import close_table
+    from summon.clients.director import close_table
 
     table = new_table_id()
     north = Probe(mosquitto.url("north"), "north", (T.seat_all(table, "north"),))
@@ -256,8 +256,8 @@ def test_a_director_closes_a_table_and_it_stays_closed(mosquitto, referee):
 
 
 def test_a_closed_table_is_not_restored_after_a_restart(mosquitto, tmp_path):
-    from clients.director import close_table
-    from referee.service import Referee, RefereeConfig
+    from summon.clients.director import close_table
+    from summon.referee.service import Referee, RefereeConfig
 
     db = str(tmp_path / "referee.db")
     cfg = RefereeConfig(broker=mosquitto.url("referee"), client_id="referee", directors=frozenset({"director"}),

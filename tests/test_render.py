@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from clients.render import describe, renderer_for
+from summon.clients.render import describe, renderer_for
 
 PLAYERS = ["north", "east", "south", "west"]
 

@@ -19,16 +19,16 @@ from pathlib import Path
 
 import pytest
 
-from clients.bots import make_bot
-from clients.director import create_table
-from clients.replay import Replay, ReplayError, export, frames, load, save, steps
-from clients.sdk import BotClient
+from summon.clients.bots import make_bot
+from summon.clients.director import create_table
+from summon.clients.replay import Replay, ReplayError, export, frames, load, save, steps
+from summon.clients.sdk import BotClient
 from examples.replays import make_dragon_sample
-from protocol.codec import pack
-from protocol.messages import Events, Meta, PublicState, SeatState, decode
-from protocol.topics import Topics
-from referee.store import Store
-from referee.games import GAMES
+from summon.protocol.codec import pack
+from summon.protocol.messages import Events, Meta, PublicState, SeatState, decode
+from summon.protocol.topics import Topics
+from summon.referee.store import Store
+from summon.referee.games import GAMES
 from tests.games.test_dragon_redaction import hidden, names
 from tests.helpers import Probe, run_in_thread
 from tests.payloads import roundtrip, tokens
@@ -37,7 +37,7 @@ from tests.test_recovery import played_table
 
 SEATS = ["north", "east", "south", "west"]
 T = Topics()
-SUMMON = [sys.executable, "-m", "clients.cli"]
+SUMMON = [sys.executable, "-m", "summon.clients.cli"]
 # The commands run in a temporary directory: make them import this checkout, not whatever
 # copy of the project the interpreter has installed.
 ENV = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(Path(__file__).resolve().parents[1]),
@@ -282,7 +282,7 @@ def test_the_sample_replay_is_current_and_small():
 def test_replay_text_narrates_your_own_discards_only_and_skips_silent_steps():
     """`replay show` as a seat names that seat's discards (as it saw them) and nobody else's;
     a step that tells the audience nothing prints no bare `seq N` line."""
-    from clients.replay import render
+    from summon.clients.replay import render
 
     rep = export(played_table(8, 10_000)[0].ref.store, "t")  # 10 discards by 3 seats
     discards = [(m.seat, m.move.split(" ", 1)[1]) for m in rep.moves if m.move.startswith("discard ")]

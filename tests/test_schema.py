@@ -16,8 +16,8 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from protocol.messages import MESSAGE_TYPES
-from protocol.schema import SCHEMA_PATH, main, schema, schema_text
+from summon.protocol.messages import MESSAGE_TYPES
+from summon.protocol.schema import SCHEMA_PATH, main, schema, schema_text
 from tests.payloads import schema_validator
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -29,7 +29,7 @@ def validator():
 
 def test_committed_schema_is_the_generated_one():
     assert SCHEMA_PATH.read_text(encoding="utf-8") == schema_text(), \
-        "protocol/schema.json is stale: run `python3 -m protocol.schema > protocol/schema.json`"
+        "protocol/schema.json is stale: run `python3 -m summon.protocol.schema > protocol/schema.json`"
     assert main(["--check"]) == 0
 
 

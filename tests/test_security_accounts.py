@@ -10,10 +10,10 @@ import time
 import pytest
 from click.testing import CliRunner
 
-from clients.cli import main
-from clients.embedded_broker import free_port
-from referee.accounts import Accounts, AccountsError, BrokerSettings, RoleBook, init_broker, read_roles
-from referee.brokerconf import password_line, verify_password_line
+from summon.clients.cli import main
+from summon.clients.embedded_broker import free_port
+from summon.referee.accounts import Accounts, AccountsError, BrokerSettings, RoleBook, init_broker, read_roles
+from summon.referee.brokerconf import password_line, verify_password_line
 from tests.secbroker import Raw, start_init_broker
 
 pytestmark = pytest.mark.broker

@@ -18,12 +18,12 @@ import uuid
 import msgpack
 import pytest
 
-from clients.director import DirectorError, create_table
-from clients.embedded_broker import free_port
-from protocol.messages import CreateTable, Error, Meta, Move, PublicState, decode, encode
-from protocol.topics import Topics
-from referee.accounts import BrokerSettings
-from referee.service import RefereeConfig
+from summon.clients.director import DirectorError, create_table
+from summon.clients.embedded_broker import free_port
+from summon.protocol.messages import CreateTable, Error, Meta, Move, PublicState, decode, encode
+from summon.protocol.topics import Topics
+from summon.referee.accounts import BrokerSettings
+from summon.referee.service import RefereeConfig
 from tests.secbroker import Raw, RunningReferee, start_init_broker
 
 pytestmark = pytest.mark.broker

@@ -25,17 +25,17 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from clients.cli import main
-from clients.director import DirectorError, create_table
-from protocol.errors import TopicError
-from protocol.messages import CreateTable, Error, decode, encode
-from protocol.topics import Topics, check_name, valid_name
-from referee import accounts as accounts_mod
-from referee.accounts import Accounts, AccountsError, BrokerSettings, init_broker
-from referee.brokerconf import (
+from summon.clients.cli import main
+from summon.clients.director import DirectorError, create_table
+from summon.protocol.errors import TopicError
+from summon.protocol.messages import CreateTable, Error, decode, encode
+from summon.protocol.topics import Topics, check_name, valid_name
+from summon.referee import accounts as accounts_mod
+from summon.referee.accounts import Accounts, AccountsError, BrokerSettings, init_broker
+from summon.referee.brokerconf import (
     PBKDF2_ITERATIONS, acl_text, password_line, spectator_acl_text, write_broker_dir, write_new,
 )
-from referee.store import Store, TableRecord
+from summon.referee.store import Store, TableRecord
 from tests.secbroker import Raw
 
 T = Topics()
@@ -179,7 +179,7 @@ def test_hashes_match_mosquitto_passwd_strength(tmp_path):
 
 
 def test_summoner_wars_card_tokens_and_ids_refuse_a_trailing_newline():
-    from referee.games.summoner_wars import cards, moves
+    from summon.referee.games.summoner_wars import cards, moves
 
     token = next(iter(moves.POOL))
     assert moves.parse_token(f"{token}.7") == (token, 7)

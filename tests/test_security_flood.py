@@ -18,14 +18,14 @@ import uuid
 import msgpack
 import pytest
 
-from clients.bots import make_bot
-from clients.director import create_table
-from clients.sdk import BotClient
-from protocol.messages import Error, Move, decode, encode
-from protocol.mqtt import Incoming
-from protocol.topics import Topics
-from referee.ratelimit import Limited, RateLimitedInbox, RateLimiter, sender_of
-from referee.service import RefereeConfig
+from summon.clients.bots import make_bot
+from summon.clients.director import create_table
+from summon.clients.sdk import BotClient
+from summon.protocol.messages import Error, Move, decode, encode
+from summon.protocol.mqtt import Incoming
+from summon.protocol.topics import Topics
+from summon.referee.ratelimit import Limited, RateLimitedInbox, RateLimiter, sender_of
+from summon.referee.service import RefereeConfig
 from tests.helpers import run_in_thread
 from tests.secbroker import Raw, RunningReferee
 

@@ -23,14 +23,14 @@ from typing import Any, Iterator
 import msgpack
 import pytest
 
-from clients.bots import make_bot
-from clients.director import create_table
-from clients.sdk import BotClient
-from protocol.errors import DecodeError
-from protocol.messages import CreateTable, Error, Move, decode, encode
-from protocol.mqtt import Link
-from protocol.topics import Topics
-from referee.service import RefereeConfig
+from summon.clients.bots import make_bot
+from summon.clients.director import create_table
+from summon.clients.sdk import BotClient
+from summon.protocol.errors import DecodeError
+from summon.protocol.messages import CreateTable, Error, Move, decode, encode
+from summon.protocol.mqtt import Link
+from summon.protocol.topics import Topics
+from summon.referee.service import RefereeConfig
 from tests.helpers import run_in_thread
 from tests.secbroker import RunningReferee
 

@@ -26,20 +26,20 @@ import uuid
 
 import pytest
 
-from clients.bots import make_bot
-from clients.director import DirectorError, close_table, create_table
-from clients.embedded_broker import free_port
-from clients.sdk import BotClient
-from protocol.messages import Error, Meta, Move, decode, encode
-from protocol.mqtt import Incoming
-from protocol.topics import Topics
-from referee.accounts import BrokerSettings
-from referee.brokerconf import MAX_PACKET_BYTES
-from referee.games import GAMES
-from referee.ratelimit import Limited, RateLimitedInbox, RateLimiter
-from referee.service import RefereeConfig
-from referee.table import Table
-from referee.tablecap import CreateBudget
+from summon.clients.bots import make_bot
+from summon.clients.director import DirectorError, close_table, create_table
+from summon.clients.embedded_broker import free_port
+from summon.clients.sdk import BotClient
+from summon.protocol.messages import Error, Meta, Move, decode, encode
+from summon.protocol.mqtt import Incoming
+from summon.protocol.topics import Topics
+from summon.referee.accounts import BrokerSettings
+from summon.referee.brokerconf import MAX_PACKET_BYTES
+from summon.referee.games import GAMES
+from summon.referee.ratelimit import Limited, RateLimitedInbox, RateLimiter
+from summon.referee.service import RefereeConfig
+from summon.referee.table import Table
+from summon.referee.tablecap import CreateBudget
 from tests.helpers import run_in_thread
 from tests.secbroker import Raw, RunningReferee, start_init_broker
 

@@ -21,11 +21,11 @@ import time
 
 import pytest
 
-from clients.embedded_broker import free_port
-from protocol.messages import Move, Presence, decode, encode
-from protocol.topics import Topics
-from referee.accounts import BrokerSettings
-from referee.service import RefereeConfig
+from summon.clients.embedded_broker import free_port
+from summon.protocol.messages import Move, Presence, decode, encode
+from summon.protocol.topics import Topics
+from summon.referee.accounts import BrokerSettings
+from summon.referee.service import RefereeConfig
 from tests.secbroker import Raw, RunningReferee, start_init_broker
 
 pytestmark = pytest.mark.broker

@@ -20,12 +20,12 @@ import msgpack
 import pytest
 from click.testing import CliRunner
 
-from clients.director import DirectorError, create_table
-from clients.embedded_broker import free_port
-from protocol.messages import Move, encode
-from protocol.mqtt import BrokerUrl, Link, LinkError
-from protocol.topics import Topics
-from referee.service import Referee, RefereeConfig
+from summon.clients.director import DirectorError, create_table
+from summon.clients.embedded_broker import free_port
+from summon.protocol.messages import Move, encode
+from summon.protocol.mqtt import BrokerUrl, Link, LinkError
+from summon.protocol.topics import Topics
+from summon.referee.service import Referee, RefereeConfig
 from tests.mosquitto import password
 from tests.secbroker import Raw, RunningReferee
 
@@ -92,7 +92,7 @@ def test_the_referee_password_never_leaks(mosquitto, caplog):
         Link(mosquitto.url("referee").with_credentials("referee", SECRET + "-wrong"), "referee-y").start(timeout=1.5)
     assert not leaks(str(info.value)) and "Not authorized" in str(info.value)
     env = {"SUMMON_PASSWORD": SECRET}
-    out = CliRunner().invoke(__import__("clients.cli", fromlist=["main"]).main,
+    out = CliRunner().invoke(__import__("summon.clients.cli", fromlist=["main"]).main,
                              ["referee", "--broker", f"mqtt://127.0.0.1:{free_port()}", "-u", "referee", "--db", ":memory:"],
                              env=env)
     assert out.exit_code != 0 and not leaks(out.output)

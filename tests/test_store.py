@@ -17,7 +17,7 @@ import time
 
 import pytest
 
-from referee.store import MEMORY, MoveRecord, SeatEvent, Store, StoreError, TableRecord, open_store
+from summon.referee.store import MEMORY, MoveRecord, SeatEvent, Store, StoreError, TableRecord, open_store
 
 REC = TableRecord(id="t1", game="dragon", players=("north", "east", "south", "west"), config={"target": 100},
                   seed=2**64 + 5, created=1000.0, clock={"move": 30, "on_timeout": "house", "max_timeouts": 3})
@@ -113,7 +113,7 @@ def test_read_only_and_missing_files():
 
 WRITER = """
 import sys
-from referee.store import Store, TableRecord, MoveRecord
+from summon.referee.store import Store, TableRecord, MoveRecord
 s = Store(sys.argv[1])
 s.create_table(TableRecord("t1", "dragon", ("a", "b", "c", "d"), {}, 1, 0.0))
 print("ready", flush=True)

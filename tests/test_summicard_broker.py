@@ -12,10 +12,10 @@ import uuid
 
 import pytest
 
-from clients.bots import make_bot
-from clients.director import create_table
-from clients.sdk import BotClient
-from clients.watch import Watcher
+from summon.clients.bots import make_bot
+from summon.clients.director import create_table
+from summon.clients.sdk import BotClient
+from summon.clients.watch import Watcher
 from tests.helpers import run_in_thread
 
 pytestmark = pytest.mark.broker

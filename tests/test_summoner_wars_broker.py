@@ -11,11 +11,11 @@ import uuid
 
 import pytest
 
-from clients.bots import make_bot
-from clients.director import DirectorError, create_table
-from clients.sdk import BotClient
-from clients.watch import Watcher
-from referee.games.summoner_wars.deck import parse_deck
+from summon.clients.bots import make_bot
+from summon.clients.director import DirectorError, create_table
+from summon.clients.sdk import BotClient
+from summon.clients.watch import Watcher
+from summon.referee.games.summoner_wars.deck import parse_deck
 from tests.helpers import run_in_thread
 
 pytestmark = pytest.mark.broker
@@ -77,7 +77,7 @@ def test_summon_demo_plays_a_whole_game_with_the_board_grid():
     import subprocess
     import sys
 
-    res = subprocess.run([sys.executable, "-m", "clients.cli", "demo", "--game", "summoner-wars", "--seed", "3"],
+    res = subprocess.run([sys.executable, "-m", "summon.clients.cli", "demo", "--game", "summoner-wars", "--seed", "3"],
                          capture_output=True, text=True, timeout=180)
     assert res.returncode == 0, res.stderr
     out = res.stdout

@@ -10,12 +10,12 @@ from __future__ import annotations
 import random
 from typing import Any, Iterator
 
-from protocol.messages import Error, Move, SeatState, decode
-from protocol.topics import Topics
-from referee.games import GAMES
-from referee.games.dragon.cards import card_name, cards_of
-from referee import views
-from referee.table import Table
+from summon.protocol.messages import Error, Move, SeatState, decode
+from summon.protocol.topics import Topics
+from summon.referee.games import GAMES
+from summon.referee.games.dragon.cards import card_name, cards_of
+from summon.referee import views
+from summon.referee.table import Table
 
 PLAYERS = ["north", "east", "south", "west"]
 REDACTION_GAMES = 12  # random-bot games of at most 15 hands (~10,000 moves in all), every payload of every step checked

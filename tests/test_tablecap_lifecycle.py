@@ -6,10 +6,10 @@ from __future__ import annotations
 import time
 from types import SimpleNamespace
 
-from protocol.topics import Topics
-from referee.service import RefereeConfig
-from referee.store import MEMORY, MoveRecord, Store, TableRecord
-from referee.tablecap import TablePruner
+from summon.protocol.topics import Topics
+from summon.referee.service import RefereeConfig
+from summon.referee.store import MEMORY, MoveRecord, Store, TableRecord
+from summon.referee.tablecap import TablePruner
 
 T = Topics()
 

@@ -12,15 +12,15 @@ from contextlib import contextmanager
 import pytest
 from click.testing import CliRunner
 
-from clients.cli import main as cli_main
-from clients.tournament.bots import BotFleet
-from clients.tournament.formats import derive_seed
-from clients.tournament.progress import Progress
-from clients.tournament.report import write_report
-from clients.tournament.runner import Runner
-from clients.tournament.spec import parse_spec
-from protocol.messages import Tournament
-from protocol.topics import Topics
+from summon.clients.cli import main as cli_main
+from summon.clients.tournament.bots import BotFleet
+from summon.clients.tournament.formats import derive_seed
+from summon.clients.tournament.progress import Progress
+from summon.clients.tournament.report import write_report
+from summon.clients.tournament.runner import Runner
+from summon.clients.tournament.spec import parse_spec
+from summon.protocol.messages import Tournament
+from summon.protocol.topics import Topics
 from tests.helpers import Probe
 
 pytestmark = pytest.mark.broker
@@ -121,7 +121,7 @@ def test_duplicate_match_replays_each_deal_with_seats_swapped(mosquitto, referee
                  for t in (o.table, c.table)]
         assert moves[0] == moves[1]
         assert o.result["scores"] == c.result["scores"]
-    from clients.tournament.report import final_report
+    from summon.clients.tournament.report import final_report
     rep = final_report(spec, prog)
     assert [b["net_for_first"] for b in rep["matches"][0]["boards"]] == [0.0, 0.0, 0.0]
     assert [(r["entrant"], r["points"], r["net"], r["draws"]) for r in rep["standings"]] == \
@@ -144,7 +144,7 @@ def test_an_entrant_that_never_connects_forfeits_and_is_withdrawn(mosquitto, ref
     assert referee.call(lambda: referee.tables[first.table].closed) == "no-show: P24"
     assert second.status == "forfeit" and second.table is None  # withdrawn: no table at all
     assert prog.withdrawn == ["P24"]
-    from clients.tournament.report import live_message
+    from summon.clients.tournament.report import live_message
     rows = live_message(spec, prog).standings
     assert [(r["entrant"], r["points"], r["forfeits"], r["withdrawn"]) for r in rows] == \
         [("NS", 2.0, 0, False), ("P24", 0.0, 2, True)]
@@ -172,7 +172,7 @@ def test_runner_restart_resumes_from_its_progress_file(mosquitto, referee, tmp_p
 
 
 def test_tables_lost_in_a_referee_restart_are_created_again(mosquitto, tmp_path):
-    from referee.service import Referee, RefereeConfig
+    from summon.referee.service import Referee, RefereeConfig
 
     def start_referee():
         ref = Referee(RefereeConfig(broker=mosquitto.url("referee"), client_id="referee",
@@ -267,7 +267,7 @@ def test_summicard_sit_and_go_deals_again_without_a_no_show(mosquitto, referee, 
     assert g.status == "finished" and g.absent == ["west"] and g.sides == ["north", "east", "south"]
     assert g.attempt == 2 and g.result == outcome_at(referee, g.table)
     assert referee.call(lambda: list(referee.tables[g.table].players)) == ["north", "east", "south"]
-    from clients.tournament.report import live_message
+    from summon.clients.tournament.report import live_message
     rows = live_message(spec, prog).standings
     assert rows[-1]["entrant"] == "west" and rows[-1]["points"] == 0.0
     assert sum(r["points"] for r in rows) == 6.0  # one result per pair of players at the table

@@ -9,16 +9,16 @@ import random
 
 import pytest
 
-from clients.tournament.formats import derive_seed, plan_round
-from clients.tournament.model import GameRecord
-from clients.tournament.pairing import round_robin, swiss_pairs
-from clients.tournament.progress import Progress, ProgressError
-from clients.tournament.ratings import rate
-from clients.tournament.report import final_report, live_message, write_report
-from clients.tournament.results import units
-from clients.tournament.spec import SpecError, load_spec, parse_spec
-from clients.tournament.standings import standings
-from referee.games import GAMES
+from summon.clients.tournament.formats import derive_seed, plan_round
+from summon.clients.tournament.model import GameRecord
+from summon.clients.tournament.pairing import round_robin, swiss_pairs
+from summon.clients.tournament.progress import Progress, ProgressError
+from summon.clients.tournament.ratings import rate
+from summon.clients.tournament.report import final_report, live_message, write_report
+from summon.clients.tournament.results import units
+from summon.clients.tournament.spec import SpecError, load_spec, parse_spec
+from summon.clients.tournament.standings import standings
+from summon.referee.games import GAMES
 
 SECRET = "5e" * 32  # a tournament secret typed into the file (64 hex digits): reproducible deals
 
@@ -318,7 +318,7 @@ def test_summicard_sit_and_go_places_only_the_winner():
 def test_docstring_examples():
     import doctest
 
-    from clients.tournament import formats, pairing
+    from summon.clients.tournament import formats, pairing
 
     for module in (formats, pairing):
         assert doctest.testmod(module).failed == 0

@@ -25,9 +25,9 @@ from pathlib import Path
 
 import pytest
 
-from clients.bots import make_bot
-from clients.director import create_table
-from clients.sdk import BotClient
+from summon.clients.bots import make_bot
+from summon.clients.director import create_table
+from summon.clients.sdk import BotClient
 from tests.helpers import run_in_thread
 
 pytestmark = pytest.mark.broker
@@ -381,10 +381,10 @@ def test_plain_mode_reconnects_after_a_network_drop_and_says_where_the_game_stan
 
 
 def test_refusals_come_back_in_words_and_stale_choices_never_leave(mosquitto, referee):
-    from clients.tui.controller import PlayController
-    from clients.tui.session import PlayerSession
-    from protocol.messages import Move, encode
-    from protocol.topics import Topics
+    from summon.clients.tui.controller import PlayController
+    from summon.clients.tui.session import PlayerSession
+    from summon.protocol.messages import Move, encode
+    from summon.protocol.topics import Topics
 
     table = new_table(mosquitto, "err")
     session = PlayerSession(mosquitto.url("north"), "north", table=table).start()
@@ -417,8 +417,8 @@ def test_refusals_come_back_in_words_and_stale_choices_never_leave(mosquitto, re
 
 
 def test_watch_follow_comments_on_every_table_in_play_and_skips_finished_ones(mosquitto, referee):
-    from clients.tui.spectate import Follower
-    from clients.watch import Watcher
+    from summon.clients.tui.spectate import Follower
+    from summon.clients.watch import Watcher
 
     tag = f"cup{uuid.uuid4().hex[:4]}"
     old = f"{tag}-old"

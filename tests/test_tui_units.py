@@ -13,12 +13,12 @@ from pathlib import Path
 import pytest
 from rich.text import Text
 
-from clients.tui.choices import Chooser
-from clients.tui.screens import GenericScreen, Seen, screen_for
-from clients.tui.screens.base import format_clock, tree_lines
-from clients.tui.session import error_words
-from clients.tui.terminal import parse_keys, render_lines
-from referee.games.dragon import DragonGame
+from summon.clients.tui.choices import Chooser
+from summon.clients.tui.screens import GenericScreen, Seen, screen_for
+from summon.clients.tui.screens.base import format_clock, tree_lines
+from summon.clients.tui.session import error_words
+from summon.clients.tui.terminal import parse_keys, render_lines
+from summon.referee.games.dragon import DragonGame
 
 PLAYERS = ["north", "east", "south", "west"]
 ROOT = Path(__file__).resolve().parent.parent
@@ -341,12 +341,12 @@ class FakeTerminal:
 def frame_for(state, seat, cols, rows, game="dragon", players=PLAYERS, keys=(), view=None, legal=None,
               status="playing"):
     """The full-screen frame a person at ``seat`` would see for ``state`` (no broker involved)."""
-    from clients.tui.controller import PlayController
-    from clients.tui.fullscreen import FullScreenPlayer
-    from clients.tui.session import Board, PlayerSession
-    from protocol.messages import Meta, SeatState
-    from protocol.mqtt import BrokerUrl
-    from referee.games import GAMES
+    from summon.clients.tui.controller import PlayController
+    from summon.clients.tui.fullscreen import FullScreenPlayer
+    from summon.clients.tui.session import Board, PlayerSession
+    from summon.protocol.messages import Meta, SeatState
+    from summon.protocol.mqtt import BrokerUrl
+    from summon.referee.games import GAMES
 
     engine = GAMES.get(game)
     to_move = list(engine.to_move(state)) if engine else [seat]
@@ -395,7 +395,7 @@ def test_frames_fit_the_terminal_and_keep_hand_and_choices(phase, cols, rows):
 # --- Summicard --------------------------------------------------------------------------------------
 
 def engine(name):
-    from referee.games import GAMES
+    from summon.referee.games import GAMES
     return GAMES[name]
 
 
@@ -555,7 +555,7 @@ def test_generic_frame_for_a_game_without_a_screen():
 
 
 def test_a_running_clock_counts_down_between_states():
-    from clients.tui.screens.base import live_clock
+    from summon.clients.tui.screens.base import live_clock
     clock = {"running": [1], "remaining_ms": [60000, 30000], "bank_ms": None, "move_ms": 60000,
              "increment_ms": 0, "timeouts": [0, 0]}
     later = live_clock(clock, since=100.0, now=112.5)
@@ -568,8 +568,8 @@ def test_a_running_clock_counts_down_between_states():
 
 
 def test_house_bot_seats_are_named_and_referee_events_have_words():
-    from clients.tui.session import Board
-    from protocol.messages import Meta
+    from summon.clients.tui.session import Board
+    from summon.protocol.messages import Meta
     board = Board("t", meta=Meta(table="t", game="dragon", players=PLAYERS, config={}, status="playing", house=[2]))
     assert board.players == ["north", "east", "south (house bot)", "west"]
     scr = screen_for("dragon", PLAYERS, 0)
@@ -580,7 +580,7 @@ def test_house_bot_seats_are_named_and_referee_events_have_words():
     assert scr.describe({"type": "bid", "seat": 1, "level": 7, "designation": "fire"}) == "east bids 7 fire."
 
 
-@pytest.mark.parametrize("name", ["clients.tui.choices", "clients.tui.terminal"])
+@pytest.mark.parametrize("name", ["summon.clients.tui.choices", "summon.clients.tui.terminal"])
 def test_doctests(name):
     import doctest
     import importlib

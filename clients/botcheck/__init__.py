@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import Callable, Sequence
 
-from clients.botcheck.checks import Checker, Row
-from clients.botcheck.world import BOT_ENV, World
+from summon.clients.botcheck.checks import Checker, Row
+from summon.clients.botcheck.world import BOT_ENV, World
 
 __all__ = ["BotCheckError", "Row", "run_botcheck", "render_rows", "BOT_ENV"]
 

@@ -17,9 +17,9 @@ from typing import Any, Callable, Sequence
 
 import msgpack
 
-from clients.botcheck.world import World
-from protocol.messages import CloseTable, Move
-from referee.table import Publish
+from summon.clients.botcheck.world import World
+from summon.protocol.messages import CloseTable, Move
+from summon.referee.table import Publish
 
 __all__ = ["Row", "Checker", "BotExited"]
 
@@ -57,7 +57,7 @@ class Checker:
 
     def create(self, game: str, with_bot: bool = True, config: dict | None = None,
                clock: dict | None = None) -> str:
-        from referee.games import GAMES
+        from summon.referee.games import GAMES
 
         engine = GAMES[game]
         n = engine.min_seats
@@ -361,7 +361,7 @@ class Checker:
             verbs = sorted({m.split(" ")[0] for m in legal})
             cards = {c for s in range(len(t.players)) if s != seat
                      for c in (t.game.view(t.state, s).get("hand") or []) if isinstance(c, str)}
-            from referee.engine import IllegalMoveError
+            from summon.referee.engine import IllegalMoveError
             for text in [f"{v} {c}" for v in verbs for c in sorted(cards)] + ["pass", "bid 3 earth", "end"]:
                 if text in legal:
                     continue

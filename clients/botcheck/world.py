@@ -22,9 +22,9 @@ import time
 from pathlib import Path
 from typing import Any, Sequence
 
-from clients.botcheck.proxy import MqttProxy
-from protocol.mqtt import BrokerUrl
-from protocol.version import DEFAULT_PREFIX
+from summon.clients.botcheck.proxy import MqttProxy
+from summon.protocol.mqtt import BrokerUrl
+from summon.protocol.version import DEFAULT_PREFIX
 
 __all__ = ["World", "PrivateBroker", "BOT_ENV", "find_mosquitto"]
 
@@ -43,7 +43,7 @@ class PrivateBroker:
 
     def __init__(self, directory: Path, users: dict[str, str], prefix: str, embedded: bool,
                  directors: Sequence[str] = ()) -> None:
-        from clients.embedded_broker import EmbeddedBroker, free_port
+        from summon.clients.embedded_broker import EmbeddedBroker, free_port
 
         self.port = free_port()
         self.proc: subprocess.Popen[bytes] | None = None
@@ -51,7 +51,7 @@ class PrivateBroker:
         binary = None if embedded else find_mosquitto()
         self.kind = "mosquitto" if binary else "embedded (amqtt, no ACL)"
         if binary:
-            from referee.brokerconf import write_broker_dir
+            from summon.referee.brokerconf import write_broker_dir
             conf = write_broker_dir(directory / "broker", self.port, users, prefix=prefix,
                                     run_as_root=os.geteuid() == 0, directors=directors)
             self.proc = subprocess.Popen([binary, "-c", str(conf)], stdout=subprocess.DEVNULL,
@@ -90,7 +90,7 @@ class World:
 
     def __init__(self, user: str = "candidate", prefix: str = DEFAULT_PREFIX, embedded: bool = False,
                  log_path: str | None = None) -> None:
-        from referee.service import Referee
+        from summon.referee.service import Referee
 
         self.user = user
         self.prefix = prefix
@@ -109,7 +109,7 @@ class World:
 
     # --- the referee ----------------------------------------------------------------------
     def start_referee(self) -> None:
-        from referee.service import Referee, RefereeConfig
+        from summon.referee.service import Referee, RefereeConfig
 
         world = self
 

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from clients.bots.dragon_heuristic import DragonHeuristicBot
-from clients.bots.dragon_search import DragonSearchBot
-from clients.bots.random_bot import RandomBot
-from clients.bots.summicard_ev import SummicardEVBot
-from clients.bots.summoner_wars_heuristic import SummonerWarsHeuristicBot
-from clients.bots.summoner_wars_search import SummonerWarsSearchBot
+from summon.clients.bots.dragon_heuristic import DragonHeuristicBot
+from summon.clients.bots.dragon_search import DragonSearchBot
+from summon.clients.bots.random_bot import RandomBot
+from summon.clients.bots.summicard_ev import SummicardEVBot
+from summon.clients.bots.summoner_wars_heuristic import SummonerWarsHeuristicBot
+from summon.clients.bots.summoner_wars_search import SummonerWarsSearchBot
 
 __all__ = ["BOTS", "RandomBot", "DragonHeuristicBot", "DragonSearchBot", "make_bot"]
 

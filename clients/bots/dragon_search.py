@@ -30,8 +30,8 @@ import random
 import time
 from typing import Any, Mapping, Sequence
 
-from clients.bots.dragon_heuristic import DragonHeuristicBot
-from referee.games.dragon.search import MOVE_CODE, MOVE_TEXT, Tracker, determinize, hand_deltas, rollout, step
+from summon.clients.bots.dragon_heuristic import DragonHeuristicBot
+from summon.referee.games.dragon.search import MOVE_CODE, MOVE_TEXT, Tracker, determinize, hand_deltas, rollout, step
 
 __all__ = ["DragonSearchBot"]
 

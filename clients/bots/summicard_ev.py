@@ -26,7 +26,7 @@ import logging
 import random
 from typing import Any, Mapping, Sequence
 
-from clients.bots.summicard_model import Model
+from summon.clients.bots.summicard_model import Model
 
 __all__ = ["SummicardEVBot"]
 

@@ -18,7 +18,7 @@ import logging
 import random
 from typing import Any, Mapping, Sequence
 
-from clients.bots.summoner_wars_board import Model, cell, dist
+from summon.clients.bots.summoner_wars_board import Model, cell, dist
 
 __all__ = ["SummonerWarsHeuristicBot"]
 

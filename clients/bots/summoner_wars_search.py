@@ -33,13 +33,13 @@ import logging
 import random
 from typing import Any, Mapping, Sequence
 
-from clients.bots.summoner_wars_heuristic import SummonerWarsHeuristicBot
-from clients.bots.summoner_wars_board import Model
-from referee.games.summoner_wars.board import dist
-from referee.games.summoner_wars.cards import POOL
-from referee.games.summoner_wars.query import attack_range, life, move_range, strength
-from referee.games.summoner_wars.views import view as sw_view
-from referee.games.summoner_wars.search import (SearchError, determinize, fast_legal, fast_step, info_state,
+from summon.clients.bots.summoner_wars_heuristic import SummonerWarsHeuristicBot
+from summon.clients.bots.summoner_wars_board import Model
+from summon.referee.games.summoner_wars.board import dist
+from summon.referee.games.summoner_wars.cards import POOL
+from summon.referee.games.summoner_wars.query import attack_range, life, move_range, strength
+from summon.referee.games.summoner_wars.views import view as sw_view
+from summon.referee.games.summoner_wars.search import (SearchError, determinize, fast_legal, fast_step, info_state,
                                                 reseed)
 
 __all__ = ["SummonerWarsSearchBot", "evaluate"]

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Protocol, Sequence
 
-from clients.render.dragon import DragonRenderer
-from clients.render.summicard import SummicardRenderer
-from clients.render.summoner_wars import SummonerWarsRenderer
+from summon.clients.render.dragon import DragonRenderer
+from summon.clients.render.summicard import SummicardRenderer
+from summon.clients.render.summoner_wars import SummonerWarsRenderer
 
 __all__ = ["Renderer", "renderer_for", "GenericRenderer", "describe", "referee_notice"]
 

@@ -11,10 +11,10 @@ from __future__ import annotations
 import threading
 from typing import Any, Callable, Iterable
 
-from clients.bots import make_bot
-from clients.sdk import BotClient, TableProgress
-from protocol.messages import SeatState
-from protocol.mqtt import BrokerUrl
+from summon.clients.bots import make_bot
+from summon.clients.sdk import BotClient, TableProgress
+from summon.protocol.messages import SeatState
+from summon.protocol.mqtt import BrokerUrl
 
 __all__ = ["TableBots", "BotFleet"]
 

@@ -25,9 +25,9 @@ import hmac
 import re
 from typing import Mapping, Sequence
 
-from clients.tournament.model import GameRecord
-from clients.tournament.pairing import round_robin, swiss_pairs
-from clients.tournament.spec import Spec, team_layout
+from summon.clients.tournament.model import GameRecord
+from summon.clients.tournament.pairing import round_robin, swiss_pairs
+from summon.clients.tournament.spec import Spec, team_layout
 
 __all__ = ["derive_seed", "plan_round", "is_swiss", "seat_sides", "tournament_key", "is_secret"]
 

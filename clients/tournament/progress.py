@@ -25,9 +25,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from clients.tournament import TournamentError
-from clients.tournament.model import GameRecord
-from clients.tournament.spec import Spec
+from summon.clients.tournament import TournamentError
+from summon.clients.tournament.model import GameRecord
+from summon.clients.tournament.spec import Spec
 
 __all__ = ["Progress", "ProgressError", "FORMAT_VERSION"]
 

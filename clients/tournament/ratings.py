@@ -21,7 +21,7 @@ from typing import Iterable
 
 from openskill.models import PlackettLuce
 
-from clients.tournament.results import Unit
+from summon.clients.tournament.results import Unit
 
 __all__ = ["Rating", "rate"]
 

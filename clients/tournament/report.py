@@ -19,13 +19,13 @@ import json
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
-from clients.tournament.model import GameRecord, side_scores
-from clients.tournament.progress import Progress
-from clients.tournament.ratings import rate
-from clients.tournament.results import board_nets, units
-from clients.tournament.spec import Spec
-from clients.tournament.standings import standings
-from protocol.messages import Tournament
+from summon.clients.tournament.model import GameRecord, side_scores
+from summon.clients.tournament.progress import Progress
+from summon.clients.tournament.ratings import rate
+from summon.clients.tournament.results import board_nets, units
+from summon.clients.tournament.spec import Spec
+from summon.clients.tournament.standings import standings
+from summon.protocol.messages import Tournament
 
 __all__ = ["live_message", "final_report", "write_report", "render_standings", "render_pairings"]
 

@@ -17,8 +17,8 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
-from clients.tournament.model import GameRecord, side_ranks, side_scores
-from clients.tournament.spec import SCORES_RANK, Spec
+from summon.clients.tournament.model import GameRecord, side_ranks, side_scores
+from summon.clients.tournament.spec import SCORES_RANK, Spec
 
 __all__ = ["Unit", "units", "board_nets"]
 

@@ -34,19 +34,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from clients.tournament import TournamentError
-from clients.tournament.formats import is_swiss, plan_round, seat_sides
-from clients.tournament.model import GameRecord
-from clients.tournament.progress import Progress
-from clients.tournament.results import units
-from clients.tournament.spec import TEAMS, Spec, team_layout
-from clients.tournament.standings import standings
-from protocol.errors import DecodeError, ErrorCode
-from protocol.messages import (CloseTable, Closed, CreateTable, Created, Error, Events, Meta, Move, PublicState,
+from summon.clients.tournament import TournamentError
+from summon.clients.tournament.formats import is_swiss, plan_round, seat_sides
+from summon.clients.tournament.model import GameRecord
+from summon.clients.tournament.progress import Progress
+from summon.clients.tournament.results import units
+from summon.clients.tournament.spec import TEAMS, Spec, team_layout
+from summon.clients.tournament.standings import standings
+from summon.protocol.errors import DecodeError, ErrorCode
+from summon.protocol.messages import (CloseTable, Closed, CreateTable, Created, Error, Events, Meta, Move, PublicState,
                                RefereeStatus, Tournament, decode, encode)
-from protocol.mqtt import BrokerUrl, Incoming, Link
-from protocol.topics import Topics
-from protocol.version import DEFAULT_PREFIX
+from summon.protocol.mqtt import BrokerUrl, Incoming, Link
+from summon.protocol.topics import Topics
+from summon.protocol.version import DEFAULT_PREFIX
 
 __all__ = ["Runner", "RunnerError", "Stats"]
 
@@ -304,7 +304,7 @@ class Runner:
         self._link.unsubscribe(self.topics.public_all(table))
 
     def _forfeit(self, rec: GameRecord, who: list[str], why: str) -> None:
-        from referee.games import GAMES
+        from summon.referee.games import GAMES
 
         self.stats.forfeits += 1
         if rec.table:
@@ -438,7 +438,7 @@ class Runner:
         self._dirty = False
 
     def message(self) -> Tournament:
-        from clients.tournament.report import live_message
+        from summon.clients.tournament.report import live_message
         return live_message(self.spec, self.progress)
 
     def _publish(self, force: bool = False) -> None:

@@ -15,8 +15,8 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Mapping
 
-from clients.tournament import TournamentError
-from protocol.topics import valid_name
+from summon.clients.tournament import TournamentError
+from summon.protocol.topics import valid_name
 
 __all__ = ["SpecError", "Entrant", "Spec", "load_spec", "parse_spec", "FORMATS", "TIEBREAKS",
            "team_layout"]
@@ -142,7 +142,7 @@ def _check_keys(d: Mapping[str, Any], allowed: set[str], where: str) -> None:
 
 def parse_spec(data: Mapping[str, Any], digest: str = "") -> Spec:
     """Validate already-parsed TOML data (also used by tests)."""
-    from referee.games import GAMES
+    from summon.referee.games import GAMES
 
     _check_keys(data, {"tournament", "table", "clock", "time", "run", "scoring", "entrant"}, "file")
     t = data.get("tournament")
@@ -209,7 +209,7 @@ def parse_spec(data: Mapping[str, Any], digest: str = "") -> Spec:
     if not isinstance(clock, dict):
         raise SpecError("clock: must be a table (the referee's time control for every table)")
     if clock:
-        from protocol.messages import CreateTable
+        from summon.protocol.messages import CreateTable
         if "clock" not in {f.name for f in fields(CreateTable)}:
             raise SpecError("clock: this referee protocol has no time control; remove [clock]")
     tm = data.get("time", {})
@@ -246,7 +246,7 @@ def _seed(t: Mapping[str, Any]) -> tuple[str | int | None, bool]:
     """``tournament.seed``: absent (a fresh 256-bit secret per run: the safe default), a
     64-hex-digit secret (reproduces a tournament, e.g. from a report), or an int -- which
     anyone can guess from one hand and a table id, so only with ``insecure_seed = true``."""
-    from clients.tournament.formats import is_secret
+    from summon.clients.tournament.formats import is_secret
 
     insecure = _get(t, "insecure_seed", bool, False, "tournament")
     raw = _get(t, "seed", (str, int), None, "tournament")
@@ -307,8 +307,8 @@ def _entrants(raw: Any, team: int, fmt: str) -> tuple[Entrant, ...]:
 
 def _check_table_options(spec: Spec) -> None:
     """Let the engine refuse bad table options now rather than at the first create."""
-    from referee.engine import ConfigError
-    from referee.games import GAMES
+    from summon.referee.engine import ConfigError
+    from summon.referee.games import GAMES
 
     engine = GAMES[spec.game]
     seats = len(spec.entrants) * spec.team_size if spec.format == "sit-and-go" else 2 * spec.team_size

@@ -23,9 +23,9 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Sequence
 
-from clients.tournament.ratings import Rating, rate
-from clients.tournament.results import Unit
-from clients.tournament.spec import Spec
+from summon.clients.tournament.ratings import Rating, rate
+from summon.clients.tournament.results import Unit
+from summon.clients.tournament.spec import Spec
 
 __all__ = ["Row", "standings"]
 

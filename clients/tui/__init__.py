@@ -12,8 +12,8 @@ Modules, one job each:
 * ``spectate``   -- ``--follow`` commentary across tables and the full-screen spectator.
 """
 
-from clients.tui.choices import Chooser
-from clients.tui.controller import PlayController
-from clients.tui.session import PlayerSession
+from summon.clients.tui.choices import Chooser
+from summon.clients.tui.controller import PlayController
+from summon.clients.tui.session import PlayerSession
 
 __all__ = ["Chooser", "PlayController", "PlayerSession"]

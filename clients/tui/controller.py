@@ -12,10 +12,10 @@ from __future__ import annotations
 import time
 from typing import Callable
 
-from clients.tui.choices import Choice, Chooser
-from clients.tui.screens import GameScreen, Seen, screen_for
-from clients.tui.screens.base import live_clock
-from clients.tui.session import Board, PlayerSession
+from summon.clients.tui.choices import Choice, Chooser
+from summon.clients.tui.screens import GameScreen, Seen, screen_for
+from summon.clients.tui.screens.base import live_clock
+from summon.clients.tui.session import Board, PlayerSession
 
 __all__ = ["PlayController"]
 

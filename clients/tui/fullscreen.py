@@ -19,10 +19,10 @@ import time
 from rich.console import Console
 from rich.text import Text
 
-from clients.tui.choices import Choice
-from clients.tui.controller import PlayController
-from clients.tui.session import Board
-from clients.tui.terminal import Terminal
+from summon.clients.tui.choices import Choice
+from summon.clients.tui.controller import PlayController
+from summon.clients.tui.session import Board
+from summon.clients.tui.terminal import Terminal
 
 __all__ = ["FullScreenPlayer", "HELP", "fit", "footer", "header", "status_text", "wrapped"]
 

@@ -18,8 +18,8 @@ import sys
 import time
 from typing import Callable
 
-from clients.tui.controller import PlayController
-from clients.tui.session import Board
+from summon.clients.tui.controller import PlayController
+from summon.clients.tui.session import Board
 
 __all__ = ["PlainPlayer", "PLAIN_HELP"]
 

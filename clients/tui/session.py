@@ -27,11 +27,11 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-from clients.sdk import STATE_LIMIT, BotClient, TableProgress
-from protocol.errors import DecodeError, ErrorCode
-from protocol.messages import Error, Meta, Presence, Reclaim, RefereeStatus, SeatState, decode, encode
-from protocol.mqtt import BrokerUrl, Incoming
-from protocol.version import DEFAULT_PREFIX
+from summon.clients.sdk import STATE_LIMIT, BotClient, TableProgress
+from summon.protocol.errors import DecodeError, ErrorCode
+from summon.protocol.messages import Error, Meta, Presence, Reclaim, RefereeStatus, SeatState, decode, encode
+from summon.protocol.mqtt import BrokerUrl, Incoming
+from summon.protocol.version import DEFAULT_PREFIX
 
 __all__ = ["Board", "PlayerSession", "error_words"]
 

@@ -22,16 +22,16 @@ from typing import Any, Callable
 
 from rich.text import Text
 
-from clients.tui.fullscreen import fit, header, status_text, wrapped
-from clients.tui.screens import Seen, screen_for
-from clients.tui.screens.base import live_clock
-from clients.tui.terminal import Terminal
-from clients.watch import Watcher
-from protocol.errors import DecodeError
-from protocol.messages import Events, Meta, PublicState, decode
-from protocol.mqtt import BrokerUrl, Link
-from protocol.topics import Topics
-from protocol.version import DEFAULT_PREFIX
+from summon.clients.tui.fullscreen import fit, header, status_text, wrapped
+from summon.clients.tui.screens import Seen, screen_for
+from summon.clients.tui.screens.base import live_clock
+from summon.clients.tui.terminal import Terminal
+from summon.clients.watch import Watcher
+from summon.protocol.errors import DecodeError
+from summon.protocol.messages import Events, Meta, PublicState, decode
+from summon.protocol.mqtt import BrokerUrl, Link
+from summon.protocol.topics import Topics
+from summon.protocol.version import DEFAULT_PREFIX
 
 __all__ = ["Follower", "PublicBoard", "SpectatorSession", "FullScreenSpectator"]
 

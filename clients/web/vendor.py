@@ -7,9 +7,9 @@ its own origin).  So the exact upstream build files are kept in ``static/vendor/
 unmodified, with their licences, and ``MANIFEST.json`` records where each came from and
 its SHA-256.
 
-    python3 -m clients.web.vendor check              # the files match the manifest (offline)
-    python3 -m clients.web.vendor check --registry   # ... and the npm registry's tarballs
-    python3 -m clients.web.vendor refresh            # fetch the pinned versions again (npm)
+    python3 -m summon.clients.web.vendor check              # the files match the manifest (offline)
+    python3 -m summon.clients.web.vendor check --registry   # ... and the npm registry's tarballs
+    python3 -m summon.clients.web.vendor refresh            # fetch the pinned versions again (npm)
 
 To move to a new version: change ``PINS``, run ``refresh``, run the browser tests.
 """
@@ -104,7 +104,7 @@ def refresh() -> dict[str, object]:
 def check(registry: bool = False) -> list[str]:
     """Verify the vendored files; return one line per file checked, raise on any mismatch."""
     if not MANIFEST.exists():
-        raise VendorError(f"{MANIFEST} is missing: run `python3 -m clients.web.vendor refresh`")
+        raise VendorError(f"{MANIFEST} is missing: run `python3 -m summon.clients.web.vendor refresh`")
     manifest = json.loads(MANIFEST.read_text())
     pinned = {(p.package, p.version) for p in PINS}
     listed = {(p["package"], p["version"]) for p in manifest["packages"]}
@@ -115,7 +115,7 @@ def check(registry: bool = False) -> list[str]:
         for name, facts in entry["files"].items():
             path = VENDOR / name
             if not path.exists():
-                raise VendorError(f"{path} is missing: run `python3 -m clients.web.vendor refresh`")
+                raise VendorError(f"{path} is missing: run `python3 -m summon.clients.web.vendor refresh`")
             if _sha256(path.read_bytes()) != facts["sha256"]:
                 raise VendorError(f"{path} differs from {entry['package']}@{entry['version']} (sha256): "
                                   "it was edited; run refresh")
@@ -131,7 +131,7 @@ def check(registry: bool = False) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python3 -m clients.web.vendor", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="python3 -m summon.clients.web.vendor", description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
     c = sub.add_parser("check", help="verify the vendored files against the manifest")
     c.add_argument("--registry", action="store_true", help="also compare with the npm registry's tarballs")

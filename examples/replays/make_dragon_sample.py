@@ -15,10 +15,10 @@ import argparse
 import sys
 from pathlib import Path
 
-from clients.bots import make_bot
-from clients.replay import dumps, from_selfplay
-from referee.games import GAMES
-from referee.selfplay import play_game
+from summon.clients.bots import make_bot
+from summon.clients.replay import dumps, from_selfplay
+from summon.referee.games import GAMES
+from summon.referee.selfplay import play_game
 
 PATH = Path(__file__).with_name("dragon-sample.json")
 PLAYERS = ("north", "east", "south", "west")

@@ -6,10 +6,10 @@ set, so adding a game is one line here.
 
 from __future__ import annotations
 
-from referee.engine import Game
-from referee.games.dragon import DragonGame
-from referee.games.summicard import SummicardGame
-from referee.games.summoner_wars import SummonerWarsGame
+from summon.referee.engine import Game
+from summon.referee.games.dragon import DragonGame
+from summon.referee.games.summicard import SummicardGame
+from summon.referee.games.summoner_wars import SummonerWarsGame
 
 GAMES: dict[str, Game] = {g.name: g for g in (DragonGame(), SummicardGame(), SummonerWarsGame())}
 

@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from clients.bots import BOTS, DragonHeuristicBot, RandomBot, make_bot
-from clients.bots.dragon_cards import best_designations, estimate_hand, strength, worst_card
+from summon.clients.bots import BOTS, DragonHeuristicBot, RandomBot, make_bot
+from summon.clients.bots.dragon_cards import best_designations, estimate_hand, strength, worst_card
 
 
 def _view(phase: str, hand: list[str], **kw: Any) -> dict[str, Any]:
@@ -224,14 +224,14 @@ class _Checked:
 
 
 def _game():
-    from referee.games import GAMES
+    from summon.referee.games import GAMES
 
     return GAMES["dragon"]
 
 
 @pytest.mark.parametrize("layout", ["all-heuristic", "heuristic-vs-random", "random-vs-heuristic"])
 def test_always_legal_over_many_games(layout: str):
-    from referee.selfplay import play_game
+    from summon.referee.selfplay import play_game
 
     names = {"all-heuristic": ["dragon-heuristic"] * 4,
              "heuristic-vs-random": ["dragon-heuristic", "random"] * 2,
@@ -246,7 +246,7 @@ def test_always_legal_over_many_games(layout: str):
 def test_always_legal_under_every_table_option():
     """The non-default table options change the legal lists (no pass for a stuck dealer,
     no summon from partner, the no-trump Dragon only when void); stay legal under them."""
-    from referee.selfplay import play_game
+    from summon.referee.selfplay import play_game
 
     config = {"all_pass": "stick-dealer", "summon_from_partner": False,
               "nt_dragon_follow": "when-void", "target": 300}
@@ -257,7 +257,7 @@ def test_always_legal_under_every_table_option():
 
 
 def test_deterministic_given_seed():
-    from referee.selfplay import play_game
+    from summon.referee.selfplay import play_game
 
     runs = [play_game(_game(), [make_bot("dragon-heuristic", 7 + s) for s in range(4)], seed=42).history
             for _ in range(2)]

@@ -14,13 +14,13 @@ import uuid
 
 import pytest
 
-from clients.bots import BOTS, make_bot
-from clients.bots.dragon_search import DragonSearchBot
-from clients.director import create_table
-from clients.sdk import BotClient
-from clients.watch import Watcher
-from referee.games import GAMES
-from referee.selfplay import play_game
+from summon.clients.bots import BOTS, make_bot
+from summon.clients.bots.dragon_search import DragonSearchBot
+from summon.clients.director import create_table
+from summon.clients.sdk import BotClient
+from summon.clients.watch import Watcher
+from summon.referee.games import GAMES
+from summon.referee.selfplay import play_game
 from tests.helpers import run_in_thread
 
 
@@ -76,8 +76,8 @@ def test_dragon_search_plays_a_broker_game_as_seat_bots(mosquitto, referee):
 
 
 def test_search_never_throws_the_dragon_away_in_no_trump():
-    from referee.games.dragon.search import state_in_play
-    from referee.games.dragon.state import fill_deal
+    from summon.referee.games.dragon.search import state_in_play
+    from summon.referee.games.dragon.state import fill_deal
 
     game = GAMES["dragon"]
     hands, _ = fill_deal({3: ["dragon", "earth-6", "wind-6", "fire-4", "water-2"]})

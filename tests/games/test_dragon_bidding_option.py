@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import pytest
 
-from referee.engine import ConfigError, EngineError, IllegalMoveError, NotYourTurnError
-from referee.games.dragon import DragonGame
-from referee.games.dragon.moves import MOVES
-from referee.games.dragon.state import fill_deal
+from summon.referee.engine import ConfigError, EngineError, IllegalMoveError, NotYourTurnError
+from summon.referee.games.dragon import DragonGame
+from summon.referee.games.dragon.moves import MOVES
+from summon.referee.games.dragon.state import fill_deal
 
 G = DragonGame()
 

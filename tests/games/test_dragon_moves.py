@@ -11,10 +11,10 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, strategies as st
 
-from referee.engine import ConfigError, IllegalMoveError, MoveSyntaxError, NotYourTurnError
-from referee.games.dragon import Bid, DragonGame, Move, Play
-from referee.games.dragon.cards import CARD_NAMES, display_names, FULL_DECK
-from referee.games.dragon.moves import MOVES
+from summon.referee.engine import ConfigError, IllegalMoveError, MoveSyntaxError, NotYourTurnError
+from summon.referee.games.dragon import Bid, DragonGame, Move, Play
+from summon.referee.games.dragon.cards import CARD_NAMES, display_names, FULL_DECK
+from summon.referee.games.dragon.moves import MOVES
 
 G = DragonGame()
 

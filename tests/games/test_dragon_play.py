@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import pytest
 
-from referee.engine import IllegalMoveError
-from referee.games.dragon import DragonGame
-from referee.games.dragon.cards import RANKS
+from summon.referee.engine import IllegalMoveError
+from summon.referee.games.dragon import DragonGame
+from summon.referee.games.dragon.cards import RANKS
 
 G = DragonGame()
 

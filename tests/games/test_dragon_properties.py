@@ -15,10 +15,10 @@ import random
 import time
 from collections import Counter
 
-from clients.bots.random_bot import RandomBot
-from referee.games.dragon import DragonGame
-from referee.games.dragon.cards import FULL_DECK
-from referee.selfplay import play_game
+from summon.clients.bots.random_bot import RandomBot
+from summon.referee.games.dragon import DragonGame
+from summon.referee.games.dragon.cards import FULL_DECK
+from summon.referee.selfplay import play_game
 
 G = DragonGame()
 

@@ -13,10 +13,10 @@ are checked against it; the ``deal`` event and later ones against the new deal.
 from __future__ import annotations
 
 
-from clients.bots.random_bot import RandomBot
+from summon.clients.bots.random_bot import RandomBot
 from tests.payloads import roundtrip, tokens as payload_tokens
-from referee.games.dragon import DragonGame
-from referee.games.dragon.cards import CARD_NAMES, cards_of, display_names
+from summon.referee.games.dragon import DragonGame
+from summon.referee.games.dragon.cards import CARD_NAMES, cards_of, display_names
 
 G = DragonGame()
 

@@ -13,11 +13,11 @@ from dataclasses import replace
 
 import pytest
 
-from referee.engine import GameOverError
-from referee.games.dragon import DragonGame
-from referee.games.dragon.cards import CARD_BY_NAME
-from referee.games.dragon.rules import score_hand
-from referee.games.dragon.state import Config, Contract, fill_deal
+from summon.referee.engine import GameOverError
+from summon.referee.games.dragon import DragonGame
+from summon.referee.games.dragon.cards import CARD_BY_NAME
+from summon.referee.games.dragon.rules import score_hand
+from summon.referee.games.dragon.state import Config, Contract, fill_deal
 
 G = DragonGame()
 

@@ -15,12 +15,12 @@ import random
 
 import pytest
 
-from referee.engine import ConfigError
-from referee.games.dragon import DragonGame
-from referee.games.dragon import fast
-from referee.games.dragon.cards import DESIGNATIONS
-from referee.games.dragon.search import position_in_play, state_in_play
-from referee.games.dragon.state import fill_deal, state_from_deal
+from summon.referee.engine import ConfigError
+from summon.referee.games.dragon import DragonGame
+from summon.referee.games.dragon import fast
+from summon.referee.games.dragon.cards import DESIGNATIONS
+from summon.referee.games.dragon.search import position_in_play, state_in_play
+from summon.referee.games.dragon.state import fill_deal, state_from_deal
 
 GAME = DragonGame()
 
@@ -91,8 +91,8 @@ def test_state_in_play_matches_a_state_reached_by_play_and_stops_at_hand_end():
     st = _play_phase(42, rng)
     for _ in range(17):  # four tricks and one card of the fifth
         st, _ = GAME.apply(st, st.turn, rng.choice(GAME.legal_moves(st, st.turn)))
-    from referee.games.dragon.cards import display_names
-    from referee.games.dragon.views import trick_items
+    from summon.referee.games.dragon.cards import display_names
+    from summon.referee.games.dragon.views import trick_items
     trick_texts = [fast.MOVE_TEXT[c] for c in fast.from_state(st).trick]
     c = st.contract
     hands = [display_names(h) for h in st.hands]

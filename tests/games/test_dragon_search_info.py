@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import random
 
-from referee.games.dragon import DragonGame
-from referee.games.dragon import fast
-from referee.games.dragon.cards import DESIGNATIONS, DRAGON_BIT, SUIT_MASKS
-from referee.games.dragon.info import NO_DRAGON, Tracker, determinize
+from summon.referee.games.dragon import DragonGame
+from summon.referee.games.dragon import fast
+from summon.referee.games.dragon.cards import DESIGNATIONS, DRAGON_BIT, SUIT_MASKS
+from summon.referee.games.dragon.info import NO_DRAGON, Tracker, determinize
 
 GAME = DragonGame()
 

@@ -13,10 +13,10 @@ import random
 
 import pytest
 
-from clients.bots.random_bot import RandomBot
-from referee.engine import IllegalMoveError
-from referee.games.summicard import SummicardGame
-from referee.selfplay import play_game
+from summon.clients.bots.random_bot import RandomBot
+from summon.referee.engine import IllegalMoveError
+from summon.referee.games.summicard import SummicardGame
+from summon.referee.selfplay import play_game
 
 G = SummicardGame()
 BET = {"variant": "betting", "decks": 3}

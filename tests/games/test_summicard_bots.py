@@ -12,13 +12,13 @@ import random
 import pytest
 
 from benchmarks.summicard_bots import base_games, betting_hands
-from clients.bots import BOTS, default_bot, make_bot
-from clients.bots.summicard_ev import SummicardEVBot
-from clients.bots.summicard_model import Model, distance_dist, remaining_counts
-from clients.render import renderer_for
-from clients.render.summicard import SummicardRenderer, card_text
-from referee.games.summicard import SummicardGame
-from referee.selfplay import play_game
+from summon.clients.bots import BOTS, default_bot, make_bot
+from summon.clients.bots.summicard_ev import SummicardEVBot
+from summon.clients.bots.summicard_model import Model, distance_dist, remaining_counts
+from summon.clients.render import renderer_for
+from summon.clients.render.summicard import SummicardRenderer, card_text
+from summon.referee.games.summicard import SummicardGame
+from summon.referee.selfplay import play_game
 
 G = SummicardGame()
 

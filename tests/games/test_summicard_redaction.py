@@ -23,11 +23,11 @@ from dataclasses import replace
 import msgpack
 import pytest
 
-from clients.bots.random_bot import RandomBot
-from protocol.messages import Move, decode
-from protocol.topics import Topics
-from referee.games.summicard import SummicardGame
-from referee.table import Table
+from summon.clients.bots.random_bot import RandomBot
+from summon.protocol.messages import Move, decode
+from summon.protocol.topics import Topics
+from summon.referee.games.summicard import SummicardGame
+from summon.referee.table import Table
 
 G = SummicardGame()
 T = Topics()
@@ -171,7 +171,7 @@ def test_private_cards_reach_their_owner_only():
                 for k in seen:
                     seen[k] += own[k] is not None
 
-        from referee.selfplay import play_game
+        from summon.referee.selfplay import play_game
         play_game(G, bots, seed=seed, config={"variant": "betting", "hands": 3}, on_step=check)
     assert all(v > 0 for v in seen.values()), seen
 

@@ -11,11 +11,11 @@ from collections import Counter
 
 import pytest
 
-from clients.bots.random_bot import RandomBot
-from referee.engine import ConfigError, IllegalMoveError, MoveSyntaxError, NotYourTurnError
-from referee.games.summicard import SummicardGame
-from referee.games.summicard.cards import auto_decks, distance, min_decks
-from referee.selfplay import play_game
+from summon.clients.bots.random_bot import RandomBot
+from summon.referee.engine import ConfigError, IllegalMoveError, MoveSyntaxError, NotYourTurnError
+from summon.referee.games.summicard import SummicardGame
+from summon.referee.games.summicard.cards import auto_decks, distance, min_decks
+from summon.referee.selfplay import play_game
 
 G = SummicardGame()
 

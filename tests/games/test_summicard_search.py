@@ -13,9 +13,9 @@ import random
 from collections import Counter
 from dataclasses import replace
 
-from referee.games.summicard import SummicardGame
-from referee.games.summicard.cards import COPIES, VALUES
-from referee.games.summicard.search import (determinize, fast_legal, fast_step, hand_over, info_state,
+from summon.referee.games.summicard import SummicardGame
+from summon.referee.games.summicard.cards import COPIES, VALUES
+from summon.referee.games.summicard.search import (determinize, fast_legal, fast_step, hand_over, info_state,
                                             sample_hidden)
 
 G = SummicardGame()

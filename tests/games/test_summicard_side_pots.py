@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from hypothesis import HealthCheck, given, settings, strategies as hs
 
-from referee.games.summicard import SummicardGame
-from referee.games.summicard.rules import bet_limit, final
+from summon.referee.games.summicard import SummicardGame
+from summon.referee.games.summicard.rules import bet_limit, final
 
 G = SummicardGame()
 

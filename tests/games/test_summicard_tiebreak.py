@@ -11,9 +11,9 @@ from dataclasses import replace
 
 import pytest
 
-from referee.games.summicard import SummicardGame
-from referee.games.summicard.cards import reserve_deck
-from referee.games.summicard.state import MAX_VOID_HANDS
+from summon.referee.games.summicard import SummicardGame
+from summon.referee.games.summicard.cards import reserve_deck
+from summon.referee.games.summicard.state import MAX_VOID_HANDS
 
 G = SummicardGame()
 

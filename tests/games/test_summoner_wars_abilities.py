@@ -5,11 +5,11 @@ Places, Control, Under, Timing Conflicts, Name, Base Strength, Extra, Re-roll, D
 
 from __future__ import annotations
 
-from referee.games.summoner_wars import SummonerWarsGame
-from referee.games.summoner_wars.board import parse_cell
-from referee.games.summoner_wars.query import abilities, strength
-from referee.games.summoner_wars.scenario import scenario
-from referee.games.summoner_wars.vocab import name_matches
+from summon.referee.games.summoner_wars import SummonerWarsGame
+from summon.referee.games.summoner_wars.board import parse_cell
+from summon.referee.games.summoner_wars.query import abilities, strength
+from summon.referee.games.summoner_wars.scenario import scenario
+from summon.referee.games.summoner_wars.vocab import name_matches
 from tests.games.test_summoner_wars_turn import BASE, HIT, MISS, at, legal, move_targets, play, tok
 
 G = SummonerWarsGame()

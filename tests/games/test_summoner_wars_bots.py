@@ -7,12 +7,12 @@ seat and either faction) and must clearly beat the random bot; the benchmark scr
 
 from __future__ import annotations
 
-from clients.bots import BOTS, default_bot, make_bot
-from clients.bots.random_bot import RandomBot
-from clients.render import renderer_for
-from clients.render.summoner_wars import abbrev, grid
-from referee.games.summoner_wars import SummonerWarsGame
-from referee.selfplay import play_game
+from summon.clients.bots import BOTS, default_bot, make_bot
+from summon.clients.bots.random_bot import RandomBot
+from summon.clients.render import renderer_for
+from summon.clients.render.summoner_wars import abbrev, grid
+from summon.referee.games.summoner_wars import SummonerWarsGame
+from summon.referee.selfplay import play_game
 
 G = SummonerWarsGame()
 SWAP = {"deck_0": "tidewardens", "deck_1": "cinder-vanguard"}

@@ -17,12 +17,12 @@ from collections import Counter
 
 import pytest
 
-from clients.bots.random_bot import RandomBot
+from summon.clients.bots.random_bot import RandomBot
 from tests.payloads import tokens
-from referee.games.summoner_wars import SummonerWarsGame
-from referee.games.summoner_wars.cards import POOL
-from referee.games.summoner_wars.query import life
-from referee.selfplay import play_game
+from summon.referee.games.summoner_wars import SummonerWarsGame
+from summon.referee.games.summoner_wars.cards import POOL
+from summon.referee.games.summoner_wars.query import life
+from summon.referee.selfplay import play_game
 
 G = SummonerWarsGame()
 FAST_GAMES = 120

@@ -15,9 +15,9 @@ from collections import Counter
 
 import pytest
 
-from clients.bots import make_bot
-from referee.games import GAMES
-from referee.games.summoner_wars.search import (SearchError, determinize, fast_legal, fast_step, info_state,
+from summon.clients.bots import make_bot
+from summon.referee.games import GAMES
+from summon.referee.games.summoner_wars.search import (SearchError, determinize, fast_legal, fast_step, info_state,
                                                 reseed, sample_hidden)
 
 G = GAMES["summoner-wars"]

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import random
 
-from clients.bots import BOTS, make_bot
-from clients.bots.summoner_wars_search import SummonerWarsSearchBot
-from referee.games import GAMES
-from referee.games.summoner_wars.search import determinize, info_state
+from summon.clients.bots import BOTS, make_bot
+from summon.clients.bots.summoner_wars_search import SummonerWarsSearchBot
+from summon.referee.games import GAMES
+from summon.referee.games.summoner_wars.search import determinize, info_state
 
 G = GAMES["summoner-wars"]
 

@@ -10,13 +10,13 @@ from collections import Counter
 
 import pytest
 
-from referee.engine import ConfigError
-from referee.games.summoner_wars import SummonerWarsGame
-from referee.games.summoner_wars.board import ADJ, dist, owner_cell, parse_cell, on_side, in_back_rows
-from referee.games.summoner_wars.cards import POOL, PRESET_DECKS, CardDataError, load_pool_text
-from referee.games.summoner_wars.deck import deck_problems, load_deck, parse_deck
-from referee.games.summoner_wars.dice import parse_die, roll
-from referee.games.summoner_wars.query import summoner_cell
+from summon.referee.engine import ConfigError
+from summon.referee.games.summoner_wars import SummonerWarsGame
+from summon.referee.games.summoner_wars.board import ADJ, dist, owner_cell, parse_cell, on_side, in_back_rows
+from summon.referee.games.summoner_wars.cards import POOL, PRESET_DECKS, CardDataError, load_pool_text
+from summon.referee.games.summoner_wars.deck import deck_problems, load_deck, parse_deck
+from summon.referee.games.summoner_wars.dice import parse_die, roll
+from summon.referee.games.summoner_wars.query import summoner_cell
 
 G = SummonerWarsGame()
 
@@ -208,7 +208,7 @@ def test_card_data_is_checked_at_load():
 def test_sw_deck_command_checks_a_file_and_shows_presets(tmp_path):
     from click.testing import CliRunner
 
-    from clients.cli_summoner_wars import sw_deck
+    from summon.clients.cli_summoner_wars import sw_deck
 
     runner = CliRunner()
     shown = runner.invoke(sw_deck, ["show", "cinder-vanguard"])

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import pytest
 
-from referee.engine import IllegalMoveError
-from referee.games.summoner_wars import SummonerWarsGame
-from referee.games.summoner_wars.board import parse_cell
-from referee.games.summoner_wars.scenario import scenario
+from summon.referee.engine import IllegalMoveError
+from summon.referee.games.summoner_wars import SummonerWarsGame
+from summon.referee.games.summoner_wars.board import parse_cell
+from summon.referee.games.summoner_wars.scenario import scenario
 
 G = SummonerWarsGame()
 HIT = {"die": "melee+ranged,melee+ranged"}

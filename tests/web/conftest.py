@@ -17,11 +17,11 @@ from typing import Any, Iterator, Sequence
 
 import pytest
 
-from clients.bots import make_bot
-from clients.director import create_table
-from clients.sdk import BotClient
-from clients.web.server import WebConfig, WebServer
-from referee.service import Referee, RefereeConfig
+from summon.clients.bots import make_bot
+from summon.clients.director import create_table
+from summon.clients.sdk import BotClient
+from summon.clients.web.server import WebConfig, WebServer
+from summon.referee.service import Referee, RefereeConfig
 from tests.mosquitto import Mosquitto, password, start_mosquitto
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "screens" / "web"

@@ -6,7 +6,7 @@ from __future__ import annotations
 import queue
 import threading
 
-from clients.demo import DemoOptions, run_demo
+from summon.clients.demo import DemoOptions, run_demo
 from tests.web.pages import offered, play_to_end
 
 

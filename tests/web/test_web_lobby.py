@@ -7,11 +7,11 @@ import uuid
 
 import pytest
 
-from clients.tournament.bots import BotFleet
-from clients.tournament.runner import Runner
-from clients.tournament.spec import parse_spec
-from protocol.messages import Tournament
-from protocol.topics import Topics
+from summon.clients.tournament.bots import BotFleet
+from summon.clients.tournament.runner import Runner
+from summon.clients.tournament.spec import parse_spec
+from summon.protocol.messages import Tournament
+from summon.protocol.topics import Topics
 from tests.helpers import Probe
 from tests.web.pages import login
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from clients.web.server import WebConfig, WebServer
+from summon.clients.web.server import WebConfig, WebServer
 from tests.web.test_web_screens import shoot
 
 SAMPLE = Path(__file__).resolve().parents[2] / "examples" / "replays" / "dragon-sample.json"

@@ -87,8 +87,8 @@ def test_a_wrong_password_is_said_in_words_and_not_retried(stack, browser):
 
 
 def test_an_unreachable_broker_is_said_in_words(browser):
-    from clients.embedded_broker import free_port
-    from clients.web.server import WebConfig, WebServer
+    from summon.clients.embedded_broker import free_port
+    from summon.clients.web.server import WebConfig, WebServer
 
     web = WebServer(WebConfig(broker=f"ws://127.0.0.1:{free_port()}"), port=0).start()
     context = browser.new_context()
@@ -106,7 +106,7 @@ def test_an_unreachable_broker_is_said_in_words(browser):
 
 
 def test_a_broker_the_policy_does_not_allow_is_said_in_words(stack, browser):
-    from clients.embedded_broker import free_port
+    from summon.clients.embedded_broker import free_port
 
     page = stack.page(browser)
     try:

@@ -9,9 +9,9 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from clients.cli import main as cli_main
-from clients.web import vendor
-from clients.web.server import STATIC, WebConfig, WebServer, csp_header
+from summon.clients.cli import main as cli_main
+from summon.clients.web import vendor
+from summon.clients.web.server import STATIC, WebConfig, WebServer, csp_header
 
 
 @pytest.fixture

@@ -10,11 +10,11 @@ from typing import Any
 
 import pytest
 
-from clients.bots import make_bot
-from clients.director import create_table
-from clients.sdk import BotClient
-from clients.web.server import WebConfig, WebServer
-from referee.service import RefereeConfig
+from summon.clients.bots import make_bot
+from summon.clients.director import create_table
+from summon.clients.sdk import BotClient
+from summon.clients.web.server import WebConfig, WebServer
+from summon.referee.service import RefereeConfig
 from tests.helpers import run_in_thread
 from tests.secbroker import RunningReferee
 from tests.test_edge_broker import Deployment, is_msg

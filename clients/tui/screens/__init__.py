@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from clients.tui.screens.base import GameScreen, GenericScreen, Seen
-from clients.tui.screens.dragon import DragonScreen
-from clients.tui.screens.summicard import SummicardScreen
-from clients.tui.screens.summoner_wars import SummonerWarsScreen
+from summon.clients.tui.screens.base import GameScreen, GenericScreen, Seen
+from summon.clients.tui.screens.dragon import DragonScreen
+from summon.clients.tui.screens.summicard import SummicardScreen
+from summon.clients.tui.screens.summoner_wars import SummonerWarsScreen
 
 __all__ = ["SCREENS", "GameScreen", "GenericScreen", "Seen", "screen_for"]
 

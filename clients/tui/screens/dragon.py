@@ -15,8 +15,8 @@ from typing import Any, Mapping, Sequence
 from rich.console import Console
 from rich.text import Text
 
-from clients.render.dragon import DragonRenderer, designation_text
-from clients.tui.screens.base import GameScreen, Seen
+from summon.clients.render.dragon import DragonRenderer, designation_text
+from summon.clients.tui.screens.base import GameScreen, Seen
 
 __all__ = ["DragonScreen", "card_words"]
 

@@ -13,8 +13,8 @@ from typing import Any, Mapping, Sequence
 
 from rich.text import Text
 
-from clients.render.summicard import SummicardRenderer, card_text
-from clients.tui.screens.base import GameScreen, Seen
+from summon.clients.render.summicard import SummicardRenderer, card_text
+from summon.clients.tui.screens.base import GameScreen, Seen
 
 __all__ = ["SummicardScreen"]
 

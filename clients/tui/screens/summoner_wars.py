@@ -15,8 +15,8 @@ from typing import Any, Mapping, Sequence
 
 from rich.text import Text
 
-from clients.render.summoner_wars import SummonerWarsRenderer, abbrev
-from clients.tui.screens.base import GameScreen, Seen, wrap_text
+from summon.clients.render.summoner_wars import SummonerWarsRenderer, abbrev
+from summon.clients.tui.screens.base import GameScreen, Seen, wrap_text
 
 __all__ = ["SummonerWarsScreen"]
 

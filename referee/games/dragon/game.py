@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from referee.engine import Event, Game, MoveSyntaxError, Outcome
+from summon.referee.engine import Event, Game, MoveSyntaxError, Outcome
 
 from .cards import DRAGON, DRAGON_BIT, SUIT_MASKS, SUITS
 from .moves import MOVES, Move

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from referee.engine import MoveSyntaxError
+from summon.referee.engine import MoveSyntaxError
 
 from .cards import CARD_NAMES, DESIGNATIONS, DRAGON, N_CARDS, SUITS
 

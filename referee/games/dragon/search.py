@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
-from referee.engine import ConfigError
+from summon.referee.engine import ConfigError
 
 from .cards import CARD_BY_NAME, DESIGNATIONS, FULL_DECK, mask_of
 from .fast import (MOVE_CODE, MOVE_TEXT, Position, from_state, hand_deltas, legal_codes,
@@ -51,7 +51,7 @@ def state_in_play(hands: Sequence[Sequence[str]], contract: Mapping[str, Any], *
     with this hand (reason ``hand-limit``/``hand-limit-draw``, or ``target``) instead of
     dealing the next.  Raises ``ConfigError`` with the reason for anything inconsistent."""
     from .game import DragonGame
-    from referee.engine import IllegalMoveError
+    from summon.referee.engine import IllegalMoveError
 
     cfg_map = dict(config or {})
     if stop_at_hand_end:

@@ -15,8 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import Any, Mapping, Sequence
 
-from referee.engine import ConfigError
-from referee.games.keyed import KeyedRandom
+from summon.referee.engine import ConfigError
+from summon.referee.games.keyed import KeyedRandom
 
 from .cards import CARD_BY_NAME, FULL_DECK, N_CARDS, mask_of
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from referee.engine import Event
+from summon.referee.engine import Event
 
 from .cards import CARD_NAMES, DRAGON_BIT, display_names
 from .moves import Bid, Discard, Move, Option, Pass, Play

@@ -25,7 +25,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Callable
 
-from referee.engine import Event
+from summon.referee.engine import Event
 
 from .moves import Abandon, Bet, Move, Raise, See
 from .rules import bet_limit, in_hand

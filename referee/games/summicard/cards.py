@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from referee.games.keyed import KeyedRandom
+from summon.referee.games.keyed import KeyedRandom
 
 __all__ = ["VALUES", "DECK_SIZE", "COPIES", "distance", "auto_decks", "min_decks",
            "shuffled_shoe", "reserve_deck", "card_text"]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
-from referee.engine import Event, Game, Outcome
+from summon.referee.engine import Event, Game, Outcome
 
 from .moves import Move
 from .rules import bet_limit, legal_moves

@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass
 from typing import ClassVar
 
-from referee.engine import MoveSyntaxError
+from summon.referee.engine import MoveSyntaxError
 
 __all__ = ["Move", "Reveal", "Exchange", "Keep", "Buy", "Bet", "See", "Raise", "Abandon",
            "parse_move", "WORDS"]

@@ -39,7 +39,7 @@ import random
 from dataclasses import dataclass, replace
 from typing import Any, Iterable, Mapping, Sequence
 
-from referee.engine import ConfigError
+from summon.referee.engine import ConfigError
 
 from .cards import COPIES, VALUES
 from .moves import WORDS, Bet, Move, Raise

@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Sequence
 
-from referee.engine import Event
+from summon.referee.engine import Event
 
 from .cards import distance, reserve_deck
 from .rules import final, in_hand, order

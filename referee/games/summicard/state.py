@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import Any, Mapping, Sequence
 
-from referee.engine import ConfigError
+from summon.referee.engine import ConfigError
 
 from .cards import VALUES, auto_decks, min_decks, shuffled_shoe
 

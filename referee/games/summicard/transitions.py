@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from referee.engine import Event
+from summon.referee.engine import Event
 
 from .betting import start_betting, step_betting
 from .cards import distance

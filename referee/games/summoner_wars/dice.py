@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from referee.games.keyed import KeyedRandom
+from summon.referee.games.keyed import KeyedRandom
 
 __all__ = ["DEFAULT_DIE", "SYMBOLS", "parse_die", "roll", "shuffled", "coin", "face_text"]
 

@@ -7,7 +7,7 @@ Why: callers (the CLI's ``sw-deck``, the table's config check, tests) catch one 
 
 from __future__ import annotations
 
-from referee.engine import EngineError
+from summon.referee.engine import EngineError
 
 __all__ = ["SummonerWarsError", "CardDataError", "DeckError"]
 

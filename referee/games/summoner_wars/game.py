@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from referee.engine import Event, Game, Outcome
+from summon.referee.engine import Event, Game, Outcome
 
 from .explain import why_illegal
 from .moves import Move, parse_move

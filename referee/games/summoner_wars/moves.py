@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from referee.engine import MoveSyntaxError
+from summon.referee.engine import MoveSyntaxError
 
 from .board import NAMES, parse_cell
 from .cards import POOL

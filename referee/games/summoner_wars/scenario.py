@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
-from referee.engine import ConfigError
+from summon.referee.engine import ConfigError
 
 from .board import CELLS, parse_cell
 from .state import Config, Piece, Player, State, new_game

@@ -19,7 +19,7 @@ import copy
 from dataclasses import dataclass, field, fields
 from typing import Any, Mapping
 
-from referee.engine import ConfigError
+from summon.referee.engine import ConfigError
 
 from .board import owner_cell, CELLS
 from .cards import POOL, PRESET_DECKS

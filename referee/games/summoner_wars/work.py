@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from referee.engine import Event
+from summon.referee.engine import Event
 
 from .cards import POOL, Card
 from .state import MAX_MAGIC, Piece, Player, State, Trigger
