@@ -17,11 +17,10 @@ them are gone) are searched once.  Only the seat view and the legal moves are us
 every bot; any surprise falls back to the heuristic's move.
 
 Measured (``python -m benchmarks.dragon_search_match --boards 300 --samples 60``, deals
-0..299, 47 ms CPU per decision): +13.3 +- 8.9 points per board against the pre-issue-16
-heuristic, +12.4 +- 8.2 of it as declarer, +0.9 +- 1.0 as defender, contracts made 270/300
-against 250/300.  The no-trump boards replayed against today's heuristic (and this code):
-high +25 over 2 boards, low +26.3 +- 38.3 over 30; 11 more high boards (deals 300..4000):
-+28.2 +- 31.4.
+0..299, 44 ms CPU per decision): +14.3 +- 9.0 points per board against dragon-heuristic,
++13.4 +- 8.3 as declarer, +0.9 +- 1.0 as defender, contracts made 271/300 against 249/300;
+high no-trump +25 over 2 boards (11 more, deals 300..4000: +28.2 +- 31.4), low no-trump
++26.3 +- 38.3 over 30.
 """
 
 from __future__ import annotations
