@@ -73,21 +73,27 @@ def launch(conf: Path, ports: "list[int]") -> "subprocess.Popen[bytes]":
     if binary is None:
         raise RuntimeError("mosquitto is not installed (the README's test command installs it)")
     proc = subprocess.Popen([binary, "-c", str(conf)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    waiting = wait_for_ports(proc, ports)
+    if proc.poll() is not None:
+        err = proc.stderr.read().decode(errors="replace") if proc.stderr else ""
+        raise RuntimeError(f"mosquitto exited: {err}")
+    if waiting:
+        proc.kill()
+        raise RuntimeError(f"mosquitto did not open ports {waiting}")
+    return proc
+
+
+def wait_for_ports(proc: "subprocess.Popen", ports: "list[int]", seconds: float = 10.0) -> "list[int]":
+    """Wait until every port accepts connections (or ``proc`` exits); the ports still closed."""
     waiting = list(ports)
-    deadline = time.monotonic() + 10
-    while waiting and time.monotonic() < deadline:
-        if proc.poll() is not None:
-            err = proc.stderr.read().decode(errors="replace") if proc.stderr else ""
-            raise RuntimeError(f"mosquitto exited: {err}")
+    deadline = time.monotonic() + seconds
+    while waiting and time.monotonic() < deadline and proc.poll() is None:
         try:
             with socket.create_connection(("127.0.0.1", waiting[0]), timeout=0.2):
                 waiting.pop(0)
         except OSError:
             time.sleep(0.05)
-    if waiting:
-        proc.kill()
-        raise RuntimeError(f"mosquitto did not open ports {waiting}")
-    return proc
+    return waiting
 
 
 def start_mosquitto(directory: Path, websockets: bool = False) -> Mosquitto:

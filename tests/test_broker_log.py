@@ -12,14 +12,13 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
-import time
 from pathlib import Path
 
 import pytest
 
 from summon.clients.embedded_broker import free_port
 from summon.referee.accounts import BrokerSettings
-from tests.mosquitto import find_mosquitto
+from tests.mosquitto import find_mosquitto, wait_for_ports
 from tests.secbroker import Raw, start_init_broker
 
 pytestmark = [pytest.mark.broker, pytest.mark.skipif(find_mosquitto() is None, reason="mosquitto not installed")]
@@ -32,15 +31,7 @@ P = "summon/v1"
 def _start_verbose(conf: Path, ports: list[int]) -> subprocess.Popen[str]:
     proc = subprocess.Popen([find_mosquitto() or "mosquitto", "-c", str(conf), "-v"], stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True)
-    import socket
-    deadline = time.monotonic() + 10
-    waiting = list(ports)
-    while waiting and time.monotonic() < deadline and proc.poll() is None:
-        try:
-            with socket.create_connection(("127.0.0.1", waiting[0]), timeout=0.2):
-                waiting.pop(0)
-        except OSError:
-            time.sleep(0.05)
+    waiting = wait_for_ports(proc, ports)
     if waiting:
         proc.kill()
         pytest.fail(f"mosquitto did not open {waiting}:\n{proc.communicate()[0]}")

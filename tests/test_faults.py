@@ -66,8 +66,8 @@ def fault_free(seed: int, config: Mapping[str, Any]) -> tuple[list[tuple[int, st
 class RefereeProcess:
     """``summon referee`` as a child process; knows when it is up and how long restoring took."""
 
-    def __init__(self, broker: Mosquitto, db: Path, extra: Sequence[str] = ()) -> None:
-        self.broker, self.db, self.extra = broker, db, list(extra)
+    def __init__(self, broker: Mosquitto, db: "Path | str", extra: Sequence[str] = (), user: str = "referee") -> None:
+        self.broker, self.db, self.extra, self.user = broker, db, list(extra), user
         self.proc: subprocess.Popen[str] | None = None
         self.lines: "queue.Queue[str]" = queue.Queue()
         self.restore_ms: list[float] = []
@@ -76,8 +76,8 @@ class RefereeProcess:
     def start(self) -> float:
         """Spawn; return the monotonic time of the spawn."""
         cmd = SUMMON + ["--log-level", "INFO", "referee", "--broker", f"mqtt://127.0.0.1:{self.broker.port}",
-                        "-u", "referee", "--password-file", str(self.broker.directory / "referee.pw"),
-                        "--director", "director", "--client-id", "referee", "--db", str(self.db), *self.extra]
+                        "-u", self.user, "--password-file", str(self.broker.directory / f"{self.user}.pw"),
+                        "--director", "director", "--client-id", self.user, "--db", str(self.db), *self.extra]
         t0 = time.monotonic()
         self.proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
                                      env={**os.environ, "PYTHONUNBUFFERED": "1"})

@@ -232,24 +232,8 @@ class FleetReferee(RefereeProcess):
     """``summon referee --db postgresql://...`` logged in as its own referee account."""
 
     def __init__(self, broker: Mosquitto, url: str, user: str, ttl: float) -> None:
-        super().__init__(broker, Path("/nonexistent"), ["--lease-ttl", str(ttl), "--db-sync", "normal"])
-        self.url, self.user = url, user
-
-    def start(self) -> float:
-        import os
-        import queue
-        import subprocess
-        import sys  # noqa: F401
-        cmd = SUMMON + ["--log-level", "INFO", "referee", "--broker", f"mqtt://127.0.0.1:{self.broker.port}",
-                        "-u", self.user, "--password-file", str(self.broker.directory / f"{self.user}.pw"),
-                        "--director", "director", "--client-id", self.user, "--db", self.url, *self.extra]
-        t0 = time.monotonic()
-        self.proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                                     env={**os.environ, "PYTHONUNBUFFERED": "1"})
-        self.lines = queue.Queue()
-        proc, lines = self.proc, self.lines
-        threading.Thread(target=lambda: [lines.put(ln) for ln in proc.stderr], daemon=True).start()  # type: ignore
-        return t0
+        super().__init__(broker, url, ["--lease-ttl", str(ttl), "--db-sync", "normal"], user=user)
+        self.url = url
 
     def alive(self) -> bool:
         return self.proc is not None and self.proc.poll() is None
