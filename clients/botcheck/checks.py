@@ -199,6 +199,10 @@ class Checker:
                                                     "botcheck"))
         other = self.create(game, with_bot=False)
         self.staged = [done, closed, other]
+        # The referee's publishes wait in paho's queue: one more, acknowledged (QoS1, in order),
+        # means the broker holds every final retained state before the bot connects -- else
+        # a bot could rightly answer a "playing" state of the finished table still on its way.
+        self.w.call(lambda: self.w.ref._status("online", wait=True))
 
     def run(self, command: Sequence[str], cwd: str | None = None) -> list[Row]:
         self.stage()
