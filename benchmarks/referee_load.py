@@ -277,33 +277,35 @@ class Director:
         self.link = Link(url(port, "director"), "bench-director",
                          subscriptions=(T.reply("director"), T.referee_status())).start()
 
-    def wait_online(self, timeout: float = 30.0) -> None:
+    def _await(self, match: Any, timeout: float, failure: str) -> None:
+        """Read the inbox until ``match(item)`` holds; give up with ``failure`` after ``timeout``."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             try:
                 item = self.link.inbox.get(timeout=0.2)
             except queue.Empty:
                 continue
-            if item.topic == T.referee_status() and item.payload and msgpack.unpackb(item.payload)["status"] == "online":
+            if match(item):
                 return
-        raise SystemExit("the referee did not come online within 30 s")
+        raise SystemExit(failure)
+
+    def wait_online(self, timeout: float = 30.0) -> None:
+        self._await(lambda item: item.topic == T.referee_status() and bool(item.payload)
+                    and msgpack.unpackb(item.payload)["status"] == "online",
+                    timeout, f"the referee did not come online within {timeout:g} s")
 
     def barrier(self, timeout: float = 120.0) -> None:
         """Wait until the referee has worked through everything queued before now (its
         inbox is first in, first out: the answer to a request sent now comes after)."""
         rid = f"barrier-{uuid.uuid4().hex[:6]}"
         self.link.publish(T.request("director"), encode(CloseTable(request_id=rid, table="no-such-table")))
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            try:
-                item = self.link.inbox.get(timeout=0.2)
-            except queue.Empty:
-                continue
-            if item.topic == T.reply("director"):
-                msg = decode(item.payload, max_bytes=1 << 20)
-                if isinstance(msg, Error) and msg.ref == rid:
-                    return
-        raise SystemExit(f"the referee did not work through its inbox within {timeout:g} s")
+
+        def answered(item: Any) -> bool:
+            if item.topic != T.reply("director"):
+                return False
+            msg = decode(item.payload, max_bytes=1 << 20)
+            return isinstance(msg, Error) and msg.ref == rid
+        self._await(answered, timeout, f"the referee did not work through its inbox within {timeout:g} s")
 
     def create(self, game: str, ids: list[str], players: list[str], window: int = 100) -> None:
         todo, waiting = list(ids), set()

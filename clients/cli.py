@@ -127,11 +127,12 @@ def referee(broker_url: str, username: str | None, password: str | None, passwor
     except ClockError as exc:
         raise click.BadParameter(str(exc), param_hint="--clock") from None
     prof = _profile()
-    if prof and prof.roles_file and "SUMMON_ROLES_FILE" not in os.environ:
-        os.environ["SUMMON_ROLES_FILE"] = prof.roles_file  # directors named in the broker's roles file
+    # directors named in the broker's roles file: SUMMON_ROLES_FILE, else the profile's
+    roles_file = os.environ.get("SUMMON_ROLES_FILE") or (prof.roles_file if prof else None)
     cfg = RefereeConfig(broker=_broker(broker_url, username, password, password_file), prefix=prefix,
                         client_id=client_id, directors=frozenset(directors), mqtt_version=int(mqtt_version),
-                        db=db, db_sync=db_sync, clock=clock, lease_ttl=lease_ttl, share_group=share_group)
+                        db=db, db_sync=db_sync, clock=clock, lease_ttl=lease_ttl, share_group=share_group,
+                        roles_file=roles_file)
     ref = Referee(cfg)
     _on_signals(ref.request_stop)
     try:
