@@ -54,6 +54,38 @@ _SHORT_SESSION_S = 4.0
 _SHORT_SESSIONS_KICKED = 4
 
 
+def credentials_refused(broker: "BrokerUrl", reason: int) -> str:
+    """What to tell someone whose CONNECT was refused with ``reason`` (134 or 135)."""
+    who = repr(broker.username) if broker.username else "a client without a username"
+    given = "with the password given" if broker.password else "without a password (none was given)"
+    return (f"{broker.host}:{broker.port} refused {who} {given}: {_BAD_CREDENTIALS[reason]}; check the username "
+            f"and its password (--password-file, SUMMON_PASSWORD, or the profile's kept passwords)")
+
+
+def taken_over(broker: "BrokerUrl", client_id: str) -> str:
+    who = broker.username or client_id
+    return (f"another client connected to {broker.host}:{broker.port} as {who!r} and took this connection over "
+            f"(one connection per account): give each person and each bot an account of its own "
+            f"(summon accounts add NAME ...)")
+
+
+class ShortSessions:
+    """Counts connections in a row that died young: MQTT 3.1.1's only sign of a takeover."""
+
+    def __init__(self) -> None:
+        self.connected_at = 0.0
+        self.count = 0
+
+    def connected(self) -> None:
+        self.connected_at = time.monotonic()
+
+    def lost(self) -> bool:
+        """One more lost connection; True once enough in a row were short (taken over)."""
+        short = time.monotonic() - self.connected_at < _SHORT_SESSION_S
+        self.count = self.count + 1 if short else 0
+        return self.count >= _SHORT_SESSIONS_KICKED
+
+
 @dataclass(frozen=True)
 class BrokerUrl:
     """``mqtt://[user[:password]@]host[:port]`` (``mqtts://`` for TLS)."""
@@ -130,8 +162,7 @@ class Link:
         self._last_refusal: str | None = None
         self.refused: str | None = None  # why the broker refused us or took us over: see LinkRefused
         self._refused = threading.Event()
-        self._connected_at = 0.0
-        self._short_sessions = 0
+        self._sessions = ShortSessions()
         proto = mqtt.MQTTv5 if mqtt_version == 5 else mqtt.MQTTv311
         self._v5 = proto == mqtt.MQTTv5
         kwargs: dict[str, Any] = {"client_id": client_id, "protocol": proto}
@@ -163,11 +194,7 @@ class Link:
             if reason.is_failure:
                 self._last_refusal = str(reason)
                 if getattr(reason, "value", None) in _BAD_CREDENTIALS:
-                    who = repr(self.broker.username) if self.broker.username else "a client without a username"
-                    given = "with the password given" if self.broker.password else "without a password (none was given)"
-                    self._refuse(f"{self.broker.host}:{self.broker.port} refused {who} {given}: "
-                                 f"{_BAD_CREDENTIALS[reason.value]}; check the username and its password "
-                                 f"(--password-file, SUMMON_PASSWORD, or the profile's kept passwords)")
+                    self._refuse(credentials_refused(self.broker, reason.value))
                     return
                 log.warning("%s: broker refused connection: %s", self.client_id, reason)
                 return
@@ -176,7 +203,7 @@ class Link:
             if self._birth is not None:
                 client.publish(self._birth[0], self._birth[1], qos=1, retain=True)
             self.connects += 1
-            self._connected_at = time.monotonic()
+            self._sessions.connected()
             self.connected.set()
             log.debug("%s: connected to %s", self.client_id, self.broker)
         except Exception:
@@ -191,21 +218,15 @@ class Link:
             if getattr(reason, "value", None) == _TAKEN_OVER:
                 self._taken_over()
                 return
-            if was_connected:
-                short = time.monotonic() - self._connected_at < _SHORT_SESSION_S
-                self._short_sessions = self._short_sessions + 1 if short else 0
-                if self._short_sessions >= _SHORT_SESSIONS_KICKED:
-                    self._taken_over()
-                    return
+            if was_connected and self._sessions.lost():
+                self._taken_over()
+                return
             log.info("%s: disconnected (%s); paho will reconnect", self.client_id, reason)
         except Exception:
             pass
 
     def _taken_over(self) -> None:
-        who = self.broker.username or self.client_id
-        self._refuse(f"another client connected to {self.broker.host}:{self.broker.port} as {who!r} and took this "
-                     f"connection over (one connection per account): give each person and each bot an account of "
-                     f"its own (summon accounts add NAME ...)")
+        self._refuse(taken_over(self.broker, self.client_id))
 
     def _refuse(self, why: str) -> None:
         """Stop for good: paho would otherwise retry (or kick the other client) every second."""

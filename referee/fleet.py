@@ -18,6 +18,9 @@ How the work is shared, and why this way:
 * **A request to close a table** reaches one referee, maybe not the owner: it forwards it
   on ``<p>/referee/fleet/forward`` (only referee accounts may read or write there), where
   the owner handles it.
+* **Moves for tables nobody knows** get one ``table/unknown`` answer, from the live
+  referee that rendezvous hashing picks (``answers_unknown``; each referee renews a row in
+  the store's ``members`` with its leases).
 * **Leases**: the owner renews every ``ttl/3``; each write is fenced by the lease's epoch
   in the store's own transaction.  A referee that learns (renewal, or a fenced write) that
   it lost a table forgets it at once and publishes nothing more for it.
@@ -73,6 +76,7 @@ class Fleet:
         self.adopted = 0  # tables adopted since start (tests, benchmarks)
         self.fenced = 0  # writes the store refused because a lease was lost
         self.dropped = 0  # tables forgotten because another referee owns them now
+        self.members: list[str] = [self.store.owner]  # live referees of the fleet (PgStore.heartbeat)
         topics = referee.topics
         self.forward_topic = f"{topics.prefix}/referee/fleet/forward"
 
@@ -86,6 +90,7 @@ class Fleet:
             self._last_renew = now
             for tid in self.store.renew(list(self.ref.tables)):
                 self.drop(tid, "its lease is held by another referee")
+            self.members = self.store.heartbeat() or [self.store.owner]
         if now - self._last_adopt >= self.adopt_every:
             self._last_adopt = now
             self.adopt()
@@ -135,6 +140,18 @@ class Fleet:
         self._remember(tid)
         return True
 
+    def answers_unknown(self, tid: str) -> bool:
+        """Is this referee the one of the fleet that answers ``table/unknown`` for ``tid``?
+
+        Every referee gets every move; for a table the store does not know, the live referee
+        with the highest hash of (name, table) answers (rendezvous hashing: no messages, and
+        the choice moves only for the tables of a referee that joins or leaves).  While the
+        membership changes (a ttl at most), such an error may come twice or not at all.
+        """
+        me = self.store.owner
+        members = self.members if me in self.members else [*self.members, me]
+        return max(members, key=lambda m: hashlib.sha256(f"{m}\0{tid}".encode()).digest()) == me
+
     def _remember(self, tid: str) -> None:
         self.foreign[tid] = None
         while len(self.foreign) > MAX_FOREIGN:
@@ -160,4 +177,5 @@ class Fleet:
         """Give every lease up (after the ``interrupted`` notices): the others adopt at once."""
         for tid in list(self.ref.tables):
             self.store.release(tid)
+        self.store.leave()
 

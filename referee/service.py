@@ -26,7 +26,8 @@ from typing import Any, Callable, Mapping, Sequence
 from summon.protocol.errors import DecodeError, ErrorCode, TopicError
 from summon.protocol.messages import (CloseTable, Closed, CreateTable, Created, Error, Move, Reclaim, RefereeStatus, decode,
                                encode)
-from summon.protocol.mqtt import BrokerUrl, Incoming, Link
+from summon.protocol.looplink import LoopLink
+from summon.protocol.mqtt import BrokerUrl, Incoming
 from summon.protocol.topics import Topics, valid_name
 from summon.protocol.version import DEFAULT_PREFIX
 from summon.referee.accounts import RoleBook
@@ -125,7 +126,7 @@ class Referee:
         self.roles = RoleBook(config.roles_file)
         self.ready = threading.Event()
         self._stop = threading.Event()
-        self._link: Link | None = None
+        self._link: LoopLink | None = None
         self.store: Store = None  # type: ignore[assignment]  # opened in startup()
         self.recovery = Recovery(self)  # durable first; restore; republish after reconnects
         self.seats = SeatKeeper(self)  # clocks' timeouts, presence, house bots
@@ -159,7 +160,7 @@ class Referee:
             self.fleet = Fleet(self, share_group(self.config.db, self.config.share_group))
             subscriptions = self.fleet.subscriptions()
         offline = encode(RefereeStatus(status="offline", tables=0))
-        self._link = Link(
+        self._link = LoopLink(
             self.config.broker,
             self.config.client_id,
             subscriptions=subscriptions,
@@ -173,9 +174,15 @@ class Referee:
         self.ready.set()
 
     def main_loop(self) -> None:
+        """Pump the connection (send what the last pass produced, read what arrived), handle
+        the inbox, tick.  The wait is in ``pump``: up to 0.1 s, cut short by the broker or by
+        ``call()``; none while the inbox holds work."""
+        link = self._link
+        assert link is not None
         while not self._stop.is_set():
+            link.pump(0.0 if self.inbox.qsize() else 0.1)
             try:
-                item = self.inbox.get(timeout=0.2)
+                item = self.inbox.get_nowait()
             except queue.Empty:
                 item = None
             if item is not None:
@@ -303,6 +310,8 @@ class Referee:
         """Run ``fn`` on the loop thread and return its result (or raise its exception)."""
         fut: concurrent.futures.Future[Any] = concurrent.futures.Future()
         self.inbox.put((fn, fut))
+        if self._link is not None:
+            self._link.wake()
         return fut.result(timeout)
 
     # --- tables ---------------------------------------------------------------------------
@@ -417,8 +426,8 @@ class Referee:
         error_topic = self.topics.seat_error(table_id, user)
         table = self.tables.get(table_id)
         if table is None:
-            if self.fleet is not None and self.fleet.is_foreign(table_id):
-                return  # another referee of the fleet holds it (or will adopt it and ask again)
+            if self.fleet is not None and (self.fleet.is_foreign(table_id) or not self.fleet.answers_unknown(table_id)):
+                return  # another referee of the fleet holds it (or will adopt it), or answers for it
             self._send_error(error_topic, ErrorCode.TABLE_UNKNOWN, f"no table {table_id!r} on this referee", table_id)
             return
         try:

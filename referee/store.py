@@ -223,6 +223,11 @@ class Store:
                 if self._batch == 1:
                     db.execute("BEGIN IMMEDIATE")
                     self._batch = 2
+                statements = list(statements)
+                if len(statements) == 1:  # one statement is atomic on its own (SQLite backs out a failed one)
+                    db.execute(*statements[0])
+                    self.stats.writes += 1
+                    return
                 db.execute("SAVEPOINT w")
                 try:
                     for sql, args in statements:

@@ -85,6 +85,10 @@ CREATE TABLE IF NOT EXISTS leases (
     epoch    BIGINT NOT NULL,
     expires  TIMESTAMPTZ NOT NULL
 );
+CREATE TABLE IF NOT EXISTS members (
+    owner    TEXT PRIMARY KEY,
+    expires  TIMESTAMPTZ NOT NULL
+);
 CREATE INDEX IF NOT EXISTS tables_status ON tables(status, finished);
 CREATE INDEX IF NOT EXISTS seat_events_table ON seat_events(table_id, at_seq);
 CREATE INDEX IF NOT EXISTS leases_owner ON leases(owner);
@@ -327,6 +331,31 @@ class PgStore:
         try:
             self._db.execute("UPDATE leases SET expires = now() - interval '1 second'"
                              " WHERE table_id = %s AND owner = %s AND epoch = %s", (table_id, self.owner, epoch))
+        except psycopg.Error:
+            pass
+
+    def heartbeat(self) -> list[str]:
+        """Say this referee is alive for another ``ttl``; every live referee's owner name, sorted.
+
+        Why: a move for a table nobody knows reaches every referee of the fleet, and exactly
+        one of them should answer ``table/unknown`` (``Fleet.answers_unknown``).  Rows of
+        referees dead for a minute are deleted here too.
+        """
+        try:
+            with self._db.transaction():
+                self._db.execute(
+                    "INSERT INTO members (owner, expires) VALUES (%s, now() + make_interval(secs => %s))"
+                    " ON CONFLICT (owner) DO UPDATE SET expires = EXCLUDED.expires", (self.owner, self.ttl))
+                self._db.execute("DELETE FROM members WHERE expires < now() - interval '1 minute'")
+                rows = self._db.execute("SELECT owner FROM members WHERE expires > now() ORDER BY owner").fetchall()
+        except psycopg.Error as exc:
+            raise StoreError(f"could not renew membership in {self.path}: {_first_line(exc)}") from None
+        return [r[0] for r in rows]
+
+    def leave(self) -> None:
+        """A graceful stop: no longer among the live referees."""
+        try:
+            self._db.execute("DELETE FROM members WHERE owner = %s", (self.owner,))
         except psycopg.Error:
             pass
 

@@ -111,12 +111,12 @@ class Table:
     def snapshot(self, events: Sequence[Event] = (), meta: bool = True) -> list[Publish]:
         """Every seat's state, the spectator events and state, and (optionally) meta.
 
-        Seat states go first so that the next player can think while the rest is sent.
+        Seat states go first (in ``seat_order``) so that the players hear before spectators.
         Built by ``views.move_payloads`` (each audience's view built once, shared parts
         encoded once); ``snapshot_reference`` is the same, message by message.
         """
         seat_payloads, events_payload, public_payload = views.move_payloads(self, events)
-        out = [Publish(topic, payload, retain=True) for topic, payload in zip(self._seat_topics, seat_payloads)]
+        out = [Publish(self._seat_topics[s], seat_payloads[s], retain=True) for s in self.seat_order()]
         if events_payload is not None:
             out.append(Publish(self._events_topic, events_payload))
         out.append(Publish(self._public_topic, public_payload, retain=True))
@@ -124,13 +124,20 @@ class Table:
             out.append(Publish(self.topics.meta(self.id), encode(views.meta_message(self)), retain=True))
         return out
 
+    def seat_order(self) -> list[int]:
+        """The order seat states are sent in: the seat that just moved (its answer), then the
+        seats to move (their turn), then the rest -- what a player waits for arrives first."""
+        mover = self.history[-1].seat if self.history else -1
+        to_move = self.game.to_move(self.state) if self.status == "playing" else ()
+        return sorted(range(len(self.players)), key=lambda s: (s != mover, s not in to_move, s))
+
     def snapshot_reference(self, events: Sequence[Event] = (), meta: bool = True) -> list[Publish]:
         """``snapshot`` built the straightforward way: one message per audience from the
         one-audience view functions, each encoded whole (what the fast path must equal)."""
         out = []
-        for seat, user in enumerate(self.players):
+        for seat in self.seat_order():
             msg = views.seat_message(self, seat, events)
-            out.append(Publish(self.topics.seat_state(self.id, user), encode(msg), retain=True))
+            out.append(Publish(self.topics.seat_state(self.id, self.players[seat]), encode(msg), retain=True))
         if events:
             out.append(Publish(self.topics.events(self.id), encode(views.events_message(self, events))))
         out.append(Publish(self.topics.public_state(self.id), encode(views.public_message(self)), retain=True))

@@ -77,6 +77,8 @@ def referee(mosquitto: Mosquitto, request: pytest.FixtureRequest) -> Iterator["o
     """
     from summon.referee.service import Referee, RefereeConfig
 
+    if "any_store" in request.fixturenames:
+        request.getfixturevalue("any_store")  # before the referee opens its store
     prefix = "summon/v1"
     ref = Referee(RefereeConfig(broker=mosquitto.url("referee"), prefix=prefix,
                                 client_id="referee", directors=frozenset({"director"})))
@@ -138,3 +140,48 @@ def postgres() -> Iterator["object"]:
 def pg_url(postgres: Any) -> str:
     """The URL of a fresh, empty database of its own for this test."""
     return postgres.new_database()
+
+
+STORES = ["sqlite", "postgresql"]
+
+
+def _referees_on_postgres(mp: pytest.MonkeyPatch, postgres: Any) -> None:
+    """Every referee started in-process from here on stores on PostgreSQL (a fleet of one).
+
+    Each SQLite path a referee opens maps to one fresh database (a referee restarted on the
+    same path finds its tables again); ``:memory:`` gets a new one every time.
+    """
+    from summon.referee import service
+    from summon.referee.store import MEMORY
+
+    real = service.open_store
+    databases: dict[str, str] = {}
+
+    def open_on_postgres(url: str = MEMORY, readonly: bool = False, sync: str = "full", **kwargs: Any) -> Any:
+        if not url.startswith(("postgresql://", "postgres://")):
+            if url == MEMORY or url not in databases:
+                databases[url] = postgres.new_database()
+            url = databases[url]
+            kwargs.setdefault("ttl", 1.0)  # a referee restarted under a new name adopts within a second
+        return real(url, readonly=readonly, sync=sync, **kwargs)
+
+    mp.setattr(service, "open_store", open_on_postgres)
+
+
+@pytest.fixture(params=STORES)
+def any_store(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Run a test twice: with the referee's SQLite store, then with every referee it starts
+    in-process on PostgreSQL -- issue 14: the fault, redaction and security suites pass on
+    both stores.  Request it before ``referee`` (the ``referee`` fixture makes sure)."""
+    if request.param == "postgresql":
+        _referees_on_postgres(monkeypatch, request.getfixturevalue("postgres"))
+    return str(request.param)
+
+
+@pytest.fixture(scope="module", params=STORES)
+def module_store(request: pytest.FixtureRequest) -> Iterator[str]:
+    """``any_store`` for a module-scoped referee: the module's tests run once per store."""
+    with pytest.MonkeyPatch.context() as mp:
+        if request.param == "postgresql":
+            _referees_on_postgres(mp, request.getfixturevalue("postgres"))
+        yield str(request.param)

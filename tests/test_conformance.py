@@ -208,6 +208,7 @@ def test_seat_state_says_who_moved_and_who_holds_the_seat():
 
 
 @pytest.mark.broker
+@pytest.mark.usefixtures("any_store")
 def test_every_payload_the_referee_publishes_matches_the_schema(mosquitto, referee):
     """The live referee over a real broker: whatever it publishes -- states, events, meta,
     replies, errors (bad msgpack, JSON, a retained move, a rate-limit notice), status --

@@ -117,6 +117,7 @@ def test_the_attack_works_when_the_seed_is_typed(tmp_path):
 
 
 @pytest.mark.broker
+@pytest.mark.usefixtures("any_store")
 def test_a_seat_cannot_recover_a_referee_chosen_deal(referee, monkeypatch):
     """``summon referee --create``, ``summon create`` / a director's create without a seed
     (all ``Referee.create_table(seed=None)``) and ``summon demo`` without ``--seed``."""

@@ -119,8 +119,18 @@ class RefereeProcess:
             self.proc.wait(10)
 
 
-def stored(db: Path) -> dict[str, tuple[str, str | None, list[tuple[int, str]]]]:
-    """table id -> (status, result json, [(seat, move)]) read from the referee's database."""
+def stored(db: "Path | str") -> dict[str, tuple[str, str | None, list[tuple[int, str]]]]:
+    """table id -> (status, result json, [(seat, move)]) read from the referee's database
+    (an SQLite file, or a PostgreSQL URL)."""
+    if str(db).startswith("postgresql://"):
+        from summon.referee.store_pg import PgStore
+
+        pg = PgStore(str(db), readonly=True, owner="observer")
+        try:
+            return {rec.id: (rec.status, json.dumps(rec.result) if rec.result is not None else None,
+                             [(m.seat, m.move) for m in pg.moves(rec.id)]) for rec in pg.tables()}
+        finally:
+            pg.close()
     con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
     try:
         out = {}
@@ -155,14 +165,16 @@ class FaultRun:
 
 
 def run_faults(tmp_path: Path, games: int, seed: int, target: int,
-               broker_restart_at: int = 2, timeout: float = 240.0) -> FaultRun:
+               broker_restart_at: int = 2, timeout: float = 240.0, db: "Path | str | None" = None) -> FaultRun:
     rng = random.Random(seed)
     config = {"target": target}
     seeds = [1000 * seed + i for i in range(games)]
     expected = {f"fault-{s}": fault_free(s, config) for s in seeds}
     broker = start_mosquitto(tmp_path / "broker")  # our own broker: we restart it
-    db = tmp_path / "referee.db"
-    ref = RefereeProcess(broker, db)
+    db = db or tmp_path / "referee.db"
+    # on PostgreSQL each start is a new fleet member, which adopts the killed one's tables
+    # once their leases expire: a short ttl keeps that wait near the SQLite restore's
+    ref = RefereeProcess(broker, db, ["--lease-ttl", "1"] if str(db).startswith("postgresql://") else [])
     run = FaultRun(games=games)
     bots = [BotClient(DetBot(), broker.url(u), u, exit_when_finished=False) for u in PLAYERS]
     threads = []
@@ -218,8 +230,10 @@ def run_faults(tmp_path: Path, games: int, seed: int, target: int,
     return run
 
 
-def test_referee_kills_and_a_broker_restart_change_no_result(tmp_path):
-    run = run_faults(tmp_path, games=8, seed=1, target=300)
+@pytest.mark.parametrize("store", ["sqlite", "postgresql"])
+def test_referee_kills_and_a_broker_restart_change_no_result(tmp_path, store, request):
+    db = request.getfixturevalue("pg_url") if store == "postgresql" else None
+    run = run_faults(tmp_path, games=8, seed=1, target=300, db=db)
     print(run.report())
     assert run.mismatches == []
     assert run.kills >= 4 and run.broker_restarts == 1, run.report()

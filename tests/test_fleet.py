@@ -226,6 +226,45 @@ def test_two_referees_started_together_never_share_a_table(mosquitto, pg_url):
         assert [(m.seat, m.move) for m in check.moves(tid)] == history, tid
 
 
+def test_a_move_for_a_table_nobody_knows_gets_one_answer_from_the_fleet(mosquitto, pg_url):
+    """Every referee gets every move; for an unknown table exactly one of them answers."""
+    from summon.protocol.messages import Move, encode
+    from summon.referee.service import Referee, RefereeConfig
+
+    users = ["ref1", "ref2", "ref3"]
+    add_referee_accounts(mosquitto, users)
+    refs = [Referee(RefereeConfig(broker=mosquitto.url(u), client_id=u, directors=frozenset({"director"}),
+                                  db=pg_url, lease_ttl=1.0)) for u in users]
+    threads = [threading.Thread(target=r.run, daemon=True) for r in refs]
+    player = Link(mosquitto.url("p1"), "p1", subscriptions=(T.seat_all("+", "p1"),)).start()
+    try:
+        for t in threads:
+            t.start()
+        assert all(r.ready.wait(20) for r in refs)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and not all(len(r.call(lambda r=r: r.fleet.members)) == 3 for r in refs):
+            time.sleep(0.1)  # each has seen the others' heartbeat
+        for i in range(5):
+            player.publish(T.move(f"nosuch-{i}", "p1"), encode(Move(seq=0, move="pass")))
+        answers: dict[str, int] = {}
+        deadline = time.monotonic() + 3
+        while time.monotonic() < deadline:
+            try:
+                item = player.inbox.get(timeout=0.1)
+            except Exception:
+                continue
+            msg = decode(item.payload)
+            assert msg.code == "table/unknown", msg
+            answers[msg.table] = answers.get(msg.table, 0) + 1
+        assert answers == {f"nosuch-{i}": 1 for i in range(5)}
+    finally:
+        player.close()
+        for r in refs:
+            r.request_stop()
+        for t in threads:
+            t.join(10)
+
+
 # --- failover: kill -9 ------------------------------------------------------------------------------
 
 class FleetReferee(RefereeProcess):

@@ -71,6 +71,7 @@ def _errors_for(probe: Probe, code: str, timeout: float = 10.0) -> Error:
     return msg
 
 
+@pytest.mark.usefixtures("any_store")
 def test_bad_inputs_get_error_codes_and_the_game_goes_on(mosquitto, referee):
     table = new_table_id()
     # north is driven by hand through a probe; the other three are bots
@@ -141,6 +142,7 @@ def test_bad_inputs_get_error_codes_and_the_game_goes_on(mosquitto, referee):
     late.close()
 
 
+@pytest.mark.usefixtures("any_store")
 def test_nobody_reads_another_seat_or_moves_for_it(mosquitto, referee):
     table = new_table_id()
     spy = Probe(mosquitto.url("east"), "east", ("#", T.seat_all(table, "north"), T.seat_all("+", "north")))
@@ -224,6 +226,7 @@ def test_one_referee_many_tables_bots_play_every_table_they_sit_at(mosquitto, re
     assert sorted(m for m in made if m[1] in tables) == sorted({(u, t) for u in players for t in tables})
 
 
+@pytest.mark.usefixtures("any_store")
 def test_a_director_closes_a_table_and_it_stays_closed(mosquitto, referee):
     from summon.clients.director import close_table
 
@@ -255,6 +258,7 @@ def test_a_director_closes_a_table_and_it_stays_closed(mosquitto, referee):
     north.close()
 
 
+@pytest.mark.usefixtures("any_store")
 def test_a_closed_table_is_not_restored_after_a_restart(mosquitto, tmp_path):
     from summon.clients.director import close_table
     from summon.referee.service import Referee, RefereeConfig

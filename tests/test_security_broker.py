@@ -52,7 +52,7 @@ def sb(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def ref(sb):
+def ref(sb, module_store):
     """The referee: `director` by flag, `director2` by role; `spec1` is *also* named a director
     here, so that a request from the spectators' listener would visibly succeed if it got through."""
     running = RunningReferee(RefereeConfig(broker=sb.url("referee"), client_id="referee",
@@ -239,17 +239,18 @@ def test_case5_only_directors_create_tables_and_role_changes_apply_live(sb, ref)
     assert create_table(sb.url("director2"), "director2", "dragon", SEATS, table=table) == table
     # promote an account without restarting anything: remove + add with the new role
     acc = sb.accounts
-    acc.add("promoted", "player", "promoted-pw")
-    sb.passwords["promoted"] = "promoted-pw"
+    name = f"promoted-{uuid.uuid4().hex[:6]}"  # the module's broker serves each store's run
+    acc.add(name, "player", "promoted-pw")
+    sb.passwords[name] = "promoted-pw"
     with pytest.raises(DirectorError) as info:
-        create_table(sb.url("promoted"), "promoted", "dragon", SEATS)
+        create_table(sb.url(name), name, "dragon", SEATS)
     assert info.value.code == "auth/forbidden"
-    acc.remove("promoted")
-    acc.add("promoted", "director", "promoted-pw")
+    acc.remove(name)
+    acc.add(name, "director", "promoted-pw")
     deadline = time.monotonic() + 10
     while True:  # the referee re-reads the roles file within about a second
         try:
-            created = create_table(sb.url("promoted"), "promoted", "dragon", SEATS)
+            created = create_table(sb.url(name), name, "dragon", SEATS)
             break
         except (DirectorError, Exception):
             if time.monotonic() > deadline:

@@ -90,6 +90,7 @@ def test_accounts_add_refuses_a_name_with_a_trailing_newline(tmp_path):
 
 
 @pytest.mark.broker
+@pytest.mark.usefixtures("any_store")
 def test_the_referee_refuses_north_newline_as_a_player_or_table_id(mosquitto, referee):
     seats = ["north", "east", "south", "west"]
     for players, table in ((["north\n", "east", "south", "west"], f"nl-{uuid.uuid4().hex[:6]}"),

@@ -103,6 +103,7 @@ def test_inbox_drops_over_budget_messages_and_queues_one_notice_per_interval():
 # --- against the real broker -----------------------------------------------------------------
 
 @pytest.mark.broker
+@pytest.mark.usefixtures("any_store")
 def test_flooder_is_rate_limited_and_every_table_keeps_playing(mosquitto):
     running = RunningReferee(RefereeConfig(broker=mosquitto.url("referee"), client_id="referee",
                                            directors=frozenset({"director"}), rate_limit=50, rate_burst=100))

@@ -268,6 +268,7 @@ def check(result: dict[str, Any], n: int) -> None:
     assert result["other_after"] > result["other_before"], "the other table stopped during the fuzz"
 
 
+@pytest.mark.usefixtures("any_store")
 def test_fuzz_short(mosquitto, caplog):
     check(run_fuzz(mosquitto, caplog, 3_000, seed=6), 3_000)
 

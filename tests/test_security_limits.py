@@ -231,6 +231,7 @@ def test_an_account_made_director_may_publish_at_once(sb):
 
 
 @pytest.mark.broker
+@pytest.mark.usefixtures("any_store")
 def test_big_packets_disconnect_a_player_and_the_referees_biggest_table_still_plays(sb):
     running = referee(sb, directors=frozenset({"director"}))
     ref = running.ref
@@ -253,6 +254,7 @@ def test_big_packets_disconnect_a_player_and_the_referees_biggest_table_still_pl
 
 
 @pytest.mark.broker
+@pytest.mark.usefixtures("any_store")
 def test_a_flood_of_big_payloads_is_dropped_after_a_few_kib(sb):
     running = referee(sb, directors=frozenset({"director"}), rate_limit=50, rate_burst=200, rate_bytes=1024,
                       rate_burst_bytes=128 * 1024)
@@ -279,6 +281,7 @@ def test_a_flood_of_big_payloads_is_dropped_after_a_few_kib(sb):
 
 
 @pytest.mark.broker
+@pytest.mark.usefixtures("any_store")
 def test_a_director_may_not_create_tables_faster_than_its_budget(sb):
     running = referee(sb, directors=frozenset({"director"}), create_seats_per_minute=0.6, create_seats_burst=12)
     ref = running.ref
@@ -300,6 +303,7 @@ def test_a_director_may_not_create_tables_faster_than_its_budget(sb):
 
 
 @pytest.mark.broker
+@pytest.mark.usefixtures("any_store")
 def test_closed_tables_count_until_forgotten_then_their_retained_states_are_deleted(sb):
     running = referee(sb, directors=frozenset({"director"}), max_tables=2, keep_closed_s=1.0)
     ref = running.ref
@@ -321,6 +325,7 @@ def test_closed_tables_count_until_forgotten_then_their_retained_states_are_dele
 
 
 @pytest.mark.broker
+@pytest.mark.usefixtures("any_store")
 def test_finished_tables_are_forgotten_but_their_results_stay_retained(sb):
     running = referee(sb, directors=frozenset({"director"}), keep_finished_s=1.0)
     ref = running.ref

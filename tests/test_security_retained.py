@@ -56,6 +56,7 @@ def retained_on(sb, topics: list[str], seconds: float = 0.4) -> dict[str, bytes]
     return got
 
 
+@pytest.mark.usefixtures("any_store")
 def test_retained_junk_on_every_referee_topic_is_deleted_at_start(sb):
     mallory = Raw(sb.settings.port, "m", "mallory", sb.passwords["mallory"], v5=True)
     assert mallory.connect() == "Success"

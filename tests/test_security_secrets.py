@@ -40,7 +40,7 @@ def leaks(data: bytes | str) -> bool:
     return any(form in blob for form in FORMS)
 
 
-def test_the_referee_password_never_leaks(mosquitto, caplog):
+def test_the_referee_password_never_leaks(mosquitto, caplog, any_store):
     caplog.set_level(logging.DEBUG)  # every logger, every level
     config = RefereeConfig(broker=mosquitto.url("referee"), client_id="referee", directors=frozenset({"director"}),
                            rate_limit=5, rate_burst=5)
@@ -84,18 +84,21 @@ def test_the_referee_password_never_leaks(mosquitto, caplog):
     finally:
         running.stop()
     # a referee that cannot log in (right user, wrong port / then wrong password) says why, not what
-    with pytest.raises(LinkError) as info:
-        Referee(RefereeConfig(broker=BrokerUrl("127.0.0.1", free_port(), "referee", SECRET),
-                              client_id="referee-x")).startup()
-    assert not leaks(str(info.value))
+    # (no store involved: once, with the first store; each unreachable start waits its 10 s)
+    if any_store == "sqlite":
+        with pytest.raises(LinkError) as info:
+            Referee(RefereeConfig(broker=BrokerUrl("127.0.0.1", free_port(), "referee", SECRET),
+                                  client_id="referee-x")).startup()
+        assert not leaks(str(info.value))
     with pytest.raises(LinkError) as info:
         Link(mosquitto.url("referee").with_credentials("referee", SECRET + "-wrong"), "referee-y").start(timeout=1.5)
     assert not leaks(str(info.value)) and "not authorized" in str(info.value).lower()
-    env = {"SUMMON_PASSWORD": SECRET}
-    out = CliRunner().invoke(__import__("summon.clients.cli", fromlist=["main"]).main,
-                             ["referee", "--broker", f"mqtt://127.0.0.1:{free_port()}", "-u", "referee", "--db", ":memory:"],
-                             env=env)
-    assert out.exit_code != 0 and not leaks(out.output)
+    if any_store == "sqlite":
+        env = {"SUMMON_PASSWORD": SECRET}
+        out = CliRunner().invoke(__import__("summon.clients.cli", fromlist=["main"]).main,
+                                 ["referee", "--broker", f"mqtt://127.0.0.1:{free_port()}", "-u", "referee", "--db",
+                                  ":memory:"], env=env)
+        assert out.exit_code != 0 and not leaks(out.output)
     time.sleep(0.5)
     for w in watchers:
         w.close()

@@ -1,0 +1,444 @@
+"""An MQTT connection run by its owner's loop: the referee's link to the broker.
+
+Why not paho's threaded ``Link`` (protocol/mqtt.py): the referee is one loop that turns one
+incoming move into six outgoing QoS1 messages.  Through paho each of them costs a lock, a
+wake-up byte to paho's thread, a GIL hand-over and its own ``send``, and each acknowledgement
+three ``recv`` calls; measured, that was ~60-175 us of CPU per message, most of the cost of a
+move (benchmarks/referee_load.py).  Here the loop itself calls ``pump()``: everything queued
+since the last call leaves in one ``send``, everything that arrived is read with one
+``recv`` and cut into packets (protocol/mqttwire.py), acknowledgements are matched, and
+incoming publishes go into ``inbox`` like paho's did.  No thread, so no lock on the hot path.
+
+What it keeps of ``Link``'s contract, so the referee's code does not change:
+
+* ``start()`` connects and returns once the broker acknowledged every subscription (retained
+  messages may already be in ``inbox``); ``connected`` and ``connects`` tell a reconnect.
+* QoS1 publishes survive a lost connection: unacknowledged ones are sent again (DUP) after
+  the reconnect, then the ones still queued, in order.
+* Refused credentials and a taken-over session end it for good (``refused``, ``check()``,
+  ``LinkRefused``), with the same messages as ``Link``.
+* The broker's Receive Maximum (MQTT 5) bounds the publishes in flight.
+
+Threads: every method but ``wake()`` belongs to the owner's thread; ``wake()`` lets another
+thread that put work in ``inbox`` cut a ``pump()`` wait short.
+"""
+
+from __future__ import annotations
+
+import collections
+import logging
+import queue
+import select
+import socket
+import ssl
+import threading
+import time
+from typing import Any, Iterable
+
+from summon.protocol import mqttwire as wire
+from summon.protocol.mqtt import (_BAD_CREDENTIALS, _TAKEN_OVER, BrokerUrl, Incoming, LinkError, LinkRefused,
+                                  ShortSessions, credentials_refused, taken_over)
+
+__all__ = ["LoopLink"]
+
+log = logging.getLogger("summon.mqtt")
+
+_READ_CHUNK = 1 << 18
+_DEFAULT_WINDOW = 1000  # publishes in flight when the broker sets no Receive Maximum (3.1.1)
+
+
+class LoopLink:
+    """One MQTT connection whose I/O happens in ``pump()``, called by the owner's loop."""
+
+    def __init__(
+        self,
+        broker: BrokerUrl,
+        client_id: str,
+        subscriptions: Iterable[str] = (),
+        mqtt_version: int = 3,
+        will: tuple[str, bytes] | None = None,
+        inbox: "queue.Queue[Any] | None" = None,
+        keepalive: int = 30,
+        ssl_context: ssl.SSLContext | None = None,
+    ) -> None:
+        self.broker = broker
+        self.client_id = client_id
+        self._subs: list[str] = list(subscriptions)
+        self.inbox: queue.Queue[Any] = inbox if inbox is not None else queue.Queue()
+        self.connected = threading.Event()
+        self.connects = 0
+        self.refused: str | None = None
+        self._v5 = mqtt_version == 5
+        self._will = will
+        self._keepalive = keepalive
+        self._ssl = ssl_context
+        self._sock: socket.socket | None = None
+        self._parser = wire.Parser()
+        self._rbuf = bytearray(_READ_CHUNK)
+        self._rview = memoryview(self._rbuf)
+        self._out = bytearray()  # bytes for the socket, in order
+        self._unacked: dict[int, bytes] = {}  # mid -> PUBLISH in flight (insertion order = send order)
+        self._queued: collections.deque[tuple[int, bytes]] = collections.deque()  # over the window
+        self._window = _DEFAULT_WINDOW
+        self._next_mid = 0
+        self._pending_subacks: set[int] = set()
+        self._sessions = ShortSessions()
+        self._last_sent = 0.0
+        self._last_heard = 0.0
+        self._ping_out = False
+        self._retry_at = 0.0
+        self._retry_delay = 1.0
+        self._closed = False
+        self._last_refusal: str | None = None
+        self._wake_r, self._wake_w = socket.socketpair()
+        self._wake_r.setblocking(False)
+        self._wake_w.setblocking(False)
+
+    # --- public API -----------------------------------------------------------------------
+    def start(self, timeout: float = 10.0) -> "LoopLink":
+        """Connect and subscribe, retrying until ``timeout``; raise LinkError/LinkRefused."""
+        deadline = time.monotonic() + timeout
+        while True:
+            why = self._connect(deadline)
+            if why is None:
+                return self
+            self.check()
+            if time.monotonic() + 0.2 > deadline:
+                self.close()
+                raise LinkError(f"not connected to {self.broker} within {timeout:g} s ({why}): is the broker "
+                                f"running there? (--broker, or the profile named by SUMMON_PROFILE)")
+            time.sleep(0.2)
+
+    def check(self) -> None:
+        if self.refused:
+            raise LinkRefused(self.refused)
+
+    def publish(self, topic: str, payload: bytes, retain: bool = False, qos: int = 1) -> int:
+        """Queue a publish; it leaves at the next ``pump()`` (QoS1 ones survive reconnects)."""
+        if self._closed:
+            raise LinkError(f"publish to {topic} after close")
+        if not qos:
+            if self._sock is not None:
+                self._out += wire.publish(topic, payload, qos=0, retain=retain, mid=0, v5=self._v5)
+            return 0
+        mid = self._mid()
+        packet = wire.publish(topic, payload, qos=1, retain=retain, mid=mid, v5=self._v5)
+        if self._sock is not None and len(self._unacked) < self._window and not self._queued:
+            self._unacked[mid] = packet
+            self._out += packet
+        else:
+            self._queued.append((mid, packet))
+        return mid
+
+    def publish_wait(self, topic: str, payload: bytes, retain: bool = False, timeout: float = 5.0) -> bool:
+        """Publish at QoS1 and pump until the broker acknowledged it (False after ``timeout``)."""
+        mid = self.publish(topic, payload, retain=retain)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline and not self.refused:
+            self.pump(0.05)
+            if self._sock is not None and mid not in self._unacked and all(m != mid for m, _ in self._queued):
+                return True
+        return False
+
+    def subscribe(self, topic_filter: str) -> None:
+        if topic_filter not in self._subs:
+            self._subs.append(topic_filter)
+        if self._sock is not None:
+            self._out += wire.subscribe(self._mid(), [topic_filter], v5=self._v5)
+
+    def unsubscribe(self, topic_filter: str) -> None:
+        if topic_filter in self._subs:
+            self._subs.remove(topic_filter)
+        if self._sock is not None:
+            self._out += wire.unsubscribe(self._mid(), [topic_filter], v5=self._v5)
+
+    def wake(self) -> None:
+        """From any thread: end the owner's current ``pump()`` wait now."""
+        try:
+            self._wake_w.send(b"\x00")
+        except (BlockingIOError, OSError):
+            pass  # already awake (the buffer is full) or closed
+
+    @property
+    def in_flight(self) -> int:
+        return len(self._unacked) + len(self._queued)
+
+    def pump(self, timeout: float = 0.0) -> None:
+        """Send what is queued, wait up to ``timeout`` s for the broker (or ``wake()``), read
+        everything that arrived, and keep the connection alive (ping, reconnect)."""
+        if self._closed or self.refused:
+            if timeout:
+                time.sleep(min(timeout, 0.05))
+            return
+        sock = self._sock
+        if sock is None:
+            now = time.monotonic()
+            if now >= self._retry_at:
+                why = self._connect(now + 5.0)
+                if why is not None:
+                    log.info("%s: reconnect failed (%s); retrying in %.0f s", self.client_id, why, self._retry_delay)
+                    self._retry_at = time.monotonic() + self._retry_delay
+                    self._retry_delay = min(self._retry_delay * 2, 10.0)
+                    return
+                self._retry_delay = 1.0
+                sock = self._sock
+            else:
+                self._wait_wake(min(timeout, self._retry_at - now))
+                return
+        assert sock is not None
+        self._flush()
+        if self._sock is None:
+            return
+        pending = isinstance(sock, ssl.SSLSocket) and sock.pending()
+        try:
+            readable, _, _ = select.select([sock, self._wake_r], [sock] if self._out else [], [],
+                                           0 if pending else max(timeout, 0.0))
+        except (OSError, ValueError):
+            self._lost("select failed")
+            return
+        if self._wake_r in readable:
+            self._drain_wake()
+        if sock in readable or pending:
+            self._read()  # its acknowledgements leave with the next pump's output, in one send
+        self._keep_alive()
+
+    def close(self) -> None:
+        """Send what is queued, say goodbye (the will is not published) and close."""
+        if self._closed:
+            return
+        self._closed = True
+        sock = self._sock
+        if sock is not None:
+            try:
+                sock.setblocking(True)
+                sock.settimeout(2.0)
+                sock.sendall(bytes(self._out) + wire.disconnect())
+            except OSError:
+                pass
+            self._drop_socket()
+        for s in (self._wake_r, self._wake_w):
+            s.close()
+
+    # --- connecting -----------------------------------------------------------------------
+    def _connect(self, deadline: float) -> str | None:
+        """One attempt: TCP (and TLS), CONNECT, CONNACK, SUBSCRIBE/SUBACK, resend.  None on success."""
+        b = self.broker
+        try:
+            sock = socket.create_connection((b.host, b.port), timeout=max(0.5, min(5.0, deadline - time.monotonic())))
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            if b.tls:
+                ctx = self._ssl or ssl.create_default_context()
+                sock = ctx.wrap_socket(sock, server_hostname=b.host)
+        except OSError as exc:
+            return f"cannot connect: {exc}"
+        self._sock = sock
+        self._parser.reset()
+        out = wire.connect(self.client_id, v5=self._v5, keepalive=self._keepalive, username=b.username,
+                           password=b.password if b.username else None, will=self._will)
+        try:
+            sock.settimeout(max(0.5, deadline - time.monotonic()))
+            sock.sendall(out)
+            connack = self._await_connack(sock, deadline)
+        except (OSError, wire.WireError) as exc:
+            self._drop_socket()
+            return f"no CONNACK: {exc}"
+        if connack is None:
+            self._drop_socket()
+            return "no CONNACK"
+        if connack.reason:
+            self._drop_socket()
+            why = f"refused with reason {connack.reason}"
+            self._last_refusal = why
+            if connack.reason in _BAD_CREDENTIALS:
+                self._refuse(credentials_refused(b, connack.reason))
+            return why
+        self._window = min(connack.receive_maximum, _DEFAULT_WINDOW)
+        sock.setblocking(False)
+        self._last_sent = self._last_heard = time.monotonic()
+        self._ping_out = False
+        if self._subs:  # one SUBSCRIBE per filter: a refused one is named in the log
+            for f in self._subs:
+                mid = self._mid()
+                self._pending_subacks.add(mid)
+                self._out += wire.subscribe(mid, [f], v5=self._v5)
+        while self._pending_subacks:
+            self.pump_connecting(deadline)
+            if self._sock is None:
+                return "lost while subscribing"
+            if time.monotonic() > deadline:
+                self._drop_socket()
+                return "no SUBACK"
+        self._resend()
+        self._sessions.connected()
+        self.connects += 1
+        self.connected.set()
+        log.debug("%s: connected to %s", self.client_id, b)
+        return None
+
+    def pump_connecting(self, deadline: float) -> None:
+        self._flush()
+        if self._sock is not None:
+            try:
+                readable, _, _ = select.select([self._sock], [], [], max(0.0, min(0.1, deadline - time.monotonic())))
+            except (OSError, ValueError):
+                self._lost("select failed")
+                return
+            if readable or (isinstance(self._sock, ssl.SSLSocket) and self._sock.pending()):
+                self._read()
+
+    def _await_connack(self, sock: socket.socket, deadline: float) -> wire.Connack | None:
+        while time.monotonic() < deadline:
+            data = sock.recv(4096)
+            if not data:
+                return None
+            for kind, _flags, body in self._parser.feed(data):
+                if kind == wire.CONNACK:
+                    return wire.connack(body, v5=self._v5)
+        return None
+
+    def _resend(self) -> None:
+        """After a reconnect: what the broker never acknowledged goes again, first, in order."""
+        old = list(self._unacked.items())
+        self._unacked.clear()
+        for mid, packet in old:
+            self._unacked[mid] = packet
+            self._out += wire.with_dup(packet)
+        self._fill_window()
+
+    def _fill_window(self) -> None:
+        while self._queued and len(self._unacked) < self._window:
+            mid, packet = self._queued.popleft()
+            self._unacked[mid] = packet
+            self._out += packet
+
+    # --- I/O ------------------------------------------------------------------------------
+    def _flush(self) -> None:
+        sock = self._sock
+        if not self._out or sock is None:
+            return
+        try:
+            n = sock.send(self._out)
+        except (BlockingIOError, ssl.SSLWantWriteError, ssl.SSLWantReadError):
+            return
+        except OSError as exc:
+            self._lost(f"send failed: {exc}")
+            return
+        del self._out[:n]
+        self._last_sent = time.monotonic()
+
+    def _read(self) -> None:
+        sock = self._sock
+        assert sock is not None
+        try:
+            # into one buffer kept for the connection's life: recv(n) would allocate n bytes
+            # for every call (for 256 KiB an mmap and its page faults, ~30 us each time)
+            n = sock.recv_into(self._rbuf)
+        except (BlockingIOError, ssl.SSLWantReadError, ssl.SSLWantWriteError):
+            return
+        except OSError as exc:
+            self._lost(f"receive failed: {exc}")
+            return
+        if not n:
+            self._lost("the broker closed the connection")
+            return
+        self._last_heard = time.monotonic()
+        try:
+            packets = self._parser.feed(self._rview[:n])
+        except wire.WireError as exc:
+            self._lost(f"bad packet from the broker: {exc}")
+            return
+        for kind, flags, body in packets:
+            if kind == wire.PUBLISH:
+                try:
+                    topic, payload, qos, retain, mid = wire.publish_info(flags, body, v5=self._v5)
+                except wire.WireError as exc:
+                    self._lost(f"bad PUBLISH from the broker: {exc}")
+                    return
+                if qos:
+                    self._out += wire.puback(mid)
+                self.inbox.put(Incoming(topic, payload, retain))
+            elif kind == wire.PUBACK:
+                mid = (body[0] << 8) | body[1]
+                if self._unacked.pop(mid, None) is not None and len(body) > 2 and body[2] >= 0x80:
+                    log.warning("%s: the broker refused publish %d (reason %d)", self.client_id, mid, body[2])
+                if self._queued:
+                    self._fill_window()
+            elif kind == wire.SUBACK:
+                mid = (body[0] << 8) | body[1]
+                self._pending_subacks.discard(mid)
+                codes = body[2:]
+                if self._v5 and codes:
+                    got = wire._varint_at(codes, 0)
+                    codes = codes[got[1] + got[0]:] if got else b""
+                if any(c >= 0x80 for c in codes):
+                    log.warning("%s: the broker refused a subscription (reasons %s)", self.client_id, list(codes))
+            elif kind == wire.PINGRESP:
+                self._ping_out = False
+            elif kind == wire.DISCONNECT:
+                reason = body[0] if body else 0
+                if reason == _TAKEN_OVER:
+                    self._refuse(taken_over(self.broker, self.client_id))
+                    self._drop_socket()
+                    return
+                self._lost(f"the broker disconnected us (reason {reason})")
+                return
+            # UNSUBACK, CONNACK out of turn: nothing to do
+
+    def _keep_alive(self) -> None:
+        now = time.monotonic()
+        if self._ping_out and now - self._last_heard > self._keepalive:
+            self._lost(f"no answer from the broker in {self._keepalive} s")
+        elif not self._ping_out and now - self._last_sent > self._keepalive / 2:
+            self._out += wire.pingreq()
+            self._ping_out = True
+            self._flush()
+
+    def _lost(self, why: str) -> None:
+        was = self.connected.is_set()
+        self._drop_socket()
+        if self._closed or self.refused:
+            return
+        if was and self._sessions.lost():
+            self._refuse(taken_over(self.broker, self.client_id))
+            return
+        log.info("%s: disconnected (%s); reconnecting", self.client_id, why)
+        self._retry_at = time.monotonic() + 1.0
+
+    def _drop_socket(self) -> None:
+        self.connected.clear()
+        self._out.clear()  # PUBACKs and SUBSCRIBEs die with the connection; publishes are kept
+        self._pending_subacks.clear()
+        if self._sock is not None:
+            try:
+                self._sock.close()
+            except OSError:
+                pass
+            self._sock = None
+
+    def _refuse(self, why: str) -> None:
+        self.refused = why
+        log.info("%s: %s", self.client_id, why)
+        self._drop_socket()
+
+    def _wait_wake(self, timeout: float) -> None:
+        if timeout > 0:
+            try:
+                readable, _, _ = select.select([self._wake_r], [], [], timeout)
+            except (OSError, ValueError):
+                return
+            if readable:
+                self._drain_wake()
+
+    def _drain_wake(self) -> None:
+        try:
+            while self._wake_r.recv(4096):
+                pass
+        except (BlockingIOError, OSError):
+            pass
+
+    def _mid(self) -> int:
+        for _ in range(65535):
+            self._next_mid = self._next_mid % 65535 + 1
+            if self._next_mid not in self._unacked and self._next_mid not in self._pending_subacks:
+                return self._next_mid
+        raise LinkError("65,535 publishes in flight: the broker stopped acknowledging")

@@ -1,0 +1,251 @@
+"""MQTT 3.1.1 and 5 packets as bytes: the few the referee's own link speaks (sans I/O).
+
+Why it exists: the referee sends six QoS1 messages for every move it accepts, and paho's
+threaded client costs ~60-175 us of CPU per message here (a wake-up byte on a socket pair,
+a GIL hand-over to its network thread, three ``recv`` calls per incoming packet, a lock and
+a message-info object per publish).  ``LoopLink`` (protocol/looplink.py) runs the connection
+in the referee's own loop instead and needs only these encoders and one incremental parser:
+a move's packets then leave in one ``send`` and its acknowledgements arrive in one ``recv``.
+
+Only what a client that never uses QoS2, topic aliases or enhanced auth needs is here.
+Every client but the referee keeps paho (protocol/mqtt.py).
+"""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass
+
+from summon.protocol.errors import ProtocolError
+
+__all__ = [
+    "CONNACK", "DISCONNECT", "PINGRESP", "PUBACK", "PUBLISH", "SUBACK", "UNSUBACK",
+    "Connack", "Parser", "WireError", "connect", "disconnect", "pingreq", "puback", "publish",
+    "publish_info", "subscribe", "unsubscribe",
+]
+
+CONNECT, CONNACK, PUBLISH, PUBACK = 0x10, 0x20, 0x30, 0x40
+SUBSCRIBE, SUBACK, UNSUBSCRIBE, UNSUBACK = 0x80, 0x90, 0xA0, 0xB0
+PINGREQ, PINGRESP, DISCONNECT = 0xC0, 0xD0, 0xE0
+
+MAX_REMAINING = 268_435_455  # the largest remaining length a 4-byte variable integer holds
+
+# MQTT 5 property identifiers -> how their value is encoded, so a CONNACK's properties can
+# be walked to the one we need (Receive Maximum) whatever else the broker sends.
+_PROP_KIND = {
+    0x01: "b", 0x17: "b", 0x19: "b", 0x24: "b", 0x25: "b", 0x28: "b", 0x29: "b", 0x2A: "b",
+    0x13: "h", 0x21: "h", 0x22: "h", 0x23: "h",
+    0x02: "i", 0x11: "i", 0x18: "i", 0x27: "i",
+    0x0B: "v",
+    0x03: "s", 0x08: "s", 0x09: "s", 0x12: "s", 0x15: "s", 0x16: "s", 0x1A: "s", 0x1C: "s", 0x1F: "s",
+    0x26: "p",
+}
+RECEIVE_MAXIMUM = 0x21
+
+
+class WireError(ProtocolError):
+    """A packet that breaks the MQTT grammar (the connection cannot be trusted after it)."""
+
+
+def varint(n: int) -> bytes:
+    if not 0 <= n <= MAX_REMAINING:
+        raise WireError(f"length {n} does not fit an MQTT variable integer")
+    out = bytearray()
+    while True:
+        n, digit = divmod(n, 128)
+        if n:
+            out.append(digit | 0x80)
+        else:
+            out.append(digit)
+            return bytes(out)
+
+
+def _str(s: str | bytes) -> bytes:
+    b = s.encode() if isinstance(s, str) else s
+    if len(b) > 0xFFFF:
+        raise WireError(f"a string of {len(b)} bytes is too long for MQTT")
+    return struct.pack("!H", len(b)) + b
+
+
+def _packet(first: int, body: bytes) -> bytes:
+    return bytes((first,)) + varint(len(body)) + body
+
+
+# --- encoders -----------------------------------------------------------------------------
+def connect(client_id: str, *, v5: bool, keepalive: int, username: str | None = None,
+            password: str | None = None, will: tuple[str, bytes] | None = None,
+            will_retain: bool = True) -> bytes:
+    """CONNECT with a clean start; a will is QoS1."""
+    flags = 0x02
+    if will is not None:
+        flags |= 0x04 | (1 << 3) | (0x20 if will_retain else 0)
+    if username is not None:
+        flags |= 0x80
+        if password is not None:
+            flags |= 0x40
+    body = _str("MQTT") + bytes((5 if v5 else 4, flags)) + struct.pack("!H", keepalive)
+    if v5:
+        body += b"\x00"  # no CONNECT properties
+    body += _str(client_id)
+    if will is not None:
+        body += (b"\x00" if v5 else b"") + _str(will[0]) + _str(will[1])
+    if username is not None:
+        body += _str(username)
+        if password is not None:
+            body += _str(password)
+    return _packet(CONNECT, body)
+
+
+def publish(topic: str, payload: bytes, *, qos: int, retain: bool, mid: int, v5: bool, dup: bool = False) -> bytes:
+    head = _str(topic) + (struct.pack("!H", mid) if qos else b"") + (b"\x00" if v5 else b"")
+    first = PUBLISH | (0x08 if dup else 0) | (qos << 1) | (1 if retain else 0)
+    return bytes((first,)) + varint(len(head) + len(payload)) + head + payload
+
+
+def with_dup(packet: bytes) -> bytes:
+    """The same PUBLISH marked as a resend (DUP flag)."""
+    return bytes((packet[0] | 0x08,)) + packet[1:]
+
+
+def puback(mid: int) -> bytes:
+    return b"\x40\x02" + struct.pack("!H", mid)
+
+
+def subscribe(mid: int, filters: list[str], *, v5: bool, qos: int = 1) -> bytes:
+    body = struct.pack("!H", mid) + (b"\x00" if v5 else b"")
+    for f in filters:
+        body += _str(f) + bytes((qos,))
+    return _packet(SUBSCRIBE | 0x02, body)
+
+
+def unsubscribe(mid: int, filters: list[str], *, v5: bool) -> bytes:
+    body = struct.pack("!H", mid) + (b"\x00" if v5 else b"")
+    for f in filters:
+        body += _str(f)
+    return _packet(UNSUBSCRIBE | 0x02, body)
+
+
+def pingreq() -> bytes:
+    return b"\xc0\x00"
+
+
+def disconnect() -> bytes:
+    return b"\xe0\x00"  # both versions: a normal disconnection, the will is discarded
+
+
+# --- decoding -------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Connack:
+    """A CONNACK's outcome: reason 0 is success (3.1.1 return codes 4/5 mapped to 134/135)."""
+
+    reason: int
+    receive_maximum: int = 65535
+
+
+_V3_REFUSALS = {1: 132, 2: 133, 3: 136, 4: 134, 5: 135}  # 3.1.1 return code -> MQTT 5 reason
+
+
+def _varint_at(buf: bytes | bytearray | memoryview, pos: int) -> tuple[int, int] | None:
+    """(value, next position), or None when ``buf`` ends inside the integer."""
+    value, shift = 0, 0
+    for i in range(4):
+        if pos + i >= len(buf):
+            return None
+        b = buf[pos + i]
+        value |= (b & 0x7F) << shift
+        if not b & 0x80:
+            return value, pos + i + 1
+        shift += 7
+    raise WireError("a variable integer longer than 4 bytes")
+
+
+def connack(body: bytes, *, v5: bool) -> Connack:
+    if len(body) < 2:
+        raise WireError("short CONNACK")
+    code = body[1]
+    if not v5:
+        return Connack(_V3_REFUSALS.get(code, 128) if code else 0)
+    receive_max = 65535
+    got = _varint_at(body, 2)
+    if got is not None:
+        length, pos = got
+        end = min(pos + length, len(body))
+        while pos < end:
+            ident = body[pos]
+            pos += 1
+            kind = _PROP_KIND.get(ident)
+            if kind is None:
+                break  # an unknown property: stop reading, keep what we have
+            if kind == "b":
+                pos += 1
+            elif kind == "h":
+                if ident == RECEIVE_MAXIMUM:
+                    receive_max = struct.unpack_from("!H", body, pos)[0]
+                pos += 2
+            elif kind == "i":
+                pos += 4
+            elif kind == "v":
+                got = _varint_at(body, pos)
+                pos = got[1] if got else end
+            elif kind == "s":
+                pos += 2 + struct.unpack_from("!H", body, pos)[0]
+            else:  # a string pair
+                pos += 2 + struct.unpack_from("!H", body, pos)[0]
+                pos += 2 + struct.unpack_from("!H", body, pos)[0]
+    return Connack(code, receive_max or 65535)
+
+
+def publish_info(flags: int, body: bytes, *, v5: bool) -> tuple[str, bytes, int, bool, int]:
+    """(topic, payload, qos, retain, mid) of a PUBLISH's body."""
+    qos = (flags >> 1) & 3
+    if len(body) < 2:
+        raise WireError("short PUBLISH")
+    tlen = struct.unpack_from("!H", body)[0]
+    pos = 2 + tlen
+    topic = body[2:pos].decode("utf-8", "replace")
+    mid = 0
+    if qos:
+        mid = struct.unpack_from("!H", body, pos)[0]
+        pos += 2
+    if v5:
+        got = _varint_at(body, pos)
+        if got is None:
+            raise WireError("PUBLISH properties cut short")
+        pos = got[1] + got[0]
+    if pos > len(body):
+        raise WireError("PUBLISH header longer than its packet")
+    return topic, body[pos:], qos, bool(flags & 1), mid
+
+
+class Parser:
+    """Cuts a byte stream into packets: ``feed(data)`` -> [(type, flags, body), ...]."""
+
+    def __init__(self, max_packet: int = MAX_REMAINING) -> None:
+        self._buf = bytearray()
+        self.max_packet = max_packet
+
+    def feed(self, data: bytes) -> list[tuple[int, int, bytes]]:
+        buf = self._buf
+        buf += data
+        out: list[tuple[int, int, bytes]] = []
+        pos = 0
+        n = len(buf)
+        while n - pos >= 2:
+            got = _varint_at(buf, pos + 1)
+            if got is None:
+                break
+            length, start = got
+            if length > self.max_packet:
+                raise WireError(f"a packet of {length} bytes exceeds the limit of {self.max_packet}")
+            end = start + length
+            if end > n:
+                break
+            first = buf[pos]
+            out.append((first & 0xF0, first & 0x0F, bytes(buf[start:end])))
+            pos = end
+        if pos:
+            del buf[:pos]
+        return out
+
+    def reset(self) -> None:
+        self._buf.clear()
