@@ -54,7 +54,7 @@ from summon.protocol.messages import CloseTable, CreateTable, Created, Error, Mo
 from summon.protocol.mqtt import BrokerUrl, Link  # noqa: E402
 from summon.protocol.topics import Topics  # noqa: E402
 from tests.helpers import drain_seat_states, timed_move  # noqa: E402
-from tests.mosquitto import password, start_mosquitto  # noqa: E402
+from tests.mosquitto import add_referee_accounts, password, start_mosquitto  # noqa: E402
 
 T = Topics()
 PLAYERS = {"dragon": ["p1", "p2", "p3", "p4"], "summicard": ["p1", "p2", "p3", "p4"], "summoner-wars": ["p1", "p2"]}
@@ -84,7 +84,7 @@ def cpu_seconds(pid: int, task: int | None = None) -> float:
 def child_referee(port: int, client_id: str, db: str, db_sync: str) -> None:
     from summon.referee.service import Referee, RefereeConfig
 
-    cfg = RefereeConfig(broker=url(port, "referee"), client_id=client_id, directors=frozenset({"director"}),
+    cfg = RefereeConfig(broker=url(port, client_id), client_id=client_id, directors=frozenset({"director"}),
                         db=db, db_sync=db_sync, rate_limit=0, create_seats_per_minute=0)
     ref = Referee(cfg)
     signal.signal(signal.SIGTERM, lambda *_: ref.request_stop())
@@ -413,6 +413,8 @@ def main() -> None:
     tmp = Path(tempfile.mkdtemp(prefix="referee-load-"))
     db = args.db or str(tmp / "referee.db")
     mosq = start_mosquitto(tmp / "broker")
+    if args.referees > 1:  # one account each: the broker binds the client id to the username
+        add_referee_accounts(mosq, [f"referee-{i}" for i in range(args.referees)])
     refs: list[subprocess.Popen[str]] = []
     try:
         raw, pong_us = raw_pingpong(mosq.port, args.pings)

@@ -174,7 +174,8 @@ class LoopLink:
         if sock is None:
             now = time.monotonic()
             if now >= self._retry_at:
-                why = self._connect(now + 5.0)
+                # bounded: the owner's loop waits here (a fleet referee must renew its leases)
+                why = self._connect(now + 2.0)
                 if why is not None:
                     log.info("%s: reconnect failed (%s); retrying in %.0f s", self.client_id, why, self._retry_delay)
                     self._retry_at = time.monotonic() + self._retry_delay

@@ -12,10 +12,11 @@ import subprocess
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Sequence
 
 from summon.clients.embedded_broker import free_port
 from summon.protocol.mqtt import BrokerUrl
-from summon.referee.brokerconf import write_broker_dir
+from summon.referee.brokerconf import password_line, write_broker_dir
 
 USERS = ("referee", "director", "north", "east", "south", "west", "mallory",
          *(f"p{i}" for i in range(1, 13)))  # p5..p12: the 6- and 12-player Summicard tables
@@ -106,3 +107,16 @@ def start_mosquitto(directory: Path, websockets: bool = False) -> Mosquitto:
         (directory / f"{u}.pw").write_text(password(u) + "\n")
     ports = [p for p in (port, spectator_port, ws_port) if p]
     return Mosquitto(launch(conf, ports), port, directory, spectator_port, ws_port)
+
+
+def add_referee_accounts(broker: Mosquitto, users: "Sequence[str]", prefix: str = "summon/v1") -> None:
+    """Referee accounts for a fleet: the broker binds client id to username, so each referee
+    needs an account of its own (role referee: the whole tree).  Restarts the broker."""
+    d = broker.directory
+    with open(d / "acl", "a") as f:
+        f.writelines(f"\nuser {u}\ntopic readwrite {prefix}/#\n" for u in users)
+    with open(d / "passwd", "a") as f:
+        f.writelines(password_line(u, password(u)) + "\n" for u in users)
+    for u in users:
+        (d / f"{u}.pw").write_text(password(u) + "\n")
+    broker.restart()

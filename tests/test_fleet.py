@@ -30,29 +30,15 @@ from summon.clients.sdk import BotClient
 from summon.protocol.messages import Events, decode
 from summon.protocol.mqtt import Link
 from summon.protocol.topics import Topics
-from summon.referee.brokerconf import password_line
 from summon.referee.store import MoveRecord, TableRecord
 from summon.referee.store_pg import LeaseLost, PgStore
 from tests.helpers import run_in_thread
-from tests.mosquitto import Mosquitto, password
+from tests.mosquitto import Mosquitto, add_referee_accounts, password
 from tests.test_faults import SUMMON, DetBot, RefereeProcess, fault_free
 
 pytestmark = pytest.mark.broker
 PLAYERS = ["p1", "p2", "p3", "p4"]
 T = Topics()
-
-
-def add_referee_accounts(broker: Mosquitto, users: Sequence[str]) -> None:
-    """Referee accounts for a fleet: the broker binds client id to username, so each referee
-    needs an account of its own (role referee: the whole tree).  Restarts the broker."""
-    d = broker.directory
-    with open(d / "acl", "a") as f:
-        f.writelines(f"\nuser {u}\ntopic readwrite {T.prefix}/#\n" for u in users)
-    with open(d / "passwd", "a") as f:
-        f.writelines(password_line(u, password(u)) + "\n" for u in users)
-    for u in users:
-        (d / f"{u}.pw").write_text(password(u) + "\n")
-    broker.restart()
 
 
 def orphans(url: str, n: int, prefix: str = "orph") -> list[str]:
