@@ -369,7 +369,7 @@ class LoopLink:
                 self._pending_subacks.discard(mid)
                 codes = body[2:]
                 if self._v5 and codes:
-                    got = wire._varint_at(codes, 0)
+                    got = wire.varint_at(codes, 0)
                     codes = codes[got[1] + got[0]:] if got else b""
                 if any(c >= 0x80 for c in codes):
                     log.warning("%s: the broker refused a subscription (reasons %s)", self.client_id, list(codes))

@@ -21,7 +21,7 @@ from summon.protocol.errors import ProtocolError
 __all__ = [
     "CONNACK", "DISCONNECT", "PINGRESP", "PUBACK", "PUBLISH", "SUBACK", "UNSUBACK",
     "Connack", "Parser", "WireError", "connect", "disconnect", "pingreq", "puback", "publish",
-    "publish_info", "subscribe", "unsubscribe",
+    "publish_info", "subscribe", "unsubscribe", "varint", "varint_at",
 ]
 
 CONNECT, CONNACK, PUBLISH, PUBACK = 0x10, 0x20, 0x30, 0x40
@@ -145,7 +145,7 @@ class Connack:
 _V3_REFUSALS = {1: 132, 2: 133, 3: 136, 4: 134, 5: 135}  # 3.1.1 return code -> MQTT 5 reason
 
 
-def _varint_at(buf: bytes | bytearray | memoryview, pos: int) -> tuple[int, int] | None:
+def varint_at(buf: bytes | bytearray | memoryview, pos: int) -> tuple[int, int] | None:
     """(value, next position), or None when ``buf`` ends inside the integer."""
     value, shift = 0, 0
     for i in range(4):
@@ -166,7 +166,7 @@ def connack(body: bytes, *, v5: bool) -> Connack:
     if not v5:
         return Connack(_V3_REFUSALS.get(code, 128) if code else 0)
     receive_max = 65535
-    got = _varint_at(body, 2)
+    got = varint_at(body, 2)
     if got is not None:
         length, pos = got
         end = min(pos + length, len(body))
@@ -185,7 +185,7 @@ def connack(body: bytes, *, v5: bool) -> Connack:
             elif kind == "i":
                 pos += 4
             elif kind == "v":
-                got = _varint_at(body, pos)
+                got = varint_at(body, pos)
                 pos = got[1] if got else end
             elif kind == "s":
                 pos += 2 + struct.unpack_from("!H", body, pos)[0]
@@ -208,7 +208,7 @@ def publish_info(flags: int, body: bytes, *, v5: bool) -> tuple[str, bytes, int,
         mid = struct.unpack_from("!H", body, pos)[0]
         pos += 2
     if v5:
-        got = _varint_at(body, pos)
+        got = varint_at(body, pos)
         if got is None:
             raise WireError("PUBLISH properties cut short")
         pos = got[1] + got[0]
@@ -231,7 +231,7 @@ class Parser:
         pos = 0
         n = len(buf)
         while n - pos >= 2:
-            got = _varint_at(buf, pos + 1)
+            got = varint_at(buf, pos + 1)
             if got is None:
                 break
             length, start = got

@@ -48,7 +48,7 @@ def drain(link: Link, n: int, seconds: float = 15.0) -> list:
 def test_remaining_length_at_every_width(n: int) -> None:
     enc = wire.varint(n)
     assert len(enc) == (1 if n < 128 else 2 if n < 16384 else 3 if n < 2097152 else 4)
-    assert wire._varint_at(enc, 0) == (n, len(enc))
+    assert wire.varint_at(enc, 0) == (n, len(enc))
     with pytest.raises(wire.WireError):
         wire.varint(wire.MAX_REMAINING + 1)
 

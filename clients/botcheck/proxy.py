@@ -21,6 +21,8 @@ from typing import Any, Callable
 
 import msgpack
 
+from summon.protocol.mqttwire import WireError, varint, varint_at
+
 __all__ = ["MqttProxy", "Seen"]
 
 CONNECT, PUBLISH, SUBSCRIBE = 1, 3, 8
@@ -39,29 +41,6 @@ class Seen:
     message: Any = None          # a PUBLISH payload, msgpack-decoded when it decodes
     topics: tuple[str, ...] = ()  # SUBSCRIBE filters
     fate: str = "forwarded"       # "forwarded", "dropped" or "rewritten"
-
-
-def _varint(data: bytes, i: int) -> tuple[int, int] | None:
-    """(value, next index) of an MQTT variable byte integer at ``data[i:]``, None if incomplete."""
-    value, shift = 0, 0
-    for k in range(4):
-        if i + k >= len(data):
-            return None
-        b = data[i + k]
-        value |= (b & 0x7F) << shift
-        if not b & 0x80:
-            return value, i + k + 1
-        shift += 7
-    raise ValueError("malformed remaining length")
-
-
-def _encode_varint(n: int) -> bytes:
-    out = bytearray()
-    while True:
-        b, n = n & 0x7F, n >> 7
-        out.append(b | (0x80 if n else 0))
-        if not n:
-            return bytes(out)
 
 
 def _decode(payload: bytes) -> Any:
@@ -214,7 +193,7 @@ class MqttProxy:
                 while True:
                     if len(buf) < 2:
                         break
-                    head = _varint(buf, 1)
+                    head = varint_at(buf, 1)
                     if head is None:
                         break
                     length, start = head
@@ -224,7 +203,7 @@ class MqttProxy:
                     out = self._packet(c, packet[0], packet[start:])
                     if out is not None:
                         c.upstream.sendall(out if out is not True else packet)
-        except (OSError, ValueError):
+        except (OSError, ValueError, WireError):
             pass
         self._close(c)
 
@@ -240,7 +219,7 @@ class MqttProxy:
         if kind == SUBSCRIBE:
             i = 2
             if c.level == 5:
-                plen, i = _varint(body, i) or (0, i)
+                plen, i = varint_at(body, i) or (0, i)
                 i += plen
             topics = []
             while i + 2 <= len(body):
@@ -258,7 +237,7 @@ class MqttProxy:
         pid = body[i:i + 2] if qos else b""
         i += len(pid)
         if c.level == 5:
-            plen, j = _varint(body, i) or (0, i)
+            plen, j = varint_at(body, i) or (0, i)
             i = j + plen
         payload = body[i:]
         message = _decode(payload)
@@ -273,6 +252,6 @@ class MqttProxy:
             elif action is not None and action[1] is not None:
                 new = msgpack.packb(action[1](dict(message)), use_bin_type=True)
                 rest = body[:i] + new
-                fate, out = "rewritten", bytes([b0]) + _encode_varint(len(rest)) + rest
+                fate, out = "rewritten", bytes([b0]) + varint(len(rest)) + rest
         self.seen.append(Seen(now, "publish", c.n, topic, retain, qos, message, fate=fate))
         return out
