@@ -235,3 +235,44 @@ def test_publish_wait_returns_once_acknowledged(mosquitto: Mosquitto) -> None:
         assert link.publish_wait(PUBLIC, b"", retain=True)
     finally:
         link.close()
+
+
+def test_over_tls_with_big_records_both_ways(tmp_path) -> None:
+    """mqtts://: the same link over TLS (records split and joined differently from TCP reads)."""
+    import ssl
+    import subprocess
+
+    from summon.clients.embedded_broker import free_port
+    from summon.referee.accounts import BrokerSettings
+    from tests.secbroker import start_init_broker
+
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key), "-out",
+                    str(cert), "-days", "2", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"],
+                   check=True, capture_output=True)
+    settings = BrokerSettings(port=free_port(), tls_port=free_port(), certfile=str(cert), keyfile=str(key),
+                              run_as_root=True)
+    broker = start_init_broker(tmp_path / "broker", settings, {"referee": "referee", "north": "player"})
+    tls_url = BrokerUrl("127.0.0.1", settings.tls_port, "referee", broker.passwords["referee"], tls=True)
+    north = Link(broker.url("north"), "north", subscriptions=(PUBLIC,)).start()
+    link = None
+    try:
+        with pytest.raises(LinkError):  # the default context trusts no self-signed certificate
+            LoopLink(tls_url, "referee").start(timeout=1.0)
+        link = LoopLink(tls_url, "referee", subscriptions=("summon/v1/t/+/move/+",),
+                        ssl_context=ssl.create_default_context(cafile=str(cert))).start()
+        payloads = [i.to_bytes(4, "big") + b"y" * (i % 3) * 30_000 for i in range(300)]
+        for p in payloads:
+            link.publish(PUBLIC, p)
+        assert pump_until(link, lambda: link.in_flight == 0, 30)
+        assert [m.payload for m in drain(north, 300, 30)] == payloads
+        for i in range(50):
+            north.publish(MOVE, b"z" * (i * 1000))
+        got: list = []
+        assert pump_until(link, lambda: (got.extend(iter_inbox(link)), len(got) >= 50)[1], 20)
+        assert [len(m.payload) for m in got] == [i * 1000 for i in range(50)]
+    finally:
+        if link is not None:
+            link.close()
+        north.close()
+        broker.stop()
