@@ -8,6 +8,9 @@ client and referee a separate process, so the figures sit side by side:
 
 1. **raw**: QoS1 ping-pong between two Python ``Link`` clients over the very topics a move
    uses (``t/X/move/p1`` -> ``t/X/seat/p1/state``, an echo of seat-state size): the floor.
+   **fan-out floor**: the same, but the echo is the referee's own link answering each move
+   with a move's six messages to four seat clients, doing no game work: what the broker and
+   the fan-out cost before the referee does anything (the one-table figure's floor).
 2. **one table**: moves played one at a time at one table (move -> the mover's next
    ``seat_state``), p50/p99 and the ratio to raw.
 3. **N tables flat out**: one seat client process per seat, each sitting at every table,
@@ -109,6 +112,60 @@ def child_pong(port: int) -> None:
             break
         link.publish(T.seat_state(where.table or "", where.user), item.payload + body)
     link.close()
+
+
+def child_fanout(port: int) -> None:
+    """A referee that does no game work: each move answered with a move's six messages (the
+    four seat states, mover first, public state and events) through the referee's own link."""
+    from summon.protocol.looplink import LoopLink
+
+    link = LoopLink(url(port, "referee"), "bench-fanout", subscriptions=(T.all_moves(),)).start()
+    body = b"x" * ECHO_BYTES
+    seats = PLAYERS["dragon"]
+    print("ready", flush=True)
+    while True:
+        link.pump(0.1)
+        while not link.inbox.empty():
+            item = link.inbox.get_nowait()
+            if item.payload == b"stop":
+                link.close()
+                return
+            where = T.parse(item.topic)
+            table = where.table or ""
+            for user in [where.user, *(u for u in seats if u != where.user)]:
+                link.publish(T.seat_state(table, user), item.payload + body, retain=True)
+            link.publish(T.public_state(table), body, retain=True)
+            link.publish(T.events(table), body)
+
+
+def fanout_floor(port: int, n: int) -> list[float]:
+    """Move -> the mover's answer (ms) through ``child_fanout``: what the broker, the four seat
+    clients and six messages cost on this machine before the referee does any work."""
+    floor = spawn("_fanout", port)
+    assert floor.stdout is not None and floor.stdout.readline().strip() == "ready"
+    seats = PLAYERS["dragon"]
+    links = {u: Link(url(port, u), f"bench-floor-{u}", subscriptions=(T.seat_all("floor", u),)).start()
+             for u in seats}
+    lat = []
+    try:
+        for i in range(n + 50):
+            mover = seats[i % len(seats)]
+            tag = b"%08d" % i
+            t0 = time.perf_counter()
+            links[mover].publish(T.move("floor", mover), tag)
+            for u in [mover, *(u for u in seats if u != mover)]:  # every seat hears before the next move
+                while not links[u].inbox.get(timeout=10).payload.startswith(tag):
+                    pass
+                if u == mover and i >= 50:
+                    lat.append((time.perf_counter() - t0) * 1000)
+        links[seats[0]].publish_wait(T.move("floor", seats[0]), b"stop")
+        floor.wait(10)
+    finally:
+        for link in links.values():
+            link.close()
+        if floor.poll() is None:
+            floor.kill()
+    return lat
 
 
 def child_seat(port: int, user: str, tag: str, mode: str, start_at: float, seconds: float, pace: float,
@@ -387,6 +444,8 @@ def main() -> None:
         kind, rest = sys.argv[1], sys.argv[2:]
         if kind == "_referee":
             child_referee(int(rest[0]), rest[1], rest[2], rest[3])
+        elif kind == "_fanout":
+            child_fanout(int(rest[0]))
         elif kind == "_pong":
             child_pong(int(rest[0]))
         elif kind == "_seat":
@@ -418,6 +477,7 @@ def main() -> None:
     refs: list[subprocess.Popen[str]] = []
     try:
         raw, pong_us = raw_pingpong(mosq.port, args.pings)
+        floor = fanout_floor(mosq.port, args.pings)
         refs = [spawn("_referee", mosq.port, f"referee-{i}" if args.referees > 1 else "referee", db, args.db_sync)
                 for i in range(args.referees)]
         director = Director(mosq.port)
@@ -441,6 +501,7 @@ def main() -> None:
                                                   args.pace, cpu)
         rp50, rp99 = quantiles(raw)
         o50, o99 = quantiles(one)
+        fl50, fl99 = quantiles(floor)
         f50, f99 = quantiles(flat)
         p50, p99 = quantiles(paced)
         load = os.getloadavg()
@@ -451,6 +512,8 @@ def main() -> None:
               f"engine apply alone {apply_us:.0f} us)")
         print(f"raw broker QoS1 ping-pong    {len(raw):6} round trips  p50 {rp50:7.2f} ms  p99 {rp99:7.2f} ms  "
               f"echo client CPU {pong_us:6.0f} us/round trip")
+        print(f"fan-out floor (no game work) {len(floor):6} moves        p50 {fl50:7.2f} ms  p99 {fl99:7.2f} ms  "
+              f"p50 {fl50 / rp50:.1f}x raw  (six messages per move, four seat clients)")
         print(f"one table                    {len(one):6} moves        p50 {o50:7.2f} ms  p99 {o99:7.2f} ms  "
               f"p50 {o50 / rp50:.1f}x raw  referee CPU {one_cpu:6.0f} us/move")
         print(f"{args.tables} tables flat out  {len(flat):10} moves        p50 {f50:7.2f} ms  p99 {f99:7.2f} ms  "
