@@ -356,8 +356,17 @@ def run_failover(mosquitto: Mosquitto, url: str, tables: int, kills: int, seed: 
         def finished() -> bool:
             return all((store.table(t) or TableRecord("", "", (), {}, 0, 0)).status == "finished" for t in expected)
 
+        # kill at random points of the play, counted in stored moves, not seconds: a faster
+        # referee must not finish every game before the kills
+        total = sum(len(history) for history, _ in expected.values())
+        marks = sorted(rng.uniform(0.1, 0.85) * total for _ in range(kills))
+
+        def stored_moves() -> int:
+            return int(store._read("SELECT count(*) FROM moves", ())[0][0])
+
         while done_kills < kills and time.monotonic() < deadline and not finished():
-            time.sleep(rng.uniform(0.3, 1.5))
+            while stored_moves() < marks[done_kills] and time.monotonic() < deadline:
+                time.sleep(0.02)
             victim = rng.choice([r for r in refs if r.alive()])
             owned = [t for t in expected if (store.lease(t) or ("", 0))[0].startswith(victim.user + ":")
                      and (store.table(t) or TableRecord("", "", (), {}, 0, 0)).status == "playing"]
