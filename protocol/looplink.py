@@ -36,7 +36,7 @@ import time
 from typing import Any, Iterable
 
 from summon.protocol import mqttwire as wire
-from summon.protocol.mqtt import (_BAD_CREDENTIALS, _TAKEN_OVER, BrokerUrl, Incoming, LinkError, LinkRefused,
+from summon.protocol.mqtt import (BAD_CREDENTIALS, TAKEN_OVER, BrokerUrl, Incoming, LinkError, LinkRefused,
                                   ShortSessions, credentials_refused, taken_over)
 
 __all__ = ["LoopLink"]
@@ -250,7 +250,7 @@ class LoopLink:
             self._drop_socket()
             why = f"refused with reason {connack.reason}"
             self._last_refusal = why
-            if connack.reason in _BAD_CREDENTIALS:
+            if connack.reason in BAD_CREDENTIALS:
                 self._refuse(credentials_refused(b, connack.reason))
             return why
         self._window = min(connack.receive_maximum, _DEFAULT_WINDOW)
@@ -377,7 +377,7 @@ class LoopLink:
                 self._ping_out = False
             elif kind == wire.DISCONNECT:
                 reason = body[0] if body else 0
-                if reason == _TAKEN_OVER:
+                if reason == TAKEN_OVER:
                     self._refuse(taken_over(self.broker, self.client_id))
                     self._drop_socket()
                     return

@@ -26,7 +26,8 @@ from paho.mqtt.enums import CallbackAPIVersion
 
 from summon.protocol.errors import ProtocolError
 
-__all__ = ["BrokerUrl", "Incoming", "Link", "LinkError", "LinkRefused"]
+__all__ = ["BAD_CREDENTIALS", "TAKEN_OVER", "BrokerUrl", "Incoming", "Link", "LinkError", "LinkRefused",
+           "ShortSessions", "credentials_refused", "taken_over"]
 
 log = logging.getLogger("summon.mqtt")
 
@@ -44,8 +45,8 @@ class LinkRefused(LinkError):
 
 
 # CONNACK reason codes (paho 2 maps MQTT 3.1.1 return codes 4 and 5 onto them).
-_BAD_CREDENTIALS = {134: "bad user name or password", 135: "not authorized"}
-_TAKEN_OVER = 142  # MQTT 5 DISCONNECT "Session taken over"
+BAD_CREDENTIALS = {134: "bad user name or password", 135: "not authorized"}
+TAKEN_OVER = 142  # MQTT 5 DISCONNECT "Session taken over"
 # MQTT 3.1.1 says nothing when a second client with our id connects: the broker just closes
 # the socket, paho reconnects a second later and kicks the other one.  So many connections
 # in a row that each died within a few seconds of being made are taken as "someone else uses
@@ -58,7 +59,7 @@ def credentials_refused(broker: "BrokerUrl", reason: int) -> str:
     """What to tell someone whose CONNECT was refused with ``reason`` (134 or 135)."""
     who = repr(broker.username) if broker.username else "a client without a username"
     given = "with the password given" if broker.password else "without a password (none was given)"
-    return (f"{broker.host}:{broker.port} refused {who} {given}: {_BAD_CREDENTIALS[reason]}; check the username "
+    return (f"{broker.host}:{broker.port} refused {who} {given}: {BAD_CREDENTIALS[reason]}; check the username "
             f"and its password (--password-file, SUMMON_PASSWORD, or the profile's kept passwords)")
 
 
@@ -193,7 +194,7 @@ class Link:
         try:
             if reason.is_failure:
                 self._last_refusal = str(reason)
-                if getattr(reason, "value", None) in _BAD_CREDENTIALS:
+                if getattr(reason, "value", None) in BAD_CREDENTIALS:
                     self._refuse(credentials_refused(self.broker, reason.value))
                     return
                 log.warning("%s: broker refused connection: %s", self.client_id, reason)
@@ -215,7 +216,7 @@ class Link:
             self.connected.clear()
             if self._closed or self.refused:
                 return
-            if getattr(reason, "value", None) == _TAKEN_OVER:
+            if getattr(reason, "value", None) == TAKEN_OVER:
                 self._taken_over()
                 return
             if was_connected and self._sessions.lost():
