@@ -230,6 +230,10 @@ class LoopLink:
             if b.tls:
                 ctx = self._ssl or ssl.create_default_context()
                 sock = ctx.wrap_socket(sock, server_hostname=b.host)
+        except ssl.SSLCertVerificationError as exc:  # retrying cannot help: say so now
+            self._refuse(f"{b.host}:{b.port}: the broker's TLS certificate is not trusted ({exc.verify_message}); "
+                         f"install its CA in the system's store, or check the host name in the broker URL")
+            return "certificate not trusted"
         except OSError as exc:
             return f"cannot connect: {exc}"
         self._sock = sock

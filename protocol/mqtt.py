@@ -37,7 +37,8 @@ class LinkError(ProtocolError):
 
 
 class LinkRefused(LinkError):
-    """The broker refused these credentials, or another connection took this one over.
+    """The broker refused these credentials, another connection took this one over, or the
+    broker's TLS certificate is not trusted.
 
     Its own class because retrying cannot help: the command says what to fix and stops
     (exit code 4) instead of reconnecting every second.
