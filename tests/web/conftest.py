@@ -63,10 +63,13 @@ class Stack:
     bots: list[BotClient] = field(default_factory=list)
 
     def create(self, game: str, players: Sequence[str], config: dict[str, Any], bots: dict[str, str],
-               seed: int = 1, clock: dict[str, Any] | None = None) -> str:
-        """Start a bot for each entry of ``bots`` (user -> bot name), then create the table."""
+               seed: int = 1, clock: dict[str, Any] | None = None, pace: float = 0.0) -> str:
+        """Start a bot for each entry of ``bots`` (user -> bot name), then create the table.
+
+        ``pace``: seconds each bot waits before it moves, for a test that must see something
+        on the page before the table has moved on (the feed keeps the newest 30 lines)."""
         for i, (user, kind) in enumerate(bots.items()):
-            client = BotClient(make_bot(kind, seed * 10 + i), self.broker.url(user), user)
+            client = BotClient(make_bot(kind, seed * 10 + i), self.broker.url(user), user, pace=pace)
             self.bots.append(client)
             threading.Thread(target=client.run, daemon=True).start()
         return create_table(self.broker.url("director"), "director", game, players, config, seed=seed, clock=clock)

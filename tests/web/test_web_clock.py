@@ -17,8 +17,10 @@ def clock_seconds(text: str) -> int:
 
 
 def test_clock_counts_down_and_the_house_bot_seat_is_reclaimed(stack, browser):
+    # paced bots: unpaced, the house bot and three bots play a trick in ~0.1 s, and the house
+    # notice scrolled out of the feed's newest 30 lines before a loaded machine's page showed it
     table = stack.create("dragon", ["north", "east", "south", "west"], {"max_hands": 1}, BOTS, seed=31,
-                         clock={"move": 8, "max_timeouts": 1})
+                         clock={"move": 8, "max_timeouts": 1}, pace=0.5)
     page = stack.page(browser)
     try:
         login(page, stack.web.url, "north")
