@@ -164,8 +164,28 @@ class FaultRun:
                 f"wall {self.wall_s:.1f} s")
 
 
-def run_faults(tmp_path: Path, games: int, seed: int, target: int,
-               broker_restart_at: int = 2, timeout: float = 240.0, db: "Path | str | None" = None) -> FaultRun:
+def stored_moves(db: "Path | str") -> int:
+    """How many moves the referee's database holds (0 before it exists)."""
+    if str(db).startswith("postgresql://"):
+        import psycopg
+
+        with psycopg.connect(str(db)) as con:
+            row = con.execute("SELECT count(*) FROM moves").fetchone()
+    else:
+        if not Path(db).exists():
+            return 0
+        con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+        try:
+            row = con.execute("SELECT count(*) FROM moves").fetchone()
+        except sqlite3.OperationalError:  # the schema is not there yet
+            return 0
+        finally:
+            con.close()
+    return int(row[0]) if row else 0
+
+
+def run_faults(tmp_path: Path, games: int, seed: int, target: int, broker_restart_at: int = 2,
+               timeout: float = 240.0, db: "Path | str | None" = None, kills: int = 8) -> FaultRun:
     rng = random.Random(seed)
     config = {"target": target}
     seeds = [1000 * seed + i for i in range(games)]
@@ -188,9 +208,13 @@ def run_faults(tmp_path: Path, games: int, seed: int, target: int,
             create_table(broker.url("director"), "director", "dragon", order, config, seed=s, table=f"fault-{s}",
                          request_id=f"c{s}")
         deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            time.sleep(rng.uniform(0.1, 0.9))  # let play go on for a random while
-            if all(st == "finished" for st, _, _ in stored(db).values()):
+        # kill at random points of the play, counted in stored moves, not seconds: a faster
+        # referee (or machine) must not finish every game before the kills
+        total = sum(len(history) for history, _ in expected.values())
+        for mark in sorted(rng.uniform(0.05, 0.9) * total for _ in range(kills)):
+            while time.monotonic() < deadline and stored_moves(db) < mark:
+                time.sleep(0.05)
+            if time.monotonic() >= deadline or all(st == "finished" for st, _, _ in stored(db).values()):
                 break
             ref.kill()
             killed = time.monotonic()
@@ -241,7 +265,7 @@ def test_referee_kills_and_a_broker_restart_change_no_result(tmp_path, store, re
 
 @pytest.mark.slow
 def test_many_games_many_kills(tmp_path):
-    run = run_faults(tmp_path, games=40, seed=2, target=500, timeout=900)
+    run = run_faults(tmp_path, games=40, seed=2, target=500, timeout=900, kills=30)
     print(run.report())
     assert run.mismatches == []
     assert run.kills >= 25 and run.broker_restarts == 1, run.report()
