@@ -89,7 +89,6 @@ class LoopLink:
         self._retry_at = 0.0
         self._retry_delay = 1.0
         self._closed = False
-        self._last_refusal: str | None = None
         self._wake_r, self._wake_w = socket.socketpair()
         self._wake_r.setblocking(False)
         self._wake_w.setblocking(False)
@@ -139,18 +138,6 @@ class LoopLink:
             if self._sock is not None and mid not in self._unacked and all(m != mid for m, _ in self._queued):
                 return True
         return False
-
-    def subscribe(self, topic_filter: str) -> None:
-        if topic_filter not in self._subs:
-            self._subs.append(topic_filter)
-        if self._sock is not None:
-            self._out += wire.subscribe(self._mid(), [topic_filter], v5=self._v5)
-
-    def unsubscribe(self, topic_filter: str) -> None:
-        if topic_filter in self._subs:
-            self._subs.remove(topic_filter)
-        if self._sock is not None:
-            self._out += wire.unsubscribe(self._mid(), [topic_filter], v5=self._v5)
 
     def wake(self) -> None:
         """From any thread: end the owner's current ``pump()`` wait now."""
@@ -253,7 +240,6 @@ class LoopLink:
         if connack.reason:
             self._drop_socket()
             why = f"refused with reason {connack.reason}"
-            self._last_refusal = why
             if connack.reason in BAD_CREDENTIALS:
                 self._refuse(credentials_refused(b, connack.reason))
             return why
@@ -267,7 +253,7 @@ class LoopLink:
                 self._pending_subacks.add(mid)
                 self._out += wire.subscribe(mid, [f], v5=self._v5)
         while self._pending_subacks:
-            self.pump_connecting(deadline)
+            self._pump_connecting(deadline)
             if self._sock is None:
                 return "lost while subscribing"
             if time.monotonic() > deadline:
@@ -280,7 +266,8 @@ class LoopLink:
         log.debug("%s: connected to %s", self.client_id, b)
         return None
 
-    def pump_connecting(self, deadline: float) -> None:
+    def _pump_connecting(self, deadline: float) -> None:
+        """While connecting: send, and read what the broker answers (SUBACKs, retained messages)."""
         self._flush()
         if self._sock is not None:
             try:
@@ -353,6 +340,10 @@ class LoopLink:
             self._lost(f"bad packet from the broker: {exc}")
             return
         for kind, flags, body in packets:
+            if kind in (wire.PUBACK, wire.SUBACK) and len(body) < 2:
+                self._lost(f"bad packet from the broker: a {'PUBACK' if kind == wire.PUBACK else 'SUBACK'} of "
+                           f"{len(body)} byte(s)")
+                return
             if kind == wire.PUBLISH:
                 try:
                     topic, payload, qos, retain, mid = wire.publish_info(flags, body, v5=self._v5)

@@ -21,11 +21,11 @@ from summon.protocol.errors import ProtocolError
 __all__ = [
     "CONNACK", "DISCONNECT", "PINGRESP", "PUBACK", "PUBLISH", "SUBACK", "UNSUBACK",
     "Connack", "Parser", "WireError", "connect", "disconnect", "pingreq", "puback", "publish",
-    "publish_info", "subscribe", "unsubscribe", "varint", "varint_at",
+    "publish_info", "subscribe", "varint", "varint_at",
 ]
 
 CONNECT, CONNACK, PUBLISH, PUBACK = 0x10, 0x20, 0x30, 0x40
-SUBSCRIBE, SUBACK, UNSUBSCRIBE, UNSUBACK = 0x80, 0x90, 0xA0, 0xB0
+SUBSCRIBE, SUBACK, UNSUBACK = 0x80, 0x90, 0xB0
 PINGREQ, PINGRESP, DISCONNECT = 0xC0, 0xD0, 0xE0
 
 MAX_REMAINING = 268_435_455  # the largest remaining length a 4-byte variable integer holds
@@ -118,13 +118,6 @@ def subscribe(mid: int, filters: list[str], *, v5: bool, qos: int = 1) -> bytes:
     return _packet(SUBSCRIBE | 0x02, body)
 
 
-def unsubscribe(mid: int, filters: list[str], *, v5: bool) -> bytes:
-    body = struct.pack("!H", mid) + (b"\x00" if v5 else b"")
-    for f in filters:
-        body += _str(f)
-    return _packet(UNSUBSCRIBE | 0x02, body)
-
-
 def pingreq() -> bytes:
     return b"\xc0\x00"
 
@@ -160,6 +153,13 @@ def varint_at(buf: bytes | bytearray | memoryview, pos: int) -> tuple[int, int] 
 
 
 def connack(body: bytes, *, v5: bool) -> Connack:
+    try:
+        return _connack(body, v5)
+    except struct.error:  # a property cut short
+        raise WireError("CONNACK properties cut short") from None
+
+
+def _connack(body: bytes, v5: bool) -> Connack:
     if len(body) < 2:
         raise WireError("short CONNACK")
     code = body[1]
@@ -205,6 +205,8 @@ def publish_info(flags: int, body: bytes, *, v5: bool) -> tuple[str, bytes, int,
     topic = body[2:pos].decode("utf-8", "replace")
     mid = 0
     if qos:
+        if pos + 2 > len(body):
+            raise WireError("PUBLISH cut short before its packet id")
         mid = struct.unpack_from("!H", body, pos)[0]
         pos += 2
     if v5:

@@ -41,6 +41,14 @@ PLAYERS = ["p1", "p2", "p3", "p4"]
 T = Topics()
 
 
+def in_process_fleet(broker: Mosquitto, url: str, users: Sequence[str], **config: Any) -> list[Any]:
+    """One in-process referee per account in ``users`` (not started), sharing ``url``."""
+    from summon.referee.service import Referee, RefereeConfig
+
+    return [Referee(RefereeConfig(broker=broker.url(u), client_id=u, directors=frozenset({"director"}), db=url,
+                                  lease_ttl=1.0, **config)) for u in users]
+
+
 def orphans(url: str, n: int, prefix: str = "orph") -> list[str]:
     """``n`` unfinished tables whose owner died at once (their leases already expired)."""
     dead = PgStore(url, owner="dead", ttl=-60)
@@ -169,12 +177,9 @@ def test_an_adopted_table_is_republished_redacted_to_each_seat(pg_url):
 # --- two referees started together --------------------------------------------------------------
 
 def test_two_referees_started_together_never_share_a_table(mosquitto, pg_url):
-    from summon.referee.service import Referee, RefereeConfig
-
     ids = orphans(pg_url, 6, "race")
     add_referee_accounts(mosquitto, ["ref1", "ref2"])
-    refs = [Referee(RefereeConfig(broker=mosquitto.url(u), client_id=u, directors=frozenset({"director"}),
-                                  db=pg_url, lease_ttl=1.0, adopt_batch=1)) for u in ("ref1", "ref2")]
+    refs = in_process_fleet(mosquitto, pg_url, ["ref1", "ref2"], adopt_batch=1)
     bots = [BotClient(DetBot(), mosquitto.url(u), u, exit_when_finished=False) for u in PLAYERS]
     go = threading.Barrier(2)
     threads = [threading.Thread(target=lambda r=r: (go.wait(), r.run()), daemon=True) for r in refs]
@@ -215,12 +220,10 @@ def test_two_referees_started_together_never_share_a_table(mosquitto, pg_url):
 def test_a_move_for_a_table_nobody_knows_gets_one_answer_from_the_fleet(mosquitto, pg_url):
     """Every referee gets every move; for an unknown table exactly one of them answers."""
     from summon.protocol.messages import Move, encode
-    from summon.referee.service import Referee, RefereeConfig
 
     users = ["ref1", "ref2", "ref3"]
     add_referee_accounts(mosquitto, users)
-    refs = [Referee(RefereeConfig(broker=mosquitto.url(u), client_id=u, directors=frozenset({"director"}),
-                                  db=pg_url, lease_ttl=1.0)) for u in users]
+    refs = in_process_fleet(mosquitto, pg_url, users)
     threads = [threading.Thread(target=r.run, daemon=True) for r in refs]
     player = Link(mosquitto.url("p1"), "p1", subscriptions=(T.seat_all("+", "p1"),)).start()
     try:

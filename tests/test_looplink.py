@@ -278,3 +278,53 @@ def test_over_tls_with_big_records_both_ways(tmp_path) -> None:
             link.close()
         north.close()
         broker.stop()
+
+
+@pytest.mark.parametrize("body", [b"\x00\x05abc", b"\x00\x01a"])
+def test_a_publish_cut_short_is_a_wire_error(body: bytes) -> None:
+    with pytest.raises(wire.WireError):
+        wire.publish_info(0x02, body, v5=False)  # QoS1: a packet id should follow the topic
+
+
+def test_a_connack_with_a_property_cut_short_is_a_wire_error() -> None:
+    with pytest.raises(wire.WireError):
+        wire.connack(b"\x00\x00\x03\x21\x00", v5=True)  # Receive Maximum without its second byte
+
+
+def test_a_malformed_packet_from_the_broker_drops_the_connection_and_loses_nothing() -> None:
+    """A broker that sends a PUBACK of one byte: the link reconnects and sends again what was
+    not acknowledged; nothing raises out of ``pump``."""
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(4)
+    received: list[bytes] = []
+
+    def serve() -> None:
+        for n in range(2):
+            conn, _ = server.accept()
+            conn.settimeout(5)
+            conn.recv(4096)  # CONNECT
+            conn.sendall(b"\x20\x02\x00\x00")  # CONNACK: accepted
+            if n == 0:
+                conn.recv(4096)  # the PUBLISH
+                conn.sendall(b"\x40\x01\x00")  # a PUBACK one byte short
+                time.sleep(0.5)
+                conn.close()
+            else:
+                received.append(conn.recv(4096))
+                time.sleep(0.5)
+                conn.close()
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    link = LoopLink(BrokerUrl(port=server.getsockname()[1]), "referee").start()
+    try:
+        link.publish(PUBLIC, b"kept")
+        assert pump_until(link, lambda: link.connects == 2 and bool(received), 10)
+        parser = wire.Parser()
+        (kind, flags, body), = parser.feed(received[0])
+        assert kind == wire.PUBLISH and flags & 0x08, "sent again, marked DUP"
+        assert wire.publish_info(flags, body, v5=False)[:2] == (PUBLIC, b"kept")
+    finally:
+        link.close()
+        server.close()
