@@ -426,8 +426,14 @@ class Referee:
         error_topic = self.topics.seat_error(table_id, user)
         table = self.tables.get(table_id)
         if table is None:
-            if self.fleet is not None and (self.fleet.is_foreign(table_id) or not self.fleet.answers_unknown(table_id)):
-                return  # another referee of the fleet holds it (or will adopt it), or answers for it
+            if self.fleet is not None and self.fleet.is_foreign(table_id):
+                # another referee of the fleet holds it (or will adopt it) and judges the move:
+                # here it must cost no rate budget, or a player's moves at the others' tables
+                # would empty its bucket and this referee would drop its moves at our own
+                self.inbox.refund(user, message_bytes(msg))  # type: ignore[attr-defined]
+                return
+            if self.fleet is not None and not self.fleet.answers_unknown(table_id):
+                return  # another referee of the fleet answers for it
             self._send_error(error_topic, ErrorCode.TABLE_UNKNOWN, f"no table {table_id!r} on this referee", table_id)
             return
         try:

@@ -217,6 +217,39 @@ def test_two_referees_started_together_never_share_a_table(mosquitto, pg_url):
         assert [(m.seat, m.move) for m in check.moves(tid)] == history, tid
 
 
+def test_moves_at_another_referees_tables_cost_no_rate_budget(mosquitto, pg_url):
+    """Every referee gets every move.  Bots at tables held by two referees, under a rate limit
+    far below what they send: every game must still finish, since accepted moves (at their
+    owner) and moves at the other referee's tables (here) cost nothing."""
+    ids = orphans(pg_url, 8, "budget")
+    add_referee_accounts(mosquitto, ["ref1", "ref2"])
+    refs = in_process_fleet(mosquitto, pg_url, ["ref1", "ref2"], adopt_batch=4, rate_limit=5.0, rate_burst=10.0)
+    bots = [BotClient(DetBot(), mosquitto.url(u), u, exit_when_finished=False) for u in PLAYERS]
+    threads = [threading.Thread(target=r.run, daemon=True) for r in refs]
+    check = PgStore(pg_url, owner="observer", readonly=True)
+    try:
+        for t in threads:
+            t.start()
+        assert all(r.ready.wait(20) for r in refs)
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline and not all(r.call(lambda r=r: len(r.tables)) for r in refs):
+            time.sleep(0.1)  # both hold some of the tables
+        bot_threads = [run_in_thread(lambda b=b: b.run(timeout=60)) for b in bots]
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not all(check.table(t).status == "finished" for t in ids):
+            time.sleep(0.2)
+        status = {t: (check.table(t).status, check.move_count(t)) for t in ids}
+    finally:
+        for b in bots:
+            b.request_stop()
+        for r in refs:
+            r.request_stop()
+        for t in threads:
+            t.join(10)
+    assert all(r.fleet.adopted for r in refs), "both referees held tables"
+    assert all(st == "finished" for st, _ in status.values()), status
+
+
 def test_a_move_for_a_table_nobody_knows_gets_one_answer_from_the_fleet(mosquitto, pg_url):
     """Every referee gets every move; for an unknown table exactly one of them answers."""
     from summon.protocol.messages import Move, encode
