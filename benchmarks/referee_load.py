@@ -12,7 +12,11 @@ client and referee a separate process, so the figures sit side by side:
    with a move's six messages to four seat clients, doing no game work: what the broker and
    the fan-out cost before the referee does anything (the one-table figure's floor).
 2. **one table**: moves played one at a time at one table (move -> the mover's next
-   ``seat_state``), p50/p99 and the ratio to raw.
+   ``seat_state``), p50/p99 and the ratio to raw.  Timed, like the raw echo, until the
+   message is taken from the client's inbox; the line also shows the p50 until the mover
+   has decoded it too (~60 us of msgpack and checks in a Python client, which the raw and
+   floor lines do not do).  Raw and one table are timed in ``--blocks`` alternating blocks
+   (the referees stop for each raw block), so a drift in the machine's speed hits both.
 3. **N tables flat out**: one seat client process per seat, each sitting at every table,
    answering every state at once: moves/s, p50/p99.
 4. **N tables paced**: the same clients wait ``--pace`` s before each move (a human table's
@@ -56,7 +60,7 @@ import msgpack  # noqa: E402
 from summon.protocol.messages import CloseTable, CreateTable, Created, Error, Move, decode, encode  # noqa: E402
 from summon.protocol.mqtt import BrokerUrl, Link  # noqa: E402
 from summon.protocol.topics import Topics  # noqa: E402
-from tests.helpers import drain_seat_states, timed_move  # noqa: E402
+from tests.helpers import drain_seat_states, timed_move_arrival  # noqa: E402
 from tests.mosquitto import add_referee_accounts, password, start_mosquitto  # noqa: E402
 
 T = Topics()
@@ -283,8 +287,8 @@ def in_process(game: str, moves: int) -> tuple[float, float, float]:
         for kind in spent:
             for seed, played in script:
                 t = Table("bench", engine, players, {}, seed, T)
-                if kind == "reference" and hasattr(t, "snapshot_reference"):
-                    t.snapshot = t.snapshot_reference  # type: ignore[method-assign]
+                if kind == "reference":  # handle_move builds through _snapshot_parts
+                    t._snapshot_parts = _reference_parts(t)  # type: ignore[method-assign]
                 c0 = time.process_time()
                 if kind == "apply":
                     state = t.state
@@ -295,6 +299,14 @@ def in_process(game: str, moves: int) -> tuple[float, float, float]:
                         t.handle_move(user, Move(seq=t.seq, move=move))
                 spent[kind] += time.process_time() - c0
     return tuple(spent[k] / (3 * total) * 1e6 for k in ("fast", "reference", "apply"))  # type: ignore[return-value]
+
+
+def _reference_parts(table: Any) -> Any:
+    """``Table._snapshot_parts`` built by ``snapshot_reference``: message by message."""
+    def parts(events: Any, meta: bool) -> Any:
+        out = table.snapshot_reference(events, meta)
+        return out[0], lambda: out[1:]
+    return parts
 
 
 # --- phases ------------------------------------------------------------------------------------
@@ -386,10 +398,13 @@ class Director:
                 waiting.discard(msg.request_id)
 
 
-def one_table(port: int, director: Director, game: str, moves: int, cpu: Any) -> tuple[list[float], float]:
-    """Moves one at a time (a new table when a game ends); latencies and referee CPU us/move."""
+def one_table(port: int, director: Director, game: str, moves: int,
+              cpu: Any) -> tuple[list[float], list[float], float]:
+    """Moves one at a time (a new table when a game ends): latencies until the mover's state
+    arrives, and until it is decoded too, and the referee's CPU us/move."""
     players = PLAYERS[game]
     lat: list[float] = []
+    decoded: list[float] = []
     rng = random.Random(1)
     used = 0.0
     while len(lat) < moves:
@@ -406,14 +421,16 @@ def one_table(port: int, director: Director, game: str, moves: int, cpu: Any) ->
                 if mover is None:
                     break  # the game ended: another table
                 st = latest[mover]
-                ms, latest[mover] = timed_move(links[mover], T.move(table, mover), st, rng.choice(st.legal))
+                ms, dec_ms, latest[mover] = timed_move_arrival(links[mover], T.move(table, mover), st,
+                                                               rng.choice(st.legal))
                 lat.append(ms)
+                decoded.append(dec_ms)
                 drain_seat_states(links, latest, st.seq + 1)
             used += cpu() - c0
         finally:
             for link in links.values():
                 link.close()
-    return lat, used / max(len(lat), 1) * 1e6
+    return lat, decoded, used / max(len(lat), 1) * 1e6
 
 
 def many_tables(port: int, game: str, tag: str, mode: str, seconds: float, pace: float,
@@ -464,6 +481,7 @@ def main() -> None:
     ap.add_argument("--paced-seconds", type=float, default=20.0, help="length of the paced phase")
     ap.add_argument("--moves", type=int, default=400, help="moves timed at one table")
     ap.add_argument("--pings", type=int, default=1000, help="raw round trips timed")
+    ap.add_argument("--blocks", type=int, default=4, help="raw and one-table timed in this many alternating blocks")
     args = ap.parse_args()
     if args.referees > 1 and not (args.db or "").startswith(("postgresql://", "postgres://")):
         raise SystemExit(f"--referees {args.referees}: a fleet of referees needs a shared PostgreSQL store, "
@@ -476,20 +494,33 @@ def main() -> None:
         add_referee_accounts(mosq, [f"referee-{i}" for i in range(args.referees)])
     refs: list[subprocess.Popen[str]] = []
     try:
-        raw, pong_us = raw_pingpong(mosq.port, args.pings)
         floor = fanout_floor(mosq.port, args.pings)
-        refs = [spawn("_referee", mosq.port, f"referee-{i}" if args.referees > 1 else "referee", db, args.db_sync)
-                for i in range(args.referees)]
         director = Director(mosq.port)
-        director.wait_online()
-        time.sleep(0.5 * args.referees)
 
         def cpu(loop: bool = False) -> float:
             """Every referee's CPU seconds so far (``loop``: their main threads only)."""
             return sum(cpu_seconds(p.pid, p.pid if loop else None) for p in refs)
 
-        director.barrier()
-        one, one_cpu = one_table(mosq.port, director, args.game, args.moves, cpu)
+        # raw and one table in alternating blocks: a drift in the machine's speed (a shared
+        # host) then hits both.  The referees stop for each raw block: they read every move
+        # topic, the raw echo's too.
+        raw, one, one_decoded, pong_cpu, one_cpu = [], [], [], [], []
+        for block in range(args.blocks):
+            r, us = raw_pingpong(mosq.port, args.pings // args.blocks)
+            raw += r
+            pong_cpu.append(us)
+            refs = [spawn("_referee", mosq.port, f"referee-{i}" if args.referees > 1 else "referee", db,
+                          args.db_sync) for i in range(args.referees)]
+            director.wait_online()
+            time.sleep(0.5 * args.referees)
+            director.barrier()
+            o, od, us = one_table(mosq.port, director, args.game, args.moves // args.blocks, cpu)
+            one += o
+            one_decoded += od
+            one_cpu.append(us)
+            if block < args.blocks - 1:
+                stop(refs)
+        pong_us, one_cpu_us = statistics.fmean(pong_cpu), statistics.fmean(one_cpu)
         tag = f"n{uuid.uuid4().hex[:4]}-"
         t0 = time.perf_counter()
         director.create(args.game, [f"{tag}{i}" for i in range(args.tables)], PLAYERS[args.game])
@@ -501,6 +532,7 @@ def main() -> None:
                                                   args.pace, cpu)
         rp50, rp99 = quantiles(raw)
         o50, o99 = quantiles(one)
+        od50, _ = quantiles(one_decoded)
         fl50, fl99 = quantiles(floor)
         f50, f99 = quantiles(flat)
         p50, p99 = quantiles(paced)
@@ -513,9 +545,10 @@ def main() -> None:
         print(f"raw broker QoS1 ping-pong    {len(raw):6} round trips  p50 {rp50:7.2f} ms  p99 {rp99:7.2f} ms  "
               f"echo client CPU {pong_us:6.0f} us/round trip")
         print(f"fan-out floor (no game work) {len(floor):6} moves        p50 {fl50:7.2f} ms  p99 {fl99:7.2f} ms  "
-              f"p50 {fl50 / rp50:.1f}x raw  (six messages per move, four seat clients)")
+              f"p50 {fl50 / rp50:.2f}x raw  (six messages per move, four seat clients)")
         print(f"one table                    {len(one):6} moves        p50 {o50:7.2f} ms  p99 {o99:7.2f} ms  "
-              f"p50 {o50 / rp50:.1f}x raw  referee CPU {one_cpu:6.0f} us/move")
+              f"p50 {o50 / rp50:.2f}x raw  referee CPU {one_cpu_us:6.0f} us/move  (decoded by the mover: p50 "
+              f"{od50:.2f} ms)")
         print(f"{args.tables} tables flat out  {len(flat):10} moves        p50 {f50:7.2f} ms  p99 {f99:7.2f} ms  "
               f"{len(flat) / args.seconds:7.0f} moves/s  referee CPU {flat_cpu:6.0f} us/move  errors {flat_err}"
               f"  (created in {created_s:.1f} s)")
@@ -523,14 +556,18 @@ def main() -> None:
               f"p99 {p99:7.2f} ms  {len(paced) / args.paced_seconds:7.0f} moves/s  referee CPU {paced_cpu:6.0f} "
               f"us/move  errors {paced_err}")
     finally:
-        for p in refs:
-            p.send_signal(signal.SIGTERM)
-        for p in refs:
-            try:
-                p.wait(15)
-            except subprocess.TimeoutExpired:
-                p.kill()
+        stop(refs)
         mosq.stop()
+
+
+def stop(procs: list[subprocess.Popen[str]]) -> None:
+    for p in procs:
+        p.send_signal(signal.SIGTERM)
+    for p in procs:
+        try:
+            p.wait(15)
+        except subprocess.TimeoutExpired:
+            p.kill()
 
 
 if __name__ == "__main__":

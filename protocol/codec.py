@@ -44,6 +44,8 @@ def _reject_ext(code: int, data: bytes) -> Any:
 
 def _depth(value: Any, limit: int) -> None:
     """Fail if ``value`` nests deeper than ``limit`` (iteratively: no recursion bomb)."""
+    if type(value) is dict and not any(isinstance(v, (dict, list)) for v in value.values()):
+        return  # a flat map (a move): depth 1
     stack: list[tuple[Any, int]] = [(value, 1)]
     while stack:
         item, depth = stack.pop()

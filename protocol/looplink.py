@@ -129,6 +129,12 @@ class LoopLink:
             self._queued.append((mid, packet))
         return mid
 
+    def flush(self) -> None:
+        """Send what is queued now, without waiting or reading (the owner has more to do
+        before its next ``pump()``, and wants these on their way first)."""
+        if self._sock is not None and not self._closed:
+            self._flush()
+
     def publish_wait(self, topic: str, payload: bytes, retain: bool = False, timeout: float = 5.0) -> bool:
         """Publish at QoS1 and pump until the broker acknowledged it (False after ``timeout``)."""
         mid = self.publish(topic, payload, retain=retain)

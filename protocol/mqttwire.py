@@ -13,6 +13,7 @@ Every client but the referee keeps paho (protocol/mqtt.py).
 
 from __future__ import annotations
 
+import functools
 import struct
 from dataclasses import dataclass
 
@@ -48,6 +49,8 @@ class WireError(ProtocolError):
 
 
 def varint(n: int) -> bytes:
+    if 0 <= n < 0x4000:  # every packet the referee sends: one or two bytes
+        return _VARINT1[n] if n < 0x80 else bytes(((n & 0x7F) | 0x80, n >> 7))
     if not 0 <= n <= MAX_REMAINING:
         raise WireError(f"length {n} does not fit an MQTT variable integer")
     out = bytearray()
@@ -58,6 +61,16 @@ def varint(n: int) -> bytes:
         else:
             out.append(digit)
             return bytes(out)
+
+
+_VARINT1 = _FIRST = tuple(bytes((n,)) for n in range(0x100))
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def _topic(topic: str) -> bytes:
+    """A topic as MQTT spells it, remembered: a referee sends to the same few topics per
+    table for the whole game."""
+    return _str(topic)
 
 
 def _str(s: str | bytes) -> bytes:
@@ -97,9 +110,13 @@ def connect(client_id: str, *, v5: bool, keepalive: int, username: str | None = 
 
 
 def publish(topic: str, payload: bytes, *, qos: int, retain: bool, mid: int, v5: bool, dup: bool = False) -> bytes:
-    head = _str(topic) + (struct.pack("!H", mid) if qos else b"") + (b"\x00" if v5 else b"")
+    head = _topic(topic) if type(topic) is str else _str(topic)
+    if qos:
+        head += mid.to_bytes(2, "big")
+    if v5:
+        head += b"\x00"  # no properties
     first = PUBLISH | (0x08 if dup else 0) | (qos << 1) | (1 if retain else 0)
-    return bytes((first,)) + varint(len(head) + len(payload)) + head + payload
+    return b"".join((_FIRST[first], varint(len(head) + len(payload)), head, payload))
 
 
 def with_dup(packet: bytes) -> bytes:
@@ -233,10 +250,14 @@ class Parser:
         pos = 0
         n = len(buf)
         while n - pos >= 2:
-            got = varint_at(buf, pos + 1)
-            if got is None:
-                break
-            length, start = got
+            length = buf[pos + 1]
+            if length < 0x80:  # a one-byte length: most packets
+                start = pos + 2
+            else:
+                got = varint_at(buf, pos + 1)
+                if got is None:
+                    break
+                length, start = got
             if length > self.max_packet:
                 raise WireError(f"a packet of {length} bytes exceeds the limit of {self.max_packet}")
             end = start + length

@@ -19,6 +19,7 @@ be assembled ad hoc.  The tree, under one versioned prefix (default ``summon/v1`
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -133,18 +134,12 @@ class Topics:
 
     # --- parsing -------------------------------------------------------------------------
     def parse(self, topic: str) -> Parsed:
-        """Take apart a move or request topic; raises ``TopicError`` for anything else."""
-        head = self.prefix + "/"
-        if not topic.startswith(head):
-            raise TopicError(f"topic {topic!r} is not under {self.prefix!r}")
-        parts = topic[len(head):].split("/")
-        if len(parts) == 4 and parts[0] == "t" and parts[2] == "move":
-            return Parsed("move", check_name(parts[3], "username"), check_name(parts[1], "table id"))
-        if len(parts) == 3 and parts[0] == "ctl" and parts[2] == "request":
-            return Parsed("request", check_name(parts[1], "username"))
-        if len(parts) == 2 and parts[0] == "presence":
-            return Parsed("presence", check_name(parts[1], "username"))
-        raise TopicError(f"topic {topic!r} is not one the referee reads")
+        """Take apart a move or request topic; raises ``TopicError`` for anything else.
+
+        Remembered per topic (the referee parses every message it hears, and a table's
+        players send on the same few topics all game); a refused topic is not remembered.
+        """
+        return _parse(self.prefix, topic)
 
     def table_of(self, topic: str) -> str | None:
         """The table id in any ``<p>/t/<table>/...`` topic, else ``None``."""
@@ -153,3 +148,19 @@ class Topics:
             return None
         table = topic[len(head):].split("/", 1)[0]
         return table if valid_name(table) else None
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def _parse(prefix: str, topic: str) -> Parsed:
+    """``Topics.parse`` for ``prefix``."""
+    head = prefix + "/"
+    if not topic.startswith(head):
+        raise TopicError(f"topic {topic!r} is not under {prefix!r}")
+    parts = topic[len(head):].split("/")
+    if len(parts) == 4 and parts[0] == "t" and parts[2] == "move":
+        return Parsed("move", check_name(parts[3], "username"), check_name(parts[1], "table id"))
+    if len(parts) == 3 and parts[0] == "ctl" and parts[2] == "request":
+        return Parsed("request", check_name(parts[1], "username"))
+    if len(parts) == 2 and parts[0] == "presence":
+        return Parsed("presence", check_name(parts[1], "username"))
+    raise TopicError(f"topic {topic!r} is not one the referee reads")

@@ -30,7 +30,7 @@ import dataclasses
 import logging
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from summon.protocol.messages import Move, encode
 from summon.protocol.topics import Topics
@@ -134,11 +134,12 @@ class Recovery:
         self.on_undo(lambda: (self.ref.tables.pop(table.id, None), self.ref.seats._forget(table.id)))
 
     def apply(self, table: Table, user: str, move: Move, flags: tuple[str, ...] = (),
-              notes: Sequence[Event] = (), now: float | None = None) -> list[Publish]:
+              notes: Sequence[Event] = (), now: float | None = None, defer_rest: bool = False) -> list[Any]:
         """``table.handle_move`` plus the store commit of an accepted move, before anything is sent."""
         before = (table.state, table.seq, table.clock, len(table.history))
         house = dict(table.house)  # a reclaim after the move may change it (undone if a batch fails)
-        out = table.handle_move(user, move, now=time.monotonic() if now is None else now, flags=flags, notes=notes)
+        out = table.handle_move(user, move, now=time.monotonic() if now is None else now, flags=flags, notes=notes,
+                                defer_rest=defer_rest)
         if len(table.history) == before[3]:
             return out  # refused: nothing to record
         entry = table.history[-1]

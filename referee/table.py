@@ -13,7 +13,7 @@ never applied, so a client that re-sends after a reconnect cannot play twice.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from summon.protocol.errors import ErrorCode
 from summon.protocol.messages import Error, Move, encode
@@ -28,7 +28,7 @@ from summon.referee.engine import (
     NotYourTurnError,
 )
 
-__all__ = ["Publish", "Table", "HistoryEntry"]
+__all__ = ["Publish", "Later", "Table", "HistoryEntry"]
 
 
 @dataclass(frozen=True)
@@ -38,6 +38,20 @@ class Publish:
     topic: str
     payload: bytes
     retain: bool = False
+
+
+@dataclass(frozen=True)
+class Later:
+    """The rest of an accepted move's publishes, packed when the transport asks for them.
+
+    Why: the mover waits for its own state, which ``handle_move(defer_rest=True)`` gives
+    first; the referee sends it the moment the move is stored and packs the other
+    audiences' states while it travels (``Referee._send_batch``).  ``build`` only packs:
+    every engine call and table read was made in ``handle_move`` (``views.MovePieces``).
+    """
+
+    table: str
+    build: Callable[[], list[Publish]]
 
 
 @dataclass(frozen=True)
@@ -115,14 +129,28 @@ class Table:
         Built by ``views.move_payloads`` (each audience's view built once, shared parts
         encoded once); ``snapshot_reference`` is the same, message by message.
         """
-        seat_payloads, events_payload, public_payload = views.move_payloads(self, events)
-        out = [Publish(self._seat_topics[s], seat_payloads[s], retain=True) for s in self.seat_order()]
-        if events_payload is not None:
-            out.append(Publish(self._events_topic, events_payload))
-        out.append(Publish(self._public_topic, public_payload, retain=True))
-        if meta:
-            out.append(Publish(self.topics.meta(self.id), encode(views.meta_message(self)), retain=True))
-        return out
+        first, rest = self._snapshot_parts(events, meta)
+        return [first, *rest()]
+
+    def _snapshot_parts(self, events: Sequence[Event], meta: bool) -> tuple[Publish, Callable[[], list[Publish]]]:
+        """``snapshot`` as the first seat's state now and a function packing the rest (from
+        pieces taken now: the table may move on before it is called)."""
+        pieces = views.MovePieces(self, events)
+        order = self.seat_order()
+        topics = self._seat_topics
+        meta_out = Publish(self.topics.meta(self.id), encode(views.meta_message(self)), retain=True) if meta else None
+        events_topic, public_topic = self._events_topic, self._public_topic
+
+        def rest() -> list[Publish]:
+            out = [Publish(topics[s], pieces.seat(s), retain=True) for s in order[1:]]
+            events_payload = pieces.events()
+            if events_payload is not None:
+                out.append(Publish(events_topic, events_payload))
+            out.append(Publish(public_topic, pieces.public(), retain=True))
+            if meta_out is not None:
+                out.append(meta_out)
+            return out
+        return Publish(topics[order[0]], pieces.seat(order[0]), retain=True), rest
 
     def seat_order(self) -> list[int]:
         """The order seat states are sent in: the seat that just moved (its answer), then the
@@ -151,11 +179,13 @@ class Table:
 
     # --- inbound ----------------------------------------------------------------------
     def handle_move(self, user: str, msg: Move, now: float = 0.0, flags: tuple[str, ...] = (),
-                    notes: Sequence[Event] = ()) -> list[Publish]:
+                    notes: Sequence[Event] = (), defer_rest: bool = False) -> list[Any]:
         """Check and apply one move; return what to publish (an error or the new states).
 
         ``now`` is the referee's monotonic time (for the clock), ``flags`` mark a move the
         referee played for the seat, ``notes`` are referee events shown before the game's.
+        With ``defer_rest`` an accepted move gives ``[the mover's state, Later]``: the rest is
+        packed when ``Later.build`` is called.
         """
         seat = self.seat_of(user)
         if seat is None:
@@ -183,9 +213,9 @@ class Table:
         # recorded before the snapshot: the seat states say who made this move (views.last_move)
         self.history.append(HistoryEntry(self.seq, seat, user, msg.move, spent, tuple(flags)))
         try:
-            out = self.snapshot([*notes, *events], meta=self.status != "playing")
+            first, rest = self._snapshot_parts([*notes, *events], meta=self.status != "playing")
         except Exception:  # a bug in a view: keep the table exactly as it was
             self.state, self.seq, self.clock = old_state, old_seq, old_clock
             self.history.pop()
             raise
-        return out
+        return [first, Later(self.id, rest)] if defer_rest else [first, *rest()]

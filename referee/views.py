@@ -8,6 +8,7 @@ The redaction test checks the output of these very functions.
 
 from __future__ import annotations
 
+import functools
 from typing import TYPE_CHECKING, Any, Sequence
 
 from summon.protocol.codec import packer
@@ -22,7 +23,8 @@ if TYPE_CHECKING:
 
 EventsMsg = Events  # the message class (``events`` is also a common argument name here)
 
-__all__ = ["seat_message", "public_message", "events_message", "meta_message", "move_payloads", "last_move"]
+__all__ = ["seat_message", "public_message", "events_message", "meta_message", "move_payloads", "MovePieces",
+           "last_move"]
 
 
 def seat_message(table: "Table", seat: int, events: Sequence[Event] = ()) -> SeatState:
@@ -141,53 +143,118 @@ def move_payloads(table: "Table", events: Sequence[Event] = ()) -> tuple[list[by
     """The encoded ``seat_state`` of every seat (by seat), the spectators' ``events`` (None
     without events) and the ``public_state`` -- byte for byte what encoding
     ``seat_message``/``events_message``/``public_message`` gives."""
-    pk = packer()
-    game, state, seats = table.game, table.state, len(table.players)
-    status = table.status
-    to_move = list(game.to_move(state))
-    # A game may build every view at once: ``views(state)`` gives the spectator view and, per
-    # seat, what that seat's view adds to it (``view(state, seat)`` is the two in order).
-    every = getattr(game, "views", None)
-    if every is not None:
-        public, extras = every(state)
-    else:
-        public, extras = game.view(state, None), None
-    public_view = pk.pack(public)
-    if extras is not None and type(public) is dict:
-        public_pairs = public_view[_header_len(len(public)):]
-        seat_views = [_seat_view_bytes(pk, public, public_pairs, extras[s]) for s in range(seats)]
-    else:
-        seat_views = [pk.pack(game.view(state, s)) for s in range(seats)]
-    common = {"v": PROTOCOL_VERSION, "table": table.id, "game": game.name, "seq": table.seq, "status": status,
-              "to_move": to_move, "clock": clock_wire(table)}
-    # each event as spectators see it; a seat it holds nothing private for sees the same
-    plain = type(game).event_view is Game.event_view
-    public_events = [game.event_view(e, None) for e in events]
+    pieces = MovePieces(table, events)
+    return [pieces.seat(s) for s in range(pieces.seats)], pieces.events(), pieces.public()
 
-    def message(cls: type, values: dict[str, Any], view: bytes | None) -> bytes:
-        names = ("v", "type", *field_names(cls))
-        if view is None:
-            return pk.pack({n: values[n] for n in names})
-        at = names.index("view")
-        return b"".join((pk.pack_map_header(len(names)), _pairs(pk, {n: values[n] for n in names[:at]}),
-                         pk.pack("view"), view, _pairs(pk, {n: values[n] for n in names[at + 1:]})))
 
-    playing = status == "playing"
-    seat_out = []
-    head = pk.pack_map_header(2 + len(_SEAT_FIELDS)) + _pairs(pk, {
-        "v": PROTOCOL_VERSION, "type": "seat_state", "table": table.id, "game": game.name})
-    view_key = pk.pack("view")
-    last = last_move(table)
-    house = getattr(table, "house", {})
-    for seat in range(seats):
-        seat_events = ([game.event_view(e, seat) if seat in e.private else pe for e, pe in zip(events, public_events)]
-                       if plain else [game.event_view(e, seat) for e in events])
+class MovePieces:
+    """One move's payloads, ready to be packed audience by audience.
+
+    The constructor makes every call into the engine (views, legal moves, event views) and
+    reads every table field the payloads show, so the pieces stay those of this move however
+    the table changes afterwards, and a bug in the engine surfaces before the move is
+    stored (``Table.handle_move``).  What is left for ``seat``, ``events`` and ``public`` is
+    msgpack packing and joining: the referee sends the mover's state first and packs the
+    other audiences' while it travels (``Table.handle_move(defer_rest=True)``).
+
+    Why spelled out piece by piece: this runs for every accepted move, mostly on a cold CPU
+    cache (a table waits for a person), so every dict built only to be packed and every
+    ``pack`` call counts.  A msgpack map is its header and then each key and value in
+    order, so a message is the concatenation of packed pieces: those fixed for the table
+    come from ``_heads``, those every audience shares are packed once.
+    """
+
+    __slots__ = ("seats", "_heads", "_progress", "_tail", "_clock", "_public_view", "_public", "_extras",
+                 "_views", "_legal", "_events", "_seat_events", "_house", "_has_events", "_seq")
+
+    def __init__(self, table: "Table", events: Sequence[Event] = ()) -> None:
+        pk = packer()
+        game, state, seats = table.game, table.state, len(table.players)
+        status = table.status
+        to_move = list(game.to_move(state))
+        self.seats = seats
+        # A game may build every view at once: ``views(state)`` gives the spectator view and,
+        # per seat, what that seat's view adds to it (``view(state, seat)`` is the two in order).
+        every = getattr(game, "views", None)
+        if every is not None:
+            public, extras = every(state)
+        else:
+            public, extras = game.view(state, None), None
+        self._public_view = pk.pack(public)
+        if extras is not None and type(public) is dict:
+            self._public, self._extras, self._views = public, extras, None
+        else:
+            self._public, self._extras = None, None
+            self._views = [game.view(state, s) for s in range(seats)]
+        self._heads = _heads(table.id, game.name, seats)
+        self._seq = table.seq
+        # shared by every audience: "seq", "status", "to_move" (in this order in both messages)
+        # and the clock
+        self._progress = b"".join((_SEQ, pk.pack(table.seq), _STATUS, pk.pack(status), _TO_MOVE, pk.pack(to_move)))
+        self._clock = _CLOCK + pk.pack(clock_wire(table))
+        self._tail = self._clock + _LAST + pk.pack(last_move(table))
         # a seat that is not to move has no legal move (Game.legal_moves: "empty if none")
-        legal = game.legal_moves(state, seat) if playing and seat in to_move else []
-        seat_out.append(b"".join((
-            head, _pairs(pk, {"seat": seat, "seq": table.seq, "status": status, "to_move": to_move, "legal": legal}),
-            view_key, seat_views[seat],
-            _pairs(pk, {"events": seat_events, "clock": common["clock"], "last": last, "house": seat in house}))))
-    events_out = message(EventsMsg, {**common, "type": "events", "events": public_events}, None) if events else None
-    public_out = message(PublicState, {**common, "type": "public_state"}, public_view)
-    return seat_out, events_out, public_out
+        playing = status == "playing"
+        self._legal = {s: game.legal_moves(state, s) for s in to_move} if playing else {}
+        # each event as spectators see it; a seat it holds nothing private for sees the same
+        plain = type(game).event_view is Game.event_view
+        public_events = [game.event_view(e, None) for e in events]
+        self._has_events = bool(events)
+        self._events = _EVENTS + pk.pack(public_events)
+        self._seat_events = {s: [game.event_view(e, s) for e in events] for s in range(seats)
+                             if not plain or any(s in e.private for e in events)}
+        self._house = frozenset(getattr(table, "house", {}))
+
+    def seat(self, seat: int) -> bytes:
+        """The ``seat_state`` of ``seat``."""
+        pk = packer()
+        if self._extras is not None:
+            public = self._public
+            assert public is not None
+            view = _seat_view_bytes(pk, public, self._public_view[_header_len(len(public)):], self._extras[seat])
+        else:
+            assert self._views is not None
+            view = pk.pack(self._views[seat])
+        own_events = self._seat_events.get(seat)
+        legal = self._legal.get(seat)
+        return b"".join((self._heads[0][seat], self._progress, _NO_LEGAL if legal is None else _LEGAL + pk.pack(legal),
+                         _VIEW, view, self._events if own_events is None else _EVENTS + pk.pack(own_events),
+                         self._tail, _HOUSE if seat in self._house else _NO_HOUSE))
+
+    def events(self) -> bytes | None:
+        """The spectators' ``events`` message (None: the move had no events)."""
+        return self._heads[2] + packer().pack(self._seq) + self._events if self._has_events else None
+
+    def public(self) -> bytes:
+        """The ``public_state``."""
+        return b"".join((self._heads[1], self._progress, _VIEW, self._public_view, self._clock))
+
+
+def _key(name: str) -> bytes:
+    return packer().pack(name)
+
+
+_SEQ, _STATUS, _TO_MOVE, _VIEW, _CLOCK, _LAST = map(_key, ("seq", "status", "to_move", "view", "clock", "last"))
+_EVENTS, _LEGAL = _key("events"), _key("legal")
+_NO_LEGAL = _LEGAL + packer().pack([])
+_HOUSE, _NO_HOUSE = _key("house") + packer().pack(True), _key("house") + packer().pack(False)
+_PUBLIC_FIELDS = ("table", "game", "seq", "status", "to_move", "view", "clock")
+_EVENTS_FIELDS = ("table", "seq", "events")
+if field_names(PublicState) != _PUBLIC_FIELDS or field_names(EventsMsg) != _EVENTS_FIELDS:
+    raise RuntimeError("PublicState's or Events' fields changed: update referee/views.py move_payloads")
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def _heads(table_id: str, game_name: str, seats: int) -> tuple[tuple[bytes, ...], bytes, bytes]:
+    """What starts every message of one table, up to the first piece a move changes: each
+    seat's ``seat_state`` (map header, v, type, table, game, seat), the ``public_state``
+    (up to ``seq``) and the ``events`` (up to ``seq``'s value)."""
+    pk = packer()
+    ident = _pairs(pk, {"v": PROTOCOL_VERSION, "type": "seat_state", "table": table_id, "game": game_name})
+    seat_heads = tuple(pk.pack_map_header(2 + len(_SEAT_FIELDS)) + ident + _pairs(pk, {"seat": s})
+                       for s in range(seats))
+    public_head = pk.pack_map_header(2 + len(_PUBLIC_FIELDS)) + _pairs(
+        pk, {"v": PROTOCOL_VERSION, "type": "public_state", "table": table_id, "game": game_name})
+    events_head = pk.pack_map_header(2 + len(_EVENTS_FIELDS)) + _pairs(
+        pk, {"v": PROTOCOL_VERSION, "type": "events", "table": table_id}) + _SEQ
+    return seat_heads, public_head, events_head

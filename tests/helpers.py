@@ -92,13 +92,24 @@ def drain_seat_states(links: "dict[str, Link]", latest: "dict[str, Any]", seq: i
 
 def timed_move(link: "Link", topic: str, state: Any, move: str, timeout: float = 30.0) -> "tuple[float, Any]":
     """Send ``move`` for ``state`` (a SeatState) and wait for the mover's own next state:
-    (milliseconds, that state) -- the latency a player feels (benchmarks)."""
+    (milliseconds, that state) -- the latency a player feels, its decoding included (benchmarks)."""
+    _, decoded_ms, m = timed_move_arrival(link, topic, state, move, timeout)
+    return decoded_ms, m
+
+
+def timed_move_arrival(link: "Link", topic: str, state: Any, move: str,
+                       timeout: float = 30.0) -> "tuple[float, float, Any]":
+    """``timed_move`` with two clocks: (ms until the mover's next state was taken from the
+    inbox, ms until it was also decoded, the state).  The first is measured as the raw
+    ping-pong of benchmarks/referee_load.py measures its echo (taken from the inbox, not
+    decoded), so the two compare the broker and the referee and nothing of the client."""
     from summon.protocol.messages import Move, SeatState, encode
 
     t0 = time.perf_counter()
     link.publish(topic, encode(Move(seq=state.seq, move=move)))
     while True:
         item = link.inbox.get(timeout=timeout)
+        arrived = time.perf_counter()
         m = decode(item.payload, max_bytes=1 << 20) if item.payload else None
         if isinstance(m, SeatState) and m.seq > state.seq:
-            return (time.perf_counter() - t0) * 1000, m
+            return (arrived - t0) * 1000, (time.perf_counter() - t0) * 1000, m

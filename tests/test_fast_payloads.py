@@ -65,7 +65,10 @@ def check_games(tables: "list[tuple[Table, random.Random]]", at_least: int) -> N
             move = rng.choice(table.game.legal_moves(table.state, seat))
             before = (table.state, table.seq, table.clock)
             now += rng.uniform(0.1, 3.0)
-            out = table.handle_move(table.players[seat], Move(seq=table.seq, move=move), now=now)
+            if rng.random() < 0.1:  # the house bot takes a seat over, or hands it back
+                table.house = {s: "away" for s in range(len(table.players)) if rng.random() < 0.3}
+            flags = rng.choice([(), (), ("house",), ("timeout", "random")])  # shown as "last"
+            out = table.handle_move(table.players[seat], Move(seq=table.seq, move=move), now=now, flags=flags)
             assert len(out) > 1, out
             # rebuild the same move's payloads the reference way from the same table
             after = (table.state, table.seq, table.clock)

@@ -32,6 +32,9 @@ class RecordingLink:
     def publish(self, topic: str, payload: bytes, retain: bool = False, qos: int = 1) -> None:
         self.sent.append((topic, decode(payload) if payload else None, self.store.stats.commits))
 
+    def flush(self) -> None:
+        self.sent.append(("<flush>", None, self.store.stats.commits))
+
 
 def referee_with_tables(n: int, tmp_path) -> tuple[Referee, RecordingLink]:
     ref = Referee(RefereeConfig(directors=frozenset({"director"}), rate_limit=0, rate_bytes=0))
@@ -110,3 +113,59 @@ def test_without_group_commit_every_move_is_its_own_commit(tmp_path):
     for m in first_moves(ref):
         ref._run_batch(m)
     assert ref.store.stats.commits == commits + 5
+
+
+def test_the_mover_state_leaves_alone_first_then_the_rest_of_its_move(tmp_path):
+    """The batch's first move: its mover's state is sent (flushed) before the other states
+    are even packed; then the other seats, the events and the public state follow."""
+    ref, link = referee_with_tables(1, tmp_path)
+    (move,) = first_moves(ref)
+    ref._run_batch(move)
+    topics = [topic for topic, _, _ in link.sent]
+    assert topics[:2] == [T.seat_state("t0", "east"), "<flush>"]
+    assert sorted(topics[2:5]) == sorted(T.seat_state("t0", u) for u in ("north", "south", "west"))
+    assert topics[5:] == [T.events("t0"), T.public_state("t0")]
+    assert all(m.seq == 1 for _, m, _ in link.sent if isinstance(m, SeatState))
+
+
+def test_moves_at_one_table_in_one_batch_reach_each_topic_in_order(tmp_path, monkeypatch):
+    """Several moves at one table in one batch (east bids, then south, west, north): only
+    the first mover's state is sent ahead, so no topic ever gets an older state after a
+    newer one, and every topic's last state is the table's newest."""
+    monkeypatch.setattr("summon.referee.service.MAX_BATCH_S", 60.0)
+    ref, link = referee_with_tables(2, tmp_path)
+    table = ref.tables["t0"]
+    items, state = [], table.state
+    for seq, seat in enumerate((1, 2, 3, 0)):  # every seat bids in turn; legal at each step
+        move = table.game.legal_moves(state, seat)[-1]
+        items.append(Incoming(T.move("t0", PLAYERS[seat]), encode(Move(seq=seq, move=move)), False))
+        state = table.game.apply(state, seat, move)[0]
+    items.insert(2, first_moves(ref)[1])  # a move at another table in the middle
+    for m in items[1:]:
+        ref.inbox.put(m)
+    ref._run_batch(items[0])
+    assert table.seq == 4 and ref.tables["t1"].seq == 1
+    newest: dict[str, int] = {}
+    for topic, m, _ in link.sent:
+        if isinstance(m, SeatState):
+            assert m.seq >= newest.get(topic, 0), f"{topic}: seq {m.seq} after {newest[topic]}"
+            newest[topic] = m.seq
+    assert all(newest[T.seat_state("t0", u)] == 4 for u in PLAYERS)
+    assert [t for t, _, _ in link.sent].count("<flush>") == 1
+
+
+def test_a_failing_view_refuses_the_move_and_keeps_the_table_and_the_store_as_they_were(tmp_path, monkeypatch):
+    """Every engine call of a move's payloads is made before the move is stored: a bug in a
+    view is an internal error for the mover, and nothing of the move is kept or sent."""
+    ref, link = referee_with_tables(1, tmp_path)
+    table = ref.tables["t0"]
+    (move,) = first_moves(ref)
+
+    def broken(state: Any) -> Any:
+        raise RuntimeError("a bug in a view")
+    monkeypatch.setattr(table.game, "views", broken)
+    ref._run_batch(move)
+    assert table.seq == 0 and not table.history and not ref.store.moves("t0")
+    assert [(topic, m.code) for topic, m, _ in link.sent if isinstance(m, Error)] == [
+        (T.seat_error("t0", "east"), "internal/error")]
+    assert not any(isinstance(m, SeatState) for _, m, _ in link.sent)
