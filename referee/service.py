@@ -133,6 +133,7 @@ class Referee:
         self._closing = False
         self._last_tick = 0.0
         self._held: list[Publish] | None = None  # publishes waiting for the batch's commit
+        self._batch_first = False  # the message being handled is the batch's first
         self.fleet: Fleet | None = None  # set in startup() when the store is shared (referee/fleet.py)
 
     # --- lifecycle -------------------------------------------------------------------------
@@ -222,6 +223,7 @@ class Referee:
             while True:
                 writes = store.stats.writes
                 self._held = []
+                self._batch_first = not held
                 try:
                     self._dispatch(item)
                 finally:
@@ -470,7 +472,11 @@ class Referee:
               notes: Sequence[Any] = (), now: float | None = None) -> None:
         """Apply a move for ``user``'s seat; an accepted one is stored BEFORE its states are sent."""
         # in a group commit the other audiences' states are packed after the mover's is sent
-        out = self.recovery.apply(table, user, move, flags, notes, now, defer_rest=self._held is not None)
+        # the batch's first accepted move: its other audiences' states are packed after its
+        # mover's state is sent (_send_batch).  Only that one: a deferred move keeps its
+        # views alive until the batch is sent, and a batch may hold a thousand moves
+        first = self._held is not None and not self._held and self._batch_first
+        out = self.recovery.apply(table, user, move, flags, notes, now, defer_rest=first)
         self._send(out)
         if len(out) > 1:
             self.seats.after_move(table, table.history[-1].seat, flags)
