@@ -110,6 +110,7 @@ class World:
     # --- the referee ----------------------------------------------------------------------
     def start_referee(self) -> None:
         from summon.referee.service import Referee, RefereeConfig
+        from summon.referee.table import Publish
 
         world = self
 
@@ -118,8 +119,8 @@ class World:
 
             def _send(self, publishes: Sequence[Any]) -> None:
                 marker = f"/seat/{world.user}/"
-                for p in publishes:
-                    if marker in p.topic and p.payload:
+                for p in publishes:  # a Later (the rest of a move) comes back here built
+                    if isinstance(p, Publish) and marker in p.topic and p.payload:
                         world.sent.append((time.monotonic(), p.topic, p.payload))
                 super()._send(publishes)
 
