@@ -345,6 +345,7 @@ class LoopLink:
         except wire.WireError as exc:
             self._lost(f"bad packet from the broker: {exc}")
             return
+        acked = False
         for kind, flags, body in packets:
             if kind in (wire.PUBACK, wire.SUBACK) and len(body) < 2:
                 self._lost(f"bad packet from the broker: a {'PUBACK' if kind == wire.PUBACK else 'SUBACK'} of "
@@ -363,8 +364,7 @@ class LoopLink:
                 mid = (body[0] << 8) | body[1]
                 if self._unacked.pop(mid, None) is not None and len(body) > 2 and body[2] >= 0x80:
                     log.warning("%s: the broker refused publish %d (reason %d)", self.client_id, mid, body[2])
-                if self._queued:
-                    self._fill_window()
+                acked = True
             elif kind == wire.SUBACK:
                 mid = (body[0] << 8) | body[1]
                 self._pending_subacks.discard(mid)
@@ -385,6 +385,8 @@ class LoopLink:
                 self._lost(f"the broker disconnected us (reason {reason})")
                 return
             # UNSUBACK, CONNACK out of turn: nothing to do
+        if acked and self._queued:  # once for the read, not once per acknowledgement
+            self._fill_window()
 
     def _keep_alive(self) -> None:
         now = time.monotonic()

@@ -201,8 +201,8 @@ class MovePieces:
         public_events = [game.event_view(e, None) for e in events]
         self._has_events = bool(events)
         self._events = _EVENTS + pk.pack(public_events)
-        self._seat_events = {s: [game.event_view(e, s) for e in events] for s in range(seats)
-                             if not plain or any(s in e.private for e in events)}
+        own = range(seats) if not plain else sorted({s for e in events for s in e.private if 0 <= s < seats})
+        self._seat_events = {s: [game.event_view(e, s) for e in events] for s in own}
         self._house = frozenset(getattr(table, "house", {}))
 
     def seat(self, seat: int) -> bytes:
