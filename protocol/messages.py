@@ -285,7 +285,7 @@ def from_wire(data: Any, accept: tuple[type[Message], ...]) -> Message:
     """Build a message from decoded data; ``accept`` limits the types allowed here."""
     if type(data) is dict and len(data) == 4 and data.get("type") == "move" and Move in accept:
         # the message the referee hears most, in the one shape that is right: checked here
-        # without the general walk below (tests/test_messages.py proves both agree)
+        # without the general walk below (tests/test_protocol.py proves both agree)
         seq, move = data.get("seq"), data.get("move")
         if type(seq) is int and type(move) is str and data.get("v") == PROTOCOL_VERSION:
             return Move(seq=seq, move=move)

@@ -457,7 +457,8 @@ class Referee:
                 return
             if self.fleet is not None and not self.fleet.answers_unknown(table_id):
                 return  # another referee of the fleet answers for it
-            self._send_error(self.topics.seat_error(table_id, user), ErrorCode.TABLE_UNKNOWN, f"no table {table_id!r} on this referee", table_id)
+            self._send_error(self.topics.seat_error(table_id, user), ErrorCode.TABLE_UNKNOWN,
+                             f"no table {table_id!r} on this referee", table_id)
             return
         try:
             move = decode(msg.payload, accept=(Move, Reclaim))
@@ -476,7 +477,6 @@ class Referee:
     def _play(self, table: Table, user: str, move: Move, flags: tuple[str, ...] = (),
               notes: Sequence[Any] = (), now: float | None = None) -> None:
         """Apply a move for ``user``'s seat; an accepted one is stored BEFORE its states are sent."""
-        # in a group commit the other audiences' states are packed after the mover's is sent
         # the batch's first accepted move: its other audiences' states are packed after its
         # mover's state is sent (_send_batch).  Only that one: a deferred move keeps its
         # views alive until the batch is sent, and a batch may hold a thousand moves

@@ -50,7 +50,6 @@ class Later:
     every engine call and table read was made in ``handle_move`` (``views.MovePieces``).
     """
 
-    table: str
     build: Callable[[], list[Publish]]
 
 
@@ -126,7 +125,7 @@ class Table:
         """Every seat's state, the spectator events and state, and (optionally) meta.
 
         Seat states go first (in ``seat_order``) so that the players hear before spectators.
-        Built by ``views.move_payloads`` (each audience's view built once, shared parts
+        Built from ``views.MovePieces`` (each audience's view built once, shared parts
         encoded once); ``snapshot_reference`` is the same, message by message.
         """
         first, rest = self._snapshot_parts(events, meta)
@@ -218,4 +217,4 @@ class Table:
             self.state, self.seq, self.clock = old_state, old_seq, old_clock
             self.history.pop()
             raise
-        return [first, Later(self.id, rest)] if defer_rest else [first, *rest()]
+        return [first, Later(rest)] if defer_rest else [first, *rest()]
