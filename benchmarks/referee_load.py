@@ -483,6 +483,9 @@ def main() -> None:
     ap.add_argument("--pings", type=int, default=1000, help="raw round trips timed")
     ap.add_argument("--blocks", type=int, default=4, help="raw and one-table timed in this many alternating blocks")
     args = ap.parse_args()
+    if not 1 <= args.blocks <= min(args.moves, args.pings):
+        ap.error(f"--blocks {args.blocks}: give 1 to {min(args.moves, args.pings)} (at most --moves and --pings: "
+                 "every block times at least one move and one round trip)")
     if args.referees > 1 and not (args.db or "").startswith(("postgresql://", "postgres://")):
         raise SystemExit(f"--referees {args.referees}: a fleet of referees needs a shared PostgreSQL store, "
                          "e.g. --db postgresql://user@host/summon (SQLite belongs to one referee)")

@@ -50,7 +50,7 @@ class WireError(ProtocolError):
 
 def varint(n: int) -> bytes:
     if 0 <= n < 0x4000:  # every packet the referee sends: one or two bytes
-        return _VARINT1[n] if n < 0x80 else bytes(((n & 0x7F) | 0x80, n >> 7))
+        return _BYTE[n] if n < 0x80 else bytes(((n & 0x7F) | 0x80, n >> 7))
     if not 0 <= n <= MAX_REMAINING:
         raise WireError(f"length {n} does not fit an MQTT variable integer")
     out = bytearray()
@@ -63,7 +63,7 @@ def varint(n: int) -> bytes:
             return bytes(out)
 
 
-_VARINT1 = _FIRST = tuple(bytes((n,)) for n in range(0x100))
+_BYTE = tuple(bytes((n,)) for n in range(0x100))  # every one-byte value, made once
 
 
 @functools.lru_cache(maxsize=1 << 14)
@@ -116,7 +116,7 @@ def publish(topic: str, payload: bytes, *, qos: int, retain: bool, mid: int, v5:
     if v5:
         head += b"\x00"  # no properties
     first = PUBLISH | (0x08 if dup else 0) | (qos << 1) | (1 if retain else 0)
-    return b"".join((_FIRST[first], varint(len(head) + len(payload)), head, payload))
+    return b"".join((_BYTE[first], varint(len(head) + len(payload)), head, payload))
 
 
 def with_dup(packet: bytes) -> bytes:

@@ -49,6 +49,16 @@ def in_process_fleet(broker: Mosquitto, url: str, users: Sequence[str], **config
                                   lease_ttl=1.0, **config)) for u in users]
 
 
+def stop_in_process(bots: Sequence[Any], refs: Sequence[Any], threads: Sequence[threading.Thread]) -> None:
+    """Stop bots and in-process referees, and wait for the referees' threads."""
+    for b in bots:
+        b.request_stop()
+    for r in refs:
+        r.request_stop()
+    for t in threads:
+        t.join(10)
+
+
 def orphans(url: str, n: int, prefix: str = "orph") -> list[str]:
     """``n`` unfinished tables whose owner died at once (their leases already expired)."""
     dead = PgStore(url, owner="dead", ttl=-60)
@@ -201,12 +211,7 @@ def test_two_referees_started_together_never_share_a_table(mosquitto, pg_url):
                 break
             time.sleep(0.1)
     finally:
-        for b in bots:
-            b.request_stop()
-        for r in refs:
-            r.request_stop()
-        for t in threads:
-            t.join(10)
+        stop_in_process(bots, refs, threads)
     assert not any(overlaps), [o for o in overlaps if o][:3]
     assert held[0] | held[1] == set(ids) and held[0] and held[1], held  # both took some
     assert sum(r.fleet.fenced for r in refs) == 0  # nobody ever tried to write another's table
@@ -241,12 +246,7 @@ def test_moves_at_another_referees_tables_cost_no_rate_budget(mosquitto, pg_url)
             time.sleep(0.2)
         status = {t: (check.table(t).status, check.move_count(t)) for t in ids}
     finally:
-        for b in bots:
-            b.request_stop()
-        for r in refs:
-            r.request_stop()
-        for t in threads:
-            t.join(10)
+        stop_in_process(bots, refs, threads)
     assert [r.fleet.adopted for r in refs] == [4, 4], "both referees held tables"
     assert all(st == "finished" for st, _ in status.values()), status
 
@@ -282,10 +282,7 @@ def test_a_move_for_a_table_nobody_knows_gets_one_answer_from_the_fleet(mosquitt
         assert answers == {f"nosuch-{i}": 1 for i in range(5)}
     finally:
         player.close()
-        for r in refs:
-            r.request_stop()
-        for t in threads:
-            t.join(10)
+        stop_in_process((), refs, threads)
 
 
 # --- failover: kill -9 ------------------------------------------------------------------------------
