@@ -10,6 +10,7 @@ machine.  Production uses Mosquitto with the project's ACL (see deploy/).
 from __future__ import annotations
 
 import asyncio
+import collections
 import logging
 import socket
 import threading
@@ -18,11 +19,31 @@ from typing import Any
 __all__ = ["EmbeddedBroker", "free_port"]
 
 
+_handed_out: "collections.OrderedDict[int, None]" = collections.OrderedDict()
+_handed_lock = threading.Lock()
+_REMEMBERED = 4096
+
+
 def free_port(host: str = "127.0.0.1") -> int:
-    """A TCP port that was free a moment ago (good enough for local tests and demos)."""
-    with socket.socket() as s:
-        s.bind((host, 0))
-        return int(s.getsockname()[1])
+    """A TCP port that was free a moment ago (good enough for local tests and demos).
+
+    Why it remembers what it handed out: the kernel may give the same free port to two
+    ``bind(0)`` calls in a row once the first socket is closed, so ``free_port(),
+    free_port()`` for a broker's two listeners could name one port twice and the broker
+    fail with "Address already in use" (it did, once in a CI run).  No port is handed out
+    twice among this process's last 4,096.
+    """
+    with _handed_lock:
+        for _ in range(256):
+            with socket.socket() as s:
+                s.bind((host, 0))
+                port = int(s.getsockname()[1])
+            if port not in _handed_out:
+                break
+        _handed_out[port] = None
+        if len(_handed_out) > _REMEMBERED:
+            _handed_out.popitem(last=False)
+        return port
 
 
 class EmbeddedBroker:

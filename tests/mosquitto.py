@@ -98,6 +98,19 @@ def wait_for_ports(proc: "subprocess.Popen", ports: "list[int]", seconds: float 
 
 
 def start_mosquitto(directory: Path, websockets: bool = False) -> Mosquitto:
+    """Our own Mosquitto on free ports.  A port that was free when picked can be taken by
+    another process (a client's outgoing connection, a second CI run) before Mosquitto
+    binds it; then it is tried again on new ports, up to three times."""
+    for _ in range(2):
+        try:
+            return _start_mosquitto(directory, websockets)
+        except RuntimeError as e:
+            if "Address already in use" not in str(e):
+                raise
+    return _start_mosquitto(directory, websockets)
+
+
+def _start_mosquitto(directory: Path, websockets: bool) -> Mosquitto:
     port, spectator_port = free_port(), free_port()
     ws_port = free_port() if websockets else None
     conf = write_broker_dir(directory, port, {u: password(u) for u in USERS}, run_as_root=True,
