@@ -11,12 +11,16 @@ client and referee a separate process, so the figures sit side by side:
    **fan-out floor**: the same, but the echo is the referee's own link answering each move
    with a move's six messages to four seat clients, doing no game work: what the broker and
    the fan-out cost before the referee does anything (the one-table figure's floor).
-2. **one table**: moves played one at a time at one table (move -> the mover's next
-   ``seat_state``), p50/p99 and the ratio to raw.  Timed, like the raw echo, until the
-   message is taken from the client's inbox; the line also shows the p50 until the mover
-   has decoded it too (~60 us of msgpack and checks in a Python client, which the raw and
-   floor lines do not do).  Raw and one table are timed in ``--blocks`` alternating blocks
-   (the referees stop for each raw block), so a drift in the machine's speed hits both.
+2. **one table**: the first seat's moves at one table, one at a time (move -> the mover's
+   next ``seat_state``), p50/p99 and the ratio to raw; the other seats are processes of
+   their own that answer every state at once, as players elsewhere do.  Timed, like the
+   raw echo, until the message is taken from the client's inbox; the line also shows the
+   p50 until the mover has decoded it too (~60 us of msgpack and checks in a Python
+   client, which the raw and floor lines do not do).  Raw and one table are timed in
+   ``--blocks`` alternating blocks (the referees stop for each raw block), so a drift in
+   the machine's speed hits both.  (The four seats of phases 1-2 used to share this
+   process, whose one GIL made the mover's client wait ~0.06 ms for the others reading
+   their messages: 2.00-2.24x raw against 1.47-1.86x now, four alternated runs.)
 3. **N tables flat out**: one seat client process per seat, each sitting at every table,
    answering every state at once: moves/s, p50/p99.
 4. **N tables paced**: the same clients wait ``--pace`` s before each move (a human table's
@@ -57,16 +61,17 @@ sys.path.insert(0, str(ROOT))
 
 import msgpack  # noqa: E402
 
-from summon.protocol.messages import CloseTable, CreateTable, Created, Error, Move, decode, encode  # noqa: E402
+from summon.protocol.messages import CloseTable, CreateTable, Created, Error, Move, SeatState, decode, encode  # noqa: E402
 from summon.protocol.mqtt import BrokerUrl, Link  # noqa: E402
 from summon.protocol.topics import Topics  # noqa: E402
-from tests.helpers import drain_seat_states, timed_move_arrival  # noqa: E402
+from tests.helpers import timed_move_arrival  # noqa: E402
 from tests.mosquitto import add_referee_accounts, password, start_mosquitto  # noqa: E402
 
 T = Topics()
 PLAYERS = {"dragon": ["p1", "p2", "p3", "p4"], "summicard": ["p1", "p2", "p3", "p4"], "summoner-wars": ["p1", "p2"]}
 ECHO_BYTES = 700  # about a Dragon seat state
 AT = len(T.prefix.split("/")) + 1  # index of the table id in a topic's levels
+QUIET_S = 0.002  # the one-table phase's pause before each timed move (the other seats read)
 
 
 def url(port: int, user: str) -> BrokerUrl:
@@ -142,33 +147,44 @@ def child_fanout(port: int) -> None:
             link.publish(T.events(table), body)
 
 
+def child_listen(port: int, user: str, table: str) -> None:
+    """A seat client that only reads its seat's messages at ``table`` (the fan-out floor's
+    other seats): until stdin closes."""
+    link = Link(url(port, user), f"bench-floor-{user}", subscriptions=(T.seat_all(table, user),)).start()
+    print("ready", flush=True)
+    sys.stdin.read()
+    link.close()
+
+
 def fanout_floor(port: int, n: int) -> list[float]:
     """Move -> the mover's answer (ms) through ``child_fanout``: what the broker, the four seat
-    clients and six messages cost on this machine before the referee does any work."""
+    clients and six messages cost on this machine before the referee does any work.
+
+    Shaped like the one-table phase: the timed seat's client is alone in this process, the
+    three others each in a process of its own, as players are."""
     floor = spawn("_fanout", port)
     assert floor.stdout is not None and floor.stdout.readline().strip() == "ready"
-    seats = PLAYERS["dragon"]
-    links = {u: Link(url(port, u), f"bench-floor-{u}", subscriptions=(T.seat_all("floor", u),)).start()
-             for u in seats}
+    mover, *others = PLAYERS["dragon"]
+    listeners = [spawn("_listen", port, u, "floor", stdin=subprocess.PIPE) for u in others]
+    link = Link(url(port, mover), f"bench-floor-{mover}", subscriptions=(T.seat_all("floor", mover),)).start()
     lat = []
     try:
+        for p in listeners:
+            assert p.stdout is not None and p.stdout.readline().strip() == "ready"
         for i in range(n + 50):
-            mover = seats[i % len(seats)]
             tag = b"%08d" % i
             t0 = time.perf_counter()
-            links[mover].publish(T.move("floor", mover), tag)
-            for u in [mover, *(u for u in seats if u != mover)]:  # every seat hears before the next move
-                while not links[u].inbox.get(timeout=10).payload.startswith(tag):
-                    pass
-                if u == mover and i >= 50:
-                    lat.append((time.perf_counter() - t0) * 1000)
-        links[seats[0]].publish_wait(T.move("floor", seats[0]), b"stop")
+            link.publish(T.move("floor", mover), tag)
+            while not link.inbox.get(timeout=10).payload.startswith(tag):
+                pass
+            if i >= 50:
+                lat.append((time.perf_counter() - t0) * 1000)
+            time.sleep(QUIET_S)  # the other seats read their messages before the next move
+        link.publish_wait(T.move("floor", mover), b"stop")
         floor.wait(10)
     finally:
-        for link in links.values():
-            link.close()
-        if floor.poll() is None:
-            floor.kill()
+        link.close()
+        stop([floor, *listeners])
     return lat
 
 
@@ -253,9 +269,10 @@ def child_seat(port: int, user: str, tag: str, mode: str, start_at: float, secon
     print(json.dumps({"lat": lat, "errors": errors, "sent": sent, "cpu": time.process_time()}), flush=True)
 
 
-def spawn(*args: Any) -> subprocess.Popen[str]:
+def spawn(*args: Any, stdin: Any = None) -> subprocess.Popen[str]:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.Popen([sys.executable, __file__, *map(str, args)], stdout=subprocess.PIPE, text=True, env=env)
+    return subprocess.Popen([sys.executable, __file__, *map(str, args)], stdin=stdin, stdout=subprocess.PIPE,
+                            text=True, env=env)
 
 
 def in_process(game: str, moves: int) -> tuple[float, float, float]:
@@ -400,37 +417,62 @@ class Director:
 
 def one_table(port: int, director: Director, game: str, moves: int,
               cpu: Any) -> tuple[list[float], list[float], float]:
-    """Moves one at a time (a new table when a game ends): latencies until the mover's state
-    arrives, and until it is decoded too, and the referee's CPU us/move."""
-    players = PLAYERS[game]
+    """The first seat's moves, one at a time (a new table when a game ends): latencies until
+    its state arrives, and until it is decoded too, and the referee's CPU us per accepted
+    move (every seat's).
+
+    The timed seat's client is alone in this process; the other seats are ``child_seat``
+    processes answering every state at once, as players on other machines are.  (Four seat
+    clients in one Python process share one GIL: their reading of the other five messages
+    delayed the mover's by ~0.2 ms, a cost no player has.)  Before each timed move the
+    table is left quiet for ``QUIET_S``, so the other seats have read the last move."""
+    mover, *others = PLAYERS[game]
+    tag = f"one-{uuid.uuid4().hex[:6]}-"
+    start_at = time.time() + 1.0
+    seats = [spawn("_seat", port, u, tag, "flat", start_at, 24 * 3600, 0, i + 1) for i, u in enumerate(others)]
     lat: list[float] = []
     decoded: list[float] = []
     rng = random.Random(1)
     used = 0.0
-    while len(lat) < moves:
-        table = f"one-{uuid.uuid4().hex[:8]}"
-        director.create(game, [table], players)
-        links = {u: Link(url(port, u), f"bench1-{u}", subscriptions=(T.seat_all(table, u),)).start() for u in players}
-        latest: dict[str, Any] = {}
-        try:
-            drain_seat_states(links, latest, 0)
-            c0 = cpu()
-            while len(lat) < moves:
-                mover = next((u for u, st in latest.items() if st.seat in st.to_move and st.legal
-                              and st.status == "playing"), None)
-                if mover is None:
-                    break  # the game ended: another table
-                st = latest[mover]
-                ms, dec_ms, latest[mover] = timed_move_arrival(links[mover], T.move(table, mover), st,
-                                                               rng.choice(st.legal))
-                lat.append(ms)
-                decoded.append(dec_ms)
-                drain_seat_states(links, latest, st.seq + 1)
-            used += cpu() - c0
-        finally:
-            for link in links.values():
+    accepted = 0
+    try:
+        time.sleep(max(0.0, start_at - time.time()))
+        while len(lat) < moves:
+            table = f"{tag}{uuid.uuid4().hex[:8]}"
+            director.create(game, [table], PLAYERS[game])
+            link = Link(url(port, mover), f"bench1-{mover}", subscriptions=(T.seat_all(table, mover),)).start()
+            try:
+                st = next_state(link, -1)
+                c0, seq0 = cpu(), st.seq
+                while len(lat) < moves and st.status == "playing":
+                    if st.seat not in st.to_move or not st.legal:
+                        st = next_state(link, st.seq)
+                        continue
+                    time.sleep(QUIET_S)
+                    ms, dec_ms, st = timed_move_arrival(link, T.move(table, mover), st, rng.choice(st.legal))
+                    lat.append(ms)
+                    decoded.append(dec_ms)
+                used += cpu() - c0
+                accepted += st.seq - seq0
+            finally:
                 link.close()
-    return lat, decoded, used / max(len(lat), 1) * 1e6
+    finally:
+        stop(seats)
+    return lat, decoded, used / max(accepted, 1) * 1e6
+
+
+def next_state(link: Link, after: int, timeout: float = 30.0) -> Any:
+    """The first seat state on ``link`` newer than seq ``after``."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            item = link.inbox.get(timeout=0.5)
+        except queue.Empty:
+            continue
+        m = decode(item.payload, max_bytes=1 << 20) if item.payload else None
+        if isinstance(m, SeatState) and m.seq > after:
+            return m
+    raise SystemExit(f"no seat state after seq {after} within {timeout:g} s: is the referee stuck?")
 
 
 def many_tables(port: int, game: str, tag: str, mode: str, seconds: float, pace: float,
@@ -463,6 +505,8 @@ def main() -> None:
             child_referee(int(rest[0]), rest[1], rest[2], rest[3])
         elif kind == "_fanout":
             child_fanout(int(rest[0]))
+        elif kind == "_listen":
+            child_listen(int(rest[0]), rest[1], rest[2])
         elif kind == "_pong":
             child_pong(int(rest[0]))
         elif kind == "_seat":

@@ -1,0 +1,38 @@
+"""The referee load benchmark runs as its docstring says (its figures are printed, not asserted).
+
+Why a test: the benchmark drives a real referee with real seat clients through every
+phase; a change in the referee's output (a ``Later`` the benchmark's clients did not
+expect, a topic renamed) would otherwise show only when someone measures.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_referee_load_runs_every_phase_and_reports_no_errors():
+    out = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "referee_load.py"), "--tables", "20", "--seconds", "1",
+         "--paced-seconds", "1", "--pace", "0.5", "--moves", "40", "--pings", "40", "--blocks", "2"],
+        capture_output=True, text=True, timeout=240)
+    assert out.returncode == 0, out.stderr[-3000:]
+    text = out.stdout
+    for line in ("raw broker QoS1 ping-pong", "fan-out floor", "one table", "20 tables flat out",
+                 "20 tables, a move every 0.5 s"):
+        assert line in text, text
+    assert re.search(r"one table\s+40 moves", text), text  # every timed move was answered
+    flat = re.search(r"20 tables flat out\s+(\d+) moves.*errors (\d+)", text)
+    assert flat and int(flat.group(1)) > 0 and flat.group(2) == "0", text
+    paced = re.search(r"a move every 0.5 s per table\s+(\d+) moves.*errors (\d+)", text)
+    assert paced and int(paced.group(1)) > 0 and paced.group(2) == "0", text
+
+
+def test_referee_load_refuses_a_fleet_without_postgresql():
+    out = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "referee_load.py"), "--referees", "2"],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode != 0 and "PostgreSQL" in out.stderr
