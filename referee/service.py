@@ -134,7 +134,7 @@ class Referee:
         self._last_tick = 0.0
         self._held: list[Publish] | None = None  # publishes waiting for the batch's commit
         self._batch_first = False  # the message being handled is the batch's first
-        self._status_due = False  # a game ended: publish the status at the next tick
+        self._status_due = False  # a table was created, closed or ended: publish the status at the next tick
         self.fleet: Fleet | None = None  # set in startup() when the store is shared (referee/fleet.py)
 
     # --- lifecycle -------------------------------------------------------------------------
@@ -379,7 +379,7 @@ class Referee:
         self.tables[table_id] = table
         log.info("table %s: %s for %s", table_id, game, ", ".join(players))
         self._send(table.snapshot())
-        self._status("online")
+        self._status_due = True  # at the next tick, after the commit (a pass over every table)
         return table
 
     # --- dispatch ---------------------------------------------------------------------------
@@ -537,7 +537,7 @@ class Referee:
         log.info("table %s closed by %s: %s", table.id, user, reason or "no reason given")
         self._send(table.close(reason))
         self._send([Publish(reply, encode(Closed(request_id=req.request_id, table=table.id)))])
-        self._status("online")
+        self._status_due = True
 
     def _handle_forwarded(self, user: str, payload: bytes) -> None:
         """A request another referee of the fleet passed on: only the table's holder acts."""
@@ -595,6 +595,10 @@ class Referee:
         self._send([Publish(topic, encode(Error(code=str(code), detail=detail, table=table, ref=ref)))])
 
     def _status(self, status: str, wait: bool = False) -> None:
+        """Publish the referee's retained status now.  Its table count is a pass over every
+        table, so the paths that run per table (create, close, a game's end) set
+        ``_status_due`` and the next tick publishes it once (a thousand creates were ~0.4 s
+        of passes); the tick runs after the batch's commit, so the count is durable too."""
         assert self._link is not None
         playing = sum(1 for t in self.tables.values() if t.status == "playing")
         payload = encode(RefereeStatus(status=status, tables=playing))

@@ -283,3 +283,37 @@ def test_a_closed_table_is_not_restored_after_a_restart(mosquitto, tmp_path):
         finally:
             ref.request_stop()
             thread.join(10)
+
+
+def test_the_status_counts_tables_once_a_tick_and_only_what_is_durable(mosquitto, referee):
+    """A burst of creates gets one status per tick (each count is a pass over every table),
+    and no status counts a table before its create was committed and answered."""
+    from summon.protocol.messages import CloseTable, Closed, CreateTable, Created, RefereeStatus
+
+    probe = Probe(mosquitto.url("director"), "status-probe", (T.reply("director"), T.referee_status()))
+    probe.wait_for(lambda i, m: isinstance(m, RefereeStatus))
+    base = referee.call(lambda: sum(1 for t in referee.tables.values() if t.status == "playing"))
+    ids = [new_table_id() for _ in range(20)]
+    start = len(probe.seen)
+    t0 = time.monotonic()
+    for tid in ids:
+        probe.link.publish(T.request("director"), encode(CreateTable(
+            request_id=tid, game="dragon", players=SEATS, table=tid)))
+    probe.wait_for(lambda i, m: isinstance(m, RefereeStatus) and m.tables == base + 20, 30)
+    elapsed = time.monotonic() - t0
+    created = 0
+    statuses = 0
+    for _, m in probe.seen[start:]:
+        if isinstance(m, Created) and m.request_id in ids:
+            created += 1
+        elif isinstance(m, RefereeStatus):
+            statuses += 1
+            assert m.tables <= base + created, "a status counted a table before its create was answered"
+    assert created == 20
+    assert statuses <= elapsed / 0.1 + 2, f"{statuses} statuses for 20 creates in {elapsed:.2f} s"
+    try:
+        probe.publish(T.request("director"), encode(CloseTable(request_id="c1", table=ids[0])))
+        probe.wait_for(lambda i, m: isinstance(m, Closed) and m.request_id == "c1", 10, new=True)
+        probe.wait_for(lambda i, m: isinstance(m, RefereeStatus) and m.tables == base + 19, 10, new=True)
+    finally:
+        probe.close()
