@@ -410,8 +410,9 @@ def run_failover(mosquitto: Mosquitto, url: str, tables: int, kills: int, seed: 
             # a table it finished just before dying needs no adopter (nobody writes to the store
             # before adopting, and adopting publishes "resumed" before any further move)
             owned = [t for t in owned if (store.table(t) or TableRecord("", "", (), {}, 0, 0)).status == "playing"]
-            # every table it held must be republished ("resumed") by a survivor (or by itself, restarted)
-            if rng.random() < 0.6:
+            # every table it held must be republished ("resumed") by a survivor (or by itself,
+            # restarted); the last live referee is always restarted: nobody else could adopt
+            if rng.random() < 0.6 or not any(r.alive() for r in refs):
                 time.sleep(rng.uniform(0.0, 0.5))
                 victim.start()
             wait_until = min(deadline, killed + 60)
@@ -424,8 +425,6 @@ def run_failover(mosquitto: Mosquitto, url: str, tables: int, kills: int, seed: 
                     missing.append([t for t, x in zip(owned, times) if x is None])
                     break
                 time.sleep(0.05)
-            if not any(r.alive() for r in refs):
-                refs[0].start()
         for r in refs:
             if not r.alive():
                 r.start()
