@@ -69,7 +69,8 @@ _BYTE = tuple(bytes((n,)) for n in range(0x100))  # every one-byte value, made o
 @functools.lru_cache(maxsize=1 << 14)
 def _topic(topic: str) -> bytes:
     """A topic as MQTT spells it, remembered: a referee sends to the same few topics per
-    table for the whole game."""
+    table for the whole game (emptied when the referee forgets ended tables:
+    ``referee.tablecap.trim_table_caches``)."""
     return _str(topic)
 
 

@@ -152,7 +152,8 @@ class Topics:
 
 @functools.lru_cache(maxsize=1 << 14)
 def _parse(prefix: str, topic: str) -> Parsed:
-    """``Topics.parse`` for ``prefix``."""
+    """``Topics.parse`` for ``prefix`` (emptied when the referee forgets ended tables:
+    ``referee.tablecap.trim_table_caches``)."""
     head = prefix + "/"
     if not topic.startswith(head):
         raise TopicError(f"topic {topic!r} is not under {prefix!r}")

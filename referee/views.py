@@ -248,7 +248,8 @@ if field_names(PublicState) != _PUBLIC_FIELDS or field_names(EventsMsg) != _EVEN
 def _heads(table_id: str, game_name: str, seats: int) -> tuple[tuple[bytes, ...], bytes, bytes]:
     """What starts every message of one table, up to the first piece a move changes: each
     seat's ``seat_state`` (map header, v, type, table, game, seat), the ``public_state``
-    (up to ``seq``) and the ``events`` (up to ``seq``'s value)."""
+    (up to ``seq``) and the ``events`` (up to ``seq``'s value).  Emptied when the referee
+    forgets ended tables (``tablecap.trim_table_caches``)."""
     pk = packer()
     ident = _pairs(pk, {"v": PROTOCOL_VERSION, "type": "seat_state", "table": table_id, "game": game_name})
     seat_heads = tuple(pk.pack_map_header(2 + len(_SEAT_FIELDS)) + ident + _pairs(pk, {"seat": s})
