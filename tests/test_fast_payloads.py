@@ -23,7 +23,11 @@ SEATS = {"dragon": 4, "summicard": 5, "summoner-wars": 2}
 # short whole games for the default suite; the slow test plays the default configurations
 SHORT = {"dragon": [{"target": 100, "max_hands": 2}, {"target": 120, "max_hands": 3}],
          "summicard": [{}, {"variant": "betting"}], "summoner-wars": [{"max_turns": 10}]}
-FULL = {"dragon": [{}], "summicard": [{}, {"variant": "betting", "hands": 20}], "summoner-wars": [{}]}
+# (Dragon's default has no hand limit, and random play never reaches the target: bots play
+# it with DragonGame.bots_only_config, as here; without it this test never ended)
+FULL = {"dragon": [dict(GAMES["dragon"].bots_only_config)], "summicard": [{}, {"variant": "betting", "hands": 20}],
+        "summoner-wars": [{}]}
+MAX_MOVES = 100_000  # a game of random moves longer than this is a test that would never end
 
 
 def games(game: str, n: int, configs: "dict[str, list[dict]]") -> "list[tuple[Table, random.Random]]":
@@ -57,6 +61,7 @@ def check_games(tables: "list[tuple[Table, random.Random]]", at_least: int) -> N
         assert table.snapshot() == table.snapshot_reference()
         now = 0.0
         while table.status == "playing":
+            assert table.seq < MAX_MOVES, f"{table.game.name} game {table.id} still playing after {table.seq} moves"
             to_move = table.game.to_move(table.state)
             for seat in range(len(table.players)):  # the fast path asks only seats that may move
                 if seat not in to_move:
