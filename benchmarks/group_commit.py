@@ -3,8 +3,8 @@ one per loop iteration, side by side in one run.  Prints the figures.
 
 Why a script: throughput is a number for the operator, not a test assertion.  For each
 (tables, mode) a referee process (``RefereeConfig(group_commit=...)``, SQLite file,
-``db_sync="full"``, rate limits off) runs on a private Mosquitto; four seat clients (one
-MQTT connection per seat user, each sitting at every table, as bots do) answer every
+``db_sync="full"``, rate limits off) runs on a private Mosquitto; four seat client
+processes (one per seat user, each sitting at every table, as bots do) answer every
 ``seat_state`` that asks them to move with a random legal move, as fast as they can, for
 ``--seconds``.  Measured: accepted moves/s (the sum of seq advances seen), the referee's
 CPU microseconds per accepted move (from /proc, steadier than wall time on a shared
@@ -21,6 +21,7 @@ Run from the repository root:
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import queue
 import random
@@ -29,11 +30,10 @@ import signal
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 
-from summon.protocol.messages import Move, SeatState, decode, encode
+from summon.protocol.messages import encode
 from summon.protocol.mqtt import Link
 from summon.protocol.topics import Topics
 from tests.mosquitto import start_mosquitto
@@ -70,59 +70,75 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+SEAT = """
+import json, queue, random, sys, time
+import msgpack
+from summon.protocol.messages import Move, encode
+from summon.protocol.mqtt import BrokerUrl, Link
+from summon.protocol.topics import Topics
+port, user, start_at, seconds, seed = int(sys.argv[1]), sys.argv[2], float(sys.argv[3]), float(sys.argv[4]), int(sys.argv[5])
+topics, rng = Topics(), random.Random(seed)
+link = Link(BrokerUrl(port=port, username=user, password=user + "-secret"), user,
+            [f"{topics.prefix}/t/+/seat/{user}/state"], mqtt_version=5).start()
+print("UP", flush=True)
+seen, pending, moves = {}, {}, 0
+end = start_at + seconds
+while time.time() < end:
+    try:
+        msg = link.inbox.get(timeout=0.2)
+    except queue.Empty:
+        msg = None
+    now = time.monotonic()
+    if msg is not None and msg.payload:
+        st = msgpack.unpackb(msg.payload)  # plain msgpack: the client's cost is not measured
+        table, seq = st["table"], st["seq"]
+        last = seen.get(table, -1)
+        if seq > last:
+            if last >= 0 and start_at <= time.time():
+                moves += seq - last  # every seat sees every move: the caller counts one seat's
+            seen[table] = seq
+        if st["seat"] in st["to_move"] and st["legal"] and seq >= last:
+            move = rng.choice(st["legal"])
+            pending[table] = (now, seq, move)
+            link.publish(topics.move(table, user), encode(Move(seq=seq, move=move)))
+        else:
+            pending.pop(table, None)
+    for table, (at, seq, move) in list(pending.items()):  # a lost message: send again after 2 s
+        if now - at > 2.0:
+            pending[table] = (now, seq, move)
+            link.publish(topics.move(table, user), encode(Move(seq=seq, move=move)))
+link.close()
+print(json.dumps({"moves": moves}), flush=True)
+"""
+
+
 class Seats:
-    """One connection per seat user; answers every state that asks it to move."""
+    """One process per seat user (as players are), each sitting at every table, answering
+    every state that asks it to move; counting the moves seen from ``start_at`` for
+    ``seconds``.  (They used to be four threads of this process: one GIL
+    for four clients capped the 1,000-table lines at ~1,400-1,900 moves/s, and made group
+    commit look slower than a commit per move.)"""
 
-    def __init__(self, broker, topics: Topics, seed: int) -> None:
-        self.topics = topics
-        self.rng = random.Random(seed)
-        self.moves = 0
-        self.counting = False
-        self.seen: dict[tuple[str, str], int] = {}
-        self.links = []
-        self.stop = threading.Event()
-        self.threads = []
-        for user in PLAYERS:
-            link = Link(broker.url(user), user, [f"{topics.prefix}/t/+/seat/{user}/state"], mqtt_version=5).start()
-            self.links.append(link)
-            t = threading.Thread(target=self._serve, args=(user, link), daemon=True)
-            t.start()
-            self.threads.append(t)
+    def __init__(self, broker, start_at: float, seconds: float, seed: int) -> None:
+        self.procs = [subprocess.Popen([sys.executable, "-c", SEAT, str(broker.port), user, str(start_at),
+                                        str(seconds), str(seed + i)], stdout=subprocess.PIPE, text=True,
+                                       env={**os.environ, "PYTHONUNBUFFERED": "1"})
+                      for i, user in enumerate(PLAYERS)]
+        for p in self.procs:
+            assert p.stdout is not None and p.stdout.readline().strip() == "UP", "a seat client did not start"
 
-    def _serve(self, user: str, link: Link) -> None:
-        pending: dict[str, tuple[float, int, str]] = {}
-        while not self.stop.is_set():
-            try:
-                msg = link.inbox.get(timeout=0.2)
-            except queue.Empty:
-                msg = None
-            now = time.monotonic()
-            if msg is not None and msg.payload:
-                st = decode(msg.payload)
-                if isinstance(st, SeatState):
-                    key = (st.table, user)
-                    last = self.seen.get(key, -1)
-                    if st.seq > last:
-                        if self.counting and last >= 0 and user == PLAYERS[0]:
-                            self.moves += st.seq - last
-                        self.seen[key] = st.seq
-                    if st.seat in st.to_move and st.legal and st.seq >= last:
-                        move = self.rng.choice(st.legal)
-                        pending[st.table] = (now, st.seq, move)
-                        link.publish(self.topics.move(st.table, user), encode(Move(seq=st.seq, move=move)))
-                    else:
-                        pending.pop(st.table, None)
-            for table, (at, seq, move) in list(pending.items()):  # a lost message: send again after 2 s
-                if now - at > 2.0:
-                    pending[table] = (now, seq, move)
-                    link.publish(self.topics.move(table, user), encode(Move(seq=seq, move=move)))
+    def moves(self, timeout: float) -> int:
+        """Wait for the seats to end; the moves the first seat saw accepted in the window."""
+        counts = []
+        for p in self.procs:
+            out, _ = p.communicate(timeout=timeout)
+            counts.append(json.loads(out.strip().splitlines()[-1])["moves"])
+        return counts[0]
 
-    def close(self) -> None:
-        self.stop.set()
-        for t in self.threads:
-            t.join(5)
-        for link in self.links:
-            link.close()
+    def kill(self) -> None:
+        for p in self.procs:
+            if p.poll() is None:
+                p.kill()
 
 
 def run(tables: int, mode: str, seconds: float, db_url: str | None, referees: int) -> dict[str, float]:
@@ -133,6 +149,7 @@ def run(tables: int, mode: str, seconds: float, db_url: str | None, referees: in
             _add_referee_accounts(broker, users)
         db = db_url or str(Path(tmp) / "referee.db")
         procs = []
+        seats: Seats | None = None
         try:
             for i in range(referees):
                 user = users[i] if (referees > 1 or db_url) else "referee"
@@ -141,7 +158,8 @@ def run(tables: int, mode: str, seconds: float, db_url: str | None, referees: in
                 assert p.stdout is not None and p.stdout.readline().strip() == "UP", "referee did not start"
                 procs.append(p)
             topics = Topics()
-            seats = Seats(broker, topics, tables)
+            start_at = time.time() + 5.0 + tables * 0.01  # creates, then 1 s of warm-up
+            seats = Seats(broker, start_at, seconds, tables)
             director = Link(broker.url("director"), "director", [topics.reply("director")], mqtt_version=5).start()
             from summon.protocol.messages import CreateTable
             tag = f"{random.randrange(10**6)}"
@@ -159,16 +177,16 @@ def run(tables: int, mode: str, seconds: float, db_url: str | None, referees: in
                 except queue.Empty:
                     pass
             director.close()
-            time.sleep(1.0)  # warm up
+            if created < tables:
+                raise SystemExit(f"only {created} of {tables} tables created in 120 s")
+            if time.time() > start_at - 0.5:
+                raise SystemExit("the tables took longer to create than the warm-up allows")
+            time.sleep(max(0.0, start_at - time.time()))
             cpu0 = sum(cpu_seconds(p.pid) for p in procs)
-            seats.counting = True
-            t0 = time.monotonic()
             time.sleep(seconds)
-            seats.counting = False
-            wall = time.monotonic() - t0
             cpu = sum(cpu_seconds(p.pid) for p in procs) - cpu0
-            moves = seats.moves
-            seats.close()
+            moves = seats.moves(timeout=60)
+            wall = seconds
             stats, fleet = [], []
             for p in procs:
                 p.send_signal(signal.SIGTERM)
@@ -180,6 +198,8 @@ def run(tables: int, mode: str, seconds: float, db_url: str | None, referees: in
             return {"moves_s": moves / wall, "cpu_us": 1e6 * cpu / max(moves, 1),
                     "commits_per_move": scommits / max(smoves, 1), "created": created, "fleet": fleet}
         finally:
+            if seats is not None:
+                seats.kill()
             for p in procs:
                 if p.poll() is None:
                     p.kill()
