@@ -206,7 +206,6 @@ def child_seat(port: int, user: str, tag: str, mode: str, start_at: float, secon
     end = start_at + seconds
 
     def act(table: str, now: float) -> None:
-        nonlocal sent
         d = latest[table]
         if d["status"] != "playing" or d["seat"] not in d["to_move"] or not d["legal"] or now >= end:
             return

@@ -15,7 +15,6 @@ bot name (run in this process by the runner's own ``BotFleet``).
 
 from __future__ import annotations
 
-import json
 import math
 import os
 import secrets
@@ -26,7 +25,7 @@ import subprocess
 import tempfile
 import time
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Sequence
 

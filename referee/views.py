@@ -9,7 +9,7 @@ The redaction test checks the output of these very functions.
 from __future__ import annotations
 
 import functools
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from summon.protocol.codec import packer
 from summon.protocol.messages import Events, Meta, PublicState, SeatState, field_names

@@ -14,13 +14,10 @@ Every test has its own Mosquitto and its own PostgreSQL database (tests/pg.py).
 
 from __future__ import annotations
 
-import json
 import random
-import re
 import statistics
 import threading
 import time
-from pathlib import Path
 from typing import Any, Sequence
 
 import pytest
@@ -33,8 +30,8 @@ from summon.protocol.topics import Topics
 from summon.referee.store import MoveRecord, TableRecord
 from summon.referee.store_pg import LeaseLost, PgStore
 from tests.helpers import run_in_thread
-from tests.mosquitto import Mosquitto, add_referee_accounts, password
-from tests.test_faults import SUMMON, DetBot, RefereeProcess, fault_free
+from tests.mosquitto import Mosquitto, add_referee_accounts
+from tests.test_faults import DetBot, RefereeProcess, fault_free
 
 pytestmark = pytest.mark.broker
 PLAYERS = ["p1", "p2", "p3", "p4"]
@@ -199,7 +196,8 @@ def test_two_referees_started_together_never_share_a_table(mosquitto, pg_url):
         for t in threads:
             t.start()
         assert all(r.ready.wait(20) for r in refs)
-        bot_threads = [run_in_thread(lambda b=b: b.run(timeout=90)) for b in bots]
+        for b in bots:
+            run_in_thread(lambda b=b: b.run(timeout=90))
         deadline = time.monotonic() + 90
         check = PgStore(pg_url, owner="observer", readonly=True)
         while time.monotonic() < deadline:
@@ -240,7 +238,8 @@ def test_moves_at_another_referees_tables_cost_no_rate_budget(mosquitto, pg_url)
         deadline = time.monotonic() + 20
         while time.monotonic() < deadline and sum(r.call(lambda r=r: len(r.tables)) for r in refs) < len(ids):
             time.sleep(0.1)  # every table adopted
-        bot_threads = [run_in_thread(lambda b=b: b.run(timeout=60)) for b in bots]
+        for b in bots:
+            run_in_thread(lambda b=b: b.run(timeout=60))
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline and not all(check.table(t).status == "finished" for t in ids):
             time.sleep(0.2)

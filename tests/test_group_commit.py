@@ -9,13 +9,12 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
 
 from summon.protocol.messages import Error, Move, SeatState, decode, encode
 from summon.protocol.mqtt import Incoming
 from summon.protocol.topics import Topics
 from summon.referee.service import Referee, RefereeConfig
-from summon.referee.store import MEMORY, Store, StoreError
+from summon.referee.store import Store, StoreError
 
 PLAYERS = ["north", "east", "south", "west"]
 T = Topics()

@@ -6,8 +6,6 @@ packages named `protocol` or `clients` into their environment.
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
 import subprocess
 import sys
 import tomllib

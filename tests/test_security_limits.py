@@ -30,7 +30,7 @@ from summon.clients.bots import make_bot
 from summon.clients.director import DirectorError, close_table, create_table
 from summon.clients.embedded_broker import free_port
 from summon.clients.sdk import BotClient
-from summon.protocol.messages import Error, Meta, Move, decode, encode
+from summon.protocol.messages import Meta, Move, decode, encode
 from summon.protocol.mqtt import Incoming
 from summon.protocol.topics import Topics
 from summon.referee.accounts import BrokerSettings

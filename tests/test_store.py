@@ -17,7 +17,7 @@ import time
 
 import pytest
 
-from summon.referee.store import MEMORY, MoveRecord, SeatEvent, Store, StoreError, TableRecord, open_store
+from summon.referee.store import MoveRecord, SeatEvent, Store, StoreError, TableRecord, open_store
 
 REC = TableRecord(id="t1", game="dragon", players=("north", "east", "south", "west"), config={"target": 100},
                   seed=2**64 + 5, created=1000.0, clock={"move": 30, "on_timeout": "house", "max_timeouts": 3})

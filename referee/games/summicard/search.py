@@ -36,7 +36,7 @@ replayed in a row) and ``last_hand``.
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, Iterable, Mapping, Sequence
 
 from summon.referee.engine import ConfigError

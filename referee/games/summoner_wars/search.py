@@ -154,7 +154,7 @@ def state_from_sample(info: InfoState, sample: Sample, seed: int) -> State:
     cards and the dice of ``seed`` (never the table's: pass a fresh random one)."""
     v = info.view
     cfg = Config.from_mapping(v["options"])
-    me, opp = info.seat, 1 - info.seat
+    me = info.seat
     cards = tuple(_deck_cards(cfg, 0) + _deck_cards(cfg, 1))
     free = {s: [u for u in range(s * SEAT_CARDS, s * SEAT_CARDS + len(_deck_cards(cfg, s)))] for s in (0, 1)}
 
