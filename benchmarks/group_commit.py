@@ -6,9 +6,10 @@ Why a script: throughput is a number for the operator, not a test assertion.  Fo
 ``db_sync="full"``, rate limits off) runs on a private Mosquitto; four seat client
 processes (one per seat user, each sitting at every table, as bots do) answer every
 ``seat_state`` that asks them to move with a random legal move, as fast as they can, for
-``--seconds``.  Measured: accepted moves/s (the sum of seq advances seen), the referee's
-CPU microseconds per accepted move (from /proc, steadier than wall time on a shared
-machine), and the store commits per move (the referee logs its store stats at exit).
+``--seconds`` (referee_load's flat-out phase).  Measured: accepted moves/s (moves answered
+in the window), the referee's CPU microseconds per accepted move (from /proc, steadier
+than wall time on a shared machine), and the store commits per move (the referee logs
+its store stats at exit).
 
 With ``--referees K`` (and ``--db postgresql://...``) K referee processes share the
 tables as a fleet (issue 14, item 4): throughput with 1, 2 and 4 referees.
@@ -21,7 +22,6 @@ Run from the repository root:
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import queue
 import random
@@ -36,6 +36,7 @@ from pathlib import Path
 from summon.protocol.messages import encode
 from summon.protocol.mqtt import Link
 from summon.protocol.topics import Topics
+from benchmarks.referee_load import cpu_seconds, many_tables
 from tests.mosquitto import start_mosquitto
 
 PLAYERS = ("p1", "p2", "p3", "p4")
@@ -65,82 +66,6 @@ finally:
 """
 
 
-def cpu_seconds(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-SEAT = """
-import json, queue, random, sys, time
-import msgpack
-from summon.protocol.messages import Move, encode
-from summon.protocol.mqtt import BrokerUrl, Link
-from summon.protocol.topics import Topics
-port, user, start_at, seconds, seed = int(sys.argv[1]), sys.argv[2], float(sys.argv[3]), float(sys.argv[4]), int(sys.argv[5])
-topics, rng = Topics(), random.Random(seed)
-link = Link(BrokerUrl(port=port, username=user, password=user + "-secret"), user,
-            [f"{topics.prefix}/t/+/seat/{user}/state"], mqtt_version=5).start()
-print("UP", flush=True)
-seen, pending, moves = {}, {}, 0
-end = start_at + seconds
-while time.time() < end:
-    try:
-        msg = link.inbox.get(timeout=0.2)
-    except queue.Empty:
-        msg = None
-    now = time.monotonic()
-    if msg is not None and msg.payload:
-        st = msgpack.unpackb(msg.payload)  # plain msgpack: the client's cost is not measured
-        table, seq = st["table"], st["seq"]
-        last = seen.get(table, -1)
-        if seq > last:
-            if last >= 0 and start_at <= time.time():
-                moves += seq - last  # every seat sees every move: the caller counts one seat's
-            seen[table] = seq
-        if st["seat"] in st["to_move"] and st["legal"] and seq >= last:
-            move = rng.choice(st["legal"])
-            pending[table] = (now, seq, move)
-            link.publish(topics.move(table, user), encode(Move(seq=seq, move=move)))
-        else:
-            pending.pop(table, None)
-    for table, (at, seq, move) in list(pending.items()):  # a lost message: send again after 2 s
-        if now - at > 2.0:
-            pending[table] = (now, seq, move)
-            link.publish(topics.move(table, user), encode(Move(seq=seq, move=move)))
-link.close()
-print(json.dumps({"moves": moves}), flush=True)
-"""
-
-
-class Seats:
-    """One process per seat user (as players are), each sitting at every table, answering
-    every state that asks it to move; counting the moves seen from ``start_at`` for
-    ``seconds``.  (They used to be four threads of this process: one GIL
-    for four clients capped the 1,000-table lines at ~1,400-1,900 moves/s, and made group
-    commit look slower than a commit per move.)"""
-
-    def __init__(self, broker, start_at: float, seconds: float, seed: int) -> None:
-        self.procs = [subprocess.Popen([sys.executable, "-c", SEAT, str(broker.port), user, str(start_at),
-                                        str(seconds), str(seed + i)], stdout=subprocess.PIPE, text=True,
-                                       env={**os.environ, "PYTHONUNBUFFERED": "1"})
-                      for i, user in enumerate(PLAYERS)]
-        for p in self.procs:
-            assert p.stdout is not None and p.stdout.readline().strip() == "UP", "a seat client did not start"
-
-    def moves(self, timeout: float) -> int:
-        """Wait for the seats to end; the moves the first seat saw accepted in the window."""
-        counts = []
-        for p in self.procs:
-            out, _ = p.communicate(timeout=timeout)
-            counts.append(json.loads(out.strip().splitlines()[-1])["moves"])
-        return counts[0]
-
-    def kill(self) -> None:
-        for p in self.procs:
-            if p.poll() is None:
-                p.kill()
-
-
 def run(tables: int, mode: str, seconds: float, db_url: str | None, referees: int) -> dict[str, float]:
     with tempfile.TemporaryDirectory() as tmp:
         users = [f"ref{i}" for i in range(referees)]
@@ -149,7 +74,6 @@ def run(tables: int, mode: str, seconds: float, db_url: str | None, referees: in
             _add_referee_accounts(broker, users)
         db = db_url or str(Path(tmp) / "referee.db")
         procs = []
-        seats: Seats | None = None
         try:
             for i in range(referees):
                 user = users[i] if (referees > 1 or db_url) else "referee"
@@ -158,8 +82,6 @@ def run(tables: int, mode: str, seconds: float, db_url: str | None, referees: in
                 assert p.stdout is not None and p.stdout.readline().strip() == "UP", "referee did not start"
                 procs.append(p)
             topics = Topics()
-            start_at = time.time() + 5.0 + tables * 0.01  # creates, then 1 s of warm-up
-            seats = Seats(broker, start_at, seconds, tables)
             director = Link(broker.url("director"), "director", [topics.reply("director")], mqtt_version=5).start()
             from summon.protocol.messages import CreateTable
             tag = f"{random.randrange(10**6)}"
@@ -179,14 +101,15 @@ def run(tables: int, mode: str, seconds: float, db_url: str | None, referees: in
             director.close()
             if created < tables:
                 raise SystemExit(f"only {created} of {tables} tables created in 120 s")
-            if time.time() > start_at - 0.5:
-                raise SystemExit("the tables took longer to create than the warm-up allows")
-            time.sleep(max(0.0, start_at - time.time()))
-            cpu0 = sum(cpu_seconds(p.pid) for p in procs)
-            time.sleep(seconds)
-            cpu = sum(cpu_seconds(p.pid) for p in procs) - cpu0
-            moves = seats.moves(timeout=60)
-            wall = seconds
+            # one seat client process per seat user (as players are), each at every table,
+            # answering every state at once (referee_load's flat-out phase).  They used to be
+            # four threads of this process: one GIL for four clients capped the 1,000-table
+            # lines at ~1,400-1,900 moves/s and made group commit look slower than a commit per move
+            lat, errors, cpu_us = many_tables(broker.port, "dragon", f"gc{tag}-", "flat", seconds, 0.0,
+                                              lambda loop=False: sum(cpu_seconds(p.pid) for p in procs))
+            if errors:
+                raise SystemExit(f"the seat clients saw {errors} error(s): the figures would not be moves")
+            moves = len(lat)  # every move answered in the window, counted by its mover
             stats, fleet = [], []
             for p in procs:
                 p.send_signal(signal.SIGTERM)
@@ -195,11 +118,9 @@ def run(tables: int, mode: str, seconds: float, db_url: str | None, referees: in
                 fleet += re.findall(r"FLEET (.*)", out)
             smoves = sum(int(m) for m, _ in stats)
             scommits = sum(int(c) for _, c in stats)
-            return {"moves_s": moves / wall, "cpu_us": 1e6 * cpu / max(moves, 1),
+            return {"moves_s": moves / seconds, "cpu_us": cpu_us,
                     "commits_per_move": scommits / max(smoves, 1), "created": created, "fleet": fleet}
         finally:
-            if seats is not None:
-                seats.kill()
             for p in procs:
                 if p.poll() is None:
                     p.kill()
