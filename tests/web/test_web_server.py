@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import http.client
 import json
+import subprocess
+import sys
 
 import pytest
 from click.testing import CliRunner
@@ -61,8 +63,24 @@ def test_it_accepts_no_writes(server):
     assert get(server, "/", "POST")[0] == 405
 
 
-def test_without_a_configured_broker_any_websocket_may_be_typed_in():
-    assert "connect-src 'self' ws: wss:" in csp_header(WebConfig())
+def test_the_policy_allows_no_broker_it_was_not_told_about():
+    """No "any ws/wss": a link's ?broker= must not be reachable (the page refuses it too)."""
+    assert "connect-src 'self';" in csp_header(WebConfig())
+    assert "connect-src 'self' wss://watch.example.org:9002;" in csp_header(WebConfig(edge="wss://watch.example.org:9002"))
+    for config in (WebConfig(), WebConfig(broker="ws://127.0.0.1:9001")):
+        assert "ws:;" not in csp_header(config) and " ws: " not in csp_header(config) and "wss:;" not in csp_header(config)
+
+
+def test_summon_web_without_a_broker_says_what_that_means():
+    assert "without --broker it cannot log in" in " ".join(CliRunner().invoke(cli_main, ["web", "--help"]).output.split())
+    proc = subprocess.Popen([sys.executable, "-m", "summon.clients.cli", "web", "--port", "0"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        line = proc.stderr.readline()  # the start-up warning, written once it listens
+    finally:
+        proc.terminate()
+        proc.wait(10)
+    assert "no --broker: the page cannot log in" in line and "--broker ws://" in line, line
 
 
 def test_summon_web_refuses_credentials_in_a_url():
