@@ -13,7 +13,9 @@ from click.testing import CliRunner
 
 from summon.clients.cli import main as cli_main
 from summon.clients.web import vendor
-from summon.clients.web.server import STATIC, WebConfig, WebServer, csp_header
+from summon.clients.web.server import STATIC, WebConfig, WebServer, csp_header, security_headers
+
+DOCS = STATIC.parents[2] / "docs" / "web.md"
 
 
 @pytest.fixture
@@ -101,3 +103,16 @@ def test_the_page_builds_nodes_from_text_only():
         text = path.read_text()
         for bad in ("innerHTML", "outerHTML", "insertAdjacentHTML", "eval(", "new Function", "document.write"):
             assert bad not in text, f"{path.name} uses {bad}"
+
+
+def test_every_documented_way_to_serve_the_page_sends_the_same_headers(server):
+    """summon web sends security_headers(); docs/web.md tells other web servers to send
+    exactly those (for its example brokers), and no other way is documented (Mosquitto's
+    http_dir could send none, nor a Content-Type)."""
+    _, headers, _ = get(server, "/")
+    assert {k: headers[k] for k in security_headers(WebConfig())} == security_headers(server.httpd.RequestHandlerClass.web_config)
+    text = DOCS.read_text()
+    block = text.split("<!-- headers -->\n```\n", 1)[1].split("```", 1)[0]
+    example = WebConfig(broker="wss://games.example.org:9001", edge="wss://watch.example.org:9002")
+    assert block.splitlines() == [f"{k}: {v}" for k, v in security_headers(example).items()]
+    assert "--http-dir clients" not in text and "http_dir` (2.0.11) serves files without a `Content-Type`" in text
