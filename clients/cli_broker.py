@@ -27,6 +27,19 @@ def broker() -> None:
     """Generate and manage a Mosquitto configuration for Summon."""
 
 
+HTTP_DIR_REMOVED = (
+    "was removed: Mosquitto's http_dir serves the web page without a Content-Type (Chromium refuses its "
+    "module scripts and the page stays at 'Loading') and cannot send security headers (no framing, "
+    "the Content-Security-Policy); serve the page with `summon web --broker ws://HOST:9001 --edge "
+    "ws://HOST:9002` instead (docs/web.md)")
+
+
+def _removed_http_dir(ctx: click.Context, param: click.Parameter, value: object) -> None:
+    """The old ``--edge-http-dir``/``--http-dir``: an error naming the alternative, never ignored."""
+    if value is not None:
+        raise click.UsageError(f"{param.opts[0]} {HTTP_DIR_REMOVED}", ctx=ctx)
+
+
 def _edge_options(prefix: str):  # type: ignore[no-untyped-def]
     """The edge broker's flags, as ``--edge-port`` on ``init`` and ``--port`` on ``edge``."""
     d = EdgeSettings()
@@ -44,8 +57,8 @@ def _edge_options(prefix: str):  # type: ignore[no-untyped-def]
                          help="Where the edge reaches this broker's spectators' listener."),
             click.option(f"--{prefix}bind", "edge_bind", default=d.bind, show_default=True,
                          help="Edge: address of its MQTT listener ('' = every interface)."),
-            click.option(f"--{prefix}http-dir", "edge_http_dir", type=click.Path(file_okay=False), default=None,
-                         help="Edge: serve these static files (e.g. clients/web/static) from the websockets port."),
+            click.option(f"--{prefix}http-dir", "edge_http_dir", default=None, hidden=True, expose_value=False,
+                         callback=_removed_http_dir),
             click.option(f"--{prefix}tls", "edge_tls", is_flag=True,
                          help="Edge: wss:// with the broker's --certfile/--keyfile (beyond localhost)."),
             click.option(f"--{prefix}max-connections", "edge_max_connections", default=d.max_connections,
@@ -60,7 +73,6 @@ def _edge_settings(kw: dict) -> EdgeSettings:
     return EdgeSettings(name=kw["edge_name"], port=kw["edge_port"],
                         websockets_port=None if kw["edge_no_ws"] else kw["edge_ws_port"], bind=kw["edge_bind"],
                         remote_host=kw["edge_host"],
-                        http_dir=os.path.abspath(kw["edge_http_dir"]) if kw["edge_http_dir"] else None,
                         tls=kw["edge_tls"], max_connections=kw["edge_max_connections"])
 
 

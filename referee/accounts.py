@@ -160,7 +160,6 @@ class EdgeSettings:
     websockets_port: int | None = 9002
     bind: str = "127.0.0.1"
     remote_host: str = "127.0.0.1"
-    http_dir: str | None = None
     tls: bool = False  # wss:// with the main broker's --certfile/--keyfile
     max_connections: int = 10000
 
@@ -384,8 +383,8 @@ class Accounts:
             raise AccountsError(f"invalid edge name {edge.name!r}: use 1-64 of A-Z a-z 0-9 _ . -")
         if edge.tls and not (s.certfile and s.keyfile):
             raise AccountsError("a wss:// edge uses the broker's --certfile/--keyfile: give them to broker init")
-        if (edge.http_dir or edge.tls) and edge.websockets_port is None:
-            raise AccountsError("--edge-http-dir and --edge-tls need the edge's websockets listener")
+        if edge.tls and edge.websockets_port is None:
+            raise AccountsError("--edge-tls needs the edge's websockets listener")
         ports = [p for p in (s.port, s.spectator_port, s.tls_port, s.websockets_port) if p]
         if edge.port in ports or (edge.websockets_port in ports) or edge.port == edge.websockets_port:
             raise AccountsError(f"edge ports {edge.port}/{edge.websockets_port} clash with the main broker's {ports}")
@@ -408,7 +407,7 @@ class Accounts:
             # The conf holds the bridge's password in clear (Mosquitto needs it so): 0640.
             _write(ed.conf, edge_conf(edge.port, str(ed.acl), str(ed.passwd), bridge, s.prefix, bind=edge.bind,
                                       run_as_root=s.run_as_root, websockets_port=edge.websockets_port,
-                                      http_dir=edge.http_dir, tls=tls, pid_file=str(ed.pid),
+                                      tls=tls, pid_file=str(ed.pid),
                                       max_connections=edge.max_connections), 0o640)
             roles[edge.name] = "edge"
             hashes[edge.name] = password_line(edge.name, password)

@@ -1,9 +1,8 @@
 """The browser client's third-party JavaScript: pinned npm builds, vendored with licences.
 
 Why vendored (not installed by npm at run time, not from a CDN): ``pip install -e .`` must
-give a working page on a machine without Node, and a page served from a broker's
-``http_dir`` cannot fetch anything from elsewhere (its Content-Security-Policy allows only
-its own origin).  So the exact upstream build files are kept in ``static/vendor/``,
+give a working page on a machine without Node, and the page cannot fetch anything from
+elsewhere (its Content-Security-Policy allows scripts only from its own origin).  So the exact upstream build files are kept in ``static/vendor/``,
 unmodified, with their licences, and ``MANIFEST.json`` records where each came from and
 its SHA-256.
 

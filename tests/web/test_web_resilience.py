@@ -105,21 +105,6 @@ def test_an_unreachable_broker_is_said_in_words(browser):
         web.stop()
 
 
-def test_a_broker_the_policy_does_not_allow_is_said_in_words(stack, browser):
-    from summon.clients.embedded_broker import free_port
-
-    page = stack.page(browser)
-    try:
-        page.goto(f"{stack.web.url}?broker=ws://127.0.0.1:{free_port()}")
-        page.fill("input[name=username]", "north")
-        page.fill("input[name=password]", "x")
-        page.click("button[type=submit]")
-        page.wait_for_selector(".connection.conn-error", timeout=15000)
-        assert "may not connect to" in page.inner_text(".connection")
-    finally:
-        page.context.close()
-
-
 def test_the_page_acts_only_on_its_own_seat_topic(stack, browser):
     """A broker without per-user ACLs (the demo's amqtt replays retained messages to anyone)
     could deliver another seat's state: the page must not take it for its own."""

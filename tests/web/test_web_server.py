@@ -5,13 +5,17 @@ from __future__ import annotations
 
 import http.client
 import json
+import subprocess
+import sys
 
 import pytest
 from click.testing import CliRunner
 
 from summon.clients.cli import main as cli_main
 from summon.clients.web import vendor
-from summon.clients.web.server import STATIC, WebConfig, WebServer, csp_header
+from summon.clients.web.server import STATIC, WebConfig, WebServer, csp_header, security_headers
+
+DOCS = STATIC.parents[2] / "docs" / "web.md"
 
 
 @pytest.fixture
@@ -61,8 +65,24 @@ def test_it_accepts_no_writes(server):
     assert get(server, "/", "POST")[0] == 405
 
 
-def test_without_a_configured_broker_any_websocket_may_be_typed_in():
-    assert "connect-src 'self' ws: wss:" in csp_header(WebConfig())
+def test_the_policy_allows_no_broker_it_was_not_told_about():
+    """No "any ws/wss": a link's ?broker= must not be reachable (the page refuses it too)."""
+    assert "connect-src 'self';" in csp_header(WebConfig())
+    assert "connect-src 'self' wss://watch.example.org:9002;" in csp_header(WebConfig(edge="wss://watch.example.org:9002"))
+    for config in (WebConfig(), WebConfig(broker="ws://127.0.0.1:9001")):
+        assert "ws:;" not in csp_header(config) and " ws: " not in csp_header(config) and "wss:;" not in csp_header(config)
+
+
+def test_summon_web_without_a_broker_says_what_that_means():
+    assert "without --broker it cannot log in" in " ".join(CliRunner().invoke(cli_main, ["web", "--help"]).output.split())
+    proc = subprocess.Popen([sys.executable, "-m", "summon.clients.cli", "web", "--port", "0"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        line = proc.stderr.readline()  # the start-up warning, written once it listens
+    finally:
+        proc.terminate()
+        proc.wait(10)
+    assert "no --broker: the page cannot log in" in line and "--broker ws://" in line, line
 
 
 def test_summon_web_refuses_credentials_in_a_url():
@@ -83,3 +103,16 @@ def test_the_page_builds_nodes_from_text_only():
         text = path.read_text()
         for bad in ("innerHTML", "outerHTML", "insertAdjacentHTML", "eval(", "new Function", "document.write"):
             assert bad not in text, f"{path.name} uses {bad}"
+
+
+def test_every_documented_way_to_serve_the_page_sends_the_same_headers(server):
+    """summon web sends security_headers(); docs/web.md tells other web servers to send
+    exactly those (for its example brokers), and no other way is documented (Mosquitto's
+    http_dir could send none, nor a Content-Type)."""
+    _, headers, _ = get(server, "/")
+    assert {k: headers[k] for k in security_headers(WebConfig())} == security_headers(server.httpd.RequestHandlerClass.web_config)
+    text = DOCS.read_text()
+    block = text.split("<!-- headers -->\n```\n", 1)[1].split("```", 1)[0]
+    example = WebConfig(broker="wss://games.example.org:9001", edge="wss://watch.example.org:9002")
+    assert block.splitlines() == [f"{k}: {v}" for k, v in security_headers(example).items()]
+    assert "--http-dir clients" not in text and "http_dir` (2.0.11) serves files without a `Content-Type`" in text

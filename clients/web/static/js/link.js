@@ -7,6 +7,7 @@
 // store and re-render on every change; nothing here knows any game's rules.
 
 import mqtt from "../vendor/mqtt.esm.js";
+import { unreadable } from "./valid.js";
 
 const { encode, decode } = globalThis.MessagePack;
 export const PROTOCOL_VERSION = 1;
@@ -17,6 +18,7 @@ export class Store {
     this.tables = new Map();      // id -> {meta, pub, seat, events: [], error, seen}
     this.tours = new Map();       // topic -> tournament message
     this.referee = null;          // referee_status
+    this.ignored = [];            // the last messages valid.js refused: {topic, type, field}
     this.connection = { state: "idle", detail: "" };
     this.listeners = new Set();
   }
@@ -162,6 +164,15 @@ export class Link {
 // it the recorded messages of one audience).  Returns false for a message it does not use.
 export function applyMessage(store, topic, m) {
     const parts = topic.split("/");
+    const wrong = unreadable(m);   // the one gate: a screen only ever sees messages of the documented shape
+    if (wrong) {
+      console.warn(`ignored a ${m.type} message on ${topic} that this page cannot read (${wrong})`);
+      if (store.ignored) {
+        store.ignored.push({ topic, type: m.type, field: wrong });
+        if (store.ignored.length > 50) store.ignored.shift();
+      }
+      return false;
+    }
     try {
       if (m.type === "referee_status") store.referee = m;
       else if (m.type === "tournament") store.tours.set(topic, m);

@@ -53,10 +53,21 @@ export function renderTable(t, opts) {
   }
   if (t.error && !opts.replay) out.push(h("div", { class: "error", role: "alert" }, errorWords(t.error)));
   if (meta && meta.result && !playing) out.push(resultPanel(meta));
-  out.push(h("div", { class: `game game-${state.game}` }, game.render(ctx)));
+  out.push(h("div", { class: `game game-${state.game}` }, readable(() => game.render(ctx), () => generic.render(ctx), t.id)));
   out.push(feedPanel(t, meta, game));
   if (players.length && state.game !== "dragon") out.push(h("p", { class: "muted" }, `Players: ${players.join(", ")}`));
   return out;
+}
+
+// The game's own part of a state (its `view`, its events) is game-specific, so valid.js
+// checks only that it is a map: a game module that cannot read it falls back to the
+// generic screen (the view as data, every legal move a button) and says so in the log,
+// instead of breaking the page.
+function readable(build, fallback, table) {
+  try { return build(); } catch (err) {
+    console.warn(`table ${table}: could not show a part of its state the usual way`, err);
+    return fallback();
+  }
 }
 
 function resultPanel(meta) {
@@ -80,7 +91,7 @@ function feedPanel(t, meta, game) {
   const lines = [];
   for (const batch of t.events.slice().reverse()) {
     for (const e of batch.events.slice().reverse()) {
-      const text = refereeEventText(e, meta) || game.eventText(e, meta);
+      const text = readable(() => refereeEventText(e, meta) || game.eventText(e, meta), () => e.type, t.id);
       if (text) lines.push(h("li", { class: `ev ev-${e.type}` }, text));
       if (lines.length >= 30) break;
     }

@@ -1,0 +1,59 @@
+// What the page can read: one shape per message type, checked once, where a message enters
+// the store (applyMessage), so no screen ever meets a field of the wrong kind.
+//
+// Why here and not in each screen: anyone allowed to publish a retained message (a
+// director's tournament, a broker without our ACL, the demo's open broker) could otherwise
+// break every lobby that receives it -- `t.pairings.map is not a function` was one such
+// message.  A message that does not fit is ignored and logged (console.warn), and the
+// last good one stays on screen.  The shapes follow protocol/README.md; fields a newer
+// referee adds are allowed (a message is checked for what the page uses, not closed).
+
+const str = (x) => typeof x === "string";
+const int = (x) => Number.isInteger(x);
+const num = (x) => typeof x === "number" && Number.isFinite(x);
+const bool = (x) => typeof x === "boolean";
+const map = (x) => x !== null && typeof x === "object" && !Array.isArray(x);
+const opt = (test) => (x) => x === undefined || x === null || test(x);
+const list = (test) => (x) => Array.isArray(x) && x.every((item) => test(item));
+const nullable = (test) => (x) => x === null || test(x);
+
+// shape({field: test}): a map whose every listed field passes its test (opt: may be
+// absent or null).
+const shape = (fields) => (x) => whatIsWrong(fields, x) === null;
+
+// The first field of `x` that fails its test (for the log line), or null.
+function whatIsWrong(fields, x) {
+  if (!map(x)) return "the message is not a map";
+  for (const [key, test] of Object.entries(fields)) if (!test(x[key])) return key;
+  return null;
+}
+
+const clock = shape({ remaining_ms: opt(list(nullable(num))), bank_ms: opt(list(nullable(num))),
+                      running: opt(list(int)), move_ms: opt(num) });
+const event = shape({ type: str });
+const state = { table: str, game: str, seq: int, status: str, to_move: opt(list(int)), view: opt(map),
+                events: opt(list(event)), clock: opt(clock) };
+
+const SHAPES = {
+  referee_status: { status: str, tables: opt(num) },
+  meta: { table: str, game: str, players: list(str), status: str, config: opt(map),
+          result: opt(shape({ scores: list(num), winners: opt(list(int)), reason: opt(str) })),
+          bots: opt(list(str)), house: opt(list(int)), clock: opt(map) },
+  public_state: state,
+  seat_state: { ...state, seat: int, legal: opt(list(str)), house: opt(bool), last: opt(map) },
+  events: { table: str, seq: int, events: list(event) },
+  error: { code: str, detail: opt(str), table: opt(str) },
+  tournament: {
+    tournament: str, name: opt(str), game: opt(str), format: opt(str), status: str, round: opt(int), rounds: opt(int),
+    standings: opt(list(shape({ entrant: str, rank: opt(num), points: opt(num), played: opt(num), wins: opt(num),
+                                draws: opt(num), losses: opt(num), net: opt(num), withdrawn: opt(bool) }))),
+    pairings: opt(list(shape({ sides: list(str), table: opt(str), status: opt(str), scores: opt(list(num)) }))),
+  },
+};
+
+// null when the page can read `m` (a decoded message of a type it knows), else the field
+// that is wrong (for the log).  A type the page does not know is not its business: null.
+export function unreadable(m) {
+  const fields = SHAPES[m.type];
+  return fields ? whatIsWrong(fields, m) : null;
+}
