@@ -172,13 +172,13 @@ def check(wait_s: float) -> None:
                        f"is Mosquitto running (`mosquitto -c {prof.broker_dir or 'DIR'}/mosquitto.conf`)? "
                        "Its own output says why it stopped", err=True)
             sys.exit(EXIT_UNREACHABLE)
-        if got:
+        if got and prof.passwords:  # `passwords = false`: a hand-written profile of an anonymous broker
             click.echo(f"summon broker check: {foreign_broker_message(b.host, b.port, prof.path, prof.broker_dir)}",
                        err=True)
             sys.exit(EXIT_FOREIGN)
     click.echo("summon broker check: ours answers on " +
                ", ".join(f"{BrokerUrl.parse(u).host}:{BrokerUrl.parse(u).port} ({n})" for n, u in names) +
-               " and refuses anonymous logins")
+               (" and refuses anonymous logins" if prof.passwords else " (the profile says: no passwords)"))
 
 
 @broker.command("edge")

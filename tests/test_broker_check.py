@@ -125,6 +125,8 @@ def test_without_a_profile_or_with_passwords_false_nothing_is_checked(system_mos
     """The demo's amqtt broker and a hand-written profile of an anonymous broker stay usable."""
     port, spectators = system_mosquitto
     allowed = profile_for(tmp_path, port, spectators, passwords=False)
+    r = summon("broker", "check", profile=allowed)
+    assert r.returncode == 0 and "no passwords" in r.stdout, r.stdout + r.stderr
     for profile, extra in ((None, ("--broker", f"mqtt://127.0.0.1:{port}")), (allowed, ())):
         proc = subprocess.Popen([sys.executable, "-m", "summon.clients.cli", "bot", "-u", "north", *extra], cwd=ROOT,
                                 env={**{k: v for k, v in os.environ.items() if not k.startswith("SUMMON_")},
