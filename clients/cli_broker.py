@@ -144,8 +144,53 @@ def init(directory: str, port: int, spectator_port: int, no_spectators: bool, bi
     click.echo(f"  export {PROFILE_ENV}={prof}")
     click.echo("  summon accounts add referee --role referee --generate     # a random password, kept for it")
     click.echo("  summon accounts add <name> --role player|bot|director|spectator [--generate]")
-    click.echo(f"  mosquitto -c {d.conf}")
+    click.echo(f"  mosquitto -c {d.conf} &")
+    click.echo("  summon broker check                 # waits for it, and refuses a broker that lets anyone in")
     click.echo("  summon referee -u referee")
+
+
+@broker.command("check")
+@click.option("--wait", "wait_s", type=click.FloatRange(0, 600), default=10.0, show_default=True,
+              help="Seconds to wait for the broker to answer (it may just have been started).")
+def check(wait_s: float) -> None:
+    """Wait until the profile's broker answers, and check that it is ours.
+
+    Ours refuses anonymous logins on the players' and the spectators' listener; a broker
+    that accepts one is somebody else's -- most often Debian's system Mosquitto holding
+    1883, which our `mosquitto -c DIR/mosquitto.conf &` then could not bind ("Address
+    already in use").  Exit 0: ours answers on every listener; 3: nothing answered in
+    time; 5: a broker there lets anyone in (the message says what to do).
+    """
+    import time
+
+    from summon.clients.cli_common import EXIT_FOREIGN, EXIT_UNREACHABLE
+    from summon.protocol.brokercheck import anonymous_login, foreign_broker_message
+    from summon.protocol.mqtt import BrokerUrl
+
+    prof = _profile()
+    if prof is None or not prof.broker:
+        raise click.UsageError(f"which broker? export {PROFILE_ENV}=DIR/summon.toml (written by `summon broker init DIR`)")
+    names = [("players", prof.broker)] + ([("spectators", prof.spectators)] if prof.spectators else [])
+    deadline = time.monotonic() + wait_s
+    for name, url in names:
+        b = BrokerUrl.parse(url)
+        while True:
+            got = anonymous_login(b.host, b.port, tls=b.tls, timeout=max(0.2, min(2.0, deadline - time.monotonic())))
+            if got is not None or time.monotonic() >= deadline:
+                break
+            time.sleep(0.1)  # nothing listening yet: Mosquitto may still be starting
+        if got is None:
+            click.echo(f"summon broker check: nothing answered on {b.host}:{b.port} ({name}) within {wait_s:g} s: "
+                       f"is Mosquitto running (`mosquitto -c {prof.broker_dir or 'DIR'}/mosquitto.conf`)? "
+                       "Its own output says why it stopped", err=True)
+            sys.exit(EXIT_UNREACHABLE)
+        if got and prof.passwords:  # `passwords = false`: a hand-written profile of an anonymous broker
+            click.echo(f"summon broker check: {foreign_broker_message(b.host, b.port, prof.path, prof.broker_dir)}",
+                       err=True)
+            sys.exit(EXIT_FOREIGN)
+    click.echo("summon broker check: ours answers on " +
+               ", ".join(f"{BrokerUrl.parse(u).host}:{BrokerUrl.parse(u).port} ({n})" for n, u in names) +
+               (" and refuses anonymous logins" if prof.passwords else " (the profile says: no passwords)"))
 
 
 @broker.command("edge")

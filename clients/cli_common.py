@@ -20,11 +20,11 @@ from summon.clients.profile import DEFAULT_BROKER, Profile, ProfileError, load_p
 from summon.protocol.mqtt import BrokerUrl, LinkError, LinkRefused
 from summon.protocol.version import DEFAULT_PREFIX
 
-__all__ = ["EXIT_OK", "EXIT_FAILED", "EXIT_USAGE", "EXIT_UNREACHABLE", "EXIT_REFUSED", "EXIT_CODES",
-           "broker_options", "broker_from_flags", "profile", "link_failed", "on_signals", "parse_options"]
+__all__ = ["EXIT_OK", "EXIT_FAILED", "EXIT_USAGE", "EXIT_UNREACHABLE", "EXIT_REFUSED", "EXIT_FOREIGN", "EXIT_CODES",
+           "broker_options", "check_profile_broker", "broker_from_flags", "profile", "link_failed", "on_signals", "parse_options"]
 
 # One table for every command (README "Exit codes"; `summon --help` says it too).
-EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_UNREACHABLE, EXIT_REFUSED = 0, 1, 2, 3, 4
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_UNREACHABLE, EXIT_REFUSED, EXIT_FOREIGN = 0, 1, 2, 3, 4, 5
 EXIT_CODES = (
     (EXIT_OK, "done: the game ended, the table was created, ..."),
     (EXIT_FAILED, "the request failed or gave up: refused by the referee, no such table, nobody answered, "
@@ -32,6 +32,8 @@ EXIT_CODES = (
     (EXIT_USAGE, "bad command line or input (the message names the flag)"),
     (EXIT_UNREACHABLE, "no broker answered at that address"),
     (EXIT_REFUSED, "the broker refused the username/password, or another client took the account's connection"),
+    (EXIT_FOREIGN, "the broker at the profile's address is not the profile's: it accepts anonymous logins "
+                   "(e.g. Debian's system Mosquitto on that port)"),
 )
 
 
@@ -81,12 +83,56 @@ def broker_from_flags(url: str | None, username: str | None, password: str | Non
     except LinkError as exc:
         raise click.BadParameter(str(exc), param_hint="--broker") from None
     username = username or parsed.username
+    if prof is not None:
+        check_profile_broker(prof, parsed)  # before a password is typed or sent anywhere
     if password is None and parsed.password is None and username and prof is not None:
         password = prof.password_of(username)
         if password is None and sys.stdin.isatty():
             password = str(click.prompt(f"password for {username} on {parsed.host}:{parsed.port}", hide_input=True,
                                         default="", show_default=False)) or None
     return parsed.with_credentials(username, password)
+
+
+def _listeners(prof: Profile) -> set[tuple[str, int]]:
+    """The profile's password-only listeners (players', spectators'; never the anonymous edge)."""
+    out = set()
+    for url in (prof.broker, prof.spectators):
+        try:
+            if url:
+                b = BrokerUrl.parse(url)
+                out.add((b.host, b.port))
+        except LinkError:
+            pass
+    return out
+
+
+@functools.lru_cache(maxsize=None)
+def _refuses_anonymous(host: str, port: int, tls: bool, profile_path: str, broker_dir: str | None) -> None:
+    from summon.protocol.brokercheck import check_refuses_anonymous
+
+    check_refuses_anonymous(BrokerUrl(host, port, tls=tls), profile_path, broker_dir)
+
+
+def check_profile_broker(prof: Profile, broker: BrokerUrl) -> None:
+    """Exit 5 (README "Exit codes") if the broker at one of the profile's password-only
+    listeners lets anyone in: it is not ours (issue 25: Debian's system Mosquitto on 1883,
+    with ours unable to bind, took every table without an ACL and nobody was told).
+
+    One anonymous CONNECT, at most 2 s, once per address and process; only when the
+    profile says its broker requires passwords and the command goes to one of its
+    listeners (an explicit ``--broker`` elsewhere, the anonymous edge, or no profile at
+    all -- ``summon demo``'s amqtt broker is anonymous by design -- are not checked)."""
+    from summon.protocol.brokercheck import ForeignBroker
+
+    if not prof.passwords or (broker.host, broker.port) not in _listeners(prof):
+        return
+    try:
+        _refuses_anonymous(broker.host, broker.port, broker.tls, prof.path, prof.broker_dir)
+    except ForeignBroker as exc:
+        ctx = click.get_current_context(silent=True)
+        command = " ".join(["summon", *(ctx.command_path.split()[1:] if ctx else [])])  # also under python -m
+        click.echo(f"{command}: {exc}", err=True)
+        sys.exit(EXIT_FOREIGN)
 
 
 def link_failed(command: str, exc: LinkError) -> NoReturn:

@@ -19,7 +19,7 @@ from summon.protocol.mqtt import LinkError
 
 __all__ = ["tournament"]
 
-from summon.clients.cli_common import EXIT_FAILED, broker_options, link_failed, profile as _profile
+from summon.clients.cli_common import EXIT_FAILED, EXIT_USAGE, broker_options, link_failed, profile as _profile
 from summon.clients.cli_common import broker_from_flags as _broker
 
 
@@ -36,6 +36,17 @@ def _default_progress(file: str) -> Path:
 def _default_report(file: str) -> Path:
     p = Path(file)
     return p.with_name(p.stem + "-report")
+
+
+def _load(file: str):  # type: ignore[no-untyped-def]
+    """The tournament file, or exit 2 (bad input, README "Exit codes") naming its problem."""
+    from summon.clients.tournament.spec import SpecError, load_spec
+
+    try:
+        return load_spec(file)
+    except SpecError as exc:
+        click.echo(f"summon tournament: {file}: {exc}", err=True)
+        sys.exit(EXIT_USAGE)
 
 
 @click.group()
@@ -63,12 +74,8 @@ def run_cmd(broker_url: str, username: str | None, password: str | None, passwor
     from summon.clients.tournament.bots import BotFleet
     from summon.clients.tournament.report import live_message, render_standings, write_report
     from summon.clients.tournament.runner import Runner
-    from summon.clients.tournament.spec import load_spec
 
-    try:
-        spec = load_spec(file)
-    except TournamentError as exc:
-        raise click.ClickException(str(exc)) from None
+    spec = _load(file)
     broker = _broker(broker_url, username, password, password_file)
     if not broker.username:
         raise click.BadParameter("the runner needs a director account (-u)", param_hint="--username")

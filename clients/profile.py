@@ -40,6 +40,10 @@ class Profile:
     broker_dir: str | None = None  # for `summon accounts`
     roles_file: str | None = None  # for `summon referee`: who may direct
     secrets_dir: str | None = None  # generated passwords, one 0600 file per account
+    # Its players' and spectators' listeners refuse anonymous logins (as `summon broker init`
+    # writes them); every command checks that before it connects (protocol/brokercheck.py).
+    # A hand-written profile for an anonymous broker says ``passwords = false``.
+    passwords: bool = True
 
     def password_of(self, username: str) -> str | None:
         """The password kept for ``username`` by `summon accounts add --generate`, if any."""
@@ -72,7 +76,10 @@ def load_profile(environ: dict[str, str] | None = None) -> Profile | None:
     for key, value in known.items():
         if value is not None and not isinstance(value, str):
             raise ProfileError(f"{path}: {key} must be a string, got {value!r}")
-    return Profile(path=str(path), **known)
+    passwords = data.get("passwords", True)
+    if not isinstance(passwords, bool):
+        raise ProfileError(f"{path}: passwords must be true or false, got {passwords!r}")
+    return Profile(path=str(path), passwords=passwords, **known)
 
 
 def write_profile(directory: str | os.PathLike[str], *, broker: str, spectators: str | None, edge: str | None,
@@ -94,6 +101,7 @@ def write_profile(directory: str | os.PathLike[str], *, broker: str, spectators:
         f"broker_dir = {_q(str(root))}  # summon accounts ...",
         f"roles_file = {_q(roles_file)}  # summon referee: who may create tables",
         f"secrets_dir = {_q(secrets_dir)}  # passwords made by summon accounts add --generate (0600)",
+        "passwords = true  # its listeners refuse anonymous logins: a broker that lets anyone in is not this one",
     ]
     path = root / FILENAME
     tmp = path.with_suffix(".tmp")

@@ -42,7 +42,8 @@ from summon.referee.table import Table
 SEARCH = 100_001        # guesses 0..100,000
 ATTACKER = 1            # the seat whose hand the attacker sees (east)
 DRAGON = GAMES["dragon"]
-TEAMS = [{"name": "NS", "members": ["north", "south"]}, {"name": "EW", "members": ["east", "west"]}]
+TEAMS = [{"name": "NS", "members": ["north", "south"], "bot": "random"},  # bots: one pair in both rooms
+         {"name": "EW", "members": ["east", "west"], "bot": "random"}]
 
 
 def _legacy(guess: int, *parts: object) -> int:

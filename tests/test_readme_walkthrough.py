@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.mosquitto import free_port
+from tests.mosquitto import free_port, launch
 
 ROOT = Path(__file__).resolve().parent.parent
 INIT = "summon broker init ./broker"
@@ -41,6 +41,50 @@ def test_walkthrough_block_is_what_the_readme_says():
     assert lines[0].startswith(INIT + " "), "the documented port change applies to the first line"
     assert "--port 11883 --spectator-port 11884" in (ROOT / "README.md").read_text(encoding="utf-8")
     assert lines[-1].startswith("kill $(jobs -p)")
+
+
+def test_walkthrough_checks_that_its_mosquitto_started():
+    lines = walkthrough()
+    start = next(i for i, line in enumerate(lines) if line.startswith("mosquitto -c ./broker/mosquitto.conf &"))
+    assert lines[start + 1].startswith("summon broker check"), "the line after Mosquitto checks it is ours"
+
+
+def test_readme_walkthrough_stops_on_a_broker_that_lets_anyone_in():
+    """The operator's trap (issue 25): Debian's system Mosquitto already holds the port,
+    anonymous and without an ACL.  Ours cannot bind it, and the walkthrough must stop at
+    its check, exit 5, saying what to do -- not go on to run the referee there."""
+    if shutil.which("summon") is None:
+        pytest.fail("the `summon` command is not on PATH: install the project first (pip install -e .)")
+    port, spectators = free_port(), free_port()
+    work = Path(tempfile.mkdtemp(prefix="summon-readme-trap-", dir="/tmp"))
+    work.chmod(0o755)
+    conf = work / "system-mosquitto.conf"  # as Debian's: anonymous, no ACL (ports of the test's own, never 1883)
+    conf.write_text(f"listener {port} 127.0.0.1\nlistener {spectators} 127.0.0.1\nallow_anonymous true\n")
+    system = launch(conf, [port, spectators])
+    lines = walkthrough()
+    lines[0] = lines[0].replace(INIT, f"{INIT} --port {port} --spectator-port {spectators}", 1)
+    check = next(i for i, line in enumerate(lines) if line.startswith("summon broker check"))
+    (work / "walkthrough.sh").write_text("set -euo pipefail\n" + "\n".join(lines[:check + 2]) + "\n")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SUMMON_")}
+    env["PATH"] = env.get("PATH", "") + ":/usr/sbin:/sbin"
+    proc = subprocess.Popen(["bash", "walkthrough.sh"], cwd=work, env=env, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    try:
+        out, _ = proc.communicate(timeout=120)
+    finally:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        system.terminate()
+        system.wait(5)
+    try:
+        assert proc.returncode == 5, f"exit {proc.returncode}; output:\n{out[-4000:]}"
+        assert "summon broker check: the broker on 127.0.0.1:" in out and "accepted an anonymous login" in out, out
+        assert "systemctl stop mosquitto" in out and "--port 11883" in out, out
+        assert "summon referee: connected" not in out, "the referee must not have started on the foreign broker"
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
 
 
 def test_readme_walkthrough_runs_as_written():

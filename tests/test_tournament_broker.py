@@ -33,7 +33,7 @@ def spec_for(teams, fmt="round-robin", table=None, time_=None, run=None, **tourn
     data = {"tournament": {"id": f"t{uuid.uuid4().hex[:6]}", "game": "dragon", "format": fmt, **tournament},
             "table": table or {"target": 1_000_000, "max_hands": 2},
             "time": time_ or {"no_show": 30}, "run": run or {},
-            "entrant": [{"name": n, "members": TEAMS[n]} for n in teams]}
+            "entrant": [{"name": n, "members": TEAMS[n], "bot": "dragon-heuristic"} for n in teams]}
     return parse_spec(data)
 
 
@@ -126,6 +126,33 @@ def test_duplicate_match_replays_each_deal_with_seats_swapped(mosquitto, referee
     assert [b["net_for_first"] for b in rep["matches"][0]["boards"]] == [0.0, 0.0, 0.0]
     assert [(r["entrant"], r["points"], r["net"], r["draws"]) for r in rep["standings"]] == \
         [("NS", 0.5, 0.0, 1), ("EW", 0.5, 0.0, 1)]
+
+
+def test_people_in_duplicate_play_as_two_pairs_and_never_sit_in_both_rooms_of_a_deal(mosquitto, referee, tmp_path):
+    """Teams of four without ``bot`` (people; bots stand in for them here): both rooms of
+    each board are in play at once, yet no account is seated at both, and no account
+    receives a seat state from both (issue 25: one pair in both rooms read the other
+    room's hands from its own)."""
+    people = {"Alphas": ["north", "south", "east", "west"], "Betas": ["p1", "p2", "p3", "p4"]}
+    data = {"tournament": {"id": f"t{uuid.uuid4().hex[:6]}", "game": "dragon", "format": "duplicate", "boards": 2},
+            "time": {"no_show": 30}, "entrant": [{"name": n, "members": m} for n, m in people.items()]}
+    spec = parse_spec(data)
+    assert all(e.bot is None for e in spec.entrants)
+    with bots(mosquitto, [(a, "dragon-heuristic") for m in people.values() for a in m]) as fleet:
+        runner = runner_for(mosquitto, spec, tmp_path)
+        prog = runner.run(timeout=120)
+    assert prog.status == "finished" and runner.stats.peak_tables == 4  # both rooms of both boards at once
+    for b in (1, 2):
+        o, c = (next(g for g in prog.games if g.board == b and g.room == r) for r in (0, 1))
+        seated = [referee.call(lambda t=t: list(referee.tables[t].players)) for t in (o.table, c.table)]
+        assert seated == [o.seats, c.seats] and not set(seated[0]) & set(seated[1])
+        for account, client in fleet.clients.items():
+            assert len({o.table, c.table} & set(client.dealt)) == 1, (account, b)
+        # still duplicate: each seat holds the same cards in both rooms
+        for seat in range(4):
+            assert fleet.clients[o.seats[seat]].dealt[o.table]["hand"] == \
+                fleet.clients[c.seats[seat]].dealt[c.table]["hand"]
+        assert o.seats == ["north", "p1", "south", "p2"] and c.seats == ["p3", "east", "p4", "west"]
 
 
 def test_an_entrant_that_never_connects_forfeits_and_is_withdrawn(mosquitto, referee, tmp_path):

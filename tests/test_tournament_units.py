@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 import random
 
 import pytest
@@ -28,7 +29,7 @@ def dragon_spec(fmt="round-robin", n=4, **tournament):
              ("c1", "c2"), ("d1", "d2")]
     data = {"tournament": {"id": "cup", "game": "dragon", "format": fmt, "seed": SECRET, **tournament},
             "table": {"target": 200},
-            "entrant": [{"name": f"T{i}", "members": list(names[i])} for i in range(n)]}
+            "entrant": [{"name": f"T{i}", "members": list(names[i]), "bot": "random"} for i in range(n)]}
     return parse_spec(data)
 
 
@@ -170,6 +171,46 @@ def test_four_account_duplicate_team_plays_one_pair_per_room():
                         {"name": "B", "members": ["b1", "b2", "b3", "b4"]}]}
     o, c = plan_round(parse_spec(data), 1, secret=SECRET)
     assert o.seats == ["a1", "b1", "a2", "b2"] and c.seats == ["b3", "a3", "b4", "a4"]
+
+
+@pytest.mark.parametrize("game, members", [("dragon", ["north", "south"]), ("summoner-wars", None)])
+def test_people_may_not_play_both_rooms_of_a_duplicate_deal(game, members):
+    """Both rooms play one deal at once: a person seated in both sees, in one, the hands
+    its opponents hold in the other (issue 25).  Refused, naming the team of four; bots
+    (``bot``) may, and a team of two pairs may."""
+    def data(entrants):
+        return {"tournament": {"id": "t", "game": game, "format": "duplicate", "boards": 1}, "entrant": entrants}
+
+    people = [{"name": "A"} | ({"members": members} if members else {}),
+              {"name": "B"} | ({"members": ["east", "west"]} if members else {})]
+    with pytest.raises(SpecError, match=r"entrant\[0\]\.members: in duplicate both rooms play the same deal") as err:
+        parse_spec(data(people))
+    assert "team of" in str(err.value) and "bot = " in str(err.value)
+    assert parse_spec(data([e | {"bot": "random"} for e in people])).format == "duplicate"
+    if members:  # two pairs per team: accepted without `bot`
+        teams = [{"name": "A", "members": ["a1", "a2", "a3", "a4"]}, {"name": "B", "members": ["b1", "b2", "b3", "b4"]}]
+        assert parse_spec(data(teams)).entrants[0].bot is None
+    # the other formats seat each entrant at one table per game: no change there
+    rr = data(people)
+    rr["tournament"] = {"id": "t", "game": game, "format": "round-robin"}
+    assert parse_spec(rr).format == "round-robin"
+
+
+def test_tournament_run_refuses_people_in_both_rooms_with_exit_2(tmp_path):
+    """`summon tournament run` stops before connecting anywhere, exit 2, naming the fix."""
+    import subprocess
+    import sys
+
+    f = tmp_path / "cup.toml"
+    f.write_text('[tournament]\nid = "cup"\ngame = "dragon"\nformat = "duplicate"\nboards = 1\n'
+                 '[[entrant]]\nname = "Ann & Bo"\nmembers = ["north", "south"]\n'
+                 '[[entrant]]\nname = "Cy & Dee"\nmembers = ["east", "west"]\n', encoding="utf-8")
+    proc = subprocess.run([sys.executable, "-m", "summon.clients.cli", "tournament", "run", str(f), "-u", "director",
+                           "--broker", "mqtt://127.0.0.1:9"], capture_output=True, text=True, timeout=60,
+                          env={k: v for k, v in os.environ.items() if not k.startswith("SUMMON_")})
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert "entrant[0].members" in proc.stderr and "team of 4 accounts" in proc.stderr, proc.stderr
+    assert "Traceback" not in proc.stderr
 
 
 def test_the_same_seed_deals_the_same_cards_by_seat():

@@ -58,9 +58,10 @@ class SpecError(TournamentError, ValueError):
 class Entrant:
     """A player or a partnership: ``members`` are the accounts that sit for it.
 
-    A partnership in a duplicate match may list 2 accounts (the same pair plays both
-    rooms; fine for bots) or 4 (two pairs, as in a bridge team: pair 1 in the open room,
-    pair 2 in the closed room, so nobody plays a deal twice)."""
+    A partnership in a duplicate match lists 4 accounts (two pairs, as in a bridge team:
+    pair 1 in the open room, pair 2 in the closed room, so nobody plays a deal twice), or
+    2 only with ``bot`` set: the same pair then plays both rooms at once, which only a bot
+    may (a person would see the other room's hands: ``_shared_rooms``)."""
 
     name: str
     members: tuple[str, ...]
@@ -301,8 +302,26 @@ def _entrants(raw: Any, team: int, fmt: str) -> tuple[Entrant, ...]:
         if len(set(members)) != len(members):
             raise SpecError(f"{where}.members: an account appears twice")
         bot = _get(e, "bot", str, None, where)
+        if fmt == "duplicate" and len(members) == team and bot is None:
+            raise SpecError(_shared_rooms(where, team))
         out.append(Entrant(name=name, members=tuple(members), bot=bot))
     return tuple(out)
+
+
+def _shared_rooms(where: str, team: int) -> str:
+    """Why people may not play both rooms of a duplicate match, and what to list instead.
+
+    Both rooms play the same deal at the same time with the sides swapped: whoever sits
+    in both holds, in one room, the cards its opponents hold in the other (issue 25: a
+    script named the other room's hands from one seat's own states 4 of 4 times).  Bots
+    marked ``bot`` do not read across tables, so they may; people play as a team of two
+    pairs, one pair per room, so nobody sees a deal twice."""
+    accounts = "1 account" if team == 1 else f"{team} accounts"
+    return (f"{where}.members: in duplicate both rooms play the same deal at once, so with {accounts} the same "
+            f"people sit in both rooms and see, in one, the hands their opponents hold in the other; people "
+            f"play duplicate as a team of {2 * team} accounts (members = {2 * team} accounts: the first {team} "
+            f"in the open room, the last {team} in the closed room), or mark the entrant bot = \"NAME\" if "
+            f"its accounts are bots")
 
 
 def _check_table_options(spec: Spec) -> None:
