@@ -182,6 +182,10 @@ def render() -> dict[str, str]:
              f"carries the int `{json.dumps(mh)}` in `meta.config` and `view.options`, never null; a director may "
              "set 1 or more, and the game then ends after that many hands with `reason` `\"hand-limit\"`")
     out["dragon-max-hands"] = f"`max_hands` (int, {limit}).\n"
+    from summon.protocol import viewkeys
+
+    for name in sorted(GAMES):  # every game's view keys, from real states (issue 26, item 7)
+        out[f"view-keys-{name}"] = viewkeys.table(name)
     return out
 
 

@@ -244,3 +244,31 @@ def test_how_long_retained_messages_stay_is_said_once_and_is_the_referees_defaul
         assert phrase in para, phrase
     assert text.count("**How long retained messages stay**") == 1
     assert "until the operator clears it" not in text
+
+
+def test_every_games_view_keys_are_in_the_contract():
+    """Item 7: every game's views are documented key by key, in a region the script writes
+    from real states (stale regions fail test_readme_examples_are_regenerated_from_the_real_code);
+    here, independently of that play, every key of a new table's views is in its game's table."""
+    from summon.protocol import examples
+    from summon.referee.games import GAMES
+
+    regions = examples.regions(README.read_text())
+    for name, game in GAMES.items():
+        body = regions.get(f"view-keys-{name}")
+        assert body, f"protocol/README.md has no view-keys-{name} region: run `python3 -m summon.protocol.examples`"
+        documented = set(re.findall(r"^\| `([^`]+)` \|", body, re.M))
+        seats = game.min_seats
+        state = game.new_state(seats, {}, 1)
+        for audience in (None, 0):
+            missing = set(game.view(state, audience)) - documented
+            assert not missing, f"{name}: view keys {missing} are not in protocol/README.md"
+
+
+def test_max_hands_says_what_the_wire_carries():
+    """Item 6: "default none" was the int 0 on the wire."""
+    from summon.referee.games import GAMES
+
+    mh = GAMES["dragon"].config_defaults()["max_hands"]
+    assert mh == 0
+    assert "the wire carries the int `0`" in README.read_text()
