@@ -104,3 +104,19 @@ def test_create_errors_game_unknown_exists_and_bad_config(mosquitto, referee):
     with pytest.raises(DirectorError) as info:
         create_table(url, "director", "summicard", ["north", "east"], table="twice-1")
     assert info.value.code == "table/exists"
+
+
+def test_a_wrong_version_and_json_instead_of_msgpack_are_named(mosquitto, referee):
+    """Strict decoding steps 5 and 7, over the broker: `v` 2 is msg/version; a JSON move is
+    msg/malformed saying so; both with `ref` null (the payload was not decoded) and the
+    table's current `seq`."""
+    table = create_table(mosquitto.url("director"), "director", "summicard", ["north", "east"])
+    north = _probe(mosquitto, "north")
+    err = _error(north, f"{P}/t/{table}/move/north", {"v": 2, "type": "move", "seq": 0, "move": "reveal"},
+                 "msg/version")
+    assert (err.ref, err.seq, err.table) == (None, 0, table)
+    north.publish(f"{P}/t/{table}/move/north", b'{"v": 1, "type": "move", "seq": 0, "move": "reveal"}')
+    err = north.wait_for(lambda i, m: m is not None and m.TYPE == "error", new=True, timeout=15)
+    assert err.code == "msg/malformed" and "looks like JSON" in err.detail and err.ref is None, err
+    err = _error(north, f"{P}/ctl/north/request", {"v": 2, "type": "create", "request_id": "r"}, "msg/version")
+    assert (err.ref, err.seq) == (None, None)  # errors on a reply topic have seq null
