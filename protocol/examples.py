@@ -177,10 +177,15 @@ def render() -> dict[str, str]:
                     f"`tests/test_protocol_doc.py` fails when they are stale.\n")
     out["games"] = ", ".join(f'`"{n}"`' for n in sorted(GAMES)) + "\n"
     mh = GAMES["dragon"].config_defaults().get("max_hands")
-    limit = (f"default {mh}, a safety limit; the game then ends with `reason` `\"hand-limit\"`" if mh else
-             "default none (play to the target, as the rules say); a director may set one, and the game then "
-             "ends with `reason` `\"hand-limit\"`")
+    limit = (f"default `{mh}`, a safety limit; the game then ends with `reason` `\"hand-limit\"`" if mh else
+             f"default `{json.dumps(mh)}`, which means no limit: play to the target, as the rules say; the wire "
+             f"carries the int `{json.dumps(mh)}` in `meta.config` and `view.options`, never null; a director may "
+             "set 1 or more, and the game then ends after that many hands with `reason` `\"hand-limit\"`")
     out["dragon-max-hands"] = f"`max_hands` (int, {limit}).\n"
+    from summon.protocol import viewkeys
+
+    for name in sorted(GAMES):  # every game's view keys, from real states (issue 26, item 7)
+        out[f"view-keys-{name}"] = viewkeys.table(name)
     return out
 
 

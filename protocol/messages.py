@@ -25,7 +25,7 @@ from summon.protocol.version import MAX_INBOUND_BYTES, PROTOCOL_VERSION
 
 __all__ = [
     "Message", "Move", "CreateTable", "Created", "Error", "SeatState", "PublicState",
-    "Events", "Meta", "RefereeStatus", "Tournament", "CloseTable", "Closed", "Reclaim", "Presence", "MESSAGE_TYPES", "encode", "decode",
+    "Events", "Meta", "RefereeStatus", "Tournament", "CloseTable", "Closed", "Reclaim", "Presence", "MESSAGE_TYPES", "CLIENT_SENT", "encode", "decode",
     "field_names",
 ]
 
@@ -281,6 +281,15 @@ def _hints(cls: type[Message]) -> dict[str, Any]:
     return _HINTS[cls]
 
 
+CLIENT_SENT: frozenset[str] = frozenset({"move", "reclaim", "presence", "create", "close"})
+"""The messages a client sends to the referee: decoded *closed* (an unknown field is
+``msg/bad-field``, so a typo or an identity claim is caught at once).  Every other message
+is one a client receives, decoded *open*: a field it does not know is ignored, because the
+referee may add fields within version 1 (``seat_state.last``/``house`` and ``meta.house``/
+``clock`` were) and last month's client must keep playing (protocol/README.md,
+"Compatibility"; protocol/schema.py encodes the same rule)."""
+
+
 def from_wire(data: Any, accept: tuple[type[Message], ...]) -> Message:
     """Build a message from decoded data; ``accept`` limits the types allowed here."""
     if type(data) is dict and len(data) == 4 and data.get("type") == "move" and Move in accept:
@@ -305,7 +314,7 @@ def _from_wire_general(data: Any, accept: tuple[type[Message], ...]) -> Message:
         raise DecodeError(ErrorCode.MSG_UNKNOWN_TYPE, f"type {name!r} not accepted here (expected {allowed})")
     hints = _hints(cls)
     extra = set(data) - set(hints) - {"v", "type"}
-    if extra:
+    if extra and name in CLIENT_SENT:
         raise DecodeError(ErrorCode.MSG_BAD_FIELD, f"unknown field(s) {sorted(extra)} in {name!r}")
     kwargs = {}
     for fdef in _fields(cls):

@@ -131,12 +131,22 @@ class Fleet:
 
     # --- tables held elsewhere ---------------------------------------------------------------------
     def is_foreign(self, tid: str) -> bool:
-        """Does the store know this table (so another referee answers for it)?"""
+        """Does another referee answer for this table?  Yes for a table the store knows, unless
+        it has ended and no live referee holds its lease any more.
+
+        Why the exception (issue 26, item 4): an ended table is never adopted, so once its
+        owner forgot it a move or a ``reclaim`` there got no answer from anybody, for ever;
+        now it gets ``table/unknown``, as from a lone referee.  Ended tables are not cached
+        in ``foreign`` (their owner forgets them after a while); only mistakes pay the query.
+        """
         if tid in self.foreign:
             self.foreign.move_to_end(tid)
             return True
-        if self.store.table(tid) is None:
+        rec = self.store.table(tid)
+        if rec is None:
             return False
+        if rec.status != "playing":
+            return self.store.held(tid)
         self._remember(tid)
         return True
 

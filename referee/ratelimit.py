@@ -4,7 +4,8 @@ Why here and why so early: Mosquitto has no per-client publish rate limit, so a 
 can send thousands of well-formed or garbage moves per second on its own move topic.
 Every message the referee accepts into its inbox costs the one loop thread a decode, a
 rules check and an answer; if a flood were queued, every other table's moves would wait
-behind it.  So the check runs in paho's network thread, inside ``RateLimitedInbox.put``:
+behind it.  So the check runs where a message is received (``LoopLink.pump``, on the referee's
+loop), inside ``RateLimitedInbox.put``:
 it reads the sender from the topic string (the ACL guarantees that segment is the
 publisher's username), spends one token from that user's bucket, and drops the message
 when the bucket is empty -- before any msgpack decoding, before the queue.  A dropped
@@ -58,7 +59,7 @@ def sender_of(topic: str) -> str | None:
     ``.../presence/<user>`` or ``.../ctl/<user>/request``.
 
     Deliberately not a full parse (that is ``Topics.parse``, on the loop thread): this
-    runs for every inbound message on paho's thread and must stay cheap.
+    runs for every inbound message as it is received and must stay cheap.
     """
     head, _, last = topic.rpartition("/")
     if head.endswith(("/move", "/presence")):
@@ -69,8 +70,8 @@ def sender_of(topic: str) -> str | None:
 
 
 class RateLimiter:
-    """Token buckets by user (messages, and bytes when ``byte_rate`` > 0): ``allow`` on
-    paho's thread, ``refund`` on the referee's.  ``rate`` 0 turns both off."""
+    """Token buckets by user (messages, and bytes when ``byte_rate`` > 0): ``allow`` as a
+    message is received, ``refund`` once it was accepted (both on the referee's loop).  ``rate`` 0 turns both off."""
 
     def __init__(self, rate: float, burst: float, clock: Callable[[], float] = time.monotonic,
                  byte_rate: float = 0.0, byte_burst: float = 0.0) -> None:
@@ -152,8 +153,8 @@ class RateLimitedInbox(queue.Queue):  # type: ignore[type-arg]
     """The referee's inbox: a ``queue.Queue`` whose ``put`` drops over-budget messages.
 
     Anything that is not an ``Incoming`` message (e.g. ``Referee.call`` work items) passes
-    straight through.  ``Incoming`` items are only ever put by paho's network thread, so
-    the limiter and the counters below are touched by that one thread.
+    straight through.  ``Incoming`` items are only ever put by the referee's loop thread
+    (its ``LoopLink.pump``), so the limiter and the counters below are touched by that one thread.
     """
 
     def __init__(self, limiter: RateLimiter, notice_interval: float = 1.0) -> None:
@@ -162,8 +163,8 @@ class RateLimitedInbox(queue.Queue):  # type: ignore[type-arg]
         self.notice_interval = notice_interval
         self.dropped_total = 0
         self.max_size = 0  # the deepest the queue has been (for benchmarks)
-        # user -> [dropped in the open window, when it opened, latest topic]; paho's thread
-        # adds, the loop thread's get() may close a window: hence the lock
+        # user -> [dropped in the open window, when it opened, latest topic]; put() adds, get()
+        # may close a window (both on the loop now; the lock is kept for a threaded Link's inbox)
         self._windows: dict[str, list] = {}
         self._lock = threading.Lock()
 

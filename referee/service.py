@@ -1,11 +1,15 @@
 """The referee service: config -> startup -> main loop -> shutdown (uvicorn's shape).
 
-Threading model, and why: paho delivers messages on its own network thread, and an
-exception there silently kills it.  So paho callbacks only put messages on a queue, and
-ONE thread -- the loop in ``Referee.run`` -- owns every table and does all the work:
-decode, check, apply, build payloads, publish.  No locks around game state, no races
-between two moves at one table.  Other threads (the CLI, the demo, tests) reach the
-tables only through ``Referee.call``, which runs a function on that same thread.
+Threading model, and why: ONE thread -- the loop in ``Referee.run`` -- owns every table
+and the broker connection, and does all the work: read from the socket, decode, check,
+apply, build payloads, publish.  The connection is the referee's own ``LoopLink``
+(protocol/looplink.py), which has no thread of its own: ``main_loop`` calls its ``pump()``,
+which sends everything the last pass produced in one write and puts what arrived on
+``inbox`` (issue 14: through paho's network thread each outgoing message cost a lock, a
+wake-up and a GIL hand-over, most of a move's CPU).  No locks around game state, no races
+between two moves at one table.  Other threads (the CLI, the demo, tests) reach the tables
+only through ``Referee.call``, which puts a function on ``inbox`` and wakes the loop
+(``LoopLink.wake``), so it runs on that same thread.
 
 Signals only set a flag (``request_stop``); the loop notices within a fraction of a
 second, publishes ``offline`` and disconnects.

@@ -359,6 +359,15 @@ class PgStore:
         except psycopg.Error:
             pass
 
+    def held(self, table_id: str) -> bool:
+        """Does a live referee hold this table's lease (not expired, not released)?"""
+        try:
+            row = self._db.execute("SELECT 1 FROM leases WHERE table_id = %s AND expires > now()",
+                                   (table_id,)).fetchone()
+        except psycopg.Error as exc:
+            raise StoreError(f"could not read the lease of {table_id} in {self.path}: {_first_line(exc)}") from None
+        return row is not None
+
     def lease(self, table_id: str) -> tuple[str, int] | None:
         """(owner, epoch) of a table's lease (tests, listings)."""
         row = self._db.execute("SELECT owner, epoch FROM leases WHERE table_id = %s", (table_id,)).fetchone()

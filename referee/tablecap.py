@@ -212,5 +212,7 @@ class TablePruner:
         self.ref.tables.pop(table.id, None)
         self._ended.pop(table.id, None)
         self.ref.seats._forget(table.id)  # no ticks, no house bots
+        if getattr(self.ref, "fleet", None) is not None:  # the others answer for it from now on (fleet.is_foreign)
+            self.ref.store.release(table.id)
         if clear:
             self.ref._send(cleared(table, meta=meta))

@@ -158,3 +158,117 @@ def test_garbage_that_is_not_json_keeps_its_own_message():
     with pytest.raises(DecodeError) as info:
         unpack(b"{not json")
     assert "JSON" not in info.value.detail
+
+
+def _tables(text: str) -> "tuple[list[list[list[str]]], set[int]]":
+    """The document's tables as a renderer sees them (markdown-it, the CommonMark parser rich
+    uses): each a list of rows of cell texts, and the source lines inside tables or code."""
+    from markdown_it import MarkdownIt
+
+    tokens = MarkdownIt("commonmark").enable("table").parse(text)
+    tables: list[list[list[str]]] = []
+    covered: set[int] = set()
+    row: list[str] | None = None
+    for tok in tokens:
+        if tok.type in ("table_open", "fence", "code_block", "html_block") and tok.map:
+            covered.update(range(*tok.map))
+        if tok.type == "table_open":
+            tables.append([])
+        elif tok.type == "tr_open":
+            row = []
+        elif tok.type == "inline" and row is not None:
+            row.append(tok.content)
+        elif tok.type == "tr_close" and row is not None:
+            tables[-1].append(row)
+            row = None
+    return tables, covered
+
+
+def test_every_table_row_renders_inside_a_table():
+    """Issue 26, item 1: a paragraph inside the topic table cut its last rows off it (rendered
+    as a stray line of pipes).  Every source line that starts with `|` outside code must be
+    a row of a rendered table."""
+    text = README.read_text()
+    _, covered = _tables(text)
+    stray = [i + 1 for i, line in enumerate(text.splitlines()) if line.startswith("|") and i not in covered]
+    assert not stray, f"protocol/README.md lines {stray} look like table rows but render outside any table"
+
+
+def test_the_topic_table_has_every_topic_and_its_message_types():
+    """Every topic the code defines is a row of the topic table, with the message types the
+    referee accepts or sends there (items 1 and 3: `close`/`closed` on the request topics)."""
+    from summon.protocol.topics import Topics
+
+    t = Topics("PFX")
+    names = {"PFX": "<p>", "xuserx": "<user>", "xtablex": "<table>", "xdirx": "<director>", "xtourx": "<tournament>"}
+    expected = {
+        t.referee_status(): {"referee_status"},
+        t.request("xuserx"): {"create", "close"},
+        t.reply("xuserx"): {"created", "closed", "error"},
+        t.meta("xtablex"): {"meta"}, t.public_state("xtablex"): {"public_state"}, t.events("xtablex"): {"events"},
+        t.seat_state("xtablex", "xuserx"): {"seat_state"}, t.seat_error("xtablex", "xuserx"): {"error"},
+        t.move("xtablex", "xuserx"): {"move", "reclaim"}, t.presence("xuserx"): {"presence"},
+        t.tournament("xdirx", "xtourx"): {"tournament"},
+    }
+    expected = {re.sub("|".join(names), lambda m: names[m[0]], k): v for k, v in expected.items()}
+    tables, _ = _tables(README.read_text())
+    (topic_table,) = [tb for tb in tables if tb[0][0] == "topic"]
+    rows = {r[0].strip("`"): set(re.findall(r"`([a-z_]+)`", r[4])) for r in topic_table[1:]}
+    assert set(rows) == set(expected), set(rows) ^ set(expected)
+    for topic, types in expected.items():
+        assert rows[topic] == types, (topic, rows[topic])
+
+
+def test_request_types_named_wherever_the_doc_lists_them():
+    """Item 3: the strict decoding step and the request paragraph name what the referee
+    accepts on a request topic -- the decoder's own list."""
+    from summon.protocol.messages import CloseTable, CreateTable
+
+    text = README.read_text()
+    accepted = " or ".join(f"`{c.TYPE}`" for c in (CreateTable, CloseTable))
+    assert f"only {accepted} on a request topic" in text
+    assert "Requests (`create`, `close`) go through" in text
+
+
+def test_how_long_retained_messages_stay_is_said_once_and_is_the_referees_defaults():
+    """Item 2: two passages disagreed (deleted after an hour / stays until the operator
+    clears it).  The paragraph states the referee's defaults; nothing else contradicts it."""
+    from summon.referee.service import RefereeConfig
+
+    text = README.read_text()
+    c = RefereeConfig()
+    assert (c.keep_finished_s, c.keep_meta_s, c.keep_closed_s) == (3600, 86400, 60)
+    para = text[text.index("**How long retained messages stay**"):text.index("Useful subscriptions:")]
+    for phrase in ("one hour after the game ended (`keep_finished_s`)", "one day after the game ended (`keep_meta_s`)",
+                   "a minute after\n  it was closed (`keep_closed_s`)"):
+        assert phrase in para, phrase
+    assert text.count("**How long retained messages stay**") == 1
+    assert "until the operator clears it" not in text
+
+
+def test_every_games_view_keys_are_in_the_contract():
+    """Item 7: every game's views are documented key by key, in a region the script writes
+    from real states (stale regions fail test_readme_examples_are_regenerated_from_the_real_code);
+    here, independently of that play, every key of a new table's views is in its game's table."""
+    from summon.protocol import examples
+    from summon.referee.games import GAMES
+
+    regions = examples.regions(README.read_text())
+    for name, game in GAMES.items():
+        body = regions.get(f"view-keys-{name}")
+        assert body, f"protocol/README.md has no view-keys-{name} region: run `python3 -m summon.protocol.examples`"
+        documented = set(re.findall(r"^\| `([^`]+)` \|", body, re.M))
+        seats = game.min_seats
+        state = game.new_state(seats, {}, 1)
+        for audience in (None, 0):
+            missing = set(game.view(state, audience)) - documented
+            assert not missing, f"{name}: view keys {missing} are not in protocol/README.md"
+
+
+def test_max_hands_says_what_the_wire_carries():
+    """Item 6: "default none" was the int 0 on the wire."""
+    from summon.referee.games import GAMES
+
+    mh = GAMES["dragon"].config_defaults()["max_hands"]
+    assert mh == 0
+    assert "the wire carries the int `0`" in README.read_text()

@@ -63,3 +63,33 @@ def test_readme_examples_validate():
 ])
 def test_schema_rejects_what_the_decoder_rejects(bad):
     assert list(validator().iter_errors(bad)), bad
+
+
+def _extended(name: str) -> dict:
+    """The README's example of message type ``name`` with one field no version has yet."""
+    blocks = re.findall(r"^```json\n(.*?)^```", (ROOT / "protocol" / "README.md").read_text(), re.M | re.S)
+    data = next(json.loads(b) for b in blocks if json.loads(b).get("type") == name)
+    return {**data, "future_field": {"added": "later in v1"}}
+
+
+@pytest.mark.parametrize("name", sorted(MESSAGE_TYPES))
+def test_closed_for_what_a_client_sends_open_for_what_it_receives(name):
+    """Issue 26, item 5: a bot that validates what it receives with our schema must not break
+    at the next additive change; what it sends stays closed, as the referee decodes it."""
+    from summon.protocol.messages import CLIENT_SENT
+
+    errors = list(validator().iter_errors(_extended(name)))
+    if name in CLIENT_SENT:
+        assert errors, f"{name}: an unknown field in what a client sends must fail the schema"
+        assert schema()["$defs"][name]["additionalProperties"] is False
+    else:
+        assert not errors, f"{name}: an unknown field in what a client receives must be allowed: {errors}"
+        assert "additionalProperties" not in schema()["$defs"][name]
+
+
+def test_the_compatibility_rule_is_in_the_protocol_document():
+    text = (ROOT / "protocol" / "README.md").read_text()
+    assert "## Compatibility" in text
+    for phrase in ("ignore fields you do not know", "skip message types you do not know",
+                   "send only the fields this document lists"):
+        assert phrase in text, phrase
