@@ -23,7 +23,9 @@ def _ws_url(value: str | None, flag: str) -> str:
 
 @click.command()
 @click.option("--broker", "broker", default=None, metavar="WS_URL",
-              help="The main broker's websockets listener, where people log in to play (e.g. ws://127.0.0.1:9001).")
+              help="The main broker's websockets listener, where people log in to play (e.g. ws://127.0.0.1:9001). "
+                   "The page sends a password to this broker only; without --broker it cannot log in "
+                   "(watching with --edge and replays still work).")
 @click.option("--edge", default=None, metavar="WS_URL",
               help="A read-only edge broker's websockets listener: the page connects there without an "
                    "account to show live tables (see `summon broker edge`).")
@@ -35,6 +37,10 @@ def web(broker: str | None, edge: str | None, prefix: str, host: str, port: int)
 
     Serves the page's static files and its config.json, nothing else: the page talks to the
     broker itself over MQTT over WebSockets, and passwords never reach this server.
+
+    The page logs in only to the --broker given here: a broker named in a link
+    (?broker=...) is refused and shown as such, so a link cannot send a password to a
+    stranger's broker.  Without --broker there is no login at all.
     """
     from summon.clients.web.server import WebConfig, WebServer
 
@@ -47,8 +53,12 @@ def web(broker: str | None, edge: str | None, prefix: str, host: str, port: int)
     stop = threading.Event()
     on_signals(stop.set)  # signals only set a flag; the server runs on its own thread
     server.start()
-    click.echo(f"Summon web client on {server.url}  (broker: {config.broker or 'typed in the page'}"
+    click.echo(f"Summon web client on {server.url}  (broker: {config.broker or 'none'}"
                f"{f'; spectators: {config.edge}' if config.edge else ''}); Ctrl-C stops")
+    if not config.broker:
+        click.echo("summon web: no --broker: the page cannot log in (it sends a password only to the broker "
+                   f"its server names); {'people can only watch, on ' + config.edge if config.edge else 'only the replay viewer works'}. "
+                   "Give --broker ws://HOST:PORT (the broker's websockets listener) to let people play.", err=True)
     try:
         while not stop.wait(0.5):
             pass

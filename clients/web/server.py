@@ -1,7 +1,7 @@
 """``summon web``: serve the browser client's static files, and nothing else.
 
-Why a server of our own at all (the page is static and any host can serve it, Mosquitto's
-``http_dir`` included): for local use it is one command, it writes the page's
+Why a server of our own at all (the page is static and any host that sends the right
+Content-Type and headers can serve it; Mosquitto's ``http_dir`` cannot): for local use it is one command, it writes the page's
 ``config.json`` (which broker and edge to connect to, the topic prefix) from its flags, and
 it sends the strict security headers a static host may not: a Content-Security-Policy that
 allows scripts, styles and MQTT connections only from the origins it was told about, no
@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-__all__ = ["STATIC", "WebConfig", "WebServer", "csp_header"]
+__all__ = ["STATIC", "WebConfig", "WebServer", "csp_header", "security_headers"]
 
 STATIC = Path(__file__).parent / "static"
 TYPES = {".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8",
@@ -33,7 +33,10 @@ TYPES = {".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf
 @dataclass(frozen=True)
 class WebConfig:
     """What the page is told (``config.json``); ``login="none"`` connects at once as ``user``
-    without a password (the demo's embedded broker has no accounts)."""
+    without a password (the demo's embedded broker has no accounts).
+
+    ``broker`` is the only broker the page will send a password to: without one the page
+    can watch (``edge``) and open replays but not log in."""
 
     broker: str = ""
     edge: str = ""
@@ -54,19 +57,34 @@ def _origin(url: str) -> str | None:
 
 
 def csp_header(config: WebConfig) -> str:
-    """Scripts and styles from this origin only; MQTT only to the configured brokers (any
-    ws/wss origin if no players' broker is configured, so a user can type one into the form).
+    """Scripts and styles from this origin only; MQTT only to the configured brokers, and
+    to none at all when none is configured.
+
+    Never "any ws/wss origin": the page sends a password only to the broker its own
+    ``config.json`` names (a ``?broker=`` in a link could otherwise point it at a
+    stranger's broker while the address bar shows this site), and the policy says the same
+    thing a second time, in the browser.
 
     ``worker-src blob:``: MQTT.js runs its keep-alive timer in a worker made from a blob
     (timers in a background tab are throttled, which would let the broker drop us); only
     a script already allowed on the page can make such a blob.
     """
     origins = sorted({o for o in map(_origin, (config.broker, config.edge, *config.extra_connect)) if o})
-    if not config.broker:  # the player types the broker into the form: it cannot be listed
-        origins += ["ws:", "wss:"]
     connect = " ".join(["'self'", *origins])
     return ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
             f"connect-src {connect}; worker-src blob:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
+
+
+def security_headers(config: WebConfig) -> dict[str, str]:
+    """The headers every response carries; docs/web.md lists them for other static hosts
+    (a test checks that it lists exactly these), since a host that cannot send them
+    (Mosquitto's ``http_dir`` for one) leaves the page open to framing."""
+    return {
+        "Content-Security-Policy": csp_header(config),
+        "X-Content-Type-Options": "nosniff",
+        "Referrer-Policy": "no-referrer",
+        "X-Frame-Options": "DENY",
+    }
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -81,10 +99,8 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_response(status)
         self.send_header("Content-Type", ctype)
         self.send_header("Content-Length", str(length))
-        self.send_header("Content-Security-Policy", csp_header(self.web_config))
-        self.send_header("X-Content-Type-Options", "nosniff")
-        self.send_header("Referrer-Policy", "no-referrer")
-        self.send_header("X-Frame-Options", "DENY")
+        for name, value in security_headers(self.web_config).items():
+            self.send_header(name, value)
         self.send_header("Cache-Control", "no-cache")
         self.end_headers()
 

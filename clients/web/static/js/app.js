@@ -2,9 +2,11 @@
 //
 // Screens: the lobby (#/), one table (#/table/<id>: play if you are seated, else watch),
 // the replay viewer (#/replay).  Settings come from config.json beside this page (written
-// by `summon web`, or by whoever hosts the files) and may be overridden in the query string
-// (?broker=ws://...&edge=ws://...&prefix=...&user=...).  A password is never read from or
-// put into a URL and never stored: it lives in this page's memory for reconnects only.
+// by `summon web`, or by whoever hosts the files); the query string may set `prefix` and
+// `user` (?prefix=...&user=...) but never a broker: the page sends a password only to the
+// broker its own config.json names, so a link cannot point the login at a stranger's
+// broker while the address bar shows this site.  A password is never read from or put
+// into a URL and never stored: it lives in this page's memory for reconnects only.
 
 import { h, rerender, section } from "./ui.js";
 import { Link, Store } from "./link.js";
@@ -28,11 +30,24 @@ async function loadConfig() {
     if (res.ok) Object.assign(config, await res.json());
   } catch (err) { /* no config.json: defaults and the query string */ }
   const q = new URLSearchParams(location.search);
-  for (const key of ["broker", "edge", "prefix", "user"]) if (q.get(key)) config[key] = q.get(key);
-  if (q.has("password")) {  // never accept a password from a URL (it lands in history and logs)
-    history.replaceState(null, "", location.pathname + location.hash);
-    store.notice = "A password in the page address is ignored: type it into the form instead.";
+  for (const key of ["prefix", "user"]) if (q.get(key)) config[key] = q.get(key);
+  const notices = [];
+  // A broker named in the address is never used (nor pre-filled): only config.json's.
+  const foreign = ["broker", "edge"].filter((key) => q.get(key) && q.get(key) !== config[key]).map((key) => q.get(key));
+  if (foreign.length) {
+    notices.push(`This page's address names a broker its server does not (${foreign.join(", ")}): it was ignored. ` +
+      (config.broker ? `This page logs in only to ${config.broker}.` : "This page's server names no broker to log in to.") +
+      " A link that names another broker may be trying to collect your password: do not type it anywhere else.");
   }
+  if (q.has("password")) {  // never accept a password from a URL (it lands in history and logs)
+    notices.push("A password in the page address is ignored: type it into the form instead.");
+  }
+  if (foreign.length || q.has("password")) {
+    for (const key of ["broker", "edge", "password"]) q.delete(key);
+    const rest = q.toString();
+    history.replaceState(null, "", location.pathname + (rest ? `?${rest}` : "") + location.hash);
+  }
+  store.notice = notices.join(" ");
 }
 
 // Timings for benchmarks/web_page.py (performance.now(): ms since the URL was opened).
@@ -64,12 +79,16 @@ function loginForm() {
   }
   let saved = "";
   try { saved = localStorage.getItem("summon.user") || ""; } catch (err) { /* ignore */ }
-  const form = h("form", { class: "login", autocomplete: "on", on: { submit: (e) => {
-    e.preventDefault();
-    const f = new FormData(e.target);
-    connect({ url: String(f.get("broker")), username: String(f.get("username")), password: String(f.get("password")) });
-  } } },
-    h("label", {}, "Broker ", h("input", { name: "broker", type: "url", required: true, value: config.broker, placeholder: "ws://host:9001", dataset: { key: "f-broker" } })),
+  // The password goes to config.json's broker and nowhere else (see loadConfig).
+  const form = !config.broker
+    ? h("p", { class: "no-login" }, "Logging in is off: this page's server names no broker to log in to " +
+      "(its operator starts it with `summon web --broker ws://HOST:PORT`), and this page sends a password to no other.")
+    : h("form", { class: "login", autocomplete: "on", on: { submit: (e) => {
+      e.preventDefault();
+      const f = new FormData(e.target);
+      connect({ url: config.broker, username: String(f.get("username")), password: String(f.get("password")) });
+    } } },
+    h("p", { class: "login-broker muted" }, `Broker: ${config.broker} (named by this page's server)`),
     h("label", {}, "Username ", h("input", { name: "username", required: true, autocomplete: "username", value: config.user || saved, pattern: "[A-Za-z0-9_.\\-]{1,64}", dataset: { key: "f-user" } })),
     h("label", {}, "Password ", h("input", { name: "password", type: "password", autocomplete: "current-password", dataset: { key: "f-password" } })),
     h("button", { type: "submit", dataset: { key: "f-login" } }, "Log in to play"));
