@@ -14,7 +14,7 @@ import random
 import pytest
 
 from summon.clients.bots.random_bot import RandomBot
-from summon.referee.engine import IllegalMoveError
+from summon.referee.engine import ConfigError, IllegalMoveError
 from summon.referee.games.summicard import SummicardGame
 from summon.referee.selfplay import play_game
 
@@ -144,10 +144,70 @@ def test_everyone_folds_to_a_raiser_who_wins_the_pot_unseen():
     assert G.view(st, None)["last_hand"]["chips"] == [19, 18, 23]
 
 
+# --- the plain pot (the rulebook's, the default): who cannot pay the same amount abandons ------
+
+def test_the_plain_pot_is_the_default():
+    assert G.config_defaults()["pots"] == "plain"
+    assert deal().config.pots == "plain" and deal(pots="side").config.pots == "side"
+    with pytest.raises(ConfigError, match="pots must be one of plain, side"):
+        deal(pots="table-stakes")
+
+
+def test_plain_pot_a_short_stack_that_cannot_see_abandons():
+    # after the antes: 19, 3, 29.  The raises are bounded as with side pots, but seat 1
+    # cannot "Pay the same amount" any more and has only "abandon" left.
+    st, events = to_betting(deal(chips=[20, 4, 30]))
+    assert of_type(events, "betting")[-1] == {"opener": 1, "bettors": [1, 2, 0], "all_in": [], "cap": 3, "pot": 3}
+    st, _ = play(st, ["bet 2"])
+    legal = G.legal_moves(st, 2)
+    assert legal[:3] == ["see", "raise 1", "raise 2"] and legal[-2:] == ["raise 17", "abandon"]
+    st, _ = play(st, ["raise 10", "see"])  # seat 2 to 12, seat 0 sees 12
+    assert G.to_move(st) == (1,) and G.legal_moves(st, 1) == ["abandon"]
+    with pytest.raises(IllegalMoveError, match="cannot pay the 10 to see .you have 1.*abandons"):
+        G.apply(st, 1, "see")
+    st, ev = play(st, ["abandon"])
+    assert of_type(ev, "betting_end")[0]["contenders"] == [2, 0]
+    st, ev = play(st, ["reveal"] * 2)  # finals: seat 2: 5, seat 0: 12
+    end = of_type(ev, "hand_end")[0]
+    assert end["pots"] == [{"kind": "all", "amount": 3 + 2 + 12 + 12, "eligible": [2, 0], "winners": [2],
+                            "shares": [29]}]
+    assert end["chips"] == [7, 1, 46]
+
+
+def test_plain_pot_a_player_without_chips_answers_the_bet_by_abandoning():
+    # seat 0 spends its one chip on the ante: with side pots it would be all in and win the
+    # antes (its final is the best); with the plain pot it cannot see the bet.
+    cards = dict(boccino=7, mains=[(8, 8, 8), (9, 9, 9), (1, 1, 1)], bombs=[6, 8, 13])
+    st, events = to_betting(deal(chips=[1, 10, 10], cards=cards))
+    assert of_type(events, "betting")[-1] == {"opener": 1, "bettors": [1, 2, 0], "all_in": [], "cap": 9, "pot": 3}
+    st, ev = play(st, ["bet 2", "see"])
+    assert G.to_move(st) == (0,) and G.legal_moves(st, 0) == ["abandon"]
+    st, ev = play(st, ["abandon"])
+    assert of_type(ev, "betting_end")[0]["contenders"] == [1, 2]
+    st, ev = play(st, ["reveal"] * 2)
+    end = of_type(ev, "hand_end")[0]
+    assert end["pots"] == [{"kind": "all", "amount": 7, "eligible": [1, 2], "winners": [1], "shares": [7]}]
+    assert st.chips == (0, 13, 6)  # seat 0 sits out; 14 and 7 less the next ante
+
+
+def test_plain_pot_a_raise_is_capped_at_the_largest_other_stack_and_others_fold_to_it():
+    # a raise nobody can match is capped at the largest other stack (19); seat 0 sees
+    # that, seat 1 cannot and abandons: never an all-in player, never a second pot
+    st, _ = to_betting(deal(chips=[20, 4, 30]))
+    st, _ = play(st, ["bet 1", "raise 18"])
+    assert G.legal_moves(st, 0) == ["see", "abandon"] and G.legal_moves(st, 0) != G.legal_moves(st, 2)
+    st, ev = play(st, ["abandon", "abandon"])
+    end = of_type(ev, "hand_end")[0]
+    assert end["uncontested"] is True and end["winners"] == [2]
+    assert end["pots"] == [{"kind": "all", "amount": 3 + 1 + 19, "eligible": [2], "winners": [2], "shares": [23]}]
+
+
+# --- side pots (our house rule, pots: "side") -------------------------------------------------
+
 def test_a_short_stack_does_not_limit_the_others_bets():
     # after the antes: 19, 3, 29.  Seat 1 (the short stack) opens; the others may raise
     # beyond its 3 chips, and it may still see for everything it has (all in).
-    st, events = to_betting(deal(chips=[20, 4, 30]))
+    st, events = to_betting(deal(chips=[20, 4, 30], pots="side"))
     assert of_type(events, "betting")[-1]["cap"] == 3  # the opener's own stack
     assert G.legal_moves(st, 1) == ["bet 1", "bet 2", "bet 3"]
     st, _ = play(st, ["bet 2"])
@@ -172,7 +232,7 @@ def test_multiway_all_ins_pay_each_pot_to_its_best_eligible_hand():
     # Boccino 7, order 1, 2, 3, 0.  Finals: seat 1: 1 (best), seat 2: 2, seat 3: 3, seat 0: 12.
     cards = dict(boccino=7, mains=[(1, 1, 1), (8, 7, 7), (8, 8, 7), (8, 8, 8)], bombs=[13, 7, 7, 7])
     # after the antes 2, 5, 9, 19: every stack is a different all-in level
-    st, _ = to_betting(deal(chips=[20, 3, 6, 10], cards=cards))
+    st, _ = to_betting(deal(chips=[20, 3, 6, 10], cards=cards, pots="side"))
     st, ev = play(st, ["bet 2", "raise 3", "raise 4"])  # 1 all in for 2, then 2 for 5, 3 for 9
     assert G.legal_moves(st, 0) == ["see", "abandon"]  # nobody left who could match a raise
     st, ev = play(st, ["see"])
@@ -189,7 +249,7 @@ def test_multiway_all_ins_pay_each_pot_to_its_best_eligible_hand():
 def test_players_bet_on_for_a_side_pot_above_an_all_in_player():
     # seat 1 is all in for 2; seats 2 and 0 fight on for the side pot, and seat 2 folds
     cards = dict(boccino=7, mains=[(9, 9, 9), (8, 8, 8), (1, 1, 1)], bombs=[8, 6, 13])  # 0: 5, 1: 2
-    st, _ = to_betting(deal(chips=[20, 3, 20], cards=cards))
+    st, _ = to_betting(deal(chips=[20, 3, 20], cards=cards, pots="side"))
     st, ev = play(st, ["bet 2", "raise 5", "raise 5", "abandon"])  # 1 all in for 2; 2 to 7; 0 to 12
     assert of_type(ev, "betting_end")[0]["contenders"] == [1, 0]
     st, ev = play(st, ["reveal", "reveal"])
@@ -202,7 +262,7 @@ def test_players_bet_on_for_a_side_pot_above_an_all_in_player():
 def test_all_in_player_can_win_only_the_pot_it_paid_into():
     # seat 0 has one chip: after the ante it is all in, skipped by the betting
     cards = dict(boccino=7, mains=[(8, 8, 8), (9, 9, 9), (1, 1, 1)], bombs=[6, 8, 13])
-    st, events = to_betting(deal(chips=[1, 10, 10], cards=cards))
+    st, events = to_betting(deal(chips=[1, 10, 10], cards=cards, pots="side"))
     assert of_type(events, "betting")[-1] == {"opener": 1, "bettors": [1, 2], "all_in": [0], "cap": 9, "pot": 3}
     st, ev = play(st, ["bet 2", "see"])
     assert of_type(ev, "betting_end")[0]["contenders"] == [1, 2, 0]
@@ -215,7 +275,7 @@ def test_all_in_player_can_win_only_the_pot_it_paid_into():
 
 def test_fold_out_with_an_all_in_player_still_goes_to_the_showdown():
     cards = dict(boccino=7, mains=[(8, 8, 8), (9, 9, 9), (1, 1, 1)], bombs=[6, 8, 13])
-    st, _ = to_betting(deal(chips=[1, 10, 10], cards=cards))
+    st, _ = to_betting(deal(chips=[1, 10, 10], cards=cards, pots="side"))
     st, ev = play(st, ["bet 1", "abandon"])
     assert of_type(ev, "betting_end")[0]["contenders"] == [1, 0] and st.round == 4
     st, ev = play(st, ["reveal", "reveal"])
@@ -286,20 +346,33 @@ def test_a_sessions_last_unwon_pot_is_shared_out():
     assert G.outcome(st).scores == (20, 20) and G.outcome(st).winners == (0, 1)
 
 
+@pytest.mark.parametrize("pots", ["plain", "side"])
 @pytest.mark.parametrize("players", [2, 3, 6, 12])
-def test_random_sessions_conserve_chips_and_respect_the_stacks(players):
+def test_random_sessions_conserve_chips_and_respect_the_stacks(players, pots):
     total = players * 10
     for seed in range(12 if players < 12 else 4):
         rng = random.Random(seed)
-        st = G.new_state(players, {"variant": "betting", "chips": 10, "hands": 8}, seed)
+        st = G.new_state(players, {"variant": "betting", "chips": 10, "hands": 8, "pots": pots}, seed)
         steps = 0
         while G.outcome(st) is None:
             assert conserved(st, total) and min(st.chips) >= 0
             if st.phase == "betting":
-                assert all(st.players[s].status == "in" and st.chips[s] > 0 for s in st.to_act)
+                assert all(st.players[s].status == "in" for s in st.to_act)
+                if pots == "side":  # an all-in player is never asked again
+                    assert all(st.chips[s] > 0 for s in st.to_act)
             seat = G.to_move(st)[0]
             assert st.players[seat].status == "in"
-            st, _ = G.apply(st, seat, rng.choice(G.legal_moves(st, seat)))
+            legal = G.legal_moves(st, seat)
+            if pots == "plain" and st.phase == "betting" and st.high:
+                short = st.chips[seat] < st.high - st.players[seat].bet
+                assert (legal == ["abandon"]) == short  # who cannot pay the same amount abandons
+            before = st
+            st, events = G.apply(st, seat, rng.choice(legal))
+            if pots == "plain":  # one pot, and everyone still in has bet the same amount
+                for e in events:
+                    if e.type == "hand_end":
+                        assert [p["kind"] for p in e.public["pots"]] in (["all"], ["all", "returned"])
+                        assert len({before.players[s].bet for s in e.public["pots"][0]["eligible"]}) == 1
             steps += 1
         out = G.outcome(st)
         assert sum(out.scores) == total and st.pot == 0 and out.scores == st.chips

@@ -20,7 +20,8 @@ from summon.referee.games.summicard.search import (determinize, fast_legal, fast
 
 G = SummicardGame()
 CONFIGS = [{}, {"variant": "betting", "chips": 6, "hands": 4}, {"variant": "betting", "tie": "split"},
-           {"zero_score": "best", "nobody_positive": "closest"}]
+           {"zero_score": "best", "nobody_positive": "closest"},
+           {"variant": "betting", "chips": 6, "hands": 4, "pots": "side"}]
 
 
 def positions(count: int, seed: int = 0):

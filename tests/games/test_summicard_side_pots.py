@@ -1,6 +1,8 @@
 """Summicard side pots (issue 15, item 19): a hypothesis property over random sessions.
 
-The ruling (RULES-NOTES.md, "Limits, the all-in player and side pots"): each player may bet
+Side pots are our house rule, the table option ``pots: "side"`` (issue 26, item 10; the
+rulebook's plain pot is the default and tested in test_summicard_betting.py).
+The ruling (RULES-NOTES.md, "A player who cannot match the bet"): each player may bet
 up to their own stack; a player who cannot match the highest bet sees for all they have;
 each pot is paid to its best eligible hand.  Checked here on random sessions with short,
 uneven stacks (so all-ins are frequent): chips are conserved at every step, a short stack
@@ -44,7 +46,7 @@ def _check_hand_end(before, end):
 @given(players=hs.integers(2, 6), chips=hs.integers(2, 9), seed=hs.integers(0, 2**32),
        picks=hs.lists(hs.integers(0, 10**6), min_size=400, max_size=400), split=hs.booleans())
 def test_random_sessions_with_short_stacks(players, chips, seed, picks, split):
-    config = {"variant": "betting", "chips": chips, "hands": 6, "tie": "split" if split else "draw"}
+    config = {"variant": "betting", "chips": chips, "hands": 6, "tie": "split" if split else "draw", "pots": "side"}
     st = G.new_state(players, config, seed)
     total = players * chips
     for pick in picks:

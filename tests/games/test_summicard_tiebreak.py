@@ -164,3 +164,48 @@ def test_betting_split_pot_odd_chip_goes_first_in_turn_order(tie):
     else:  # 9 (2) vs 5 (2), then 7 (0) vs 2 (5)
         assert pot["winners"] == [1] and pot["shares"] == [6]
     assert sum(G.outcome(st).scores) == 15
+
+
+# --- one tie-break for several pots (pots: "side") -------------------------------------------
+
+def _side_pot_showdown(cards, rest):
+    """Dealer 0, order 1, 2, 0; seat 0 has one chip (all in after the ante); seats 1 and 2
+    bet 2 each: a main pot (antes, 3) for all three and a side pot (4) for seats 1 and 2."""
+    st = G.state_from_cards(cards["boccino"], cards["mains"], cards["bombs"], rest, chips=[1, 10, 10],
+                            config={"decks": 3, "variant": "betting", "pots": "side", "hands": 1})
+    events = []
+    while G.outcome(st) is None:
+        seat = G.to_move(st)[0]
+        legal = G.legal_moves(st, seat)
+        move = next(m for m in ("keep", "bet 2", "see") if m in legal) if legal != ["reveal"] else "reveal"
+        st, evs = G.apply(st, seat, move)
+        events += evs
+    return st, events
+
+
+def test_one_tie_break_for_two_pots_lists_each_draw_once():
+    # seats 1 and 2 tie on 2 (seat 0: 18 - 6 = 12): both pots go to the same tie-break
+    cards = dict(boccino=7, mains=[(1, 1, 1), (8, 8, 8), (6, 6, 6)], bombs=[13, 6, 8])
+    st, events = _side_pot_showdown(cards, rest=[9, 12])
+    tb = of_type(events, "tiebreak")
+    assert tb == [{"round": 1, "draws": [{"seat": 1, "card": 9, "score": 2}, {"seat": 2, "card": 12, "score": 5}],
+                   "tied": [1]}]  # 2 cards drawn, 2 listed (each pot re-reads them)
+    end = of_type(events, "hand_end")[0]
+    assert end["tiebreaks"] == [tb[0]["draws"]]
+    assert [(p["kind"], p["amount"], p["winners"]) for p in end["pots"]] == [("main", 3, [1]), ("side", 4, [1])]
+    assert G.view(st, None)["last_hand"]["tiebreaks"] == end["tiebreaks"]
+
+
+def test_a_side_pot_tie_break_goes_on_where_the_main_pots_stopped_and_lists_only_new_draws():
+    # all three tie on 2.  Main pot, round 1: seat 0 draws a 7 (0) and wins; seats 1 and 2
+    # drew 9 and 5 (2 each).  Side pot (1, 2): round 1 is those same cards, still tied, so
+    # round 2 draws 10 (3) and 13 (6) for seat 1 and 2: seat 1 wins it.
+    cards = dict(boccino=7, mains=[(8, 8, 8), (8, 8, 8), (6, 6, 6)], bombs=[6, 6, 8])
+    st, events = _side_pot_showdown(cards, rest=[9, 5, 7, 10, 13])
+    tb = of_type(events, "tiebreak")
+    assert [(t["round"], [(d["seat"], d["card"]) for d in t["draws"]], t["tied"]) for t in tb] == [
+        (1, [(1, 9), (2, 5), (0, 7)], [0]),
+        (2, [(1, 10), (2, 13)], [1])]
+    end = of_type(events, "hand_end")[0]
+    assert end["tiebreaks"] == [t["draws"] for t in tb]  # 5 cards drawn, 5 listed
+    assert [(p["kind"], p["winners"]) for p in end["pots"]] == [("main", [0]), ("side", [1])]

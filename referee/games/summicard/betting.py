@@ -8,13 +8,18 @@ Why it is shaped like this (RULES-NOTES.md has the full reasoning):
   Every other player, in turn, may ``see``, ``raise <k>`` or ``abandon``.  A raise
   reopens the round: everyone else still betting must answer it again.  The round ends
   when everyone still betting has matched the highest bet, or only one is left.
-* Table stakes with side pots: each player may bet up to their own stack (and no more
-  than another bettor still in could match, ``rules.bet_limit``); a player who cannot
-  match the highest bet may ``see`` for everything they have and is then all in.  A
-  short stack therefore never limits what the others may bet among themselves: the
-  settlement (``settle.side_pots``) lets an all-in player win only what they matched.
-  A player with no chips left (spent on the ante or an exchange) is all in from the
-  start: skipped here, still in the showdown for the pot they paid into.
+* Each player may bet up to their own stack, and no more than another bettor still in
+  could match (``rules.bet_limit``), so a short stack never limits what the others may
+  bet among themselves.  What a player who cannot match the highest bet may do is the
+  ``pots`` option:
+  - ``"plain"`` (the rulebook's one pot, the default): "See: Pay the same amount", so
+    they can only abandon.  A player with no chips left (spent on the ante or an
+    exchange) is a bettor like the others: once a bet is made, they answer it with
+    ``abandon``.
+  - ``"side"`` (our house rule, table stakes): they may ``see`` for everything they
+    have and are then all in; the settlement (``settle.side_pots``) lets them win only
+    what they matched.  A player with no chips left is all in from the start: skipped
+    here, still in the showdown for the pot they paid into.
 * When every other player abandons, the last one wins the whole pot at once
   ("everyone-folds-to-a-raiser") unless an all-in player is still in the hand -- then
   the showdown decides the pots that player is in.
@@ -51,24 +56,31 @@ def start_betting(st: State, events: list[Event], cont: Continue) -> tuple[State
     chips = st.chips or ()
     bettors = [s for s in seats if chips[s] > 0]
     all_in = [s for s in seats if chips[s] == 0]
+    if len(bettors) >= 2 and not st.config.side_pots:
+        # plain pot: nobody is all in; who has no chip left must answer the bet (abandon)
+        bettors, all_in = seats, []
     if len(bettors) < 2:
         ev = Event("betting", {"opener": None, "bettors": bettors, "all_in": all_in, "cap": 0,
                                "pot": total_pot(st)})
         return cont(replace(st, bettors=tuple(bettors)), [*events, look, ev])
-    st = replace(st, phase="betting", turn=bettors[0], to_act=(bettors[0],), high=0,
+    opener = next(s for s in bettors if chips[s] > 0)  # "has to make a cheap bet"
+    st = replace(st, phase="betting", turn=opener, to_act=(opener,), high=0,
                  bettors=tuple(bettors))
-    ev = Event("betting", {"opener": bettors[0], "bettors": bettors, "all_in": all_in,
-                           "cap": bet_limit(st, bettors[0]),
+    ev = Event("betting", {"opener": opener, "bettors": bettors, "all_in": all_in,
+                           "cap": bet_limit(st, opener),
                            "pot": total_pot(st)})
     return st, [*events, look, ev]
 
 
 def _others_after(st: State, seat: int) -> tuple[int, ...]:
-    """Bettors still in who have chips to answer with, in turn order after ``seat``."""
+    """Bettors still in who must answer a bet of ``seat``, in turn order after it: with
+    side pots those with chips to answer with (the others are all in), with the plain pot
+    all of them (who cannot pay the same amount abandons)."""
     bs = st.bettors
     i = bs.index(seat)
     rotated = bs[i + 1:] + bs[:i]
-    return tuple(s for s in rotated if st.players[s].status == "in" and st.chips[s] > 0)
+    side = st.config.side_pots
+    return tuple(s for s in rotated if st.players[s].status == "in" and (st.chips[s] > 0 or not side))
 
 
 def _pay(st: State, seat: int, amount: int) -> State:
@@ -88,7 +100,7 @@ def step_betting(st: State, seat: int, move: Move, cont: Continue) -> tuple[Stat
         ev = Event("bet", {"seat": seat, "amount": move.amount, "chips": st.chips[seat],
                            "pot": total_pot(st)})
     elif kind is See:
-        paid = min(st.high - bet, st.chips[seat])  # less than the high bet: all in
+        paid = min(st.high - bet, st.chips[seat])  # less than the high bet: all in (side pots)
         st = _pay(st, seat, paid)
         st = replace(st, to_act=st.to_act[1:])
         ev = Event("see", {"seat": seat, "amount": paid, "chips": st.chips[seat], "pot": total_pot(st)})

@@ -13,7 +13,7 @@ from typing import Any, Mapping, Sequence
 from summon.referee.engine import Event, Game, Outcome
 
 from .moves import Move
-from .rules import bet_limit, legal_moves
+from .rules import bet_limit, can_see, legal_moves
 from .state import MAX_SEATS, Config, State, new_session, state_from_cards
 from .transitions import step
 from .views import view
@@ -92,6 +92,10 @@ def _why_illegal(state: State, move: Move, legal: list[str]) -> str:
         if word == "bet":
             return f"{text!r}: the round is already open; see, raise or abandon"
         cap = bet_limit(state, state.turn)
+        if state.high and not can_see(state, state.turn):
+            owe = state.high - p.bet
+            return (f"{text!r}: you cannot pay the {owe} to see (you have {state.chips[state.turn]}); with one "
+                    f"plain pot (option pots: \"plain\") a player who cannot match the bet abandons")
         if state.high == 0:
             return f"{text!r}: you open the betting: bet 1..{cap}"
         if cap <= state.high:

@@ -10,7 +10,8 @@ from __future__ import annotations
 from .cards import distance
 from .state import Player, State
 
-__all__ = ["order", "in_hand", "main_sum", "final", "phase_for", "legal_moves", "can_buy", "bet_limit"]
+__all__ = ["order", "in_hand", "main_sum", "final", "phase_for", "legal_moves", "can_buy", "bet_limit",
+           "can_see"]
 
 
 def order(state: State) -> list[int]:
@@ -58,16 +59,23 @@ def phase_for(state: State, seat: int) -> str:
 
 
 def bet_limit(state: State, seat: int) -> int:
-    """The most ``seat``'s total bet may reach this betting round (table stakes with side
-    pots, RULES-NOTES.md): its own stack, and no more than the largest stack of another
+    """The most ``seat``'s total bet may reach this betting round (RULES-NOTES.md, both
+    ``pots`` options): its own stack, and no more than the largest stack of another
     bettor still in, since nobody could match the rest.
 
-    A player who cannot match the highest bet may still ``see`` for all they have (all in).
+    Whether a player who cannot match the highest bet may ``see`` is ``can_see``.
     """
     own = state.players[seat].bet + state.chips[seat]
     others = [state.players[s].bet + state.chips[s] for s in state.bettors
               if s != seat and state.players[s].status == "in"]
     return min(own, max(others, default=0))
+
+
+def can_see(state: State, seat: int) -> bool:
+    """May ``seat`` see the highest bet?  With the plain pot (the rulebook's "Pay the same
+    amount") only if it can pay all of it; with side pots (``pots: "side"``) always, for
+    everything it has when that is less (all in)."""
+    return state.config.side_pots or state.chips[seat] >= state.high - state.players[seat].bet
 
 
 def legal_moves(state: State, seat: int) -> list[str]:
@@ -85,6 +93,8 @@ def legal_moves(state: State, seat: int) -> list[str]:
         cap = bet_limit(state, seat)
         if state.high == 0:
             return [f"bet {k}" for k in range(1, cap + 1)]
+        if not can_see(state, seat):
+            return ["abandon"]  # plain pot: cannot pay the same amount
         raises = [f"raise {k}" for k in range(1, cap - state.high + 1)]
         return ["see", *raises, "abandon"]
     return []

@@ -43,7 +43,7 @@ from summon.referee.engine import ConfigError
 
 from .cards import COPIES, VALUES
 from .moves import WORDS, Bet, Move, Raise
-from .rules import bet_limit
+from .rules import bet_limit, can_see
 from .state import Config, Player, State
 from .transitions import step
 
@@ -228,6 +228,7 @@ def determinize(info: InfoState, rng: random.Random, *, stop_at_hand_end: bool =
 _BUY = (WORDS["keep"], WORDS["buy"])
 _EXCHANGE = (WORDS["exchange"], WORDS["keep"])
 _REVEAL = (WORDS["reveal"],)
+_ABANDON = (WORDS["abandon"],)
 
 
 def fast_legal(state: State, seat: int) -> Sequence[Move]:
@@ -245,6 +246,8 @@ def fast_legal(state: State, seat: int) -> Sequence[Move]:
         cap = bet_limit(state, seat)
         if state.high == 0:
             return [Bet(k) for k in range(1, cap + 1)]
+        if not can_see(state, seat):
+            return _ABANDON
         return [WORDS["see"], *(Raise(k) for k in range(1, cap - state.high + 1)), WORDS["abandon"]]
     return ()
 

@@ -11,9 +11,11 @@ a positive score, a session's last hand -- meets here, so the rulings of RULES-N
   ``tie: "split"`` the pot is shared instead, odd chips to the earliest in turn order.
 * Nobody positive: ``nobody_positive: "replay"`` carries the pot into the next hand (the
   base game deals again); ``"closest"`` gives it to the score closest to zero.
-* In the betting variant the table is split into side pots (``side_pots``): the carry,
-  antes and bought exchanges (everyone still in may win them), then one pot per bet
-  level that only the players who matched it may win; each goes to its best eligible hand.
+* In the betting variant everything on the table is one pot (``pots: "plain"``, the
+  rulebook's: everyone still in has bet the same amount), or, with our house rule
+  ``pots: "side"``, it is split into side pots (``side_pots``): the carry, antes and
+  bought exchanges (everyone still in may win them), then one pot per bet level that
+  only the players who matched it may win; each goes to its best eligible hand.
 """
 
 from __future__ import annotations
@@ -129,18 +131,34 @@ def _pots(st: State, contenders: list[int]) -> list[tuple[str, int, list[int]]]:
     """(kind, amount, eligible seats) for each pot to settle."""
     if not st.config.betting:
         return [("none", 0, contenders)]
+    if not st.config.side_pots:  # the plain pot: everyone still in has matched every bet
+        return [("all", st.pot + sum(p.bet for p in st.players), contenders)]
     return side_pots(st.pot, [p.bet for p in st.players], contenders)
 
 
-def _tiebreak_events(rounds, b: int, start: int) -> list[Event]:
-    out = []
+def _tiebreak_events(rounds, b: int, listed: set[tuple[int, int]]
+                     ) -> tuple[list[Event], list[tuple[tuple[int, int], ...]]]:
+    """The ``tiebreak`` events of one pot's tie-break, and the draws they list.
+
+    A tie-break decides every pot among the same tied players the same way: a seat that
+    drew in round ``r`` for an earlier pot keeps that card (``decide``).  Each card drawn
+    is listed once, in the event of the round it was drawn in (``listed`` holds the
+    (round index, seat) pairs already listed this hand); a round that only re-reads cards
+    already listed has no event.  ``tied`` is this pot's outcome of the round, reckoned
+    with every card of it, earlier pots' included."""
+    out, shown = [], []
     for i, draws in enumerate(rounds):
+        new = tuple((s, c) for s, c in draws if (i, s) not in listed)
+        if not new:
+            continue
+        listed.update((i, s) for s, _ in new)
         m = min(distance(c, b) for _, c in draws)
         out.append(Event("tiebreak", {
-            "round": start + i + 1,
-            "draws": [{"seat": s, "card": c, "score": distance(c, b)} for s, c in draws],
+            "round": i + 1,
+            "draws": [{"seat": s, "card": c, "score": distance(c, b)} for s, c in new],
             "tied": [s for s, c in draws if distance(c, b) == m]}))
-    return out
+        shown.append(new)
+    return out, shown
 
 
 def finish_hand(st: State, events: list[Event]) -> tuple[State, list[Event]]:
@@ -152,14 +170,16 @@ def finish_hand(st: State, events: list[Event]) -> tuple[State, list[Event]]:
     all_rounds: list[tuple[tuple[int, int], ...]] = []
     winners: list[int] = []
     carry = 0
-    drawn: list[dict[int, int]] = []
+    drawn: list[dict[int, int]] = []  # tie-break round -> seat -> card, shared by the pots
+    listed: set[tuple[int, int]] = set()  # (round index, seat) draws already in an event
     for kind, amount, eligible in _pots(st, contenders):
         if len(eligible) == 1:
             won: tuple[int, ...] = (eligible[0],)
         else:
             won, st, rounds = decide(st, eligible, drawn)
-            events += _tiebreak_events(rounds, st.boccino, len(all_rounds))
-            all_rounds += rounds
+            evs, shown = _tiebreak_events(rounds, st.boccino, listed)
+            events += evs
+            all_rounds += shown
         if won:
             shares = split_shares(amount, won)
             winners += [s for s in won if s not in winners]

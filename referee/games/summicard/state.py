@@ -31,6 +31,7 @@ _CHOICES = {
     "zero_score": ("no-win", "best"),
     "tie": ("draw", "split"),
     "nobody_positive": ("replay", "closest"),
+    "pots": ("plain", "side"),
 }
 _INTS = {"chips": (1, 1000), "hands": (1, 10_000), "decks": (0, 100)}
 
@@ -46,6 +47,9 @@ class Config:
     zero_score: str = "no-win"
     tie: str = "draw"
     nobody_positive: str = "replay"
+    # betting: "plain" = the rulebook's one pot (who cannot see the bet abandons);
+    # "side" = our house rule, table stakes with side pots (RULES-NOTES.md)
+    pots: str = "plain"
 
     @classmethod
     def from_mapping(cls, options: Mapping[str, Any] | None) -> "Config":
@@ -72,6 +76,11 @@ class Config:
     def betting(self) -> bool:
         return self.variant == "betting"
 
+    @property
+    def side_pots(self) -> bool:
+        """Table stakes with side pots (``pots: "side"``) rather than the plain pot."""
+        return self.pots == "side"
+
 
 @dataclass(frozen=True, slots=True)
 class Player:
@@ -95,8 +104,8 @@ class Player:
 class PotResult:
     """How one pot was settled: ``winners`` share ``shares`` (same order); no winners
     means it was carried to the next hand (or, for the base game, the hand was void).
-    ``kind``: ``all`` (the only pot), ``main`` (carry, antes and exchanges, when a player
-    all in cannot win the bets), ``bets``, ``returned`` (a session's last unwon pot,
+    ``kind``: ``all`` (the only pot: always, with the plain pot), ``main`` then ``side``
+    (``pots: "side"``, when a player all in cannot win every bet), ``returned`` (a session's last unwon pot,
     shared out) or ``none`` (the base game: no chips)."""
 
     kind: str
