@@ -9,7 +9,7 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
 
 # .dockerignore lets in only what `pip install .` needs (pyproject.toml, README.md if
 # present, the protocol/, referee/ and clients/ packages, and summon/ whose relative
-# symlinks to them COPY keeps as links; pip follows them into the wheel).
+# symlinks point at them; pip follows them into the wheel either way).
 WORKDIR /src
 COPY . /src
 RUN pip install /src \
