@@ -462,3 +462,26 @@ def test_a_packet_arriving_in_one_byte_pieces_is_read_whole(broker: FakeBroker, 
         assert link.connected.is_set()
     finally:
         link.close()
+
+
+def test_a_packet_bigger_than_one_read_is_reassembled_and_kept(broker: FakeBroker, clock: FakeClock) -> None:
+    """Big but within MQTT: 1 MiB (four of the link's 256 KiB reads, a 3-byte remaining
+    length) arrives whole and the connection stays.  Why the link sets no size limit of its
+    own: a retained message over such a limit would be redelivered at every reconnect, so
+    dropping the connection for it would loop for ever; the decoder's own limit
+    (``MAX_INBOUND_BYTES``, protocol/version.py) refuses what is too big for a message."""
+    link = started(broker, LoopLink(broker.url(), "ref", subscriptions=["t/#"]), sub=SUB_V3, suback=SUBACK_V3)
+    try:
+        payload = bytes(range(256)) * 4096
+        body = b"\x00\x03t/x" + payload  # QoS0: no packet id
+        n = len(body)
+        assert n == 1_048_581
+        broker.send(b"\x30" + bytes((n & 0x7F | 0x80, (n >> 7) & 0x7F | 0x80, n >> 14)) + body)
+        pump_until(link, lambda: not link.inbox.empty())
+        msg = link.inbox.get_nowait()
+        assert (msg.topic, msg.payload) == ("t/x", payload)
+        assert link.connected.is_set()
+        link.pump(0)
+        broker.silent()  # QoS0: nothing to acknowledge
+    finally:
+        link.close()
