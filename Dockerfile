@@ -8,7 +8,8 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1
 
 # .dockerignore lets in only what `pip install .` needs (pyproject.toml, README.md if
-# present, and the protocol/, referee/ and clients/ packages).
+# present, the protocol/, referee/ and clients/ packages, and summon/ whose relative
+# symlinks point at them; pip follows them into the wheel either way).
 WORKDIR /src
 COPY . /src
 RUN pip install /src \

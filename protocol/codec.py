@@ -35,7 +35,8 @@ def packer() -> msgpack.Packer:
 
 def pack(data: Any) -> bytes:
     """Canonical msgpack: str as str type, bin as bin type, no ext types."""
-    return packer().pack(data)
+    packed: bytes = packer().pack(data)  # msgpack has no type hints: say what it returns
+    return packed
 
 
 def _reject_ext(code: int, data: bytes) -> Any:

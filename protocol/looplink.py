@@ -298,9 +298,11 @@ class LoopLink:
         """After a reconnect: what the broker never acknowledged goes again, first, in order."""
         old = list(self._unacked.items())
         self._unacked.clear()
-        for mid, packet in old:
+        for mid, packet in old[:self._window]:
             self._unacked[mid] = packet
             self._out += wire.with_dup(packet)
+        # the new CONNACK's Receive Maximum may be smaller: the rest wait first in line, still DUP
+        self._queued.extendleft((mid, wire.with_dup(packet)) for mid, packet in reversed(old[self._window:]))
         self._fill_window()
 
     def _fill_window(self) -> None:
@@ -370,7 +372,11 @@ class LoopLink:
                 self._pending_subacks.discard(mid)
                 codes = body[2:]
                 if self._v5 and codes:
-                    got = wire.varint_at(codes, 0)
+                    try:
+                        got = wire.varint_at(codes, 0)
+                    except wire.WireError as exc:
+                        self._lost(f"bad SUBACK from the broker: {exc}")
+                        return
                     codes = codes[got[1] + got[0]:] if got else b""
                 if any(c >= 0x80 for c in codes):
                     log.warning("%s: the broker refused a subscription (reasons %s)", self.client_id, list(codes))

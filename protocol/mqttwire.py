@@ -244,7 +244,7 @@ class Parser:
         self._buf = bytearray()
         self.max_packet = max_packet
 
-    def feed(self, data: bytes) -> list[tuple[int, int, bytes]]:
+    def feed(self, data: bytes | bytearray | memoryview) -> list[tuple[int, int, bytes]]:
         buf = self._buf
         buf += data
         out: list[tuple[int, int, bytes]] = []

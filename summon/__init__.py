@@ -6,17 +6,8 @@ topics, MQTT link), ``summon.referee`` (the referee and the pure game engines) a
 author's environment must not get top-level packages called ``protocol`` or ``clients``.
 
 In the repository the three live in top-level folders (``protocol/``, ``referee/``,
-``clients/``); the wheel maps them under ``summon/`` (pyproject.toml ``package-dir``).  Run
-from a checkout without installing, the folders are found beside this one: the checkout's
-root joins this package's search path (only in a checkout, recognised by its
-pyproject.toml, never in site-packages).
+``clients/``); ``summon/protocol``, ``summon/referee`` and ``summon/clients`` are relative
+symlinks to them, so a checkout, an editable install and the wheel have one layout and
+every tool (mypy, an IDE, a plain ``python -c "import summon.referee"``) resolves the same
+files (pyproject.toml says why).
 """
-
-from __future__ import annotations
-
-import os as _os
-
-_checkout = _os.path.dirname(_os.path.dirname(_os.path.abspath(__file__)))
-if (_os.path.isfile(_os.path.join(_checkout, "pyproject.toml"))
-        and _os.path.isdir(_os.path.join(_checkout, "protocol")) and _checkout not in __path__):
-    __path__.append(_checkout)  # type: ignore[name-defined]  # summon.protocol -> <checkout>/protocol

@@ -66,7 +66,7 @@ def swiss_pairs(
     rank = {e: i for i, e in enumerate(field)}
     half = {e: int(round(points.get(e, 0) * 2)) for e in field}  # points in half-point units
     lowest = min(half.values())
-    group = {}
+    group: dict[int, list[Hashable]] = {}
     for e in field:
         group.setdefault(half[e], []).append(e)
     pos_in_group = {e: (g.index(e), len(g)) for g in group.values() for e in g}

@@ -67,7 +67,7 @@ def final_report(spec: Spec, prog: Progress) -> dict[str, Any]:
     matches = []
     for u in done:
         if any(g.match == u.key for g in prog.games):
-            boards = {}
+            boards: dict[Any, list[Any]] = {}
             for g in prog.games:
                 if g.match == u.key:
                     boards.setdefault(g.board, []).append(g)

@@ -85,14 +85,15 @@ def _extract(tarball: Path, pin: Pin) -> dict[str, bytes]:
 
 def refresh() -> dict[str, object]:
     """Fetch every pinned file again and rewrite ``static/vendor/`` and its manifest."""
-    manifest: dict[str, object] = {"why": "pinned upstream builds; see clients/web/vendor.py", "packages": []}
+    packages: list[dict[str, object]] = []
+    manifest: dict[str, object] = {"why": "pinned upstream builds; see clients/web/vendor.py", "packages": packages}
     VENDOR.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
         for pin in PINS:
             files = _extract(_npm_pack(pin, Path(tmp)), pin)
             for name, data in files.items():
                 (VENDOR / name).write_bytes(data)
-            manifest["packages"].append({  # type: ignore[union-attr]
+            packages.append({
                 "package": pin.package, "version": pin.version, "why": pin.why,
                 "files": {name: {"from": inner, "sha256": _sha256(files[name]), "bytes": len(files[name])}
                           for inner, name in pin.files}})

@@ -7,7 +7,10 @@
 Otherwise a correct random bot (paho-mqtt and msgpack only), configured like every bot
 by SUMMON_BROKER, SUMMON_USER, SUMMON_PASSWORD and SUMMON_PREFIX.
 """
-import os, random, sys, urllib.parse
+import os
+import random
+import sys
+import urllib.parse
 import msgpack
 import paho.mqtt.client as mqtt
 

@@ -17,7 +17,7 @@ import functools
 from typing import Any
 
 from .cards import CARD_NAMES, SUITS, display_names
-from .state import HandResult, State
+from .state import Config, HandResult, State, TrickEntry
 
 __all__ = ["view", "all_views", "trick_items", "hand_result_dict", "as_text"]
 
@@ -29,7 +29,7 @@ def as_text(as_suit: int | None, high: bool | None) -> str | None:
     return f"{SUITS[as_suit]} {'high' if high else 'low'}"
 
 
-def trick_items(trick) -> list[dict[str, Any]]:
+def trick_items(trick: tuple[TrickEntry, ...]) -> list[dict[str, Any]]:
     """A trick as SPEC.md lists it: ``[{"seat", "card", "as"}, ...]`` in play order."""
     return [{"seat": s, "card": CARD_NAMES[c], "as": as_text(a, h)} for s, c, a, h in trick]
 
@@ -90,7 +90,7 @@ def _names(mask: int) -> tuple[str, ...]:
 
 
 @functools.lru_cache(maxsize=1024)
-def _options(config: Any) -> dict[str, Any]:
+def _options(config: Config) -> dict[str, Any]:
     return config.as_dict()
 
 
