@@ -111,7 +111,7 @@ def _message(cls: type[Message]) -> dict[str, Any]:
         if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
             required.append(f.name)
     doc = (cls.__doc__ or "").strip().split("\n\n")[0].replace("\n", " ").replace("    ", " ")
-    out = {"title": cls.TYPE, "description": f"{_DIRECTION.get(cls.TYPE, 'referee -> clients')}: {doc}",
+    out: dict[str, Any] = {"title": cls.TYPE, "description": f"{_DIRECTION.get(cls.TYPE, 'referee -> clients')}: {doc}",
            "type": "object", "properties": props, "required": required}
     if cls.TYPE in CLIENT_SENT:  # closed: the referee refuses an unknown field (msg/bad-field)
         out["additionalProperties"] = False

@@ -212,7 +212,8 @@ class TablePruner:
         self.ref.tables.pop(table.id, None)
         self._ended.pop(table.id, None)
         self.ref.seats._forget(table.id)  # no ticks, no house bots
-        if getattr(self.ref, "fleet", None) is not None:  # the others answer for it from now on (fleet.is_foreign)
-            self.ref.store.release(table.id)
+        fleet = getattr(self.ref, "fleet", None)
+        if fleet is not None:  # the others answer for it from now on (fleet.is_foreign)
+            fleet.store.release(table.id)
         if clear:
             self.ref._send(cleared(table, meta=meta))

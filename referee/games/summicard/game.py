@@ -94,7 +94,8 @@ def _why_illegal(state: State, move: Move, legal: list[str]) -> str:
         cap = bet_limit(state, state.turn)
         if state.high and not can_see(state, state.turn):
             owe = state.high - p.bet
-            return (f"{text!r}: you cannot pay the {owe} to see (you have {state.chips[state.turn]}); with one "
+            have = state.chips[state.turn] if state.chips is not None else 0
+            return (f"{text!r}: you cannot pay the {owe} to see (you have {have}); with one "
                     f"plain pot (option pots: \"plain\") a player who cannot match the bet abandons")
         if state.high == 0:
             return f"{text!r}: you open the betting: bet 1..{cap}"
