@@ -9,6 +9,7 @@ import * as dragon from "./games/dragon.js";
 import * as summicard from "./games/summicard.js";
 import * as summonerWars from "./games/summoner_wars.js";
 import * as generic from "./games/generic.js";
+import { howtoFold } from "./howto.js";
 
 const GAMES = { dragon, summicard, "summoner-wars": summonerWars };
 const GAME_NAMES = { dragon: "Summon the Dragon", summicard: "Summicard", "summoner-wars": "Summoner Wars" };
@@ -53,6 +54,7 @@ export function renderTable(t, opts) {
   if (t.error && !opts.replay) out.push(h("div", { class: "error", role: "alert" }, errorWords(t.error)));
   if (meta && meta.result && !playing) out.push(resultPanel(meta));
   out.push(h("div", { class: `game game-${state.game}` }, readable(() => game.render(ctx), () => generic.render(ctx), t.id)));
+  out.push(howtoFold(state.game, opts.ui));
   out.push(feedPanel(t, meta, game));
   if (players.length && state.game !== "dragon") out.push(h("p", { class: "muted" }, `Players: ${players.join(", ")}`));
   out.push(detailsFold(t, state, mySeat, opts.ui));

@@ -9,7 +9,7 @@
 import { h, moveButton, section } from "../ui.js";
 import { seatLabel } from "../words.js";
 import { backSvg, cardName, cardSvg, suitIcon, suitOf } from "../cards.js";
-import { HINTS, howtoFold } from "../howto.js";
+import { HINTS } from "../howto.js";
 
 const SUITS = ["earth", "wind", "fire", "water"];
 const DESIGNATIONS = [
@@ -233,7 +233,7 @@ function trickBox(ctx) {
     ? h("p", { class: "hint" }, trick.length ? HINTS.firstTrick : HINTS.firstLead) : null;
   const last = view.tricks_played === 11 ? h("p", { class: "hint" }, "The last trick counts double.") : null;
   return [h("div", { class: "trick-area", "aria-label": "the trick" }, slots),
-    note ? h("p", { class: "center-note" }, note) : null, first, last];
+    note ? h("p", { class: "center-note", role: "status", "aria-live": "polite" }, note) : null, first, last];
 }
 
 function centre(ctx) {
@@ -357,7 +357,6 @@ export function render(ctx) {
   if (view.phase !== "bidding" && (view.bids || []).length) {
     out.push(section("The bidding", h("ol", { class: "bids" }, view.bids.map((b) => h("li", {}, `${seatLabel(meta, b.seat)} ${bidLabel(b.bid)}`)))));
   }
-  out.push(howtoFold("dragon", ctx.ui));
   return out;
 }
 
