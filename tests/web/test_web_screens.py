@@ -56,9 +56,11 @@ def test_screens_of_the_lobby_and_every_game(stack, browser, out):
         page.set_viewport_size({"width": 390, "height": 844})
         page.wait_for_function(MY_TURN)
         if state(page)["view"]["phase"] == "bidding":
+            shoot(page, "dragon-bidding", out)
+            page.set_viewport_size({"width": 390, "height": 844})
+            page.evaluate("() => window.scrollTo(0, 0)")
             assert on_first_screen(page, ".bid-picker button[data-move='pass']"), "the bidding is below the first screen"
             assert on_first_screen(page, ".my-hand .hand"), "the hand is below the first screen"
-            shoot(page, "dragon-bidding", out)
         while True:  # bid and discard through the page, then show a trick in progress
             page.wait_for_function(MY_TURN)
             s = state(page)

@@ -134,7 +134,9 @@ function cardControl(ctx, card, gap) {
         return moveButton(m, [suitIcon(s), ` ${s} ${hl}`], onMove, { class: "small", aria: `play the Dragon as the ${hl === "high" ? "highest" : "lowest"} ${s}` });
       })));
   }
-  const dim = ctx.legal.length ? "unplayable" : "idle";
+  // Dimmed only when cards are what you choose now (playing, putting away).
+  const cardsNow = ctx.legal.length && (ctx.view.phase === "play" || ctx.view.phase === "discard");
+  const dim = cardsNow ? "unplayable" : "idle";
   return h("button", { type: "button", class: `${cls} ${dim}`, "aria-disabled": "true", "aria-label": cardName(card),
     dataset: { key: `card:${card}`, card },
     on: { click: () => { ctx.ui.why = { seq: ctx.seq, text: whyNot(ctx, card) }; ctx.refresh(); } } }, cardSvg(card));
