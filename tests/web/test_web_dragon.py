@@ -63,6 +63,15 @@ def run_hand(stack: Any, browser: Any, keyboard: bool, seed: int) -> None:
         shown = [int(page.inner_text(f"tr[data-team='{i}'] .team-score")) for i in (0, 1)]
         assert shown == [outcome.scores[0], outcome.scores[1]], (shown, outcome)
         assert page.get_attribute(".final-result", "data-scores") == str(list(outcome.scores)).replace(" ", "")
+        # the game over names each team's score once (not "15 / 80 / 15 / 80", once per seat)
+        final = page.inner_text(".final-result")
+        ns, ew = outcome.scores[0], outcome.scores[1]
+        assert final.count(f"north & south {ns}") == 1 and final.count(f"east & west {ew}") == 1, final
+        assert " / " not in final and final.count(str(ew)) == (2 if str(ew) in str(ns) else 1), final
+        # the last hand's result stays on screen with the referee's numbers
+        last = t.state.last_hand
+        for team in (0, 1):
+            assert page.inner_text(f".hand-end tr[data-team='{team}'] .total") == str(last.scores[team])
         topics = page.evaluate("() => [...window.summon.link.topicsSeen]")
         others = [t for t in topics if "/seat/" in t and "/seat/north/" not in t]
         assert not others, f"the page received another seat's topics: {others[:3]}"

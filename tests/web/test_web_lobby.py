@@ -41,8 +41,11 @@ def test_lobby_shows_tables_results_and_tournament_standings(stack, browser, tmp
         page.wait_for_selector(f"ul.tables.mine [data-table='{mine}']")
         page.wait_for_selector(f"ul.tables.done [data-table='{finished.table}']")
         row = page.inner_text(f"ul.tables.done li[data-table='{finished.table}']")
-        assert " / ".join(str(s) for s in stack.table(finished.table).game.outcome(
-            stack.table(finished.table).state).scores) in row, row
+        scores = stack.table(finished.table).game.outcome(stack.table(finished.table).state).scores
+        # each team's score once, by name (the result repeats it per seat: [ns, ew, ns, ew])
+        players = stack.table(finished.table).players
+        assert f"{players[0]} & {players[2]} {scores[0]}" in row and f"{players[1]} & {players[3]} {scores[1]}" in row, row
+        assert " / ".join(str(s) for s in scores) not in row, row
         assert "Referee online" in page.inner_text(".referee")
         page.wait_for_selector(f"[data-tournament='{spec.id}']")
         card = page.inner_text(f"[data-tournament='{spec.id}']")

@@ -12,7 +12,9 @@ from tests.web.pages import MY_TURN, login, offered, open_table, state
 from tests.web.test_web_dragon import BOTS, DragonPerson
 
 pytestmark = pytest.mark.broker
-WIDTHS = {"phone": (360, 740), "desktop": (1280, 900)}
+# 360 px: the narrowest phone we promise (checked, not kept); 390 px: the pictures' phone.
+WIDTHS = {"narrow": (360, 740), "phone": (390, 844), "desktop": (1280, 900)}
+KEEP = ("phone", "desktop")
 
 
 def shoot(page, name: str, out: Path) -> None:
@@ -24,6 +26,14 @@ def shoot(page, name: str, out: Path) -> None:
         path = out / f"{name}-{label}.png"
         page.screenshot(path=str(path), full_page=True)
         assert path.stat().st_size > 5000
+        if label not in KEEP:
+            path.unlink()
+
+
+def on_first_screen(page, selector: str) -> bool:
+    """Whether all of ``selector`` is inside the first screen, unscrolled."""
+    return page.evaluate("(sel) => { const e = document.querySelector(sel); return !!e && "
+                         "e.getBoundingClientRect().bottom + window.scrollY <= window.innerHeight; }", selector)
 
 
 def test_screens_of_the_lobby_and_every_game(stack, browser, out):
@@ -36,8 +46,21 @@ def test_screens_of_the_lobby_and_every_game(stack, browser, out):
         login(page, stack.web.url, "north")
         page.wait_for_selector(f"[data-table='{sw}']")
         shoot(page, "lobby", out)
+        page.goto(f"{stack.web.url}#/rules/dragon")
+        page.wait_for_selector(".rules[data-game='dragon']")
+        shoot(page, "rules-dragon", out)
+        page.goto(f"{stack.web.url}#/")
         open_table(page, dragon)
         person = DragonPerson(keyboard=False)
+        # a phone while bidding: the bidding controls and the hand are on the first screen
+        page.set_viewport_size({"width": 390, "height": 844})
+        page.wait_for_function(MY_TURN)
+        if state(page)["view"]["phase"] == "bidding":
+            shoot(page, "dragon-bidding", out)
+            page.set_viewport_size({"width": 390, "height": 844})
+            page.evaluate("() => window.scrollTo(0, 0)")
+            assert on_first_screen(page, ".bid-picker button[data-move='pass']"), "the bidding is below the first screen"
+            assert on_first_screen(page, ".my-hand .hand"), "the hand is below the first screen"
         while True:  # bid and discard through the page, then show a trick in progress
             page.wait_for_function(MY_TURN)
             s = state(page)

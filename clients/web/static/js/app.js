@@ -13,6 +13,7 @@ import { Link, Store } from "./link.js";
 import { renderLobby } from "./lobby.js";
 import { renderTable, tickClocks } from "./table.js";
 import { ReplayViewer } from "./replay.js";
+import { rulesPage } from "./howto.js";
 
 const DEFAULTS = { broker: "", edge: "", prefix: "summon/v1", user: "", login: "password" };
 const root = document.getElementById("app");
@@ -68,7 +69,10 @@ function connect(opts) {
 
 function loginForm() {
   const c = store.connection;
-  const status = h("p", { class: `connection conn-${c.state}`, role: "status" }, c.detail || "Not connected.");
+  // Family words first ("Logged in as north"); the broker's address stays in a fold.
+  const plain = c.state === "online" && link ? (link.user ? `Logged in as ${link.user}.` : "Watching as a spectator.") : c.detail || "Not connected.";
+  const status = h("p", { class: `connection conn-${c.state}`, role: "status" }, plain,
+    c.state === "online" && c.detail ? h("details", { class: "conn-details" }, h("summary", {}, "Details"), c.detail) : null);
   if (link && link.user && c.state !== "error") {
     return section("Connection", status, h("button", { type: "button", dataset: { key: "logout" }, on: { click: () => {
       if (config.edge) connect({ url: config.edge });   // back to watching without an account
@@ -88,7 +92,8 @@ function loginForm() {
       const f = new FormData(e.target);
       connect({ url: config.broker, username: String(f.get("username")), password: String(f.get("password")) });
     } } },
-    h("p", { class: "login-broker muted" }, `Broker: ${config.broker} (named by this page's server)`),
+    h("details", { class: "login-details" }, h("summary", {}, "Details"),
+      h("p", { class: "login-broker muted" }, `Broker: ${config.broker} (named by this page's server)`)),
     h("label", {}, "Username ", h("input", { name: "username", required: true, autocomplete: "username", value: config.user || saved, pattern: "[A-Za-z0-9_.\\-]{1,64}", dataset: { key: "f-user" } })),
     h("label", {}, "Password ", h("input", { name: "password", type: "password", autocomplete: "current-password", dataset: { key: "f-password" } })),
     h("button", { type: "submit", dataset: { key: "f-login" } }, "Log in to play"));
@@ -120,6 +125,7 @@ function route() {
     for (const key of Object.keys(ui)) delete ui[key];
     if (table && link) link.watch(table);
   }
+  if (hash.startsWith("#/rules/")) return "rules";
   return hash.startsWith("#/replay") ? "replay" : table ? "table" : "lobby";
 }
 
@@ -131,6 +137,7 @@ function render() {
       h("span", { class: `conn-dot conn-${store.connection.state}`, title: store.connection.detail, "aria-label": store.connection.detail }, "●"),
       link && link.user ? h("span", { class: "muted" }, ` ${link.user}`) : h("span", { class: "muted" }, " spectator"));
     if (screen === "replay") return [nav, ...replay.render()];
+    if (screen === "rules") return [nav, ...rulesPage(decodeURIComponent(location.hash.slice("#/rules/".length)))];
     if (screen === "lobby") return [nav, ...renderLobby(store, link, loginForm())];
     const t = store.table(watched);
     if ((t.seat || t.pub) && marks.firstState === null) marks.firstState = performance.now();

@@ -3,7 +3,8 @@
 // (`<p>/t/+/public/meta`, `<p>/t/+/seat/<me>/#`, `<p>/tour/#`, `<p>/referee/status`).
 
 import { h, section } from "./ui.js";
-import { gameName } from "./table.js";
+import { gameName, resultLine } from "./table.js";
+import { rulesLinks } from "./howto.js";
 import { statusWords } from "./words.js";
 
 function tableLink(id, label) {
@@ -13,9 +14,9 @@ function tableLink(id, label) {
 function tableRow(t, me) {
   const m = t.meta;
   const seat = m && me ? m.players.indexOf(me) : -1;
-  const result = m && m.result ? ` · ${m.result.scores.join(" / ")}` : "";
+  const result = m && m.result ? ` · ${resultLine(m)}` : "";
   return h("li", { dataset: { table: t.id } },
-    tableLink(t.id, m ? `${gameName(m.game)} · ${t.id}` : t.id),
+    tableLink(t.id, m ? gameName(m.game) : "a table"),
     h("span", { class: "muted" }, m ? ` ${m.players.join(", ")} · ${statusWords(m.status)}${result}` : ""),
     seat >= 0 && m.status === "playing" ? h("span", { class: "badge mine" }, t.seat && (t.seat.to_move || []).includes(seat) ? "your turn" : "seated") : null);
 }
@@ -31,6 +32,7 @@ export function renderLobby(store, link, loginForm) {
     h("p", { class: `referee ${ref ? `ref-${ref.status}` : ""}`, role: "status" },
       ref ? `Referee ${ref.status}${ref.status === "online" ? ` · ${ref.tables} table(s) in play` : ""}` : "No referee status received yet."),
     loginForm,
+    rulesLinks(),
   ];
   if (me) out.push(section("Your tables", mine.length ? h("ul", { class: "tables mine" }, mine.map((t) => tableRow(t, me)))
     : h("p", { class: "muted" }, `No table in play has ${me} seated. A director seats you (summon create --players ...).`)));

@@ -4,11 +4,12 @@
 // clocks, referee notices, the error of the last refused move, and the event feed.
 
 import { h, section, formatMs } from "./ui.js";
-import { errorWords, refereeEventText, seatLabel, statusWords } from "./words.js";
+import { errorWords, reasonWords, refereeEventText, seatLabel, statusWords } from "./words.js";
 import * as dragon from "./games/dragon.js";
 import * as summicard from "./games/summicard.js";
 import * as summonerWars from "./games/summoner_wars.js";
 import * as generic from "./games/generic.js";
+import { howtoFold } from "./howto.js";
 
 const GAMES = { dragon, summicard, "summoner-wars": summonerWars };
 const GAME_NAMES = { dragon: "Summon the Dragon", summicard: "Summicard", "summoner-wars": "Summoner Wars" };
@@ -20,7 +21,7 @@ export function renderTable(t, opts) {
   const state = t.seat || t.pub;
   const meta = t.meta;
   const head = h("header", { class: "table-head" },
-    h("h1", {}, gameName((state || meta || {}).game || ""), " ", h("span", { class: "table-id" }, t.id)));
+    h("h1", {}, gameName((state || meta || {}).game || "")));
   if (!state) {
     return [head, h("p", { class: "waiting", role: "status" },
       meta ? "Waiting for the table's state from the broker..." : `Waiting for table ${t.id}: no such table has been announced on this broker yet.`)];
@@ -33,7 +34,7 @@ export function renderTable(t, opts) {
   const started = t.seat ? t.seatAt : t.pubAt;
   const clocks = (seat) => clockSpan(state.clock, seat, started, opts.now);
   const ctx = {
-    meta, view, legal, mySeat, events: t.events, ui: opts.ui, refresh: opts.refresh, clocks,
+    meta, view, legal, mySeat, events: t.events, ui: opts.ui, refresh: opts.refresh, clocks, seq: state.seq,
     onMove: (move) => opts.onMove(t.id, state.seq, move),
   };
   const players = meta ? meta.players : [];
@@ -41,9 +42,8 @@ export function renderTable(t, opts) {
   const status = h("div", { class: "status-line", role: "status", "aria-live": "polite", dataset: { seq: state.seq, status: state.status } },
     h("span", { class: `badge status-${state.status}` }, statusWords(state.status)),
     playing ? h("span", { class: `turn ${legal.length ? "mine" : ""}` },
-      legal.length ? "Your turn" : turn.length ? `To move: ${turn.join(", ")}` : "") : null,
-    h("span", { class: "muted" }, ` · move ${state.seq}`),
-    mySeat !== null ? h("span", { class: "muted" }, ` · you are ${seatLabel(meta, mySeat)} (seat ${mySeat})`) : h("span", { class: "muted" }, " · watching"));
+      legal.length ? "Your turn" : turn.length ? `${turn.join(", ")} ${turn.length > 1 ? "are" : "is"} thinking…` : "") : null,
+    mySeat !== null ? h("span", { class: "muted" }, ` · you are ${seatLabel(meta, mySeat)}`) : h("span", { class: "muted" }, " · watching"));
   const out = [head, status];
   if (meta && meta.house && mySeat !== null && meta.house.includes(mySeat) && playing) {
     out.push(h("div", { class: "notice house" }, "The house bot is playing your seat. ",
@@ -54,8 +54,10 @@ export function renderTable(t, opts) {
   if (t.error && !opts.replay) out.push(h("div", { class: "error", role: "alert" }, errorWords(t.error)));
   if (meta && meta.result && !playing) out.push(resultPanel(meta));
   out.push(h("div", { class: `game game-${state.game}` }, readable(() => game.render(ctx), () => generic.render(ctx), t.id)));
+  out.push(howtoFold(state.game, opts.ui));
   out.push(feedPanel(t, meta, game));
   if (players.length && state.game !== "dragon") out.push(h("p", { class: "muted" }, `Players: ${players.join(", ")}`));
+  out.push(detailsFold(t, state, mySeat, opts.ui));
   return out;
 }
 
@@ -70,11 +72,32 @@ function readable(build, fallback, table) {
   }
 }
 
-function resultPanel(meta) {
+// A finished table's result in words, once per team or player (the lobby says it too).
+export function resultLine(meta) {
   const r = meta.result;
+  const game = GAMES[meta.game];
+  const words = game && game.resultWords ? game.resultWords(meta, r) : null;
+  if (words) return `${words} (${reasonWords(r.reason)}).`;
   const winners = (r.winners || []).map((s) => seatLabel(meta, s));
-  return section("Result", h("p", { class: "final-result", dataset: { scores: JSON.stringify(r.scores) } },
-    winners.length ? `Won by ${winners.join(" and ")}` : "No winner", ` — scores ${r.scores.join(" / ")} (${r.reason}).`));
+  const scores = (r.scores || []).map((v, s) => `${seatLabel(meta, s)} ${v}`);
+  return `${winners.length ? `Won by ${winners.join(" and ")}` : "No winner"}: ${scores.join(", ")} (${reasonWords(r.reason)}).`;
+}
+
+function resultPanel(meta) {
+  return section("Result", h("p", { class: "final-result", dataset: { scores: JSON.stringify(meta.result.scores) } }, resultLine(meta)));
+}
+
+// What a curious person (or an operator) may want, kept out of the main view.
+function detailsFold(t, state, mySeat, ui) {
+  const fold = h("details", { class: "details", open: ui && ui.details ? true : null },
+    h("summary", { dataset: { key: "details" } }, "Details"),
+    h("ul", { class: "details-list" },
+      h("li", {}, `Table ${t.id}`),
+      h("li", {}, `Move ${state.seq}`),
+      h("li", {}, mySeat !== null ? `Your seat number: ${mySeat}` : "Watching: no seat"),
+      t.meta && t.meta.players ? h("li", {}, `Seats: ${t.meta.players.map((p, i) => `${i} ${p}`).join(", ")}`) : null));
+  fold.addEventListener("toggle", () => { if (ui) ui.details = fold.open; });
+  return fold;
 }
 
 function clockSpan(clock, seat, started, now) {

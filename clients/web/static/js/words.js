@@ -43,3 +43,14 @@ export function refereeEventText(e, meta) {
 export function statusWords(status) {
   return { playing: "in play", finished: "finished", closed: "closed by a director", interrupted: "interrupted (referee stopping)" }[status] || status;
 }
+
+// Why a game ended, in words (each engine's SPEC.md lists its reasons).
+const REASONS = {
+  target: "reached the target score", "tie-bidder-wins": "both past the target and tied: the bidding team wins",
+  "hand-limit": "after the agreed number of hands", "hand-limit-draw": "a draw after the agreed number of hands",
+  "lowest-positive": "the lowest score above zero", "closest-to-zero": "closest to zero",
+  "no-positive-score": "nobody scored above zero", hands: "after the agreed number of hands",
+  "all-chips": "one player has every chip",
+};
+
+export function reasonWords(reason) { return REASONS[reason] || reason; }

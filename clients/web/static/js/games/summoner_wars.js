@@ -127,6 +127,12 @@ function lastRoll(ctx) {
   return null;
 }
 
+// "ember-archer.3" -> "Ember Archer": the log speaks of cards by name, not by id.
+export function cardWords(id) {
+  if (typeof id !== "string") return String(id);
+  return id.replace(/\.\d+$/, "").split("-").map((w) => (w ? w[0].toUpperCase() + w.slice(1) : w)).join(" ");
+}
+
 export function eventText(e, meta) {
   const who = (s) => seatLabel(meta, s);
   switch (e.type) {
@@ -134,10 +140,10 @@ export function eventText(e, meta) {
     case "phase": return `${who(e.seat)}: ${e.phase} phase.`;
     case "summon": return `${who(e.seat)} summons ${e.name} at ${e.cell}.`;
     case "build": return `${who(e.seat)} builds ${e.name} at ${e.cell}.`;
-    case "move": return `${e.card} moves ${e.from} → ${e.to}.`;
-    case "attack": return `${e.attacker} attacks ${e.target} (${e.from} → ${e.to}): ${(e.dice || []).join(", ")}.`;
-    case "damage": return `${e.card} at ${e.cell} takes ${e.amount} damage.`;
-    case "destroy": return `${e.card} at ${e.cell} is destroyed.`;
+    case "move": return `${cardWords(e.card)} moves ${e.from} → ${e.to}.`;
+    case "attack": return `${cardWords(e.attacker)} attacks ${cardWords(e.target)} (${e.from} → ${e.to}): ${(e.dice || []).join(", ")}.`;
+    case "damage": return `${cardWords(e.card)} at ${e.cell} takes ${e.amount} damage.`;
+    case "destroy": return `${cardWords(e.card)} at ${e.cell} is destroyed.`;
     case "magic": return `${who(e.seat)} ${e.change >= 0 ? "gains" : "spends"} ${Math.abs(e.change)} magic (${e.magic}).`;
     case "event": return `${who(e.seat)} plays ${e.name}.`;
     case "draw": return `${who(e.seat)} draws ${e.count}.`;
