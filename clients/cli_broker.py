@@ -20,7 +20,9 @@ from summon.clients.profile import ENV as PROFILE_ENV, write_profile
 from summon.protocol.version import DEFAULT_PREFIX
 from summon.referee.accounts import ROLES, Accounts, AccountsError, BrokerSettings, EdgeDir, EdgeSettings, init_broker
 from summon.referee.dynsec import DynsecRefused, DynsecUnavailable
-from summon.referee.dynsec_dir import DynsecAccounts, init_dynsec_broker, migrate_to_dynsec, open_accounts
+from summon.referee.dynsec_dir import (
+    DynsecAccounts, init_dynsec_broker, is_dynsec_dir, migrate_to_dynsec, open_accounts,
+)
 
 __all__ = ["broker", "accounts"]
 
@@ -138,6 +140,9 @@ def init(directory: str, port: int, spectator_port: int, no_spectators: bool, bi
         raise click.UsageError("--edge is not made in dynsec mode yet: init in passwd mode with --edge, then "
                                "`summon broker migrate DIR --to dynsec`")
     try:
+        if accounts_mode == "passwd" and force and is_dynsec_dir(directory):
+            raise AccountsError(f"{directory} keeps its accounts in the dynamic security plugin: add "
+                                "--accounts dynsec to rewrite its config")
         d = (init_dynsec_broker if accounts_mode == "dynsec" else init_broker)(directory, settings, force=force)
         ed = Accounts(d.root).add_edge(edge_settings, force=force) if edge_settings else None
     except AccountsError as exc:
@@ -147,7 +152,12 @@ def init(directory: str, port: int, spectator_port: int, no_spectators: bool, bi
                          spectators=None if no_spectators else f"mqtt://{host}:{spectator_port}",
                          edge=f"mqtt://{edge_settings.bind or '127.0.0.1'}:{edge_settings.port}" if edge_settings else None,
                          prefix=prefix, roles_file=str(d.roles), secrets_dir=str(Path(d.root).resolve() / "secrets"))
-    click.echo(f"wrote {d.conf} (and acl, passwd, spectators.*, roles) in {d.root}")
+    if accounts_mode == "dynsec":
+        click.echo(f"wrote {d.conf} (loads the dynamic security plugin) and dynsec.json in {d.root}; the admin's "
+                   f"password is in {d.root / 'secrets' / 'summon-admin.pw'} (0600)")
+        click.echo("  summon accounts needs the broker running: start mosquitto first, then add accounts")
+    else:
+        click.echo(f"wrote {d.conf} (and acl, passwd, spectators.*, roles) in {d.root}")
     if ed is not None and edge_settings is not None:
         _edge_next(ed, edge_settings)
     click.echo(f"wrote the profile {prof}: every summon command reads the broker's address from it")
@@ -171,7 +181,7 @@ def edge(directory: str, force: bool, **edge_kw: object) -> None:
     """
     settings = _edge_settings(edge_kw)
     try:
-        ed = Accounts(directory).add_edge(settings, force=force)
+        ed = open_accounts(directory).add_edge(settings, force=force)  # type: ignore[func-returns-value]
     except AccountsError as exc:
         raise click.ClickException(str(exc)) from None
     _edge_next(ed, settings)
@@ -244,7 +254,7 @@ def _open(directory: str | None) -> Accounts | DynsecAccounts:
 def _fail(exc: AccountsError) -> NoReturn:
     """One line and the project's exit code: 3 no broker answered, 4 credentials refused, else 1."""
     if isinstance(exc, (DynsecUnavailable, DynsecRefused)):
-        click.echo(f"Error: {exc}" + (" (start it: mosquitto -c DIR/mosquitto.conf)"
+        click.echo(f"Error: {exc}" + (": in dynsec mode accounts change in the running broker (mosquitto -c DIR/mosquitto.conf)"
                                        if isinstance(exc, DynsecUnavailable) else ""), err=True)
         sys.exit(3 if isinstance(exc, DynsecUnavailable) else 4)
     raise click.ClickException(str(exc)) from None

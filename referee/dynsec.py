@@ -254,7 +254,12 @@ def config_json(admin: str, admin_hash: Mapping[str, Any], accounts: Mapping[str
         if role not in ("referee", "spectator", "edge"):
             roles.append({"rolename": account_role_name(user),
                           "acls": [a.as_json() for a in account_acls(user, role, prefix)]})
-    groups = [{"groupname": g, "roles": [{"rolename": r} for r in rs], "clients": []}
+    # The plugin (2.0.11) reads group membership from each group's "clients" list only: a
+    # client's own "groups" entry is ignored when the file is loaded.
+    members: dict[str, list[dict[str, str]]] = {g: [] for g in group_layout()}
+    for user, (role, _) in accounts.items():
+        members[group_name(role)].append({"username": user})
+    groups = [{"groupname": g, "roles": [{"rolename": r} for r in rs], "clients": members[g]}
               for g, rs in group_layout().items()]
     data = {"defaultACLAccess": {"publishClientSend": False, "publishClientReceive": True,
                                  "subscribe": False, "unsubscribe": True},

@@ -41,7 +41,7 @@ from summon.referee.dynsec import (
     DynsecAdmin, DynsecError, config_json, find_plugin, hash_fields, hash_from_passwd_line,
 )
 
-__all__ = ["ADMIN_USER", "DYNSEC_FILE", "is_dynsec", "dynsec_conf_text", "init_dynsec_broker",
+__all__ = ["ADMIN_USER", "DYNSEC_FILE", "is_dynsec", "is_dynsec_dir", "dynsec_conf_text", "init_dynsec_broker",
            "migrate_to_dynsec", "DynsecAccounts", "open_accounts"]
 
 ADMIN_USER = "summon-admin"
@@ -51,6 +51,12 @@ MODE_KEY = "accounts"
 
 def is_dynsec(settings: BrokerSettings) -> bool:
     return settings.extra.get(MODE_KEY) == "dynsec"
+
+
+def is_dynsec_dir(directory: str | os.PathLike[str]) -> bool:
+    """Is ``directory`` a broker directory in dynsec mode? (False for none at all.)"""
+    path = Path(directory) / "summon-broker.json"
+    return path.exists() and is_dynsec(BrokerSettings.from_json(path.read_text()))
 
 
 def _admin_pw_path(d: BrokerDir) -> Path:
@@ -84,6 +90,10 @@ def dynsec_conf_text(passwd_conf: str, dynsec_file: str, plugin: str) -> str:
             continue
         elif line.startswith("# Each listener has its own password file"):
             out.append("# Accounts in dynsec.json, administered over $CONTROL/dynamic-security/v1.")
+        elif line.startswith("# `summon accounts` sends SIGHUP"):
+            out.append("# `summon accounts` finds the broker by this pid (it talks to the plugin, no SIGHUP).")
+        elif line.startswith("# --- spectators:"):
+            out.append("# --- spectators: read-only by their accounts' role (group summon-spectator)")
         else:
             out.append(line)
     return "\n".join(out) + "\n"
@@ -115,11 +125,28 @@ def _switch(d: BrokerDir, settings: BrokerSettings, accounts: dict[str, tuple[st
 
 def init_dynsec_broker(directory: str | os.PathLike[str], settings: BrokerSettings = BrokerSettings(),
                        force: bool = False) -> BrokerDir:
-    """``init_broker`` in dynsec mode: no accounts but the admin."""
-    _plugin()
+    """``init_broker`` in dynsec mode: no accounts but the admin.
+
+    With ``force`` on a directory already in dynsec mode only the config is rewritten
+    (dynsec.json, the accounts, is the plugin's); a passwd-mode directory is refused:
+    ``migrate_to_dynsec`` keeps its accounts.
+    """
+    plugin = _plugin()
+    d = BrokerDir(Path(directory).resolve())
+    if d.settings.exists() and force:
+        old = BrokerSettings.from_json(d.settings.read_text())
+        if not is_dynsec(old):
+            raise AccountsError(f"{d.root} keeps its accounts in passwd files: `summon broker migrate {d.root} "
+                                "--to dynsec` moves them (and keeps every password)")
+        from summon.referee.accounts import conf_for
+        s = replace(settings, extra={**settings.extra, MODE_KEY: "dynsec"})
+        _write(d.settings, json.dumps(asdict(s), indent=2) + "\n")
+        _write(d.conf, dynsec_conf_text(conf_for(d, s), str(d.root / DYNSEC_FILE), plugin))
+        return d
     d = init_broker(directory, settings, force=force)
-    keep: dict[str, tuple[str, dict]] = {}
-    _switch(d, settings, keep)
+    _switch(d, settings, {})
+    for unused in (d.passwd, d.acl, d.spectators_passwd, d.spectators_acl):  # no stale second truth
+        unused.unlink(missing_ok=True)
     return d
 
 
