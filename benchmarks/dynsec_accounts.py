@@ -21,12 +21,20 @@ import argparse
 import os
 import subprocess
 import tempfile
+import threading
 import time
 from pathlib import Path
 
 from summon.clients.embedded_broker import free_port
 from summon.referee import dynsec as ds
 from tests.mosquitto import find_mosquitto, wait_for_ports
+from tests.secbroker import Raw
+
+
+def _rtt(c: Raw) -> float:
+    t0 = time.perf_counter()
+    c.publish("$CONTROL/dynamic-security/v1/ping", b"{}")  # admin may publish there; the plugin ignores it
+    return time.perf_counter() - t0
 
 
 def rss_kib(pid: int) -> int:
@@ -69,6 +77,20 @@ def run(n: int, count: int, batch: int) -> dict[str, float]:
                 t0 = time.perf_counter()
                 a.execute(cmds)
                 out["batched_per_s"] = count / (time.perf_counter() - t0)
+            # Does an account change stall everyone?  Time another client's QoS1 round trip
+            # while one account is being created.
+            probe = Raw(port, "probe", "admin", "adminpw", v5=True)
+            probe.connect()
+            idle = _rtt(probe)
+            with ds.DynsecAdmin("127.0.0.1", port, "admin", "adminpw", timeout=120) as a2:
+                done = threading.Event()
+                worker = threading.Thread(target=lambda: (a2.add_account("stall", "player", "pw"), done.set()))
+                worker.start()
+                time.sleep(0.005)
+                busy = _rtt(probe)
+                worker.join()
+            probe.close()
+            out["rtt_idle_ms"], out["rtt_during_add_ms"] = idle * 1000, busy * 1000
         finally:
             proc.terminate()
             proc.wait()
@@ -81,11 +103,12 @@ def main() -> None:
     ap.add_argument("--count", type=int, default=100, help="accounts created each way at each size")
     ap.add_argument("--batch", type=int, default=50, help="accounts per $CONTROL message when batched")
     args = ap.parse_args()
-    print("existing  restart_s  rss_MiB  json_MiB  one/msg acc/s  batched acc/s")
+    print("existing  restart_s  rss_MiB  json_MiB  one/msg acc/s  batched acc/s  rtt idle ms  rtt during add ms")
     for n in (int(s) for s in args.sizes.split(",")):
         r = run(n, args.count, args.batch)
         print(f"{r['n']:8d}  {r['restart_s']:9.2f}  {r['rss_mib']:7.1f}  {r['json_mib']:8.2f}  "
-              f"{r['single_per_s']:13.1f}  {r['batched_per_s']:13.1f}", flush=True)
+              f"{r['single_per_s']:13.1f}  {r['batched_per_s']:13.1f}  {r['rtt_idle_ms']:11.2f}  "
+              f"{r['rtt_during_add_ms']:17.1f}", flush=True)
 
 
 if __name__ == "__main__":
