@@ -9,10 +9,10 @@ needs a new password.
 
 Why ``per_listener_settings false`` (measured on 2.0.11, docs/identity.md): the plugin is
 one shared library with one in-memory account list; loading it on several listeners
-(players' TCP, websockets, TLS) gives several plugin instances over one file, each of which
-rewrites it from its own copy.  So the plugin serves every listener, spectator and edge
-accounts included: they are dynsec clients in group ``summon-spectator``/``summon-edge``,
-whose only rights are reading the public feed, so "read-only" now comes from the role
+(players' TCP, websockets, TLS) loads dynsec.json once per listener into that one list,
+and the next save writes every client, role and group twice.  So the plugin serves every
+listener, spectator and edge accounts included: they are dynsec clients in group
+``summon-spectator``/``summon-edge``, whose only rights are reading the public feed, so "read-only" now comes from the role
 rather than from the listener they log in on.  Each listener still binds the client id to
 the username (``use_username_as_clientid``) and keeps its ``max_connections``.
 
@@ -82,8 +82,8 @@ def dynsec_conf_text(passwd_conf: str, dynsec_file: str, plugin: str) -> str:
     out: list[str] = []
     for line in passwd_conf.splitlines():
         if line.startswith("per_listener_settings"):
-            out += ["# One plugin for every listener (docs/identity.md: a plugin per listener would",
-                    "# be several instances over one dynsec.json).", "per_listener_settings false",
+            out += ["# One plugin for every listener (docs/identity.md: a plugin per listener loads",
+                    "# dynsec.json once per listener and saves every account twice).", "per_listener_settings false",
                     "# Accounts, groups and roles: the dynamic security plugin (summon accounts talks to it).",
                     f"plugin {plugin}", f"plugin_opt_config_file {dynsec_file}"]
         elif re.match(r"(password_file|acl_file) ", line):
