@@ -254,8 +254,8 @@ def _open(directory: str | None) -> Accounts | DynsecAccounts:
 def _fail(exc: AccountsError) -> NoReturn:
     """One line and the project's exit code: 3 no broker answered, 4 credentials refused, else 1."""
     if isinstance(exc, (DynsecUnavailable, DynsecRefused)):
-        click.echo(f"Error: {exc}" + (": in dynsec mode accounts change in the running broker (mosquitto -c DIR/mosquitto.conf)"
-                                       if isinstance(exc, DynsecUnavailable) else ""), err=True)
+        hint = ": in dynsec mode accounts change in the running broker (mosquitto -c DIR/mosquitto.conf)"
+        click.echo(f"Error: {exc}" + (hint if isinstance(exc, DynsecUnavailable) else ""), err=True)
         sys.exit(3 if isinstance(exc, DynsecUnavailable) else 4)
     raise click.ClickException(str(exc)) from None
 

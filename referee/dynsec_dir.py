@@ -12,9 +12,10 @@ one shared library with one in-memory account list; loading it on several listen
 (players' TCP, websockets, TLS) loads dynsec.json once per listener into that one list,
 and the next save writes every client, role and group twice.  So the plugin serves every
 listener, spectator and edge accounts included: they are dynsec clients in group
-``summon-spectator``/``summon-edge``, whose only rights are reading the public feed, so "read-only" now comes from the role
-rather than from the listener they log in on.  Each listener still binds the client id to
-the username (``use_username_as_clientid``) and keeps its ``max_connections``.
+``summon-spectator``/``summon-edge``, whose only rights are reading the public feed, so
+"read-only" now comes from the role rather than from the listener they log in on.  Each
+listener still binds the client id to the username (``use_username_as_clientid``) and
+keeps its ``max_connections``.
 
 The admin (``summon-admin``) is a dedicated account, never the referee: it may administer
 the plugin and touch no game topic.  Its password is kept like the referee's, in

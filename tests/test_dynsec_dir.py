@@ -10,7 +10,6 @@ import os
 import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -19,7 +18,7 @@ from summon.clients.embedded_broker import free_port
 from summon.protocol.topics import Topics
 from summon.referee.accounts import Accounts, BrokerSettings, init_broker
 from summon.referee.dynsec import find_plugin
-from summon.referee.dynsec_dir import DynsecAccounts, is_dynsec_dir, migrate_to_dynsec
+from summon.referee.dynsec_dir import DynsecAccounts, is_dynsec_dir
 from tests.mosquitto import launch
 from tests.secbroker import Raw
 
