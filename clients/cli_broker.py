@@ -10,6 +10,7 @@ import os
 import secrets
 import sys
 from pathlib import Path
+from typing import NoReturn
 
 import click
 
@@ -18,6 +19,10 @@ from summon.clients.profile import ENV as PROFILE_ENV, write_profile
 
 from summon.protocol.version import DEFAULT_PREFIX
 from summon.referee.accounts import ROLES, Accounts, AccountsError, BrokerSettings, EdgeDir, EdgeSettings, init_broker
+from summon.referee.dynsec import DynsecRefused, DynsecUnavailable
+from summon.referee.dynsec_dir import (
+    DynsecAccounts, init_dynsec_broker, is_dynsec_dir, migrate_to_dynsec, open_accounts,
+)
 
 __all__ = ["broker", "accounts"]
 
@@ -101,13 +106,18 @@ def _edge_next(ed: EdgeDir, e: EdgeSettings) -> None:
               help="Also serve players over websockets (Mosquitto 2.0.11 binds every interface for it).")
 @click.option("--run-as-root", is_flag=True, help="Keep root rights (only for throwaway directories under /tmp).")
 @click.option("--force", is_flag=True, help="Rewrite the config of an existing directory (accounts are kept).")
+@click.option("--accounts", "accounts_mode", type=click.Choice(["passwd", "dynsec"]), default="passwd",
+              show_default=True,
+              help="Where accounts live: passwd/acl files reloaded by SIGHUP, or the broker's dynamic security "
+                   "plugin (dynsec.json; `summon accounts` then talks to the running broker; docs/identity.md).")
 @click.option("--edge", is_flag=True,
               help="Also write an edge broker (DIR/edges/NAME/): a separate Mosquitto for anonymous, read-only "
                    "spectators, bridged in from the spectators' listener (public topics only).")
 @_edge_options("edge-")
 def init(directory: str, port: int, spectator_port: int, no_spectators: bool, bind: str, prefix: str,
          tls_port: int | None, certfile: str | None, keyfile: str | None, cafile: str | None,
-         websockets_port: int | None, run_as_root: bool, force: bool, edge: bool, **edge_kw: object) -> None:
+         websockets_port: int | None, run_as_root: bool, force: bool, accounts_mode: str, edge: bool,
+         **edge_kw: object) -> None:
     """Write DIRECTORY/mosquitto.conf, ACLs, password and roles files (commented).
 
     With --edge, also DIRECTORY/edges/NAME/mosquitto.conf and acl: an edge broker that
@@ -126,8 +136,14 @@ def init(directory: str, port: int, spectator_port: int, no_spectators: bool, bi
     if edge and no_spectators:
         raise click.UsageError("--edge bridges from the spectators' listener: drop --no-spectators")
     edge_settings = _edge_settings(edge_kw) if edge else None
+    if edge and accounts_mode == "dynsec":
+        raise click.UsageError("--edge is not made in dynsec mode yet: init in passwd mode with --edge, then "
+                               "`summon broker migrate DIR --to dynsec`")
     try:
-        d = init_broker(directory, settings, force=force)
+        if accounts_mode == "passwd" and force and is_dynsec_dir(directory):
+            raise AccountsError(f"{directory} keeps its accounts in the dynamic security plugin: add "
+                                "--accounts dynsec to rewrite its config")
+        d = (init_dynsec_broker if accounts_mode == "dynsec" else init_broker)(directory, settings, force=force)
         ed = Accounts(d.root).add_edge(edge_settings, force=force) if edge_settings else None
     except AccountsError as exc:
         raise click.ClickException(str(exc)) from None
@@ -136,7 +152,12 @@ def init(directory: str, port: int, spectator_port: int, no_spectators: bool, bi
                          spectators=None if no_spectators else f"mqtt://{host}:{spectator_port}",
                          edge=f"mqtt://{edge_settings.bind or '127.0.0.1'}:{edge_settings.port}" if edge_settings else None,
                          prefix=prefix, roles_file=str(d.roles), secrets_dir=str(Path(d.root).resolve() / "secrets"))
-    click.echo(f"wrote {d.conf} (and acl, passwd, spectators.*, roles) in {d.root}")
+    if accounts_mode == "dynsec":
+        click.echo(f"wrote {d.conf} (loads the dynamic security plugin) and dynsec.json in {d.root}; the admin's "
+                   f"password is in {d.root / 'secrets' / 'summon-admin.pw'} (0600)")
+        click.echo("  summon accounts needs the broker running: start mosquitto first, then add accounts")
+    else:
+        click.echo(f"wrote {d.conf} (and acl, passwd, spectators.*, roles) in {d.root}")
     if ed is not None and edge_settings is not None:
         _edge_next(ed, edge_settings)
     click.echo(f"wrote the profile {prof}: every summon command reads the broker's address from it")
@@ -205,7 +226,7 @@ def edge(directory: str, force: bool, **edge_kw: object) -> None:
     """
     settings = _edge_settings(edge_kw)
     try:
-        ed = Accounts(directory).add_edge(settings, force=force)
+        ed = open_accounts(directory).add_edge(settings, force=force)  # type: ignore[func-returns-value]
     except AccountsError as exc:
         raise click.ClickException(str(exc)) from None
     _edge_next(ed, settings)
@@ -268,11 +289,39 @@ def _no_reload(f):  # type: ignore[no-untyped-def]
     return click.option("--no-reload", is_flag=True, help="Do not signal the running broker.")(f)
 
 
-def _open(directory: str | None) -> Accounts:
+def _open(directory: str | None) -> Accounts | DynsecAccounts:
     try:
-        return Accounts(_need_dir(directory))
+        return open_accounts(_need_dir(directory))
     except AccountsError as exc:
         raise click.ClickException(str(exc)) from None
+
+
+def _fail(exc: AccountsError) -> NoReturn:
+    """One line and the project's exit code: 3 no broker answered, 4 credentials refused, else 1."""
+    if isinstance(exc, (DynsecUnavailable, DynsecRefused)):
+        hint = ": in dynsec mode accounts change in the running broker (mosquitto -c DIR/mosquitto.conf)"
+        click.echo(f"Error: {exc}" + (hint if isinstance(exc, DynsecUnavailable) else ""), err=True)
+        sys.exit(3 if isinstance(exc, DynsecUnavailable) else 4)
+    raise click.ClickException(str(exc)) from None
+
+
+@broker.command("migrate")
+@click.argument("directory", type=click.Path(file_okay=False, exists=True))
+@click.option("--to", "to", type=click.Choice(["dynsec"]), required=True, help="The accounts mode to move to.")
+def migrate(directory: str, to: str) -> None:
+    """Move DIRECTORY's accounts from passwd/acl/roles files into the dynamic security plugin.
+
+    Every password is kept (mosquitto_passwd's $7$ hashes are the plugin's own format);
+    stop the broker first, start it again after.  The old passwd/acl files stay, unused.
+    """
+    try:
+        d, users = migrate_to_dynsec(directory)
+    except AccountsError as exc:
+        raise click.ClickException(str(exc)) from None
+    click.echo(f"migrated {len(users)} account(s) into {d.root / 'dynsec.json'}; mosquitto.conf now loads the "
+               "dynamic security plugin")
+    click.echo(f"the admin's password is in {d.root / 'secrets' / 'summon-admin.pw'} (0600)")
+    click.echo(f"  mosquitto -c {d.conf}")
 
 
 @click.group()
@@ -297,7 +346,7 @@ def add(username: str, role: str, password: str | None, password_file: str | Non
         raise click.UsageError("--generate makes the password up: drop --password/--password-file")
     try:
         if generate:
-            if username in acc.roles():
+            if username in (acc.live_roles() if isinstance(acc, DynsecAccounts) else acc.roles()):
                 raise AccountsError(f"{username} already exists; `summon accounts passwd {username}` changes "
                                     f"its password")
             secret, kept = _keep_password(str(acc.dir.root), username)
@@ -306,7 +355,7 @@ def add(username: str, role: str, password: str | None, password_file: str | Non
         else:
             click.echo(acc.add(username, role, _password(password, password_file), reload=not no_reload))
     except AccountsError as exc:
-        raise click.ClickException(str(exc)) from None
+        _fail(exc)
 
 
 @accounts.command("remove")
@@ -319,7 +368,7 @@ def remove(username: str, directory: str, no_reload: bool) -> None:
     try:
         click.echo(acc.remove(username, reload=not no_reload))
     except AccountsError as exc:
-        raise click.ClickException(str(exc)) from None
+        _fail(exc)
 
 
 @accounts.command("passwd")
@@ -333,12 +382,17 @@ def passwd(username: str, password: str | None, password_file: str | None, direc
     try:
         click.echo(acc.set_password(username, _password(password, password_file), reload=not no_reload))
     except AccountsError as exc:
-        raise click.ClickException(str(exc)) from None
+        _fail(exc)
 
 
 @accounts.command("list")
 @_dir_option
 def list_(directory: str) -> None:
-    """Print every account and its role."""
-    for user, role in _open(directory).roles().items():
+    """Print every account and its role (in dynsec mode: as the running broker has them)."""
+    acc = _open(directory)
+    try:
+        roles = acc.live_roles() if isinstance(acc, DynsecAccounts) else acc.roles()
+    except AccountsError as exc:
+        _fail(exc)
+    for user, role in roles.items():
         click.echo(f"{user:24} {role}")
