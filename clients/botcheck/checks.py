@@ -6,6 +6,12 @@ and from the referee's tables (what was accepted).  The other seats are played b
 checker itself, directly through the referee, so it decides when the bot is to move.
 The rows follow protocol/README.md: "seq: the rules", "Old tables on connect", "What not
 to do" and "Durable tables".
+
+Nothing here is held against the bot that is not the bot's doing: a situation that cannot
+be made (the game ended before the bot had another turn, ...) raises ``Skipped`` and its
+row says why; bot-check's own failure in a check is a skipped row too (with the traceback
+on the progress output), and the other checks still run.  The one thing forged is the
+illegal move (``_illegal``), and the refusal says so.
 """
 
 from __future__ import annotations
