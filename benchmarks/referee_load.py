@@ -446,7 +446,7 @@ class Director:
             if item.topic != T.reply("director"):
                 continue
             msg = decode(item.payload, max_bytes=1 << 20)
-            if isinstance(msg, Error):
+            if isinstance(msg, Error) and (msg.ref is None or msg.ref in waiting):  # not a re-sent barrier's
                 raise SystemExit(f"create refused: {msg.code} {msg.detail}")
             if isinstance(msg, Created):
                 waiting.discard(msg.request_id)
@@ -609,7 +609,8 @@ def main() -> None:
         director.create(args.game, [f"{tag}{i}" for i in range(args.tables)], PLAYERS[args.game])
         created_s = time.perf_counter() - t0
         director.barrier()
-        flat, flat_err, flat_cpu = many_tables(mosq.port, args.game, tag, args.tables, "flat", args.seconds, args.pace, cpu)
+        flat, flat_err, flat_cpu = many_tables(mosq.port, args.game, tag, args.tables, "flat", args.seconds,
+                                               args.pace, cpu)
         director.barrier()  # the paced phase starts on an idle referee
         paced, paced_err, paced_cpu = many_tables(mosq.port, args.game, tag, args.tables, "paced", args.paced_seconds,
                                                   args.pace, cpu)

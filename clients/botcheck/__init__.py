@@ -53,5 +53,6 @@ def render_rows(rows: Sequence[Row]) -> str:
         lines.append(f"{r.name:<{w}}  {r.result:<6}  {r.expected} -> {r.did}")
     skipped = sum(r.skipped for r in rows)
     passed = sum(r.ok and not r.skipped for r in rows)
-    lines.append(f"{passed} passed, {len(rows) - passed - skipped} failed" + (f", {skipped} skipped" if skipped else ""))
+    failed = len(rows) - passed - skipped
+    lines.append(f"{passed} passed, {failed} failed" + (f", {skipped} skipped" if skipped else ""))
     return "\n".join(lines)
