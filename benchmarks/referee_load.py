@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import argparse
 import heapq
+import itertools
 import json
 import os
 import queue
@@ -357,16 +358,31 @@ def raw_pingpong(port: int, n: int) -> tuple[list[float], float]:
     pong = spawn("_pong", port)
     assert pong.stdout is not None and pong.stdout.readline().strip() == "ready"
     link = Link(url(port, "p1"), "bench-ping", subscriptions=(T.seat_all("ping", "p1"),)).start()
-    body = msgpack.packb({"v": 1, "type": "move", "seq": 0, "move": "x"})
     lat = []
     c0 = 0.0
     try:
+        # The pong's "ready" comes once its SUBSCRIBE is sent, not acknowledged (paho's Link):
+        # a ping published before the broker has the subscription is lost, not late.  So
+        # ping until one is answered, and match every answer to its own ping (a late answer
+        # to a re-sent one must not stand for the next round trip).
+        deadline = time.monotonic() + 60
+        for k in itertools.count():
+            hello = b"hello-%d" % k
+            link.publish(T.move("ping", "p1"), hello)
+            try:
+                if link.inbox.get(timeout=1.0).payload.startswith(b"hello-"):
+                    break
+            except queue.Empty:
+                if time.monotonic() > deadline:
+                    raise SystemExit("the echo client never answered within 60 s") from None
         for i in range(n + 50):
             if i == 50:  # warm-up round trips not counted
                 c0 = cpu_seconds(pong.pid)
+            body = msgpack.packb({"v": 1, "type": "move", "seq": i, "move": "x"})
             t0 = time.perf_counter()
             link.publish(T.move("ping", "p1"), body)
-            link.inbox.get(timeout=10)
+            while not link.inbox.get(timeout=60).payload.startswith(body):
+                pass  # a late answer to a hello
             if i >= 50:
                 lat.append((time.perf_counter() - t0) * 1000)
         pong_us = (cpu_seconds(pong.pid) - c0) / n * 1e6
