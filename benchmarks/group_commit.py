@@ -105,7 +105,7 @@ def run(tables: int, mode: str, seconds: float, db_url: str | None, referees: in
             # answering every state at once (referee_load's flat-out phase).  They used to be
             # four threads of this process: one GIL for four clients capped the 1,000-table
             # lines at ~1,400-1,900 moves/s and made group commit look slower than a commit per move
-            lat, errors, cpu_us = many_tables(broker.port, "dragon", f"gc{tag}-", "flat", seconds, 0.0,
+            lat, errors, cpu_us = many_tables(broker.port, "dragon", f"gc{tag}-", tables, "flat", seconds, 0.0,
                                               lambda loop=False: sum(cpu_seconds(p.pid) for p in procs))
             if errors:
                 raise SystemExit(f"the seat clients saw {errors} error(s): the figures would not be moves")

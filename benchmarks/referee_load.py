@@ -42,15 +42,18 @@ from __future__ import annotations
 
 import argparse
 import heapq
+import itertools
 import json
 import os
 import queue
 import random
+import select
 import signal
 import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import uuid
 from pathlib import Path
@@ -100,6 +103,10 @@ def child_referee(port: int, client_id: str, db: str, db_sync: str) -> None:
                         db=db, db_sync=db_sync, rate_limit=0, create_seats_per_minute=0)
     ref = Referee(cfg)
     signal.signal(signal.SIGTERM, lambda *_: ref.request_stop())
+    # "ready" on stdout once this referee is connected and subscribed (its ``ready`` is set
+    # after the SUBACKs): the parent waits for this line, not for a retained "online" on the
+    # status topic, which may be the previous referee's still queued in its inbox.
+    threading.Thread(target=lambda: ref.ready.wait() and print("ready", flush=True), daemon=True).start()
     profile = os.environ.get("REFEREE_LOAD_PROFILE")  # a path: cProfile the loop thread into it
     if profile:
         import cProfile
@@ -188,11 +195,15 @@ def fanout_floor(port: int, n: int) -> list[float]:
     return lat
 
 
-def child_seat(port: int, user: str, tag: str, mode: str, start_at: float, seconds: float, pace: float,
+def child_seat(port: int, user: str, tag: str, mode: str, tables: int, seconds: float, pace: float,
                seed: int) -> None:
-    """Sit at every table whose id starts with ``tag``; play until ``start_at + seconds``.
+    """Sit at every table whose id starts with ``tag``; play from the start time the parent
+    writes on stdin until ``seconds`` after it.
 
-    Prints JSON: latencies (ms) of the moves sent in the window, errors seen, moves sent.
+    Prints "ready" once subscribed and holding the retained state of ``tables`` tables (the
+    parent sends the start time only when every seat is ready: a wait for the thing itself,
+    not a guess of how long a loaded machine takes to start a process), then JSON at the
+    end: latencies (ms) of the moves sent in the window, errors seen, moves sent.
     Decodes with plain msgpack (not the strict decoder): the client's cost is not measured.
     """
     rng = random.Random(seed)
@@ -203,6 +214,24 @@ def child_seat(port: int, user: str, tag: str, mode: str, start_at: float, secon
     seen_first: set[str] = set()
     lat: list[float] = []
     errors = sent = 0
+
+    def take(item: Any) -> None:
+        parts = item.topic.split("/")
+        if item.payload and parts[AT].startswith(tag) and parts[-1] == "state":
+            d = msgpack.unpackb(item.payload)
+            if d["seq"] > latest.get(parts[AT], {"seq": -1})["seq"]:
+                latest[parts[AT]] = d
+
+    deadline = time.monotonic() + 120
+    while len(latest) < tables:  # every table's retained state first
+        if time.monotonic() > deadline:
+            raise SystemExit(f"seat {user}: {len(latest)} of {tables} tables' states within 120 s")
+        try:
+            take(link.inbox.get(timeout=0.5))
+        except queue.Empty:
+            continue
+    print("ready", flush=True)
+    start_at = float(sys.stdin.readline())
     end = start_at + seconds
 
     def act(table: str, now: float) -> None:
@@ -222,16 +251,11 @@ def child_seat(port: int, user: str, tag: str, mode: str, start_at: float, secon
         link.publish(T.move(table, user), encode(Move(seq=d["seq"], move=rng.choice(d["legal"]))))
         sent += 1
 
-    while time.time() < start_at:  # the retained states of every table arrive first
+    while time.time() < start_at:  # what arrives before the start
         try:
-            item = link.inbox.get(timeout=0.05)
+            take(link.inbox.get(timeout=max(0.001, min(0.05, start_at - time.time()))))
         except queue.Empty:
             continue
-        parts = item.topic.split("/")
-        if item.payload and parts[AT].startswith(tag) and parts[-1] == "state":
-            d = msgpack.unpackb(item.payload)
-            if d["seq"] > latest.get(parts[AT], {"seq": -1})["seq"]:
-                latest[parts[AT]] = d
     now = time.time()
     for table in list(latest):
         act(table, now)
@@ -334,16 +358,31 @@ def raw_pingpong(port: int, n: int) -> tuple[list[float], float]:
     pong = spawn("_pong", port)
     assert pong.stdout is not None and pong.stdout.readline().strip() == "ready"
     link = Link(url(port, "p1"), "bench-ping", subscriptions=(T.seat_all("ping", "p1"),)).start()
-    body = msgpack.packb({"v": 1, "type": "move", "seq": 0, "move": "x"})
     lat = []
     c0 = 0.0
     try:
+        # The pong's "ready" comes once its SUBSCRIBE is sent, not acknowledged (paho's Link):
+        # a ping published before the broker has the subscription is lost, not late.  So
+        # ping until one is answered, and match every answer to its own ping (a late answer
+        # to a re-sent one must not stand for the next round trip).
+        deadline = time.monotonic() + 60
+        for k in itertools.count():
+            hello = b"hello-%d" % k
+            link.publish(T.move("ping", "p1"), hello)
+            try:
+                if link.inbox.get(timeout=1.0).payload.startswith(b"hello-"):
+                    break
+            except queue.Empty:
+                if time.monotonic() > deadline:
+                    raise SystemExit("the echo client never answered within 60 s") from None
         for i in range(n + 50):
             if i == 50:  # warm-up round trips not counted
                 c0 = cpu_seconds(pong.pid)
+            body = msgpack.packb({"v": 1, "type": "move", "seq": i, "move": "x"})
             t0 = time.perf_counter()
             link.publish(T.move("ping", "p1"), body)
-            link.inbox.get(timeout=10)
+            while not link.inbox.get(timeout=60).payload.startswith(body):
+                pass  # a late answer to a hello
             if i >= 50:
                 lat.append((time.perf_counter() - t0) * 1000)
         pong_us = (cpu_seconds(pong.pid) - c0) / n * 1e6
@@ -360,8 +399,7 @@ class Director:
     """Creates tables over MQTT, many requests in flight."""
 
     def __init__(self, port: int) -> None:
-        self.link = Link(url(port, "director"), "bench-director",
-                         subscriptions=(T.reply("director"), T.referee_status())).start()
+        self.link = Link(url(port, "director"), "bench-director", subscriptions=(T.reply("director"),)).start()
 
     def _await(self, match: Any, timeout: float, failure: str) -> None:
         """Read the inbox until ``match(item)`` holds; give up with ``failure`` after ``timeout``."""
@@ -373,25 +411,40 @@ class Director:
                 continue
             if match(item):
                 return
+        if not failure:
+            raise TimeoutError
         raise SystemExit(failure)
-
-    def wait_online(self, timeout: float = 30.0) -> None:
-        self._await(lambda item: item.topic == T.referee_status() and bool(item.payload)
-                    and msgpack.unpackb(item.payload)["status"] == "online",
-                    timeout, f"the referee did not come online within {timeout:g} s")
 
     def barrier(self, timeout: float = 120.0) -> None:
         """Wait until the referee has worked through everything queued before now (its
-        inbox is first in, first out: the answer to a request sent now comes after)."""
-        rid = f"barrier-{uuid.uuid4().hex[:6]}"
-        self.link.publish(T.request("director"), encode(CloseTable(request_id=rid, table="no-such-table")))
+        inbox is first in, first out: the answer to a request sent now comes after).
+
+        The request is sent again (a fresh id each time, any answer will do) while no answer
+        has come: a request published while no referee is subscribed is gone for good, and
+        an answer is the only proof that one was listening.  The gaps double from 1 s to
+        8 s, so a referee with a long inbox gets a few extra cheap requests, not hundreds."""
+        rids: set[str] = set()
+        deadline = time.monotonic() + timeout
+        gap = 1.0
 
         def answered(item: Any) -> bool:
             if item.topic != T.reply("director"):
                 return False
             msg = decode(item.payload, max_bytes=1 << 20)
-            return isinstance(msg, Error) and msg.ref == rid
-        self._await(answered, timeout, f"the referee did not work through its inbox within {timeout:g} s")
+            return isinstance(msg, Error) and msg.ref in rids
+        while True:
+            rid = f"barrier-{uuid.uuid4().hex[:6]}"
+            rids.add(rid)
+            self.link.publish(T.request("director"), encode(CloseTable(request_id=rid, table="no-such-table")))
+            left = deadline - time.monotonic()
+            try:
+                self._await(answered, min(gap, left), "")
+                return
+            except TimeoutError:
+                if time.monotonic() >= deadline:
+                    raise SystemExit(f"the referee did not work through its inbox within {timeout:g} s "
+                                     f"({len(rids)} requests unanswered)") from None
+            gap = min(gap * 2, 8.0)
 
     def create(self, game: str, ids: list[str], players: list[str], window: int = 100) -> None:
         todo, waiting = list(ids), set()
@@ -409,7 +462,7 @@ class Director:
             if item.topic != T.reply("director"):
                 continue
             msg = decode(item.payload, max_bytes=1 << 20)
-            if isinstance(msg, Error):
+            if isinstance(msg, Error) and (msg.ref is None or msg.ref in waiting):  # not a re-sent barrier's
                 raise SystemExit(f"create refused: {msg.code} {msg.detail}")
             if isinstance(msg, Created):
                 waiting.discard(msg.request_id)
@@ -428,15 +481,15 @@ def one_table(port: int, director: Director, game: str, moves: int,
     table is left quiet for ``QUIET_S``, so the other seats have read the last move."""
     mover, *others = PLAYERS[game]
     tag = f"one-{uuid.uuid4().hex[:6]}-"
-    start_at = time.time() + 1.0
-    seats = [spawn("_seat", port, u, tag, "flat", start_at, 24 * 3600, 0, i + 1) for i, u in enumerate(others)]
+    seats = [spawn("_seat", port, u, tag, "flat", 0, 24 * 3600, 0, i + 1, stdin=subprocess.PIPE)
+             for i, u in enumerate(others)]
     lat: list[float] = []
     decoded: list[float] = []
     rng = random.Random(1)
     used = 0.0
     accepted = 0
     try:
-        time.sleep(max(0.0, start_at - time.time()))
+        start(seats, time.time())
         while len(lat) < moves:
             table = f"{tag}{uuid.uuid4().hex[:8]}"
             director.create(game, [table], PLAYERS[game])
@@ -475,11 +528,11 @@ def next_state(link: Link, after: int, timeout: float = 30.0) -> Any:
     raise SystemExit(f"no seat state after seq {after} within {timeout:g} s: is the referee stuck?")
 
 
-def many_tables(port: int, game: str, tag: str, mode: str, seconds: float, pace: float,
+def many_tables(port: int, game: str, tag: str, tables: int, mode: str, seconds: float, pace: float,
                 cpu: Any) -> tuple[list[float], int, float]:
-    start_at = time.time() + 4.0  # time for each seat client to connect and read every retained state
-    seats = [spawn("_seat", port, u, tag, mode, start_at, seconds, pace, i)
+    seats = [spawn("_seat", port, u, tag, mode, tables, seconds, pace, i, stdin=subprocess.PIPE)
              for i, u in enumerate(PLAYERS[game])]
+    start_at = start(seats, time.time() + 0.5)  # every seat has every table's state: go together
     time.sleep(max(0.0, start_at - time.time()))
     c0, l0 = cpu(), cpu(loop=True)
     time.sleep(seconds)
@@ -510,7 +563,7 @@ def main() -> None:
         elif kind == "_pong":
             child_pong(int(rest[0]))
         elif kind == "_seat":
-            child_seat(int(rest[0]), rest[1], rest[2], rest[3], float(rest[4]), float(rest[5]), float(rest[6]),
+            child_seat(int(rest[0]), rest[1], rest[2], rest[3], int(rest[4]), float(rest[5]), float(rest[6]),
                        int(rest[7]))
         return
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -558,8 +611,7 @@ def main() -> None:
             pong_cpu.append(us)
             refs = [spawn("_referee", mosq.port, f"referee-{i}" if args.referees > 1 else "referee", db,
                           args.db_sync) for i in range(args.referees)]
-            director.wait_online()
-            time.sleep(0.5 * args.referees)
+            await_ready(refs)
             director.barrier()
             o, od, us = one_table(mosq.port, director, args.game, args.moves // args.blocks, cpu)
             one += o
@@ -573,9 +625,10 @@ def main() -> None:
         director.create(args.game, [f"{tag}{i}" for i in range(args.tables)], PLAYERS[args.game])
         created_s = time.perf_counter() - t0
         director.barrier()
-        flat, flat_err, flat_cpu = many_tables(mosq.port, args.game, tag, "flat", args.seconds, args.pace, cpu)
+        flat, flat_err, flat_cpu = many_tables(mosq.port, args.game, tag, args.tables, "flat", args.seconds,
+                                               args.pace, cpu)
         director.barrier()  # the paced phase starts on an idle referee
-        paced, paced_err, paced_cpu = many_tables(mosq.port, args.game, tag, "paced", args.paced_seconds,
+        paced, paced_err, paced_cpu = many_tables(mosq.port, args.game, tag, args.tables, "paced", args.paced_seconds,
                                                   args.pace, cpu)
         rp50, rp99 = quantiles(raw)
         o50, o99 = quantiles(one)
@@ -605,6 +658,37 @@ def main() -> None:
     finally:
         stop(refs)
         mosq.stop()
+
+
+def start(seats: list[subprocess.Popen[str]], at: float) -> float:
+    """Once every seat client is ready, tell them all to start at ``at`` (later if the wait
+    for them took longer); the start time actually given."""
+    await_ready(seats, "seat client", 180.0)
+    at = max(at, time.time() + 0.2)
+    for p in seats:
+        assert p.stdin is not None
+        p.stdin.write(f"{at!r}\n")
+        p.stdin.flush()
+    return at
+
+
+def await_ready(procs: list[subprocess.Popen[str]], what: str = "referee", timeout: float = 60.0) -> None:
+    """Wait for each process's own "ready" line (a referee: connected and subscribed)."""
+    deadline = time.monotonic() + timeout
+    for p in procs:
+        assert p.stdout is not None
+        while True:
+            if p.poll() is not None:
+                raise SystemExit(f"a {what} exited with code {p.returncode} before it was ready")
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise SystemExit(f"a {what} was not ready within {timeout:g} s")
+            if select.select([p.stdout], [], [], min(left, 0.5))[0]:
+                line = p.stdout.readline()
+                if line.strip() == "ready":
+                    break
+                if not line:  # stdout closed: poll() says how it ended
+                    p.wait(5)
 
 
 def stop(procs: list[subprocess.Popen[str]]) -> None:

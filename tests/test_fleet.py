@@ -306,7 +306,7 @@ def test_sigterm_hands_the_tables_over_and_they_finish_unchanged(mosquitto, pg_u
 
     table, seed, config = "term-pg", 31, {"target": 100}
     add_referee_accounts(mosquitto, ["ref1", "ref2"])
-    refs = [FleetReferee(mosquitto, pg_url, u, ttl=30.0) for u in ("ref1", "ref2")]
+    refs = [FleetReferee(mosquitto, pg_url, u, ttl=60.0) for u in ("ref1", "ref2")]
     watch = Probe(mosquitto.url("mallory"), "mallory", (T.public_all(table),))
     bots = [BotClient(DetBot(), mosquitto.url(u), u, table=table) for u in PLAYERS]
     store = PgStore(pg_url, readonly=True)
@@ -324,9 +324,10 @@ def test_sigterm_hands_the_tables_over_and_they_finish_unchanged(mosquitto, pg_u
         stopped = time.monotonic()
         assert owner.terminate() == 0
         watch.wait_for(lambda i, m: isinstance(m, Events) and m.events == [{"type": "interrupted"}], 10)
-        watch.wait_for(lambda i, m: isinstance(m, Events) and m.events == [{"type": "resumed"}], 10)
+        watch.wait_for(lambda i, m: isinstance(m, Events) and m.events == [{"type": "resumed"}], 30)
         handover = time.monotonic() - stopped
-        assert handover < 10, handover  # released: far less than the 30 s lease
+        # released: far less than the 60 s lease (the margin is for a loaded machine: ~1 s idle)
+        assert handover < 30, handover
         done = watch.wait_for(lambda i, m: isinstance(m, Meta) and m.status == "finished", 120)
         for t in threads:
             t.join(30)

@@ -19,7 +19,10 @@ def test_referee_load_runs_every_phase_and_reports_no_errors():
     out = subprocess.run(
         [sys.executable, str(ROOT / "benchmarks" / "referee_load.py"), "--tables", "20", "--seconds", "1",
          "--paced-seconds", "1", "--pace", "0.5", "--moves", "40", "--pings", "40", "--blocks", "2"],
-        capture_output=True, text=True, timeout=240)
+        capture_output=True, text=True, timeout=600)  # ~60 s idle, 150-170 s with both cores loaded
+    # (its waits are for the things themselves -- each referee's "ready", an answered barrier,
+    # every seat client holding every table -- each with its own deadline and message; this
+    # timeout only catches a hang)
     assert out.returncode == 0, out.stderr[-3000:]
     text = out.stdout
     for line in ("raw broker QoS1 ping-pong", "fan-out floor", "one table", "20 tables flat out",

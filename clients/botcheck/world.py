@@ -101,6 +101,9 @@ class World:
         self.referee_url = BrokerUrl(port=self.broker.port).with_credentials("referee", rpw)
         self.proxy = MqttProxy("127.0.0.1", self.broker.port)
         self.sent: list[tuple[float, str, bytes]] = []  # every payload the referee sent to the bot's seats
+        # (table, the bot's own move, what bot-check put in its place): the refusal the bot
+        # gets for it says so in its detail (``Watched._send``)
+        self.replaced: tuple[str, str, str] | None = None
         self.ref: Referee = None  # type: ignore[assignment]
         self._thread: threading.Thread | None = None
         self.bot: subprocess.Popen[bytes] | None = None
@@ -119,10 +122,13 @@ class World:
 
             def _send(self, publishes: Sequence[Any]) -> None:
                 marker = f"/seat/{world.user}/"
+                out = []
                 for p in publishes:  # a Later (the rest of a move) comes back here built
                     if isinstance(p, Publish) and marker in p.topic and p.payload:
+                        p = world.own_up(p)
                         world.sent.append((time.monotonic(), p.topic, p.payload))
-                super()._send(publishes)
+                    out.append(p)
+                super()._send(out)
 
         cfg = RefereeConfig(broker=self.referee_url, prefix=self.prefix, client_id="referee",
                             db=str(self.dir / "referee.db"), db_sync="normal", roles_file=None)
@@ -131,6 +137,29 @@ class World:
         self._thread.start()
         if not self.ref.ready.wait(15):
             raise RuntimeError("the referee did not connect to the private broker")
+
+    def own_up(self, p: Any) -> Any:
+        """The refusal of a move bot-check put in place of the bot's own, with a detail that
+        says so: the bot's author must never read it as the referee refusing one of the
+        bot's legal moves.  Everything else unchanged (the code, ``seq`` and ``ref`` -- the
+        move the referee did get -- are the referee's own)."""
+        from summon.protocol.messages import Error, decode, encode
+        from summon.referee.table import Publish
+
+        if self.replaced is None or not p.topic.endswith("/error"):
+            return p
+        table, own, put = self.replaced
+        try:
+            msg = decode(p.payload)
+        except Exception:
+            return p
+        if not (isinstance(msg, Error) and msg.table == table and msg.ref == put and msg.code.startswith("move/")):
+            return p
+        self.replaced = None
+        detail = (f"bot-check replaced your move {own!r} with {put!r} on its way to the referee, to see that "
+                  f"you pick again after a refusal; the referee says: {msg.detail}")
+        return Publish(p.topic, encode(Error(code=msg.code, detail=detail, table=msg.table, seq=msg.seq,
+                                             ref=msg.ref)), p.retain)
 
     def restart_referee(self) -> None:
         """Stop the referee (gracefully: its tables are in its database) and start a new one."""
