@@ -141,14 +141,17 @@ class MatchRunner(Runner):
 
 
 def _spec(game: str, boards: int, a: str, b: str, members: dict[str, list[str]], config: dict[str, Any],
-          max_tables: int) -> Any:
+          max_tables: int, bots: tuple[str, str]) -> Any:
     return parse_spec({
         "tournament": {"id": "match", "name": f"{a} v {b}", "game": game, "format": "duplicate",
                        "boards": boards, "pairing": "round-robin"},
         "table": dict(config),
         "time": {"no_show": 60},
         "run": {"max_tables": max_tables, "withdraw_after": 0},
-        "entrant": [{"name": a, "members": members[a]}, {"name": b, "members": members[b]}],
+        # Both sides are bots (a registered bot or a bot command), which may play both rooms of
+        # a deal at once with one pair of accounts: the spec refuses that for people.
+        "entrant": [{"name": a, "members": members[a], "bot": bots[0]},
+                    {"name": b, "members": members[b], "bot": bots[1]}],
     })
 
 
@@ -166,7 +169,8 @@ def run_match(game: str, boards: int, side_a: Side, side_b: Side, config: dict[s
                                                                                  side_b.label + " (B)")
     members = {labels[0]: [f"a{i + 1}" for i in range(team)], labels[1]: [f"b{i + 1}" for i in range(team)]}
     passwords = {u: secrets.token_urlsafe(12) for u in ["referee", DIRECTOR, *members[labels[0]], *members[labels[1]]]}
-    spec = _spec(game, boards, labels[0], labels[1], members, config or {}, max_tables)
+    bots = (side_a.bot or "command", side_b.bot or "command")
+    spec = _spec(game, boards, labels[0], labels[1], members, config or {}, max_tables, bots)
     work = Path(tempfile.mkdtemp(prefix="summon-match-"))
     logs = Path(log_dir) if log_dir else work
     broker = PrivateBroker(work, passwords, "summon/v1", embedded, directors=(DIRECTOR,))

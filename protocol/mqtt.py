@@ -158,6 +158,10 @@ class Link:
         self._subs: list[str] = list(subscriptions)
         self.inbox: queue.Queue[Any] = inbox if inbox is not None else queue.Queue()
         self.connected = threading.Event()
+        # Set once the broker acknowledged every subscription of the current connection: a
+        # client that publishes (or says "ready") before that may miss the answer.
+        self.subscribed = threading.Event()
+        self._pending_subs: set[int] = set()
         self.connects = 0  # successful connections so far: a change means "reconnected"
         self._birth = birth  # published (retained) on every connect: the will's counterpart
         self._closed = False
@@ -183,6 +187,7 @@ class Link:
         self._client.on_connect = self._on_connect
         self._client.on_disconnect = self._on_disconnect
         self._client.on_message = self._on_message
+        self._client.on_subscribe = self._on_subscribe
 
     # --- paho callbacks: never raise -----------------------------------------------------
     def _on_socket_open(self, client: Any, userdata: Any, sock: Any) -> None:
@@ -200,8 +205,12 @@ class Link:
                     return
                 log.warning("%s: broker refused connection: %s", self.client_id, reason)
                 return
-            for sub in self._subs:
-                client.subscribe(sub, qos=1)
+            self.subscribed.clear()
+            # on_subscribe runs on this same network thread, so no SUBACK is handled before
+            # the whole set of pending ids is known.
+            self._pending_subs = {client.subscribe(sub, qos=1)[1] for sub in self._subs}
+            if not self._pending_subs:
+                self.subscribed.set()
             if self._birth is not None:
                 client.publish(self._birth[0], self._birth[1], qos=1, retain=True)
             self.connects += 1
@@ -210,6 +219,14 @@ class Link:
             log.debug("%s: connected to %s", self.client_id, self.broker)
         except Exception:
             log.exception("%s: error in on_connect", self.client_id)
+
+    def _on_subscribe(self, client: Any, userdata: Any, mid: int, reasons: Any, props: Any) -> None:
+        try:
+            self._pending_subs.discard(mid)
+            if not self._pending_subs:
+                self.subscribed.set()
+        except Exception:
+            pass
 
     def _on_disconnect(self, client: Any, userdata: Any, flags: Any, reason: Any, props: Any) -> None:
         try:
@@ -253,7 +270,12 @@ class Link:
 
     # --- public API ----------------------------------------------------------------------
     def start(self, timeout: float = 10.0) -> "Link":
-        """Connect and start paho's network thread; wait until subscribed."""
+        """Connect and start paho's network thread; wait until connected and subscribed.
+
+        Subscribed means the broker acknowledged every subscription (its SUBACKs): a message
+        published after ``start`` returns reaches this link.  A broker that holds the SUBACKs
+        back for longer than ``timeout`` (it sends a big retained backlog first) is logged and
+        not an error: the subscriptions stand, they are only not yet acknowledged."""
         try:
             self._client.connect(self.broker.host, self.broker.port, keepalive=30)
         except (OSError, ValueError) as exc:
@@ -267,6 +289,13 @@ class Link:
                 why = self._last_refusal or "no answer"
                 raise LinkError(f"not connected to {self.broker} within {timeout:g} s ({why}): is the broker "
                                 f"running there? (--broker, or the profile named by SUMMON_PROFILE)")
+        deadline = time.monotonic() + timeout
+        while not self.subscribed.wait(0.05):
+            self.check()
+            if time.monotonic() > deadline:
+                log.warning("%s: the broker has not acknowledged the subscriptions within %g s; going on",
+                            self.client_id, timeout)
+                break
         return self
 
     def subscribe(self, topic_filter: str) -> None:
