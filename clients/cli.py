@@ -106,7 +106,7 @@ def demo(game: str, players: int | None, target: int | None, options: tuple[str,
                    "referee's tables are adopted by the others after about this.")
 @click.option("--share-group", default=None,
               help="With a postgresql:// --db: the shared-subscription group of director requests "
-                   "(default: a hash of --db; must be unknown to players).")
+                   "(default: a random secret the fleet keeps in the database; must be unknown to players).")
 @click.option("--db-sync", type=click.Choice(["full", "normal"]), default="full", show_default=True,
               help="full: every move synced to disk (survives power loss); normal: survives a killed "
                    "referee, may lose the last moves on power loss, much faster on slow disks.")

@@ -101,7 +101,8 @@ class RefereeConfig:
     group_commit: bool = True
     # A fleet (``db`` is postgresql://..., referee/fleet.py): seconds a table's lease lasts
     # unless renewed (a killed referee's tables are adopted after about this), and the
-    # shared-subscription group of director requests (default: a hash of ``db``).
+    # shared-subscription group of director requests (default: a random secret kept in the
+    # shared store, referee/fleet.py).
     lease_ttl: float = 3.0
     share_group: str | None = None
     adopt_batch: int = 25  # tables claimed per adoption round (small: survivors share a dead one's tables)
@@ -159,7 +160,7 @@ class Referee:
         subscriptions: tuple[str, ...] = (self.topics.all_moves(), self.topics.all_requests(),
                                           self.topics.all_presence())
         if self.store.shared:
-            self.fleet = Fleet(self, share_group(self.config.db, self.config.share_group))
+            self.fleet = Fleet(self, share_group(self.store, self.config.share_group))
             subscriptions = self.fleet.subscriptions()
         offline = encode(RefereeStatus(status="offline", tables=0))
         self._link = LoopLink(
