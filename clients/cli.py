@@ -113,10 +113,14 @@ def demo(game: str, players: int | None, target: int | None, options: tuple[str,
 @click.option("--clock", "clock_spec", default=None, metavar="KEY=VALUE,...",
               help="Default time control, e.g. move=30,bank=600,increment=5,grace=60,max_timeouts=3,"
                    "on_timeout=house (seconds; see referee/clock.py).")
+@click.option("--connect-timeout", type=click.FloatRange(0.5, 3600), default=10.0, show_default=True,
+              metavar="SECONDS",
+              help="Give up connecting after the broker was silent this long; a retained backlog that is "
+                   "still arriving never times the start out (progress is logged every 5 s).")
 def referee(broker_url: str, username: str | None, password: str | None, password_file: str | None,
             prefix: str, mqtt_version: str, client_id: str, directors: tuple[str, ...],
             creates: tuple[str, ...], db: str, db_sync: str, clock_spec: str | None, lease_ttl: float = 3.0,
-            share_group: str | None = None) -> None:
+            share_group: str | None = None, connect_timeout: float = 10.0) -> None:
     """Run the referee: host every table on this broker until stopped."""
     from summon.referee.clock import ClockError, TimeControl
     from summon.referee.service import CreateRefused, Referee, RefereeConfig
@@ -132,7 +136,7 @@ def referee(broker_url: str, username: str | None, password: str | None, passwor
     cfg = RefereeConfig(broker=_broker(broker_url, username, password, password_file), prefix=prefix,
                         client_id=client_id, directors=frozenset(directors), mqtt_version=int(mqtt_version),
                         db=db, db_sync=db_sync, clock=clock, lease_ttl=lease_ttl, share_group=share_group,
-                        roles_file=roles_file)
+                        roles_file=roles_file, connect_timeout=connect_timeout)
     ref = Referee(cfg)
     _on_signals(ref.request_stop)
     try:

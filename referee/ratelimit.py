@@ -46,6 +46,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from summon.protocol.mqtt import Incoming
+from summon.protocol.version import MAX_INBOUND_BYTES
 
 __all__ = ["RateLimiter", "Limited", "RateLimitedInbox", "sender_of", "message_bytes"]
 
@@ -168,10 +169,19 @@ class RateLimitedInbox(queue.Queue):  # type: ignore[type-arg]
         self._lock = threading.Lock()
 
     def put(self, item: Any, block: bool = True, timeout: float | None = None) -> None:
-        # A retained message (the broker replays them when the referee subscribes, at start)
-        # is never dropped: the referee must see it to delete it, or it would be replayed,
-        # and dropped, at every start for ever.  They are bounded by what the broker stores.
-        if isinstance(item, Incoming) and self.limiter.enabled and not item.retain:
+        # A retained message (replayed when the referee subscribes, and -- MQTT 5, retain as
+        # published -- flagged when published live) is never dropped: the referee must see it
+        # to delete it, or the broker would keep it (and replay it at every start) for ever.
+        # Deleting costs no budget (issue 25: a player stored 15,000 x 65 KB of retained junk
+        # in 8 s, and the referee, past the byte budget, dropped them unread).  What it keeps
+        # of one is bounded instead: only a presence notice is ever read (the referee reads at
+        # most MAX_INBOUND_BYTES of it); on every other topic a retained message is junk to
+        # delete whatever it holds, so one byte says "not empty".
+        if isinstance(item, Incoming) and item.retain and item.payload:
+            keep = MAX_INBOUND_BYTES + 1 if item.topic.rpartition("/")[0].endswith("/presence") else 1
+            if len(item.payload) > keep:
+                item = Incoming(item.topic, item.payload[:keep], True)
+        elif isinstance(item, Incoming) and self.limiter.enabled:
             user = sender_of(item.topic)
             if user is not None and not self.limiter.allow(user, message_bytes(item)):
                 notice = self._count_drop(user, item.topic)

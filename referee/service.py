@@ -111,6 +111,9 @@ class RefereeConfig:
     # A finished table's retained meta (its result) is cleared this long after the game ended;
     # its seat and public states already after keep_finished_s (referee/tablecap.py).
     keep_meta_s: float = 86400.0
+    # Seconds the broker may stay *silent* while the referee connects and subscribes; a
+    # retained backlog that keeps arriving never times the start out (protocol/looplink.py).
+    connect_timeout: float = 10.0
 
 
 class Referee:
@@ -137,6 +140,10 @@ class Referee:
         self._batch_first = False  # the message being handled is the batch's first
         self._status_due = False  # a table was created, closed or ended: publish the status at the next tick
         self.fleet: Fleet | None = None  # set in startup() when the store is shared (referee/fleet.py)
+        self.retained_cleared = 0  # retained junk on move/request topics deleted (tests, benchmarks)
+        self._sweep_due = False  # 3.1.1: junk seen, or messages dropped: ask for the retained ones again
+        self._last_sweep = 0.0
+        self._dropped_seen = 0
 
     # --- lifecycle -------------------------------------------------------------------------
     stopped_because: str | None = None  # set when the broker refused or took over our connection
@@ -170,7 +177,7 @@ class Referee:
             mqtt_version=self.config.mqtt_version,
             will=(self.topics.referee_status(), offline),
             inbox=self.inbox,
-        ).start()
+        ).start(timeout=self.config.connect_timeout)
         self.recovery.restore()
         self._status("online")
         log.info("referee up on %s, prefix %s", self.config.broker, self.config.prefix)
@@ -297,6 +304,7 @@ class Referee:
         if self._status_due and self._link is not None:
             self._status_due = False
             self._status("online")
+        self._sweep(now)
         if self.fleet is not None:  # renew leases first: never republish a table we lost
             try:
                 self.fleet.tick(now)
@@ -419,13 +427,16 @@ class Referee:
             where = self.topics.parse(msg.topic)
         except TopicError as exc:
             log.debug("ignored: %s", exc)
-            if msg.payload:
+            if msg.payload and (msg.retain or not self.config.mqtt_version == 5):
                 # Junk retained on a topic we cannot even parse (e.g. an invalid table id)
                 # would be replayed to us on every start and kept by the broker for ever.
-                # Cleared even without the retain flag: a retained publish made while we are
-                # subscribed reaches us with retain 0, so we cannot tell (an empty publish is
-                # harmless; the rate limiter bounds how many a user can make us send).
+                # On 3.1.1 cleared even without the retain flag: a retained publish made
+                # while we are subscribed reaches us with retain 0, so we cannot tell (an
+                # empty publish is harmless; what the rate limiter drops, the sweep finds).
+                # On MQTT 5 the flag is the publisher's (retain as published).
                 self._send([Publish(msg.topic, b"", retain=True)])
+                self.retained_cleared += msg.retain
+            self._sweep_due = True
             return
         if not msg.payload:
             return  # clearing a retained message: nothing to answer
@@ -434,13 +445,17 @@ class Referee:
                 self._send([Publish(msg.topic, b"", retain=True)])  # retained junk, not a notice
             return
         if msg.retain:
-            # A retained move or request would be replayed to us on every reconnect:
-            # clear it and refuse it.
+            # A retained move or request would be replayed to us on every reconnect: clear
+            # it, always (no budget on deletions: issue 25), and refuse it -- that answer
+            # within the sender's rate budget, or a flood of retained junk would make us
+            # send as many errors as it sends messages.
             self._send([Publish(msg.topic, b"", retain=True)])
-            topic = (self.topics.seat_error(where.table, where.user) if where.table
-                     else self.topics.reply(where.user))
-            self._send_error(topic, ErrorCode.MSG_MALFORMED, f"messages to the referee must not be retained: "
-                             f"deleted the retained message on {msg.topic!r}", where.table)
+            self.retained_cleared += 1
+            if self.inbox.limiter.allow(where.user, 0):  # type: ignore[attr-defined]
+                topic = (self.topics.seat_error(where.table, where.user) if where.table
+                         else self.topics.reply(where.user))
+                self._send_error(topic, ErrorCode.MSG_MALFORMED, f"messages to the referee must not be retained: "
+                                 f"deleted the retained message on {msg.topic!r}", where.table)
             return
         if where.kind == "move":
             self._handle_move(where.table or "", where.user, msg)
@@ -456,6 +471,7 @@ class Referee:
                 # would empty its bucket and this referee would drop its moves at our own
                 self.inbox.refund(user, message_bytes(msg))  # type: ignore[attr-defined]
                 return
+            self._sweep_due = True  # on 3.1.1, was it retained?  The next sweep tells
             if self.fleet is not None and not self.fleet.answers_unknown(table_id):
                 return  # another referee of the fleet answers for it
             self._send_error(self.topics.seat_error(table_id, user), ErrorCode.TABLE_UNKNOWN,
@@ -549,6 +565,33 @@ class Referee:
         assert isinstance(req, CloseTable)
         if req.table in self.tables:
             self._handle_request(user, Incoming(self.topics.request(user), payload, False))
+
+    def _sweep(self, now: float) -> None:
+        """MQTT 3.1.1 only: ask the broker for the retained messages on our topics again.
+
+        Why: on 3.1.1 a retained publish made while we are subscribed reaches us with the
+        retain flag cleared, and the rate limiter drops a flood unread, so retained junk on
+        move topics (a player may write ``t/<any id>/move/<self>``) could pile up on the
+        broker unseen (issue 25: 976 MB in 8 s).  Subscribing a filter again makes the broker
+        send its retained messages, flagged, and ``_handle`` deletes each one.  Only after
+        something suspicious (a message on a topic we cannot use, or messages dropped by the
+        limiter), at most once a second: with no junk stored, a sweep is one SUBACK.  On
+        MQTT 5 the subscription's retain-as-published flag shows every retained move as it
+        arrives, so no sweep is needed.
+        """
+        dropped = getattr(self.inbox, "dropped_total", 0)
+        if dropped != self._dropped_seen:
+            self._dropped_seen = dropped
+            self._sweep_due = True
+        if (not self._sweep_due or self.config.mqtt_version == 5 or self._link is None
+                or now - self._last_sweep < 1.0):
+            return
+        self._sweep_due = False
+        self._last_sweep = now
+        filters = [self.topics.all_moves(), self.topics.all_presence()]  # a real notice again: no change
+        if self.fleet is None:  # a shared subscription gets no retained messages anyway
+            filters.append(self.topics.all_requests())
+        self._link.resubscribe(filters)
 
     # --- roles and rate limits ---------------------------------------------------------------
     def is_director(self, user: str) -> bool:
