@@ -434,7 +434,7 @@ class Referee:
                 # while we are subscribed reaches us with retain 0, so we cannot tell (an
                 # empty publish is harmless; what the rate limiter drops, the sweep finds).
                 # On MQTT 5 the flag is the publisher's (retain as published).
-                self._send([Publish(msg.topic, b"", retain=True)])
+                self._clear_retained(msg.topic)
                 self.retained_cleared += msg.retain
             self._sweep_due = True
             return
@@ -442,14 +442,14 @@ class Referee:
             return  # clearing a retained message: nothing to answer
         if where.kind == "presence":  # retained on purpose: it is the user's MQTT last will
             if not self.seats.presence(where.user, msg.payload, time.monotonic()) and msg.retain:
-                self._send([Publish(msg.topic, b"", retain=True)])  # retained junk, not a notice
+                self._clear_retained(msg.topic)  # retained junk, not a notice
             return
         if msg.retain:
             # A retained move or request would be replayed to us on every reconnect: clear
             # it, always (no budget on deletions: issue 25), and refuse it -- that answer
             # within the sender's rate budget, or a flood of retained junk would make us
             # send as many errors as it sends messages.
-            self._send([Publish(msg.topic, b"", retain=True)])
+            self._clear_retained(msg.topic)
             self.retained_cleared += 1
             if self.inbox.limiter.allow(where.user, 0):  # type: ignore[attr-defined]
                 topic = (self.topics.seat_error(where.table, where.user) if where.table
@@ -630,6 +630,18 @@ class Referee:
                 log.error("not sent: %d bytes on %s exceed the broker's max_packet_size", len(p.payload), p.topic)
                 continue
             self._link.publish(p.topic, p.payload, retain=p.retain)
+
+    def _clear_retained(self, topic: str) -> None:
+        """Delete the retained message on ``topic`` (an empty retained publish), at QoS 0.
+
+        Why QoS 0 and not through ``_send``: Mosquitto gives the referee a Receive Maximum of
+        20 QoS 1 publishes in flight, and behind 15,000 junk messages the deletions queued
+        up at that window while the broker was busy sending us the junk (measured: 9,980 of
+        10,000 still waiting when the last junk arrived).  A deletion needs no durability
+        and no order with our states; if the connection drops before it leaves, the junk is
+        sent to us again at the next subscribe and deleted then."""
+        assert self._link is not None
+        self._link.publish(topic, b"", retain=True, qos=0)
 
     def _send_raw(self, topic: str, payload: bytes) -> None:
         self._send([Publish(topic, payload)])
