@@ -91,7 +91,7 @@ def demo(game: str, players: int | None, target: int | None, options: tuple[str,
 
 
 @main.command()
-@broker_options
+@broker_options(mqtt_version="5")
 @click.option("--client-id", default="summon-referee", show_default=True)
 @click.option("--director", "directors", multiple=True, help="Username allowed to create tables (repeatable).")
 @click.option("--create", "creates", multiple=True, metavar="[ID=]GAME:USER,USER,...",
