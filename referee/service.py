@@ -142,6 +142,7 @@ class Referee:
         self.fleet: Fleet | None = None  # set in startup() when the store is shared (referee/fleet.py)
         self.retained_cleared = 0  # retained junk on move/request topics deleted (tests, benchmarks)
         self._sweep_due = False  # 3.1.1: junk seen, or messages dropped: ask for the retained ones again
+        self._sweep_presence = False  # ... on presence topics too (every user's notice comes again)
         self._last_sweep = 0.0
         self._dropped_seen = 0
 
@@ -170,6 +171,7 @@ class Referee:
             self.fleet = Fleet(self, share_group(self.store, self.config.share_group))
             subscriptions = self.fleet.subscriptions()
         offline = encode(RefereeStatus(status="offline", tables=0))
+        self.inbox.on_junk = self._delete_unread  # type: ignore[attr-defined]
         self._link = LoopLink(
             self.config.broker,
             self.config.client_id,
@@ -177,7 +179,8 @@ class Referee:
             mqtt_version=self.config.mqtt_version,
             will=(self.topics.referee_status(), offline),
             inbox=self.inbox,
-        ).start(timeout=self.config.connect_timeout)
+        )
+        self._link.start(timeout=self.config.connect_timeout)  # retained junk may arrive (and go) meanwhile
         self.recovery.restore()
         self._status("online")
         log.info("referee up on %s, prefix %s", self.config.broker, self.config.prefix)
@@ -441,8 +444,11 @@ class Referee:
         if not msg.payload:
             return  # clearing a retained message: nothing to answer
         if where.kind == "presence":  # retained on purpose: it is the user's MQTT last will
-            if not self.seats.presence(where.user, msg.payload, time.monotonic()) and msg.retain:
-                self._clear_retained(msg.topic)  # retained junk, not a notice
+            if not self.seats.presence(where.user, msg.payload, time.monotonic()):
+                if msg.retain:
+                    self._clear_retained(msg.topic)  # retained junk, not a notice
+                else:
+                    self._sweep_presence = True  # on 3.1.1, was it retained?  The next sweep tells
             return
         if msg.retain:
             # A retained move or request would be replayed to us on every reconnect: clear
@@ -567,7 +573,7 @@ class Referee:
             self._handle_request(user, Incoming(self.topics.request(user), payload, False))
 
     def _sweep(self, now: float) -> None:
-        """MQTT 3.1.1 only: ask the broker for the retained messages on our topics again.
+        """Ask the broker for the retained messages on our topics again (mostly MQTT 3.1.1).
 
         Why: on 3.1.1 a retained publish made while we are subscribed reaches us with the
         retain flag cleared, and the rate limiter drops a flood unread, so retained junk on
@@ -577,20 +583,31 @@ class Referee:
         something suspicious (a message on a topic we cannot use, or messages dropped by the
         limiter), at most once a second: with no junk stored, a sweep is one SUBACK.  On
         MQTT 5 the subscription's retain-as-published flag shows every retained move as it
-        arrives, so no sweep is needed.
+        arrives (past the budget the inbox deletes it unread), so only presence is swept, and
+        only after a presence message was dropped: past the budget a retained presence
+        message may be a real notice, so the inbox drops it rather than delete it, and the
+        sweep brings it back to be read.
         """
         dropped = getattr(self.inbox, "dropped_total", 0)
         if dropped != self._dropped_seen:
             self._dropped_seen = dropped
             self._sweep_due = True
-        if (not self._sweep_due or self.config.mqtt_version == 5 or self._link is None
-                or now - self._last_sweep < 1.0):
+            self._sweep_presence |= bool(getattr(self.inbox, "dropped_presence", False))
+        v5 = self.config.mqtt_version == 5
+        if v5:
+            self._sweep_due = False  # every retained move arrives flagged, within budget or not
+        if not (self._sweep_due or self._sweep_presence) or self._link is None or now - self._last_sweep < 1.0:
             return
-        self._sweep_due = False
+        filters = []
+        if self._sweep_due:
+            filters.append(self.topics.all_moves())
+            if self.fleet is None:  # a shared subscription gets no retained messages anyway
+                filters.append(self.topics.all_requests())
+        if self._sweep_presence:  # only then: every user's real notice comes again (handled, no change)
+            filters.append(self.topics.all_presence())
+            self.inbox.dropped_presence = False  # type: ignore[attr-defined]
+        self._sweep_due = self._sweep_presence = False
         self._last_sweep = now
-        filters = [self.topics.all_moves(), self.topics.all_presence()]  # a real notice again: no change
-        if self.fleet is None:  # a shared subscription gets no retained messages anyway
-            filters.append(self.topics.all_requests())
         self._link.resubscribe(filters)
 
     # --- roles and rate limits ---------------------------------------------------------------
@@ -642,6 +659,16 @@ class Referee:
         sent to us again at the next subscribe and deleted then."""
         assert self._link is not None
         self._link.publish(topic, b"", retain=True, qos=0)
+
+    def _delete_unread(self, topic: str) -> bool:
+        """The inbox's ``on_junk``: a retained message past its sender's budget (on a topic
+        where nothing may be retained) is deleted at once, unread, unanswered: no budget on
+        deletions (issue 25), and it never reaches the queue."""
+        if self._link is None:
+            return False
+        self._clear_retained(topic)
+        self.retained_cleared += 1
+        return True
 
     def _send_raw(self, topic: str, payload: bytes) -> None:
         self._send([Publish(topic, payload)])

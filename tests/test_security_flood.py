@@ -100,6 +100,32 @@ def test_inbox_drops_over_budget_messages_and_queues_one_notice_per_interval():
     assert got == [flood, Limited("mallory", flood.topic, 3)] and slow.dropped_total == 3
 
 
+def test_retained_messages_are_never_dropped_and_kept_small():
+    """Issue 25: a retained message must reach the referee to be deleted, past any budget
+    (15,000 x 65 KB of them were dropped unread and stayed on the broker); what the inbox
+    keeps of one is bounded: a presence notice up to what the referee reads, elsewhere one
+    byte ("not empty")."""
+    clock = FakeClock()
+    inbox = RateLimitedInbox(RateLimiter(rate=1, burst=1, clock=clock, byte_rate=10, byte_burst=10), notice_interval=1.0)
+    big = b"j" * 65_000
+    inbox.put(Incoming("summon/v1/presence/mallory", big, True))  # within the budget (of 1 message)
+    for i in range(100):  # past it
+        inbox.put(Incoming(f"summon/v1/t/junk {i}/move/mallory", big, True))
+    inbox.put(Incoming("summon/v1/t/tab/move/mallory", b"", True))  # a deletion echoed back: nothing to do
+    items = [inbox.get_nowait() for _ in range(inbox.qsize())]
+    assert len(items) == 101 and inbox.dropped_total == 0  # no way to delete them here: all queued
+    assert len(items[0].payload) == 8193
+    assert all(it.retain and it.payload == b"j" for it in items[1:])
+    # the referee's deleter: past the budget a junk message is deleted at once, never queued
+    deleted: list[str] = []
+    inbox.on_junk = lambda topic: deleted.append(topic) or True
+    for i in range(100):
+        inbox.put(Incoming(f"summon/v1/t/junk {i}/move/mallory", big, True))
+    assert inbox.qsize() == 0 and len(deleted) == 100 and inbox.junk_deleted == 100
+    inbox.put(Incoming("summon/v1/presence/mallory", big, True))  # past the budget: a notice is dropped
+    assert inbox.qsize() == 0 and inbox.dropped_total == 1
+
+
 # --- against the real broker -----------------------------------------------------------------
 
 @pytest.mark.broker
