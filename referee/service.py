@@ -144,6 +144,7 @@ class Referee:
         self._sweep_due = False  # 3.1.1: junk seen, or messages dropped: ask for the retained ones again
         self._sweep_presence = False  # ... on presence topics too (every user's notice comes again)
         self._last_sweep = 0.0
+        self._last_junk = 0.0  # when the latest retained junk was deleted
         self._dropped_seen = 0
 
     # --- lifecycle -------------------------------------------------------------------------
@@ -438,7 +439,9 @@ class Referee:
                 # empty publish is harmless; what the rate limiter drops, the sweep finds).
                 # On MQTT 5 the flag is the publisher's (retain as published).
                 self._clear_retained(msg.topic)
-                self.retained_cleared += msg.retain
+                if msg.retain:
+                    self.retained_cleared += 1
+                    self._last_junk = time.monotonic()
             self._sweep_due = True
             return
         if not msg.payload:
@@ -457,6 +460,7 @@ class Referee:
             # send as many errors as it sends messages.
             self._clear_retained(msg.topic)
             self.retained_cleared += 1
+            self._last_junk = time.monotonic()
             if self.inbox.limiter.allow(where.user, 0):  # type: ignore[attr-defined]
                 topic = (self.topics.seat_error(where.table, where.user) if where.table
                          else self.topics.reply(where.user))
@@ -596,8 +600,9 @@ class Referee:
         v5 = self.config.mqtt_version == 5
         if v5:
             self._sweep_due = False  # every retained move arrives flagged, within budget or not
-        if not (self._sweep_due or self._sweep_presence) or self._link is None or now - self._last_sweep < 1.0:
-            return
+        if (not (self._sweep_due or self._sweep_presence) or self._link is None
+                or now - max(self._last_sweep, self._last_junk) < 1.0):
+            return  # and never while the last sweep's junk is still arriving: it would come twice
         filters = []
         if self._sweep_due:
             filters.append(self.topics.all_moves())
@@ -668,6 +673,7 @@ class Referee:
             return False
         self._clear_retained(topic)
         self.retained_cleared += 1
+        self._last_junk = time.monotonic()
         return True
 
     def _send_raw(self, topic: str, payload: bytes) -> None:
