@@ -91,7 +91,7 @@ def demo(game: str, players: int | None, target: int | None, options: tuple[str,
 
 
 @main.command()
-@broker_options
+@broker_options(mqtt_version="5")
 @click.option("--client-id", default="summon-referee", show_default=True)
 @click.option("--director", "directors", multiple=True, help="Username allowed to create tables (repeatable).")
 @click.option("--create", "creates", multiple=True, metavar="[ID=]GAME:USER,USER,...",
@@ -106,17 +106,21 @@ def demo(game: str, players: int | None, target: int | None, options: tuple[str,
                    "referee's tables are adopted by the others after about this.")
 @click.option("--share-group", default=None,
               help="With a postgresql:// --db: the shared-subscription group of director requests "
-                   "(default: a hash of --db; must be unknown to players).")
+                   "(default: a random secret the fleet keeps in the database; must be unknown to players).")
 @click.option("--db-sync", type=click.Choice(["full", "normal"]), default="full", show_default=True,
               help="full: every move synced to disk (survives power loss); normal: survives a killed "
                    "referee, may lose the last moves on power loss, much faster on slow disks.")
 @click.option("--clock", "clock_spec", default=None, metavar="KEY=VALUE,...",
               help="Default time control, e.g. move=30,bank=600,increment=5,grace=60,max_timeouts=3,"
                    "on_timeout=house (seconds; see referee/clock.py).")
+@click.option("--connect-timeout", type=click.FloatRange(0.5, 3600), default=10.0, show_default=True,
+              metavar="SECONDS",
+              help="Give up connecting after the broker was silent this long; a retained backlog that is "
+                   "still arriving never times the start out (progress is logged every 5 s).")
 def referee(broker_url: str, username: str | None, password: str | None, password_file: str | None,
             prefix: str, mqtt_version: str, client_id: str, directors: tuple[str, ...],
             creates: tuple[str, ...], db: str, db_sync: str, clock_spec: str | None, lease_ttl: float = 3.0,
-            share_group: str | None = None) -> None:
+            share_group: str | None = None, connect_timeout: float = 10.0) -> None:
     """Run the referee: host every table on this broker until stopped."""
     from summon.referee.clock import ClockError, TimeControl
     from summon.referee.service import CreateRefused, Referee, RefereeConfig
@@ -132,7 +136,7 @@ def referee(broker_url: str, username: str | None, password: str | None, passwor
     cfg = RefereeConfig(broker=_broker(broker_url, username, password, password_file), prefix=prefix,
                         client_id=client_id, directors=frozenset(directors), mqtt_version=int(mqtt_version),
                         db=db, db_sync=db_sync, clock=clock, lease_ttl=lease_ttl, share_group=share_group,
-                        roles_file=roles_file)
+                        roles_file=roles_file, connect_timeout=connect_timeout)
     ref = Referee(cfg)
     _on_signals(ref.request_stop)
     try:

@@ -141,8 +141,14 @@ def link_failed(command: str, exc: LinkError) -> NoReturn:
     sys.exit(EXIT_REFUSED if isinstance(exc, LinkRefused) else EXIT_UNREACHABLE)
 
 
-def broker_options(f: Callable[..., Any]) -> Callable[..., Any]:
-    """The connection flags every networked subcommand takes, with the same names."""
+def broker_options(f: Callable[..., Any] | None = None, *, mqtt_version: str = "3") -> Any:
+    """The connection flags every networked subcommand takes, with the same names.
+
+    ``@broker_options`` or ``@broker_options(mqtt_version="5")``: the referee defaults to
+    MQTT 5, whose retain-as-published flag shows it every retained message a player
+    publishes, so it deletes them as they come (issue 25); clients default to 3.1.1."""
+    if f is None:
+        return lambda g: broker_options(g, mqtt_version=mqtt_version)
     for opt in reversed([
         click.option("--broker", "broker_url", default=None, envvar="SUMMON_BROKER",
                      help="Broker URL, mqtt://[user[:pass]@]host:port (mqtts:// for TLS) "
@@ -157,7 +163,7 @@ def broker_options(f: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--prefix", default=_default_prefix, envvar="SUMMON_PREFIX",
                      show_default="SUMMON_PREFIX, else the profile's, else " + DEFAULT_PREFIX,
                      help="Topic prefix."),
-        click.option("--mqtt-version", type=click.Choice(["3", "5"]), default="3", show_default=True,
+        click.option("--mqtt-version", type=click.Choice(["3", "5"]), default=mqtt_version, show_default=True,
                      help="MQTT protocol version (3 = 3.1.1)."),
     ]):
         f = opt(f)

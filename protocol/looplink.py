@@ -13,6 +13,15 @@ What it keeps of ``Link``'s contract, so the referee's code does not change:
 
 * ``start()`` connects and returns once the broker acknowledged every subscription (retained
   messages may already be in ``inbox``); ``connected`` and ``connects`` tell a reconnect.
+  Its timeout counts *silence*, not the whole wait: Mosquitto sends a later filter's SUBACK
+  only after the retained backlog of an earlier one, and a broker holding a gigabyte of
+  retained junk made a fixed 10 s start fail while data was still arriving (issue 25).
+  Progress is logged every 5 s while the backlog arrives.
+* On MQTT 5 every subscription asks for *retain as published*: a retained message
+  published while we are subscribed arrives with its retain flag, so the owner can tell
+  (and clear) retained junk on topics that must hold none.  ``resubscribe()`` asks the
+  broker to send a filter's retained messages again (both versions), which is how a 3.1.1
+  owner finds retained junk it was handed with the flag cleared.
 * QoS1 publishes survive a lost connection: unacknowledged ones are sent again (DUP) after
   the reconnect, then the ones still queued, in order.
 * Refused credentials and a taken-over session end it for good (``refused``, ``check()``,
@@ -82,6 +91,8 @@ class LoopLink:
         self._window = _DEFAULT_WINDOW
         self._next_mid = 0
         self._pending_subacks: set[int] = set()
+        self.received = 0  # publishes received on this link (progress during a long start)
+        self.received_bytes = 0
         self._sessions = ShortSessions()
         self._last_sent = 0.0
         self._last_heard = 0.0
@@ -95,7 +106,11 @@ class LoopLink:
 
     # --- public API -----------------------------------------------------------------------
     def start(self, timeout: float = 10.0) -> "LoopLink":
-        """Connect and subscribe, retrying until ``timeout``; raise LinkError/LinkRefused."""
+        """Connect and subscribe, retrying until ``timeout``; raise LinkError/LinkRefused.
+
+        ``timeout`` bounds the wait for an answer: while the broker keeps sending (the
+        retained backlog of a filter, ahead of the next SUBACK) the deadline moves on, so a
+        big backlog slows the start down but never fails it."""
         deadline = time.monotonic() + timeout
         while True:
             why = self._connect(deadline)
@@ -107,6 +122,16 @@ class LoopLink:
                 raise LinkError(f"not connected to {self.broker} within {timeout:g} s ({why}): is the broker "
                                 f"running there? (--broker, or the profile named by SUMMON_PROFILE)")
             time.sleep(0.2)
+
+    def resubscribe(self, filters: Iterable[str]) -> None:
+        """Subscribe ``filters`` again (they must be among ours): the broker replaces each
+        subscription and sends its retained messages again, with the retain flag set."""
+        if self._sock is None or self._closed:
+            return
+        for f in filters:
+            mid = self._mid()
+            self._pending_subacks.add(mid)
+            self._out += wire.subscribe(mid, [f], v5=self._v5, retain_as_published=True)
 
     def check(self) -> None:
         if self.refused:
@@ -215,8 +240,12 @@ class LoopLink:
 
     # --- connecting -----------------------------------------------------------------------
     def _connect(self, deadline: float) -> str | None:
-        """One attempt: TCP (and TLS), CONNECT, CONNACK, SUBSCRIBE/SUBACK, resend.  None on success."""
+        """One attempt: TCP (and TLS), CONNECT, CONNACK, SUBSCRIBE/SUBACK, resend.  None on success.
+
+        ``deadline`` moves on while the broker is still sending (see ``start``): by the
+        window it gave, counted from the latest byte."""
         b = self.broker
+        window = max(0.5, deadline - time.monotonic())
         try:
             sock = socket.create_connection((b.host, b.port), timeout=max(0.5, min(5.0, deadline - time.monotonic())))
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
@@ -257,12 +286,24 @@ class LoopLink:
             for f in self._subs:
                 mid = self._mid()
                 self._pending_subacks.add(mid)
-                self._out += wire.subscribe(mid, [f], v5=self._v5)
+                self._out += wire.subscribe(mid, [f], v5=self._v5, retain_as_published=True)
+        started = time.monotonic()
+        report_at = started + 5.0
         while self._pending_subacks:
+            heard = self.received_bytes
             self._pump_connecting(deadline)
             if self._sock is None:
                 return "lost while subscribing"
-            if time.monotonic() > deadline:
+            now = time.monotonic()
+            if self.received_bytes != heard:  # still receiving (a retained backlog): not a silent broker
+                deadline = max(deadline, now + window)
+            if now >= report_at:
+                report_at = now + 5.0
+                log.warning("%s: still subscribing after %.0f s: %d of %d SUBACKs; %d retained message(s), "
+                            "%.1f MB received so far", self.client_id, now - started,
+                            len(self._subs) - len(self._pending_subacks), len(self._subs), self.received,
+                            self.received_bytes / 1e6)
+            if now > deadline:
                 self._drop_socket()
                 return "no SUBACK"
         self._resend()
@@ -361,6 +402,8 @@ class LoopLink:
                     return
                 if qos:
                     self._out += wire.puback(mid)
+                self.received += 1
+                self.received_bytes += len(body)
                 self.inbox.put(Incoming(topic, payload, retain))
             elif kind == wire.PUBACK:
                 mid = (body[0] << 8) | body[1]

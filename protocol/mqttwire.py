@@ -129,10 +129,14 @@ def puback(mid: int) -> bytes:
     return b"\x40\x02" + struct.pack("!H", mid)
 
 
-def subscribe(mid: int, filters: list[str], *, v5: bool, qos: int = 1) -> bytes:
+def subscribe(mid: int, filters: list[str], *, v5: bool, qos: int = 1, retain_as_published: bool = False) -> bytes:
+    """SUBSCRIBE; on MQTT 5, ``retain_as_published`` (option bit 3) makes the broker keep the
+    retain flag of live messages, so a retained publish made while we are subscribed is
+    told from a plain one (3.1.1 always delivers live messages with retain 0)."""
     body = struct.pack("!H", mid) + (b"\x00" if v5 else b"")
+    option = qos | (0x08 if v5 and retain_as_published else 0)
     for f in filters:
-        body += _str(f) + bytes((qos,))
+        body += _str(f) + bytes((option,))
     return _packet(SUBSCRIBE | 0x02, body)
 
 

@@ -23,6 +23,14 @@ The listeners, and why each is configured the way it is (facts measured on Mosqu
   listener, whose ACL is read-only: a spectator account cannot even log in where moves
   and requests are written.
 
+Why the broker does not refuse retained messages from players (issue 25, measured on
+2.0.11): ``retain_available false`` applies to every listener even with
+``per_listener_settings`` (an MQTT 5 retained publish is then delivered with the flag
+stripped and not stored; a 3.1.1 one disconnects its sender), so it would also strip the
+referee's own retained states; the ACL and the dynamic security plugin cannot tell a
+retained publish from a plain one.  The referee deletes what players retain on the topics
+it reads instead (referee/service.py, referee/ratelimit.py).
+
 The **edge broker** (``edge_conf``, ``edge_acl_text``) is a *separate* Mosquitto process
 for anonymous spectators.  Anonymous access cannot be safe on the main broker (the
 client-id takeover crosses listeners), but a takeover never crosses processes: the edge

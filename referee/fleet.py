@@ -8,8 +8,12 @@ How the work is shared, and why this way:
   them.  The one that creates a table owns it (a lease in the store, same transaction as
   the table's record).  ``<group>`` must be unknown to players: the broker hands a request
   to *any* subscriber of the group, and a player who joined it would swallow the requests
-  its ACL then refuses to deliver (measured on 2.0.11).  It defaults to a hash of the
-  ``--db`` URL, which every referee of a fleet shares and no player knows.
+  its ACL then refuses to deliver (measured on 2.0.11; the ACL cannot refuse the
+  subscription itself: Mosquitto grants a ``$share`` SUBSCRIBE and checks read access only
+  when it delivers, after it chose the subscriber).  It defaults to a random secret kept
+  in the store (``PgStore.fleet_secret``): every referee of the fleet reads the same one,
+  and no player can compute it.  Before issue 25 it was a hash of the ``--db`` URL, which
+  anyone who guessed the URL could compute.
 * **Moves reach every referee** (they all subscribe ``<p>/t/+/move/+``) and only the
   lease holder acts; the others stay silent for a table the store knows (``foreign``).
   Why not route moves: a move must reach the adopter the moment it adopts, with no
@@ -54,11 +58,12 @@ log = logging.getLogger("summon.referee.fleet")
 MAX_FOREIGN = 100_000  # table ids remembered as another referee's (bounded: the store is the truth)
 
 
-def share_group(db_url: str, explicit: str | None = None) -> str:
-    """The shared-subscription group: ``explicit``, else a hash of the store URL (secret-ish)."""
+def share_group(store: Any, explicit: str | None = None) -> str:
+    """The shared-subscription group: ``explicit`` (``--share-group``), else the fleet's
+    random secret from the shared store -- never anything derived from its URL."""
     if explicit:
         return explicit
-    return "summon-" + hashlib.sha256(db_url.encode()).hexdigest()[:24]
+    return "summon-" + store.fleet_secret("share_group")
 
 
 class Fleet:

@@ -47,6 +47,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from summon.protocol.mqtt import Incoming
+from summon.protocol.version import MAX_INBOUND_BYTES
 
 __all__ = ["RateLimiter", "Limited", "RateLimitedInbox", "sender_of", "message_bytes"]
 
@@ -162,6 +163,11 @@ class RateLimitedInbox(queue.Queue):  # type: ignore[type-arg]
         self.limiter = limiter
         self.notice_interval = notice_interval
         self.dropped_total = 0
+        self.dropped_presence = False  # a presence message was dropped (the referee's 3.1.1 sweep looks there)
+        # Deletes a retained junk message past its sender's budget, unread (the referee sets it;
+        # returns False while it cannot publish, and the message is then counted as dropped).
+        self.on_junk: Callable[[str], bool] | None = None
+        self.junk_deleted = 0
         self.max_size = 0  # the deepest the queue has been (for benchmarks)
         # user -> [dropped in the open window, when it opened, latest topic]; put() adds, get()
         # may close a window (both on the loop now; the lock is kept for a threaded Link's inbox)
@@ -169,10 +175,40 @@ class RateLimitedInbox(queue.Queue):  # type: ignore[type-arg]
         self._lock = threading.Lock()
 
     def put(self, item: Any, block: bool = True, timeout: float | None = None) -> None:
-        # A retained message (the broker replays them when the referee subscribes, at start)
-        # is never dropped: the referee must see it to delete it, or it would be replayed,
-        # and dropped, at every start for ever.  They are bounded by what the broker stores.
-        if isinstance(item, Incoming) and self.limiter.enabled and not item.retain:
+        # A retained message (replayed when the referee subscribes, and -- MQTT 5, retain as
+        # published -- flagged when published live) is never dropped *and left*: the broker
+        # would keep it (and replay it at every start) for ever (issue 25: a player stored
+        # 15,000 x 65 KB of retained junk in 8 s, and the referee, past the byte budget,
+        # dropped them unread).  So deleting costs no budget: within the sender's message
+        # budget (bytes do not count) it is queued and the referee deletes and refuses it;
+        # past it, ``on_junk`` deletes it at once, unread and unanswered (or, before the
+        # referee can publish, it is queued anyway).  Only a presence
+        # notice may be a real retained message: past the budget it is dropped like any
+        # message (one topic per user: at most one packet kept).  What the queue keeps of a
+        # retained message is bounded: a presence notice up to what the referee reads, on
+        # every other topic one byte ("not empty": it is junk to delete whatever it holds).
+        if isinstance(item, Incoming) and item.retain:
+            if not item.payload:
+                return  # a deletion (the referee's own, echoed back): nothing to do
+            presence = item.topic.rpartition("/")[0].endswith("/presence")
+            if self.limiter.enabled:
+                user = sender_of(item.topic)
+                if user is not None and not self.limiter.allow(user, 0):
+                    if not presence:
+                        if self.on_junk is not None and self.on_junk(item.topic):
+                            self.junk_deleted += 1
+                            return
+                        # it cannot be deleted now (not connected yet): queued, small, deleted later
+                    else:
+                        notice = self._count_drop(user, item.topic)
+                        if notice is None:
+                            return
+                        item = notice
+            if isinstance(item, Incoming):
+                keep = MAX_INBOUND_BYTES + 1 if presence else 1
+                if len(item.payload) > keep:
+                    item = Incoming(item.topic, item.payload[:keep], True)
+        elif isinstance(item, Incoming) and self.limiter.enabled:
             user = sender_of(item.topic)
             if user is not None and not self.limiter.allow(user, message_bytes(item)):
                 notice = self._count_drop(user, item.topic)
@@ -189,6 +225,8 @@ class RateLimitedInbox(queue.Queue):  # type: ignore[type-arg]
         now = self.limiter.clock()
         with self._lock:
             self.dropped_total += 1
+            if "/presence/" in topic:
+                self.dropped_presence = True
             win = self._windows.get(user)
             if win is None:
                 if len(self._windows) >= MAX_TRACKED:

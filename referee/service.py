@@ -105,7 +105,8 @@ class RefereeConfig:
     group_commit: bool = True
     # A fleet (``db`` is postgresql://..., referee/fleet.py): seconds a table's lease lasts
     # unless renewed (a killed referee's tables are adopted after about this), and the
-    # shared-subscription group of director requests (default: a hash of ``db``).
+    # shared-subscription group of director requests (default: a random secret kept in the
+    # shared store, referee/fleet.py).
     lease_ttl: float = 3.0
     share_group: str | None = None
     adopt_batch: int = 25  # tables claimed per adoption round (small: survivors share a dead one's tables)
@@ -114,6 +115,9 @@ class RefereeConfig:
     # A finished table's retained meta (its result) is cleared this long after the game ended;
     # its seat and public states already after keep_finished_s (referee/tablecap.py).
     keep_meta_s: float = 86400.0
+    # Seconds the broker may stay *silent* while the referee connects and subscribes; a
+    # retained backlog that keeps arriving never times the start out (protocol/looplink.py).
+    connect_timeout: float = 10.0
 
 
 class Referee:
@@ -140,6 +144,12 @@ class Referee:
         self._batch_first = False  # the message being handled is the batch's first
         self._status_due = False  # a table was created, closed or ended: publish the status at the next tick
         self.fleet: Fleet | None = None  # set in startup() when the store is shared (referee/fleet.py)
+        self.retained_cleared = 0  # retained junk on move/request topics deleted (tests, benchmarks)
+        self._sweep_due = False  # 3.1.1: junk seen, or messages dropped: ask for the retained ones again
+        self._sweep_presence = False  # ... on presence topics too (every user's notice comes again)
+        self._last_sweep = 0.0
+        self._last_junk = 0.0  # when the latest retained junk was deleted
+        self._dropped_seen = 0
 
     # --- lifecycle -------------------------------------------------------------------------
     stopped_because: str | None = None  # set when the broker refused or took over our connection
@@ -163,9 +173,10 @@ class Referee:
         subscriptions: tuple[str, ...] = (self.topics.all_moves(), self.topics.all_requests(),
                                           self.topics.all_presence())
         if self.store.shared:
-            self.fleet = Fleet(self, share_group(self.config.db, self.config.share_group))
+            self.fleet = Fleet(self, share_group(self.store, self.config.share_group))
             subscriptions = self.fleet.subscriptions()
         offline = encode(RefereeStatus(status="offline", tables=0))
+        self.inbox.on_junk = self._delete_unread  # type: ignore[attr-defined]
         self._link = LoopLink(
             self.config.broker,
             self.config.client_id,
@@ -173,7 +184,8 @@ class Referee:
             mqtt_version=self.config.mqtt_version,
             will=(self.topics.referee_status(), offline),
             inbox=self.inbox,
-        ).start()
+        )
+        self._link.start(timeout=self.config.connect_timeout)  # retained junk may arrive (and go) meanwhile
         self.recovery.restore()
         self._status("online")
         log.info("referee up on %s, prefix %s", self.config.broker, self.config.prefix)
@@ -300,6 +312,7 @@ class Referee:
         if self._status_due and self._link is not None:
             self._status_due = False
             self._status("online")
+        self._sweep(now)
         if self.fleet is not None:  # renew leases first: never republish a table we lost
             try:
                 self.fleet.tick(now)
@@ -422,28 +435,41 @@ class Referee:
             where = self.topics.parse(msg.topic)
         except TopicError as exc:
             log.debug("ignored: %s", exc)
-            if msg.payload:
+            if msg.payload and (msg.retain or not self.config.mqtt_version == 5):
                 # Junk retained on a topic we cannot even parse (e.g. an invalid table id)
                 # would be replayed to us on every start and kept by the broker for ever.
-                # Cleared even without the retain flag: a retained publish made while we are
-                # subscribed reaches us with retain 0, so we cannot tell (an empty publish is
-                # harmless; the rate limiter bounds how many a user can make us send).
-                self._send([Publish(msg.topic, b"", retain=True)])
+                # On 3.1.1 cleared even without the retain flag: a retained publish made
+                # while we are subscribed reaches us with retain 0, so we cannot tell (an
+                # empty publish is harmless; what the rate limiter drops, the sweep finds).
+                # On MQTT 5 the flag is the publisher's (retain as published).
+                self._clear_retained(msg.topic)
+                if msg.retain:
+                    self.retained_cleared += 1
+                    self._last_junk = time.monotonic()
+            self._sweep_due = True
             return
         if not msg.payload:
             return  # clearing a retained message: nothing to answer
         if where.kind == "presence":  # retained on purpose: it is the user's MQTT last will
-            if not self.seats.presence(where.user, msg.payload, time.monotonic()) and msg.retain:
-                self._send([Publish(msg.topic, b"", retain=True)])  # retained junk, not a notice
+            if not self.seats.presence(where.user, msg.payload, time.monotonic()):
+                if msg.retain:
+                    self._clear_retained(msg.topic)  # retained junk, not a notice
+                else:
+                    self._sweep_presence = True  # on 3.1.1, was it retained?  The next sweep tells
             return
         if msg.retain:
-            # A retained move or request would be replayed to us on every reconnect:
-            # clear it and refuse it.
-            self._send([Publish(msg.topic, b"", retain=True)])
-            topic = (self.topics.seat_error(where.table, where.user) if where.table
-                     else self.topics.reply(where.user))
-            self._send_error(topic, ErrorCode.MSG_MALFORMED, f"messages to the referee must not be retained: "
-                             f"deleted the retained message on {msg.topic!r}", where.table)
+            # A retained move or request would be replayed to us on every reconnect: clear
+            # it, always (no budget on deletions: issue 25), and refuse it -- that answer
+            # within the sender's rate budget, or a flood of retained junk would make us
+            # send as many errors as it sends messages.
+            self._clear_retained(msg.topic)
+            self.retained_cleared += 1
+            self._last_junk = time.monotonic()
+            if self.inbox.limiter.allow(where.user, 0):  # type: ignore[attr-defined]
+                topic = (self.topics.seat_error(where.table, where.user) if where.table
+                         else self.topics.reply(where.user))
+                self._send_error(topic, ErrorCode.MSG_MALFORMED, f"messages to the referee must not be retained: "
+                                 f"deleted the retained message on {msg.topic!r}", where.table)
             return
         if where.kind == "move":
             self._handle_move(where.table or "", where.user, msg)
@@ -459,6 +485,7 @@ class Referee:
                 # would empty its bucket and this referee would drop its moves at our own
                 self.inbox.refund(user, message_bytes(msg))  # type: ignore[attr-defined]
                 return
+            self._sweep_due = True  # on 3.1.1, was it retained?  The next sweep tells
             if self.fleet is not None and not self.fleet.answers_unknown(table_id):
                 return  # another referee of the fleet answers for it
             self._send_error(self.topics.seat_error(table_id, user), ErrorCode.TABLE_UNKNOWN,
@@ -553,6 +580,45 @@ class Referee:
         if req.table in self.tables:
             self._handle_request(user, Incoming(self.topics.request(user), payload, False))
 
+    def _sweep(self, now: float) -> None:
+        """Ask the broker for the retained messages on our topics again (mostly MQTT 3.1.1).
+
+        Why: on 3.1.1 a retained publish made while we are subscribed reaches us with the
+        retain flag cleared, and the rate limiter drops a flood unread, so retained junk on
+        move topics (a player may write ``t/<any id>/move/<self>``) could pile up on the
+        broker unseen (issue 25: 976 MB in 8 s).  Subscribing a filter again makes the broker
+        send its retained messages, flagged, and ``_handle`` deletes each one.  Only after
+        something suspicious (a message on a topic we cannot use, or messages dropped by the
+        limiter), at most once a second: with no junk stored, a sweep is one SUBACK.  On
+        MQTT 5 the subscription's retain-as-published flag shows every retained move as it
+        arrives (past the budget the inbox deletes it unread), so only presence is swept, and
+        only after a presence message was dropped: past the budget a retained presence
+        message may be a real notice, so the inbox drops it rather than delete it, and the
+        sweep brings it back to be read.
+        """
+        dropped = getattr(self.inbox, "dropped_total", 0)
+        if dropped != self._dropped_seen:
+            self._dropped_seen = dropped
+            self._sweep_due = True
+            self._sweep_presence |= bool(getattr(self.inbox, "dropped_presence", False))
+        v5 = self.config.mqtt_version == 5
+        if v5:
+            self._sweep_due = False  # every retained move arrives flagged, within budget or not
+        if (not (self._sweep_due or self._sweep_presence) or self._link is None
+                or now - max(self._last_sweep, self._last_junk) < 1.0):
+            return  # and never while the last sweep's junk is still arriving: it would come twice
+        filters = []
+        if self._sweep_due:
+            filters.append(self.topics.all_moves())
+            if self.fleet is None:  # a shared subscription gets no retained messages anyway
+                filters.append(self.topics.all_requests())
+        if self._sweep_presence:  # only then: every user's real notice comes again (handled, no change)
+            filters.append(self.topics.all_presence())
+            self.inbox.dropped_presence = False  # type: ignore[attr-defined]
+        self._sweep_due = self._sweep_presence = False
+        self._last_sweep = now
+        self._link.resubscribe(filters)
+
     # --- roles and rate limits ---------------------------------------------------------------
     def is_director(self, user: str) -> bool:
         """``--director`` names, plus accounts with role ``director`` in the roles file."""
@@ -590,6 +656,29 @@ class Referee:
                 log.error("not sent: %d bytes on %s exceed the broker's max_packet_size", len(p.payload), p.topic)
                 continue
             self._link.publish(p.topic, p.payload, retain=p.retain)
+
+    def _clear_retained(self, topic: str) -> None:
+        """Delete the retained message on ``topic`` (an empty retained publish), at QoS 0.
+
+        Why QoS 0 and not through ``_send``: Mosquitto gives the referee a Receive Maximum of
+        20 QoS 1 publishes in flight, and behind 15,000 junk messages the deletions queued
+        up at that window while the broker was busy sending us the junk (measured: 9,980 of
+        10,000 still waiting when the last junk arrived).  A deletion needs no durability
+        and no order with our states; if the connection drops before it leaves, the junk is
+        sent to us again at the next subscribe and deleted then."""
+        assert self._link is not None
+        self._link.publish(topic, b"", retain=True, qos=0)
+
+    def _delete_unread(self, topic: str) -> bool:
+        """The inbox's ``on_junk``: a retained message past its sender's budget (on a topic
+        where nothing may be retained) is deleted at once, unread, unanswered: no budget on
+        deletions (issue 25), and it never reaches the queue."""
+        if self._link is None:
+            return False
+        self._clear_retained(topic)
+        self.retained_cleared += 1
+        self._last_junk = time.monotonic()
+        return True
 
     def _send_raw(self, topic: str, payload: bytes) -> None:
         self._send([Publish(topic, payload)])

@@ -89,6 +89,10 @@ CREATE TABLE IF NOT EXISTS members (
     owner    TEXT PRIMARY KEY,
     expires  TIMESTAMPTZ NOT NULL
 );
+CREATE TABLE IF NOT EXISTS fleet_secrets (
+    name     TEXT PRIMARY KEY,
+    value    TEXT NOT NULL
+);
 CREATE INDEX IF NOT EXISTS tables_status ON tables(status, finished);
 CREATE INDEX IF NOT EXISTS seat_events_table ON seat_events(table_id, at_seq);
 CREATE INDEX IF NOT EXISTS leases_owner ON leases(owner);
@@ -351,6 +355,25 @@ class PgStore:
         except psycopg.Error as exc:
             raise StoreError(f"could not renew membership in {self.path}: {_first_line(exc)}") from None
         return [r[0] for r in rows]
+
+    def fleet_secret(self, name: str = "share_group") -> str:
+        """A random secret every referee of this database agrees on, made by the first to ask.
+
+        Why in the store and not derived from anything: the shared-subscription group of
+        director requests must be unknown to players (referee/fleet.py), and a value
+        computed from the ``--db`` URL is guessable by anyone who guesses the URL (issue 25:
+        a player who joined ``sha256(url)`` swallowed 5 of 10 creates).  The database is the
+        one thing the fleet shares that players never reach.  ``ON CONFLICT DO NOTHING`` then
+        a read: two referees starting together both end up with the first one's value.
+        """
+        try:
+            with self._db.transaction():
+                self._db.execute("INSERT INTO fleet_secrets (name, value) VALUES (%s, %s) ON CONFLICT DO NOTHING",
+                                 (name, secrets.token_hex(16)))
+                row = self._db.execute("SELECT value FROM fleet_secrets WHERE name = %s", (name,)).fetchone()
+        except psycopg.Error as exc:
+            raise StoreError(f"could not read the fleet's secret in {self.path}: {_first_line(exc)}") from None
+        return str(row[0])
 
     def leave(self) -> None:
         """A graceful stop: no longer among the live referees."""

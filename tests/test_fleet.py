@@ -473,3 +473,38 @@ def test_fleet_failover_many_kills(mosquitto, pg_url):
     print(report(run))
     assert run["mismatches"] == [] and run["missing"] == [], (run["mismatches"], run["missing"])
     assert run["kills"] >= 8, report(run)
+
+
+# --- the share group of director requests (issue 25, item 4) ---------------------------------------
+
+def test_a_player_who_guesses_the_db_url_cannot_swallow_director_requests(mosquitto, pg_url):
+    """Before issue 25 the group was ``sha256(--db URL)``: a player who guessed the URL joined
+    ``$share/<group>/.../request`` and the broker handed it every other create (then its ACL
+    dropped them unread).  Now the group is a random secret kept in the store: the player's
+    subscription is a group of its own, and every create is answered."""
+    import hashlib
+
+    from summon.protocol.mqtt import Link as PahoLink
+
+    users = ["ref1", "ref2"]
+    add_referee_accounts(mosquitto, users)
+    refs = in_process_fleet(mosquitto, pg_url, users)
+    threads = [threading.Thread(target=r.run, daemon=True) for r in refs]
+    guessed = "summon-" + hashlib.sha256(pg_url.encode()).hexdigest()[:24]  # the old default
+    thief = PahoLink(mosquitto.url("p1"), "p1", subscriptions=(f"$share/{guessed}/{T.all_requests()}",)).start()
+    try:
+        for t in threads:
+            t.start()
+        assert all(r.ready.wait(20) for r in refs)
+        made = []
+        for _ in range(10):
+            made.append(create_table(mosquitto.url("director"), "director", "dragon", PLAYERS, timeout=5))
+        assert len(set(made)) == 10
+        groups = {r.fleet.group for r in refs}
+        assert len(groups) == 1 and guessed not in groups, groups  # one secret, shared, not the URL's hash
+        fresh = PgStore(pg_url, owner="observer")
+        assert "summon-" + fresh.fleet_secret() in groups  # it is the store's
+        fresh.close()
+    finally:
+        thief.close()
+        stop_in_process((), refs, threads)

@@ -328,3 +328,51 @@ def test_a_malformed_packet_from_the_broker_drops_the_connection_and_loses_nothi
     finally:
         link.close()
         server.close()
+
+
+def test_start_does_not_time_out_while_a_retained_backlog_is_still_arriving():
+    """Issue 25: Mosquitto sends a later filter's SUBACK only after the retained backlog of
+    an earlier one; behind ~1 GB of junk the referee's fixed 10 s start failed ("no
+    SUBACK") while data kept arriving.  A scripted broker here answers CONNACK, then sends
+    a retained message every 0.1 s for 1.5 s before the SUBACK: a start with a 0.5 s
+    timeout must wait for it (the timeout counts silence), and a silent broker must still
+    time out."""
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(2)
+    port = server.getsockname()[1]
+
+    def broker(backlog: bool) -> None:
+        conn, _ = server.accept()
+        conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        conn.recv(4096)  # CONNECT
+        conn.sendall(b"\x20\x02\x00\x00")  # CONNACK, accepted
+        sub = conn.recv(4096)  # SUBSCRIBE: fixed header, remaining length, packet id
+        mid = sub[2:4]
+        t0 = time.monotonic()
+        while backlog and time.monotonic() - t0 < 1.5:
+            conn.sendall(wire.publish(MOVE, b"junk", qos=0, retain=True, mid=0, v5=False))
+            time.sleep(0.1)
+        if backlog:
+            conn.sendall(b"\x90\x03" + mid + b"\x01")  # SUBACK, QoS 1 granted
+        time.sleep(2.0)
+        conn.close()
+
+    try:
+        t = threading.Thread(target=broker, args=(True,), daemon=True)
+        t.start()
+        link = LoopLink(BrokerUrl("127.0.0.1", port), "referee", subscriptions=(MOVE,)).start(timeout=0.5)
+        try:
+            assert link.connected.is_set() and link.inbox.qsize() >= 10 and link.inbox.get().retain
+        finally:
+            link.close()
+        t.join(5)
+        t = threading.Thread(target=broker, args=(False,), daemon=True)
+        t.start()
+        t0 = time.monotonic()
+        with pytest.raises(LinkError, match="no SUBACK"):
+            LoopLink(BrokerUrl("127.0.0.1", port), "referee", subscriptions=(MOVE,)).start(timeout=0.5)
+        assert time.monotonic() - t0 < 1.5  # silence still ends the start
+        t.join(5)
+    finally:
+        server.close()
