@@ -253,6 +253,6 @@ def _result(game: str, labels: tuple[str, str], games: Sequence[Any], runner: Ma
                                          "made": h.get("made")} for h in hands
                                         if isinstance(h.get("bidder"), int)]})
         boards.append({"board": board, "net": net, "rooms": rooms})
-    if game != "dragon":
-        contracts = {}
+    if not any("bidder" in h for hands in runner.hands.values() for h in hands):
+        contracts = {}  # a game without contracts (only the Dragon's hands name a bidder)
     return MatchResult(game, boards, labels, contracts, elapsed, len(games))

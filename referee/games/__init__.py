@@ -50,13 +50,13 @@ def game_type(name: str) -> GameType:
 
 class _Derived(Mapping[str, V]):
     """A read-only ``{game name: fact}`` table computed from the manifests on every read,
-    leaving out games whose fact is empty (so ``game in TEAMS`` means "has teams")."""
+    leaving out games whose fact is ``None`` (so ``game in TEAMS`` can mean "has teams")."""
 
     def __init__(self, fact: Callable[[GameType], V]) -> None:
         self._fact = fact
 
     def _items(self) -> dict[str, V]:
-        return {n: v for n, t in GAME_TYPES.items() if (v := self._fact(t))}
+        return {n: v for n, t in GAME_TYPES.items() if (v := self._fact(t)) is not None}
 
     def __getitem__(self, key: str) -> V:
         return self._items()[key]
@@ -72,7 +72,7 @@ class _Derived(Mapping[str, V]):
 
 
 def derived(fact: Callable[[GameType], Any]) -> Mapping[str, Any]:
-    """A live table of one fact per game, e.g. ``derived(lambda t: t.teams)``."""
+    """A live table of one fact per game, e.g. ``derived(lambda t: t.teams or None)``."""
     return _Derived(fact)
 
 

@@ -11,16 +11,21 @@ import * as summonerWars from "./games/summoner_wars.js";
 import * as generic from "./games/generic.js";
 
 const GAMES = { dragon, summicard, "summoner-wars": summonerWars };
-const GAME_NAMES = { dragon: "Summon the Dragon", summicard: "Summicard", "summoner-wars": "Summoner Wars" };
+// A game's title comes from the tables' meta (the referee reads it from the game's manifest);
+// each title seen is remembered, so a tournament of the same game shows it too.
+const TITLES = new Map();
 
-export function gameName(game) { return GAME_NAMES[game] || game; }
+export function gameName(game, meta) {
+  if (meta && meta.title && meta.game === game) TITLES.set(game, meta.title);
+  return TITLES.get(game) || game;
+}
 
 // t: the store's table record; opts: {onMove(move) | null, onReclaim, now, ui, refresh, replay}
 export function renderTable(t, opts) {
   const state = t.seat || t.pub;
   const meta = t.meta;
   const head = h("header", { class: "table-head" },
-    h("h1", {}, gameName((state || meta || {}).game || ""), " ", h("span", { class: "table-id" }, t.id)));
+    h("h1", {}, gameName((state || meta || {}).game || "", meta), " ", h("span", { class: "table-id" }, t.id)));
   if (!state) {
     return [head, h("p", { class: "waiting", role: "status" },
       meta ? "Waiting for the table's state from the broker..." : `Waiting for table ${t.id}: no such table has been announced on this broker yet.`)];
@@ -55,7 +60,7 @@ export function renderTable(t, opts) {
   if (meta && meta.result && !playing) out.push(resultPanel(meta));
   out.push(h("div", { class: `game game-${state.game}` }, game.render(ctx)));
   out.push(feedPanel(t, meta, game));
-  if (players.length && state.game !== "dragon") out.push(h("p", { class: "muted" }, `Players: ${players.join(", ")}`));
+  if (players.length && !game.showsPlayers) out.push(h("p", { class: "muted" }, `Players: ${players.join(", ")}`));
   return out;
 }
 

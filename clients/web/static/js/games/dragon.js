@@ -158,6 +158,8 @@ function handResult(meta, r) {
 
 function signed(n) { return n > 0 ? `+${n}` : String(n); }
 
+export const showsPlayers = true; // the seats around the table name them: no "Players:" line
+
 export function render(ctx) {
   const { meta, view } = ctx;
   const out = [scorePanel(ctx), seatsPanel(ctx)];
