@@ -133,7 +133,9 @@ def referee(broker_url: str, username: str | None, password: str | None, passwor
                         client_id=client_id, directors=frozenset(directors), mqtt_version=int(mqtt_version),
                         db=db, db_sync=db_sync, clock=clock, lease_ttl=lease_ttl, share_group=share_group,
                         roles_file=roles_file)
-    ref = Referee(cfg)
+    from summon.clients.bots import HOUSE_BOTS
+
+    ref = Referee(cfg, house_bots=HOUSE_BOTS)  # the referee hosts the clients' bots, never imports them
     _on_signals(ref.request_stop)
     try:
         ref.startup()

@@ -159,6 +159,7 @@ def run_match(game: str, boards: int, side_a: Side, side_b: Side, config: dict[s
     """Play the match and return its result (raises MatchError if it could not finish)."""
     from summon.clients.botcheck.world import PrivateBroker
     from summon.clients.tournament.spec import TEAMS
+    from summon.clients.bots import HOUSE_BOTS
     from summon.referee.service import Referee, RefereeConfig
 
     team = len(TEAMS[game][0]) if game in TEAMS else 1
@@ -174,7 +175,7 @@ def run_match(game: str, boards: int, side_a: Side, side_b: Side, config: dict[s
     say(f"broker: {broker.kind}; bot output in {logs}")
     ref = Referee(RefereeConfig(broker=base.with_credentials("referee", passwords["referee"]), client_id="referee",
                                 directors=frozenset({DIRECTOR}), db=":memory:", roles_file=None,
-                                create_seats_per_minute=0))
+                                create_seats_per_minute=0), house_bots=HOUSE_BOTS)
     import threading
     thread = threading.Thread(target=ref.run, name="match-referee", daemon=True)
     thread.start()

@@ -21,7 +21,7 @@ from summon.referee.games import GAME_TYPES
 from summon.referee.gametype import load_hook
 
 __all__ = ["BOTS", "RandomBot", "DragonHeuristicBot", "DragonSearchBot", "SummicardEVBot", "SummonerWarsHeuristicBot",
-           "SummonerWarsSearchBot", "make_bot", "default_bot", "game_bots"]
+           "SummonerWarsSearchBot", "make_bot", "default_bot", "game_bots", "HOUSE_BOTS"]
 
 
 
@@ -54,6 +54,24 @@ def default_bot(game: str) -> str:
     without its own): what ``summon demo`` seats by default."""
     t = GAME_TYPES.get(game)
     return t.default_bot if t is not None else "random"
+
+
+class HouseBotFactory:
+    """The house bots a referee hosts (``referee.core.HouseBots``): every bot here, each
+    game's manifest default.  The CLI hands it to the referee it starts; the referee, a lower
+    layer, never imports this package."""
+
+    def names(self) -> list[str]:
+        return list(BOTS)
+
+    def default(self, game: str) -> str:
+        return default_bot(game)
+
+    def make(self, name: str, seed: int) -> Any:
+        return make_bot(name, seed)
+
+
+HOUSE_BOTS = HouseBotFactory()
 
 
 def game_bots(game: str) -> list[str]:
