@@ -6,13 +6,18 @@ keep (``GAMES``, the default bots, the screens, renderers, teams, score order, o
 options) is read from the registered ``GameType`` manifests (``referee/gametype.py``).
 
 The built-in games are registered below, one line each.  Anything else (a game that lives
-in its own folder, the toy game of ``tests/toygame``) calls ``register_game`` itself before
-the tables are read: every table here is a live view, so a game registered at run time
-shows everywhere.  ``docs/adding-a-game.md`` is the checklist.
+in its own folder, the toy game of ``tests/toygame``) calls ``register_game`` itself when
+its package is imported: every table here is a live view, so a game registered at run time
+shows everywhere.  A process imports such packages at start-up when they are named in
+``SUMMON_GAME_MODULES`` (comma-separated module names, e.g. ``tests.toygame``): that is how
+``summon games``, ``summon demo`` and ``summon referee`` get a game that is not built in.
+``docs/adding-a-game.md`` is the checklist.
 """
 
 from __future__ import annotations
 
+import importlib
+import os
 from typing import Any, Callable, Iterator, Mapping, TypeVar
 
 from summon.referee.engine import Game
@@ -89,4 +94,15 @@ def _register_builtins() -> None:
     register_game(SUMMONER_WARS, SummonerWarsGame())
 
 
+def _register_named() -> None:
+    """Import each module of ``SUMMON_GAME_MODULES``; a name that does not import is an
+    error that says which (a game silently missing would be worse)."""
+    for name in filter(None, (n.strip() for n in os.environ.get("SUMMON_GAME_MODULES", "").split(","))):
+        try:
+            importlib.import_module(name)
+        except ImportError as exc:
+            raise ImportError(f"SUMMON_GAME_MODULES names {name!r}, which does not import: {exc}") from exc
+
+
 _register_builtins()
+_register_named()
