@@ -38,7 +38,8 @@ def test_a_person_plays_a_game_with_no_page_of_its_own(nim, stack, browser):
     try:
         login(page, stack.web.url, "north")
         open_table(page, table)
-        page.wait_for_selector("h1:has-text('Nim')")
+        page.wait_for_selector(".status-line")
+        assert page.inner_text("h1").split()[0] == "Nim"  # meta's title, not the name "nim"
         play_to_end(page, choose)
         page.wait_for_selector(".final-result")
         feed = page.inner_text(".feed")
