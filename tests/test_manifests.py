@@ -9,6 +9,7 @@ page's New-table form is to be built from the option specs, so they must seriali
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -17,6 +18,7 @@ from summon.referee.gametype import GameType, OptionSpec, check_options, load_ho
 from summon.referee.games import GAME_TYPES, GAMES
 
 NAMES = sorted(GAME_TYPES)
+WEB_JS = Path(__file__).resolve().parent.parent / "clients" / "web" / "static" / "js"
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -39,6 +41,9 @@ def test_every_hook_and_bot_loads(name):
     for path in (t.hooks.renderer, t.hooks.screen, *t.bots.values()):
         if path:
             assert callable(load_hook(path)), path
+    if t.hooks.web:  # the page's module of that name, and table.js imports it
+        assert (WEB_JS / "games" / f"{t.hooks.web}.js").is_file()
+        assert f'from "./games/{t.hooks.web}.js"' in (WEB_JS / "table.js").read_text()
 
 
 @pytest.mark.parametrize("name", NAMES)
