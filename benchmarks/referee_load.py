@@ -67,11 +67,13 @@ import msgpack  # noqa: E402
 from summon.protocol.messages import CloseTable, CreateTable, Created, Error, Move, SeatState, decode, encode  # noqa: E402
 from summon.protocol.mqtt import BrokerUrl, Link  # noqa: E402
 from summon.protocol.topics import Topics  # noqa: E402
+from summon.referee.games import GAME_TYPES  # noqa: E402
 from tests.helpers import timed_move_arrival  # noqa: E402
 from tests.mosquitto import add_referee_accounts, password, start_mosquitto  # noqa: E402
 
 T = Topics()
-PLAYERS = {"dragon": ["p1", "p2", "p3", "p4"], "summicard": ["p1", "p2", "p3", "p4"], "summoner-wars": ["p1", "p2"]}
+# Four seats where a game takes them (its manifest's seat range), else its own count.
+PLAYERS = {n: [f"p{i + 1}" for i in range(max(g.min_seats, min(g.max_seats, 4)))] for n, g in GAME_TYPES.items()}
 ECHO_BYTES = 700  # about a Dragon seat state
 AT = len(T.prefix.split("/")) + 1  # index of the table id in a topic's levels
 QUIET_S = 0.002  # the one-table phase's pause before each timed move (the other seats read)

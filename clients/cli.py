@@ -59,7 +59,7 @@ def demo(game: str, players: int | None, target: int | None, options: tuple[str,
     """
     from summon.clients.bots import BOTS, default_bot
     from summon.clients.demo import DemoOptions, run_demo
-    from summon.referee.games import GAMES
+    from summon.referee.games import GAMES, game_type
 
     if game not in GAMES:
         raise click.BadParameter(f"unknown game; known: {', '.join(sorted(GAMES))}", param_hint="--game")
@@ -73,8 +73,8 @@ def demo(game: str, players: int | None, target: int | None, options: tuple[str,
     config = _options(options)
     if target is not None:
         config["target"] = target
-    elif game == "dragon":
-        config.setdefault("target", 500)
+    for key, value in game_type(game).demo_config.items():  # the manifest's demo settings
+        config.setdefault(key, value)
     for key, value in engine.bots_only_config.items():  # bots alone: make sure the game ends
         config.setdefault(key, value)
     from summon.referee.engine import ConfigError
@@ -137,7 +137,9 @@ def referee(broker_url: str, username: str | None, password: str | None, passwor
                         client_id=client_id, directors=frozenset(directors), mqtt_version=int(mqtt_version),
                         db=db, db_sync=db_sync, clock=clock, lease_ttl=lease_ttl, share_group=share_group,
                         roles_file=roles_file, connect_timeout=connect_timeout)
-    ref = Referee(cfg)
+    from summon.clients.bots import HOUSE_BOTS
+
+    ref = Referee(cfg, house_bots=HOUSE_BOTS)  # the referee hosts the clients' bots, never imports them
     _on_signals(ref.request_stop)
     try:
         ref.startup()
@@ -295,14 +297,14 @@ def games() -> None:
     """List the games this installation can referee."""
     from summon.referee.games import GAMES
 
-    from summon.clients.bots import BOTS, default_bot
+    from summon.clients.bots import default_bot, game_bots
 
     for name, g in sorted(GAMES.items()):
         seats = str(g.min_seats) if g.min_seats == g.max_seats else f"{g.min_seats} to {g.max_seats}"
         click.echo(f"{name}: {g.title}, {seats} players")
         defaults = ", ".join(f"{k}={_option_text(v)}" for k, v in g.config_defaults().items())
         click.echo(f"    options (--option KEY=VALUE) and defaults: {defaults}")
-        bots = sorted(b for b in BOTS if b == "random" or b.startswith(f"{name}-"))
+        bots = sorted(game_bots(name))
         click.echo(f"    bots: {', '.join(bots)} (default {default_bot(name)})")
 
 

@@ -15,7 +15,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
-from summon.clients.bots import make_bot
+from summon.clients.bots import HOUSE_BOTS, make_bot
 from summon.clients.embedded_broker import EmbeddedBroker, free_port
 from summon.clients.sdk import BotClient
 from summon.clients.watch import Watcher
@@ -67,7 +67,7 @@ def run_demo(opts: DemoOptions, out: Callable[[str], None] = print) -> int:
         out(f"Embedded MQTT broker on {broker.url} (local demo only)")
     else:
         url = BrokerUrl.parse(opts.broker_url)
-    referee = Referee(RefereeConfig(broker=url, client_id="demo-referee"))
+    referee = Referee(RefereeConfig(broker=url, client_id="demo-referee"), house_bots=HOUSE_BOTS)
     threads: list[threading.Thread] = []
     clients: list[BotClient] = []
     ref_thread = threading.Thread(target=referee.run, name="referee", daemon=True)

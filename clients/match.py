@@ -162,6 +162,7 @@ def run_match(game: str, boards: int, side_a: Side, side_b: Side, config: dict[s
     """Play the match and return its result (raises MatchError if it could not finish)."""
     from summon.clients.botcheck.world import PrivateBroker
     from summon.clients.tournament.spec import TEAMS
+    from summon.clients.bots import HOUSE_BOTS
     from summon.referee.service import Referee, RefereeConfig
 
     team = len(TEAMS[game][0]) if game in TEAMS else 1
@@ -178,7 +179,7 @@ def run_match(game: str, boards: int, side_a: Side, side_b: Side, config: dict[s
     say(f"broker: {broker.kind}; bot output in {logs}")
     ref = Referee(RefereeConfig(broker=base.with_credentials("referee", passwords["referee"]), client_id="referee",
                                 directors=frozenset({DIRECTOR}), db=":memory:", roles_file=None,
-                                create_seats_per_minute=0))
+                                create_seats_per_minute=0), house_bots=HOUSE_BOTS)
     import threading
     thread = threading.Thread(target=ref.run, name="match-referee", daemon=True)
     thread.start()
@@ -257,6 +258,6 @@ def _result(game: str, labels: tuple[str, str], games: Sequence[Any], runner: Ma
                                          "made": h.get("made")} for h in hands
                                         if isinstance(h.get("bidder"), int)]})
         boards.append({"board": board, "net": net, "rooms": rooms})
-    if game != "dragon":
-        contracts = {}
+    if not any("bidder" in h for hands in runner.hands.values() for h in hands):
+        contracts = {}  # a game without contracts (only the Dragon's hands name a bidder)
     return MatchResult(game, boards, labels, contracts, elapsed, len(games))

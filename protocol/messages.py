@@ -201,6 +201,7 @@ class Meta(Message):
     bots: list[str] = field(default_factory=list)  # the players whose account has role "bot"
     house: list[int] = field(default_factory=list)  # seats the house bot plays now (absent/timed-out players)
     clock: dict | None = None  # the table's time control, as in `create`
+    title: str = ""  # the game's name for people ("Summon the Dragon"), from its manifest
 
 
 @dataclass(frozen=True)

@@ -49,7 +49,7 @@ import msgpack
 from summon.protocol.mqtt import Incoming
 
 if TYPE_CHECKING:
-    from summon.referee.service import Referee
+    from summon.referee.core import RefereeCore
 
 __all__ = ["Fleet", "share_group"]
 
@@ -69,7 +69,7 @@ def share_group(store: Any, explicit: str | None = None) -> str:
 class Fleet:
     """This referee's part in a fleet; loop thread only."""
 
-    def __init__(self, referee: "Referee", group: str) -> None:
+    def __init__(self, referee: "RefereeCore", group: str) -> None:
         self.ref = referee
         self.group = group
         self.store: Any = referee.store  # a PgStore
@@ -118,7 +118,7 @@ class Fleet:
             self.adopted += n
             log.warning("adopted %d table(s) whose referee stopped renewing its lease: %s", n,
                         ", ".join(r.id for r in recs[:10]) + (" ..." if len(recs) > 10 else ""))
-            self.ref._status("online")
+            self.ref.publish_status("online")
         return n
 
     def drop(self, tid: str, why: str) -> None:
@@ -175,7 +175,7 @@ class Fleet:
     # --- requests for a table held elsewhere -------------------------------------------------------
     def forward(self, user: str, payload: bytes) -> None:
         """Hand a director's request for a table we do not hold to every referee (the owner acts)."""
-        self.ref._send_raw(self.forward_topic, msgpack.packb([user, payload]))
+        self.ref.send_raw(self.forward_topic, msgpack.packb([user, payload]))
 
     def forwarded(self, msg: Incoming) -> None:
         try:
@@ -185,7 +185,7 @@ class Fleet:
         except Exception as exc:
             log.warning("ignored a malformed forwarded request: %s", exc)
             return
-        self.ref._handle_forwarded(user, payload)
+        self.ref.handle_forwarded(user, payload)
 
     # --- graceful stop -----------------------------------------------------------------------------
     def release_all(self) -> None:

@@ -41,7 +41,7 @@ from summon.referee.store import SeatEvent
 from summon.referee.table import Publish
 
 if TYPE_CHECKING:
-    from summon.referee.service import Referee
+    from summon.referee.core import RefereeCore
     from summon.referee.table import Table
 
 __all__ = ["SeatKeeper", "announcement"]
@@ -52,7 +52,7 @@ log = logging.getLogger("summon.referee.seats")
 class SeatKeeper:
     """Clocks, presence and house bots for every table of one referee (loop thread only)."""
 
-    def __init__(self, referee: "Referee") -> None:
+    def __init__(self, referee: "RefereeCore") -> None:
         self.ref = referee
         self.offline: dict[str, float] = {}  # user -> monotonic time we heard "offline"
         self.watched: set[str] = set()  # tables that need ticking (a time control or a house seat)
@@ -63,10 +63,9 @@ class SeatKeeper:
     def setup(self, table: "Table", timing: TimeControl | None, now: float) -> None:
         """Give a new table its time control; raises ``ClockError`` for an unknown house bot."""
         if timing is not None and timing.house_bot is not None:
-            from summon.clients.bots import BOTS
-
-            if timing.house_bot not in BOTS:
-                raise ClockError(f"no bot {timing.house_bot!r}; known: {', '.join(BOTS)}")
+            known = self.ref.house_bots.names()
+            if timing.house_bot not in known:
+                raise ClockError(f"no bot {timing.house_bot!r}; known: {', '.join(known)}")
         table.timing = timing
         table.clock = (Clock.start(timing, len(table.players), table.game.to_move(table.state), now)
                        if timing is not None and timing.timed else None)
@@ -141,14 +140,14 @@ class SeatKeeper:
     # --- moves the referee plays ------------------------------------------------------------------
     def _house_move(self, table: "Table", seat: int, now: float) -> None:
         move = self.house_choice(table, seat)
-        self.ref._play(table, table.players[seat], Move(seq=table.seq, move=move), ("house",),
+        self.ref.play(table, table.players[seat], Move(seq=table.seq, move=move), ("house",),
                        [Event("autoplay", {"seat": seat})], now)
 
     def _timeout(self, table: "Table", seat: int, now: float) -> None:
         by = table.timing.on_timeout
         move = self.house_choice(table, seat) if by == "house" else self.random_choice(table, seat)
         log.info("table %s: seat %d timed out at seq %d; %s plays %r", table.id, seat, table.seq, by, move)
-        self.ref._play(table, table.players[seat], Move(seq=table.seq, move=move), ("timeout", by),
+        self.ref.play(table, table.players[seat], Move(seq=table.seq, move=move), ("timeout", by),
                        [Event("timeout", {"seat": seat, "by": by})], now)
         limit = table.timing.max_timeouts
         if (limit and table.status == "playing" and table.clock is not None
@@ -173,12 +172,11 @@ class SeatKeeper:
     def _bot(self, table: "Table", seat: int) -> Any:
         key = (table.id, seat)
         if key not in self._bots:
-            from summon.clients.bots import BOTS, default_bot, make_bot  # the referee hosts the house bots
-
-            name = (table.timing.house_bot if table.timing is not None else None) or default_bot(table.game.name)
-            if name not in BOTS:
+            bots = self.ref.house_bots  # injected by whoever started the referee (referee/core.py)
+            name = (table.timing.house_bot if table.timing is not None else None) or bots.default(table.game.name)
+            if name not in bots.names():
                 name = "random"
-            self._bots[key] = make_bot(name, zlib.crc32(key[0].encode()) + seat)
+            self._bots[key] = bots.make(name, zlib.crc32(key[0].encode()) + seat)
         return self._bots[key]
 
     # --- seats changing hands ---------------------------------------------------------------------
@@ -196,10 +194,10 @@ class SeatKeeper:
         """``user`` takes their seat back (a ``reclaim`` message, presence, or an accepted move)."""
         seat = table.seat_of(user)
         if seat is None:
-            self.ref._send([table.error(user, ErrorCode.SEAT_UNKNOWN, f"{user!r} has no seat at table {table.id}")])
+            self.ref.send([table.error(user, ErrorCode.SEAT_UNKNOWN, f"{user!r} has no seat at table {table.id}")])
             return
         if table.status != "playing":
-            self.ref._send([table.error(user, ErrorCode.TABLE_FINISHED, table.over_detail())])
+            self.ref.send([table.error(user, ErrorCode.TABLE_FINISHED, table.over_detail())])
             return
         if seat not in table.house:
             return  # nothing to give back: reclaiming is idempotent
@@ -232,7 +230,7 @@ class SeatKeeper:
                   now: float | None = None) -> None:
         if table.clock is not None:
             table.clock = table.clock.at(time.monotonic() if now is None else now)
-        self.ref._send(announcement(table, event, seat_state))
+        self.ref.send(announcement(table, event, seat_state))
 
 
 def announcement(table: "Table", event: Event, seat_state: int | None = None) -> list[Publish]:

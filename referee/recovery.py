@@ -43,7 +43,7 @@ from summon.referee.store_pg import LeaseLost
 from summon.referee.table import HistoryEntry, Publish, Table
 
 if TYPE_CHECKING:
-    from summon.referee.service import Referee
+    from summon.referee.core import RefereeCore
 
 __all__ = ["Recovery", "RestoreReport", "ReplayError", "rebuild"]
 
@@ -117,7 +117,7 @@ def rebuild(rec: TableRecord, moves: Sequence[MoveRecord], seat_events: Sequence
 class Recovery:
     """The referee's durability hooks (loop thread only)."""
 
-    def __init__(self, referee: "Referee") -> None:
+    def __init__(self, referee: "RefereeCore") -> None:
         self.ref = referee
         self._connects = 0
         self.last_restore: RestoreReport | None = None
@@ -211,7 +211,7 @@ class Recovery:
             log.warning("restored %d table(s), %d move(s) replayed, in %.1f ms%s", restored, moves,
                         report.seconds * 1000, f"; {len(failed)} failed: {', '.join(failed)}" if failed else "")
         self.last_restore = report
-        self._connects = ref._link.connects if ref._link is not None else 0
+        self._connects = ref.connection()[0]
         return report
 
     def restore_one(self, rec: TableRecord, failed: list[str] | None = None,
@@ -230,7 +230,7 @@ class Recovery:
             table.bots = frozenset(p for p in table.players if roles.has_role(p, "bot"))
         ref.tables[rec.id] = table
         ref.seats.watch(table)
-        ref._send(self.states(table, last, notice=notice if table.status == "playing" else None))
+        ref.send(self.states(table, last, notice=notice if table.status == "playing" else None))
         return table
 
     def states(self, table: Table, events: Sequence[Event] = (), notice: str | None = None) -> list[Publish]:
@@ -249,15 +249,15 @@ class Recovery:
     # --- the loop's tick ------------------------------------------------------------------------
     def tick(self) -> None:
         """After a reconnect, publish every table's retained states again (the broker may have lost them)."""
-        link = self.ref._link
-        if link is None or link.connects == self._connects or not link.connected.is_set():
+        connects, connected = self.ref.connection()
+        if connects == self._connects or not connected:
             return
-        self._connects = link.connects
+        self._connects = connects
         tables = sorted(self.ref.tables.values(), key=lambda t: t.status != "playing")  # playing first
         log.warning("reconnected to the broker: publishing the states of %d table(s) again", len(tables))
         for table in tables:
-            self.ref._send(self.states(table))
-        self.ref._status("online")
+            self.ref.send(self.states(table))
+        self.ref.publish_status("online")
 
     # --- graceful stop --------------------------------------------------------------------------
     def interrupted(self) -> int:
@@ -267,7 +267,7 @@ class Recovery:
             if table.status != "playing":
                 continue
             meta = dataclasses.replace(views.meta_message(table), status="interrupted")
-            self.ref._send([
+            self.ref.send([
                 Publish(table.topics.events(table.id),
                         encode(views.events_message(table, [Event("interrupted", {})]))),
                 Publish(table.topics.meta(table.id), encode(meta), retain=True),

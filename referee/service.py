@@ -42,6 +42,7 @@ from summon.referee.ratelimit import Limited, RateLimitedInbox, RateLimiter, mes
 from summon.referee.table import Later, Publish, Table
 from summon.referee.tablecap import CreateBudget, TablePruner
 from summon.referee.clock import ClockError, TimeControl
+from summon.referee.core import HouseBots, RandomHouseBots
 from summon.referee.presence import SeatKeeper
 from summon.referee.fleet import Fleet, share_group
 from summon.referee.recovery import Recovery
@@ -123,8 +124,11 @@ class RefereeConfig:
 class Referee:
     """Hosts many tables in one process over one MQTT connection."""
 
-    def __init__(self, config: RefereeConfig) -> None:
+    def __init__(self, config: RefereeConfig, house_bots: HouseBots | None = None) -> None:
+        """``house_bots``: who plays an absent seat (the CLI passes the clients' bots; without
+        one, a random legal move: the referee does not import the clients, referee/core.py)."""
         self.config = config
+        self.house_bots: HouseBots = house_bots if house_bots is not None else RandomHouseBots()
         self.topics = Topics(config.prefix)
         self.tables: dict[str, Table] = {}
         self.inbox: queue.Queue[Any] = RateLimitedInbox(RateLimiter(
@@ -682,6 +686,27 @@ class Referee:
 
     def _send_raw(self, topic: str, payload: bytes) -> None:
         self._send([Publish(topic, payload)])
+
+    # --- RefereeCore: what the helpers (presence, fleet, recovery, tablecap) may call ------------
+    def send(self, publishes: "Sequence[Publish | Later]") -> None:
+        self._send(publishes)
+
+    def send_raw(self, topic: str, payload: bytes) -> None:
+        self._send_raw(topic, payload)
+
+    def play(self, table: Table, user: str, move: Move, flags: tuple[str, ...] = (),
+             notes: Sequence[Any] = (), now: float | None = None) -> None:
+        self._play(table, user, move, flags, notes, now)
+
+    def publish_status(self, status: str) -> None:
+        self._status(status)
+
+    def connection(self) -> tuple[int, bool]:
+        link = self._link
+        return (0, False) if link is None else (link.connects, link.connected.is_set())
+
+    def handle_forwarded(self, user: str, payload: bytes) -> None:
+        self._handle_forwarded(user, payload)
 
     def _send_error(self, topic: str, code: ErrorCode, detail: str, table: str | None = None,
                     ref: str | None = None) -> None:

@@ -373,6 +373,8 @@ class PgStore:
                 row = self._db.execute("SELECT value FROM fleet_secrets WHERE name = %s", (name,)).fetchone()
         except psycopg.Error as exc:
             raise StoreError(f"could not read the fleet's secret in {self.path}: {_first_line(exc)}") from None
+        if row is None:  # inserted or kept by the statement just before, in the same transaction
+            raise StoreError(f"the fleet's secret vanished from {self.path} while it was read")
         return str(row[0])
 
     def leave(self) -> None:

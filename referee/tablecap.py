@@ -50,7 +50,7 @@ from summon.referee import views
 from summon.referee.table import Publish
 
 if TYPE_CHECKING:
-    from summon.referee.service import Referee
+    from summon.referee.core import RefereeCore
     from summon.referee.table import Table
 
 __all__ = ["CreateBudget", "TablePruner", "cleared", "trim_table_caches"]
@@ -141,7 +141,7 @@ class TablePruner:
     finished table whose meta is still kept (``keep_meta_s``).
     """
 
-    def __init__(self, referee: "Referee", every: float = 1.0) -> None:
+    def __init__(self, referee: "RefereeCore", every: float = 1.0) -> None:
         self.ref = referee
         self.every = every
         self._ended: dict[str, float] = {}  # table id -> monotonic time we first saw it ended
@@ -176,7 +176,7 @@ class TablePruner:
         while self._metas and self._metas[0][0] <= now:
             due.append(Publish(heapq.heappop(self._metas)[1], b"", retain=True))
         if due:
-            self.ref._send(due)
+            self.ref.send(due)
         return gone
 
     def meta_keep(self) -> float:
@@ -206,7 +206,7 @@ class TablePruner:
             out.append(Publish(t.public_state(rec.id), b"", retain=True))
             heapq.heappush(self._metas, (now + rec.finished + self.meta_keep() - wall, t.meta(rec.id)))
         if out:
-            self.ref._send(out)
+            self.ref.send(out)
 
     def forget(self, table: "Table", clear: bool, meta: bool = True) -> None:
         self.ref.tables.pop(table.id, None)
@@ -216,4 +216,4 @@ class TablePruner:
         if fleet is not None:  # the others answer for it from now on (fleet.is_foreign)
             fleet.store.release(table.id)
         if clear:
-            self.ref._send(cleared(table, meta=meta))
+            self.ref.send(cleared(table, meta=meta))

@@ -90,6 +90,7 @@ def meta_message(table: "Table") -> Meta:
         bots=[p for p in table.players if p in getattr(table, "bots", ())],
         house=sorted(getattr(table, "house", {})),
         clock=table.timing.to_wire() if getattr(table, "timing", None) is not None else None,
+        title=table.game.title,
     )
 
 

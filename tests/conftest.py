@@ -75,13 +75,14 @@ def referee(mosquitto: Mosquitto, request: pytest.FixtureRequest) -> Iterator["o
 
     Every test has its broker of its own (see ``mosquitto``), so nothing leaks between tests.
     """
+    from summon.clients.bots import HOUSE_BOTS
     from summon.referee.service import Referee, RefereeConfig
 
     if "any_store" in request.fixturenames:
         request.getfixturevalue("any_store")  # before the referee opens its store
     prefix = "summon/v1"
     ref = Referee(RefereeConfig(broker=mosquitto.url("referee"), prefix=prefix,
-                                client_id="referee", directors=frozenset({"director"})))
+                                client_id="referee", directors=frozenset({"director"})), house_bots=HOUSE_BOTS)
     thread = threading.Thread(target=ref.run, daemon=True)
     thread.start()
     assert ref.ready.wait(10), "referee did not connect"

@@ -17,7 +17,7 @@ T = Topics()
 def stand_in(store: Store) -> SimpleNamespace:
     sent: list = []
     return SimpleNamespace(config=RefereeConfig(keep_finished_s=3600, keep_meta_s=86400), tables={}, topics=T,
-                           store=store, sent=sent, _send=sent.extend, seats=SimpleNamespace(_forget=lambda tid: None))
+                           store=store, sent=sent, send=sent.extend, seats=SimpleNamespace(_forget=lambda tid: None))
 
 
 def finished(store: Store, tid: str, ago: float) -> None:

@@ -85,8 +85,7 @@ class Checker:
         players = [self.user if with_bot and i == seat else f"opp{i}" for i in range(n)]
         self._n += 1
         tid = f"check-{self._n}-{game}"
-        cfg = {"target": 1000} if game == "dragon" else {}
-        cfg.update(config or {})
+        cfg = dict(config or {})  # the rulebook's game: long enough for every check
         self.w.call(lambda: self.w.ref.create_table(game, players, cfg, seed=self._n, table_id=tid, clock=clock))
         return tid
 
@@ -233,7 +232,9 @@ class Checker:
         """Before the bot starts: a finished and a closed table at which it is seated, and a
         table it is not seated at -- all retained on the broker when it connects."""
         game = self.games[0]
-        short = {"max_hands": 1, "target": 1_000_000} if game == "dragon" else {}
+        from summon.referee.games import game_type
+
+        short = dict(game_type(game).one_deal)  # a table that is over soon: one deal
         done = self.create(game, config=short)
         for _ in range(5000):
             def step() -> bool:

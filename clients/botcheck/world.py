@@ -132,7 +132,9 @@ class World:
 
         cfg = RefereeConfig(broker=self.referee_url, prefix=self.prefix, client_id="referee",
                             db=str(self.dir / "referee.db"), db_sync="normal", roles_file=None)
-        self.ref = Watched(cfg)
+        from summon.clients.bots import HOUSE_BOTS
+
+        self.ref = Watched(cfg, house_bots=HOUSE_BOTS)
         self._thread = threading.Thread(target=self.ref.run, name="botcheck-referee", daemon=True)
         self._thread.start()
         if not self.ref.ready.wait(15):

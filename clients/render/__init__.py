@@ -12,8 +12,11 @@ from typing import Any, Mapping, Protocol, Sequence
 from summon.clients.render.dragon import DragonRenderer
 from summon.clients.render.summicard import SummicardRenderer
 from summon.clients.render.summoner_wars import SummonerWarsRenderer
+from summon.referee.games import GAME_TYPES
+from summon.referee.gametype import load_hook
 
-__all__ = ["Renderer", "renderer_for", "GenericRenderer", "describe", "referee_notice"]
+__all__ = ["Renderer", "renderer_for", "GenericRenderer", "describe", "referee_notice", "DragonRenderer",
+           "SummicardRenderer", "SummonerWarsRenderer"]
 
 
 class Renderer(Protocol):
@@ -67,5 +70,7 @@ def describe(renderer: Any, event: Mapping[str, Any]) -> str | None:
 
 
 def renderer_for(game: str, players: Sequence[str]) -> Any:
-    return {"dragon": DragonRenderer, "summicard": SummicardRenderer,
-            "summoner-wars": SummonerWarsRenderer}.get(game, GenericRenderer)(players)
+    """The renderer the game's manifest names (``hooks.renderer``), else the generic one."""
+    t = GAME_TYPES.get(game)
+    cls = load_hook(t.hooks.renderer) if t is not None and t.hooks.renderer else GenericRenderer
+    return cls(players)

@@ -17,6 +17,7 @@ from typing import Any, Mapping
 
 from summon.clients.tournament import TournamentError
 from summon.protocol.topics import valid_name
+from summon.referee.games import derived
 
 __all__ = ["SpecError", "Entrant", "Spec", "load_spec", "parse_spec", "FORMATS", "TIEBREAKS",
            "team_layout"]
@@ -30,19 +31,19 @@ DEFAULT_TIEBREAKS = {
     "sit-and-go": ("net", "wins"),
 }
 
+# These three are read live from the games' manifests (referee/games/<game>/manifest.py).
 # Seats of each partnership, for games played by partnerships.  Games not listed seat
 # one account per entrant (seat i is side i).
-TEAMS: dict[str, tuple[tuple[int, ...], ...]] = {"dragon": ((0, 2), (1, 3))}
+TEAMS: Mapping[str, tuple[tuple[int, ...], ...]] = derived(lambda t: t.teams or None)
 
 # Games whose scores do not order the places (Summicard: the lowest *positive* score
 # wins): there only the winners are placed, everybody else shares the next place and
 # no margin ("net") is counted.  Every other game: a higher score is a better place.
-SCORES_RANK: dict[str, bool] = {"summicard": False}
+SCORES_RANK: Mapping[str, bool] = derived(lambda t: False if not t.scores_rank else None)
 
 # Table options that make one table exactly one deal, for duplicate boards.  A game not
-# listed deals once per game already.  The Dragon: stop after hand 1 (a thrown-in hand is
-# a 0-0 board), with a target no single hand can reach.
-ONE_DEAL: dict[str, dict[str, Any]] = {"dragon": {"max_hands": 1, "target": 1_000_000}}
+# listed deals once per game already (the Dragon: stop after hand 1).
+ONE_DEAL: Mapping[str, Mapping[str, Any]] = derived(lambda t: dict(t.one_deal) or None)
 
 
 def team_layout(game: str, sides: int) -> tuple[tuple[int, ...], ...]:

@@ -17,7 +17,7 @@ from typing import Any, Iterator, Sequence
 
 import pytest
 
-from summon.clients.bots import make_bot
+from summon.clients.bots import HOUSE_BOTS, make_bot
 from summon.clients.director import create_table
 from summon.clients.sdk import BotClient
 from summon.clients.web.server import WebConfig, WebServer
@@ -98,7 +98,7 @@ def mosquitto_ws(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Mosquitto
 @pytest.fixture
 def stack(mosquitto_ws: Mosquitto) -> Iterator[Stack]:
     ref = Referee(RefereeConfig(broker=mosquitto_ws.url("referee"), client_id="referee",
-                                directors=frozenset({"director"})))
+                                directors=frozenset({"director"})), house_bots=HOUSE_BOTS)
     thread = threading.Thread(target=ref.run, daemon=True)
     thread.start()
     assert ref.ready.wait(10), "referee did not connect"

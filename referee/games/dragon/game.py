@@ -12,6 +12,7 @@ from typing import Any, Mapping
 
 from summon.referee.engine import Event, Game, MoveSyntaxError, Outcome
 
+from .manifest import GAME_TYPE
 from .cards import DRAGON, DRAGON_BIT, SUIT_MASKS, SUITS
 from .moves import MOVES, Move
 from .rules import lead_suit, legal_moves, trump_suit
@@ -25,12 +26,11 @@ __all__ = ["DragonGame"]
 class DragonGame(Game):
     """Summon the Dragon, 4 players in two partnerships (seats 0+2 vs 1+3)."""
 
-    name = "dragon"
-    title = "Summon the Dragon"
-    min_seats = 4
-    max_seats = 4
-    # Random bots overbid, go set hand after hand and never reach the target (RULES-NOTES.md).
-    bots_only_config = {"max_hands": 60}
+    name = GAME_TYPE.name  # the static facts are the manifest's (manifest.py)
+    title = GAME_TYPE.title
+    min_seats = GAME_TYPE.min_seats
+    max_seats = GAME_TYPE.max_seats
+    bots_only_config = GAME_TYPE.bots_only_config
 
     def config_defaults(self) -> dict[str, Any]:
         return Config().as_dict()

@@ -16,19 +16,14 @@ from dataclasses import dataclass, fields
 from typing import Any, Mapping, Sequence
 
 from summon.referee.engine import ConfigError
+from summon.referee.gametype import check_options
 from summon.referee.games.keyed import KeyedRandom
 
+from .manifest import GAME_TYPE
 from .cards import CARD_BY_NAME, FULL_DECK, N_CARDS, mask_of
 
 __all__ = ["Config", "Contract", "HandResult", "Result", "State", "deal_cards",
            "fresh_hand", "state_from_deal", "fill_deal", "team_of"]
-
-_CHOICES = {
-    "all_pass": ("redeal", "stick-dealer"),
-    "tie": ("play-on", "bidder-wins"),
-    "nt_dragon_follow": ("any-time", "when-void"),
-}
-
 
 def team_of(seat: int) -> int:
     """Team 0 is seats 0 and 2, team 1 is seats 1 and 3 (partners sit opposite)."""
@@ -49,23 +44,7 @@ class Config:
     @classmethod
     def from_mapping(cls, options: Mapping[str, Any] | None) -> "Config":
         """Validate table options; unknown keys or bad values raise ``ConfigError``."""
-        options = dict(options or {})
-        known = {f.name for f in fields(cls)}
-        unknown = sorted(set(options) - known)
-        if unknown:
-            raise ConfigError(f"unknown dragon option(s): {', '.join(map(str, unknown))}")
-        for key in ("target", "max_hands"):
-            if key in options:
-                v = options[key]
-                low = 1 if key == "target" else 0
-                if type(v) is not int or not low <= v <= 1_000_000:
-                    raise ConfigError(f"{key} must be an integer {low}..1000000, not {v!r}")
-        for key, allowed in _CHOICES.items():
-            if key in options and options[key] not in allowed:
-                raise ConfigError(f"{key} must be one of {', '.join(allowed)}, not {options[key]!r}")
-        if "summon_from_partner" in options and type(options["summon_from_partner"]) is not bool:
-            raise ConfigError("summon_from_partner must be true or false")
-        return cls(**options)
+        return cls(**check_options(GAME_TYPE, options))  # the specs are in manifest.py
 
     def as_dict(self) -> dict[str, Any]:
         return {f.name: getattr(self, f.name) for f in fields(self)}

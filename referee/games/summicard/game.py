@@ -12,9 +12,10 @@ from typing import Any, Mapping, Sequence
 
 from summon.referee.engine import Event, Game, Outcome
 
+from .manifest import GAME_TYPE
 from .moves import Move
 from .rules import bet_limit, can_see, legal_moves
-from .state import MAX_SEATS, Config, State, new_session, state_from_cards
+from .state import Config, State, new_session, state_from_cards
 from .transitions import step
 from .views import view
 
@@ -25,10 +26,10 @@ class SummicardGame(Game):
     """Summicard for 2..100 players: the base game (one hand) or the betting variant
     (a session of hands with chips).  See SPEC.md and RULES-NOTES.md."""
 
-    name = "summicard"
-    title = "Summicard"
-    min_seats = 2
-    max_seats = MAX_SEATS
+    name = GAME_TYPE.name  # the static facts are the manifest's (manifest.py)
+    title = GAME_TYPE.title
+    min_seats = GAME_TYPE.min_seats
+    max_seats = GAME_TYPE.max_seats
 
     def config_defaults(self) -> dict[str, Any]:
         return Config().as_dict()

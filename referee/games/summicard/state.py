@@ -17,7 +17,9 @@ from dataclasses import dataclass, fields
 from typing import Any, Mapping, Sequence
 
 from summon.referee.engine import ConfigError
+from summon.referee.gametype import check_options
 
+from .manifest import GAME_TYPE
 from .cards import VALUES, auto_decks, min_decks, shuffled_shoe
 
 __all__ = ["Config", "Player", "PotResult", "HandSummary", "Result", "State", "new_session",
@@ -26,14 +28,6 @@ __all__ = ["Config", "Player", "PotResult", "HandSummary", "Result", "State", "n
 MAX_SEATS = 100
 MAX_VOID_HANDS = 50  # base game: hands in a row with nobody positive before it ends drawn
 
-_CHOICES = {
-    "variant": ("base", "betting"),
-    "zero_score": ("no-win", "best"),
-    "tie": ("draw", "split"),
-    "nobody_positive": ("replay", "closest"),
-    "pots": ("plain", "side"),
-}
-_INTS = {"chips": (1, 1000), "hands": (1, 10_000), "decks": (0, 100)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,20 +48,7 @@ class Config:
     @classmethod
     def from_mapping(cls, options: Mapping[str, Any] | None) -> "Config":
         """Validate table options; unknown keys or bad values raise ``ConfigError``."""
-        options = dict(options or {})
-        known = {f.name for f in fields(cls)}
-        unknown = sorted(set(options) - known, key=str)
-        if unknown:
-            raise ConfigError(f"unknown summicard option(s): {', '.join(map(str, unknown))}")
-        for key, (low, high) in _INTS.items():
-            if key in options:
-                v = options[key]
-                if type(v) is not int or not low <= v <= high:
-                    raise ConfigError(f"{key} must be an integer {low}..{high}, not {v!r}")
-        for key, allowed in _CHOICES.items():
-            if key in options and options[key] not in allowed:
-                raise ConfigError(f"{key} must be one of {', '.join(allowed)}, not {options[key]!r}")
-        return cls(**options)
+        return cls(**check_options(GAME_TYPE, options))  # the specs are in manifest.py
 
     def as_dict(self) -> dict[str, Any]:
         return {f.name: getattr(self, f.name) for f in fields(self)}

@@ -14,6 +14,7 @@ from typing import Any, Mapping
 from summon.referee.engine import Event, Game, Outcome
 
 from .explain import why_illegal
+from .manifest import GAME_TYPE
 from .moves import Move, parse_move
 from .rules import legal_moves
 from .state import Config, State, new_game
@@ -26,10 +27,10 @@ __all__ = ["SummonerWarsGame"]
 class SummonerWarsGame(Game):
     """Summoner Wars (second edition rules), 2 players, with original factions."""
 
-    name = "summoner-wars"
-    title = "Summoner Wars (2nd edition rules)"
-    min_seats = 2
-    max_seats = 2
+    name = GAME_TYPE.name  # the static facts are the manifest's (manifest.py)
+    title = GAME_TYPE.title
+    min_seats = GAME_TYPE.min_seats
+    max_seats = GAME_TYPE.max_seats
 
     def config_defaults(self) -> dict[str, Any]:
         return Config.from_mapping({}).as_dict()

@@ -20,7 +20,9 @@ from dataclasses import dataclass, field, fields
 from typing import Any, Mapping
 
 from summon.referee.engine import ConfigError
+from summon.referee.gametype import check_options
 
+from .manifest import GAME_TYPE
 from .board import owner_cell, CELLS
 from .cards import POOL, PRESET_DECKS
 from .deck import DeckError, DeckList, load_deck
@@ -48,14 +50,11 @@ class Config:
     decks: tuple[DeckList, DeckList] = field(default=None, compare=False, repr=False)  # type: ignore[assignment]
     faces: tuple[frozenset[str], ...] = field(default=(), compare=False, repr=False)
 
-    OPTIONS = ("deck_0", "deck_1", "first", "die", "max_turns")
+    OPTIONS = tuple(o.name for o in GAME_TYPE.options)
 
     @classmethod
     def from_mapping(cls, options: Mapping[str, Any] | None) -> "Config":
-        options = dict(options or {})
-        unknown = sorted(map(str, set(options) - set(cls.OPTIONS)))
-        if unknown:
-            raise ConfigError(f"unknown summoner-wars option(s): {', '.join(unknown)}")
+        options = check_options(GAME_TYPE, options)  # unknown keys, first, max_turns: manifest.py
         defaults = {f.name: f.default for f in fields(cls) if f.name in cls.OPTIONS}
         opts = {**defaults, **options}
         decks = []
@@ -64,15 +63,11 @@ class Config:
                 decks.append(load_deck(opts[f"deck_{seat}"]))
             except DeckError as exc:
                 raise ConfigError(f"deck_{seat} is not a legal deck: {exc}") from None
-        if opts["first"] != "random" and (type(opts["first"]) is not int or opts["first"] not in (0, 1)):
-            raise ConfigError("first must be 'random', 0 or 1")
         try:
             faces = parse_die(opts["die"])
         except ValueError as exc:
             raise ConfigError(f"die: {exc}") from None
         mt = opts["max_turns"]
-        if type(mt) is not int or not 0 <= mt <= 100_000:
-            raise ConfigError("max_turns must be an integer 0..100000 (0 = no limit)")
         deck_opts = [d if isinstance(d, str) and d.strip() in PRESET_DECKS else decks[i].as_dict()
                      for i, d in enumerate((opts["deck_0"], opts["deck_1"]))]
         return cls(deck_0=deck_opts[0], deck_1=deck_opts[1], first=opts["first"], die=opts["die"],

@@ -16,7 +16,7 @@ function tableRow(t, me) {
   const seat = m && me ? m.players.indexOf(me) : -1;
   const result = m && m.result ? ` · ${resultLine(m)}` : "";
   return h("li", { dataset: { table: t.id } },
-    tableLink(t.id, m ? gameName(m.game) : "a table"),
+    tableLink(t.id, m ? gameName(m.game, m) : "a table"),
     h("span", { class: "muted" }, m ? ` ${m.players.join(", ")} · ${statusWords(m.status)}${result}` : ""),
     seat >= 0 && m.status === "playing" ? h("span", { class: "badge mine" }, t.seat && (t.seat.to_move || []).includes(seat) ? "your turn" : "seated") : null);
 }

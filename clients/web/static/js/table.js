@@ -12,16 +12,21 @@ import * as generic from "./games/generic.js";
 import { howtoFold } from "./howto.js";
 
 const GAMES = { dragon, summicard, "summoner-wars": summonerWars };
-const GAME_NAMES = { dragon: "Summon the Dragon", summicard: "Summicard", "summoner-wars": "Summoner Wars" };
+// A game's title comes from the tables' meta (the referee reads it from the game's manifest);
+// each title seen is remembered, so a tournament of the same game shows it too.
+const TITLES = new Map();
 
-export function gameName(game) { return GAME_NAMES[game] || game; }
+export function gameName(game, meta) {
+  if (meta && meta.title && meta.game === game) TITLES.set(game, meta.title);
+  return TITLES.get(game) || game;
+}
 
 // t: the store's table record; opts: {onMove(move) | null, onReclaim, now, ui, refresh, replay}
 export function renderTable(t, opts) {
   const state = t.seat || t.pub;
   const meta = t.meta;
   const head = h("header", { class: "table-head" },
-    h("h1", {}, gameName((state || meta || {}).game || "")));
+    h("h1", {}, gameName((state || meta || {}).game || "", meta)));
   if (!state) {
     return [head, h("p", { class: "waiting", role: "status" },
       meta ? "Waiting for the table's state from the broker..." : `Waiting for table ${t.id}: no such table has been announced on this broker yet.`)];
@@ -56,7 +61,7 @@ export function renderTable(t, opts) {
   out.push(h("div", { class: `game game-${state.game}` }, readable(() => game.render(ctx), () => generic.render(ctx), t.id)));
   out.push(howtoFold(state.game, opts.ui));
   out.push(feedPanel(t, meta, game));
-  if (players.length && state.game !== "dragon") out.push(h("p", { class: "muted" }, `Players: ${players.join(", ")}`));
+  if (players.length && !game.showsPlayers) out.push(h("p", { class: "muted" }, `Players: ${players.join(", ")}`));
   out.push(detailsFold(t, state, mySeat, opts.ui));
   return out;
 }

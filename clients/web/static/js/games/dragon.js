@@ -335,6 +335,8 @@ export function resultWords(meta, r) {
   return `${head}: ${teams.join(", ")}`;
 }
 
+export const showsPlayers = true; // the seats around the table name them: no "Players:" line
+
 export function render(ctx) {
   const { meta, view } = ctx;
   const out = [];

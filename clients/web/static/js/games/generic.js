@@ -11,4 +11,11 @@ export function render(ctx) {
   return out;
 }
 
-export function eventText() { return null; }
+// Every event as one line of text: its type, then its fields (seats by player name).
+export function eventText(e, meta) {
+  const players = (meta && meta.players) || [];
+  const value = (k, v) => (k === "seat" || k === "winner") && Number.isInteger(v) && players[v] ? players[v]
+    : typeof v === "object" && v !== null ? JSON.stringify(v) : String(v);
+  const rest = Object.entries(e).filter(([k]) => k !== "type").map(([k, v]) => `${k} ${value(k, v)}`);
+  return rest.length ? `${e.type}: ${rest.join(", ")}` : String(e.type);
+}

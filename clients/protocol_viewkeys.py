@@ -272,7 +272,7 @@ def rows(name: str) -> list[tuple[str, str, str, str]]:
     missing = [p for p in paths if p not in meanings]
     stale = [p for p in meanings if p not in paths]
     if missing or stale:
-        raise KeyError(f"{name}: view keys without a meaning in protocol/viewkeys.py: {missing}; "
+        raise KeyError(f"{name}: view keys without a meaning in clients/protocol_viewkeys.py: {missing}; "
                        f"meanings of keys no view has: {stale}")
     first = {p: i for i, p in enumerate(paths)}
     root = {p: first.get(re.split(r"[.\[]", p)[0], 0) for p in paths}  # children right after their key

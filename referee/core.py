@@ -1,0 +1,106 @@
+"""The two narrow interfaces around the referee: what its helpers may call on it, and what
+it needs from whoever hosts house bots.
+
+Why named interfaces: the helpers (``presence``, ``fleet``, ``recovery``, ``tablecap``)
+once called the referee's private ``_send``, ``_play``, ``_status`` and ``_link``, so any
+change inside ``service.py`` could break them silently.  ``RefereeCore`` is the whole of
+what they use, written down; ``Referee`` implements it (``tests/test_layers.py`` checks
+that no helper reaches for a private name again).
+
+House bots are clients' code (``clients/bots``), and the referee is a lower layer than the
+clients: it must not import them.  So whoever starts a referee passes a ``HouseBots`` (the
+CLI passes ``summon.clients.bots.HOUSE_BOTS``); a referee started without one plays a
+random legal move for an absent seat (``RandomHouseBots``).
+"""
+
+from __future__ import annotations
+
+import random
+from typing import TYPE_CHECKING, Any, Collection, Mapping, Protocol, Sequence
+
+if TYPE_CHECKING:  # types only: no import at run time
+    from summon.protocol.messages import Move
+    from summon.referee.table import Table
+
+__all__ = ["Bot", "HouseBots", "RandomHouseBots", "RefereeCore"]
+
+
+class Bot(Protocol):
+    """A house bot: sees one seat's view and its legal moves, answers one of them."""
+
+    def choose(self, view: Mapping[str, Any], legal: Sequence[str]) -> str: ...
+
+
+class HouseBots(Protocol):
+    """The house-bot factory the referee is given."""
+
+    def names(self) -> Collection[str]:
+        """Every bot name a table's time control may ask for (``house_bot``)."""
+        ...
+
+    def default(self, game: str) -> str:
+        """The bot that plays an absent seat of ``game`` when the table names none."""
+        ...
+
+    def make(self, name: str, seed: int) -> Bot:
+        """A fresh bot called ``name`` (one of ``names()``), seeded."""
+        ...
+
+
+class _RandomBot:
+    def __init__(self, seed: int) -> None:
+        self._rng = random.Random(seed)
+
+    def choose(self, view: Mapping[str, Any], legal: Sequence[str]) -> str:
+        return self._rng.choice(list(legal))
+
+
+class RandomHouseBots:
+    """The referee's own fallback: one bot, ``random``, any legal move."""
+
+    def names(self) -> Collection[str]:
+        return ("random",)
+
+    def default(self, game: str) -> str:
+        return "random"
+
+    def make(self, name: str, seed: int) -> Bot:
+        return _RandomBot(seed)
+
+
+class RefereeCore(Protocol):
+    """What the referee's helpers may use: its tables and store, and these calls."""
+
+    config: Any  # RefereeConfig
+    tables: dict[str, "Table"]
+    store: Any  # referee.store.Store
+    topics: Any  # protocol.topics.Topics
+    seats: Any  # referee.presence.SeatKeeper
+    recovery: Any  # referee.recovery.Recovery
+    fleet: Any  # referee.fleet.Fleet | None
+    house_bots: HouseBots
+
+    def send(self, publishes: Sequence[Any]) -> None:
+        """Publish (``Publish`` or ``Later``) now, or once the current group commit is durable."""
+        ...
+
+    def send_raw(self, topic: str, payload: bytes) -> None:
+        """Publish one payload, not retained."""
+        ...
+
+    def play(self, table: "Table", user: str, move: "Move", flags: tuple[str, ...] = (),
+             notes: Sequence[Any] = (), now: float | None = None) -> None:
+        """Apply ``move`` for ``user``'s seat as if it had arrived: stored, then published."""
+        ...
+
+    def publish_status(self, status: str) -> None:
+        """Publish the referee's retained status (``online``) now."""
+        ...
+
+    def connection(self) -> tuple[int, bool]:
+        """``(connects so far, connected now)`` of the broker link; ``(0, False)`` before one."""
+        ...
+
+    def handle_forwarded(self, user: str, payload: bytes) -> None:
+        """A director's request another referee of the fleet passed on."""
+        ...

@@ -1,0 +1,33 @@
+"""Summoner Wars' manifest: its static facts as data (``referee/gametype.py`` says why).
+
+Decks and the die are ``"any"``: a deck is a preset id or a whole deck definition, checked
+by ``deck.load_deck``; the die is faces text, checked by ``dice.parse_die``.  To add an
+option: one ``OptionSpec`` here and the field of the same name in ``state.Config``.
+"""
+
+from summon.referee.gametype import ClientHooks, GameType, OptionSpec
+
+from .dice import DEFAULT_DIE
+
+GAME_TYPE = GameType(
+    name="summoner-wars",
+    title="Summoner Wars (2nd edition rules)",
+    min_seats=2,
+    max_seats=2,
+    options=(
+        OptionSpec("deck_0", "any", "cinder-vanguard", "seat 0's deck: a preset (cinder-vanguard, tidewardens) "
+                   "or a deck definition"),
+        OptionSpec("deck_1", "any", "tidewardens", "seat 1's deck: a preset (cinder-vanguard, tidewardens) "
+                   "or a deck definition"),
+        OptionSpec("first", "choice", "random", "who takes the first turn: a coin toss (random), seat 0 or seat 1",
+                   choices=("random", 0, 1), message="first must be 'random', 0 or 1"),
+        OptionSpec("die", "any", DEFAULT_DIE, "the six faces of the die, comma-separated"),
+        OptionSpec("max_turns", "int", 200, "the game is drawn after this many turns (0: no limit)",
+                   low=0, high=100_000, message="max_turns must be an integer 0..100000 (0 = no limit)"),
+    ),
+    bots={"summoner-wars-heuristic": "summon.clients.bots.summoner_wars_heuristic:SummonerWarsHeuristicBot",
+          "summoner-wars-search": "summon.clients.bots.summoner_wars_search:SummonerWarsSearchBot"},
+    default_bot="summoner-wars-heuristic",
+    hooks=ClientHooks(renderer="summon.clients.render.summoner_wars:SummonerWarsRenderer",
+                      screen="summon.clients.tui.screens.summoner_wars:SummonerWarsScreen", web="summoner_wars"),
+)

@@ -1,0 +1,169 @@
+"""A game's static facts as data: the manifest every list of games is derived from.
+
+Why a manifest (OpenSpiel's ``GameType`` + ``register_game``): the CLI, the referee, the
+tournaments, the terminal and web clients each need to know a game's name, title, seats,
+teams, options and bots.  When each kept its own name-keyed table, adding a game meant
+editing seven of them in six files.  Now a game declares one frozen ``GameType`` next to its
+engine, ``referee.games.register_game`` records it, and every table is read from there.
+
+Everything here is plain data that serializes (``to_wire``): the web page's New-table form
+is to be built from the option specs.  Client hooks are *import path strings*
+(``"summon.clients.render.dragon:DragonRenderer"``) so that the referee, which owns the
+manifest, never imports a client (the layer rule in ``tests/test_layers.py``).
+
+One validator (``check_options``, OpenSpiel's ``parameter_specification``) checks a
+table's options against the declared specs, so no engine hand-writes that loop; a game
+with an option the specs cannot say (a Summoner Wars deck) declares it ``"any"`` and
+checks it itself after.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+from summon.referee.engine import ConfigError
+
+__all__ = ["OptionSpec", "ClientHooks", "GameType", "check_options", "load_hook", "OPTION_TYPES"]
+
+# The option types a spec may declare, and the JSON Schema-ish word a form builder reads.
+OPTION_TYPES = ("int", "bool", "choice", "any")
+
+
+@dataclass(frozen=True)
+class OptionSpec:
+    """One table option: its name, type, rulebook default, range or choices, and what it
+    means in the game's own words (shown by ``summon games`` and, later, the New-table form).
+
+    ``type``: ``"int"`` (``low``..``high`` inclusive), ``"bool"``, ``"choice"`` (one of
+    ``choices``) or ``"any"`` (the game checks the value itself: a deck, a die).
+    ``message`` replaces the generic "must be ..." text where a game always said it its own
+    way (users and tests read those words).
+    """
+
+    name: str
+    type: str
+    default: Any
+    doc: str
+    low: int | None = None
+    high: int | None = None
+    choices: tuple[Any, ...] = ()
+    message: str = ""
+
+    def __post_init__(self) -> None:
+        if self.type not in OPTION_TYPES:
+            raise ValueError(f"option {self.name!r}: type must be one of {OPTION_TYPES}, not {self.type!r}")
+        if self.type == "int" and (self.low is None or self.high is None):
+            raise ValueError(f"option {self.name!r}: an int option declares low and high")
+        if self.type == "choice" and not self.choices:
+            raise ValueError(f"option {self.name!r}: a choice option declares its choices")
+        if self.type != "any" and self.problem(self.default):
+            raise ValueError(f"option {self.name!r}: the default {self.default!r} is not a legal value")
+
+    def problem(self, value: Any) -> str:
+        """Why ``value`` is not legal for this option ("" if it is)."""
+        if self.type == "int":
+            if type(value) is not int or not self.low <= value <= self.high:  # type: ignore[operator]
+                return self.message or f"{self.name} must be an integer {self.low}..{self.high}, not {value!r}"
+        elif self.type == "bool":
+            if type(value) is not bool:
+                return self.message or f"{self.name} must be true or false"
+        elif self.type == "choice":
+            if not any(type(value) is type(c) and value == c for c in self.choices):
+                return self.message or f"{self.name} must be one of {', '.join(map(str, self.choices))}, not {value!r}"
+        return ""
+
+    def to_wire(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"name": self.name, "type": self.type, "default": self.default, "doc": self.doc}
+        if self.type == "int":
+            out.update(low=self.low, high=self.high)
+        if self.type == "choice":
+            out["choices"] = list(self.choices)
+        return out
+
+
+@dataclass(frozen=True)
+class ClientHooks:
+    """Where the clients find a game's own pieces, as ``"module:attribute"`` strings (a
+    missing hook means the generic one).  ``web`` names ``clients/web/static/js/games/<web>.js``."""
+
+    renderer: str = ""
+    screen: str = ""
+    web: str = ""
+
+    def to_wire(self) -> dict[str, str]:
+        return {"renderer": self.renderer, "screen": self.screen, "web": self.web}
+
+
+@dataclass(frozen=True)
+class GameType:
+    """A game's static facts.  ``name`` is what a table is created with; ``teams`` lists the
+    seats of each partnership (empty: every seat for itself); ``scores_rank`` is false when a
+    higher score is not a better place (Summicard: the lowest positive score wins);
+    ``bots_only_config`` makes a game between bots alone always end (self-play, benchmarks,
+    the demo); ``one_deal`` makes one table exactly one deal (duplicate boards; empty: a game
+    is one deal already); ``demo_config`` is what ``summon demo`` sets unless told otherwise;
+    ``bots`` maps this game's bot names, weakest first, to their classes' import paths (a
+    client loads them), and ``default_bot`` is the one the demo seats (``"random"`` if the
+    game has none of its own)."""
+
+    name: str
+    title: str
+    min_seats: int
+    max_seats: int
+    options: tuple[OptionSpec, ...] = ()
+    teams: tuple[tuple[int, ...], ...] = ()
+    scores_rank: bool = True
+    bots_only_config: Mapping[str, Any] = field(default_factory=dict)
+    one_deal: Mapping[str, Any] = field(default_factory=dict)
+    demo_config: Mapping[str, Any] = field(default_factory=dict)
+    bots: Mapping[str, str] = field(default_factory=dict)
+    default_bot: str = "random"
+    hooks: ClientHooks = ClientHooks()
+
+    def __post_init__(self) -> None:
+        names = [o.name for o in self.options]
+        if len(set(names)) != len(names):
+            raise ValueError(f"{self.name}: an option is declared twice: {names}")
+        if not 1 <= self.min_seats <= self.max_seats:
+            raise ValueError(f"{self.name}: seats {self.min_seats}..{self.max_seats}")
+        if self.default_bot != "random" and self.default_bot not in self.bots:
+            raise ValueError(f"{self.name}: the default bot {self.default_bot!r} is not one of its bots")
+        for cfg in (self.bots_only_config, self.one_deal, self.demo_config):
+            check_options(self, cfg)
+
+    def defaults(self) -> dict[str, Any]:
+        """Every option at its rulebook default."""
+        return {o.name: o.default for o in self.options}
+
+    def to_wire(self) -> dict[str, Any]:
+        """The manifest as plain data (what a New-table form or ``summon games`` reads)."""
+        return {"name": self.name, "title": self.title, "min_seats": self.min_seats, "max_seats": self.max_seats,
+                "options": [o.to_wire() for o in self.options], "teams": [list(t) for t in self.teams],
+                "scores_rank": self.scores_rank, "bots_only_config": dict(self.bots_only_config),
+                "one_deal": dict(self.one_deal), "demo_config": dict(self.demo_config), "bots": dict(self.bots),
+                "default_bot": self.default_bot, "hooks": self.hooks.to_wire()}
+
+
+def check_options(game: GameType, options: Mapping[str, Any] | None) -> dict[str, Any]:
+    """``options`` checked against ``game``'s specs; raises ``ConfigError`` naming the first
+    problem (unknown keys first, in the words tables have always used).  Returns a copy of
+    what was given (defaults are not filled in: the engine's ``Config`` does that)."""
+    options = dict(options or {})
+    specs = {o.name: o for o in game.options}
+    unknown = sorted(map(str, set(options) - set(specs)))
+    if unknown:
+        raise ConfigError(f"unknown {game.name} option(s): {', '.join(unknown)}")
+    for spec in game.options:
+        if spec.name in options:
+            why = spec.problem(options[spec.name])
+            if why:
+                raise ConfigError(why)
+    return options
+
+
+def load_hook(path: str) -> Any:
+    """The object an import path string ``"module:attribute"`` names (clients call this)."""
+    module, _, attr = path.partition(":")
+    return getattr(importlib.import_module(module), attr)

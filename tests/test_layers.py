@@ -1,0 +1,167 @@
+"""The layers hold: protocol < transport < referee < clients, and every module imports alone.
+
+Why these tests (pip-tools' ``tests/test_circular_imports.py`` is the model): a layer rule
+written only in a document erodes one deferred import at a time -- the referee once
+imported ``clients.bots`` to host house bots, ``protocol/examples.py`` imported the referee
+and the clients.  Here every ``import`` in every module is read with ``ast`` (deferred
+imports inside functions and type-only ones included), and a lower layer importing a
+higher one fails with the file and line.  Then each module is imported alone in a pristine
+interpreter (a process forked from one that has imported nothing of ours), so an import
+cycle fails even when the test suite's import order happens to hide it.
+
+The layers, lowest first:
+
+* ``protocol``: the wire (``codec``), ``topics``, ``messages``, ``errors``, ``version``, ``schema``;
+* ``transport``: the MQTT links (``protocol/looplink.py``, ``mqtt.py``, ``mqttwire.py``) and
+  ``brokercheck.py``, which measures a broker through them;
+* ``referee``: the engines, the tables, the referee service and its helpers;
+* ``clients``: bots, CLI, terminal and web clients, tournaments, tools.
+"""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGES = {"protocol": "summon.protocol", "referee": "summon.referee", "clients": "summon.clients"}
+# brokercheck: measures a broker over a real link, so it sits with the links
+TRANSPORT = {"summon.protocol.looplink", "summon.protocol.mqtt", "summon.protocol.mqttwire", "summon.protocol.brokercheck"}
+LAYERS = ("protocol", "transport", "referee", "clients")
+
+# Modules allowed to break the rule, each with its reason.  Keep this short.
+EXCEPTIONS = {
+    "summon.protocol.examples": "forwards `python3 -m summon.protocol.examples` (documented) to "
+                                "summon.clients.protocol_examples; holds no logic",
+}
+
+
+def modules() -> dict[str, Path]:
+    """Every module of the installed package ``summon``, by dotted name, from the checkout."""
+    out = {"summon": ROOT / "summon" / "__init__.py"}
+    for folder, package in PACKAGES.items():
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            rel = path.relative_to(ROOT / folder).with_suffix("")
+            parts = [p for p in rel.parts if p != "__init__"]
+            out[".".join([package, *parts])] = path
+    return out
+
+
+def layer(module: str) -> int | None:
+    if module in TRANSPORT or any(module.startswith(t + ".") for t in TRANSPORT):
+        return LAYERS.index("transport")
+    for name, package in PACKAGES.items():
+        if module == package or module.startswith(package + "."):
+            return LAYERS.index(name)
+    return None  # the standard library, a dependency, or ``summon`` itself
+
+
+def imports(module: str, path: Path) -> list[tuple[str, int]]:
+    """``(imported module, line)`` for every import statement anywhere in the file."""
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    out = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        if isinstance(node, ast.Import):
+            out.extend((a.name, node.lineno) for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".")
+                parts = parts[:len(parts) - node.level + 1]
+                base = ".".join([*parts, base]) if base else ".".join(parts)
+            out.append((base, node.lineno))
+            out.extend((f"{base}.{a.name}", node.lineno) for a in node.names)  # ``from pkg import mod``
+    return out
+
+
+def violations(mods: dict[str, Path]) -> list[str]:
+    bad = []
+    for module, path in mods.items():
+        mine = layer(module)
+        if mine is None or module in EXCEPTIONS:
+            continue
+        for target, line in imports(module, path):
+            theirs = layer(target)
+            if theirs is not None and theirs > mine and (target in mods or target.rpartition(".")[0] in mods):
+                where = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
+                bad.append(f"{where}:{line}: {LAYERS[mine]} module {module} imports "
+                           f"{LAYERS[theirs]} {target}")
+    return bad
+
+
+def test_no_lower_layer_imports_a_higher_one():
+    bad = violations(modules())
+    assert not bad, "layer rule broken (protocol < transport < referee < clients):\n" + "\n".join(bad)
+
+
+def test_every_exception_is_still_needed():
+    mods = modules()
+    for module in EXCEPTIONS:
+        assert module in mods, f"{module} is gone: drop it from EXCEPTIONS"
+        mine = layer(module)
+        assert any((layer(t) or 0) > (mine or 0) for t, _ in imports(module, mods[module])), \
+            f"{module} keeps its layer now: drop it from EXCEPTIONS"
+
+
+def test_the_checker_sees_a_deferred_import_of_a_higher_layer(tmp_path):
+    """The rule is not vacuous: a referee module importing a client inside a function fails,
+    and so does a relative import climbing into another package."""
+    (tmp_path / "leaky.py").write_text(textwrap.dedent("""
+        def house():
+            from summon.clients.bots import BOTS
+            return BOTS
+    """))
+    (tmp_path / "rel.py").write_text("from ...clients import cli\n")
+    found = violations({"summon.referee.leaky": tmp_path / "leaky.py", "summon.clients.bots": ROOT / "clients/bots/__init__.py",
+                        "summon.referee.games.rel": tmp_path / "rel.py", "summon.clients.cli": ROOT / "clients/cli.py"})
+    assert any("summon.referee.leaky imports clients summon.clients.bots" in v for v in found), found
+    assert any("summon.referee.games.rel imports clients summon.clients" in v for v in found), found
+
+
+# One interpreter that has imported nothing of ours forks a child per module: each child
+# imports its module into a pristine sys.modules, so a cycle shows whatever ran before.
+# Dependencies (click, rich, paho, ...) are imported once in the parent first: they cannot
+# hide a cycle of ours, and importing them in every child made this test take minutes.
+_FORKER = r"""
+import importlib, os, sys, traceback
+ours, deps = sys.argv[1].split(","), sys.argv[2].split(",")
+for dep in deps:
+    try:
+        importlib.import_module(dep)
+    except Exception:
+        pass
+assert not [m for m in sys.modules if m == "summon" or m.startswith("summon.")], "a dependency imported summon"
+failed = []
+for name in ours:
+    pid = os.fork()
+    if pid == 0:
+        try:
+            __import__(name)
+        except BaseException:
+            sys.stderr.write(f"--- {name}\n" + traceback.format_exc())
+            os._exit(1)
+        os._exit(0)
+    _, status = os.waitpid(pid, 0)
+    if status:
+        failed.append(name)
+print("FAILED " + " ".join(failed) if failed else "OK")
+"""
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="needs os.fork")
+def test_every_module_imports_alone():
+    mods = modules()
+    names = sorted(mods)
+    deps = sorted({t.split(".")[0] for m, p in mods.items() for t, _ in imports(m, p)} - {"summon", "tests", ""}
+                  - set(sys.stdlib_module_names))
+    batches = [names[i::2] for i in range(2)]  # two cores: two forking interpreters
+    procs = [subprocess.Popen([sys.executable, "-c", _FORKER, ",".join(b), ",".join(deps)], cwd=ROOT, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True) for b in batches]
+    results = [p.communicate(timeout=600) for p in procs]
+    failures = [out.strip() for out, _ in results if out.strip() != "OK"]
+    assert not failures, "\n".join(failures) + "\n" + "\n".join(err for _, err in results)

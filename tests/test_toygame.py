@@ -1,0 +1,97 @@
+"""A game added by following docs/adding-a-game.md, in one folder and nothing else.
+
+Why this test: the guide is only true while its steps work.  ``tests/toygame`` is Nim, an
+engine and a manifest that call ``register_game`` and touch no file outside their folder
+(no registry line, no pyproject, no README); this test then finds it everywhere a built-in
+game is: ``summon games``, ``summon demo`` (a whole game between bots through the real
+referee on the embedded broker), the conformance checks every game passes, the option
+validator's messages and the title in ``meta``.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from summon.referee import games as registry
+
+ROOT = Path(__file__).resolve().parent.parent
+SUMMON = [sys.executable, "-m", "summon.clients.cli"]
+TOY_ENV = {**os.environ, "SUMMON_GAME_MODULES": "tests.toygame"}
+
+
+@pytest.fixture
+def nim():
+    """Register the toy game for this test only (the registry is restored after), as a
+    process started with SUMMON_GAME_MODULES=tests.toygame does at start-up."""
+    saved = dict(registry.GAMES), dict(registry.GAME_TYPES)
+    import tests.toygame as toy
+
+    registry.register_game(toy.GAME_TYPE, toy.NimGame())
+    yield registry.GAMES["nim"]
+    for table, old in zip((registry.GAMES, registry.GAME_TYPES), saved):
+        table.clear()
+        table.update(old)
+
+
+def run(args, timeout=180):
+    return subprocess.run(SUMMON + args, capture_output=True, text=True, timeout=timeout, env=TOY_ENV, cwd=ROOT)
+
+
+def test_the_toy_game_is_one_folder_and_not_built_in():
+    assert sorted(p.name for p in (ROOT / "tests" / "toygame").glob("*.py")) == ["__init__.py", "engine.py",
+                                                                               "manifest.py"]
+    plain = subprocess.run([sys.executable, "-c", "from summon.referee.games import GAMES; print(sorted(GAMES))"],
+                           capture_output=True, text=True, timeout=60, cwd=ROOT,
+                           env={k: v for k, v in os.environ.items() if k != "SUMMON_GAME_MODULES"})
+    assert plain.returncode == 0 and "nim" not in plain.stdout, plain
+
+
+def test_it_passes_the_conformance_checks_of_every_game(nim):
+    from tests import test_conformance as conformance
+
+    conformance.test_bad_config_and_seats("nim")
+    for seed in conformance.SEEDS:
+        conformance.test_random_play_conforms("nim", seed)
+    conformance.test_every_table_payload_matches_the_schema("nim")
+
+
+def test_its_options_are_checked_by_the_one_validator(nim):
+    from summon.referee.engine import ConfigError
+
+    for config, words in (({"heaps": 0}, "heaps must be an integer 1..10, not 0"),
+                          ({"misere": "yes"}, "misere must be true or false"),
+                          ({"colour": 1}, "unknown nim option(s): colour")):
+        with pytest.raises(ConfigError, match=words.replace("(", r"\(").replace(")", r"\)")):
+            nim.new_state(2, config, 0)
+
+
+def test_meta_carries_its_title(nim):
+    from summon.protocol.topics import Topics
+    from summon.referee import views
+    from summon.referee.table import Table
+
+    table = Table("nim-1", nim, ["ann", "bob"], nim.config_defaults(), 1, Topics())
+    assert views.meta_message(table).title == "Nim"
+
+
+def test_summon_games_lists_it_with_its_options_and_bots():
+    res = run(["games"], timeout=60)
+    assert res.returncode == 0, res.stderr
+    assert "nim: Nim, 2 to 4 players" in res.stdout
+    assert "heaps=3, size=5, misere=false" in res.stdout and "bots: random (default random)" in res.stdout
+
+
+def test_summon_demo_plays_a_whole_game_of_it():
+    res = run(["demo", "--game", "nim", "--players", "3", "--seed", "4"])
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert "take: seat=" in res.stdout and "Final scores" in res.stdout and "Game over after" in res.stdout
+
+
+def test_summon_demo_refuses_its_bad_options_in_one_line():
+    res = run(["demo", "--game", "nim", "--option", "size=99"], timeout=60)
+    assert res.returncode == 2 and "size must be an integer 1..50, not 99" in res.stderr, res.stderr

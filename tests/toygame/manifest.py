@@ -1,0 +1,17 @@
+"""Nim's manifest: its static facts as data (step 2 of docs/adding-a-game.md)."""
+
+from summon.referee.gametype import GameType, OptionSpec
+
+GAME_TYPE = GameType(
+    name="nim",
+    title="Nim",
+    min_seats=2,
+    max_seats=4,
+    options=(
+        OptionSpec("heaps", "int", 3, "how many heaps of stones are on the table", low=1, high=10),
+        OptionSpec("size", "int", 5, "stones in the first heap; each next heap has two more", low=1, high=50),
+        OptionSpec("misere", "bool", False, "whoever takes the last stone loses instead of winning"),
+    ),
+    # no bots of its own: the demo seats the random bot; no client hooks: the generic
+    # renderer, terminal screen and web page show it
+)
