@@ -7,12 +7,25 @@ it sends the strict security headers a static host may not: a Content-Security-P
 allows scripts, styles and MQTT connections only from the origins it was told about, no
 framing, no referrer.  It has no API, keeps no state and never sees a password: the page
 talks to the broker directly over MQTT over WebSockets.
+
+Responses are gzip-compressed when the browser accepts it (the vendored MQTT.js is 342 KB
+as shipped, 105 KB gzipped: on a 1.6 Mbit/s phone network that is over a second saved;
+``benchmarks/web_slow.py``).  Every file is compressed once, at start-up, not per request
+(gzip -9 of the whole page takes ~60 ms, a request then costs a dict look-up); a file
+changed on disk while the server runs is compressed again on its next request (its size or
+mtime differs), so editing the page needs no restart.  gzip only: the standard library has
+no brotli, and brotli would save ~15% more of an already small page for a C extension
+dependency.  Each representation has a strong ETag, so a reload with ``no-cache`` costs a
+304 per file instead of the page again.
 """
 
 from __future__ import annotations
 
+import gzip
+import hashlib
 import json
 import mimetypes
+import os
 import posixpath
 import threading
 from dataclasses import dataclass, field
@@ -22,12 +35,13 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-__all__ = ["STATIC", "WebConfig", "WebServer", "csp_header", "security_headers"]
+__all__ = ["STATIC", "StaticFiles", "WebConfig", "WebServer", "accepts_gzip", "csp_header", "security_headers"]
 
 STATIC = Path(__file__).parent / "static"
 TYPES = {".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8",
          ".html": "text/html; charset=utf-8", ".json": "application/json", ".png": "image/png",
          ".md": "text/plain; charset=utf-8", ".txt": "text/plain; charset=utf-8", ".svg": "image/svg+xml"}
+COMPRESSIBLE = frozenset({".js", ".css", ".html", ".json", ".md", ".txt", ".svg"})  # PNGs are compressed already
 
 
 @dataclass(frozen=True)
@@ -87,49 +101,142 @@ def security_headers(config: WebConfig) -> dict[str, str]:
     }
 
 
+def accepts_gzip(header: str | None) -> bool:
+    """Whether an ``Accept-Encoding`` header accepts gzip (RFC 9110 12.5.3): named with a
+    non-zero q, or not named and ``*`` accepted with a non-zero q."""
+    weights: dict[str, float] = {}
+    for item in (header or "").split(","):
+        name, _, params = item.strip().partition(";")
+        q = 1.0
+        for param in params.split(";"):
+            key, _, value = param.strip().partition("=")
+            if key.strip().lower() == "q":
+                try:
+                    q = float(value)
+                except ValueError:
+                    q = 0.0
+        if name.strip():
+            weights[name.strip().lower()] = q
+    if "gzip" in weights:
+        return weights["gzip"] > 0
+    return weights.get("*", 0.0) > 0
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One static file as served: its bytes, their gzip (or None when gzip would not
+    help), and a strong ETag for each of the two."""
+
+    ctype: str
+    stamp: tuple[int, int]  # (size, mtime_ns) when read: a change on disk means read again
+    raw: bytes
+    gz: bytes | None
+    etag: str
+    etag_gz: str
+
+
+class StaticFiles:
+    """The static directory, read and compressed once (at start-up), then served from memory."""
+
+    def __init__(self, root: Path | None = None) -> None:
+        self.root = (root or STATIC).resolve()
+        self._lock = threading.Lock()
+        self._entries: dict[Path, Entry] = {}
+        for path in sorted(self.root.rglob("*")):
+            if path.is_file():
+                self.get(path)
+
+    @staticmethod
+    def _stamp(path: Path) -> tuple[int, int]:
+        st = os.stat(path)
+        return (st.st_size, st.st_mtime_ns)
+
+    def _load(self, path: Path) -> Entry:
+        stamp = self._stamp(path)
+        raw = path.read_bytes()
+        ctype = TYPES.get(path.suffix) or mimetypes.guess_type(path.name)[0] or "application/octet-stream"
+        gz = gzip.compress(raw, 9, mtime=0) if path.suffix in COMPRESSIBLE else None
+        if gz is not None and len(gz) >= len(raw):
+            gz = None
+        tag = hashlib.sha256(raw).hexdigest()[:20]
+        return Entry(ctype, stamp, raw, gz, f'"{tag}"', f'"{tag}-gz"')
+
+    def get(self, path: Path) -> Entry:
+        entry = self._entries.get(path)
+        if entry is None or entry.stamp != self._stamp(path):
+            entry = self._load(path)
+            with self._lock:
+                self._entries[path] = entry
+        return entry
+
+
 class _Handler(BaseHTTPRequestHandler):
     server_version = "summon-web"
+    # Keep-alive: over HTTP/1.0 every file cost a new TCP connection, one more round trip
+    # each (150 ms on a phone network; benchmarks/web_slow.py).  Every response has a
+    # Content-Length, which is all HTTP/1.1 persistence needs.
+    protocol_version = "HTTP/1.1"
     sys_version = ""
     web_config: WebConfig = WebConfig()
+    files: StaticFiles
 
     def log_message(self, fmt: str, *args: Any) -> None:  # quiet: the CLI prints the URL once
         pass
 
-    def _headers(self, status: int, ctype: str, length: int) -> None:
+    def _headers(self, status: int, ctype: str, length: int | None, extra: dict[str, str] | None = None) -> None:
         self.send_response(status)
-        self.send_header("Content-Type", ctype)
-        self.send_header("Content-Length", str(length))
+        if ctype:
+            self.send_header("Content-Type", ctype)
+        if length is not None:  # a 304 has none (it would have to be the 200's length)
+            self.send_header("Content-Length", str(length))
         for name, value in security_headers(self.web_config).items():
             self.send_header(name, value)
         self.send_header("Cache-Control", "no-cache")
+        for name, value in (extra or {}).items():
+            self.send_header(name, value)
         self.end_headers()
 
     def _resolve(self) -> Path | None:
         path = posixpath.normpath(urlsplit(self.path).path)
         if path in ("/", "."):
             path = "/index.html"
-        target = (STATIC / path.lstrip("/")).resolve()
-        if STATIC.resolve() not in target.parents or not target.is_file():
+        target = (self.files.root / path.lstrip("/")).resolve()
+        if self.files.root not in target.parents or not target.is_file():
             return None
         return target
 
-    def _body(self) -> tuple[int, str, bytes]:
+    def _body(self) -> tuple[int, str, bytes, dict[str, str]]:
+        """Status, Content-Type, the body to send and the extra headers (encoding, ETag)."""
         if urlsplit(self.path).path == "/config.json":
-            return HTTPStatus.OK, TYPES[".json"], json.dumps(self.web_config.public()).encode()
+            return HTTPStatus.OK, TYPES[".json"], json.dumps(self.web_config.public()).encode(), {}
         target = self._resolve()
         if target is None:
-            return HTTPStatus.NOT_FOUND, TYPES[".txt"], b"not found\n"
-        ctype = TYPES.get(target.suffix) or mimetypes.guess_type(target.name)[0] or "application/octet-stream"
-        return HTTPStatus.OK, ctype, target.read_bytes()
+            return HTTPStatus.NOT_FOUND, TYPES[".txt"], b"not found\n", {}
+        entry = self.files.get(target)
+        extra = {"Vary": "Accept-Encoding"} if entry.gz is not None else {}
+        if entry.gz is not None and accepts_gzip(self.headers.get("Accept-Encoding")):
+            body, etag = entry.gz, entry.etag_gz
+            extra["Content-Encoding"] = "gzip"
+        else:
+            body, etag = entry.raw, entry.etag
+        extra["ETag"] = etag
+        match = self.headers.get("If-None-Match")
+        if match and etag in (t.strip().removeprefix("W/") for t in match.split(",")):
+            extra.pop("Content-Encoding", None)
+            return HTTPStatus.NOT_MODIFIED, "", b"", extra
+        return HTTPStatus.OK, entry.ctype, body, extra
 
     def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
-        status, ctype, body = self._body()
-        self._headers(status, ctype, len(body))
+        status, ctype, body, extra = self._body()
+        if status == HTTPStatus.NOT_MODIFIED:
+            self._headers(status, ctype, None, extra)
+            return
+        self._headers(status, ctype, len(body), extra)
         self.wfile.write(body)
 
     def do_HEAD(self) -> None:  # noqa: N802
-        status, ctype, body = self._body()
-        self._headers(status, ctype, len(body))
+        status, ctype, body, extra = self._body()
+        self._headers(status, ctype, None if status == HTTPStatus.NOT_MODIFIED else len(body), extra)
 
     def _refuse(self) -> None:
         body = b"the Summon web server serves static files only\n"
@@ -143,7 +250,7 @@ class WebServer:
     """The static server on its own thread (``start``/``stop``), or in the foreground (``serve``)."""
 
     def __init__(self, config: WebConfig, host: str = "127.0.0.1", port: int = 8080) -> None:
-        handler = type("Handler", (_Handler,), {"web_config": config})
+        handler = type("Handler", (_Handler,), {"web_config": config, "files": StaticFiles()})
         self.httpd = ThreadingHTTPServer((host, port), handler)
         self.httpd.daemon_threads = True
         self.host = host

@@ -114,3 +114,27 @@ export function backSvg() {
 export function suitIcon(suit) {
   return el("svg", { viewBox: "0 0 20 20", class: `suit-icon suit-${suit}`, "aria-hidden": "true", focusable: "false" }, suitShape(suit, 10, 10, 7.5));
 }
+
+// ---- Summicard's cards: a value 1..13 and no suit (referee/games/summicard/cards.py) ----
+// Drawn in one neutral ink, since suits do not exist there: a Dragon element colour would
+// suggest a meaning the card has not.  The Boccino (the card every score is measured from)
+// is gold with a ball, so it is never mistaken for a player's card.
+
+const VALUE_SHORT = { 1: "A", 11: "J", 12: "Q", 13: "K" };
+const VALUE_WORD = { 1: "Ace", 11: "Jack", 12: "Queen", 13: "King" };
+
+export function valueText(v) { return VALUE_SHORT[v] || String(v); }
+export function valueName(v) { return VALUE_WORD[v] ? `${VALUE_WORD[v]} (${v})` : String(v); }
+
+export function valueCardSvg(v, { boccino = false } = {}) {
+  const ink = boccino ? "#5a3b00" : "#1f2937";
+  const t = valueText(v);
+  const kids = [
+    el("rect", { x: 1, y: 1, width: 58, height: 82, rx: 6, fill: boccino ? "#f7d774" : "#fffdf8", stroke: boccino ? "#a16207" : "#6b7280", "stroke-width": 2 }),
+    text(5, 16, 13, ink, t),
+    text(32, 56, t.length > 1 ? 26 : 30, ink, t, { "text-anchor": "middle" }),
+  ];
+  if (boccino) kids.push(el("circle", { cx: 48, cy: 14, r: 6, fill: "#fffdf8", stroke: ink, "stroke-width": 1.5 }),
+    text(30, 77, 8, ink, "BOCCINO", { "text-anchor": "middle" }));
+  return el("svg", { viewBox: "0 0 60 84", class: "face", "aria-hidden": "true", focusable: "false" }, ...kids);
+}

@@ -32,6 +32,33 @@ function describe(p) {
   return p.move;
 }
 
+// A long word in a unit's name may break over two lines, with a hyphen, at a soft hyphen
+// placed where a reader would split it ("Tide-caller", "Wave-breaker"): at 11 px a 390 px
+// phone's board cell holds about eight letters, and Chromium on Linux has no hyphenation
+// dictionary for `hyphens: auto`.  The cell's title, the screen reader's label and the
+// "Selected" line below the board carry the full name.
+const ENDINGS = ["caller", "breaker", "glass", "sword", "wood", "warden", "slinger", "marshal"];
+const VOWELS = new Set("aeiouy");
+export function breakable(name) {
+  return name.split(" ").map((word) => {
+    if (word.length <= 8) return word;
+    const lower = word.toLowerCase();
+    const end = ENDINGS.find((e) => lower.endsWith(e) && lower.length - e.length >= 3);
+    let at = end ? word.length - end.length : -1;
+    if (at < 0) {  // else between a vowel and a consonant, nearest the middle
+      for (let i = 3; i <= word.length - 3; i += 1) {
+        if (VOWELS.has(lower[i - 1]) && !VOWELS.has(lower[i]) && (at < 0 || Math.abs(i - word.length / 2) < Math.abs(at - word.length / 2))) at = i;
+      }
+    }
+    return at > 0 ? `${word.slice(0, at)}\u00ad${word.slice(at)}` : word;
+  }).join(" ");
+}
+
+function unitWords(meta, u) {
+  return `${u.name} (${seatLabel(meta, u.controller)}): life ${u.life - u.damage} of ${u.life}` +
+    `${u.strength !== undefined ? `, strength ${u.strength}` : ""}${u.boost ? `, +${u.boost} this turn` : ""}`;
+}
+
 export function render(ctx) {
   const { meta, view, legal, onMove, mySeat, ui } = ctx;
   const parsed = legal.map(parseMove);
@@ -57,14 +84,14 @@ export function render(ctx) {
       const isTarget = targets.has(cell);
       const isSource = sources.has(key);
       const label = u ? `${cell}: ${u.name} (${seatLabel(meta, u.controller)}), life ${u.life - u.damage} of ${u.life}` : `${cell}: empty`;
-      const content = u ? [h("span", { class: "unit-name" }, u.name),
+      const content = u ? [h("span", { class: "unit-name" }, breakable(u.name)),
         h("span", { class: "unit-stats" }, `${u.life - u.damage}/${u.life}`, u.strength !== undefined ? ` ⚔${u.strength}` : "", u.boost ? ` +${u.boost}` : "")] : [h("span", { class: "coord" }, cell)];
       const cls = `cell ${u ? `unit owner-${u.controller} class-${u.class}` : ""} ${isTarget ? "target" : ""} ${selected === key ? "selected" : ""} ${isSource ? "source" : ""}`;
       if (isTarget || isSource) {
-        return h("button", { type: "button", role: "gridcell", class: cls, "aria-label": `${label}${isTarget ? " — target" : ""}`,
+        return h("button", { type: "button", role: "gridcell", class: cls, "aria-label": `${label}${isTarget ? " — target" : ""}`, title: u ? u.name : null,
           dataset: { cell, key: `cell:${cell}` }, on: { click: () => (isTarget ? clickTarget(cell) : select(key)) } }, content);
       }
-      return h("div", { role: "gridcell", class: cls, "aria-label": label, dataset: { cell } }, content);
+      return h("div", { role: "gridcell", class: cls, "aria-label": label, title: u ? u.name : null, dataset: { cell } }, content);
     }))));
   const out = [];
   if (view.result) {
@@ -78,7 +105,10 @@ export function render(ctx) {
       p.active && p.active.length ? h("div", { class: "muted" }, `active: ${p.active.join(", ")}`) : null))),
     view.pending ? h("p", { class: "notice" }, `Waiting for ${seatLabel(meta, view.pending.seat)} to answer: ${view.pending.kind}`) : null,
     lastRoll(ctx)));
-  out.push(section("Battlefield", grid));
+  const picked = selected && selected.startsWith("cell:") ? units.get(selected.slice(5)) : null;
+  out.push(section("Battlefield", grid,
+    h("p", { class: "sw-selected", role: "status" }, picked ? `Selected: ${unitWords(meta, picked)}.` :
+      legal.length ? "Touch a highlighted unit or card to see what it can do." : "\u00a0")));
   if (view.hand) out.push(handPanel(ctx, sources, selected, select));
   const choices = [];
   if (ui.swChoices && ui.swChoices.length) {
