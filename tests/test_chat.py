@@ -96,6 +96,7 @@ def make_table(referee, players=SEATS, **config) -> str:
 
 # --- relay, readers, the seat rule --------------------------------------------------------------
 
+@pytest.mark.usefixtures("any_store")
 def test_seated_players_chat_spectators_read_and_nobody_else_writes(mosquitto, referee):
     tid = make_table(referee)
     north, east = seated(mosquitto, "north", tid), seated(mosquitto, "east", tid)
@@ -284,3 +285,70 @@ def test_a_forgotten_tables_chat_log_is_cleared_with_its_other_states(mosquitto)
         assert late.raw.drain(1.0) == []
     finally:
         late.close()
+
+
+@pytest.mark.usefixtures("any_store")
+def test_a_restarted_referee_numbers_on_from_the_stored_chat(mosquitto, tmp_path):
+    """Both stores (SQLite, and PostgreSQL where a restarted referee adopts the table): the
+    lines are in the store, and the counter and the log come back from it."""
+    cfg = RefereeConfig(broker=mosquitto.url("referee"), client_id="referee", directors=frozenset({"director"}),
+                        db=str(tmp_path / "referee.db"))
+    tid = new_table_id()
+    for run in range(2):
+        ref = Referee(cfg)
+        thread = run_in_thread(ref.run)
+        assert ref.ready.wait(10)
+        south = None
+        try:
+            if run == 0:
+                ref.call(lambda: ref.create_table("dragon", SEATS, {"max_hands": 1}, seed=3, table_id=tid))
+            deadline = time.monotonic() + 15
+            while tid not in ref.call(lambda: set(ref.tables)) and time.monotonic() < deadline:
+                time.sleep(0.1)  # PostgreSQL: adopted once the old lease expires (ttl 1 s)
+            south = seated(mosquitto, "south", tid)
+            south.say(tid, f"line of run {run}")
+            line = south.line(2 * run + 1)
+            assert line["text"] == f"line of run {run}"
+            south.say(tid, preset="wait")
+            assert south.line(2 * run + 2)["text"] == "One moment…"
+            stored = ref.call(lambda: [(c.n, c.user, c.text) for c in ref.store.chats(tid)])
+            assert stored[-2:] == [(2 * run + 1, "south", f"line of run {run}"), (2 * run + 2, "south", "One moment…")]
+            assert len(stored) == 2 * run + 2
+        finally:
+            if south is not None:
+                south.close()
+            ref.request_stop()
+            thread.join(10)
+
+
+def test_a_version_1_store_gains_the_chat_table_and_a_read_only_one_reads_no_chat(tmp_path):
+    import sqlite3
+
+    from summon.referee.store import ChatRecord, Store, TableRecord
+
+    path = tmp_path / "v1.db"
+    db = sqlite3.connect(path)  # the tables of schema version 1 only
+    db.executescript("""
+        CREATE TABLE tables (id TEXT PRIMARY KEY, game TEXT NOT NULL, players TEXT NOT NULL, config TEXT NOT NULL,
+                             seed TEXT NOT NULL, created REAL NOT NULL, status TEXT NOT NULL, clock TEXT, result TEXT,
+                             finished REAL);
+        CREATE TABLE moves (table_id TEXT NOT NULL, seq INTEGER NOT NULL, seat INTEGER NOT NULL, user TEXT NOT NULL,
+                            move TEXT NOT NULL, time REAL NOT NULL, spent_ms INTEGER NOT NULL DEFAULT 0,
+                            flags TEXT NOT NULL DEFAULT '', PRIMARY KEY (table_id, seq));
+        CREATE TABLE seat_events (table_id TEXT NOT NULL, at_seq INTEGER NOT NULL, seat INTEGER NOT NULL,
+                                  kind TEXT NOT NULL, reason TEXT, time REAL NOT NULL);
+        PRAGMA user_version = 1;""")
+    db.execute("INSERT INTO tables VALUES ('old', 'dragon', '[\"a\",\"b\",\"c\",\"d\"]', '{}', '1', 0, 'playing',"
+               " NULL, NULL, NULL)")
+    db.commit()
+    db.close()
+    assert Store(str(path), readonly=True).chats("old") == []  # an old file, read as it is
+    store = Store(str(path))  # opened for writing: the new table is created, nothing else changes
+    assert store._db.execute("PRAGMA user_version").fetchone()[0] == 2
+    assert store.table("old") is not None and store.chats("old") == []
+    store.append_chat("old", ChatRecord(1, "a", 0, 0, "hi", None, 1.5))
+    store.append_chat("old", ChatRecord(2, "b", 1, 0, "Good luck!", "gl", 2.5))
+    assert [c.text for c in store.chats("old")] == ["hi", "Good luck!"]
+    assert [c.n for c in store.chats("old", last=1)] == [2]
+    store.create_table(TableRecord("new", "dragon", ("a", "b", "c", "d"), {}, 1, 0.0))
+    store.close()
