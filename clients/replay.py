@@ -20,10 +20,18 @@ The file format ("summon-replay", version 1) is one JSON object::
       "moves": [{"seq": 1, "seat": 1, "user": "east", "move": "pass", "time": 1767225601.2,
                  "spent_ms": 1200, "flags": []}, ...],
       "seat_events": [{"at_seq": 40, "seat": 2, "kind": "house", "reason": "absent", "time": ...}, ...],
+      "chat": [{"n": 1, "user": "north", "seat": 0, "seq": 12, "text": "Good luck!", "preset": "gl",
+                "time": 1767225610.5}, ...],
       "frames": {"spectator": [{"seq": 0, "topic": "public/state", "message": {"v": 1, "type": "public_state", ...}},
                                ...],
                  "0": [{"seq": 0, "topic": "seat/north/state", "message": {...}}, ...], "1": [...], ...}
     }
+
+``chat`` (optional: absent when nobody chatted, and in files from before table chat) is the table's chat, each line
+said while the table was at ``seq``.  Chat is public -- said to the table and everyone
+watching it -- so **every audience's replay shows every line**, after the move with that
+``seq`` (as a ``chat_line`` message on ``public/chat``, built by ``referee/chat.py``
+``line_message``, from the line alone: no game state).
 
 ``seq`` runs 1, 2, 3...; ``flags`` may hold ``timeout``, ``house``, ``random`` (the
 referee played the move); ``seat_events`` are the house bot taking a seat (``kind``
@@ -61,14 +69,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 
-from summon.protocol.messages import Events, Message, Meta, Move, SeatState, decode
+from summon.protocol.messages import ChatLine, Events, Message, Meta, Move, SeatState, decode
 from summon.protocol.topics import Topics
 from summon.referee.clock import Clock, TimeControl
 from summon.referee.engine import Event
 from summon.referee.games import GAMES
 from summon.referee.presence import announcement
 from summon.referee.selfplay import PlayedGame
-from summon.referee.store import MoveRecord, SeatEvent, Store, TableRecord
+from summon.referee.chat import line_message
+from summon.referee.store import ChatRecord, MoveRecord, SeatEvent, Store, TableRecord
 from summon.referee.table import Publish, Table
 
 __all__ = ["FORMAT", "VERSION", "ReplayError", "Replay", "Received", "Step", "export", "from_selfplay", "save", "load",
@@ -88,6 +97,7 @@ class Replay:
     record: TableRecord
     moves: tuple[MoveRecord, ...]
     seat_events: tuple[SeatEvent, ...] = ()
+    chat: tuple[ChatRecord, ...] = ()
 
     def to_json(self, with_frames: bool = False) -> dict[str, Any]:
         """The file's object; ``with_frames`` adds what every audience received (``frames``)."""
@@ -101,6 +111,9 @@ class Replay:
             "seat_events": [{"at_seq": e.at_seq, "seat": e.seat, "kind": e.kind, "reason": e.reason, "time": e.time}
                             for e in self.seat_events],
         }
+        if self.chat:  # left out when nobody chatted: such a file is the same as before table chat
+            data["chat"] = [{"n": c.n, "user": c.user, "seat": c.seat, "seq": c.seq, "text": c.text,
+                             "preset": c.preset, "time": c.time} for c in self.chat]
         if with_frames:
             data["frames"] = frames(self)
         return data
@@ -120,16 +133,18 @@ class Replay:
                                      int(m.get("spent_ms", 0)), tuple(m.get("flags", ()))) for m in data["moves"])
             events = tuple(SeatEvent(int(e["at_seq"]), int(e["seat"]), e["kind"], e.get("reason"),
                                      float(e.get("time", 0))) for e in data.get("seat_events", ()))
+            chat = tuple(ChatRecord(int(c["n"]), str(c["user"]), int(c["seat"]), int(c["seq"]), str(c["text"]),
+                                    c.get("preset"), float(c.get("time", 0))) for c in data.get("chat", ()))
         except (KeyError, TypeError, ValueError) as exc:
             raise ReplayError(f"damaged replay file: {exc!r}") from None
-        return cls(rec, moves, events)
+        return cls(rec, moves, events, chat)
 
 
 def export(store: Store, table_id: str) -> Replay:
     rec = store.table(table_id)
     if rec is None:
         raise ReplayError(f"no table {table_id!r} in {store.path}")
-    return Replay(rec, tuple(store.moves(table_id)), tuple(store.seat_events(table_id)))
+    return Replay(rec, tuple(store.moves(table_id)), tuple(store.seat_events(table_id)), tuple(store.chats(table_id)))
 
 
 def from_selfplay(played: PlayedGame, game: str, players: Sequence[str], config: dict[str, Any], seed: int,
@@ -179,7 +194,7 @@ def load(path: str | Path) -> Replay:
 class Received:
     """One message as an audience received it, with its topic under ``<p>/t/<table>/``."""
 
-    topic: str  # "public/state", "public/events", "public/meta", "seat/<user>/state", "seat/<user>/error"
+    topic: str  # "public/state", "public/events", "public/meta", "public/chat", "seat/<user>/state", "seat/<user>/error"
     message: Message
 
 
@@ -243,8 +258,15 @@ def steps(replay: Replay, audience: int | None) -> Iterator[Step]:
                     table.clock = table.clock.reset_timeouts(ev.seat)
                 step.received += keep(announcement(table, Event("reclaim", {"seat": ev.seat}), ev.seat))
 
+    said = sorted(replay.chat, key=lambda c: c.n)
+
+    def chat_until(step: Step) -> None:  # public: every audience hears every line (referee/chat.py)
+        while said and said[0].seq <= step.seq:
+            step.received.append(Received("public/chat", line_message(rec.id, said.pop(0))))
+
     first = Step(0, keep(table.snapshot()))
     seat_changes(first)
+    chat_until(first)
     yield first
     now = 0.0
     for m in replay.moves:
@@ -258,6 +280,7 @@ def steps(replay: Replay, audience: int | None) -> Iterator[Step]:
             raise ReplayError(f"move {m.seq} {m.move!r} by seat {m.seat} does not replay: {detail}")
         step = Step(m.seq, keep(out), m)
         seat_changes(step)
+        chat_until(step)
         yield step
     outcome = table.game.outcome(table.state)
     if rec.status == "finished" and (outcome is None or outcome.to_wire() != rec.result):
@@ -322,6 +345,8 @@ def render(replay: Replay, audience: int | None) -> Iterator[str]:
                     lines.append(f"  your turn; legal: {', '.join(msg.legal[:12])}{' ...' if len(msg.legal) > 12 else ''}")
             elif isinstance(msg, Meta) and msg.result is not None:
                 lines.append(renderer.result(msg.result))
+            elif isinstance(msg, ChatLine):
+                lines.append(f"  chat, {msg.user}: {msg.text}")
         if step.move is not None and not lines:
             continue  # nothing this audience can be told about that move (e.g. another seat's card, not yet in a trick)
         yield "seq 0: the table opens" if step.move is None else f"seq {step.seq}"

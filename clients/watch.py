@@ -13,7 +13,7 @@ from typing import Any, Callable
 
 from summon.clients.render import describe, renderer_for
 from summon.protocol.errors import DecodeError
-from summon.protocol.messages import Events, Meta, PublicState, decode
+from summon.protocol.messages import ChatLine, ChatLog, Events, Meta, PublicState, decode
 from summon.protocol.mqtt import BrokerUrl, Link
 from summon.protocol.topics import Topics
 from summon.protocol.version import DEFAULT_PREFIX
@@ -108,10 +108,12 @@ class Watcher:
         if not payload:
             return
         try:
-            msg = decode(payload, accept=(Meta, PublicState, Events), max_bytes=LIMIT)
+            msg = decode(payload, accept=(Meta, PublicState, Events, ChatLine, ChatLog), max_bytes=LIMIT)
         except DecodeError as exc:
             log.warning("watcher: undecodable public message: %s", exc)
             return
+        if isinstance(msg, (ChatLine, ChatLog)):
+            return  # table chat: the commentary is the game's; the web page shows the chat
         if isinstance(msg, Meta):
             first = self.meta is None
             self.meta = msg

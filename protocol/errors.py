@@ -33,6 +33,12 @@ class ErrorCode(enum.StrEnum):
     SEAT_UNKNOWN = "seat/unknown"          # the sender has no seat at this table
     AUTH_FORBIDDEN = "auth/forbidden"      # the sender may not do this (e.g. not a director)
     RATE_LIMITED = "rate/limited"          # too many messages from this user
+    # --- table chat (protocol/chat.py) --------------------------------------------------
+    CHAT_NOT_SEATED = "chat/not-seated"    # only the table's seated players may chat there
+    CHAT_TOO_LONG = "chat/too-long"        # more than protocol/chat.py MAX_CHARS characters
+    CHAT_EMPTY = "chat/empty"              # nothing left after trimming, and no preset
+    CHAT_BAD_TEXT = "chat/bad-text"        # a control or formatting character (newline, bidi override...)
+    CHAT_UNKNOWN_PRESET = "chat/unknown-preset"  # a preset id the referee does not have
     INTERNAL = "internal/error"            # a bug on our side; the table is unchanged
 
 

@@ -25,7 +25,7 @@ from summon.protocol.version import MAX_INBOUND_BYTES, PROTOCOL_VERSION
 
 __all__ = [
     "Message", "Move", "CreateTable", "Created", "Error", "SeatState", "PublicState",
-    "Events", "Meta", "RefereeStatus", "Tournament", "CloseTable", "Closed", "Reclaim", "Presence", "MESSAGE_TYPES", "CLIENT_SENT", "encode", "decode",
+    "Events", "Meta", "RefereeStatus", "Tournament", "CloseTable", "Closed", "Reclaim", "Presence", "Chat", "ChatLine", "ChatLog", "MESSAGE_TYPES", "CLIENT_SENT", "encode", "decode",
     "field_names",
 ]
 
@@ -95,6 +95,20 @@ class Presence(Message):
 
     TYPE: ClassVar[str] = "presence"
     status: str  # "online" or "offline"
+
+
+@dataclass(frozen=True)
+class Chat(Message):
+    """A seated player says something at the table (on its chat topic, never a move topic).
+
+    Either ``text`` (at most 300 characters, one line) or a ``preset`` id
+    (protocol/chat.py ``PRESETS``: gl, wp, thanks, oops, wait, gg); the referee relays it
+    as a ``chat_line`` on the table's public feed, or answers with a ``chat/...`` error.
+    """
+
+    TYPE: ClassVar[str] = "chat"
+    text: str = ""
+    preset: str | None = None
 
 
 # --- referee -> clients ----------------------------------------------------------------
@@ -188,6 +202,40 @@ class Events(Message):
 
 
 @dataclass(frozen=True)
+class ChatLine(Message):
+    """A chat line the referee relayed (not retained): public, like the event feed.
+
+    ``n`` counts the table's chat lines from 1 (a client keeps each ``n`` once), ``user``
+    and ``seat`` say who said it (the broker's identity), ``seq`` is the table's seq then,
+    ``at`` the referee's wall-clock time (Unix milliseconds).  ``text`` is plain text: show it as text,
+    never as markup.
+    """
+
+    TYPE: ClassVar[str] = "chat_line"
+    table: str
+    n: int
+    user: str
+    seat: int
+    seq: int
+    text: str
+    at: int
+    preset: str | None = None
+
+
+@dataclass(frozen=True)
+class ChatLog(Message):
+    """The table's last chat lines (retained), oldest first, for a late joiner.
+
+    Each line is a ``chat_line`` without ``v``, ``type`` and ``table``.  At most 50 lines
+    (fewer if they would pass 32 KiB); cleared with the table's other retained states.
+    """
+
+    TYPE: ClassVar[str] = "chat_log"
+    table: str
+    lines: list[dict]
+
+
+@dataclass(frozen=True)
 class Meta(Message):
     """Table facts (retained): game, players by seat, options, status and result."""
 
@@ -236,7 +284,7 @@ class Tournament(Message):
 MESSAGE_TYPES: dict[str, type[Message]] = {
     cls.TYPE: cls
     for cls in (Move, CreateTable, Created, CloseTable, Closed, Error, SeatState, PublicState, Events, Meta,
-                RefereeStatus, Tournament, Reclaim, Presence)
+                RefereeStatus, Tournament, Reclaim, Presence, Chat, ChatLine, ChatLog)
 }
 
 
@@ -282,7 +330,7 @@ def _hints(cls: type[Message]) -> dict[str, Any]:
     return _HINTS[cls]
 
 
-CLIENT_SENT: frozenset[str] = frozenset({"move", "reclaim", "presence", "create", "close"})
+CLIENT_SENT: frozenset[str] = frozenset({"move", "reclaim", "presence", "create", "close", "chat"})
 """The messages a client sends to the referee: decoded *closed* (an unknown field is
 ``msg/bad-field``, so a typo or an identity claim is caught at once).  Every other message
 is one a client receives, decoded *open*: a field it does not know is ignored, because the

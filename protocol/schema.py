@@ -33,6 +33,7 @@ import typing
 from pathlib import Path
 from typing import Any, Union
 
+from summon.protocol.chat import LOG_LINES, MAX_CHARS, PRESETS
 from summon.protocol.errors import ErrorCode
 from summon.protocol.messages import CLIENT_SENT, MESSAGE_TYPES, Message, _hints
 from summon.protocol.version import PROTOCOL_VERSION
@@ -64,11 +65,19 @@ _EXTRA: dict[str, dict[str, dict[str, Any]]] = {
     "error": {"code": {"enum": [str(c) for c in ErrorCode]}},
     "referee_status": {"status": {"enum": ["online", "offline"]}},
     "presence": {"status": {"enum": ["online", "offline"]}},
+    "chat": {"text": {"maxLength": MAX_CHARS, "description": "one line of plain text (ignored with a preset)"},
+             "preset": {"enum": [*PRESETS, None]}},
+    "chat_line": {"n": {"minimum": 1}, "seat": {"minimum": 0}, "seq": {"minimum": 0},
+                  "text": {"maxLength": MAX_CHARS, "description": "plain text: show it as text, never markup"},
+                  "at": {"description": "the referee's wall-clock time, Unix milliseconds"}},
+    "chat_log": {"lines": {"maxItems": LOG_LINES, "items": {"type": "object", "required": ["n", "user", "seat", "seq",
+                                                                                         "text", "at"]}}},
     "tournament": {"format": {"enum": ["round-robin", "swiss", "duplicate", "sit-and-go"]},
                    "status": {"enum": ["running", "finished", "aborted"]}},
 }
 _DIRECTION = {
     "move": "player -> referee", "reclaim": "player -> referee", "presence": "player -> referee (retained)",
+    "chat": "seated player -> referee", "chat_log": "referee -> clients (retained)",
     "create": "director -> referee", "close": "director -> referee",
 }
 

@@ -10,9 +10,12 @@ be assembled ad hoc.  The tree, under one versioned prefix (default ``summon/v1`
     <p>/t/<table>/public/meta               retained  game, players, options, status, result
     <p>/t/<table>/public/state              retained  spectator view + seq
     <p>/t/<table>/public/events             stream    spectator view of each move's events
+    <p>/t/<table>/public/chat               stream    a chat line said at the table (public, like events)
+    <p>/t/<table>/public/chat_log           retained  the table's last chat lines (for late joiners)
     <p>/t/<table>/seat/<user>/state         retained  that seat's view, legal moves, seq
     <p>/t/<table>/seat/<user>/error         stream    errors for moves that user sent
     <p>/t/<table>/move/<user>               in        moves by that user (ACL: only <user>)
+    <p>/t/<table>/chat/<user>               in        chat by that user (ACL: only <user>; referee: seated only)
     <p>/presence/<user>                     retained  that user's online/offline (its MQTT will; ACL: only <user>)
     <p>/tour/<director>/<tournament>        retained  live standings and pairings (ACL: only <director> writes)
 """
@@ -52,7 +55,7 @@ def check_name(name: str, what: str = "name") -> str:
 class Parsed:
     """A topic the referee listens to, taken apart."""
 
-    kind: str  # "move", "request" or "presence"
+    kind: str  # "move", "chat", "request" or "presence"
     user: str
     table: str | None = None
 
@@ -91,6 +94,18 @@ class Topics:
     def events(self, table: str) -> str:
         return f"{self._t(table)}/public/events"
 
+    def public_chat(self, table: str) -> str:
+        """A chat line relayed by the referee (not retained): public, like the event feed."""
+        return f"{self._t(table)}/public/chat"
+
+    def chat_log(self, table: str) -> str:
+        """The table's recent chat lines (retained), so a late joiner sees the conversation."""
+        return f"{self._t(table)}/public/chat_log"
+
+    def chat(self, table: str, user: str) -> str:
+        """Where ``user`` says something at ``table`` (ACL: only ``user`` writes it)."""
+        return f"{self._t(table)}/chat/{check_name(user, 'username')}"
+
     def public_all(self, table: str) -> str:
         """Subscription filter for everything a spectator of ``table`` may read."""
         return f"{self._t(table)}/public/#"
@@ -126,6 +141,9 @@ class Topics:
     def all_moves(self) -> str:
         return f"{self.prefix}/t/+/move/+"
 
+    def all_chat(self) -> str:
+        return f"{self.prefix}/t/+/chat/+"
+
     def all_requests(self) -> str:
         return f"{self.prefix}/ctl/+/request"
 
@@ -134,7 +152,7 @@ class Topics:
 
     # --- parsing -------------------------------------------------------------------------
     def parse(self, topic: str) -> Parsed:
-        """Take apart a move or request topic; raises ``TopicError`` for anything else.
+        """Take apart a move, chat, request or presence topic; raises ``TopicError`` for anything else.
 
         Remembered per topic (the referee parses every message it hears, and a table's
         players send on the same few topics all game); a refused topic is not remembered.
@@ -160,6 +178,8 @@ def _parse(prefix: str, topic: str) -> Parsed:
     parts = topic[len(head):].split("/")
     if len(parts) == 4 and parts[0] == "t" and parts[2] == "move":
         return Parsed("move", check_name(parts[3], "username"), check_name(parts[1], "table id"))
+    if len(parts) == 4 and parts[0] == "t" and parts[2] == "chat":
+        return Parsed("chat", check_name(parts[3], "username"), check_name(parts[1], "table id"))
     if len(parts) == 3 and parts[0] == "ctl" and parts[2] == "request":
         return Parsed("request", check_name(parts[1], "username"))
     if len(parts) == 2 and parts[0] == "presence":

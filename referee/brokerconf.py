@@ -143,6 +143,8 @@ def acl_text(prefix: str = DEFAULT_PREFIX, referee_user: str = "referee", refere
 pattern read {prefix}/t/+/seat/%u/#
 # - only you write your move topic: the referee takes this segment as the mover's identity
 pattern write {prefix}/t/+/move/%u
+# - only you write your chat topic: the referee relays it to the table's public feed if you are seated there
+pattern write {prefix}/t/+/chat/%u
 # - director requests and their replies (the referee checks who is a director)
 pattern write {prefix}/ctl/%u/request
 pattern read {prefix}/ctl/%u/reply

@@ -174,7 +174,7 @@ def account_acls(user: str, role: str, prefix: str = DEFAULT_PREFIX) -> list[Acl
     """The ``pattern ... %u`` lines of ``brokerconf.acl_text`` made concrete for ``user``.
 
     Players, bots and directors read their seats and replies and write their moves,
-    requests and presence; directors also publish their own tournaments (one level).
+    chat lines, requests and presence; directors also publish their own tournaments (one level).
     Referees own everything through their group; spectators and edges write nothing.
     """
     account_role_name(user)
@@ -183,7 +183,7 @@ def account_acls(user: str, role: str, prefix: str = DEFAULT_PREFIX) -> list[Acl
     if role not in ROLES:
         raise DynsecError(f"unknown role {role!r}; roles: {', '.join(ROLES)}")
     acls = [*_read(f"{prefix}/t/+/seat/{user}/#"), *_write(f"{prefix}/t/+/move/{user}"),
-            *_write(f"{prefix}/ctl/{user}/request"), *_read(f"{prefix}/ctl/{user}/reply"),
+            *_write(f"{prefix}/t/+/chat/{user}"), *_write(f"{prefix}/ctl/{user}/request"), *_read(f"{prefix}/ctl/{user}/reply"),
             *_write(f"{prefix}/presence/{user}")]
     if role == "director":
         acls += _write(f"{prefix}/tour/{user}/+")

@@ -87,7 +87,8 @@ class Fleet:
 
     def subscriptions(self) -> tuple[str, ...]:
         t = self.ref.topics
-        return (t.all_moves(), f"$share/{self.group}/{t.all_requests()}", t.all_presence(), self.forward_topic)
+        return (t.all_moves(), t.all_chat(), f"$share/{self.group}/{t.all_requests()}", t.all_presence(),
+                self.forward_topic)
 
     # --- the loop's tick ------------------------------------------------------------------------
     def tick(self, now: float) -> None:

@@ -57,13 +57,13 @@ MAX_TRACKED = 50_000
 
 def sender_of(topic: str) -> str | None:
     """The username segment of a topic the referee reads: ``.../move/<user>``,
-    ``.../presence/<user>`` or ``.../ctl/<user>/request``.
+    ``.../chat/<user>``, ``.../presence/<user>`` or ``.../ctl/<user>/request``.
 
     Deliberately not a full parse (that is ``Topics.parse``, on the loop thread): this
     runs for every inbound message as it is received and must stay cheap.
     """
     head, _, last = topic.rpartition("/")
-    if head.endswith(("/move", "/presence")):
+    if head.endswith(("/move", "/chat", "/presence")):
         return last
     if last == "request":
         return head.rpartition("/")[2]

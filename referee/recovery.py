@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any, Callable, Sequence
 from summon.protocol.messages import Move, encode
 from summon.protocol.topics import Topics
 from summon.referee import views
+from summon.referee.chat import log_publish as chat_log
 from summon.referee.clock import Clock, TimeControl
 from summon.referee.engine import Event
 from summon.referee.games import GAMES
@@ -228,6 +229,9 @@ class Recovery:
         roles = getattr(ref, "roles", None)
         if roles is not None:  # bots are flagged in meta (issue 3's roles)
             table.bots = frozenset(p for p in table.players if roles.has_role(p, "bot"))
+        chat = getattr(ref, "chat", None)
+        if chat is not None:  # the table's last chat lines and its line counter (referee/chat.py)
+            chat.restore(table)
         ref.tables[rec.id] = table
         ref.seats.watch(table)
         ref.send(self.states(table, last, notice=notice if table.status == "playing" else None))
@@ -241,6 +245,7 @@ class Recovery:
                        retain=True) for seat, user in enumerate(table.players)]
         out.append(Publish(table.topics.public_state(table.id), encode(views.public_message(table)), retain=True))
         out.append(Publish(table.topics.meta(table.id), encode(views.meta_message(table)), retain=True))
+        out += chat_log(table)
         if notice is not None:
             out.append(Publish(table.topics.events(table.id),
                                encode(views.events_message(table, [Event(notice, {})]))))

@@ -36,6 +36,7 @@ from summon.protocol.topics import Topics, valid_name
 from summon.protocol.version import DEFAULT_PREFIX
 from summon.referee.accounts import RoleBook
 from summon.referee.brokerconf import MAX_PACKET_BYTES
+from summon.referee.chat import ChatDesk
 from summon.referee.engine import ConfigError
 from summon.referee.games import GAMES
 from summon.referee.ratelimit import Limited, RateLimitedInbox, RateLimiter, message_bytes
@@ -119,6 +120,9 @@ class RefereeConfig:
     # Seconds the broker may stay *silent* while the referee connects and subscribes; a
     # retained backlog that keeps arriving never times the start out (protocol/looplink.py).
     connect_timeout: float = 10.0
+    # Table chat per person (referee/chat.py): lines per second, and how many at once; 0 = no chat limit.
+    chat_rate: float = 0.5
+    chat_burst: float = 6.0
 
 
 class Referee:
@@ -142,6 +146,7 @@ class Referee:
         self.store: Store = None  # type: ignore[assignment]  # opened in startup()
         self.recovery = Recovery(self)  # durable first; restore; republish after reconnects
         self.seats = SeatKeeper(self)  # clocks' timeouts, presence, house bots
+        self.chat = ChatDesk(self)  # table chat: seated players write, watchers read (referee/chat.py)
         self._closing = False
         self._last_tick = 0.0
         self._held: list[Publish] | None = None  # publishes waiting for the batch's commit
@@ -174,8 +179,8 @@ class Referee:
         extra = ({"owner": f"{self.config.client_id}:{secrets.token_hex(4)}", "ttl": self.config.lease_ttl}
                  if self.config.db.startswith(("postgresql://", "postgres://")) else {})
         self.store = open_store(self.config.db, sync=self.config.db_sync, **extra)  # StoreError before we connect
-        subscriptions: tuple[str, ...] = (self.topics.all_moves(), self.topics.all_requests(),
-                                          self.topics.all_presence())
+        subscriptions: tuple[str, ...] = (self.topics.all_moves(), self.topics.all_chat(),
+                                          self.topics.all_requests(), self.topics.all_presence())
         if self.store.shared:
             self.fleet = Fleet(self, share_group(self.store, self.config.share_group))
             subscriptions = self.fleet.subscriptions()
@@ -477,6 +482,8 @@ class Referee:
             return
         if where.kind == "move":
             self._handle_move(where.table or "", where.user, msg)
+        elif where.kind == "chat":
+            self.chat.handle(where.table or "", where.user, msg)
         else:
             self._handle_request(where.user, msg)
 

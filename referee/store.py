@@ -9,11 +9,17 @@ replaying them through the pure engine (``referee/recovery.py``).  Nothing is ev
 rewritten except a table's ``status``/``result`` columns when the game ends (a cache of
 what the replay computes, used to pick the tables to restore and for listings).
 
-Schema (version 1)::
+Schema (version 2)::
 
     tables(id, game, players, config, seed, created, status, clock, result, finished)
     moves(table_id, seq, seat, user, move, time, spent_ms, flags)      PRIMARY KEY (table_id, seq)
     seat_events(table_id, at_seq, seat, kind, reason, time)            house takeovers and reclaims
+    chat(table_id, n, user, seat, seq, text, preset, time)             PRIMARY KEY (table_id, n)
+
+Version 2 added ``chat`` (the table's chat lines, ``referee/chat.py``).  Migrations are
+additive: every statement of ``SCHEMA`` is ``IF NOT EXISTS``, so opening a version-1 file
+creates the new table and nothing else changes; a read-only store opened on an older file
+reads no chat (``chats`` returns ``[]``).
 
 ``players``, ``config``, ``clock`` and ``result`` are JSON; ``seed`` is text (a seed may
 exceed SQLite's 64-bit integers); ``time`` is wall-clock seconds (for replays and
@@ -35,7 +41,7 @@ import sqlite3
 from dataclasses import dataclass
 from typing import Any, Iterable
 
-__all__ = ["Store", "StoreError", "open_store", "TableRecord", "MoveRecord", "SeatEvent", "MEMORY"]
+__all__ = ["Store", "StoreError", "open_store", "TableRecord", "MoveRecord", "SeatEvent", "ChatRecord", "MEMORY"]
 
 MEMORY = ":memory:"
 """The path of a store that lives only as long as the process (tests, demos)."""
@@ -72,9 +78,20 @@ CREATE TABLE IF NOT EXISTS seat_events (
     reason   TEXT,
     time     REAL NOT NULL
 );
+CREATE TABLE IF NOT EXISTS chat (
+    table_id TEXT NOT NULL REFERENCES tables(id),
+    n        INTEGER NOT NULL,
+    user     TEXT NOT NULL,
+    seat     INTEGER NOT NULL,
+    seq      INTEGER NOT NULL,
+    text     TEXT NOT NULL,
+    preset   TEXT,
+    time     REAL NOT NULL,
+    PRIMARY KEY (table_id, n)
+) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS tables_status ON tables(status, finished);
 CREATE INDEX IF NOT EXISTS seat_events_table ON seat_events(table_id, at_seq);
-PRAGMA user_version = 1;
+PRAGMA user_version = 2;
 """
 
 
@@ -119,6 +136,19 @@ class SeatEvent:
     seat: int
     kind: str
     reason: str | None = None
+    time: float = 0.0
+
+
+@dataclass(frozen=True)
+class ChatRecord:
+    """One chat line relayed at a table: the ``n``-th, said by ``user`` (``seat``) at table seq ``seq``."""
+
+    n: int
+    user: str
+    seat: int
+    seq: int
+    text: str
+    preset: str | None = None
     time: float = 0.0
 
 
@@ -284,6 +314,11 @@ class Store:
         self._write([("INSERT INTO seat_events (table_id, at_seq, seat, kind, reason, time) VALUES (?, ?, ?, ?, ?, ?)",
                       (table_id, event.at_seq, event.seat, event.kind, event.reason, event.time))])
 
+    def append_chat(self, table_id: str, line: ChatRecord) -> None:
+        """Record one chat line (before it is relayed, like a move)."""
+        self._write([("INSERT INTO chat (table_id, n, user, seat, seq, text, preset, time) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                      (table_id, line.n, line.user, line.seat, line.seq, line.text, line.preset, line.time))])
+
     # --- reading ---------------------------------------------------------------------------
     def table(self, table_id: str) -> TableRecord | None:
         row = self._db.execute("SELECT * FROM tables WHERE id = ?", (table_id,)).fetchone()
@@ -313,6 +348,21 @@ class Store:
             "SELECT at_seq, seat, kind, reason, time FROM seat_events WHERE table_id = ? ORDER BY rowid",
             (table_id,)).fetchall()
         return [SeatEvent(*r) for r in rows]
+
+    def chats(self, table_id: str, last: int | None = None) -> list[ChatRecord]:
+        """The table's chat lines in order (only the ``last`` ones if given); ``[]`` from a
+        read-only file written before schema version 2."""
+        sql = "SELECT n, user, seat, seq, text, preset, time FROM chat WHERE table_id = ? ORDER BY n DESC"
+        args: tuple[Any, ...] = (table_id,)
+        if last is not None:
+            sql, args = sql + " LIMIT ?", (table_id, int(last))
+        try:
+            rows = self._db.execute(sql, args).fetchall()
+        except sqlite3.OperationalError as exc:
+            if "no such table" in str(exc):
+                return []
+            raise StoreError(f"could not read {self.path!r}: {exc}") from None
+        return [ChatRecord(*r) for r in reversed(rows)]
 
     def move_count(self, table_id: str) -> int:
         return int(self._db.execute("SELECT COUNT(*) FROM moves WHERE table_id = ?", (table_id,)).fetchone()[0])

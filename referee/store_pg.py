@@ -8,7 +8,7 @@ one machine; PostgreSQL is the well-kept server database for it.  psycopg 3 is t
 driver (an optional extra, ``pip install 'summon[postgres]'``); SQLite stays the
 zero-setup default for a single referee (``referee/store.py``).
 
-Same interface and same rows as ``Store`` (``tables``, ``moves``, ``seat_events``), plus::
+Same interface and same rows as ``Store`` (``tables``, ``moves``, ``seat_events``, ``chat``), plus::
 
     leases(table_id PRIMARY KEY, owner, epoch, expires)
 
@@ -34,7 +34,7 @@ import json
 import secrets
 from typing import Any, Iterable, Sequence
 
-from summon.referee.store import MoveRecord, SeatEvent, StoreError, TableRecord, _Stats, _dump
+from summon.referee.store import ChatRecord, MoveRecord, SeatEvent, StoreError, TableRecord, _Stats, _dump
 
 try:  # optional: only a fleet needs it
     import psycopg
@@ -78,6 +78,17 @@ CREATE TABLE IF NOT EXISTS seat_events (
     kind     TEXT NOT NULL,
     reason   TEXT,
     time     DOUBLE PRECISION NOT NULL
+);
+CREATE TABLE IF NOT EXISTS chat (
+    table_id TEXT NOT NULL REFERENCES tables(id),
+    n        INTEGER NOT NULL,
+    "user"   TEXT NOT NULL,
+    seat     INTEGER NOT NULL,
+    seq      INTEGER NOT NULL,
+    text     TEXT NOT NULL,
+    preset   TEXT,
+    time     DOUBLE PRECISION NOT NULL,
+    PRIMARY KEY (table_id, n)
 );
 CREATE TABLE IF NOT EXISTS leases (
     table_id TEXT PRIMARY KEY REFERENCES tables(id),
@@ -288,6 +299,13 @@ class PgStore:
                       " VALUES (%s, %s, %s, %s, %s, %s)",
                       (table_id, event.at_seq, event.seat, event.kind, event.reason, event.time))], fence=table_id)
 
+    def append_chat(self, table_id: str, line: ChatRecord) -> None:
+        """A chat line, fenced like a move: a referee that lost the table says nothing there."""
+        self._write([('INSERT INTO chat (table_id, n, "user", seat, seq, text, preset, time)'
+                      " VALUES (%s, %s, %s, %s, %s, %s, %s, %s)",
+                      (table_id, line.n, line.user, line.seat, line.seq, line.text, line.preset, line.time))],
+                    fence=table_id)
+
     # --- leases (loop thread, outside a batch) -----------------------------------------------
     def renew(self, table_ids: Sequence[str]) -> set[str]:
         """Extend our leases on ``table_ids``; return the ids we no longer own (drop them)."""
@@ -423,6 +441,13 @@ class PgStore:
         rows = self._read("SELECT at_seq, seat, kind, reason, time FROM seat_events WHERE table_id = %s ORDER BY id",
                           (table_id,))
         return [SeatEvent(*r) for r in rows]
+
+    def chats(self, table_id: str, last: int | None = None) -> list[ChatRecord]:
+        sql = 'SELECT n, "user", seat, seq, text, preset, time FROM chat WHERE table_id = %s ORDER BY n DESC'
+        args: tuple[Any, ...] = (table_id,)
+        if last is not None:
+            sql, args = sql + " LIMIT %s", (table_id, int(last))
+        return [ChatRecord(*r) for r in reversed(self._read(sql, args))]
 
     def move_count(self, table_id: str) -> int:
         return int(self._read("SELECT COUNT(*) FROM moves WHERE table_id = %s", (table_id,))[0][0])

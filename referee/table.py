@@ -98,6 +98,9 @@ class Table:
         self.clock: Any = None  # Clock (immutable snapshot) or None when no clock runs
         self.house: dict[int, str] = {}  # seat -> why the house bot plays it
         self.closed: str | None = None  # the director's reason, once closed
+        # Table chat (referee/chat.py): the last lines (for the retained log) and the count so far.
+        self.chat: list[Any] = []
+        self.chat_n = 0
 
     @property
     def status(self) -> str:

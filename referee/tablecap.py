@@ -20,14 +20,15 @@ piled up in memory (and their retained states on the broker) for ever.
   game ever played (issue 14, item 5):
 
   - a *closed* table after ``keep_closed_s`` (60 s; a restart does not restore closed
-    tables either): seat states, public state and meta -- an aborted table has nothing
-    to show;
+    tables either): seat states, public state, chat log and meta -- an aborted table has
+    nothing to show;
   - a *finished* table after ``keep_finished_s`` (1 h, the window in which a restart
     restores it): it leaves memory and its seat and public states are cleared; its
     **meta stays** -- it carries the result, for the lobby, tournament runners and
     anyone who looks a table up -- until ``keep_meta_s`` (1 day) after the game ended,
     then it is cleared too.  A referee that starts up schedules the same for tables that
     ended while it was down (those ended within ``keep_meta_s``, from the store).
+  - the retained chat log (``public/chat_log``) goes with the seat and public states.
 
   The history stays in the store for ever: replays (``summon replay export``) and
   results come from it.  A later ``create`` with a forgotten table's id is refused
@@ -110,6 +111,7 @@ def cleared(table: "Table", meta: bool = True) -> list[Publish]:
     t = table.topics
     out = [Publish(t.seat_state(table.id, u), b"", retain=True) for u in table.players]
     out.append(Publish(t.public_state(table.id), b"", retain=True))
+    out.append(Publish(t.chat_log(table.id), b"", retain=True))  # the chat goes with the table (referee/chat.py)
     return out + [Publish(t.meta(table.id), b"", retain=True)] if meta else out
 
 
@@ -204,6 +206,7 @@ class TablePruner:
             t = self.ref.topics
             out += [Publish(t.seat_state(rec.id, u), b"", retain=True) for u in rec.players]
             out.append(Publish(t.public_state(rec.id), b"", retain=True))
+            out.append(Publish(t.chat_log(rec.id), b"", retain=True))
             heapq.heappush(self._metas, (now + rec.finished + self.meta_keep() - wall, t.meta(rec.id)))
         if out:
             self.ref.send(out)

@@ -218,7 +218,7 @@ def test_every_payload_the_referee_publishes_matches_the_schema(mosquitto, refer
     import msgpack
 
     from summon.clients.director import close_table, create_table
-    from summon.protocol.messages import Move, encode
+    from summon.protocol.messages import Chat, Move, encode
     from summon.protocol.topics import Topics
     from tests.helpers import Probe
     from tests.payloads import schema_validator
@@ -255,13 +255,69 @@ def test_every_payload_the_referee_publishes_matches_the_schema(mosquitto, refer
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline and not any(b"rate/limited" in p for _, p in sent):
             time.sleep(0.1)
+        chat = t.chat(tid, "east")  # table chat: a relayed line (and the retained log), a refusal
+        probe.publish(chat, encode(Chat(text="hello")))
+        probe.publish(chat, encode(Chat(text="x" * 400)))
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and not any(b"chat/too-long" in p for _, p in sent):
+            time.sleep(0.05)
         close_table(mosquitto.url("director"), "director", tid, "schema test")
     finally:
         probe.close()
         link.publish = original
     kinds = {_validate(v, payload, topic) for topic, payload in list(sent) if payload}
     assert {"seat_state", "public_state", "events", "meta", "error", "created", "closed",
-            "referee_status"} <= kinds, kinds
+            "referee_status", "chat_line", "chat_log"} <= kinds, kinds
     codes = {msgpack.unpackb(p)["code"] for _, p in sent if p and msgpack.unpackb(p).get("type") == "error"}
-    assert {"move/stale", "msg/malformed", "msg/bad-field", "rate/limited", "table/unknown"} <= codes, codes
+    assert {"move/stale", "msg/malformed", "msg/bad-field", "rate/limited", "table/unknown", "chat/too-long"} <= codes, codes
     assert any(b"looks like JSON" in p for _, p in sent), "JSON payloads are named as such"
+
+
+# --- chat carries no game state (referee/chat.py) --------------------------------------------
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_chat_payloads_hold_no_hidden_card(name):
+    """Chat is public (every audience's replay shows every line), so a chat payload must be
+    built from the line alone: its fields are exactly ChatLine's, and apart from what the
+    player typed it names no card that was ever hidden in any hand during the game."""
+    import dataclasses
+
+    from summon.clients.bots import make_bot
+    from summon.clients.replay import from_selfplay, steps
+    from summon.protocol.chat import PRESETS
+    from summon.protocol.messages import ChatLine
+    from summon.referee.chat import log_message
+    from summon.referee.selfplay import play_game
+    from summon.referee.store import ChatRecord
+
+    game = GAMES[name]
+    seats = game.min_seats
+    hidden: set[str] = set()
+
+    def on_step(state, seat, move, events):  # what some seat saw and spectators did not
+        public = tokens(without_name(game.view(state, None)))
+        for s in range(seats):
+            hidden.update(tokens(without_name(game.view(state, s))) - public)
+
+    played = play_game(game, [make_bot("random", s) for s in range(seats)], 5, dict(game.bots_only_config),
+                       on_step=on_step)
+    players = [f"p{i}" for i in range(seats)]
+    rep = from_selfplay(played, name, players, dict(game.bots_only_config), 5, "chat-redaction")
+    typed = ["good luck all", *PRESETS.values()]
+    chat = tuple(ChatRecord(n, players[n % seats], n % seats, min(n * 3, len(played.history)), typed[n % len(typed)],
+                            None, 1767225600.0 + n) for n in range(1, 40))
+    rep = dataclasses.replace(rep, chat=chat)
+    fields = {f.name for f in dataclasses.fields(ChatLine)} | {"v", "type"}
+    said_words = set().union(*(set(t.split()) for t in typed))
+    for audience in [None, *range(seats)]:
+        lines = [r.message for s in steps(rep, audience) for r in s.received if r.topic == "public/chat"]
+        assert len(lines) == len(chat), audience
+        for m in lines:
+            wire = roundtrip(m.to_wire())
+            assert set(wire) == fields
+            leak = (tokens(list(wire.values())) - said_words) & hidden  # values: a key such as "seat" is no card
+            assert not leak, f"a chat line names hidden cards: {leak}"
+    log = roundtrip(log_message("chat-redaction", list(chat)).to_wire())
+    assert not ((tokens([list(ln.values()) for ln in log["lines"]]) - said_words) & hidden)
+    if name != "summicard":  # Summicard's face-down cards are hidden from their owner too: fields only
+        assert hidden, "no seat ever saw anything hidden from spectators: nothing to check against"

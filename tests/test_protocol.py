@@ -13,6 +13,7 @@ from summon.protocol.messages import (
 )
 from summon.protocol.messages import Tournament
 from summon.protocol.messages import Presence, Reclaim
+from summon.protocol.messages import Chat, ChatLine, ChatLog
 from summon.protocol.mqtt import BrokerUrl
 from summon.protocol.topics import Topics, valid_name
 from summon.protocol.version import MAX_INBOUND_BYTES, PROTOCOL_VERSION
@@ -38,6 +39,9 @@ SAMPLES = [
                standings=[{"rank": 1, "entrant": "NS", "points": 1.0}], pairings=[{"key": "r1-g1", "sides": ["NS", "EW"]}]),
     Reclaim(),
     Presence(status="offline"),
+    Chat(text="good luck"),
+    ChatLine(table="t", n=1, user="north", seat=0, seq=0, text="Good luck!", at=1767225601000, preset="gl"),
+    ChatLog(table="t", lines=[{"n": 1, "user": "north", "seat": 0, "seq": 0, "text": "hi", "at": 1, "preset": None}]),
 ]
 
 

@@ -4,7 +4,7 @@ A seeded generator makes payloads of every bad kind -- random bytes, empty, over
 truncated msgpack, deep nesting, ext types, non-string keys, wrong-typed and extra
 fields, near-valid moves and create requests -- and sends them on move topics (an
 existing table, unknown tables, invalid table ids), director request topics (a director
-and a non-director) and presence topics, as several users at once, while four bots play
+and a non-director), presence and chat topics, as several users at once, while four bots play
 another table.  Afterwards: the referee is up and answers, the other table kept playing
 (its seq advanced during the fuzz), no ``internal/error`` was sent and
 no exception was logged, each sender got error codes on its private topics, and a normal
@@ -142,7 +142,7 @@ def fuzz(n: int, seed: int, table: str) -> Iterator[tuple[str, str, bytes, bool]
     """
     rng = random.Random(seed)
     for _ in range(n):
-        who = rng.choice(["north", "north", "mallory", "director", "mallory-req", "presence"])
+        who = rng.choice(["north", "north", "mallory", "director", "mallory-req", "presence", "chat"])
         retain = rng.random() < 0.02
         if who in ("north", "mallory"):
             yield who, f"{T.prefix}/t/{table_segment(rng, table)}/move/{who}", payload(rng), retain
@@ -150,6 +150,9 @@ def fuzz(n: int, seed: int, table: str) -> Iterator[tuple[str, str, bytes, bool]
             yield "director", T.request("director"), payload(rng), retain
         elif who == "mallory-req":
             yield "mallory", T.request("mallory"), payload(rng), retain
+        elif who == "chat":  # table chat (referee/chat.py): seated north, unseated mallory
+            user = rng.choice(["north", "mallory"])
+            yield user, f"{T.prefix}/t/{table_segment(rng, table)}/chat/{user}", payload(rng), retain
         else:
             yield "north", f"{T.prefix}/presence/north", payload(rng), retain
 

@@ -39,7 +39,8 @@ def test_at_start_tables_that_ended_while_no_referee_ran_are_cleared_and_their_m
     pruner.tick(now)
     cleared = {p.topic for p in ref.sent}
     assert all(p.payload == b"" and p.retain for p in ref.sent)
-    assert cleared == {T.seat_state("old", "ann"), T.seat_state("old", "bob"), T.public_state("old")}
+    assert cleared == {T.seat_state("old", "ann"), T.seat_state("old", "bob"), T.public_state("old"),
+                       T.chat_log("old")}  # the table's chat goes with its states
     ref.sent.clear()
     pruner.tick(now + 86400 - 2 * 3600 - 5)  # the meta stays until a day after the game ended
     assert ref.sent == []

@@ -143,7 +143,8 @@ function render() {
     if ((t.seat || t.pub) && marks.firstState === null) marks.firstState = performance.now();
     const mine = t.seat && (t.seat.to_move || []).includes(t.seat.seat) && t.seat.status === "playing";
     document.title = mine ? "Your turn · Summon" : "Summon";
-    const body = renderTable(t, { onMove: link && link.user ? onMove : null, onReclaim: (id) => link.reclaim(id), ui, now: () => performance.now(), refresh: render });
+    const chat = { user: link && link.user ? link.user : null, send: (body) => link.chat(t.id, body) };
+    const body = renderTable(t, { onMove: link && link.user ? onMove : null, onReclaim: (id) => link.reclaim(id), ui, now: () => performance.now(), refresh: render, chat });
     const sent = ui.sent && ui.sent.table === watched && t.seat && t.seat.seq === ui.sent.seq
       ? h("p", { class: "sent", role: "status" }, `Sent “${ui.sent.move}”; waiting for the referee…`) : null;
     const conn = store.connection.state !== "online"

@@ -39,6 +39,7 @@ function topics(prefix) {
     seatAll: (user) => `${prefix}/t/+/seat/${user}/#`,
     publicAll: (table) => `${prefix}/t/${table}/public/#`,
     move: (table, user) => `${prefix}/t/${table}/move/${user}`,
+    chat: (table, user) => `${prefix}/t/${table}/chat/${user}`,
     presence: (user) => `${prefix}/presence/${user}`,
   };
 }
@@ -114,6 +115,15 @@ export class Link {
     this.client.publish(this.t.move(table, this.user), encode(msg("move", { seq, move })), { qos: 1, retain: false });
   }
 
+  // Say something at a table (protocol/README.md "Chat"): {text} or {preset}.  Checked here
+  // first (chat.js checks too, in words): the broker disconnects a client that sends a
+  // packet over 64 KiB, and the referee refuses a line over 300 characters.
+  chat(table, body) {
+    if (!this.user) throw new Error("spectators read the chat; only the table's players write it");
+    if (body.text !== undefined && body.text.length > 2000) throw new Error("that message is far too long to send");
+    this.client.publish(this.t.chat(table, this.user), encode(msg("chat", body)), { qos: 1, retain: false });
+  }
+
   reclaim(table) {
     this.client.publish(this.t.move(table, this.user), encode(msg("reclaim", {})), { qos: 1, retain: false });
   }
@@ -153,6 +163,8 @@ export class Link {
       case "referee_status": return p.length === 2 && p[0] === "referee" && p[1] === "status";
       case "tournament": return p[0] === "tour";
       case "meta": case "public_state": case "events": return atTable && p[2] === "public" && p.length === 4;
+      case "chat_line": return atTable && p[2] === "public" && p[3] === "chat" && p.length === 4;
+      case "chat_log": return atTable && p[2] === "public" && p[3] === "chat_log" && p.length === 4;
       case "seat_state": return atTable && p[2] === "seat" && p[3] === this.user && p[4] === "state";
       case "error": return p[0] === "t" && p[2] === "seat" && p[3] === this.user && p[4] === "error";
       default: return false;
@@ -191,9 +203,15 @@ export function applyMessage(store, topic, m) {
           if (fresh && m.events && m.events.length) addEvents(t, m.seq, m.events, "seat");
           if (fresh) t.error = null;
         }
+      } else if (m.type === "chat_line") {
+        addChat(store.table(m.table), [m], store.now());
+      } else if (m.type === "chat_log") {
+        addChat(store.table(m.table), m.lines, store.now());
       } else if (m.type === "error") {
         const table = m.table || (parts[2] === "t" ? parts[3] : null);
-        if (table) store.table(table).error = { ...m, at: store.now() };
+        // a refused chat message (ref "chat") is the chat panel's business, not the move's
+        if (table && m.ref === "chat") store.table(table).chatError = { ...m, at: store.now() };
+        else if (table) store.table(table).error = { ...m, at: store.now() };
       } else return false;
     } catch (err) { console.warn("could not use a message on", topic, err); return false; }
     return true;
@@ -214,6 +232,19 @@ function addEvents(t, seq, events, source) {
   t.events.push({ seq, events, source, kinds });
   t.events.sort((a, b) => a.seq - b.seq);
   if (t.events.length > MAX_EVENTS) t.events.splice(0, t.events.length - MAX_EVENTS);
+}
+
+// Chat lines by `n` (each kept once: a line arrives live and again in the retained log),
+// the newest MAX_CHAT kept; `got` is when it first arrived (a refusal shown before one of
+// my own lines arrived is over).
+const MAX_CHAT = 200;
+function addChat(t, lines, now) {
+  if (!t.chat) t.chat = new Map();
+  for (const line of lines) if (!t.chat.has(line.n)) t.chat.set(line.n, { ...line, got: now });
+  if (t.chat.size > MAX_CHAT) {
+    const keep = [...t.chat.keys()].sort((a, b) => a - b).slice(-MAX_CHAT);
+    t.chat = new Map(keep.map((n) => [n, t.chat.get(n)]));
+  }
 }
 
 function msg(type, fields) {

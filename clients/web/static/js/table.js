@@ -4,6 +4,7 @@
 // clocks, referee notices, the error of the last refused move, and the event feed.
 
 import { h, section, formatMs } from "./ui.js";
+import { chatPanel } from "./chat.js";
 import { errorWords, reasonWords, refereeEventText, seatLabel, statusWords } from "./words.js";
 import * as dragon from "./games/dragon.js";
 import * as summicard from "./games/summicard.js";
@@ -21,7 +22,8 @@ export function gameName(game, meta) {
   return TITLES.get(game) || game;
 }
 
-// t: the store's table record; opts: {onMove(move) | null, onReclaim, now, ui, refresh, replay}
+// t: the store's table record; opts: {onMove(move) | null, onReclaim, now, ui, refresh, replay,
+// chat: {user, send(body)} (the chat panel, chat.js; a replay shows its chat read-only)}
 export function renderTable(t, opts) {
   const state = t.seat || t.pub;
   const meta = t.meta;
@@ -60,6 +62,9 @@ export function renderTable(t, opts) {
   if (meta && meta.result && !playing) out.push(resultPanel(meta));
   out.push(h("div", { class: `game game-${state.game}` }, readable(() => game.render(ctx), () => generic.render(ctx), t.id)));
   out.push(howtoFold(state.game, opts.ui));
+  if (opts.chat || opts.replay) {
+    out.push(chatPanel(t, { ...(opts.chat || {}), seated: mySeat !== null, replay: !!opts.replay, refresh: opts.refresh }));
+  }
   out.push(feedPanel(t, meta, game));
   if (players.length && !game.showsPlayers) out.push(h("p", { class: "muted" }, `Players: ${players.join(", ")}`));
   out.push(detailsFold(t, state, mySeat, opts.ui));

@@ -34,6 +34,10 @@ const event = shape({ type: str });
 const state = { table: str, game: str, seq: int, status: str, to_move: opt(list(int)), view: opt(map),
                 events: opt(list(event)), clock: opt(clock) };
 
+// A chat line: `text` is shown as a text node (ui.js `h`), never as markup.
+const chatLine = { table: opt(str), n: int, user: str, seat: opt(int), seq: opt(int), text: str, at: opt(num),
+                   preset: opt(str) };
+
 const SHAPES = {
   referee_status: { status: str, tables: opt(num) },
   meta: { table: str, game: str, players: list(str), status: str, config: opt(map),
@@ -42,7 +46,9 @@ const SHAPES = {
   public_state: state,
   seat_state: { ...state, seat: int, legal: opt(list(str)), house: opt(bool), last: opt(map) },
   events: { table: str, seq: int, events: list(event) },
-  error: { code: str, detail: opt(str), table: opt(str) },
+  error: { code: str, detail: opt(str), table: opt(str), ref: opt(str) },
+  chat_line: chatLine,
+  chat_log: { table: str, lines: list(shape(chatLine)) },
   tournament: {
     tournament: str, name: opt(str), game: opt(str), format: opt(str), status: str, round: opt(int), rounds: opt(int),
     standings: opt(list(shape({ entrant: str, rank: opt(num), points: opt(num), played: opt(num), wins: opt(num),

@@ -11,7 +11,19 @@ const ERRORS = {
   "seat/unknown": "You have no seat at this table.",
   "rate/limited": "Too many refused messages: slow down, then choose again.",
   "auth/forbidden": "You may not do that.",
+  "chat/not-seated": "Only the players at this table can chat; everyone watching can read.",
+  "chat/too-long": "That message is too long: at most 300 characters. Not sent.",
+  "chat/empty": "Type something first.",
+  "chat/bad-text": "That message holds a character that cannot be sent (a line break or a control character).",
+  "chat/unknown-preset": "The referee does not know that phrase.",
 };
+
+// A chat refusal in words: "rate/limited" means something else for chat than for moves.
+export function chatErrorWords(err) {
+  if (err.code === "client") return err.detail;   // the page's own check, already in words
+  if (err.code === "rate/limited") return "You are sending messages too fast: wait a moment, then send again.";
+  return errorWords(err);
+}
 
 export function errorWords(err) {
   const plain = ERRORS[err.code] || `The referee refused a message (${err.code}).`;
