@@ -35,7 +35,7 @@ PRESETS: dict[str, str] = {
 }
 """Preset phrases (id -> text) for phones: ``{"type": "chat", "preset": "gg"}``."""
 
-_ALLOWED_CONTROLS = frozenset()  # no newline, no tab: a chat line is one line
+_ALLOWED_CONTROLS: frozenset[str] = frozenset()  # no newline, no tab: a chat line is one line
 
 
 class ChatTextError(ValueError):
