@@ -209,6 +209,8 @@ def test_the_topic_table_has_every_topic_and_its_message_types():
         t.seat_state("xtablex", "xuserx"): {"seat_state"}, t.seat_error("xtablex", "xuserx"): {"error"},
         t.move("xtablex", "xuserx"): {"move", "reclaim"}, t.presence("xuserx"): {"presence"},
         t.tournament("xdirx", "xtourx"): {"tournament"},
+        t.chat("xtablex", "xuserx"): {"chat"}, t.public_chat("xtablex"): {"chat_line"},
+        t.chat_log("xtablex"): {"chat_log"},
     }
     expected = {re.sub("|".join(names), lambda m: names[m[0]], k): v for k, v in expected.items()}
     tables, _ = _tables(README.read_text())

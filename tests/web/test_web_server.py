@@ -8,6 +8,7 @@ import json
 import subprocess
 import sys
 
+from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
@@ -15,7 +16,7 @@ from summon.clients.cli import main as cli_main
 from summon.clients.web import vendor
 from summon.clients.web.server import STATIC, WebConfig, WebServer, csp_header, security_headers
 
-DOCS = STATIC.parents[2] / "docs" / "web.md"
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "web.md"  # the checkout's, not via summon/clients
 
 
 @pytest.fixture
