@@ -47,6 +47,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from summon.protocol.mqtt import Incoming
+from summon.referee.meter import METER, topic_kind
 
 __all__ = ["RateLimiter", "Limited", "RateLimitedInbox", "sender_of", "message_bytes"]
 
@@ -189,6 +190,7 @@ class RateLimitedInbox(queue.Queue):  # type: ignore[type-arg]
         now = self.limiter.clock()
         with self._lock:
             self.dropped_total += 1
+            METER.limited[topic_kind(topic)] += 1  # referee/metrics.py
             win = self._windows.get(user)
             if win is None:
                 if len(self._windows) >= MAX_TRACKED:
