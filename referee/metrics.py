@@ -138,15 +138,15 @@ class RefereeCollector(Collector):
         yield GaugeMetricFamily("summon_loop_tick_age_seconds", "Seconds since the loop last ticked.",
                                 value=max(0.0, now - ref._last_tick) if ref._last_tick else 0.0)
         yield GaugeMetricFamily("summon_ready", "1 while /readyz says ready.", value=1 if readiness(ref, m, now)[0] else 0)
-        fleet = ref.fleet
-        if fleet is not None:
-            yield GaugeMetricFamily("summon_fleet_leases_held", "Table leases this referee holds.", value=len(ref.tables))
-            yield GaugeMetricFamily("summon_fleet_members", "Live referees of the fleet, as this one sees it.",
-                                    value=len(fleet.members))
-            yield CounterMetricFamily("summon_fleet_leases_adopted", "Tables adopted from a stopped referee.",
-                                      value=fleet.adopted)
-            yield CounterMetricFamily("summon_fleet_leases_lost", "Tables dropped because another referee holds "
-                                      "their lease now.", value=fleet.dropped)
+        fleet = ref.fleet  # a lone referee (SQLite) exports zeros: one dashboard for both
+        yield GaugeMetricFamily("summon_fleet_leases_held", "Table leases this referee holds (0 without a fleet).",
+                                value=len(ref.tables) if fleet is not None else 0)
+        yield GaugeMetricFamily("summon_fleet_members", "Live referees of the fleet, as this one sees it.",
+                                value=len(fleet.members) if fleet is not None else 0)
+        yield CounterMetricFamily("summon_fleet_leases_adopted", "Tables adopted from a stopped referee.",
+                                  value=fleet.adopted if fleet is not None else 0)
+        yield CounterMetricFamily("summon_fleet_leases_lost", "Tables dropped because another referee holds "
+                                  "their lease now.", value=fleet.dropped if fleet is not None else 0)
         if self.bridge is not None:
             yield from self.bridge.families()
 
