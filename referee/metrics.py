@@ -57,7 +57,7 @@ def health(ref: "Referee", now: float | None = None) -> tuple[bool, list[str]]:
     age = now - ref._last_tick
     if not ref.ready.is_set():
         return False, ["starting"]
-    if age > HEALTHY_TICK_S:
+    if ref._last_tick and age > HEALTHY_TICK_S:  # 0: ready, its first tick is coming
         return False, [f"the loop has not ticked for {age:.1f} s"]
     return True, []
 

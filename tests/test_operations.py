@@ -117,6 +117,8 @@ def test_metrics_after_a_bot_game(mosquitto):
         assert sample(fams, "summon_tables", game="dragon", state="finished") == 1
         assert sample(fams, "summon_broker_connected") == 1 and sample(fams, "summon_ready") == 1
         assert "process_cpu_seconds" in fams and "process_resident_memory_bytes" in fams
+        page = get(f"http://127.0.0.1:{server.port}/metrics")[1]
+        assert password("referee").encode() not in page and b"seed" not in page
     finally:
         server.close()
         ref.request_stop()
