@@ -418,3 +418,31 @@ def test_backup_refusals_are_clear(tmp_path):
     junk.write_bytes(b"not a database at all" * 100)
     out = cli("store", "restore", str(junk), "--db", str(tmp_path / "new.db"))
     assert out.returncode != 0 and "summon store restore:" in out.stderr and not (tmp_path / "new.db").exists()
+
+
+def test_readiness_reasons_without_a_broker():
+    """/readyz's other reasons, on a stand-in referee: a failed commit, a failed lease renewal,
+    a loop that stopped ticking (alive no more)."""
+    from types import SimpleNamespace
+
+    from summon.referee.meter import Meter
+    from summon.referee.metrics import health, readiness
+
+    ready = threading.Event()
+    ready.set()
+    link = SimpleNamespace(connected=threading.Event())
+    link.connected.set()
+    ref = SimpleNamespace(ready=ready, _last_tick=100.0, _link=link, fleet=None)
+    m = Meter()
+    assert readiness(ref, m, now=100.5) == (True, [])
+    m.store_failed_at = 100.0
+    assert readiness(ref, m, now=101.0)[1] == ["a store commit failed recently"]
+    ref._last_tick = 110.9
+    assert readiness(ref, m, now=111.0) == (True, []), "ready again once commits succeed"
+    ref.fleet, m.fleet_failed_at = object(), 110.0
+    assert readiness(ref, m, now=111.0)[1] == ["renewing the fleet's leases failed recently"]
+    ref.fleet = None
+    assert health(ref, now=115.0) == (True, []) and not health(ref, now=121.0)[0]
+    assert "not ticked" in readiness(ref, m, now=121.0)[1][0]
+    ready.clear()
+    assert health(ref, now=100.5) == (False, ["starting"])
