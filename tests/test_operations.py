@@ -446,3 +446,30 @@ def test_readiness_reasons_without_a_broker():
     assert "not ticked" in readiness(ref, m, now=121.0)[1][0]
     ready.clear()
     assert health(ref, now=100.5) == (False, ["starting"])
+
+
+def test_fleet_leases_are_counted(mosquitto, pg_url):
+    """A fleet of one on PostgreSQL: its leases held, members, and a lease taken over by
+    another referee counted as lost."""
+    ref = Referee(RefereeConfig(broker=mosquitto.url("referee"), client_id="referee",
+                                directors=frozenset({"director"}), db=pg_url, lease_ttl=1.0))
+    thread = threading.Thread(target=ref.run, daemon=True)
+    thread.start()
+    assert ref.ready.wait(10)
+    server = MetricsServer(ref, 0).start()
+    try:
+        for i in range(3):
+            create_table(mosquitto.url("director"), "director", "dragon", SEATS, table=f"f{i}-{uuid.uuid4().hex[:6]}")
+        fams = wait_until(lambda: (f := scrape(server.port)) and sample(f, "summon_fleet_leases_held") == 3 and f,
+                          what="three leases held")
+        assert sample(fams, "summon_fleet_members") == 1 and sample(fams, "summon_fleet_leases_lost_total") == 0
+        lost = next(iter(ref.tables))
+        ref.call(lambda: ref.fleet.drop(lost, "test: another referee holds it"))
+        fams = scrape(server.port)
+        assert sample(fams, "summon_fleet_leases_lost_total") == 1
+        # its lease expires after lease_ttl and this referee may adopt it back: then counted as adopted
+        assert sample(fams, "summon_fleet_leases_held") == 2 + sample(fams, "summon_fleet_leases_adopted_total")
+    finally:
+        server.close()
+        ref.request_stop()
+        thread.join(10)
