@@ -211,7 +211,7 @@ def test_prometheus_scrapes_a_referee_during_a_bot_game(mosquitto, tmp_path):
     assert check.returncode == 0, check.stdout + check.stderr  # checks the alert rules it names, too
     prom = subprocess.Popen([PROMETHEUS, f"--config.file={config}", f"--storage.tsdb.path={tmp_path / 'tsdb'}",
                              f"--web.listen-address=127.0.0.1:{pport}"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+                            stdout=subprocess.DEVNULL, stderr=open(tmp_path / "prometheus.log", "wb"))
 
     def query(expr: str) -> list[dict]:
         status, body = get(f"http://127.0.0.1:{pport}/api/v1/query?" + urllib.parse.urlencode({"query": expr}))
