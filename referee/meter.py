@@ -73,10 +73,10 @@ class Meter:
 
 
 def topic_kind(topic: str) -> str:
-    """The kind of an inbound topic, for the rate limiter's drops: move, request, presence, other."""
+    """The kind of an inbound topic, for the rate limiter's drops: move, chat, request, presence, other."""
     parts = topic.split("/")
-    if len(parts) >= 2 and parts[-2] == "move":
-        return "move"
+    if len(parts) >= 2 and parts[-2] in ("move", "chat"):
+        return parts[-2]
     if parts[-1] == "request":
         return "request"
     if len(parts) >= 2 and parts[-2] == "presence":
