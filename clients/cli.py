@@ -19,6 +19,7 @@ from summon.protocol.mqtt import LinkError
 
 from summon.clients.cli_common import (EXIT_CODES, EXIT_FAILED, EXIT_OK, EXIT_REFUSED, broker_from_flags as _broker, broker_options,
                                 link_failed, on_signals as _on_signals, parse_options as _options, profile as _profile)
+from summon.clients.cli_ops import log_format_option, metrics_options, start_metrics
 
 _EPILOG = ("Every command that talks to the broker reads its address, prefix and kept passwords from the profile "
            "that SUMMON_PROFILE names (written by `summon broker init DIR` as DIR/summon.toml); flags win.\n\n"
@@ -117,10 +118,14 @@ def demo(game: str, players: int | None, target: int | None, options: tuple[str,
               metavar="SECONDS",
               help="Give up connecting after the broker was silent this long; a retained backlog that is "
                    "still arriving never times the start out (progress is logged every 5 s).")
+@metrics_options  # --metrics-port, --metrics-bind, --metrics-broker-sys (docs/operations.md)
+@log_format_option
 def referee(broker_url: str, username: str | None, password: str | None, password_file: str | None,
             prefix: str, mqtt_version: str, client_id: str, directors: tuple[str, ...],
             creates: tuple[str, ...], db: str, db_sync: str, clock_spec: str | None, lease_ttl: float = 3.0,
-            share_group: str | None = None, connect_timeout: float = 10.0) -> None:
+            share_group: str | None = None, connect_timeout: float = 10.0, metrics_port: int | None = None,
+            metrics_bind: str = "127.0.0.1", metrics_broker_sys: str | None = None,
+            metrics_sys_password_file: str | None = None) -> None:
     """Run the referee: host every table on this broker until stopped."""
     from summon.referee.clock import ClockError, TimeControl
     from summon.referee.service import CreateRefused, Referee, RefereeConfig
@@ -159,6 +164,7 @@ def referee(broker_url: str, username: str | None, password: str | None, passwor
                 click.echo(f"table {table_id} is already here (restored); not created again")
             else:
                 click.echo(f"cannot create {spec!r}: {exc.detail}", err=True)
+    metrics = start_metrics(ref, metrics_port, metrics_bind, metrics_broker_sys, metrics_sys_password_file)
     in_play = sum(1 for t in ref.tables.values() if t.status == "playing")
     click.echo(f"summon referee: connected to {cfg.broker.host}:{cfg.broker.port} as {cfg.broker.username or '(no user)'}"
                f", prefix {prefix}; history in {ref.store.path}; {in_play} table(s) in play; Ctrl-C stops")
@@ -166,6 +172,8 @@ def referee(broker_url: str, username: str | None, password: str | None, passwor
         ref.main_loop()
     finally:
         ref.shutdown()
+        if metrics is not None:
+            metrics.close()
     if ref.stopped_because:
         click.echo(f"summon referee: {ref.stopped_because}", err=True)
         sys.exit(EXIT_REFUSED)
@@ -178,6 +186,7 @@ def referee(broker_url: str, username: str | None, password: str | None, passwor
 @click.option("--seed", type=int, default=None, help="Seed for the bot's own choices.")
 @click.option("--pace", type=click.FloatRange(min=0), default=0.0, show_default=True, metavar="SECONDS",
               help="Wait at least this long between seeing its turn and moving, so people can follow the game.")
+@log_format_option
 def bot(broker_url: str, username: str | None, password: str | None, password_file: str | None,
         prefix: str, mqtt_version: str, bot_name: str, table: str | None, seed: int | None, pace: float) -> None:
     """Connect one bot as USERNAME and play its seat(s)."""
@@ -328,6 +337,8 @@ from summon.clients.cli_summoner_wars import sw_deck  # noqa: E402  (summon sw-d
 main.add_command(sw_deck)
 from summon.clients.cli_web import web  # noqa: E402  (summon web: the browser client)
 main.add_command(web)
+from summon.clients.cli_ops import health, store  # noqa: E402  (summon health, summon store backup|restore)
+main.add_command(health); main.add_command(store)  # noqa: E702
 from summon.clients.cli_kit import bot_check, match  # noqa: E402  (summon bot-check, summon match: the bot author's kit)
 main.add_command(bot_check); main.add_command(match)  # noqa: E702
 
@@ -343,9 +354,11 @@ _SHORT = {
     "create": "Create a table and print its id (as a director).",
     "demo": "A whole game of bots on an embedded broker.",
     "games": "The games, their options and bots.",
+    "health": "Exit 0 if a referee's /readyz answers ready.",
     "play": "Sit at your table and play from the keyboard.",
     "referee": "Run the referee: host every table on the broker.",
     "replay": "Export a table's history; step through a replay.",
+    "store": "Back up or restore the referee's history store.",
     "sw-deck": "Check or show a Summoner Wars deck file.",
     "tournament": "Run a tournament; follow its standings.",
     "watch": "A table's public feed as running commentary.",

@@ -21,6 +21,7 @@ __all__ = ["tournament"]
 
 from summon.clients.cli_common import EXIT_FAILED, EXIT_USAGE, broker_options, link_failed, profile as _profile
 from summon.clients.cli_common import broker_from_flags as _broker
+from summon.clients.cli_ops import log_format_option
 
 
 def _on_signals(stop):
@@ -56,6 +57,7 @@ def tournament() -> None:
 
 @tournament.command("run")
 @broker_options
+@log_format_option
 @click.argument("file", type=click.Path(exists=True, dir_okay=False))
 @click.option("--progress", "progress_path", default=None,
               help="The runner's state file (default: FILE.progress.json beside FILE); resumes from it.")

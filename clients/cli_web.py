@@ -8,6 +8,7 @@ import threading
 import click
 
 from summon.clients.cli_common import EXIT_FAILED, on_signals
+from summon.clients.cli_ops import log_format_option
 from summon.protocol.version import DEFAULT_PREFIX
 
 
@@ -32,6 +33,7 @@ def _ws_url(value: str | None, flag: str) -> str:
 @click.option("--prefix", default=DEFAULT_PREFIX, show_default=True, help="Topic prefix of the deployment.")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to serve the page on.")
 @click.option("--port", default=8080, show_default=True, help="Port to serve the page on (0: any free port).")
+@log_format_option
 def web(broker: str | None, edge: str | None, prefix: str, host: str, port: int) -> None:
     """Serve the web client (play, watch, tournaments, replays) on http://HOST:PORT/.
 

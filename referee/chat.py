@@ -155,18 +155,18 @@ class ChatDesk:
         self.relayed += 1
         # an accepted line costs none of the inbox's general budget (its own bucket paid)
         ref.inbox.refund(user, message_bytes(msg))  # type: ignore[attr-defined]
-        ref._send([Publish(table.topics.public_chat(table.id), encode(line_message(table.id, line))),
+        ref.send([Publish(table.topics.public_chat(table.id), encode(line_message(table.id, line))),
                    *log_publish(table)])
 
     # --- refusals --------------------------------------------------------------------------------
     def _refuse(self, table: "Table", user: str, code: ErrorCode, detail: str) -> None:
         self.refused += 1
-        self.ref._send([table.error(user, code, detail, ref=REF)])
+        self.ref.send([table.error(user, code, detail, ref=REF)])
 
     def _refuse_at(self, table_id: str, user: str, code: ErrorCode, detail: str) -> None:
         self.refused += 1
         topic = self.ref.topics.seat_error(table_id, user)
-        self.ref._send([Publish(topic, encode(Error(code=str(code), detail=detail, table=table_id, ref=REF)))])
+        self.ref.send([Publish(topic, encode(Error(code=str(code), detail=detail, table=table_id, ref=REF)))])
 
     def _limited(self, table: "Table", user: str) -> None:
         """Past the chat budget: one ``rate/limited`` a second at most, counting what was not sent."""
@@ -181,7 +181,7 @@ class ChatDesk:
         more = int(note[1]) if note is not None else 0
         self._notices[user] = [now, 0]
         cfg = self.limiter
-        self.ref._send([table.error(
+        self.ref.send([table.error(
             user, ErrorCode.RATE_LIMITED,
             f"too many chat messages from {user!r}: at most {cfg.burst:g} at once, then one every "
             f"{1 / cfg.rate:g} s; this one was not sent" + (f" (nor {more} more since the last notice)" if more else "")

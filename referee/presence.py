@@ -37,6 +37,7 @@ from summon.protocol.messages import Move, Presence, decode, encode
 from summon.referee import views
 from summon.referee.clock import Clock, ClockError, TimeControl
 from summon.referee.engine import Event
+from summon.referee.meter import METER
 from summon.referee.store import SeatEvent
 from summon.referee.table import Publish
 
@@ -145,8 +146,10 @@ class SeatKeeper:
 
     def _timeout(self, table: "Table", seat: int, now: float) -> None:
         by = table.timing.on_timeout
+        METER.timeouts += 1  # referee/metrics.py
         move = self.house_choice(table, seat) if by == "house" else self.random_choice(table, seat)
-        log.info("table %s: seat %d timed out at seq %d; %s plays %r", table.id, seat, table.seq, by, move)
+        log.info("table %s: seat %d timed out at seq %d; %s plays %r", table.id, seat, table.seq, by, move,
+                 extra={"table": table.id, "user": table.players[seat]})
         self.ref.play(table, table.players[seat], Move(seq=table.seq, move=move), ("timeout", by),
                        [Event("timeout", {"seat": seat, "by": by})], now)
         limit = table.timing.max_timeouts
@@ -184,10 +187,12 @@ class SeatKeeper:
         """The house bot takes ``seat`` (reason "timeouts" or "absent"); durable, then published."""
         self.ref.store.seat_event(table.id, SeatEvent(table.seq, seat, "house", reason, time.time()))
         table.house[seat] = reason
+        METER.takeovers[reason] += 1  # referee/metrics.py
         self.watched.add(table.id)
         if reason == "absent":
             self.absent_held.setdefault(table.players[seat], set()).add(table.id)
-        log.info("table %s: the house bot takes seat %d (%s)", table.id, seat, reason)
+        log.info("table %s: the house bot takes seat %d (%s)", table.id, seat, reason,
+                 extra={"table": table.id, "user": table.players[seat]})
         self._announce(table, Event("house", {"seat": seat, "reason": reason}), now=now)
 
     def reclaim(self, table: "Table", user: str, now: float | None = None) -> None:

@@ -48,6 +48,7 @@ from typing import Any, Callable
 
 from summon.protocol.mqtt import Incoming
 from summon.protocol.version import MAX_INBOUND_BYTES
+from summon.referee.meter import METER, topic_kind
 
 __all__ = ["RateLimiter", "Limited", "RateLimitedInbox", "sender_of", "message_bytes"]
 
@@ -227,6 +228,7 @@ class RateLimitedInbox(queue.Queue):  # type: ignore[type-arg]
             self.dropped_total += 1
             if "/presence/" in topic:
                 self.dropped_presence = True
+            METER.limited[topic_kind(topic)] += 1  # referee/metrics.py
             win = self._windows.get(user)
             if win is None:
                 if len(self._windows) >= MAX_TRACKED:

@@ -46,6 +46,7 @@ from summon.referee.clock import ClockError, TimeControl
 from summon.referee.core import HouseBots, RandomHouseBots
 from summon.referee.presence import SeatKeeper
 from summon.referee.fleet import Fleet, share_group
+from summon.referee.meter import METER
 from summon.referee.recovery import Recovery
 from summon.referee.store import MEMORY, Store, StoreError, open_store
 
@@ -264,8 +265,11 @@ class Referee:
                 if isinstance(item, tuple):
                     leftover = item
                     break
+            t0 = time.perf_counter()
             self.recovery.commit()
+            METER.commit(time.perf_counter() - t0, len(held))  # referee/metrics.py
         except StoreError as exc:
+            METER.store_failures += 1; METER.store_failed_at = time.monotonic()  # noqa: E702  (/readyz)
             log.error("group commit of %d message(s) failed, their moves are undone: %s", len(held), exc)
             for item, wrote, out in held:
                 if not wrote:
@@ -326,6 +330,7 @@ class Referee:
             try:
                 self.fleet.tick(now)
             except Exception:  # e.g. the database is unreachable: writes are fenced anyway; retry next tick
+                METER.fleet_failed_at = now  # /readyz: leases not renewed
                 log.exception("error in the fleet's tick (leases)")
         try:
             self.recovery.tick()
@@ -403,7 +408,7 @@ class Referee:
         table.bots = frozenset(p for p in players if self.roles.has_role(p, "bot"))  # shown in meta
         self.recovery.record_table(table)  # durable before its first state is published
         self.tables[table_id] = table
-        log.info("table %s: %s for %s", table_id, game, ", ".join(players))
+        log.info("table %s: %s for %s", table_id, game, ", ".join(players), extra={"table": table_id})
         self._send(table.snapshot())
         self._status_due = True  # at the next tick, after the commit (a pass over every table)
         return table
@@ -481,7 +486,9 @@ class Referee:
                                  f"deleted the retained message on {msg.topic!r}", where.table)
             return
         if where.kind == "move":
+            t0 = time.perf_counter()
             self._handle_move(where.table or "", where.user, msg)
+            METER.move_seconds.observe(time.perf_counter() - t0)  # referee/metrics.py
         elif where.kind == "chat":
             self.chat.handle(where.table or "", where.user, msg)
         else:
@@ -528,7 +535,7 @@ class Referee:
         if len(out) > 1:
             self.seats.after_move(table, table.history[-1].seat, flags)
         if table.status != "playing" and len(out) > 1:
-            log.info("table %s finished: %s", table.id, table.game.outcome(table.state))
+            log.info("table %s finished: %s", table.id, table.game.outcome(table.state), extra={"table": table.id})
             # the status's table count, at the next tick: counting is a pass over every
             # table, and at a thousand tables games end every few milliseconds
             self._status_due = True
@@ -576,7 +583,8 @@ class Referee:
         reason = req.reason[:200]
         self.store.close_table(table.id, time.time())  # durable first: a restart must not revive it
         self.recovery.on_undo(lambda: setattr(table, "closed", None))  # if the group commit fails
-        log.info("table %s closed by %s: %s", table.id, user, reason or "no reason given")
+        log.info("table %s closed by %s: %s", table.id, user, reason or "no reason given",
+                 extra={"table": table.id, "user": user})
         self._send(table.close(reason))
         self._send([Publish(reply, encode(Closed(request_id=req.request_id, table=table.id)))])
         self._status_due = True
@@ -639,7 +647,7 @@ class Referee:
         """One ``rate/limited`` error for a burst of dropped messages (never one per message)."""
         detail = (f"more than {self.config.rate_limit:g} messages per second from {item.user!r}: "
                   f"{item.dropped} dropped unread, nothing applied; slow down and re-send")
-        log.warning("rate limit: %d message(s) from %s dropped", item.dropped, item.user)
+        log.warning("rate limit: %d message(s) from %s dropped", item.dropped, item.user, extra={"user": item.user})
         try:
             where = self.topics.parse(item.topic)
         except Exception:
@@ -717,6 +725,7 @@ class Referee:
 
     def _send_error(self, topic: str, code: ErrorCode, detail: str, table: str | None = None,
                     ref: str | None = None) -> None:
+        METER.errors[str(code)] += 1  # referee/metrics.py
         self._send([Publish(topic, encode(Error(code=str(code), detail=detail, table=table, ref=ref)))])
 
     def _status(self, status: str, wait: bool = False) -> None:

@@ -19,6 +19,7 @@ from summon.protocol.errors import ErrorCode
 from summon.protocol.messages import Error, Move, encode
 from summon.protocol.topics import Topics
 from summon.referee import views
+from summon.referee.meter import METER
 from summon.referee.engine import (
     Event,
     Game,
@@ -177,6 +178,7 @@ class Table:
 
     def error(self, user: str, code: ErrorCode, detail: str, ref: str | None = None) -> Publish:
         msg = Error(code=str(code), detail=detail, table=self.id, seq=self.seq, ref=ref)
+        METER.errors[msg.code] += 1  # referee/metrics.py
         return Publish(self.topics.seat_error(self.id, user), encode(msg))
 
     # --- inbound ----------------------------------------------------------------------

@@ -352,3 +352,27 @@ def test_edge_conf_is_what_generate_writes(generate, compose):
     assert read_roles(DEPLOY / "roles")[user] == "edge"
     # the listener-level options follow their listener line
     assert lines.index("protocol websockets") == lines.index("listener 9002") + 1
+
+
+def test_referee_health_and_the_monitoring_profile(compose):
+    """The referee's healthcheck asks its own /readyz (summon health); `--profile monitoring`
+    adds Prometheus and Grafana with the files of deploy/monitoring/ mounted (docs/operations.md)."""
+    services = compose["services"]
+    ref = _args(services["referee"]["command"])
+    port = _opt(ref, "--metrics-port")
+    assert port and _opt(ref, "--metrics-bind") == "0.0.0.0"
+    test = services["referee"]["healthcheck"]["test"]
+    assert test[:3] == ["CMD", "summon", "health"] and test[3] == f"http://127.0.0.1:{port}/readyz", test
+    assert not any("9464" in str(p) for p in services["referee"].get("ports", [])), "metrics published to the host"
+    for name, image in (("prometheus", "prom/prometheus:"), ("grafana", "grafana/grafana:")):
+        svc = services[name]
+        assert svc["profiles"] == ["monitoring"] and svc["image"].startswith(image), name
+        for volume in svc["volumes"]:
+            host = volume.split(":")[0]
+            if host.startswith("./"):
+                assert (ROOT / host).exists(), f"{name} mounts missing {host}"
+    assert any("alerts.yml" in v for v in services["prometheus"]["volumes"])
+    prom = (ROOT / "deploy/monitoring/prometheus.yml").read_text()
+    assert f"referee:{port}" in prom, "Prometheus does not scrape the referee's metrics port"
+    for name in set(services) - {"prometheus", "grafana"}:
+        assert "profiles" not in services[name], f"{name} would not start by default"

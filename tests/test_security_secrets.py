@@ -22,6 +22,7 @@ from click.testing import CliRunner
 
 from summon.clients.director import DirectorError, create_table
 from summon.clients.embedded_broker import free_port
+from summon.clients.logjson import JsonFormatter
 from summon.protocol.messages import Move, encode
 from summon.protocol.mqtt import BrokerUrl, Link, LinkError
 from summon.protocol.topics import Topics
@@ -112,5 +113,7 @@ def test_the_referee_password_never_leaks(mosquitto, caplog, any_store):
     for topic, payload in published + seen:
         assert not leaks(topic) and not leaks(payload), f"the password was published on {topic}"
     formatter = logging.Formatter("%(name)s %(levelname)s %(message)s")
+    as_json = JsonFormatter()  # --log-format json: every extra= field and the traceback too
     for r in records:
         assert not leaks(formatter.format(r)), f"the password is in a log line: {r.getMessage()[:200]}"
+        assert not leaks(as_json.format(r)), f"the password is in a JSON log line: {r.getMessage()[:200]}"
