@@ -289,7 +289,7 @@ def test_a_move_for_a_table_nobody_knows_gets_one_answer_from_the_fleet(mosquitt
 @pytest.mark.parametrize("version", [3, 5])
 def test_a_referee_gets_no_move_of_the_other_referees_tables(mosquitto, pg_url, version):
     """Moves go to their owner (issue 27): two referees, four tables each, bots playing.
-    Counted at each referee's move handler: a move of a table the other referee holds
+    Counted as the link hands them to each referee's inbox: a move of a table the other referee holds
     arrives only as the catch-all's copy (on MQTT 5 tagged ``Caught``; on 3.1.1 the broker
     sends a client one copy, so it cannot be told apart and is counted there), never by a
     subscription of its own; each referee's own tables' moves all reach it."""
@@ -301,21 +301,18 @@ def test_a_referee_gets_no_move_of_the_other_referees_tables(mosquitto, pg_url, 
     seen: list[dict[str, list[int]]] = [{}, {}]  # table -> [own copies, foreign exact copies, catch-all copies]
 
     def counting(k: int, ref: Any) -> Any:
-        handle = ref._handle_move
+        put = ref.inbox.put  # what the link delivers, before the rate limiter can drop any
 
-        def wrapped(table_id: str, user: str, msg: Any) -> None:
-            row = seen[k].setdefault(table_id, [0, 0, 0])
-            if isinstance(msg, Caught):
-                row[2] += 1
-            elif table_id in ref.tables:
-                row[0] += 1
-            else:
-                row[1] += 1
-            handle(table_id, user, msg)
+        def wrapped(item: Any, *args: Any, **kw: Any) -> None:
+            table_id = T.table_of(getattr(item, "topic", "")) if "/move/" in getattr(item, "topic", "") else None
+            if table_id is not None:
+                row = seen[k].setdefault(table_id, [0, 0, 0])
+                row[2 if isinstance(item, Caught) else 0 if table_id in ref.tables else 1] += 1
+            put(item, *args, **kw)
         return wrapped
 
     for k, r in enumerate(refs):
-        r._handle_move = counting(k, r)
+        r.inbox.put = counting(k, r)
     bots = [BotClient(DetBot(), mosquitto.url(u), u, exit_when_finished=False) for u in PLAYERS]
     threads = [threading.Thread(target=r.run, daemon=True) for r in refs]
     check = PgStore(pg_url, owner="observer", readonly=True)
