@@ -28,6 +28,16 @@ What it keeps of ``Link``'s contract, so the referee's code does not change:
   ``LinkRefused``), with the same messages as ``Link``.
 * The broker's Receive Maximum (MQTT 5) bounds the publishes in flight.
 
+What it adds (issue 27, a fleet's moves routed to their owner): ``subscribe()`` and
+``unsubscribe()`` at run time, each with an optional callback run (on the owner's thread,
+inside ``pump()``) when the broker acknowledged it -- the owner of a new table publishes its
+states only then, so no move a player sends after seeing them can miss the subscription.
+Run-time subscriptions are kept and sent again after a reconnect (in packets of up to
+``_RESUB_BATCH`` filters), and ``start()``/a reconnect completes only once all are
+acknowledged.  A ``Subscription`` may ask for QoS 0 and, on MQTT 5, a Subscription
+Identifier: a message that identifier brought arrives as ``Caught`` (an ``Incoming``), so
+the owner can tell a catch-all's copy from the copy of an exact subscription.
+
 Threads: every method but ``wake()`` belongs to the owner's thread; ``wake()`` lets another
 thread that put work in ``inbox`` cut a ``pump()`` wait short.
 """
@@ -42,18 +52,36 @@ import socket
 import ssl
 import threading
 import time
-from typing import Any, Iterable
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable
 
 from summon.protocol import mqttwire as wire
 from summon.protocol.mqtt import (BAD_CREDENTIALS, TAKEN_OVER, BrokerUrl, Incoming, LinkError, LinkRefused,
                                   ShortSessions, credentials_refused, taken_over)
 
-__all__ = ["LoopLink"]
+__all__ = ["Caught", "LoopLink", "Subscription"]
 
 log = logging.getLogger("summon.mqtt")
 
 _READ_CHUNK = 1 << 18
 _DEFAULT_WINDOW = 1000  # publishes in flight when the broker sets no Receive Maximum (3.1.1)
+_RESUB_BATCH = 100  # run-time filters per SUBSCRIBE after a reconnect (10,000 tables: 100 packets)
+
+AckCallback = Callable[[bool], None]  # True: granted (or removed); False: the broker refused it
+
+
+@dataclass(frozen=True)
+class Subscription:
+    """A filter with its options: ``qos`` (0 or 1) and, on MQTT 5, an identifier
+    (``sub_id``) that comes back on what it delivers (``Caught``); ignored on 3.1.1."""
+
+    filter: str
+    qos: int = 1
+    sub_id: int | None = None
+
+
+class Caught(Incoming):
+    """A message brought by a subscription that has an identifier (``Subscription.sub_id``)."""
 
 
 class LoopLink:
@@ -63,7 +91,7 @@ class LoopLink:
         self,
         broker: BrokerUrl,
         client_id: str,
-        subscriptions: Iterable[str] = (),
+        subscriptions: Iterable["str | Subscription"] = (),
         mqtt_version: int = 3,
         will: tuple[str, bytes] | None = None,
         inbox: "queue.Queue[Any] | None" = None,
@@ -72,7 +100,12 @@ class LoopLink:
     ) -> None:
         self.broker = broker
         self.client_id = client_id
-        self._subs: list[str] = list(subscriptions)
+        self._subs: list[Subscription] = [s if isinstance(s, Subscription) else Subscription(s) for s in subscriptions]
+        self._tagged = frozenset(s.sub_id for s in self._subs if s.sub_id) if mqtt_version == 5 else frozenset()
+        self._dynamic: dict[str, None] = {}  # run-time filters (subscribe()), sent again after a reconnect
+        self._sub_waiters: dict[str, list[AckCallback]] = {}  # filter -> callbacks for its next SUBACK
+        self._mid_filters: dict[int, list[str]] = {}  # SUBSCRIBE/UNSUBSCRIBE id -> run-time filters in it
+        self._unsub_waiters: dict[int, AckCallback] = {}
         self.inbox: queue.Queue[Any] = inbox if inbox is not None else queue.Queue()
         self.connected = threading.Event()
         self.connects = 0
@@ -128,10 +161,68 @@ class LoopLink:
         subscription and sends its retained messages again, with the retain flag set."""
         if self._sock is None or self._closed:
             return
+        opts = {s.filter: s for s in self._subs}
         for f in filters:
+            sub = opts.get(f, Subscription(f))
             mid = self._mid()
             self._pending_subacks.add(mid)
-            self._out += wire.subscribe(mid, [f], v5=self._v5, retain_as_published=True)
+            self._out += wire.subscribe(mid, [f], v5=self._v5, qos=sub.qos, retain_as_published=True,
+                                        sub_id=sub.sub_id)
+
+    def subscribe(self, filter: str, on_ack: AckCallback | None = None) -> None:
+        """Subscribe ``filter`` (QoS 1) at run time; ``on_ack(granted)`` runs in a later
+        ``pump()`` once the broker answered (after a reconnect, once it answered again).
+
+        Kept across reconnects until ``unsubscribe``.  While disconnected it is sent with
+        the reconnect's subscriptions."""
+        if self._closed:
+            raise LinkError(f"subscribe to {filter} after close")
+        fresh = filter not in self._dynamic
+        self._dynamic[filter] = None
+        if on_ack is not None:
+            self._sub_waiters.setdefault(filter, []).append(on_ack)
+        if self._sock is not None and (fresh or on_ack is not None):
+            self._send_subscribe([filter])
+
+    def unsubscribe(self, filter: str, on_ack: AckCallback | None = None) -> None:
+        """Remove a run-time subscription; ``on_ack(True)`` runs once the broker confirmed.
+        Its pending ``subscribe`` callbacks are dropped, never called."""
+        if filter not in self._dynamic:
+            return
+        del self._dynamic[filter]
+        self._sub_waiters.pop(filter, None)
+        if self._sock is None or self._closed:
+            return  # the reconnect will not subscribe it again
+        mid = self._mid()
+        self._pending_subacks.add(mid)  # an id in use until its UNSUBACK
+        if on_ack is not None:
+            self._unsub_waiters[mid] = on_ack
+        self._out += wire.unsubscribe(mid, [filter], v5=self._v5)
+
+    @property
+    def run_time_subscriptions(self) -> int:
+        return len(self._dynamic)
+
+    def _send_subscribe(self, filters: list[str]) -> None:
+        mid = self._mid()
+        self._pending_subacks.add(mid)
+        self._mid_filters[mid] = filters
+        self._out += wire.subscribe(mid, filters, v5=self._v5, retain_as_published=True)
+
+    def _acked(self, mid: int, granted: bool) -> None:
+        """Run the callbacks waiting for the (UN)SUBACK ``mid``: an exception there is logged,
+        never raised into the link's read."""
+        calls: list[tuple[AckCallback, bool]] = []
+        cb = self._unsub_waiters.pop(mid, None)
+        if cb is not None:
+            calls.append((cb, True))
+        for f in self._mid_filters.pop(mid, ()):
+            calls += [(c, granted) for c in self._sub_waiters.pop(f, ())]
+        for c, ok in calls:
+            try:
+                c(ok)
+            except Exception:
+                log.exception("%s: error in a subscription callback", self.client_id)
 
     def check(self) -> None:
         if self.refused:
@@ -283,10 +374,15 @@ class LoopLink:
         self._last_sent = self._last_heard = time.monotonic()
         self._ping_out = False
         if self._subs:  # one SUBSCRIBE per filter: a refused one is named in the log
-            for f in self._subs:
+            for sub in self._subs:
                 mid = self._mid()
                 self._pending_subacks.add(mid)
-                self._out += wire.subscribe(mid, [f], v5=self._v5, retain_as_published=True)
+                self._out += wire.subscribe(mid, [sub.filter], v5=self._v5, qos=sub.qos, retain_as_published=True,
+                                            sub_id=sub.sub_id)
+        dynamic = list(self._dynamic)
+        for i in range(0, len(dynamic), _RESUB_BATCH):
+            self._send_subscribe(dynamic[i:i + _RESUB_BATCH])
+        expected = len(self._pending_subacks)
         started = time.monotonic()
         report_at = started + 5.0
         while self._pending_subacks:
@@ -301,7 +397,7 @@ class LoopLink:
                 report_at = now + 5.0
                 log.warning("%s: still subscribing after %.0f s: %d of %d SUBACKs; %d retained message(s), "
                             "%.1f MB received so far", self.client_id, now - started,
-                            len(self._subs) - len(self._pending_subacks), len(self._subs), self.received,
+                            expected - len(self._pending_subacks), expected, self.received,
                             self.received_bytes / 1e6)
             if now > deadline:
                 self._drop_socket()
@@ -396,7 +492,7 @@ class LoopLink:
                 return
             if kind == wire.PUBLISH:
                 try:
-                    topic, payload, qos, retain, mid = wire.publish_info(flags, body, v5=self._v5)
+                    topic, payload, qos, retain, mid, props = wire.publish_parts(flags, body, v5=self._v5)
                 except wire.WireError as exc:
                     self._lost(f"bad PUBLISH from the broker: {exc}")
                     return
@@ -404,7 +500,10 @@ class LoopLink:
                     self._out += wire.puback(mid)
                 self.received += 1
                 self.received_bytes += len(body)
-                self.inbox.put(Incoming(topic, payload, retain))
+                if props and self._tagged and not self._tagged.isdisjoint(wire.subscription_ids(props)):
+                    self.inbox.put(Caught(topic, payload, retain))
+                else:
+                    self.inbox.put(Incoming(topic, payload, retain))
             elif kind == wire.PUBACK:
                 mid = (body[0] << 8) | body[1]
                 if self._unacked.pop(mid, None) is not None and len(body) > 2 and body[2] >= 0x80:
@@ -421,8 +520,16 @@ class LoopLink:
                         self._lost(f"bad SUBACK from the broker: {exc}")
                         return
                     codes = codes[got[1] + got[0]:] if got else b""
-                if any(c >= 0x80 for c in codes):
+                refused = any(c >= 0x80 for c in codes)
+                if refused:
                     log.warning("%s: the broker refused a subscription (reasons %s)", self.client_id, list(codes))
+                if mid in self._mid_filters:
+                    self._acked(mid, not refused)
+            elif kind == wire.UNSUBACK:
+                if len(body) >= 2:
+                    mid = (body[0] << 8) | body[1]
+                    self._pending_subacks.discard(mid)
+                    self._acked(mid, True)
             elif kind == wire.PINGRESP:
                 self._ping_out = False
             elif kind == wire.DISCONNECT:
@@ -433,7 +540,7 @@ class LoopLink:
                     return
                 self._lost(f"the broker disconnected us (reason {reason})")
                 return
-            # UNSUBACK, CONNACK out of turn: nothing to do
+            # CONNACK out of turn: nothing to do
         if acked and self._queued:  # once for the read, not once per acknowledgement
             self._fill_window()
 
@@ -461,6 +568,8 @@ class LoopLink:
         self.connected.clear()
         self._out.clear()  # PUBACKs and SUBSCRIBEs die with the connection; publishes are kept
         self._pending_subacks.clear()
+        self._mid_filters.clear()  # their callbacks wait on: the reconnect subscribes those filters again
+        self._unsub_waiters.clear()  # the reconnect does not subscribe them again: nothing to confirm
         if self._sock is not None:
             try:
                 self._sock.close()

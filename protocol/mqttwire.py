@@ -22,11 +22,11 @@ from summon.protocol.errors import ProtocolError
 __all__ = [
     "CONNACK", "DISCONNECT", "PINGRESP", "PUBACK", "PUBLISH", "SUBACK", "UNSUBACK",
     "Connack", "Parser", "WireError", "connect", "disconnect", "pingreq", "puback", "publish",
-    "publish_info", "subscribe", "varint", "varint_at",
+    "publish_info", "publish_parts", "subscribe", "subscription_ids", "unsubscribe", "varint", "varint_at",
 ]
 
 CONNECT, CONNACK, PUBLISH, PUBACK = 0x10, 0x20, 0x30, 0x40
-SUBSCRIBE, SUBACK, UNSUBACK = 0x80, 0x90, 0xB0
+SUBSCRIBE, SUBACK, UNSUBSCRIBE, UNSUBACK = 0x80, 0x90, 0xA0, 0xB0
 PINGREQ, PINGRESP, DISCONNECT = 0xC0, 0xD0, 0xE0
 
 MAX_REMAINING = 268_435_455  # the largest remaining length a 4-byte variable integer holds
@@ -129,15 +129,30 @@ def puback(mid: int) -> bytes:
     return b"\x40\x02" + struct.pack("!H", mid)
 
 
-def subscribe(mid: int, filters: list[str], *, v5: bool, qos: int = 1, retain_as_published: bool = False) -> bytes:
+def subscribe(mid: int, filters: list[str], *, v5: bool, qos: int = 1, retain_as_published: bool = False,
+              sub_id: int | None = None) -> bytes:
     """SUBSCRIBE; on MQTT 5, ``retain_as_published`` (option bit 3) makes the broker keep the
     retain flag of live messages, so a retained publish made while we are subscribed is
-    told from a plain one (3.1.1 always delivers live messages with retain 0)."""
-    body = struct.pack("!H", mid) + (b"\x00" if v5 else b"")
+    told from a plain one (3.1.1 always delivers live messages with retain 0), and
+    ``sub_id`` (a Subscription Identifier, property 0x0B) comes back on every message the
+    subscription delivers, so the owner can tell which of two overlapping ones brought it."""
+    if v5:
+        props = b"\x0b" + varint(sub_id) if sub_id else b""
+        body = struct.pack("!H", mid) + varint(len(props)) + props
+    else:
+        body = struct.pack("!H", mid)
     option = qos | (0x08 if v5 and retain_as_published else 0)
     for f in filters:
         body += _str(f) + bytes((option,))
     return _packet(SUBSCRIBE | 0x02, body)
+
+
+def unsubscribe(mid: int, filters: list[str], *, v5: bool) -> bytes:
+    """UNSUBSCRIBE (fixed-header flags 0b0010, like SUBSCRIBE); no properties on MQTT 5."""
+    body = struct.pack("!H", mid) + (b"\x00" if v5 else b"")
+    for f in filters:
+        body += _str(f)
+    return _packet(UNSUBSCRIBE | 0x02, body)
 
 
 def pingreq() -> bytes:
@@ -219,6 +234,11 @@ def _connack(body: bytes, v5: bool) -> Connack:
 
 def publish_info(flags: int, body: bytes, *, v5: bool) -> tuple[str, bytes, int, bool, int]:
     """(topic, payload, qos, retain, mid) of a PUBLISH's body."""
+    return publish_parts(flags, body, v5=v5)[:5]
+
+
+def publish_parts(flags: int, body: bytes, *, v5: bool) -> tuple[str, bytes, int, bool, int, bytes]:
+    """(topic, payload, qos, retain, mid, properties) of a PUBLISH's body (properties b"" on 3.1.1)."""
     qos = (flags >> 1) & 3
     if len(body) < 2:
         raise WireError("short PUBLISH")
@@ -231,14 +251,51 @@ def publish_info(flags: int, body: bytes, *, v5: bool) -> tuple[str, bytes, int,
             raise WireError("PUBLISH cut short before its packet id")
         mid = struct.unpack_from("!H", body, pos)[0]
         pos += 2
+    props = b""
     if v5:
         got = varint_at(body, pos)
         if got is None:
             raise WireError("PUBLISH properties cut short")
+        props = body[got[1]:got[1] + got[0]]
         pos = got[1] + got[0]
     if pos > len(body):
         raise WireError("PUBLISH header longer than its packet")
-    return topic, body[pos:], qos, bool(flags & 1), mid
+    return topic, body[pos:], qos, bool(flags & 1), mid, props
+
+
+_PUBLISH_PROP_KIND = {0x01: 1, 0x02: 4, 0x23: 2}  # payload format, expiry, topic alias: fixed sizes
+
+
+def subscription_ids(props: bytes) -> tuple[int, ...]:
+    """The Subscription Identifiers (0x0B) among a PUBLISH's properties.
+
+    Reads the properties a broker may forward on a PUBLISH; stops at one it cannot size
+    (what was read so far is kept: a wrong answer here only costs a duplicate)."""
+    ids = []
+    pos, end = 0, len(props)
+    while pos < end:
+        ident = props[pos]
+        pos += 1
+        if ident == 0x0B:
+            got = varint_at(props, pos)
+            if got is None:
+                break
+            ids.append(got[0])
+            pos = got[1]
+        elif ident in _PUBLISH_PROP_KIND:
+            pos += _PUBLISH_PROP_KIND[ident]
+        elif ident in (0x03, 0x08, 0x09):  # content type, response topic, correlation data
+            if pos + 2 > end:
+                break
+            pos += 2 + struct.unpack_from("!H", props, pos)[0]
+        elif ident == 0x26:  # a user property: two strings
+            for _ in range(2):
+                if pos + 2 > end:
+                    return tuple(ids)
+                pos += 2 + struct.unpack_from("!H", props, pos)[0]
+        else:
+            break
+    return tuple(ids)
 
 
 class Parser:

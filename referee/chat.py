@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any
 from summon.protocol.chat import LOG_BYTES, LOG_LINES, PRESETS, ChatTextError, clean_text
 from summon.protocol.errors import DecodeError, ErrorCode
 from summon.protocol.messages import Chat, ChatLine, ChatLog, Error, decode, encode
+from summon.protocol.looplink import Caught
 from summon.protocol.mqtt import Incoming
 from summon.referee.ratelimit import RateLimiter, message_bytes
 from summon.referee.store import ChatRecord
@@ -107,13 +108,17 @@ class ChatDesk:
     def handle(self, table_id: str, user: str, msg: Incoming) -> None:
         ref = self.ref
         table = ref.tables.get(table_id)
+        if table is not None and isinstance(msg, Caught):
+            # the fleet's catch-all copy (MQTT 5) of a line at a table we hold: our own
+            # subscription to the table brings it too (referee/fleet.py): never relay it twice
+            ref.inbox.refund(user, message_bytes(msg))  # type: ignore[attr-defined]
+            return
         if table is None:
             fleet = ref.fleet
             if fleet is not None and fleet.is_foreign(table_id):
                 ref.inbox.refund(user, message_bytes(msg))  # type: ignore[attr-defined]  # its holder answers
                 return
-            if fleet is not None and not fleet.answers_unknown(table_id):
-                return
+            # in a fleet only the catch-all brings it, to one referee: one answer
             self._refuse_at(table_id, user, ErrorCode.TABLE_UNKNOWN, f"no table {table_id!r} on this referee")
             return
         try:

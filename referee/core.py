@@ -104,3 +104,18 @@ class RefereeCore(Protocol):
     def handle_forwarded(self, user: str, payload: bytes) -> None:
         """A director's request another referee of the fleet passed on."""
         ...
+
+    def gate(self, table_id: str) -> None:
+        """Hold what is sent for ``table_id`` (its topics, a create's reply) until ``ungate``."""
+        ...
+
+    def ungate(self, table_id: str, send: bool) -> None:
+        """Send (or drop) what the gate of ``table_id`` held, in order, and open it."""
+        ...
+
+    def link_subscribe(self, filter: str, on_ack: Any) -> None:
+        """Subscribe ``filter`` at run time; ``on_ack(granted)`` once the broker answered."""
+        ...
+
+    def link_unsubscribe(self, filter: str) -> None:
+        ...

@@ -14,23 +14,35 @@ How the work is shared, and why this way:
   in the store (``PgStore.fleet_secret``): every referee of the fleet reads the same one,
   and no player can compute it.  Before issue 25 it was a hash of the ``--db`` URL, which
   anyone who guessed the URL could compute.
-* **Moves reach every referee** (they all subscribe ``<p>/t/+/move/+``) and only the
-  lease holder acts; the others stay silent for a table the store knows (``foreign``).
-  Why not route moves: a move must reach the adopter the moment it adopts, with no
-  routing table to update, and a move costs a non-owner one dict lookup.  The broker's
-  fan-out is the price (each move is delivered once per referee).
+* **Moves reach their owner** (issue 27): a referee subscribes ``<p>/t/<id>/move/+`` when
+  it creates or adopts a table, and publishes the table's states (and a create's reply)
+  only once the broker acknowledged that subscription (``own``; the referee holds them in
+  a gate until then), so a move sent after a player saw them cannot miss it.  It
+  unsubscribes when it loses or releases the lease or forgets an ended table (``disown``).
+  Until issue 27 every referee subscribed ``<p>/t/+/move/+``, so each move was delivered R
+  times and dropped R-1 times.
+* **Moves to a table nobody owns** (an unknown id, an ended and forgotten table, a table
+  between its dead owner and its adopter) are caught by ``$share/<group>/<p>/t/+/move/+`` at
+  QoS 0: the broker hands each move to ONE referee of the group, which answers
+  ``table/unknown`` (once: no rendezvous needed any more) or stays silent for a table the
+  store knows.  A shared subscription also matches the moves of owned tables; measured on
+  Mosquitto 2.0.11 (a client holding both an exact and a ``$share`` filter that match): on
+  MQTT 5 it gets a copy from each, on 3.1.1 the broker sends one copy per client.  So each
+  move costs the exact copy plus the catch-all's copy (on 3.1.1 that one is free when the
+  group picks the owner), whatever R is; on MQTT 5 the catch-all carries a Subscription
+  Identifier (``CATCH_ALL_ID``), so its copy of an owned table's move is told apart
+  (``looplink.Caught``) and dropped, never applied twice.  QoS 0: no acknowledgement for a
+  copy that is almost always dropped; a move lost there is re-sent on the repeated seq.
 * **A request to close a table** reaches one referee, maybe not the owner: it forwards it
   on ``<p>/referee/fleet/forward`` (only referee accounts may read or write there), where
   the owner handles it.
-* **Moves for tables nobody knows** get one ``table/unknown`` answer, from the live
-  referee that rendezvous hashing picks (``answers_unknown``; each referee renews a row in
-  the store's ``members`` with its leases).
 * **Leases**: the owner renews every ``ttl/3``; each write is fenced by the lease's epoch
   in the store's own transaction.  A referee that learns (renewal, or a fenced write) that
   it lost a table forgets it at once and publishes nothing more for it.
 * **Adoption**: every ``ttl/4`` (at most 1 s) each referee claims tables whose lease expired (a killed
-  referee's), rebuilds them by replaying the stored history through the engine -- the
-  path that accepted the moves -- and republishes their states with a ``resumed`` event.
+  referee's), subscribes their move topics, rebuilds them by replaying the stored history
+  through the engine -- the path that accepted the moves -- and republishes their states
+  with a ``resumed`` event once the subscription is acknowledged.
   A move that was sent while nobody owned the table is not lost: the republished state
   has the seq the player last saw, which means "send your move again" (protocol/README.md,
   the same rule as after a restart); a move the dead referee stored but never published
@@ -39,13 +51,13 @@ How the work is shared, and why this way:
 
 from __future__ import annotations
 
-import hashlib
 import logging
 from collections import OrderedDict
 from typing import TYPE_CHECKING, Any
 
 import msgpack
 
+from summon.protocol.looplink import Subscription
 from summon.protocol.mqtt import Incoming
 
 if TYPE_CHECKING:
@@ -55,6 +67,7 @@ __all__ = ["Fleet", "share_group"]
 
 log = logging.getLogger("summon.referee.fleet")
 
+CATCH_ALL_ID = 1  # MQTT 5 Subscription Identifier of the catch-all for moves (looplink.Caught)
 MAX_FOREIGN = 100_000  # table ids remembered as another referee's (bounded: the store is the truth)
 
 
@@ -85,10 +98,43 @@ class Fleet:
         topics = referee.topics
         self.forward_topic = f"{topics.prefix}/referee/fleet/forward"
 
-    def subscriptions(self) -> tuple[str, ...]:
+    def subscriptions(self) -> tuple["str | Subscription", ...]:
         t = self.ref.topics
-        return (t.all_moves(), t.all_chat(), f"$share/{self.group}/{t.all_requests()}", t.all_presence(),
+        catch_all = Subscription(f"$share/{self.group}/{t.all_moves()}", qos=0, sub_id=CATCH_ALL_ID)
+        # chat is routed like moves: the owner's per-table subscription, one catch-all copy else
+        chat_catch_all = Subscription(f"$share/{self.group}/{t.all_chat()}", qos=0, sub_id=CATCH_ALL_ID)
+        return (catch_all, chat_catch_all, f"$share/{self.group}/{t.all_requests()}", t.all_presence(),
                 self.forward_topic)
+
+    def moves_filter(self, tid: str) -> str:
+        return f"{self.ref.topics.prefix}/t/{tid}/move/+"
+
+    def chat_filter(self, tid: str) -> str:
+        return f"{self.ref.topics.prefix}/t/{tid}/chat/+"
+
+    # --- routing: the move topics of the tables we hold ---------------------------------------
+    def own(self, tid: str) -> None:
+        """Subscribe ``tid``'s move topic; what the referee sends for it waits for the SUBACK.
+
+        Why wait: a player moves after it sees a state; were the state out before the
+        subscription, its move could reach only the catch-all (or nobody).  In a group commit
+        the undo (a failed commit) takes the subscription back too."""
+        self.ref.gate(tid)
+        self.ref.link_subscribe(self.chat_filter(tid), lambda granted: None)  # chat may come a moment later
+        self.ref.link_subscribe(self.moves_filter(tid), lambda granted: self._granted(tid, granted))
+        self.ref.recovery.on_undo(lambda: self.disown(tid))
+
+    def _granted(self, tid: str, granted: bool) -> None:
+        if not granted:  # the broker refused (an ACL): the table's moves reach us only by the catch-all
+            log.error("the broker refused the subscription to table %s's moves; publishing its states anyway",
+                      tid)
+        self.ref.ungate(tid, send=tid in self.ref.tables)
+
+    def disown(self, tid: str) -> None:
+        """Unsubscribe ``tid``'s moves (lost, released or forgotten); anything it still held unsent is dropped."""
+        self.ref.ungate(tid, send=False)
+        self.ref.link_unsubscribe(self.moves_filter(tid))
+        self.ref.link_unsubscribe(self.chat_filter(tid))
 
     # --- the loop's tick ------------------------------------------------------------------------
     def tick(self, now: float) -> None:
@@ -113,8 +159,11 @@ class Fleet:
         n = 0
         for rec in recs:
             self.foreign.pop(rec.id, None)
+            self.own(rec.id)  # subscribed before its states go out: they wait for the SUBACK
             if self.ref.recovery.restore_one(rec, notice="resumed") is not None:
                 n += 1
+            else:
+                self.disown(rec.id)
         if recs:
             self.adopted += n
             log.warning("adopted %d table(s) whose referee stopped renewing its lease: %s", n,
@@ -126,6 +175,7 @@ class Fleet:
         """Forget a table another referee owns now: no publish, no tick, nothing more."""
         if self.ref.tables.pop(tid, None) is None:
             return
+        self.disown(tid)
         self.ref.seats._forget(tid)  # clocks and house bots of that table stop here
         self._remember(tid)
         self.dropped += 1
@@ -156,18 +206,6 @@ class Fleet:
         self._remember(tid)
         return True
 
-    def answers_unknown(self, tid: str) -> bool:
-        """Is this referee the one of the fleet that answers ``table/unknown`` for ``tid``?
-
-        Every referee gets every move; for a table the store does not know, the live referee
-        with the highest hash of (name, table) answers (rendezvous hashing: no messages, and
-        the choice moves only for the tables of a referee that joins or leaves).  While the
-        membership changes (a ttl at most), such an error may come twice or not at all.
-        """
-        me = self.store.owner
-        members = self.members if me in self.members else [*self.members, me]
-        return max(members, key=lambda m: hashlib.sha256(f"{m}\0{tid}".encode()).digest()) == me
-
     def _remember(self, tid: str) -> None:
         self.foreign[tid] = None
         while len(self.foreign) > MAX_FOREIGN:
@@ -193,5 +231,6 @@ class Fleet:
         """Give every lease up (after the ``interrupted`` notices): the others adopt at once."""
         for tid in list(self.ref.tables):
             self.store.release(tid)
+            self.disown(tid)
         self.store.leave()
 

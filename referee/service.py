@@ -30,7 +30,7 @@ from typing import Any, Callable, Mapping, Sequence
 from summon.protocol.errors import DecodeError, ErrorCode, TopicError
 from summon.protocol.messages import (CloseTable, Closed, CreateTable, Created, Error, Move, Reclaim, RefereeStatus, decode,
                                encode)
-from summon.protocol.looplink import LoopLink
+from summon.protocol.looplink import Caught, LoopLink
 from summon.protocol.mqtt import BrokerUrl, Incoming
 from summon.protocol.topics import Topics, valid_name
 from summon.protocol.version import DEFAULT_PREFIX
@@ -59,6 +59,14 @@ MAX_BATCH_S = 0.2
 """Most messages, and longest time, taken under one group commit: this bounds the publish
 delay of the batch's first move, and keeps the loop's tick (clocks, fleet leases) running
 even when the inbox never empties."""
+
+
+@dataclass(frozen=True)
+class _ForTable(Publish):
+    """A publish off the table's topics that belongs with it (a create's reply): it waits in
+    the table's gate like its states (referee/fleet.py ``own``)."""
+
+    table: str = ""
 
 
 class RefereeError(Exception):
@@ -160,6 +168,9 @@ class Referee:
         self._last_sweep = 0.0
         self._last_junk = 0.0  # when the latest retained junk was deleted
         self._dropped_seen = 0
+        # fleet routing (referee/fleet.py ``own``): table id -> what waits for its move
+        # subscription's SUBACK; empty but for the moment a table is created or adopted
+        self._gates: dict[str, list[Publish]] = {}
 
     # --- lifecycle -------------------------------------------------------------------------
     stopped_because: str | None = None  # set when the broker refused or took over our connection
@@ -408,6 +419,8 @@ class Referee:
         table.bots = frozenset(p for p in players if self.roles.has_role(p, "bot"))  # shown in meta
         self.recovery.record_table(table)  # durable before its first state is published
         self.tables[table_id] = table
+        if self.fleet is not None:
+            self.fleet.own(table_id)  # its states (and the reply) leave once its moves reach us
         log.info("table %s: %s for %s", table_id, game, ", ".join(players), extra={"table": table_id})
         self._send(table.snapshot())
         self._status_due = True  # at the next tick, after the commit (a pass over every table)
@@ -496,6 +509,12 @@ class Referee:
 
     def _handle_move(self, table_id: str, user: str, msg: Incoming) -> None:
         table = self.tables.get(table_id)
+        if table is not None and isinstance(msg, Caught):
+            # the fleet's catch-all's copy (MQTT 5) of a move to a table we hold: our own
+            # subscription to the table brought it too (or, before its SUBACK, the player
+            # re-sends it when our states come out): never apply it twice
+            self.inbox.refund(user, message_bytes(msg))  # type: ignore[attr-defined]
+            return
         if table is None:
             if self.fleet is not None and self.fleet.is_foreign(table_id):
                 # another referee of the fleet holds it (or will adopt it) and judges the move:
@@ -504,8 +523,7 @@ class Referee:
                 self.inbox.refund(user, message_bytes(msg))  # type: ignore[attr-defined]
                 return
             self._sweep_due = True  # on 3.1.1, was it retained?  The next sweep tells
-            if self.fleet is not None and not self.fleet.answers_unknown(table_id):
-                return  # another referee of the fleet answers for it
+            # in a fleet only the catch-all brings it, to one referee: one answer (fleet.py)
             self._send_error(self.topics.seat_error(table_id, user), ErrorCode.TABLE_UNKNOWN,
                              f"no table {table_id!r} on this referee", table_id)
             return
@@ -566,7 +584,7 @@ class Referee:
             self.create_budget.give_back(user, seats)
             self._send_error(reply, exc.code, exc.detail, ref=req.request_id)
             return
-        self._send([Publish(reply, encode(Created(request_id=req.request_id, table=table.id)))])
+        self._send([_ForTable(reply, encode(Created(request_id=req.request_id, table=table.id)), table=table.id)])
 
     def _close_table(self, reply: str, req: CloseTable, user: str) -> None:
         table = self.tables.get(req.table)
@@ -627,10 +645,9 @@ class Referee:
                 or now - max(self._last_sweep, self._last_junk) < 1.0):
             return  # and never while the last sweep's junk is still arriving: it would come twice
         filters = []
-        if self._sweep_due:
-            filters.append(self.topics.all_moves())
-            if self.fleet is None:  # a shared subscription gets no retained messages anyway
-                filters.append(self.topics.all_requests())
+        if self._sweep_due and self.fleet is None:  # a shared subscription gets no retained messages anyway
+            filters.append(self.topics.all_moves())  # (a fleet holds no plain move wildcard to sweep)
+            filters.append(self.topics.all_requests())
         if self._sweep_presence:  # only then: every user's real notice comes again (handled, no change)
             filters.append(self.topics.all_presence())
             self.inbox.dropped_presence = False  # type: ignore[attr-defined]
@@ -667,6 +684,8 @@ class Referee:
             self._held.extend(publishes)
             return
         assert self._link is not None
+        if self._gates:
+            publishes = self._through_gates(publishes)
         for p in publishes:
             if isinstance(p, Later):  # the rest of a move's states: packed now that they leave
                 self._send(p.build())
@@ -675,6 +694,38 @@ class Referee:
                 log.error("not sent: %d bytes on %s exceed the broker's max_packet_size", len(p.payload), p.topic)
                 continue
             self._link.publish(p.topic, p.payload, retain=p.retain)
+
+    def _through_gates(self, publishes: "Sequence[Publish | Later]") -> "list[Publish | Later]":
+        """What may leave now; the publishes of a gated table (fleet.own) wait in its gate."""
+        free: list[Publish | Later] = []
+        for p in publishes:
+            if isinstance(p, Later):
+                free += self._through_gates(p.build())
+                continue
+            gate = self._gates.get(getattr(p, "table", None) or self.topics.table_of(p.topic) or "")
+            if gate is None:
+                free.append(p)
+            else:
+                gate.append(p)
+        return free
+
+    def gate(self, table_id: str) -> None:
+        self._gates.setdefault(table_id, [])
+
+    def ungate(self, table_id: str, send: bool) -> None:
+        held = self._gates.pop(table_id, None)
+        if held and send:
+            self._send(held)
+
+    def link_subscribe(self, filter: str, on_ack: Callable[[bool], None]) -> None:
+        if self._link is None:  # no broker (an in-memory test): nothing to wait for
+            on_ack(True)
+            return
+        self._link.subscribe(filter, on_ack)
+
+    def link_unsubscribe(self, filter: str) -> None:
+        if self._link is not None:
+            self._link.unsubscribe(filter)
 
     def _clear_retained(self, topic: str) -> None:
         """Delete the retained message on ``topic`` (an empty retained publish), at QoS 0.

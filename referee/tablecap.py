@@ -218,5 +218,6 @@ class TablePruner:
         fleet = getattr(self.ref, "fleet", None)
         if fleet is not None:  # the others answer for it from now on (fleet.is_foreign)
             fleet.store.release(table.id)
+            fleet.disown(table.id)  # its moves now reach only the catch-all
         if clear:
             self.ref.send(cleared(table, meta=meta))

@@ -250,13 +250,15 @@ def test_moves_at_another_referees_tables_cost_no_rate_budget(mosquitto, pg_url)
     assert all(st == "finished" for st, _ in status.values()), status
 
 
-def test_a_move_for_a_table_nobody_knows_gets_one_answer_from_the_fleet(mosquitto, pg_url):
-    """Every referee gets every move; for an unknown table exactly one of them answers."""
+@pytest.mark.parametrize("version", [3, 5])
+def test_a_move_for_a_table_nobody_knows_gets_one_answer_from_the_fleet(mosquitto, pg_url, version):
+    """A move to a table nobody owns reaches one referee only (the catch-all ``$share``
+    subscription, referee/fleet.py), which answers ``table/unknown`` once."""
     from summon.protocol.messages import Move, encode
 
     users = ["ref1", "ref2", "ref3"]
     add_referee_accounts(mosquitto, users)
-    refs = in_process_fleet(mosquitto, pg_url, users)
+    refs = in_process_fleet(mosquitto, pg_url, users, mqtt_version=version)
     threads = [threading.Thread(target=r.run, daemon=True) for r in refs]
     player = Link(mosquitto.url("p1"), "p1", subscriptions=(T.seat_all("+", "p1"),)).start()
     try:
@@ -282,6 +284,67 @@ def test_a_move_for_a_table_nobody_knows_gets_one_answer_from_the_fleet(mosquitt
     finally:
         player.close()
         stop_in_process((), refs, threads)
+
+
+@pytest.mark.parametrize("version", [3, 5])
+def test_a_referee_gets_no_move_of_the_other_referees_tables(mosquitto, pg_url, version):
+    """Moves go to their owner (issue 27): two referees, four tables each, bots playing.
+    Counted as the link hands them to each referee's inbox: a move of a table the other referee holds
+    arrives only as the catch-all's copy (on MQTT 5 tagged ``Caught``; on 3.1.1 the broker
+    sends a client one copy, so it cannot be told apart and is counted there), never by a
+    subscription of its own; each referee's own tables' moves all reach it."""
+    from summon.protocol.looplink import Caught
+
+    ids = orphans(pg_url, 8, "route")
+    add_referee_accounts(mosquitto, ["ref1", "ref2"])
+    refs = in_process_fleet(mosquitto, pg_url, ["ref1", "ref2"], max_tables=4, mqtt_version=version)
+    seen: list[dict[str, list[int]]] = [{}, {}]  # table -> [own copies, foreign exact copies, catch-all copies]
+
+    def counting(k: int, ref: Any) -> Any:
+        put = ref.inbox.put  # what the link delivers, before the rate limiter can drop any
+
+        def wrapped(item: Any, *args: Any, **kw: Any) -> None:
+            table_id = T.table_of(getattr(item, "topic", "")) if "/move/" in getattr(item, "topic", "") else None
+            if table_id is not None:
+                row = seen[k].setdefault(table_id, [0, 0, 0])
+                row[2 if isinstance(item, Caught) else 0 if table_id in ref.tables else 1] += 1
+            put(item, *args, **kw)
+        return wrapped
+
+    for k, r in enumerate(refs):
+        r.inbox.put = counting(k, r)
+    bots = [BotClient(DetBot(), mosquitto.url(u), u, exit_when_finished=False) for u in PLAYERS]
+    threads = [threading.Thread(target=r.run, daemon=True) for r in refs]
+    check = PgStore(pg_url, owner="observer", readonly=True)
+    try:
+        for t in threads:
+            t.start()
+        assert all(r.ready.wait(20) for r in refs)
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline and sum(r.call(lambda r=r: len(r.tables)) for r in refs) < len(ids):
+            time.sleep(0.1)  # every table adopted
+        held = [set(r.call(lambda r=r: set(r.tables))) for r in refs]
+        for b in bots:
+            run_in_thread(lambda b=b: b.run(timeout=60))
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not all(check.table(t).status == "finished" for t in ids):
+            time.sleep(0.2)
+        moves = {t: check.move_count(t) for t in ids}
+        counts = [r.call(lambda k=k: {t: list(v) for t, v in seen[k].items()}) for k, r in enumerate(refs)]
+    finally:
+        stop_in_process(bots, refs, threads)
+    assert len(held[0]) == len(held[1]) == 4 and not held[0] & held[1], held
+    for k in (0, 1):
+        mine, theirs = held[k], held[1 - k]
+        for t in theirs:
+            own, foreign, caught = counts[k].get(t, [0, 0, 0])
+            if version == 5:
+                assert foreign == 0, (k, t, counts[k][t])  # nothing but the catch-all's copies
+            # 3.1.1: the catch-all's copies are the only ones; they go to one referee of two
+            assert own == 0 and foreign + caught <= moves[t] * 0.8, (k, t, counts[k].get(t), moves[t])
+        for t in mine:
+            assert counts[k][t][0] >= moves[t], (k, t, counts[k][t], moves[t])  # every accepted move reached it
+            assert counts[k][t][1] == 0
 
 
 # --- failover: kill -9 ------------------------------------------------------------------------------

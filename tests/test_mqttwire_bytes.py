@@ -485,3 +485,92 @@ def test_a_packet_bigger_than_one_read_is_reassembled_and_kept(broker: FakeBroke
         broker.silent()  # QoS0: nothing to acknowledge
     finally:
         link.close()
+
+
+# --- run-time subscriptions (issue 27: a fleet referee subscribes each table it owns) ---------
+SUB_A1 = b"\x82\x08\x00\x01\x00\x03a/1\x01"  # SUBSCRIBE, packet id 1, a/1 at QoS1
+UNSUB_A1 = b"\xa2\x07\x00\x02\x00\x03a/1"  # UNSUBSCRIBE (flags 0b0010), packet id 2, a/1
+
+
+def test_a_run_time_subscribe_calls_back_only_when_the_broker_acknowledged(broker: FakeBroker,
+                                                                           clock: FakeClock) -> None:
+    link = started(broker, LoopLink(broker.url(), "ref"))
+    acks: list[bool] = []
+    try:
+        link.subscribe("a/1", acks.append)
+        link.pump(0)
+        broker.expect(SUB_A1)
+        link.pump(0.05)
+        assert acks == []  # no SUBACK yet: the owner must not publish the table's states
+        broker.send(b"\x90\x03\x00\x01\x01")  # granted QoS1
+        pump_until(link, lambda: bool(acks))
+        assert acks == [True]
+        link.unsubscribe("a/1", lambda ok: acks.append(ok))
+        link.pump(0)
+        broker.expect(UNSUB_A1)
+        assert acks == [True]
+        broker.send(b"\xb0\x02\x00\x02")  # UNSUBACK, packet id 2
+        pump_until(link, lambda: len(acks) == 2)
+        assert link.run_time_subscriptions == 0
+        link.unsubscribe("a/1")  # not held any more: nothing is sent
+        link.pump(0)
+        broker.silent()
+    finally:
+        link.close()
+
+
+def test_a_refused_run_time_subscription_calls_back_false(broker: FakeBroker, clock: FakeClock) -> None:
+    link = started(broker, LoopLink(broker.url(), "ref"))
+    acks: list[bool] = []
+    try:
+        link.subscribe("a/1", acks.append)
+        link.pump(0)
+        broker.expect(SUB_A1)
+        broker.send(b"\x90\x03\x00\x01\x80")  # 0x80: failure
+        pump_until(link, lambda: bool(acks))
+        assert acks == [False]
+    finally:
+        link.close()
+
+
+def test_run_time_subscriptions_go_again_in_one_packet_after_a_reconnect_and_a_waiting_callback_runs(
+        broker: FakeBroker, clock: FakeClock) -> None:
+    link = started(broker, LoopLink(broker.url(), "ref"))
+    acks: list[str] = []
+    try:
+        link.subscribe("a/1", lambda ok: acks.append("a/1"))
+        link.pump(0)
+        broker.expect(SUB_A1)
+        broker.send(b"\x90\x03\x00\x01\x01")
+        pump_until(link, lambda: acks == ["a/1"])
+        link.subscribe("a/2", lambda ok: acks.append(f"a/2 {ok}"))
+        link.pump(0)
+        broker.expect(b"\x82\x08\x00\x02\x00\x03a/2\x01")
+        broker.hang_up()  # before its SUBACK: the callback waits for the reconnect's
+        pump_until(link, lambda: not link.connected.is_set())
+        assert acks == ["a/1"]
+        # both filters in one SUBSCRIBE (packet id 3); the reconnect completes on its SUBACK
+        reconnect(broker, link, clock, CONNECT_V3, CONNACK_V3_OK,
+                  sub=b"\x82\x0e\x00\x03\x00\x03a/1\x01\x00\x03a/2\x01", suback=b"\x90\x04\x00\x03\x01\x01")
+        assert acks == ["a/1", "a/2 True"]
+    finally:
+        link.close()
+
+
+def test_mqtt5_qos0_subscription_with_an_identifier_tags_what_it_brings(broker: FakeBroker,
+                                                                         clock: FakeClock) -> None:
+    connect = b"\x10\x10" b"\x00\x04MQTT\x05" b"\x02" b"\x00\x1e" b"\x00" b"\x00\x03ref"
+    # packet id 1; properties: Subscription Identifier 7; c/# with options QoS0 + retain as published
+    sub = b"\x82\x0b\x00\x01" b"\x02\x0b\x07" b"\x00\x03c/#" b"\x08"
+    link = LoopLink(broker.url(), "ref", subscriptions=[looplink.Subscription("c/#", qos=0, sub_id=7)],
+                    mqtt_version=5)
+    try:
+        started(broker, link, connect=connect, connack=CONNACK_V5_OK, sub=sub, suback=b"\x90\x04\x00\x01\x00\x00")
+        broker.send(b"\x30\x09\x00\x03c/x\x02\x0b\x07m")  # QoS0, brought by identifier 7
+        broker.send(b"\x30\x07\x00\x03c/y\x00n")  # no identifier: another subscription's copy
+        pump_until(link, lambda: link.inbox.qsize() == 2)
+        first, second = link.inbox.get_nowait(), link.inbox.get_nowait()
+        assert isinstance(first, looplink.Caught) and (first.topic, first.payload) == ("c/x", b"m")
+        assert not isinstance(second, looplink.Caught) and (second.topic, second.payload) == ("c/y", b"n")
+    finally:
+        link.close()
