@@ -15,17 +15,22 @@ One validator (``check_options``, OpenSpiel's ``parameter_specification``) check
 table's options against the declared specs, so no engine hand-writes that loop; a game
 with an option the specs cannot say (a Summoner Wars deck) declares it ``"any"`` and
 checks it itself after.
+
+``KeySpec`` and ``read_keys`` are the same idea for a file's tables of keys (the tournament
+file): each key declares its Python types, default, range or choices and the words of its
+error, and one reader checks them in order, so no parser hand-writes a branch per key.
 """
 
 from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from summon.referee.engine import ConfigError
 
-__all__ = ["OptionSpec", "ClientHooks", "GameType", "check_options", "load_hook", "OPTION_TYPES"]
+__all__ = ["OptionSpec", "ClientHooks", "GameType", "check_options", "load_hook", "OPTION_TYPES", "KeySpec",
+           "read_keys"]
 
 # The option types a spec may declare, and the JSON Schema-ish word a form builder reads.
 OPTION_TYPES = ("int", "bool", "choice", "any")
@@ -167,3 +172,57 @@ def load_hook(path: str) -> Any:
     """The object an import path string ``"module:attribute"`` names (clients call this)."""
     module, _, attr = path.partition(":")
     return getattr(importlib.import_module(module), attr)
+
+
+@dataclass(frozen=True)
+class KeySpec:
+    """One key of a table in a file: its Python types (a ``bool`` is never an ``int`` here),
+    its default (``required``: absent is an error), and what a present value must be --
+    ``low``..``high``, one of ``choices`` or ``check(value)`` true.  ``message`` is the error
+    for a value (or absence) that breaks those, formatted with ``value``; a wrong type reads
+    ``type_message`` if there is one, else "where.key: expected int, got str"."""
+
+    key: str
+    types: tuple[type, ...]
+    default: Any = None
+    required: bool = False
+    low: float | None = None
+    high: float | None = None
+    choices: tuple[Any, ...] = ()
+    check: Callable[[Any], bool] | None = None
+    message: str = ""
+    type_message: str = ""
+
+    def problem(self, table: Mapping[str, Any], where: str) -> str:
+        """Why ``table[key]`` is not acceptable ("" if it is, or is absent and optional)."""
+        if self.key not in table:
+            return self.message.format(value=None) if self.required else ""
+        value: Any = table[self.key]
+        got = self._wrong_type(value)
+        if got:
+            return self.type_message or f"{where}.{self.key}: expected {self.types[0].__name__}, got {got}"
+        return "" if self.accepts(value) else self.message.format(value=value)
+
+    def _wrong_type(self, value: Any) -> str:
+        if isinstance(value, bool) and bool not in self.types:
+            return "a boolean"
+        return "" if isinstance(value, self.types) else type(value).__name__
+
+    def accepts(self, value: Any) -> bool:
+        """A value of the right type within the range, among the choices and passing the check."""
+        return ((self.low is None or value >= self.low) and (self.high is None or value <= self.high)
+                and (not self.choices or value in self.choices) and (self.check is None or self.check(value)))
+
+
+def read_keys(table: Mapping[str, Any], specs: tuple[KeySpec, ...], where: str,
+              error: Callable[[str], Exception]) -> dict[str, Any]:
+    """``table``'s values, each checked by its spec, with the defaults filled in; raises
+    ``error(message)`` at the first problem (an unknown key first, then the specs in order)."""
+    extra = sorted(map(str, set(table) - {s.key for s in specs}))
+    if extra:
+        raise error(f"{where}: unknown key(s) {', '.join(extra)}")
+    for spec in specs:
+        why = spec.problem(table, where)
+        if why:
+            raise error(why)
+    return {s.key: table.get(s.key, s.default) for s in specs}

@@ -165,3 +165,49 @@ def test_every_module_imports_alone():
     results = [p.communicate(timeout=600) for p in procs]
     failures = [out.strip() for out, _ in results if out.strip() != "OK"]
     assert not failures, "\n".join(failures) + "\n" + "\n".join(err for _, err in results)
+
+
+# --- the SDK's import closure (issue 29 item 4) ----------------------------------------------
+# A bot author installs the SDK without the server's dependencies (`pip install --no-deps
+# summon paho-mqtt msgpack`, README "Writing a bot"): so nothing the SDK imports -- at once or
+# deferred, through any of our modules and their packages' __init__ -- may need a third-party
+# package but these two.  The engines' search interfaces (determinize, step, rollout) are
+# documented for searching bots, so they are held to the same rule.
+SDK_DEPENDENCIES = {"paho", "msgpack"}
+SDK_ROOTS = ("summon.clients.sdk", "summon.protocol.mqtt", "summon.referee.games.dragon.search",
+             "summon.referee.games.summicard.search", "summon.referee.games.summoner_wars.search")
+
+
+def closure(mods: dict[str, Path], roots: tuple[str, ...]) -> tuple[set[str], dict[str, list[str]]]:
+    """Our modules ``roots`` import, transitively (with every enclosing package's __init__),
+    and the outside modules they import, each with where (``module:line``)."""
+    seen: set[str] = set()
+    outside: dict[str, list[str]] = {}
+    todo = list(roots)
+    while todo:
+        module = todo.pop()
+        if module in seen or module not in mods:
+            continue
+        seen.add(module)
+        todo.extend(module.rsplit(".", i)[0] for i in range(1, module.count(".") + 1))  # parent packages
+        for target, line in imports(module, mods[module]):
+            if target.split(".")[0] == "summon":
+                todo.append(target if target in mods else target.rpartition(".")[0])
+            elif target and target.split(".")[0] not in sys.stdlib_module_names:
+                outside.setdefault(target.split(".")[0], []).append(f"{module}:{line}")
+    return seen, outside
+
+
+def test_the_sdk_needs_no_server_dependency():
+    seen, outside = closure(modules(), SDK_ROOTS)
+    assert "summon.clients.sdk" in seen and "summon.protocol.messages" in seen
+    extra = {name: where for name, where in outside.items() if name not in SDK_DEPENDENCIES}
+    assert not extra, f"the SDK's import closure needs more than {sorted(SDK_DEPENDENCIES)}: {extra}"
+
+
+def test_the_sdk_closure_check_sees_a_deferred_server_import(tmp_path):
+    """Not vacuous: a protocol module the SDK imports, importing rich inside a function, fails."""
+    (tmp_path / "topics.py").write_text("def pretty():\n    import rich\n    return rich\n")
+    mods = modules() | {"summon.protocol.topics": tmp_path / "topics.py"}
+    _, outside = closure(mods, ("summon.clients.sdk",))
+    assert outside.get("rich") == ["summon.protocol.topics:2"], outside

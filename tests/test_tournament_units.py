@@ -75,6 +75,36 @@ def test_bad_files_name_the_key(change, message):
         parse_spec(data)
 
 
+@pytest.mark.parametrize("change, message", [
+    # the words every key's error has always used (parse_spec's keys are data now: issue 29)
+    (lambda d: d.pop("tournament"), "file: a [tournament] table is required"),
+    (lambda d: d.update(table=3), "table: must be a table of game options"),
+    (lambda d: d["tournament"].update(id="a" * 25), "tournament.id: required, 1-24 of A-Z a-z 0-9 _ . - (it starts every table id)"),
+    (lambda d: d["tournament"].update(boards=0), "tournament.boards: 1..1000"),
+    (lambda d: d["tournament"].update(cycles=101), "tournament.cycles: 1..100"),
+    (lambda d: d["tournament"].update(pairing="knockout"), "tournament.pairing: round-robin or swiss"),
+    (lambda d: d["tournament"].update(format="knockout"),
+     "tournament.format: one of round-robin, swiss, duplicate, sit-and-go, not 'knockout'"),
+    (lambda d: d["tournament"].update(name=3), "tournament.name: expected str, got int"),
+    (lambda d: d["tournament"].update(boards=True), "tournament.boards: expected int, got a boolean"),
+    (lambda d: d.update(time={"no_show": "soon"}), "time.no_show: expected int, got str"),
+    (lambda d: d.update(run={"tables": 2}), "run: unknown key(s) tables"),
+    (lambda d: d.update(scoring={"tiebreaks": ["luck"]}),
+     "scoring.tiebreaks: unknown ['luck']; known: head-to-head, buchholz, sonneborn-berger, wins, net, rating"),
+    (lambda d: d.update(time={"no_show": 0}), "time.no_show must be > 0; time.move, run.max_tables, run.per_account >= 0"),
+    # a section that is not a table was a TypeError (or "unknown key(s)" listing its letters)
+    (lambda d: d.update(time=5), "time: must be a table"),
+    (lambda d: d.update(scoring="net"), "scoring: must be a table"),
+])
+def test_bad_files_say_the_same_words(change, message):
+    data = {"tournament": {"id": "cup", "game": "dragon", "format": "round-robin"}, "table": {},
+            "entrant": [{"name": "T0", "members": ["north", "south"]}, {"name": "T1", "members": ["east", "west"]}]}
+    change(data)
+    with pytest.raises(SpecError) as err:
+        parse_spec(data)
+    assert str(err.value) == message
+
+
 def test_duplicate_tables_are_one_deal_and_swiss_rounds_are_bounded():
     spec = dragon_spec("duplicate", boards=2)
     assert spec.table_config() == {"target": 1_000_000, "max_hands": 1}

@@ -144,3 +144,34 @@ print(len(schema), sum(1 for n in sys.modules if n.startswith("summon")))
 """
     out = run([str(installed / "python"), "-c", code], cwd=tmp_path).stdout.split()
     assert int(out[0]) > 0 and int(out[1]) > 50
+
+
+def test_the_wheel_installs_as_the_sdk_alone(wheel: Path, tmp_path: Path) -> None:
+    """A bot author's install (pyproject.toml, README "Writing a bot"): the wheel and the SDK's
+    two dependencies from the package index, nothing else, in a venv that sees no other
+    site-packages; the SDK and the engines' search interfaces import and a client is made.
+    (tests/test_sdk_alone.py plays a whole game in such a venv, from the checkout.)"""
+    import tomllib
+    sdk_deps = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"][:2]
+    assert [d.split(">")[0] for d in sdk_deps] == ["paho-mqtt", "msgpack"], "the SDK's lines come first"
+    assert f'pip install --no-deps . {" ".join(chr(34) + d + chr(34) for d in sdk_deps)}' in \
+        (ROOT / "README.md").read_text(), "README's command is the one tested"
+    venv.create(tmp_path / "sdk", with_pip=False)
+    python = tmp_path / "sdk" / "bin" / "python"
+    run([sys.executable, "-m", "pip", "--python", str(python), "install", "-q", "--no-deps",
+         "--disable-pip-version-check", str(wheel), *sdk_deps], cwd=tmp_path)
+    code = r"""
+import sys
+from summon.clients.sdk import BotClient
+from summon.protocol.mqtt import BrokerUrl
+import summon.referee.games.dragon.search, summon.referee.games.summoner_wars.search
+BotClient(lambda table: None, BrokerUrl.parse("mqtt://alice:pw@127.0.0.1:1"), "alice")
+for name in ("click", "rich", "amqtt", "openskill", "networkx"):
+    try:
+        __import__(name)
+    except ImportError:
+        continue
+    raise SystemExit(f"{name} is installed: not the SDK alone")
+print("ok", sys.modules["paho"].__file__.startswith(sys.prefix), sys.modules["summon"].__file__.startswith(sys.prefix))
+"""
+    assert run([str(python), "-c", code], cwd=tmp_path).stdout.split() == ["ok", "True", "True"]
