@@ -84,9 +84,9 @@ def test_an_absent_players_seat_goes_to_the_house_and_comes_back(stack, browser,
         assert held < 4 + 6, f"the house bot took the seat {held:.1f} s after she left"
         chip = north.query_selector(".seat[data-seat='2'] .away-chip")
         assert chip is not None and chip.inner_text().startswith("away (") and "computer plays" in chip.inner_text()
-        north.screenshot(path=str(out / "away-1280.png"), full_page=True)
+        north.screenshot(path=str(out / "away-desktop.png"), full_page=True)
         north.set_viewport_size({"width": 390, "height": 844})
-        north.screenshot(path=str(out / "away-390.png"), full_page=True)
+        north.screenshot(path=str(out / "away-phone.png"), full_page=True)
         north.set_viewport_size({"width": 1280, "height": 900})
         # the house bot plays her turns: the table moves on while north plays his own
         seq = stack.table(tid).seq
@@ -189,9 +189,9 @@ def test_turn_based_table_survives_a_restart_and_says_your_turn(durable, browser
         assert page.evaluate("() => window.__notes.length") == 1, "the same turn was notified again after the restart"
 
         page.evaluate(SHOW)
-        page.screenshot(path=str(out / "lobby-your-turn-1280.png"), full_page=True)
+        page.screenshot(path=str(out / "lobby-your-turn-desktop.png"), full_page=True)
         page.set_viewport_size({"width": 390, "height": 844})
-        page.screenshot(path=str(out / "lobby-your-turn-390.png"), full_page=True)
+        page.screenshot(path=str(out / "lobby-your-turn-phone.png"), full_page=True)
         page.set_viewport_size({"width": 1280, "height": 900})
         open_table(page, tid)
         page.wait_for_function(MY_TURN)
