@@ -77,11 +77,12 @@ def test_an_absent_players_seat_goes_to_the_house_and_comes_back(stack, browser,
         text = north.inner_text(".away-line")
         assert text.startswith("south is away (") and "the computer" in text, text
         # within the grace (4 s) plus a tick, the house bot holds her seat
-        north.wait_for_selector(".away-line.house[data-away-seat='2']", timeout=15000)
+        north.wait_for_selector(".away-line.house[data-away-seat='2']", timeout=20000)
         held = time.monotonic() - gone
         assert stack.table(tid).house == {2: "absent"}
         assert "the computer plays for them" in north.inner_text(".away-line")
-        assert held < 4 + 6, f"the house bot took the seat {held:.1f} s after she left"
+        assert held < 4 + 10, f"the house bot took the seat {held:.1f} s after she left"
+        print(f"house bot seated {held:.2f} s after the link died (grace 4 s)")
         chip = north.query_selector(".seat[data-seat='2'] .away-chip")
         assert chip is not None and chip.inner_text().startswith("away (") and "computer plays" in chip.inner_text()
         north.screenshot(path=str(out / "away-desktop.png"), full_page=True)
