@@ -246,7 +246,8 @@ def watch(table: str, broker_url: str, username: str | None, password: str | Non
               help="Deal seed, for a reproducible game: anyone who guesses it sees every hand. "
                    "Default: the referee draws a secret 256-bit one.")
 @click.option("--clock", "clock_spec", default=None, metavar="KEY=VALUE,...",
-              help="Time control for this table, e.g. move=30,bank=600,increment=5 (seconds; see referee/clock.py).")
+              help="Time control for this table, e.g. move=30,bank=600,increment=5 (seconds; see referee/clock.py), "
+                   "or a preset: casual (the house bot plays for a player away 45 s), turn-based[:DAYS], none.")
 @click.option("--timeout", default=10.0, show_default=True,
               help="Give up after this many seconds without the referee's answer.")
 def create(broker_url: str, username: str | None, password: str | None, password_file: str | None, prefix: str,

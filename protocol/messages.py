@@ -250,6 +250,7 @@ class Meta(Message):
     house: list[int] = field(default_factory=list)  # seats the house bot plays now (absent/timed-out players)
     clock: dict | None = None  # the table's time control, as in `create`
     title: str = ""  # the game's name for people ("Summon the Dragon"), from its manifest
+    away: list[dict] = field(default_factory=list)  # [{"seat", "since"}]: seated players gone offline (presence)
 
 
 @dataclass(frozen=True)

@@ -124,7 +124,11 @@ class TimeControl:
 
     @classmethod
     def parse_spec(cls, spec: str) -> "TimeControl | None":
-        """``move=30,bank=600,increment=5,grace=60`` (the CLI form) -> a time control."""
+        """``move=30,bank=600,increment=5,grace=60`` (the CLI form), or a preset's name
+        (``casual``, ``turn-based:2``, ``none``: referee/presets.py) -> a time control."""
+        if "=" not in spec and spec.strip():
+            from summon.referee.presets import preset  # presets build on this module
+            return cls.from_wire(preset(spec.strip()))
         data: dict[str, Any] = {}
         for part in filter(None, (p.strip() for p in spec.split(","))):
             key, sep, value = part.partition("=")

@@ -19,6 +19,12 @@ only the referee sees every table and every clock.  The rules (a table's ``TimeC
   the seat back; an ``online`` presence gives back seats taken for absence (not those taken
   for timeouts: a connected player who keeps timing out must ask); and a move the player
   manages to get accepted gives it back too.  A ``reclaim`` event and a new ``meta`` say so.
+* **Who is away** (``meta.away``): a seated player whose presence says ``offline`` is listed
+  in every table of theirs still in play, with the wall-clock time we heard it, and a new
+  ``meta`` goes out at each change (offline, online, or an accepted move of theirs): the
+  other players see that the table waits for somebody who is gone, and since when, before
+  any grace runs out -- with or without a time control.  Live only (not stored): after a
+  restart the broker's retained ``offline`` notices list them again, since the restart.
 
 Every takeover and reclaim is stored (``seat_events``) before it is published, so a
 restored table knows who holds each seat.
@@ -58,6 +64,8 @@ class SeatKeeper:
         self.offline: dict[str, float] = {}  # user -> monotonic time we heard "offline"
         self.watched: set[str] = set()  # tables that need ticking (a time control or a house seat)
         self.absent_held: dict[str, set[str]] = {}  # user -> tables where the house holds their seat for absence
+        self.away_since: dict[str, float] = {}  # user -> wall-clock time (epoch s) we heard "offline"
+        self.seated: dict[str, set[str]] = {}  # user -> tables held here that seat them (meta.away's index)
         self._bots: dict[tuple[str, int], Any] = {}
 
     # --- bookkeeping ---------------------------------------------------------------------------
@@ -73,6 +81,10 @@ class SeatKeeper:
         self.watch(table)
 
     def watch(self, table: "Table") -> None:
+        for user in table.players:
+            self.seated.setdefault(user, set()).add(table.id)
+        if self.away_since:
+            self._mark_away(table)
         if table.timing is not None or table.house:
             self.watched.add(table.id)
         for seat, reason in table.house.items():
@@ -92,14 +104,54 @@ class SeatKeeper:
             return False
         assert isinstance(msg, Presence)
         if msg.status == "offline":
-            self.offline.setdefault(user, now)
-            log.info("%s is offline", user)
+            if user not in self.offline:
+                self.offline[user] = now
+                self.away_since[user] = time.time()
+                log.info("%s is offline", user)
+                self._away_changed(user)
         elif msg.status == "online":
             was = self.offline.pop(user, None)
             if was is not None:
                 log.info("%s is back online", user)
-            self.returned(user, now)
+                self.away_since.pop(user, None)
+                self._away_changed(user, publish=False)
+            held = set(self.absent_held.get(user, ()))
+            self.returned(user, now)  # a reclaim publishes its own meta (with away updated)
+            if was is not None:
+                self._publish_metas(user, skip=held)
         return True
+
+    # --- who is away (meta.away) -----------------------------------------------------------------
+    def _tables_of(self, user: str) -> list["Table"]:
+        out = []
+        tids = self.seated.get(user, set())
+        for tid in sorted(tids):
+            table = self.ref.tables.get(tid)
+            if table is None:
+                tids.discard(tid)  # forgotten before _forget could see its players (tablecap, fleet)
+            elif table.status == "playing":
+                out.append(table)
+        if not tids:
+            self.seated.pop(user, None)
+        return out
+
+    def _mark_away(self, table: "Table") -> None:
+        """Bring ``table.away`` (seat -> since, read by ``views.meta_message``) up to date."""
+        table.away = {seat: self.away_since[user] for seat, user in enumerate(table.players)  # type: ignore[attr-defined]
+                      if user in self.away_since}
+
+    def _away_changed(self, user: str, publish: bool = True) -> None:
+        for table in self._tables_of(user):
+            self._mark_away(table)
+        if publish:
+            self._publish_metas(user)
+
+    def _publish_metas(self, user: str, skip: set[str] | frozenset[str] = frozenset()) -> None:
+        """A new retained ``meta`` for each table of ``user`` in play (but those in ``skip``,
+        whose reclaim just published one)."""
+        for table in self._tables_of(user):
+            if table.id not in skip:
+                self.ref.send([Publish(table.topics.meta(table.id), encode(views.meta_message(table)), retain=True)])
 
     def returned(self, user: str, now: float | None = None) -> None:
         """A user is back: give back every seat the house took for absence.
@@ -219,7 +271,10 @@ class SeatKeeper:
     def after_move(self, table: "Table", seat: int, flags: tuple[str, ...]) -> None:
         """A move the player sent themselves was accepted: they are present, and hold their seat."""
         if not flags:
-            self.offline.pop(table.players[seat], None)
+            user = table.players[seat]
+            if self.offline.pop(user, None) is not None:  # a move from somebody we thought gone
+                self.away_since.pop(user, None)
+                self._away_changed(user)
             if seat in table.house:
                 self.reclaim(table, table.players[seat])
         if table.status != "playing":
@@ -228,6 +283,13 @@ class SeatKeeper:
     def _forget(self, tid: str) -> None:
         """A finished table needs no ticks and no house bots any more."""
         self.watched.discard(tid)
+        table = self.ref.tables.get(tid)
+        for user in table.players if table is not None else ():
+            tids = self.seated.get(user)
+            if tids is not None:
+                tids.discard(tid)
+                if not tids:
+                    del self.seated[user]
         for key in [k for k in self._bots if k[0] == tid]:
             del self._bots[key]
 

@@ -91,7 +91,17 @@ def meta_message(table: "Table") -> Meta:
         house=sorted(getattr(table, "house", {})),
         clock=table.timing.to_wire() if getattr(table, "timing", None) is not None else None,
         title=table.game.title,
+        away=away_wire(table),
     )
+
+
+def away_wire(table: "Table") -> list[dict]:
+    """Seated players whose presence says offline, and since when (epoch seconds), while the
+    game runs (referee/presence.py keeps ``table.away``; live only, never stored)."""
+    away = getattr(table, "away", None)
+    if not away or table.status != "playing":
+        return []
+    return [{"seat": seat, "since": round(since, 3)} for seat, since in sorted(away.items())]
 
 
 def clock_wire(table: "Table") -> dict | None:

@@ -132,6 +132,7 @@ def test_absence_beyond_the_grace_period_then_return():
     assert table.clock is None  # an absence policy without a clock
     r.take()
     r.ref.seats.presence("north", encode(Presence(status="offline")), 100.0)
+    assert [m.away[0]["seat"] for _, m, _ in r.take()] == [0]  # only a meta: north is away (meta.away)
     r.ref.seats.tick(129.9)
     assert r.take() == [] and table.house == {}
     r.ref.seats.tick(130.0)

@@ -14,6 +14,8 @@ import { renderLobby } from "./lobby.js";
 import { renderTable, tickClocks } from "./table.js";
 import { ReplayViewer } from "./replay.js";
 import { rulesPage } from "./howto.js";
+import { updateTurns } from "./turns.js";
+import { tickAway } from "./away.js";
 
 const DEFAULTS = { broker: "", edge: "", prefix: "summon/v1", user: "", login: "password" };
 const root = document.getElementById("app");
@@ -138,11 +140,9 @@ function render() {
       link && link.user ? h("span", { class: "muted" }, ` ${link.user}`) : h("span", { class: "muted" }, " spectator"));
     if (screen === "replay") return [nav, ...replay.render()];
     if (screen === "rules") return [nav, ...rulesPage(decodeURIComponent(location.hash.slice("#/rules/".length)))];
-    if (screen === "lobby") return [nav, ...renderLobby(store, link, loginForm())];
+    if (screen === "lobby") return [nav, ...renderLobby(store, link, loginForm(), render)];
     const t = store.table(watched);
     if ((t.seat || t.pub) && marks.firstState === null) marks.firstState = performance.now();
-    const mine = t.seat && (t.seat.to_move || []).includes(t.seat.seat) && t.seat.status === "playing";
-    document.title = mine ? "Your turn · Summon" : "Summon";
     const chat = { user: link && link.user ? link.user : null, send: (body) => link.chat(t.id, body) };
     const body = renderTable(t, { onMove: link && link.user ? onMove : null, onReclaim: (id) => link.reclaim(id), ui, now: () => performance.now(), refresh: render, chat });
     const sent = ui.sent && ui.sent.table === watched && t.seat && t.seat.seq === ui.sent.seq
@@ -165,6 +165,8 @@ function schedule() {
 async function main() {
   await loadConfig();
   store.listeners.add(schedule);
+  store.listeners.add(() => updateTurns(store, link));   // the title and notifications: also in the background
+  document.addEventListener("visibilitychange", () => updateTurns(store, link));
   window.addEventListener("hashchange", render);
   // A broker the server's Content-Security-Policy does not list: say so (it would otherwise
   // look like an unreachable broker, retried for ever).
@@ -174,7 +176,7 @@ async function main() {
     link.setConnection("error", `this page may not connect to ${e.blockedURI}: its server allows only the brokers ` +
       "it was started with (summon web --broker / --edge)");
   });
-  setInterval(() => tickClocks(root, () => performance.now()), 250);
+  setInterval(() => { tickClocks(root, () => performance.now()); tickAway(root); }, 250);
   if (config.login === "none" && config.user) connect({ url: config.broker, username: config.user });
   else if (config.edge) connect({ url: config.edge });
   render();

@@ -6,6 +6,7 @@ import { h, section } from "./ui.js";
 import { gameName, resultLine } from "./table.js";
 import { rulesLinks } from "./howto.js";
 import { statusWords } from "./words.js";
+import { notifyControl, yourTurnList } from "./turns.js";
 
 function tableLink(id, label) {
   return h("a", { href: `#/table/${encodeURIComponent(id)}`, class: "table-link", dataset: { table: id, key: `link:${id}` } }, label);
@@ -21,7 +22,7 @@ function tableRow(t, me) {
     seat >= 0 && m.status === "playing" ? h("span", { class: "badge mine" }, t.seat && (t.seat.to_move || []).includes(seat) ? "your turn" : "seated") : null);
 }
 
-export function renderLobby(store, link, loginForm) {
+export function renderLobby(store, link, loginForm, refresh = () => {}) {
   const me = link ? link.user : null;
   const tables = [...store.tables.values()].filter((t) => t.meta);
   const mine = me ? tables.filter((t) => t.meta.players.includes(me) && t.meta.status === "playing") : [];
@@ -34,6 +35,10 @@ export function renderLobby(store, link, loginForm) {
     loginForm,
     rulesLinks(),
   ];
+  if (me) {
+    const turns = yourTurnList(store, me, tableRow);
+    out.push(section("Your turn", turns || h("p", { class: "muted" }, "No table is waiting for you."), notifyControl(refresh)));
+  }
   if (me) out.push(section("Your tables", mine.length ? h("ul", { class: "tables mine" }, mine.map((t) => tableRow(t, me)))
     : h("p", { class: "muted" }, `No table in play has ${me} seated. A director seats you (summon create --players ...).`)));
   out.push(section("Live tables", live.length ? h("ul", { class: "tables live" }, live.map((t) => tableRow(t, me)))

@@ -11,6 +11,7 @@ import * as summicard from "./games/summicard.js";
 import * as summonerWars from "./games/summoner_wars.js";
 import * as generic from "./games/generic.js";
 import { howtoFold } from "./howto.js";
+import { awayChip, awayNotices, awaySince } from "./away.js";
 
 const GAMES = { dragon, summicard, "summoner-wars": summonerWars };
 // A game's title comes from the tables' meta (the referee reads it from the game's manifest);
@@ -39,7 +40,7 @@ export function renderTable(t, opts) {
   const legal = t.seat && playing && (t.seat.to_move || []).includes(mySeat) && opts.onMove ? t.seat.legal || [] : [];
   const game = GAMES[state.game] || generic;
   const started = t.seat ? t.seatAt : t.pubAt;
-  const clocks = (seat) => clockSpan(state.clock, seat, started, opts.now);
+  const clocks = (seat) => [clockSpan(state.clock, seat, started, opts.now), opts.replay ? null : awayChip(meta, seat, mySeat)];
   const ctx = {
     meta, view, legal, mySeat, events: t.events, ui: opts.ui, refresh: opts.refresh, clocks, seq: state.seq,
     onMove: (move) => opts.onMove(t.id, state.seq, move),
@@ -55,8 +56,12 @@ export function renderTable(t, opts) {
   if (meta && meta.house && mySeat !== null && meta.house.includes(mySeat) && playing) {
     out.push(h("div", { class: "notice house" }, "The house bot is playing your seat. ",
       h("button", { type: "button", class: "move", dataset: { key: "reclaim" }, on: { click: () => opts.onReclaim(t.id) } }, "Take my seat back")));
-  } else if (meta && meta.house && meta.house.length) {
-    out.push(h("p", { class: "notice" }, `The house bot plays for ${meta.house.map((s) => seatLabel(meta, s)).join(", ")}.`));
+  }
+  const away = opts.replay ? null : awayNotices(meta, mySeat);
+  const othersHouse = meta && meta.house ? meta.house.filter((s) => s !== mySeat && awaySince(meta, s) === null) : [];
+  if (away) out.push(away);
+  if (othersHouse.length && playing) {
+    out.push(h("p", { class: "notice" }, `The house bot plays for ${othersHouse.map((s) => seatLabel(meta, s)).join(", ")}.`));
   }
   if (t.error && !opts.replay) out.push(h("div", { class: "error", role: "alert" }, errorWords(t.error)));
   if (meta && meta.result && !playing) out.push(resultPanel(meta));
