@@ -33,6 +33,7 @@ class ErrorCode(enum.StrEnum):
     SEAT_UNKNOWN = "seat/unknown"          # the sender has no seat at this table
     AUTH_FORBIDDEN = "auth/forbidden"      # the sender may not do this (e.g. not a director)
     RATE_LIMITED = "rate/limited"          # too many messages from this user
+    TABLE_BUDGET = "table/budget"          # a player's tables: too many open, or created this hour
     INTERNAL = "internal/error"            # a bug on our side; the table is unchanged
 
 

@@ -91,6 +91,8 @@ def meta_message(table: "Table") -> Meta:
         house=sorted(getattr(table, "house", {})),
         clock=table.timing.to_wire() if getattr(table, "timing", None) is not None else None,
         title=table.game.title,
+        rematch=list(getattr(table, "rematch", ())),  # "play again" (referee/playertables.py)
+        next=getattr(table, "next", None),
     )
 
 

@@ -12,7 +12,7 @@ from summon.protocol.messages import (
     MESSAGE_TYPES, CloseTable, Closed, Created, CreateTable, Error, Events, Meta, Move, PublicState, RefereeStatus, SeatState, decode, encode,
 )
 from summon.protocol.messages import Tournament
-from summon.protocol.messages import Presence, Reclaim
+from summon.protocol.messages import Presence, Reclaim, Rematch
 from summon.protocol.mqtt import BrokerUrl
 from summon.protocol.topics import Topics, valid_name
 from summon.protocol.version import MAX_INBOUND_BYTES, PROTOCOL_VERSION
@@ -37,6 +37,7 @@ SAMPLES = [
     Tournament(tournament="cup", name="Cup", game="dragon", format="swiss", status="running", round=1, rounds=3,
                standings=[{"rank": 1, "entrant": "NS", "points": 1.0}], pairings=[{"key": "r1-g1", "sides": ["NS", "EW"]}]),
     Reclaim(),
+    Rematch(request_id="r1", table="dragon-1a2b"),
     Presence(status="offline"),
 ]
 
