@@ -11,6 +11,8 @@ const ERRORS = {
   "seat/unknown": "You have no seat at this table.",
   "rate/limited": "Too many refused messages: slow down, then choose again.",
   "auth/forbidden": "You may not do that.",
+  "table/budget": "You have started enough tables for now.",
+  "table/bad-config": "The referee cannot start that table.",
 };
 
 export function errorWords(err) {
@@ -22,6 +24,8 @@ export const SEAT_NAMES_4 = ["North", "East", "South", "West"];
 
 export function seatLabel(meta, seat) {
   const name = meta && meta.players ? meta.players[seat] : null;
+  // a computer seat (referee/playertables.py names it computer-<n>): say so in words
+  if (name && /^computer-\d+$/.test(name) && (meta.bots || []).includes(name)) return `Computer ${name.slice(9)}`;
   return name ? `${name}` : `seat ${seat}`;
 }
 
