@@ -27,7 +27,8 @@ account and a ``summon bot`` process.  A family at the web page has neither.  So
   finished table's ``meta.next``: every page watching moves there.  Who accepted so far is
   ``meta.rematch``.
 
-What is kept in memory only (lost when the referee restarts; said in SECURITY.md): who
+What is kept in memory only (lost when the referee restarts; said in SECURITY.md), and per
+referee in a fleet (each counts the tables it holds and the creations it made): who
 created a table (an open table stops counting against its creator's budget after a restart),
 the hour's creations, and rematch acceptances.
 """
@@ -216,6 +217,10 @@ class PlayerTables:
         reply = self.ref.topics.reply(user)
         refuse = self._refuser(reply, req.request_id)
         table = self.ref.tables.get(req.table)
+        fleet = self.ref.fleet
+        if table is None and fleet is not None and fleet.is_foreign(req.table):
+            fleet.forward(user, encode(req))  # its holder answers (as for a director's close)
+            return
         if table is None:
             return refuse(ErrorCode.TABLE_UNKNOWN, f"no table {req.table!r} on this referee (or it ended too long ago)")
         seat = table.seat_of(user)

@@ -576,7 +576,7 @@ class Referee:
                              f"from {user!r}: not created; try again later", ref=req.request_id)
             return
         try:
-            players, computer = list(req.players), {}
+            players, computer = list(req.players), dict[int, str]()
             if req.computer:
                 try:
                     players, computer = self.player_tables.seats_of(req)
@@ -612,10 +612,10 @@ class Referee:
     def _handle_forwarded(self, user: str, payload: bytes) -> None:
         """A request another referee of the fleet passed on: only the table's holder acts."""
         try:
-            req = decode(payload, accept=(CloseTable,))
+            req = decode(payload, accept=(CloseTable, Rematch))
         except DecodeError:
             return
-        assert isinstance(req, CloseTable)
+        assert isinstance(req, (CloseTable, Rematch))
         if req.table in self.tables:
             self._handle_request(user, Incoming(self.topics.request(user), payload, False))
 
