@@ -39,6 +39,7 @@ class ErrorCode(enum.StrEnum):
     CHAT_EMPTY = "chat/empty"              # nothing left after trimming, and no preset
     CHAT_BAD_TEXT = "chat/bad-text"        # a control or formatting character (newline, bidi override...)
     CHAT_UNKNOWN_PRESET = "chat/unknown-preset"  # a preset id the referee does not have
+    TABLE_BUDGET = "table/budget"          # a player's tables: too many open, or created this hour
     INTERNAL = "internal/error"            # a bug on our side; the table is unchanged
 
 

@@ -25,7 +25,7 @@ from summon.protocol.version import MAX_INBOUND_BYTES, PROTOCOL_VERSION
 
 __all__ = [
     "Message", "Move", "CreateTable", "Created", "Error", "SeatState", "PublicState",
-    "Events", "Meta", "RefereeStatus", "Tournament", "CloseTable", "Closed", "Reclaim", "Presence", "Chat", "ChatLine", "ChatLog", "MESSAGE_TYPES", "CLIENT_SENT", "encode", "decode",
+    "Events", "Meta", "RefereeStatus", "Tournament", "CloseTable", "Closed", "Reclaim", "Presence", "Chat", "ChatLine", "ChatLog", "Rematch", "MESSAGE_TYPES", "CLIENT_SENT", "encode", "decode",
     "field_names",
 ]
 
@@ -80,6 +80,20 @@ class CreateTable(Message):
     table: str | None = None
     seed: int | None = None
     clock: dict | None = None  # time control and absence policy (referee/clock.py); null: the referee's default
+    # Seats the referee's own house bots play: {"<seat>": "<level>"} ("easy", "normal"; the
+    # ``levels`` of the game in ``referee_status.games``); that seat's ``players`` entry is "".
+    computer: dict | None = None
+
+
+@dataclass(frozen=True)
+class Rematch(Message):
+    """A seated player of a finished table asks for (or accepts) the same game again, next
+    dealer.  When every person seated has sent one, the referee creates the new table and
+    names it in the finished table's ``meta.next``."""
+
+    TYPE: ClassVar[str] = "rematch"
+    request_id: str
+    table: str
 
 
 @dataclass(frozen=True)
@@ -251,6 +265,8 @@ class Meta(Message):
     clock: dict | None = None  # the table's time control, as in `create`
     title: str = ""  # the game's name for people ("Summon the Dragon"), from its manifest
     away: list[dict] = field(default_factory=list)  # [{"seat", "since"}]: seated players gone offline (presence)
+    rematch: list[int] = field(default_factory=list)  # seats that asked for "play again" (finished tables)
+    next: str | None = None  # the rematch's table, once every person accepted: every page moves there
 
 
 @dataclass(frozen=True)
@@ -260,6 +276,9 @@ class RefereeStatus(Message):
     TYPE: ClassVar[str] = "referee_status"
     status: str
     tables: int = 0
+    # Each game this referee hosts: its manifest (``GameType.to_wire``) plus ``levels``, the
+    # computer players a ``create`` may seat (what the page's New-table form is built from).
+    games: list[dict] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -285,7 +304,7 @@ class Tournament(Message):
 MESSAGE_TYPES: dict[str, type[Message]] = {
     cls.TYPE: cls
     for cls in (Move, CreateTable, Created, CloseTable, Closed, Error, SeatState, PublicState, Events, Meta,
-                RefereeStatus, Tournament, Reclaim, Presence, Chat, ChatLine, ChatLog)
+                RefereeStatus, Tournament, Reclaim, Presence, Chat, ChatLine, ChatLog, Rematch)
 }
 
 
@@ -331,7 +350,7 @@ def _hints(cls: type[Message]) -> dict[str, Any]:
     return _HINTS[cls]
 
 
-CLIENT_SENT: frozenset[str] = frozenset({"move", "reclaim", "presence", "create", "close", "chat"})
+CLIENT_SENT: frozenset[str] = frozenset({"move", "reclaim", "presence", "create", "close", "chat", "rematch"})
 """The messages a client sends to the referee: decoded *closed* (an unknown field is
 ``msg/bad-field``, so a typo or an identity claim is caught at once).  Every other message
 is one a client receives, decoded *open*: a field it does not know is ignored, because the

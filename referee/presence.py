@@ -229,6 +229,9 @@ class SeatKeeper:
         if key not in self._bots:
             bots = self.ref.house_bots  # injected by whoever started the referee (referee/core.py)
             name = (table.timing.house_bot if table.timing is not None else None) or bots.default(table.game.name)
+            reason = table.house.get(seat, "")
+            if reason.startswith("computer:"):  # a computer seat's own level (referee/playertables.py)
+                name = reason[len("computer:"):]
             if name not in bots.names():
                 name = "random"
             self._bots[key] = bots.make(name, zlib.crc32(key[0].encode()) + seat)

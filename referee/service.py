@@ -28,8 +28,8 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
 from summon.protocol.errors import DecodeError, ErrorCode, TopicError
-from summon.protocol.messages import (CloseTable, Closed, CreateTable, Created, Error, Move, Reclaim, RefereeStatus, decode,
-                               encode)
+from summon.protocol.messages import (CloseTable, Closed, CreateTable, Created, Error, Move, Reclaim, RefereeStatus, Rematch,
+                               decode, encode)
 from summon.protocol.looplink import Caught, LoopLink
 from summon.protocol.mqtt import BrokerUrl, Incoming
 from summon.protocol.topics import Topics, valid_name
@@ -45,6 +45,8 @@ from summon.referee.tablecap import CreateBudget, TablePruner
 from summon.referee.clock import ClockError, TimeControl
 from summon.referee.core import HouseBots, RandomHouseBots
 from summon.referee.presence import SeatKeeper
+from summon.referee.playertables import COMPUTER, PlayerTables, computer_bot
+from summon.referee.store import SeatEvent
 from summon.referee.fleet import Fleet, share_group
 from summon.referee.meter import METER
 from summon.referee.recovery import Recovery
@@ -101,6 +103,10 @@ class RefereeConfig:
     # Table creations per director over MQTT, counted in seats (referee/tablecap.py); 0 = off.
     create_seats_per_minute: float = 1200.0
     create_seats_burst: float = 400.0
+    # Players' own tables (referee/playertables.py): tables a player created still in play,
+    # and creations (rematches too) per player in any hour; 0 = no limit.
+    player_open_tables: int = 3
+    player_tables_per_hour: int = 10
     keep_closed_s: float = 60.0  # a closed table is forgotten (and its retained states cleared) after this
     # `summon accounts` roles file: directors (besides `directors`) and bots (flagged in
     # meta) are read from it, and re-read when it changes.
@@ -156,6 +162,7 @@ class Referee:
         self.recovery = Recovery(self)  # durable first; restore; republish after reconnects
         self.seats = SeatKeeper(self)  # clocks' timeouts, presence, house bots
         self.chat = ChatDesk(self)  # table chat: seated players write, watchers read (referee/chat.py)
+        self.player_tables = PlayerTables(self)  # players' create, computer seats, rematch
         self._closing = False
         self._last_tick = 0.0
         self._held: list[Publish] | None = None  # publishes waiting for the batch's commit
@@ -389,8 +396,13 @@ class Referee:
         seed: int | None = None,
         table_id: str | None = None,
         clock: Mapping[str, Any] | None = None,
+        computer: Mapping[int, str] | None = None,
+        creator: str | None = None,
     ) -> Table:
-        """Create a table, publish its first states, return it.  Loop thread only."""
+        """Create a table, publish its first states, return it.  Loop thread only.
+
+        ``computer``: seat -> house bot for the seats the referee plays itself from the
+        start (referee/playertables.py); ``creator``: the player it counts against."""
         if self._closing:
             raise CreateRefused(ErrorCode.TABLE_BAD_CONFIG, "the referee is shutting down")
         if game not in GAMES:
@@ -417,7 +429,14 @@ class Referee:
         except (ConfigError, ClockError) as exc:
             raise CreateRefused(ErrorCode.TABLE_BAD_CONFIG, str(exc)) from None
         table.bots = frozenset(p for p in players if self.roles.has_role(p, "bot"))  # shown in meta
+        table.creator = creator  # type: ignore[attr-defined]
         self.recovery.record_table(table)  # durable before its first state is published
+        for seat, bot in sorted((computer or {}).items()):  # the house plays them from seq 0, restores included
+            self.store.seat_event(table_id, SeatEvent(0, seat, "house", f"{COMPUTER}{bot}", time.time()))
+            table.house[seat] = f"{COMPUTER}{bot}"
+            table.bots = table.bots | {players[seat]}
+        if computer:
+            self.seats.watch(table)
         self.tables[table_id] = table
         if self.fleet is not None:
             self.fleet.own(table_id)  # its states (and the reply) leave once its moves reach us
@@ -532,6 +551,10 @@ class Referee:
         except DecodeError as exc:
             self._send([table.error(user, exc.code, exc.detail)])
             return
+        seat = table.seat_of(user)
+        if seat is not None and computer_bot(table.house.get(seat)):  # no account moves for a computer player
+            self._send([table.error(user, ErrorCode.AUTH_FORBIDDEN, f"seat {seat} is a computer player's")])
+            return
         if isinstance(move, Reclaim):
             self.seats.reclaim(table, user)
             return
@@ -561,11 +584,17 @@ class Referee:
     def _handle_request(self, user: str, msg: Incoming) -> None:
         reply = self.topics.reply(user)
         try:
-            req = decode(msg.payload, accept=(CreateTable, CloseTable))
+            req = decode(msg.payload, accept=(CreateTable, CloseTable, Rematch))
         except DecodeError as exc:
             self._send_error(reply, exc.code, exc.detail)
             return
-        assert isinstance(req, (CreateTable, CloseTable))
+        assert isinstance(req, (CreateTable, CloseTable, Rematch))
+        if isinstance(req, Rematch):  # any seated person (referee/playertables.py)
+            self.player_tables.rematch(user, req)
+            return
+        if isinstance(req, CreateTable) and not self.is_director(user):  # a player's: budgeted
+            self.player_tables.create(user, req)
+            return
         if not self.is_director(user):
             self._send_error(reply, ErrorCode.AUTH_FORBIDDEN, f"{user!r} is not a director", ref=req.request_id)
             return
@@ -579,7 +608,13 @@ class Referee:
                              f"from {user!r}: not created; try again later", ref=req.request_id)
             return
         try:
-            table = self.create_table(req.game, req.players, req.config, req.seed, req.table, req.clock)
+            players, computer = list(req.players), dict[int, str]()
+            if req.computer:
+                try:
+                    players, computer = self.player_tables.seats_of(req)
+                except ValueError as exc:
+                    raise CreateRefused(ErrorCode.TABLE_BAD_CONFIG, str(exc)) from None
+            table = self.create_table(req.game, players, req.config, req.seed, req.table, req.clock, computer)
         except CreateRefused as exc:
             self.create_budget.give_back(user, seats)
             self._send_error(reply, exc.code, exc.detail, ref=req.request_id)
@@ -610,10 +645,10 @@ class Referee:
     def _handle_forwarded(self, user: str, payload: bytes) -> None:
         """A request another referee of the fleet passed on: only the table's holder acts."""
         try:
-            req = decode(payload, accept=(CloseTable,))
+            req = decode(payload, accept=(CloseTable, Rematch))
         except DecodeError:
             return
-        assert isinstance(req, CloseTable)
+        assert isinstance(req, (CloseTable, Rematch))
         if req.table in self.tables:
             self._handle_request(user, Incoming(self.topics.request(user), payload, False))
 
@@ -774,6 +809,10 @@ class Referee:
     def handle_forwarded(self, user: str, payload: bytes) -> None:
         self._handle_forwarded(user, payload)
 
+    def send_error(self, topic: str, code: ErrorCode, detail: str, table: str | None = None,
+                   ref: str | None = None) -> None:
+        self._send_error(topic, code, detail, table, ref)
+
     def _send_error(self, topic: str, code: ErrorCode, detail: str, table: str | None = None,
                     ref: str | None = None) -> None:
         METER.errors[str(code)] += 1  # referee/metrics.py
@@ -786,7 +825,7 @@ class Referee:
         of passes); the tick runs after the batch's commit, so the count is durable too."""
         assert self._link is not None
         playing = sum(1 for t in self.tables.values() if t.status == "playing")
-        payload = encode(RefereeStatus(status=status, tables=playing))
+        payload = encode(RefereeStatus(status=status, tables=playing, games=self.player_tables.games_wire()))
         if wait:
             self._link.publish_wait(self.topics.referee_status(), payload, retain=True)
         else:

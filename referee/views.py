@@ -92,6 +92,8 @@ def meta_message(table: "Table") -> Meta:
         clock=table.timing.to_wire() if getattr(table, "timing", None) is not None else None,
         title=table.game.title,
         away=away_wire(table),
+        rematch=list(getattr(table, "rematch", ())),  # "play again" (referee/playertables.py)
+        next=getattr(table, "next", None),
     )
 
 

@@ -18,7 +18,7 @@ from summon.clients.embedded_broker import free_port
 from summon.protocol.mqtt import BrokerUrl
 from summon.referee.brokerconf import password_line, write_broker_dir
 
-USERS = ("referee", "director", "north", "east", "south", "west", "mallory",
+USERS = ("referee", "director", "north", "east", "south", "west", "mallory", "computer-2",  # computer-2: tests/test_player_tables.py (a name like a computer seat's)
          *(f"p{i}" for i in range(1, 13)))  # p5..p12: the 6- and 12-player Summicard tables
 SPECTATORS = ("spec1", "spec2")  # accounts of the read-only spectators' listener only
 

@@ -12,7 +12,7 @@ from summon.protocol.messages import (
     MESSAGE_TYPES, CloseTable, Closed, Created, CreateTable, Error, Events, Meta, Move, PublicState, RefereeStatus, SeatState, decode, encode,
 )
 from summon.protocol.messages import Tournament
-from summon.protocol.messages import Presence, Reclaim
+from summon.protocol.messages import Presence, Reclaim, Rematch
 from summon.protocol.messages import Chat, ChatLine, ChatLog
 from summon.protocol.mqtt import BrokerUrl
 from summon.protocol.topics import Topics, valid_name
@@ -38,6 +38,7 @@ SAMPLES = [
     Tournament(tournament="cup", name="Cup", game="dragon", format="swiss", status="running", round=1, rounds=3,
                standings=[{"rank": 1, "entrant": "NS", "points": 1.0}], pairings=[{"key": "r1-g1", "sides": ["NS", "EW"]}]),
     Reclaim(),
+    Rematch(request_id="r1", table="dragon-1a2b"),
     Presence(status="offline"),
     Chat(text="good luck"),
     ChatLine(table="t", n=1, user="north", seat=0, seq=0, text="Good luck!", at=1767225601000, preset="gl"),

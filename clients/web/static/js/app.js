@@ -16,6 +16,7 @@ import { ReplayViewer } from "./replay.js";
 import { rulesPage } from "./howto.js";
 import { updateTurns } from "./turns.js";
 import { tickAway } from "./away.js";
+import { renderNewTable } from "./newtable.js";
 
 const DEFAULTS = { broker: "", edge: "", prefix: "summon/v1", user: "", login: "password" };
 const root = document.getElementById("app");
@@ -128,6 +129,7 @@ function route() {
     if (table && link) link.watch(table);
   }
   if (hash.startsWith("#/rules/")) return "rules";
+  if (hash === "#/new") return "new";
   return hash.startsWith("#/replay") ? "replay" : table ? "table" : "lobby";
 }
 
@@ -141,10 +143,14 @@ function render() {
     if (screen === "replay") return [nav, ...replay.render()];
     if (screen === "rules") return [nav, ...rulesPage(decodeURIComponent(location.hash.slice("#/rules/".length)))];
     if (screen === "lobby") return [nav, ...renderLobby(store, link, loginForm(), render)];
+    if (screen === "new") return [nav, ...renderNewTable(store, link, render), link && link.user ? null : loginForm()];
     const t = store.table(watched);
     if ((t.seat || t.pub) && marks.firstState === null) marks.firstState = performance.now();
+    // "Play again" accepted by everyone: the finished table names the next one, and every page watching moves there
+    if (t.meta && t.meta.next && t.meta.status === "finished") setTimeout(() => { if (location.hash === `#/table/${encodeURIComponent(watched)}`) location.hash = `#/table/${encodeURIComponent(t.meta.next)}`; }, 0);
+    const onRematch = link && link.user ? (id) => { link.request("rematch", { table: id }); } : null;
     const chat = { user: link && link.user ? link.user : null, send: (body) => link.chat(t.id, body) };
-    const body = renderTable(t, { onMove: link && link.user ? onMove : null, onReclaim: (id) => link.reclaim(id), ui, now: () => performance.now(), refresh: render, chat });
+    const body = renderTable(t, { onMove: link && link.user ? onMove : null, onReclaim: (id) => link.reclaim(id), onRematch, ui, now: () => performance.now(), refresh: render, chat });
     const sent = ui.sent && ui.sent.table === watched && t.seat && t.seat.seq === ui.sent.seq
       ? h("p", { class: "sent", role: "status" }, `Sent “${ui.sent.move}”; waiting for the referee…`) : null;
     const conn = store.connection.state !== "online"

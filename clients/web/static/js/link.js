@@ -18,6 +18,7 @@ export class Store {
     this.tables = new Map();      // id -> {meta, pub, seat, events: [], error, seen}
     this.tours = new Map();       // topic -> tournament message
     this.referee = null;          // referee_status
+    this.replies = new Map();     // request_id -> the referee's `created` or `error` (js/newtable.js)
     this.ignored = [];            // the last messages valid.js refused: {topic, type, field}
     this.connection = { state: "idle", detail: "" };
     this.listeners = new Set();
@@ -41,6 +42,8 @@ function topics(prefix) {
     move: (table, user) => `${prefix}/t/${table}/move/${user}`,
     chat: (table, user) => `${prefix}/t/${table}/chat/${user}`,
     presence: (user) => `${prefix}/presence/${user}`,
+    request: (user) => `${prefix}/ctl/${user}/request`,
+    reply: (user) => `${prefix}/ctl/${user}/reply`,
   };
 }
 
@@ -74,7 +77,7 @@ export class Link {
       this.connectedAt = performance.now();
       this.setConnection("online", `connected to ${url}${username ? ` as ${username}` : " (spectator)"}`);
       const subs = [this.t.status, this.t.metas, this.t.tours, ...[...this.watching].map(this.t.publicAll)];
-      if (username) subs.push(this.t.seatAll(username));
+      if (username) subs.push(this.t.seatAll(username), this.t.reply(username));
       client.subscribe(subs, { qos: 1 });
       if (presence) client.publish(presence, encode(msg("presence", { status: "online" })), { qos: 1, retain: true });
     });
@@ -128,6 +131,14 @@ export class Link {
     this.client.publish(this.t.move(table, this.user), encode(msg("reclaim", {})), { qos: 1, retain: false });
   }
 
+  // A request on our own request topic (`create`, `rematch`); the answer lands in store.replies.
+  request(type, fields) {
+    if (!this.user) throw new Error("log in to do this");
+    const request_id = Math.random().toString(16).slice(2, 14);
+    this.client.publish(this.t.request(this.user), encode(msg(type, { request_id, ...fields })), { qos: 1, retain: false });
+    return request_id;
+  }
+
   close() {
     if (!this.client) return;
     const presence = this.user ? this.t.presence(this.user) : null;
@@ -154,6 +165,8 @@ export class Link {
   // Act only on messages on the topic their type belongs to, and on seat topics only on our
   // own: a broker without per-user ACLs (the demo's amqtt replays every retained message to
   // everyone on reconnect) would otherwise show another seat's hand as ours.
+  replyTopic(p) { return p.length === 3 && p[0] === "ctl" && p[1] === this.user && p[2] === "reply"; }
+
   mine(topic, m) {
     const head = `${this.opts.prefix}/`;
     if (!topic.startsWith(head)) return false;
@@ -166,7 +179,8 @@ export class Link {
       case "chat_line": return atTable && p[2] === "public" && p[3] === "chat" && p.length === 4;
       case "chat_log": return atTable && p[2] === "public" && p[3] === "chat_log" && p.length === 4;
       case "seat_state": return atTable && p[2] === "seat" && p[3] === this.user && p[4] === "state";
-      case "error": return p[0] === "t" && p[2] === "seat" && p[3] === this.user && p[4] === "error";
+      case "error": return (p[0] === "t" && p[2] === "seat" && p[3] === this.user && p[4] === "error") || this.replyTopic(p);
+      case "created": return this.replyTopic(p);
       default: return false;
     }
   }
@@ -186,7 +200,10 @@ export function applyMessage(store, topic, m) {
       return false;
     }
     try {
-      if (m.type === "referee_status") store.referee = m;
+      if (m.type === "created" || (m.type === "error" && parts[parts.length - 1] === "reply")) {
+        if (!store.replies) return false;
+        store.replies.set(m.type === "created" ? m.request_id : m.ref, m);
+      } else if (m.type === "referee_status") store.referee = m;
       else if (m.type === "tournament") store.tours.set(topic, m);
       else if (m.type === "meta") store.table(m.table).meta = m;
       else if (m.type === "public_state") {

@@ -35,12 +35,13 @@ export function renderLobby(store, link, loginForm, refresh = () => {}) {
     loginForm,
     rulesLinks(),
   ];
+  if (me) out.push(h("p", {}, h("a", { href: "#/new", class: "button new-table-link", dataset: { key: "link:new" } }, "New table")));
   if (me) {
     const turns = yourTurnList(store, me, tableRow);
     out.push(section("Your turn", turns || h("p", { class: "muted" }, "No table is waiting for you."), notifyControl(refresh)));
   }
   if (me) out.push(section("Your tables", mine.length ? h("ul", { class: "tables mine" }, mine.map((t) => tableRow(t, me)))
-    : h("p", { class: "muted" }, `No table in play has ${me} seated. A director seats you (summon create --players ...).`)));
+    : h("p", { class: "muted" }, "You are not at a table yet: start one with “New table”, or ask a friend to invite you.")));
   out.push(section("Live tables", live.length ? h("ul", { class: "tables live" }, live.map((t) => tableRow(t, me)))
     : h("p", { class: "muted" }, "No other table in play.")));
   out.push(section("Finished", done.length ? h("ul", { class: "tables done" }, done.slice(-50).reverse().map((t) => tableRow(t, me)))

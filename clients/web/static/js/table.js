@@ -65,6 +65,7 @@ export function renderTable(t, opts) {
   }
   if (t.error && !opts.replay) out.push(h("div", { class: "error", role: "alert" }, errorWords(t.error)));
   if (meta && meta.result && !playing) out.push(resultPanel(meta));
+  if (meta && meta.status === "finished" && mySeat !== null && opts.onRematch && !opts.replay) out.push(playAgain(t.id, meta, mySeat, opts));
   out.push(h("div", { class: `game game-${state.game}` }, readable(() => game.render(ctx), () => generic.render(ctx), t.id)));
   out.push(howtoFold(state.game, opts.ui));
   if (opts.chat || opts.replay) {
@@ -100,6 +101,18 @@ export function resultLine(meta) {
 
 function resultPanel(meta) {
   return section("Result", h("p", { class: "final-result", dataset: { scores: JSON.stringify(meta.result.scores) } }, resultLine(meta)));
+}
+
+// "Play again": one click each; computer seats accept by themselves (referee/playertables.py).
+function playAgain(id, meta, mySeat, opts) {
+  const asked = meta.rematch || [];
+  const computer = (s) => (meta.bots || []).includes(meta.players[s]) && (meta.house || []).includes(s);
+  const waiting = meta.players.map((_, s) => s).filter((s) => !computer(s) && !asked.includes(s)).map((s) => seatLabel(meta, s));
+  if (meta.next) return h("p", { class: "notice", role: "status" }, "The next game is starting…");
+  return h("div", { class: "play-again" }, asked.includes(mySeat)
+    ? h("p", { role: "status" }, `Waiting for ${waiting.join(", ")} to play again…`)
+    : h("button", { type: "button", class: "move", dataset: { key: "rematch" }, on: { click: () => opts.onRematch(id) } }, "Play again"),
+    asked.length && !asked.includes(mySeat) ? h("p", { class: "muted" }, `${asked.filter((s) => !computer(s)).map((s) => seatLabel(meta, s)).join(", ")} would like to play again.`) : null);
 }
 
 // What a curious person (or an operator) may want, kept out of the main view.

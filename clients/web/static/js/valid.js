@@ -39,10 +39,12 @@ const chatLine = { table: opt(str), n: int, user: str, seat: opt(int), seq: opt(
                    preset: opt(str) };
 
 const SHAPES = {
-  referee_status: { status: str, tables: opt(num) },
+  referee_status: { status: str, tables: opt(num),
+                    games: opt(list(shape({ name: str, title: str, min_seats: int, max_seats: int, options: list(map), levels: opt(list(map)) }))) },
+  created: { request_id: str, table: str },
   meta: { table: str, game: str, players: list(str), status: str, config: opt(map),
           result: opt(shape({ scores: list(num), winners: opt(list(int)), reason: opt(str) })),
-          bots: opt(list(str)), house: opt(list(int)), clock: opt(map),
+          bots: opt(list(str)), house: opt(list(int)), clock: opt(map), rematch: opt(list(int)), next: opt(str),
           away: opt(list(shape({ seat: int, since: num }))) },
   public_state: state,
   seat_state: { ...state, seat: int, legal: opt(list(str)), house: opt(bool), last: opt(map) },

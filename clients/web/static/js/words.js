@@ -16,6 +16,8 @@ const ERRORS = {
   "chat/empty": "Type something first.",
   "chat/bad-text": "That message holds a character that cannot be sent (a line break or a control character).",
   "chat/unknown-preset": "The referee does not know that phrase.",
+  "table/budget": "You have started enough tables for now.",
+  "table/bad-config": "The referee cannot start that table.",
 };
 
 // A chat refusal in words: "rate/limited" means something else for chat than for moves.
@@ -34,6 +36,8 @@ export const SEAT_NAMES_4 = ["North", "East", "South", "West"];
 
 export function seatLabel(meta, seat) {
   const name = meta && meta.players ? meta.players[seat] : null;
+  // a computer seat (referee/playertables.py names it computer-<n>): say so in words
+  if (name && /^computer-\d+$/.test(name) && (meta.bots || []).includes(name)) return `Computer ${name.slice(9)}`;
   return name ? `${name}` : `seat ${seat}`;
 }
 

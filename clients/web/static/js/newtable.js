@@ -1,0 +1,126 @@
+// The New table form (#/new), built from what the referee publishes: each game's manifest
+// and computer levels in `referee_status.games` (protocol/README.md, "Players' tables").
+//
+// Why from the referee and not written here: a game added to the referee (its manifest)
+// gets its form with its options, the rulebook defaults and its computer levels without a
+// line of this page changing.  The form sends one `create` on our request topic; on
+// `created` the page opens the table, on an error it says why in the referee's words.
+
+import { h, section } from "./ui.js";
+import { errorWords } from "./words.js";
+
+// Clock presets (referee/clock.py, seconds; referee/presets.py says why 45 s).  Every
+// preset lets the house bot stand in for someone gone 45 s (a closed tab never stalls the
+// table) and hands the seat back on return.  Casual adds a minute a move; turn-based days
+// a move, the house bot playing a timed-out turn.
+const DAY = 86400;
+const AWAY_GRACE = 45;
+export function clockOf(preset, days) {
+  if (preset === "casual") return { move: 60, on_timeout: "house", max_timeouts: 2, grace: AWAY_GRACE };
+  if (preset === "turn") return { move: Math.max(1, Math.min(7, days)) * DAY, on_timeout: "house", max_timeouts: 2 };
+  return { grace: AWAY_GRACE };
+}
+
+const draft = { game: null, options: {}, seats: null, who: [], accounts: [], clock: "none", days: 1, pending: null, error: null };
+
+function gameOf(store) {
+  const games = (store.referee && store.referee.games) || [];
+  const game = games.find((g) => g.name === draft.game) || games.find((g) => g.name === "dragon") || games[0] || null;
+  if (game && draft.game !== game.name) reset(game);
+  return { games, game };
+}
+
+function reset(game) {
+  draft.game = game.name;
+  draft.options = {};
+  draft.seats = game.min_seats;
+  const normal = (game.levels || []).find((l) => l.level === "normal" && l.available) ? "normal" : "easy";
+  draft.who = Array.from({ length: game.max_seats }, (_, i) => (i === 0 ? "me" : `computer:${normal}`));
+  draft.accounts = Array.from({ length: game.max_seats }, () => "");
+}
+
+function optionField(o, refresh) {
+  const value = o.name in draft.options ? draft.options[o.name] : o.default;
+  const set = (v) => { draft.options[o.name] = v; refresh(); };
+  const key = `nt-opt-${o.name}`;
+  let input;
+  if (o.type === "int") {
+    input = h("input", { type: "number", min: o.low, max: o.high, value, dataset: { key }, name: o.name,
+      on: { change: (e) => set(Number(e.target.value)) } });
+  } else if (o.type === "bool") {
+    input = h("input", { type: "checkbox", checked: value ? true : null, dataset: { key }, name: o.name,
+      on: { change: (e) => set(e.target.checked) } });
+  } else if (o.type === "choice") {
+    input = h("select", { dataset: { key }, name: o.name, on: { change: (e) => set(o.choices.find((c) => String(c) === e.target.value)) } },
+      o.choices.map((c) => h("option", { value: String(c), selected: c === value ? true : null }, String(c))));
+  } else return null;   // "any": the game checks it; the rulebook default stands
+  return h("label", { class: "nt-option" }, `${o.doc} `, input, h("span", { class: "muted" }, ` (rulebook: ${String(o.default)})`));
+}
+
+function seatField(game, i, me, refresh) {
+  const levels = game.levels || [];
+  const choice = draft.who[i];
+  const select = h("select", { dataset: { key: `nt-seat-${i}` }, "aria-label": `Player ${i + 1}`,
+    on: { change: (e) => { draft.who[i] = e.target.value; refresh(); } } },
+    h("option", { value: "me", selected: choice === "me" ? true : null }, `Me (${me})`),
+    h("option", { value: "account", selected: choice === "account" ? true : null }, "Someone with an account…"),
+    levels.map((l) => h("option", { value: `computer:${l.level}`, disabled: l.available ? null : true,
+      selected: choice === `computer:${l.level}` ? true : null },
+      `Computer, ${l.level}${l.available ? "" : " (not available yet)"}`)));
+  const account = choice === "account"
+    ? h("input", { placeholder: "their account name", value: draft.accounts[i], dataset: { key: `nt-account-${i}` },
+      pattern: "[A-Za-z0-9_.\\-]{1,64}", on: { input: (e) => { draft.accounts[i] = e.target.value; } } })
+    : null;
+  const team = (game.teams || []).findIndex((t) => t.includes(i));
+  return h("li", {}, `Player ${i + 1}${team >= 0 ? ` (team ${team + 1})` : ""}: `, select, account);
+}
+
+// What the form sends: players by seat ("" for a computer seat) and {seat: level}.
+export function requestOf(game, me) {
+  const players = [], computer = {};
+  for (let i = 0; i < draft.seats; i++) {
+    const who = draft.who[i];
+    if (who === "me") players.push(me);
+    else if (who === "account") players.push(draft.accounts[i].trim());
+    else { players.push(""); computer[String(i)] = who.slice("computer:".length); }
+  }
+  return { game: game.name, players, config: { ...draft.options }, clock: clockOf(draft.clock, draft.days), computer };
+}
+
+export function renderNewTable(store, link, refresh) {
+  const me = link && link.user;
+  if (!me) return [section("New table", h("p", {}, "Log in to start a table."))];
+  const { games, game } = gameOf(store);
+  if (!game) return [section("New table", h("p", { class: "muted", role: "status" }, "Waiting for the referee's list of games…"))];
+  const reply = draft.pending ? store.replies.get(draft.pending) : null;
+  if (reply) draft.pending = null;
+  if (reply && reply.type === "created") setTimeout(() => { location.hash = `#/table/${encodeURIComponent(reply.table)}`; }, 0);
+  if (reply && reply.type === "error") draft.error = reply;
+  const levelsNote = (game.levels || []).filter((l) => !l.available).map((l) => `Computer, ${l.level}: ${l.note}.`);
+  const seatCount = game.min_seats === game.max_seats ? null
+    : h("label", {}, "Players ", h("select", { dataset: { key: "nt-seats" }, on: { change: (e) => { draft.seats = Number(e.target.value); refresh(); } } },
+      Array.from({ length: game.max_seats - game.min_seats + 1 }, (_, k) => game.min_seats + k)
+        .map((n) => h("option", { value: n, selected: n === draft.seats ? true : null }, String(n)))));
+  const form = h("form", { class: "new-table", on: { submit: (e) => {
+    e.preventDefault();
+    draft.error = null;
+    draft.pending = link.request("create", requestOf(game, me));
+    refresh();
+  } } },
+    h("label", {}, "Game ", h("select", { dataset: { key: "nt-game" }, on: { change: (e) => { reset(games.find((g) => g.name === e.target.value)); refresh(); } } },
+      games.map((g) => h("option", { value: g.name, selected: g.name === game.name ? true : null }, g.title)))),
+    h("fieldset", {}, h("legend", {}, "Rules"), game.options.map((o) => optionField(o, refresh))),
+    h("fieldset", {}, h("legend", {}, "Clock"),
+      h("select", { dataset: { key: "nt-clock" }, on: { change: (e) => { draft.clock = e.target.value; refresh(); } } },
+        [["none", "No move clock: take your time"], ["casual", "Casual: a minute a move"], ["turn", "Turn-based: days a move"]]
+          .map(([v, label]) => h("option", { value: v, selected: draft.clock === v ? true : null }, label))),
+      draft.clock === "turn" ? h("label", {}, " Days per move ", h("input", { type: "number", min: 1, max: 7, value: draft.days,
+        dataset: { key: "nt-days" }, on: { change: (e) => { draft.days = Number(e.target.value); } } })) : null),
+    h("fieldset", {}, h("legend", {}, "Players"), seatCount,
+      h("ol", { class: "nt-seats" }, Array.from({ length: draft.seats }, (_, i) => seatField(game, i, me, refresh))),
+      levelsNote.length ? h("p", { class: "muted" }, levelsNote.join(" ")) : null),
+    h("button", { type: "submit", class: "move", dataset: { key: "nt-start" }, disabled: draft.pending ? true : null },
+      draft.pending ? "Starting…" : "Start the game"));
+  const problem = draft.error ? h("div", { class: "error", role: "alert" }, errorWords(draft.error)) : null;
+  return [section("New table", problem, form)];
+}

@@ -1,0 +1,271 @@
+"""Tables players make themselves: computer seats, budgets, and "play again" (issue 23).
+
+Why a module of its own: until now only a director could create a table (``create`` from
+an account the referee counts as a director), and a seat without a person needed a bot
+account and a ``summon bot`` process.  A family at the web page has neither.  So:
+
+* **Any account that is not a director and not a bot may create a table** from its request
+  topic (the broker's ACL lets each account write only ``ctl/<itself>/request``), within a
+  **budget** (``PlayerBudget``): at most ``open_max`` tables it created still in play (3),
+  and ``per_hour`` creations in any hour (10), rematches included.  Past either, the
+  answer is ``table/budget`` in words.  A player's ``create`` must seat the player, and may
+  not choose the seed (it would reveal every hand) or the table id.  Directors keep their
+  own path and budget (``tablecap.CreateBudget``), unchanged.
+* **Computer seats** (``create.computer``: ``{"<seat>": "easy" | "normal"}``) are played by
+  the referee's own house bots, from the first move: the seat is held by the house with the
+  reason ``computer:<bot>`` (stored as a seat event at seq 0, so a restored table keeps it),
+  its name is ``computer-<seat + 1>``, and no account may move or reclaim for it.
+* **Levels** come from the game's manifest (``levels``): *easy* the random bot, *normal*
+  the manifest's default bot, *strong* its strongest bot -- offered as unavailable: house
+  bots run on the referee's one loop thread, and a search bot costs 25-60 ms a decision,
+  which would stall every other table for that long.  Strong opens once house bots run off
+  the loop.
+* **Rematch** (``Rematch``): each person seated at a finished table sends one; computer
+  seats accept by themselves.  When every person has, the referee creates the same game for
+  the same people, the seats turned by one so that the deal moves on (a Dragon table's first
+  dealer is always seat 0; the engine has no dealer option), and names the new table in the
+  finished table's ``meta.next``: every page watching moves there.  Who accepted so far is
+  ``meta.rematch``.
+
+What is kept in memory only (lost when the referee restarts; said in SECURITY.md), and per
+referee in a fleet (each counts the tables it holds and the creations it made): who
+created a table (an open table stops counting against its creator's budget after a restart),
+the hour's creations, and rematch acceptances.
+"""
+
+from __future__ import annotations
+
+import collections
+import logging
+import time
+from typing import TYPE_CHECKING, Any, Callable, Mapping
+
+from summon.protocol.errors import ErrorCode
+from summon.protocol.messages import CreateTable, Created, Rematch, encode
+from summon.referee import views
+from summon.referee.games import GAME_TYPES
+from summon.referee.gametype import GameType
+from summon.referee.table import Publish
+from summon.referee.presets import PLAYER_DEFAULT, preset
+
+if TYPE_CHECKING:
+    from summon.referee.service import Referee
+    from summon.referee.table import Table
+
+__all__ = ["PlayerBudget", "PlayerTables", "levels", "COMPUTER", "computer_bot"]
+
+log = logging.getLogger("summon.referee.playertables")
+
+COMPUTER = "computer:"
+"""Prefix of a house seat's reason when the seat is a computer player, not an absent person."""
+
+OFF_LOOP_NOTE = ("not yet: the strong bot searches (25-60 ms a decision), and house bots run on the "
+                 "referee's one loop, where that would stall every other table")
+
+
+def computer_bot(reason: str | None) -> str | None:
+    """The bot of a computer seat's house reason (``computer:<bot>``), else None."""
+    return reason[len(COMPUTER):] if reason and reason.startswith(COMPUTER) else None
+
+
+def levels(game: GameType, hosted: Any) -> list[dict[str, Any]]:
+    """The computer levels of ``game``: easy (random), normal (its default bot), strong (its
+    strongest, unavailable on the loop).  ``hosted``: the bot names the referee can make."""
+    bots = list(game.bots)
+    normal = game.default_bot
+    out = [{"level": "easy", "bot": "random", "available": True, "note": "plays any legal move"}]
+    out.append({"level": "normal", "bot": normal, "available": normal in hosted,
+                "note": "plays sensibly" if normal in hosted else "this referee hosts no such bot"})
+    strong = bots[-1] if bots and bots[-1] != normal else None
+    if strong is not None:
+        out.append({"level": "strong", "bot": strong, "available": False, "note": OFF_LOOP_NOTE})
+    return out
+
+
+class PlayerBudget:
+    """Open tables and creations per hour, per player (the loop thread only)."""
+
+    def __init__(self, open_max: int = 3, per_hour: int = 10, clock: Callable[[], float] = time.monotonic) -> None:
+        self.open_max = open_max
+        self.per_hour = per_hour
+        self.clock = clock
+        self._made: dict[str, collections.deque[float]] = {}
+
+    def refusal(self, user: str, open_now: int) -> str:
+        """Why ``user`` may not create one more table now ("" if it may)."""
+        if self.open_max and open_now >= self.open_max:
+            return (f"you already have {open_now} tables in play (at most {self.open_max}): finish or leave one "
+                    f"before starting another")
+        made = self._recent(user)
+        if self.per_hour and len(made) >= self.per_hour:
+            wait = max(1, int((made[0] + 3600 - self.clock()) / 60) + 1)
+            return (f"you started {len(made)} tables in the last hour (at most {self.per_hour}): "
+                    f"try again in about {wait} minute(s)")
+        return ""
+
+    def _recent(self, user: str) -> collections.deque[float]:
+        made = self._made.setdefault(user, collections.deque())
+        cutoff = self.clock() - 3600
+        while made and made[0] <= cutoff:
+            made.popleft()
+        return made
+
+    def take(self, user: str) -> None:
+        self._recent(user).append(self.clock())
+
+    def give_back(self, user: str) -> None:
+        made = self._recent(user)
+        if made:
+            made.pop()
+
+
+class PlayerTables:
+    """Players' ``create`` and ``rematch`` requests for one referee (loop thread only)."""
+
+    def __init__(self, referee: "Referee", budget: PlayerBudget | None = None) -> None:
+        self.ref = referee
+        self.budget = budget or PlayerBudget(referee.config.player_open_tables, referee.config.player_tables_per_hour)
+        self._games: list[dict[str, Any]] | None = None
+        self._asks: dict[str, dict[int, tuple[str, str]]] = {}  # table -> seat -> (user, request_id)
+
+    # --- what the page builds its form from ----------------------------------------------------
+    def games_wire(self) -> list[dict[str, Any]]:
+        """Each hosted game's manifest and computer levels (``referee_status.games``)."""
+        if self._games is None:
+            hosted = set(self.ref.house_bots.names())
+            self._games = [{**t.to_wire(), "levels": levels(t, hosted)} for t in GAME_TYPES.values()]
+        return self._games
+
+    def bot_of_level(self, game: str, level: Any) -> str:
+        """The bot a computer seat of ``level`` gets, or raise ``ValueError`` in words."""
+        t = GAME_TYPES.get(game)
+        if t is None:
+            raise ValueError(f"no game {game!r}")
+        for lv in levels(t, set(self.ref.house_bots.names())):
+            if lv["level"] == level:
+                if not lv["available"]:
+                    raise ValueError(f"computer level {level!r} is unavailable: {lv['note']}")
+                return str(lv["bot"])
+        raise ValueError(f"no computer level {level!r} for {t.title}; "
+                         f"known: {', '.join(lv['level'] for lv in levels(t, ()))}")
+
+    def seats_of(self, req: CreateTable) -> tuple[list[str], dict[int, str]]:
+        """The players by seat (computer seats named ``computer-<n>``) and seat -> bot."""
+        players = list(req.players)
+        computer: dict[int, str] = {}
+        for key, level in (req.computer or {}).items():
+            if not key.isdigit() or not 0 <= int(key) < len(players):
+                raise ValueError(f"computer seat {key!r} is not a seat of this table (0..{len(players) - 1})")
+            seat = int(key)
+            if players[seat]:
+                raise ValueError(f"seat {seat} is both {players[seat]!r} and a computer player: leave its name empty")
+            computer[seat] = self.bot_of_level(req.game, level)
+            players[seat] = f"computer-{seat + 1}"
+        empty = [s for s, p in enumerate(players) if not p]
+        if empty:
+            raise ValueError(f"seat(s) {', '.join(map(str, empty))} have nobody: name a player or a computer level")
+        return players, computer
+
+    def open_tables(self, user: str) -> int:
+        return sum(1 for t in self.ref.tables.values() if getattr(t, "creator", None) == user and t.status == "playing")
+
+    # --- create ----------------------------------------------------------------------------------
+    def create(self, user: str, req: CreateTable) -> None:
+        """A player's ``create``: checked, budgeted, then made like a director's."""
+        reply = self.ref.topics.reply(user)
+        refuse = self._refuser(reply, req.request_id)
+        if self.ref.roles.has_role(user, "bot"):
+            return refuse(ErrorCode.AUTH_FORBIDDEN, f"{user!r} is a bot account: bots play at tables, they do not "
+                          "create them")
+        if req.seed is not None or req.table is not None:
+            return refuse(ErrorCode.AUTH_FORBIDDEN, "only a director may choose a table's id or seed (a known seed "
+                          "reveals every hand)")
+        try:
+            players, computer = self.seats_of(req)
+        except ValueError as exc:
+            return refuse(ErrorCode.TABLE_BAD_CONFIG, str(exc))
+        if user not in players:
+            return refuse(ErrorCode.AUTH_FORBIDDEN, f"a table you create must seat you: put {user!r} at a seat")
+        # a player's table with no clock still gets the default for absent players (presets.py)
+        clock = req.clock if req.clock else preset(PLAYER_DEFAULT)
+        self._make(user, reply, [req.request_id], req.game, players, req.config, clock, computer)
+
+    def _refuser(self, reply: str, ref: str) -> Callable[[ErrorCode, str], None]:
+        def refuse(code: ErrorCode, detail: str) -> None:
+            self.ref.send_error(reply, code, detail, ref=ref)
+        return refuse
+
+    def _make(self, user: str, reply: str, refs: list[str], game: str, players: list[str], config: Mapping[str, Any],
+              clock: Mapping[str, Any] | None, computer: Mapping[int, str],
+              also: tuple[tuple[str, str], ...] = ()) -> "Table | None":
+        why = self.budget.refusal(user, self.open_tables(user))
+        if why:
+            self.ref.send_error(reply, ErrorCode.TABLE_BUDGET, why, ref=refs[0])
+            return None
+        self.budget.take(user)
+        from summon.referee.service import CreateRefused  # the service imports this module
+        try:
+            table = self.ref.create_table(game, players, config, clock=clock, computer=computer, creator=user)
+        except CreateRefused as exc:
+            self.budget.give_back(user)
+            self.ref.send_error(reply, exc.code, exc.detail, ref=refs[0])
+            return None
+        out = [Publish(reply, encode(Created(request_id=refs[0], table=table.id)))]
+        out += [Publish(self.ref.topics.reply(u), encode(Created(request_id=r, table=table.id))) for u, r in also]
+        self.ref.send(out)
+        return table
+
+    # --- rematch ---------------------------------------------------------------------------------
+    def rematch(self, user: str, req: Rematch) -> None:
+        reply = self.ref.topics.reply(user)
+        refuse = self._refuser(reply, req.request_id)
+        table = self.ref.tables.get(req.table)
+        fleet = self.ref.fleet
+        if table is None and fleet is not None and fleet.is_foreign(req.table):
+            fleet.forward(user, encode(req))  # its holder answers (as for a director's close)
+            return
+        if table is None:
+            return refuse(ErrorCode.TABLE_UNKNOWN, f"no table {req.table!r} on this referee (or it ended too long ago)")
+        seat = table.seat_of(user)
+        if seat is None or computer_bot(table.house.get(seat)):
+            return refuse(ErrorCode.SEAT_UNKNOWN, f"only the players of table {table.id} may ask to play it again")
+        if table.status == "playing":
+            return refuse(ErrorCode.TABLE_BAD_CONFIG, "this game is not over yet: play again once it has ended")
+        if table.status == "closed":
+            return refuse(ErrorCode.TABLE_FINISHED, "this table was closed: start a new one instead")
+        nxt = getattr(table, "next", None)
+        if nxt:  # already made: tell this one too (idempotent)
+            self.ref.send([Publish(reply, encode(Created(request_id=req.request_id, table=nxt)))])
+            return
+        asks = self._asks.setdefault(table.id, {})
+        asks[seat] = (user, req.request_id)
+        people = [s for s in range(len(table.players)) if not computer_bot(table.house.get(s))]
+        table.rematch = sorted(asks)  # type: ignore[attr-defined]
+        if any(s not in asks for s in people):
+            self.ref.send([Publish(table.topics.meta(table.id), encode(views.meta_message(table)), retain=True)])
+            return
+        # every person accepted: same people, the seats turned by one so the deal moves on
+        n = len(table.players)
+        order = [(s + 1) % n for s in range(n)]  # new seat i holds old seat order[i]
+        players, computer = [], {}
+        for new, old in enumerate(order):
+            bot = computer_bot(table.house.get(old))
+            if bot is not None:
+                computer[new] = bot
+                players.append(f"computer-{new + 1}")
+            else:
+                players.append(table.players[old])
+        others = tuple(v for s, v in sorted(asks.items()) if s != seat)
+        made = self._make(user, reply, [req.request_id], table.game.name, players, table.config,
+                          table.timing.to_wire() if table.timing is not None else None, computer, also=others)
+        if made is None:
+            del asks[seat]  # refused (budget): this acceptance may be sent again
+            table.rematch = sorted(asks)  # type: ignore[attr-defined]
+            return
+        del self._asks[table.id]
+        table.next = made.id  # type: ignore[attr-defined]
+        log.info("table %s: played again as %s", table.id, made.id)
+        self.ref.send([Publish(table.topics.meta(table.id), encode(views.meta_message(table)), retain=True)])
+
+    def forget(self, table_id: str) -> None:
+        self._asks.pop(table_id, None)
