@@ -3,11 +3,13 @@
 Issue 23 wants guests made at run time.  docs/identity.md measured the dynamic security
 plugin of Mosquitto 2.0.11 (it rewrites its whole JSON file after every command, on the
 broker's one thread).  This measures the other way, the one `summon accounts` already
-uses: write the players' ``passwd`` and ``acl`` (one ``user`` block per account, as
-``Accounts._save`` writes them), replace both atomically, SIGHUP the broker.
+uses: write the players' ``passwd`` and ``acl`` (as ``Accounts._save`` does), replace
+both atomically, SIGHUP the broker.
 
-For each size N (default 1,000, 10,000, 50,000 existing accounts) a private Mosquitto on a
-free loopback port (the project's mosquitto.conf, ``brokerconf.mosquitto_conf``) and:
+Two ACLs: "blocks" (today's, one ``user`` block per account, ``--block-sizes``) and "flat"
+(the same patterns, the public feed by one ``pattern read`` line, no block per account,
+``--sizes``).  For each size N (default: flat at 1,000, 10,000, 50,000 existing accounts,
+blocks at 1,000) a private Mosquitto on a free loopback port (the project's mosquitto.conf, ``brokerconf.mosquitto_conf``) and:
 
 * broker RSS at N (slope: MiB per 10,000 accounts) and start time;
 * accounts/s, one account per SIGHUP: write both files, SIGHUP, until the new account's
@@ -20,7 +22,7 @@ free loopback port (the project's mosquitto.conf, ``brokerconf.mosquitto_conf``)
 ``--dynsec-sizes`` runs benchmarks/dynsec_accounts.py's measurement at those sizes in the
 same run (default 1000: larger sizes take minutes there).
 
-    PYTHONPATH=$PWD python3 benchmarks/guest_accounts.py [--sizes 1000,10000,50000] [--count 20]
+    PYTHONPATH=$PWD python3 benchmarks/guest_accounts.py [--sizes 1000,10000,50000] [--block-sizes 1000,10000]
 
 Bounded: about 30-60 s on a loaded 2-core machine.
 """
@@ -105,7 +107,7 @@ class PasswdBroker:
         _write(self.d / "acl", acl_text(PREFIX, accounts=self.users) if self.blocks else FLAT_ACL, 0o640)
         return time.perf_counter() - t0
 
-    def add(self, names: list[str], remove: list[str] = ()) -> tuple[float, float]:
+    def add(self, names: list[str], remove: tuple[str, ...] = ()) -> tuple[float, float]:
         """Add ``names`` (and drop ``remove``) in one SIGHUP; (file write s, until the last can connect s)."""
         t0 = time.perf_counter()
         for u in remove:
@@ -156,7 +158,7 @@ def run_passwd(n: int, count: int, batch: int, batches: int, blocks: bool) -> di
             out["single_ms_p50"] = statistics.median(singles) * 1000
             t0 = time.perf_counter()
             for k in range(batches):
-                b.add([f"b{k}_{i}" for i in range(batch)], remove=["u0"] if k == 0 else [])
+                b.add([f"b{k}_{i}" for i in range(batch)], remove=("u0",) if k == 0 else ())
             out["batched_per_s"] = batch * batches / (time.perf_counter() - t0)
             burst_end = time.perf_counter()
             time.sleep(0.2)
@@ -190,7 +192,8 @@ def main() -> None:
     ap.add_argument("--count", type=int, default=20, help="accounts added one per SIGHUP at each size")
     ap.add_argument("--batch", type=int, default=50, help="accounts per SIGHUP when batched")
     ap.add_argument("--batches", type=int, default=3)
-    ap.add_argument("--block-sizes", default="1000,10000", help="sizes with one ACL block per account")
+    ap.add_argument("--block-sizes", default="1000",
+                    help="sizes with one ACL block per account (10000 adds ~60 s: each reload takes seconds)")
     ap.add_argument("--dynsec-sizes", default="1000", help="'' to skip dynsec")
     args = ap.parse_args()
     print("passwd + acl + SIGHUP (Mosquitto %s)" % os.popen("mosquitto -h | head -1").read().split()[-1])
