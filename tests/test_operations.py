@@ -408,6 +408,51 @@ def test_a_backup_taken_mid_game_resumes_after_a_restore(mosquitto, tmp_path):
     store.close()
 
 
+def test_a_postgresql_dump_taken_mid_game_resumes_after_pg_restore(mosquitto, postgres, tmp_path):
+    """docs/operations.md's PostgreSQL commands, as written there: pg_dump while the referee
+    (a fleet of one) plays, play on, stop, pg_restore --clean, start: back at the dumped seq."""
+    from tests.pg import find_pg_bin
+
+    bindir = find_pg_bin()
+    assert bindir is not None and (bindir / "pg_dump").exists() and (bindir / "pg_restore").exists()
+    url = postgres.new_database("bk")
+    dbname = url.rsplit("/", 1)[1]
+    # the documented commands; the password in PGPASSWORD (our cluster trusts its local user)
+    conn = ["--host", "127.0.0.1", "--port", str(postgres.port), "--username", "summon"]
+    env = {**os.environ, "PGPASSWORD": "unused-by-trust"}
+    dump = tmp_path / "summon.dump"
+    table = f"g-{uuid.uuid4().hex[:8]}"
+    ref = RefereeProcess(mosquitto, url, extra=["--create", f"{table}=dragon:" + ",".join(SEATS)])
+    ref.start()
+    ref.wait_up()
+    seats = Seats(mosquitto, table)
+    try:
+        backed_up = seats.play(6)
+        out = subprocess.run([str(bindir / "pg_dump"), "--format=custom", "--file", str(dump), *conn, dbname],
+                             capture_output=True, text=True, env=env, timeout=60)  # while the referee runs
+        assert out.returncode == 0, out.stderr
+        later = seats.play(5)
+        assert ref.terminate() == 0
+        out = subprocess.run([str(bindir / "pg_restore"), "--clean", "--if-exists", "--dbname", dbname, *conn,
+                              str(dump)], capture_output=True, text=True, env=env, timeout=60)
+        assert out.returncode == 0, out.stderr
+        ref.start()
+        ref.wait_up()
+        seats.read(lambda: seats.at(backed_up), timeout=30)
+        mover = SEATS[seats.states[SEATS[0]].to_move[0]]
+        seats.send(mover, later, seats.states[mover].legal[0])
+        seats.read(lambda: any(e.code == "move/stale" for e in seats.errors))
+        assert seats.play(1) == backed_up + 1, "the game goes on from the dumped seq"
+    finally:
+        seats.close()
+        ref.stop()
+    from summon.referee.store_pg import PgStore
+
+    store = PgStore(url, readonly=True)
+    assert store.move_count(table) == backed_up + 1
+    store.close()
+
+
 def test_backup_refusals_are_clear(tmp_path):
     for args, words in [(["store", "backup", str(tmp_path / "x"), "--db", "postgresql://u@h/db"], "pg_dump"),
                         (["store", "backup", str(tmp_path / "x"), "--db", str(tmp_path / "none.db")], "no referee"),
