@@ -36,7 +36,7 @@ from summon.clients.logjson import JsonFormatter
 from summon.protocol.messages import Error, Move, SeatState, decode, encode
 from summon.protocol.mqtt import Link
 from summon.protocol.topics import Topics
-from summon.referee.metrics import MetricsServer
+from summon.referee.metrics import MetricsPort, MetricsServer
 from summon.referee.service import Referee, RefereeConfig
 from summon.referee.brokerconf import password_line
 from tests.mosquitto import password
@@ -235,7 +235,7 @@ def test_prometheus_scrapes_a_referee_during_a_bot_game(mosquitto, tmp_path):
         assert query('up{job="summon-referee"} == 1')
         wait_until(lambda: query("summon_broker_clients_connected > 0"), 30, "the broker's $SYS figures")
         families = scrape(mport)
-        names = exported(families)
+        names = exported(families) | component_names(mosquitto, tmp_path)
         assert sample(families, "summon_broker_sys_updates_total") > 0
         # every metric the dashboard and the alert rules read is in the scrape
         dash = json.loads((MONITORING / "grafana/dashboards/summon.json").read_text())
@@ -256,8 +256,52 @@ def test_prometheus_scrapes_a_referee_during_a_bot_game(mosquitto, tmp_path):
         ref.stop()
 
 
+def component_names(broker, tmp_path) -> set[str]:
+    """What ``summon web`` and the tournament runner export, scraped live from their own ports."""
+    from summon.clients.metrics import TournamentCollector, WebCollector, runner_health
+    from summon.clients.tournament.runner import Runner
+    from summon.clients.web.server import WebConfig, WebServer
+    from tests.test_tournament_broker import spec_for
+
+    web = WebServer(WebConfig(), port=0).start()
+    runner = Runner(spec_for(["NS", "EW"]), broker.url("director"), "director", tmp_path / "t.progress.json")
+    ports = [MetricsPort([WebCollector(web)], 0, health=web.alive).start(),
+             MetricsPort([TournamentCollector(runner)], 0, health=lambda: runner_health(runner)).start()]
+    try:
+        get(web.url)  # a request counted: its labelled series exists
+        names = set().union(*(exported(scrape(p.port)) for p in ports))
+    finally:
+        for p in ports:
+            p.close()
+        web.stop()
+    assert "summon_web_requests_total" in names and "summon_tournament_tables_in_play" in names
+    return names
+
+
+def check_model(obj: dict, known: set[str], required: set[str], what: str) -> None:
+    assert isinstance(obj, dict), what
+    assert not set(obj) - known, f"{what}: not in Grafana's dashboard model: {sorted(set(obj) - known)}"
+    assert not required - set(obj), f"{what}: missing {sorted(required - set(obj))}"
+
+
 def check_dashboard(dash: dict) -> None:
-    """The structure Grafana's dashboard model requires of a provisioned dashboard (schemaVersion 39)."""
+    """The structure Grafana's dashboard model requires of a provisioned dashboard (schemaVersion 39):
+    every key one @grafana/schema names (tests/grafana_model.py), the required ones, and their shapes."""
+    from tests import grafana_model as gm
+
+    check_model(dash, gm.DASHBOARD, gm.DASHBOARD_REQUIRED, "dashboard")
+    for var in dash["templating"]["list"]:
+        check_model(var, gm.VARIABLE, gm.VARIABLE_REQUIRED, f"variable {var.get('name')}")
+    for p in dash["panels"]:
+        check_model(p, gm.PANEL, gm.PANEL_REQUIRED | {"title", "targets", "gridPos", "datasource"}, f"panel {p['title']}")
+        check_model(p["gridPos"], gm.GRID_POS, gm.GRID_POS_REQUIRED, f"{p['title']}: gridPos")
+        assert all(isinstance(p["gridPos"][k], int) for k in gm.GRID_POS_REQUIRED), p["title"]
+        check_model(p["datasource"], gm.DATASOURCE_REF, {"type", "uid"}, f"{p['title']}: datasource")
+        check_model(p.get("fieldConfig", {"defaults": {}, "overrides": []}), gm.FIELD_CONFIG, gm.FIELD_CONFIG,
+                    f"{p['title']}: fieldConfig")
+        for t in p["targets"]:
+            check_model(t, gm.QUERY, gm.QUERY_REQUIRED | {"expr"}, f"{p['title']}: target {t.get('refId')}")
+            assert t.get("datasource", p["datasource"]) == p["datasource"], p["title"]
     assert isinstance(dash["uid"], str) and dash["title"] and isinstance(dash["schemaVersion"], int)
     assert dash["templating"]["list"][0]["type"] == "datasource"
     ids, cells = set(), set()
