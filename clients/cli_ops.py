@@ -2,6 +2,8 @@
 
 - ``metrics_options`` / ``start_metrics``: ``summon referee --metrics-port PORT`` serves
   /metrics, /healthz and /readyz (referee/metrics.py).
+- ``port_options`` / ``serve_metrics``: the same port (``--metrics-port``, ``--metrics-bind``) on
+  ``summon web`` and ``summon tournament run``, with their own collectors (clients/metrics.py).
 - ``log_format_option``: ``--log-format json`` on every long-running command (clients/logjson.py).
 - ``summon health URL``: exits 0 when the URL answers 200, 1 otherwise: compose's healthcheck.
 - ``summon store backup`` / ``restore``: referee/backup.py.
@@ -18,7 +20,7 @@ import click
 
 from summon.clients.cli_common import EXIT_FAILED, EXIT_OK
 
-__all__ = ["health", "log_format_option", "metrics_options", "start_metrics", "store"]
+__all__ = ["health", "log_format_option", "metrics_options", "port_options", "serve_metrics", "start_metrics", "store"]
 
 
 def _set_log_format(ctx: click.Context, param: click.Parameter, value: str | None) -> None:
@@ -36,13 +38,42 @@ def log_format_option(f: Callable[..., Any]) -> Callable[..., Any]:
                              "message, table, user) for a log shipper.")(f)
 
 
-def metrics_options(f: Callable[..., Any]) -> Callable[..., Any]:
-    for opt in reversed([
+def _port_options() -> list[Callable[[Callable[..., Any]], Callable[..., Any]]]:
+    return [
         click.option("--metrics-port", type=click.IntRange(0, 65535), default=None, metavar="PORT",
                      help="Serve Prometheus metrics on http://BIND:PORT/metrics, and /healthz, /readyz "
                           "(0: any free port, printed).  Off by default."),
         click.option("--metrics-bind", default="127.0.0.1", show_default=True,
                      help="Address of the metrics port (0.0.0.0 in a container scraped from outside)."),
+    ]
+
+
+def port_options(f: Callable[..., Any]) -> Callable[..., Any]:
+    """``--metrics-port`` and ``--metrics-bind`` (``summon web``, ``summon tournament run``)."""
+    for opt in reversed(_port_options()):
+        f = opt(f)
+    return f
+
+
+def serve_metrics(command: str, collectors: list[Any], port: int | None, bind: str, health: Any,
+                  ready: Any = None) -> Any:
+    """Start a component's metrics port (referee/metrics.py's MetricsPort); None without --metrics-port."""
+    if port is None:
+        return None
+    from summon.referee.metrics import MetricsPort
+
+    try:
+        server = MetricsPort(collectors, port, bind, health=health, ready=ready).start()
+    except OSError as exc:
+        click.echo(f"{command}: cannot serve metrics on {bind}:{port}: {exc}", err=True)
+        sys.exit(EXIT_FAILED)
+    click.echo(f"{command}: metrics on http://{bind}:{server.port}/metrics (and /healthz, /readyz)")
+    return server
+
+
+def metrics_options(f: Callable[..., Any]) -> Callable[..., Any]:
+    for opt in reversed([
+        *_port_options(),
         click.option("--metrics-broker-sys", "metrics_broker_sys", default=None, metavar="USER",
                      help="Also export the broker's $SYS/broker/# figures (clients, messages, retained, heap), "
                           "read as account USER (not the referee's: the broker binds the client id to the "

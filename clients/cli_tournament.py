@@ -21,7 +21,7 @@ __all__ = ["tournament"]
 
 from summon.clients.cli_common import EXIT_FAILED, EXIT_USAGE, broker_options, link_failed, profile as _profile
 from summon.clients.cli_common import broker_from_flags as _broker
-from summon.clients.cli_ops import log_format_option
+from summon.clients.cli_ops import log_format_option, port_options, serve_metrics
 
 
 def _on_signals(stop):
@@ -68,9 +68,10 @@ def tournament() -> None:
               help="Directory of <account>.pw files (first line: the password) for --run-bots "
                    "[default: the profile's kept passwords].")
 @click.option("--timeout", type=float, default=None, help="Stop (resumably) after this many seconds.")
+@port_options
 def run_cmd(broker_url: str, username: str | None, password: str | None, password_file: str | None, prefix: str,
             mqtt_version: str, file: str, progress_path: str | None, report_dir: str | None, run_bots: bool,
-            bot_passwords: str | None, timeout: float | None) -> None:
+            bot_passwords: str | None, timeout: float | None, metrics_port: int | None, metrics_bind: str) -> None:
     """Run (or resume) the tournament described in FILE, as the director -u."""
     from summon.clients.tournament import TournamentError
     from summon.clients.tournament.bots import BotFleet
@@ -103,6 +104,10 @@ def run_cmd(broker_url: str, username: str | None, password: str | None, passwor
     except TournamentError as exc:
         raise click.ClickException(str(exc)) from None
     _on_signals(runner.request_stop)
+    from summon.clients.metrics import TournamentCollector, runner_health, runner_readiness
+
+    metrics = serve_metrics("summon tournament", [TournamentCollector(runner)], metrics_port, metrics_bind,
+                            lambda: runner_health(runner), lambda: runner_readiness(runner))
     try:
         prog = runner.run(timeout=timeout)
     except LinkError as exc:
@@ -111,6 +116,8 @@ def run_cmd(broker_url: str, username: str | None, password: str | None, passwor
         click.echo(f"summon tournament: {exc}", err=True)
         sys.exit(EXIT_FAILED)
     finally:
+        if metrics is not None:
+            metrics.close()
         if fleet is not None:
             fleet.stop()
     click.echo(render_standings(live_message(spec, prog).standings))

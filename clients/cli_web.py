@@ -8,7 +8,7 @@ import threading
 import click
 
 from summon.clients.cli_common import EXIT_FAILED, on_signals
-from summon.clients.cli_ops import log_format_option
+from summon.clients.cli_ops import log_format_option, port_options, serve_metrics
 from summon.protocol.version import DEFAULT_PREFIX
 
 
@@ -33,8 +33,10 @@ def _ws_url(value: str | None, flag: str) -> str:
 @click.option("--prefix", default=DEFAULT_PREFIX, show_default=True, help="Topic prefix of the deployment.")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to serve the page on.")
 @click.option("--port", default=8080, show_default=True, help="Port to serve the page on (0: any free port).")
+@port_options
 @log_format_option
-def web(broker: str | None, edge: str | None, prefix: str, host: str, port: int) -> None:
+def web(broker: str | None, edge: str | None, prefix: str, host: str, port: int, metrics_port: int | None,
+        metrics_bind: str) -> None:
     """Serve the web client (play, watch, tournaments, replays) on http://HOST:PORT/.
 
     Serves the page's static files and its config.json, nothing else: the page talks to the
@@ -55,6 +57,9 @@ def web(broker: str | None, edge: str | None, prefix: str, host: str, port: int)
     stop = threading.Event()
     on_signals(stop.set)  # signals only set a flag; the server runs on its own thread
     server.start()
+    from summon.clients.metrics import WebCollector
+
+    metrics = serve_metrics("summon web", [WebCollector(server)], metrics_port, metrics_bind, server.alive)
     click.echo(f"Summon web client on {server.url}  (broker: {config.broker or 'none'}"
                f"{f'; spectators: {config.edge}' if config.edge else ''}); Ctrl-C stops")
     if not config.broker:
@@ -65,4 +70,6 @@ def web(broker: str | None, edge: str | None, prefix: str, host: str, port: int)
         while not stop.wait(0.5):
             pass
     finally:
+        if metrics is not None:
+            metrics.close()
         server.stop()

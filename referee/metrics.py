@@ -30,7 +30,7 @@ import logging
 import threading
 import time
 from collections import Counter
-from typing import TYPE_CHECKING, Any, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
 from prometheus_client import CollectorRegistry, GCCollector, PlatformCollector, ProcessCollector
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily
@@ -43,7 +43,7 @@ if TYPE_CHECKING:
     from summon.protocol.mqtt import BrokerUrl
     from summon.referee.service import Referee
 
-__all__ = ["RefereeCollector", "MetricsServer", "SysBridge", "health", "readiness"]
+__all__ = ["MetricsPort", "MetricsServer", "RefereeCollector", "SysBridge", "health", "readiness"]
 
 log = logging.getLogger("summon.referee.metrics")
 
@@ -223,17 +223,28 @@ class SysBridge:
 
 
 # --- the HTTP port ------------------------------------------------------------------------------
-class MetricsServer:
-    """``/metrics``, ``/healthz``, ``/readyz`` on one port, served by a daemon thread."""
+Check = Callable[[], tuple[bool, list[str]]]  # (ok, the reasons when not)
 
-    def __init__(self, ref: "Referee", port: int, bind: str = "127.0.0.1", bridge: SysBridge | None = None) -> None:
-        self.ref = ref
-        self.bridge = bridge
+
+class MetricsPort:
+    """``/metrics``, ``/healthz``, ``/readyz`` on one port, served by a daemon thread, for any component.
+
+    Why one class for the referee, ``summon web`` and the tournament runner (clients/metrics.py):
+    the same three paths, the same 127.0.0.1 default and the same process collectors on every
+    component, so one Prometheus job shape and one ``summon health`` fit them all.  A component
+    gives its own collector and its own checks (each returns ``(ok, reasons)``); without a
+    readiness check, ready means alive.
+    """
+
+    def __init__(self, collectors: "Iterable[Collector]", port: int, bind: str = "127.0.0.1", *,
+                 health: Check, ready: Check | None = None, name: str = "summon-metrics") -> None:
         self.registry = CollectorRegistry()
         ProcessCollector(registry=self.registry)
         PlatformCollector(registry=self.registry)
         GCCollector(registry=self.registry)
-        self.registry.register(RefereeCollector(ref, bridge=bridge))
+        for collector in collectors:
+            self.registry.register(collector)
+        self.health, self.ready = health, ready or health
         server = self
 
         class Handler(http.server.BaseHTTPRequestHandler):
@@ -242,7 +253,7 @@ class MetricsServer:
                 if path == "/metrics":
                     self._answer(200, generate_latest(server.registry), CONTENT_TYPE_LATEST)
                 elif path in ("/healthz", "/readyz"):
-                    ok, why = (health if path == "/healthz" else readiness)(server.ref)
+                    ok, why = (server.health if path == "/healthz" else server.ready)()
                     body = json.dumps({"ok": ok, "why": why}).encode() + b"\n"
                     self._answer(200 if ok else 503, body, "application/json")
                 else:
@@ -261,14 +272,31 @@ class MetricsServer:
         self.httpd = http.server.ThreadingHTTPServer((bind, port), Handler)
         self.httpd.daemon_threads = True
         self.port = self.httpd.server_address[1]
-        self._thread = threading.Thread(target=self.httpd.serve_forever, name="summon-metrics", daemon=True)
+        self._thread = threading.Thread(target=self.httpd.serve_forever, name=name, daemon=True)
 
-    def start(self) -> "MetricsServer":
+    def start(self) -> "MetricsPort":
         self._thread.start()
         return self
 
     def close(self) -> None:
         self.httpd.shutdown()
         self.httpd.server_close()
+
+
+class MetricsServer(MetricsPort):
+    """The referee's port: ``RefereeCollector``, ``health`` and ``readiness`` of one referee."""
+
+    def __init__(self, ref: "Referee", port: int, bind: str = "127.0.0.1", bridge: SysBridge | None = None) -> None:
+        self.ref = ref
+        self.bridge = bridge
+        super().__init__([RefereeCollector(ref, bridge=bridge)], port, bind,
+                         health=lambda: health(self.ref), ready=lambda: readiness(self.ref))
+
+    def start(self) -> "MetricsServer":
+        super().start()
+        return self
+
+    def close(self) -> None:
+        super().close()
         if self.bridge is not None:
             self.bridge.close()

@@ -374,5 +374,8 @@ def test_referee_health_and_the_monitoring_profile(compose):
     assert any("alerts.yml" in v for v in services["prometheus"]["volumes"])
     prom = (ROOT / "deploy/monitoring/prometheus.yml").read_text()
     assert f"referee:{port}" in prom, "Prometheus does not scrape the referee's metrics port"
+    for job in ("summon-web", "summon-tournament"):  # on the host: compose names it for Prometheus
+        assert f"job_name: {job}" in prom, job
+    assert "host.docker.internal:host-gateway" in services["prometheus"]["extra_hosts"]
     for name in set(services) - {"prometheus", "grafana"}:
         assert "profiles" not in services[name], f"{name} would not start by default"

@@ -36,7 +36,7 @@ from summon.clients.logjson import JsonFormatter
 from summon.protocol.messages import Error, Move, SeatState, decode, encode
 from summon.protocol.mqtt import Link
 from summon.protocol.topics import Topics
-from summon.referee.metrics import MetricsServer
+from summon.referee.metrics import MetricsPort, MetricsServer
 from summon.referee.service import Referee, RefereeConfig
 from summon.referee.brokerconf import password_line
 from tests.mosquitto import password
@@ -235,7 +235,7 @@ def test_prometheus_scrapes_a_referee_during_a_bot_game(mosquitto, tmp_path):
         assert query('up{job="summon-referee"} == 1')
         wait_until(lambda: query("summon_broker_clients_connected > 0"), 30, "the broker's $SYS figures")
         families = scrape(mport)
-        names = exported(families)
+        names = exported(families) | component_names(mosquitto, tmp_path)
         assert sample(families, "summon_broker_sys_updates_total") > 0
         # every metric the dashboard and the alert rules read is in the scrape
         dash = json.loads((MONITORING / "grafana/dashboards/summon.json").read_text())
@@ -256,8 +256,52 @@ def test_prometheus_scrapes_a_referee_during_a_bot_game(mosquitto, tmp_path):
         ref.stop()
 
 
+def component_names(broker, tmp_path) -> set[str]:
+    """What ``summon web`` and the tournament runner export, scraped live from their own ports."""
+    from summon.clients.metrics import TournamentCollector, WebCollector, runner_health
+    from summon.clients.tournament.runner import Runner
+    from summon.clients.web.server import WebConfig, WebServer
+    from tests.test_tournament_broker import spec_for
+
+    web = WebServer(WebConfig(), port=0).start()
+    runner = Runner(spec_for(["NS", "EW"]), broker.url("director"), "director", tmp_path / "t.progress.json")
+    ports = [MetricsPort([WebCollector(web)], 0, health=web.alive).start(),
+             MetricsPort([TournamentCollector(runner)], 0, health=lambda: runner_health(runner)).start()]
+    try:
+        get(web.url)  # a request counted: its labelled series exists
+        names = set().union(*(exported(scrape(p.port)) for p in ports))
+    finally:
+        for p in ports:
+            p.close()
+        web.stop()
+    assert "summon_web_requests_total" in names and "summon_tournament_tables_in_play" in names
+    return names
+
+
+def check_model(obj: dict, known: set[str], required: set[str], what: str) -> None:
+    assert isinstance(obj, dict), what
+    assert not set(obj) - known, f"{what}: not in Grafana's dashboard model: {sorted(set(obj) - known)}"
+    assert not required - set(obj), f"{what}: missing {sorted(required - set(obj))}"
+
+
 def check_dashboard(dash: dict) -> None:
-    """The structure Grafana's dashboard model requires of a provisioned dashboard (schemaVersion 39)."""
+    """The structure Grafana's dashboard model requires of a provisioned dashboard (schemaVersion 39):
+    every key one @grafana/schema names (tests/grafana_model.py), the required ones, and their shapes."""
+    from tests import grafana_model as gm
+
+    check_model(dash, gm.DASHBOARD, gm.DASHBOARD_REQUIRED, "dashboard")
+    for var in dash["templating"]["list"]:
+        check_model(var, gm.VARIABLE, gm.VARIABLE_REQUIRED, f"variable {var.get('name')}")
+    for p in dash["panels"]:
+        check_model(p, gm.PANEL, gm.PANEL_REQUIRED | {"title", "targets", "gridPos", "datasource"}, f"panel {p['title']}")
+        check_model(p["gridPos"], gm.GRID_POS, gm.GRID_POS_REQUIRED, f"{p['title']}: gridPos")
+        assert all(isinstance(p["gridPos"][k], int) for k in gm.GRID_POS_REQUIRED), p["title"]
+        check_model(p["datasource"], gm.DATASOURCE_REF, {"type", "uid"}, f"{p['title']}: datasource")
+        check_model(p.get("fieldConfig", {"defaults": {}, "overrides": []}), gm.FIELD_CONFIG, gm.FIELD_CONFIG,
+                    f"{p['title']}: fieldConfig")
+        for t in p["targets"]:
+            check_model(t, gm.QUERY, gm.QUERY_REQUIRED | {"expr"}, f"{p['title']}: target {t.get('refId')}")
+            assert t.get("datasource", p["datasource"]) == p["datasource"], p["title"]
     assert isinstance(dash["uid"], str) and dash["title"] and isinstance(dash["schemaVersion"], int)
     assert dash["templating"]["list"][0]["type"] == "datasource"
     ids, cells = set(), set()
@@ -404,6 +448,51 @@ def test_a_backup_taken_mid_game_resumes_after_a_restore(mosquitto, tmp_path):
     from summon.referee.store import Store
 
     store = Store(str(db), readonly=True)
+    assert store.move_count(table) == backed_up + 1
+    store.close()
+
+
+def test_a_postgresql_dump_taken_mid_game_resumes_after_pg_restore(mosquitto, postgres, tmp_path):
+    """docs/operations.md's PostgreSQL commands, as written there: pg_dump while the referee
+    (a fleet of one) plays, play on, stop, pg_restore --clean, start: back at the dumped seq."""
+    from tests.pg import find_pg_bin
+
+    bindir = find_pg_bin()
+    assert bindir is not None and (bindir / "pg_dump").exists() and (bindir / "pg_restore").exists()
+    url = postgres.new_database("bk")
+    dbname = url.rsplit("/", 1)[1]
+    # the documented commands; the password in PGPASSWORD (our cluster trusts its local user)
+    conn = ["--host", "127.0.0.1", "--port", str(postgres.port), "--username", "summon"]
+    env = {**os.environ, "PGPASSWORD": "unused-by-trust"}
+    dump = tmp_path / "summon.dump"
+    table = f"g-{uuid.uuid4().hex[:8]}"
+    ref = RefereeProcess(mosquitto, url, extra=["--create", f"{table}=dragon:" + ",".join(SEATS)])
+    ref.start()
+    ref.wait_up()
+    seats = Seats(mosquitto, table)
+    try:
+        backed_up = seats.play(6)
+        out = subprocess.run([str(bindir / "pg_dump"), "--format=custom", "--file", str(dump), *conn, dbname],
+                             capture_output=True, text=True, env=env, timeout=60)  # while the referee runs
+        assert out.returncode == 0, out.stderr
+        later = seats.play(5)
+        assert ref.terminate() == 0
+        out = subprocess.run([str(bindir / "pg_restore"), "--clean", "--if-exists", "--dbname", dbname, *conn,
+                              str(dump)], capture_output=True, text=True, env=env, timeout=60)
+        assert out.returncode == 0, out.stderr
+        ref.start()
+        ref.wait_up()
+        seats.read(lambda: seats.at(backed_up), timeout=30)
+        mover = SEATS[seats.states[SEATS[0]].to_move[0]]
+        seats.send(mover, later, seats.states[mover].legal[0])
+        seats.read(lambda: any(e.code == "move/stale" for e in seats.errors))
+        assert seats.play(1) == backed_up + 1, "the game goes on from the dumped seq"
+    finally:
+        seats.close()
+        ref.stop()
+    from summon.referee.store_pg import PgStore
+
+    store = PgStore(url, readonly=True)
     assert store.move_count(table) == backed_up + 1
     store.close()
 

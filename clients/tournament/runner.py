@@ -90,6 +90,8 @@ class Stats:
     peak_tables: int = 0
     recreated: int = 0
     forfeits: int = 0
+    # by reason (no-show, time, withdrawn), for --metrics-port (clients/metrics.py)
+    forfeit_reasons: Counter[str] = field(default_factory=Counter)
 
 
 class Runner:
@@ -107,6 +109,7 @@ class Runner:
         self.live: dict[str, Live] = {}
         self.stats = Stats()
         self.referee_online: bool | None = None
+        self.last_tick = 0.0  # time.monotonic() of the loop's last turn: /healthz of --metrics-port
         self._stop = threading.Event()
         self._dirty = True
         self._published = 0.0
@@ -134,6 +137,7 @@ class Runner:
                     break
                 self._drain(0.1)
                 self._tick(time.monotonic())
+                self.last_tick = time.monotonic()
         finally:
             self.stats.elapsed = time.monotonic() - self.stats.started
             self._save()
@@ -307,6 +311,7 @@ class Runner:
         from summon.referee.games import GAMES
 
         self.stats.forfeits += 1
+        self.stats.forfeit_reasons[why] += len(who)
         if rec.table:
             self._unwatch(rec.table)
             # stop the abandoned table on the referee, so it does not wait for ever

@@ -17,6 +17,9 @@ mtime differs), so editing the page needs no restart.  gzip only: the standard l
 no brotli, and brotli would save ~15% more of an already small page for a C extension
 dependency.  Each representation has a strong ETag, so a reload with ``no-cache`` costs a
 304 per file instead of the page again.
+
+Each response is counted in a ``WebMeter`` (requests by path class and status, body bytes by
+encoding) that ``summon web --metrics-port`` exports (clients/metrics.py).
 """
 
 from __future__ import annotations
@@ -35,7 +38,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-__all__ = ["STATIC", "StaticFiles", "WebConfig", "WebServer", "accepts_gzip", "csp_header", "security_headers"]
+__all__ = ["STATIC", "StaticFiles", "WebConfig", "WebMeter", "WebServer", "accepts_gzip", "csp_header", "path_class",
+           "security_headers"]
 
 STATIC = Path(__file__).parent / "static"
 TYPES = {".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8",
@@ -170,6 +174,46 @@ class StaticFiles:
         return entry
 
 
+def path_class(path: str) -> str:
+    """The label of a request path: a handful of classes, never the path itself.
+
+    Why not the path: anyone can ask for ``/anything``, and each label value is a time series
+    Prometheus keeps; a scanner's thousand paths would be a thousand series.
+    """
+    path = urlsplit(path).path
+    if path == "/config.json":
+        return "config"
+    suffix = posixpath.splitext(path)[1]
+    if path == "/" or suffix == ".html":
+        return "page"
+    return {".js": "script", ".css": "style", ".png": "image", ".svg": "image", ".md": "doc",
+            ".txt": "doc", ".json": "data"}.get(suffix, "other")
+
+
+class WebMeter:
+    """What ``summon web`` served: requests by (method, path class, status), body bytes by encoding.
+
+    A lock, unlike the referee's plain ints (referee/meter.py): ThreadingHTTPServer handles each
+    request on a thread of its own, and ``+=`` on a dict entry is not atomic between threads.  A
+    request costs far more than an uncontended lock (~0.1 us).
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.requests: dict[tuple[str, str, int], int] = {}
+        self.body_bytes: dict[str, int] = {"gzip": 0, "identity": 0}
+
+    def count(self, method: str, path: str, status: int, sent: int, encoding: str) -> None:
+        key = (method, path_class(path), int(status))
+        with self._lock:
+            self.requests[key] = self.requests.get(key, 0) + 1
+            self.body_bytes[encoding] = self.body_bytes.get(encoding, 0) + sent
+
+    def snapshot(self) -> tuple[dict[tuple[str, str, int], int], dict[str, int]]:
+        with self._lock:
+            return dict(self.requests), dict(self.body_bytes)
+
+
 class _Handler(BaseHTTPRequestHandler):
     server_version = "summon-web"
     # Keep-alive: over HTTP/1.0 every file cost a new TCP connection, one more round trip
@@ -179,6 +223,7 @@ class _Handler(BaseHTTPRequestHandler):
     sys_version = ""
     web_config: WebConfig = WebConfig()
     files: StaticFiles
+    meter: WebMeter
 
     def log_message(self, fmt: str, *args: Any) -> None:  # quiet: the CLI prints the URL once
         pass
@@ -230,18 +275,22 @@ class _Handler(BaseHTTPRequestHandler):
         status, ctype, body, extra = self._body()
         if status == HTTPStatus.NOT_MODIFIED:
             self._headers(status, ctype, None, extra)
+            self.meter.count("GET", self.path, status, 0, "identity")
             return
         self._headers(status, ctype, len(body), extra)
         self.wfile.write(body)
+        self.meter.count("GET", self.path, status, len(body), extra.get("Content-Encoding", "identity"))
 
     def do_HEAD(self) -> None:  # noqa: N802
         status, ctype, body, extra = self._body()
         self._headers(status, ctype, None if status == HTTPStatus.NOT_MODIFIED else len(body), extra)
+        self.meter.count("HEAD", self.path, status, 0, "identity")
 
     def _refuse(self) -> None:
         body = b"the Summon web server serves static files only\n"
         self._headers(HTTPStatus.METHOD_NOT_ALLOWED, TYPES[".txt"], len(body))
         self.wfile.write(body)
+        self.meter.count("other", self.path, HTTPStatus.METHOD_NOT_ALLOWED, len(body), "identity")
 
     do_POST = do_PUT = do_DELETE = do_PATCH = _refuse  # noqa: N815
 
@@ -250,7 +299,8 @@ class WebServer:
     """The static server on its own thread (``start``/``stop``), or in the foreground (``serve``)."""
 
     def __init__(self, config: WebConfig, host: str = "127.0.0.1", port: int = 8080) -> None:
-        handler = type("Handler", (_Handler,), {"web_config": config, "files": StaticFiles()})
+        self.meter = WebMeter()
+        handler = type("Handler", (_Handler,), {"web_config": config, "files": StaticFiles(), "meter": self.meter})
         self.httpd = ThreadingHTTPServer((host, port), handler)
         self.httpd.daemon_threads = True
         self.host = host
@@ -268,6 +318,12 @@ class WebServer:
 
     def serve(self) -> None:
         self.httpd.serve_forever()
+
+    def alive(self) -> tuple[bool, list[str]]:
+        """/healthz of ``summon web --metrics-port``: its serving thread runs (it has no other dependency)."""
+        if self._thread is None or not self._thread.is_alive():
+            return False, ["the web server is not serving"]
+        return True, []
 
     def stop(self) -> None:
         self.httpd.shutdown()
