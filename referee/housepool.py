@@ -47,6 +47,7 @@ __all__ = ["Answer", "Ask", "HousePool", "INLINE_MS", "OffLoop", "ask_for"]
 
 log = logging.getLogger("summon.referee.housepool")
 
+STARTUP_S = 15.0  # a new worker's grace for importing the bots (slow on a loaded machine)
 MEASURE_AFTER = 5  # inline decisions measured before a bot without a declared cost may be moved off
 
 
@@ -116,6 +117,7 @@ class _Worker:
     proc: Any
     conn: Any
     inflight: dict[tuple[str, int], tuple[int, float]] = field(default_factory=dict)  # key -> (seq, deadline)
+    warm: bool = False  # answered once: its imports are done
 
 
 class HousePool:
@@ -157,7 +159,10 @@ class HousePool:
             w.conn.send(ask)
         except (OSError, ValueError, BrokenPipeError):
             return False
-        w.inflight[ask.key] = (ask.seq, time.monotonic() + budget * 4 / 1000 + 2.0)
+        # answered in order: an ask's deadline runs from the one queued before it; a new
+        # worker first imports the bots (STARTUP_S)
+        start = max([time.monotonic(), *(d for _, d in w.inflight.values())])
+        w.inflight[ask.key] = (ask.seq, start + budget * 4 / 1000 + 2.0 + (0.0 if w.warm else STARTUP_S))
         return True
 
     def forget(self, table_id: str) -> None:
@@ -179,6 +184,7 @@ class HousePool:
             try:
                 while w.conn.poll():
                     a = w.conn.recv()
+                    w.warm = True
                     if w.inflight.get(a.key, (None,))[0] == a.seq:
                         del w.inflight[a.key]
                     out.append(a)

@@ -35,7 +35,7 @@ GAME_TYPE = GameType(
     bots={"dragon-heuristic": "summon.clients.bots.dragon_heuristic:DragonHeuristicBot",
           "dragon-search": "summon.clients.bots.dragon_search:DragonSearchBot"},
     default_bot="dragon-heuristic",
-    # CPU per decision, measured (python3 -m benchmarks.house_bots_cost): dragon-search searches
+    # CPU per decision, measured (python3 -m benchmarks.house_bots_cost bot dragon dragon-search 4 8): dragon-search searches
     # card play only, 18 ms averaged over every decision, up to its budget in play
     bot_cost_ms={"dragon-heuristic": 0.42, "dragon-search": 45.0},
     levels=(Level("easy", "random", 1, "any legal card: for children and newcomers"),
