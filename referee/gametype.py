@@ -29,7 +29,7 @@ from typing import Any, Callable, Mapping
 
 from summon.referee.engine import ConfigError
 
-__all__ = ["OptionSpec", "ClientHooks", "GameType", "check_options", "load_hook", "OPTION_TYPES", "KeySpec",
+__all__ = ["OptionSpec", "ClientHooks", "Level", "LEVELS", "INLINE_MS", "GameType", "check_options", "load_hook", "OPTION_TYPES", "KeySpec",
            "read_keys"]
 
 # The option types a spec may declare, and the JSON Schema-ish word a form builder reads.
@@ -88,6 +88,30 @@ class OptionSpec:
         return out
 
 
+LEVELS = ("easy", "normal", "strong")  # every game's levels, weakest first, named the same everywhere
+INLINE_MS = 2.0  # a house bot costing more CPU per decision than this decides off the referee's loop
+
+
+@dataclass(frozen=True)
+class Level:
+    """A level of computer player: ``easy``, ``normal`` or ``strong`` (``LEVELS``), played by
+    ``bot`` (``"random"`` or one of the game's bots; ``""``: no bot for this level yet, ``why``
+    says so) with ``budget_ms`` of time per decision (what a searching bot may spend)."""
+
+    name: str
+    bot: str
+    budget_ms: float
+    doc: str = ""
+    why: str = ""
+
+    def to_wire(self, offloop: bool) -> dict[str, Any]:
+        out: dict[str, Any] = {"name": self.name, "bot": self.bot or None, "budget_ms": self.budget_ms,
+                               "doc": self.doc, "available": bool(self.bot), "offloop": offloop}
+        if not self.bot:
+            out["why"] = self.why
+        return out
+
+
 @dataclass(frozen=True)
 class ClientHooks:
     """Where the clients find a game's own pieces, as ``"module:attribute"`` strings (a
@@ -111,7 +135,9 @@ class GameType:
     is one deal already); ``demo_config`` is what ``summon demo`` sets unless told otherwise;
     ``bots`` maps this game's bot names, weakest first, to their classes' import paths (a
     client loads them), and ``default_bot`` is the one the demo seats (``"random"`` if the
-    game has none of its own)."""
+    game has none of its own); ``levels`` maps easy/normal/strong to bots and time budgets,
+    and ``bot_cost_ms`` declares each bot's CPU per decision, measured (a bot above
+    ``INLINE_MS`` decides off the referee's loop, ``referee/housepool.py``)."""
 
     name: str
     title: str
@@ -126,6 +152,8 @@ class GameType:
     bots: Mapping[str, str] = field(default_factory=dict)
     default_bot: str = "random"
     hooks: ClientHooks = ClientHooks()
+    levels: tuple[Level, ...] = ()
+    bot_cost_ms: Mapping[str, float] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         names = [o.name for o in self.options]
@@ -137,6 +165,25 @@ class GameType:
             raise ValueError(f"{self.name}: the default bot {self.default_bot!r} is not one of its bots")
         for cfg in (self.bots_only_config, self.one_deal, self.demo_config):
             check_options(self, cfg)
+        if self.levels and tuple(lv.name for lv in self.levels) != LEVELS:
+            raise ValueError(f"{self.name}: levels must be {LEVELS}, not {[lv.name for lv in self.levels]}")
+        for lv in self.levels:
+            if lv.bot and lv.bot != "random" and lv.bot not in self.bots:
+                raise ValueError(f"{self.name}: level {lv.name!r} names {lv.bot!r}, not one of its bots")
+            if not lv.bot and not lv.why:
+                raise ValueError(f"{self.name}: level {lv.name!r} has no bot and does not say why")
+
+    def level(self, name: str) -> Level | None:
+        """The level called ``name`` (None: unknown, or this game declares none)."""
+        return next((lv for lv in self.levels if lv.name == name), None)
+
+    def budget_ms(self, bot: str) -> float | None:
+        """The time budget of the weakest level ``bot`` plays (None: it plays none)."""
+        return next((lv.budget_ms for lv in self.levels if lv.bot == bot), None)
+
+    def offloop(self, bot: str) -> bool:
+        """Whether a house ``bot`` decides off the referee's loop (its declared cost above ``INLINE_MS``)."""
+        return self.bot_cost_ms.get(bot, 0.0) > INLINE_MS
 
     def defaults(self) -> dict[str, Any]:
         """Every option at its rulebook default."""
@@ -148,7 +195,9 @@ class GameType:
                 "options": [o.to_wire() for o in self.options], "teams": [list(t) for t in self.teams],
                 "scores_rank": self.scores_rank, "bots_only_config": dict(self.bots_only_config),
                 "one_deal": dict(self.one_deal), "demo_config": dict(self.demo_config), "bots": dict(self.bots),
-                "default_bot": self.default_bot, "hooks": self.hooks.to_wire()}
+                "default_bot": self.default_bot, "hooks": self.hooks.to_wire(),
+                "levels": [lv.to_wire(self.offloop(lv.bot)) for lv in self.levels],
+                "bot_cost_ms": dict(self.bot_cost_ms)}
 
 
 def check_options(game: GameType, options: Mapping[str, Any] | None) -> dict[str, Any]:

@@ -11,15 +11,13 @@ account and a ``summon bot`` process.  A family at the web page has neither.  So
   answer is ``table/budget`` in words.  A player's ``create`` must seat the player, and may
   not choose the seed (it would reveal every hand) or the table id.  Directors keep their
   own path and budget (``tablecap.CreateBudget``), unchanged.
-* **Computer seats** (``create.computer``: ``{"<seat>": "easy" | "normal"}``) are played by
+* **Computer seats** (``create.computer``: ``{"<seat>": "easy" | "normal" | "strong"}``) are played by
   the referee's own house bots, from the first move: the seat is held by the house with the
   reason ``computer:<bot>`` (stored as a seat event at seq 0, so a restored table keeps it),
   its name is ``computer-<seat + 1>``, and no account may move or reclaim for it.
-* **Levels** come from the game's manifest (``levels``): *easy* the random bot, *normal*
-  the manifest's default bot, *strong* its strongest bot -- offered as unavailable: house
-  bots run on the referee's one loop thread, and a search bot costs 25-60 ms a decision,
-  which would stall every other table for that long.  Strong opens once house bots run off
-  the loop.
+* **Levels** come from the game's manifest (``levels``): *easy*, *normal*, *strong*, each a
+  bot; a slow one (a search bot costs 25-60 ms a decision) decides in a worker process off
+  the referee's loop (referee/housepool.py), so no table waits for another's computer.
 * **Rematch** (``Rematch``): each person seated at a finished table sends one; computer
   seats accept by themselves.  When every person has, the referee creates the same game for
   the same people, the seats turned by one so that the deal moves on (a Dragon table's first
@@ -59,26 +57,24 @@ log = logging.getLogger("summon.referee.playertables")
 COMPUTER = "computer:"
 """Prefix of a house seat's reason when the seat is a computer player, not an absent person."""
 
-OFF_LOOP_NOTE = ("not yet: the strong bot searches (25-60 ms a decision), and house bots run on the "
-                 "referee's one loop, where that would stall every other table")
-
-
 def computer_bot(reason: str | None) -> str | None:
     """The bot of a computer seat's house reason (``computer:<bot>``), else None."""
     return reason[len(COMPUTER):] if reason and reason.startswith(COMPUTER) else None
 
 
 def levels(game: GameType, hosted: Any) -> list[dict[str, Any]]:
-    """The computer levels of ``game``: easy (random), normal (its default bot), strong (its
-    strongest, unavailable on the loop).  ``hosted``: the bot names the referee can make."""
-    bots = list(game.bots)
-    normal = game.default_bot
-    out = [{"level": "easy", "bot": "random", "available": True, "note": "plays any legal move"}]
-    out.append({"level": "normal", "bot": normal, "available": normal in hosted,
-                "note": "plays sensibly" if normal in hosted else "this referee hosts no such bot"})
-    strong = bots[-1] if bots and bots[-1] != normal else None
-    if strong is not None:
-        out.append({"level": "strong", "bot": strong, "available": False, "note": OFF_LOOP_NOTE})
+    """The computer levels of ``game``, from its manifest (``GameType.levels``): easy, normal,
+    strong.  A slow bot (search) decides in a worker off the referee's loop
+    (referee/housepool.py), so every level with a bot is offered.  ``hosted``: the bot names
+    the referee can make."""
+    out: list[dict[str, Any]] = []
+    for lv in game.levels:
+        if not lv.bot:
+            out.append({"level": lv.name, "bot": None, "available": False, "note": lv.why or "no bot for this level"})
+        elif lv.bot != "random" and lv.bot not in hosted:
+            out.append({"level": lv.name, "bot": lv.bot, "available": False, "note": "this referee hosts no such bot"})
+        else:
+            out.append({"level": lv.name, "bot": lv.bot, "available": True, "note": lv.doc})
     return out
 
 

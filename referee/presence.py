@@ -11,7 +11,9 @@ only the referee sees every table and every clock.  The rules (a table's ``TimeC
   player has been *absent* for ``grace`` (see presence below), the house bot takes the
   seat: a ``house`` event, ``meta.house`` lists the seat, and from then on the referee
   plays that seat's moves at once, each marked by an ``autoplay`` event.  The house bot
-  sees only the seat's own view and legal moves, like any player.
+  sees only the seat's own view and legal moves, like any player.  A slow bot (a search)
+  decides in a worker process (``referee/housepool.py``): the seat's move waits for it, the
+  loop and the other tables do not.
 * **Presence**: clients publish ``online`` (retained) on ``<p>/presence/<user>`` when they
   connect and set ``offline`` as their MQTT last will there, so the broker announces a
   lost connection.  ``offline`` starts the grace period; ``online`` (or any move) ends it.
@@ -43,6 +45,9 @@ from summon.protocol.messages import Move, Presence, decode, encode
 from summon.referee import views
 from summon.referee.clock import Clock, ClockError, TimeControl
 from summon.referee.engine import Event
+from summon.referee.gametype import INLINE_MS
+from summon.referee.games import GAME_TYPES
+from summon.referee.housepool import OffLoop
 from summon.referee.meter import METER
 from summon.referee.store import SeatEvent
 from summon.referee.table import Publish
@@ -67,6 +72,8 @@ class SeatKeeper:
         self.away_since: dict[str, float] = {}  # user -> wall-clock time (epoch s) we heard "offline"
         self.seated: dict[str, set[str]] = {}  # user -> tables held here that seat them (meta.away's index)
         self._bots: dict[tuple[str, int], Any] = {}
+        self._cheap: dict[tuple[str, int], Any] = {}  # the fallback of a seat whose bot decides off the loop
+        self.offloop: OffLoop | None = None  # started at the first slow decision
 
     # --- bookkeeping ---------------------------------------------------------------------------
     def setup(self, table: "Table", timing: TimeControl | None, now: float) -> None:
@@ -168,6 +175,8 @@ class SeatKeeper:
     # --- the loop's tick ----------------------------------------------------------------------
     def tick(self, now: float) -> None:
         """Play house-held seats, time out expired clocks, take seats of long-absent users."""
+        if self.offloop is not None:
+            self.offloop.poll(self.ref.tables)
         for tid in list(self.watched):
             table = self.ref.tables.get(tid)
             if table is None or table.status != "playing":
@@ -192,14 +201,18 @@ class SeatKeeper:
 
     # --- moves the referee plays ------------------------------------------------------------------
     def _house_move(self, table: "Table", seat: int, now: float) -> None:
-        move = self.house_choice(table, seat)
+        move = self.decide(table, seat)
+        if move is None:
+            return  # a worker is thinking: the next tick plays it
         self.ref.play(table, table.players[seat], Move(seq=table.seq, move=move), ("house",),
                        [Event("autoplay", {"seat": seat})], now)
 
     def _timeout(self, table: "Table", seat: int, now: float) -> None:
         by = table.timing.on_timeout
+        move = self.decide(table, seat) if by == "house" else self.random_choice(table, seat)
+        if move is None:
+            return  # a worker is thinking: the clock stays expired and the next tick plays it
         METER.timeouts += 1  # referee/metrics.py
-        move = self.house_choice(table, seat) if by == "house" else self.random_choice(table, seat)
         log.info("table %s: seat %d timed out at seq %d; %s plays %r", table.id, seat, table.seq, by, move,
                  extra={"table": table.id, "user": table.players[seat]})
         self.ref.play(table, table.players[seat], Move(seq=table.seq, move=move), ("timeout", by),
@@ -209,10 +222,45 @@ class SeatKeeper:
                 and table.clock.timeouts[seat] >= limit and seat not in table.house):
             self.take(table, seat, "timeouts", now)
 
+    def decide(self, table: "Table", seat: int) -> str | None:
+        """The house bot's move for ``seat``, or None while a worker decides it (a slow bot:
+        ``referee/housepool.py``); a cheap bot decides here, and is measured."""
+        name = self._bot_name(table, seat)
+        if self.offloop is None:  # a process starts only at the first slow decision (HousePool.ask)
+            self.offloop = OffLoop(self.ref.house_bots, _declared_cost, self._cheap_choice,
+                                   workers=getattr(self.ref.config, "house_workers", 2))
+        if self.offloop.offloads(table.game.name, name):
+            gt = GAME_TYPES.get(table.game.name)
+            return self.offloop.decide(table, seat, name, self._seed(table.id, seat),
+                                       gt.budget_ms(name) if gt is not None else None)
+        c0 = time.process_time()
+        move = self.house_choice(table, seat)
+        self.offloop.measured(name, (time.process_time() - c0) * 1000)  # undeclared and slow: off from now on
+        return move
+
+    def close(self) -> None:
+        """Stop the house-bot workers (the referee's shutdown)."""
+        if self.offloop is not None:
+            self.offloop.close()
+
     def house_choice(self, table: "Table", seat: int) -> str:
         """The house bot's move for ``seat``: it sees only that seat's view and legal moves."""
+        return self._choose(self._bot(table, seat), table, seat)
+
+    def _cheap_choice(self, table: "Table", seat: int) -> str:
+        """The move of the seat's cheap fallback (the game's default bot if it is cheap, else
+        random): a worker crashed, overran its deadline or the pool is full."""
+        key = (table.id, seat)
+        if key not in self._cheap:
+            bots = self.ref.house_bots
+            name = bots.default(table.game.name)
+            if name not in bots.names() or (_declared_cost(table.game.name, name) or 0.0) > INLINE_MS:
+                name = "random"
+            self._cheap[key] = bots.make(name, self._seed(table.id, seat))
+        return self._choose(self._cheap[key], table, seat)
+
+    def _choose(self, bot: Any, table: "Table", seat: int) -> str:
         legal = table.game.legal_moves(table.state, seat)
-        bot = self._bot(table, seat)
         try:
             move = bot.choose(table.game.view(table.state, seat), list(legal))
         except Exception:
@@ -224,17 +272,22 @@ class SeatKeeper:
         rng = random.Random(zlib.crc32(f"{table.id}/{table.seq}".encode()))
         return rng.choice(table.game.legal_moves(table.state, seat))
 
+    def _bot_name(self, table: "Table", seat: int) -> str:
+        bots = self.ref.house_bots  # injected by whoever started the referee (referee/core.py)
+        name = (table.timing.house_bot if table.timing is not None else None) or bots.default(table.game.name)
+        reason = table.house.get(seat, "")
+        if reason.startswith("computer:"):  # a computer seat's own level (referee/playertables.py)
+            name = reason[len("computer:"):]
+        return name if name in bots.names() else "random"
+
+    @staticmethod
+    def _seed(table_id: str, seat: int) -> int:
+        return zlib.crc32(table_id.encode()) + seat
+
     def _bot(self, table: "Table", seat: int) -> Any:
         key = (table.id, seat)
         if key not in self._bots:
-            bots = self.ref.house_bots  # injected by whoever started the referee (referee/core.py)
-            name = (table.timing.house_bot if table.timing is not None else None) or bots.default(table.game.name)
-            reason = table.house.get(seat, "")
-            if reason.startswith("computer:"):  # a computer seat's own level (referee/playertables.py)
-                name = reason[len("computer:"):]
-            if name not in bots.names():
-                name = "random"
-            self._bots[key] = bots.make(name, zlib.crc32(key[0].encode()) + seat)
+            self._bots[key] = self.ref.house_bots.make(self._bot_name(table, seat), self._seed(table.id, seat))
         return self._bots[key]
 
     # --- seats changing hands ---------------------------------------------------------------------
@@ -293,14 +346,25 @@ class SeatKeeper:
                 tids.discard(tid)
                 if not tids:
                     del self.seated[user]
-        for key in [k for k in self._bots if k[0] == tid]:
-            del self._bots[key]
+        for bots in (self._bots, self._cheap):
+            for key in [k for k in bots if k[0] == tid]:
+                del bots[key]
+        if self.offloop is not None:
+            self.offloop.forget(tid)
 
     def _announce(self, table: "Table", event: Event, seat_state: int | None = None,
                   now: float | None = None) -> None:
         if table.clock is not None:
             table.clock = table.clock.at(time.monotonic() if now is None else now)
         self.ref.send(announcement(table, event, seat_state))
+
+
+def _declared_cost(game: str, bot: str) -> float | None:
+    """``bot``'s CPU per decision as ``game``'s manifest declares it (None: not declared)."""
+    if bot == "random":
+        return 0.0
+    gt = GAME_TYPES.get(game)
+    return gt.bot_cost_ms.get(bot) if gt is not None else None
 
 
 def announcement(table: "Table", event: Event, seat_state: int | None = None) -> list[Publish]:

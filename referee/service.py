@@ -138,6 +138,8 @@ class RefereeConfig:
     # Table chat per person (referee/chat.py): lines per second, and how many at once; 0 = no chat limit.
     chat_rate: float = 0.5
     chat_burst: float = 6.0
+    # Worker processes for slow house bots (searches), off the loop (referee/housepool.py).
+    house_workers: int = 2
 
 
 class Referee:
@@ -374,6 +376,7 @@ class Referee:
             except Exception:
                 log.warning("could not publish offline status")
             self._link.close()
+        self.seats.close()  # the house-bot workers
         if self.store is not None:
             self.store.close()
         log.info("referee stopped")

@@ -55,7 +55,9 @@ def test_the_referee_publishes_each_games_form_with_its_levels(mosquitto, refere
     assert {o["name"]: o["default"] for o in dragon["options"]}["target"] == 500
     levels = {lv["level"]: lv for lv in dragon["levels"]}
     assert levels["easy"]["available"] and levels["normal"]["bot"] == "dragon-heuristic"
-    assert not levels["strong"]["available"] and "loop" in levels["strong"]["note"]
+    assert levels["strong"]["available"] and levels["strong"]["bot"] == "dragon-search"  # off the loop (housepool)
+    summicard = {lv["level"]: lv for lv in next(g for g in status.games if g["name"] == "summicard")["levels"]}
+    assert not summicard["strong"]["available"] and "search" in summicard["strong"]["note"]
 
 
 def test_a_player_creates_a_table_with_three_computers_and_the_house_bots_play_it(mosquitto, referee):
@@ -98,7 +100,7 @@ def test_a_players_open_tables_are_budgeted_and_refused_in_words(mosquitto, refe
         (CreateTable(request_id=rid(), game="dragon", players=["east", "", "", ""], seed=1,
                      computer=computers(1, 2, 3)), "auth/forbidden"),  # a seed reveals the deal
         (CreateTable(request_id=rid(), game="dragon", players=["east", "", "", ""],
-                     computer=computers(1, 2, 3, level="strong")), "table/bad-config"),  # not on the loop
+                     computer=computers(1, 2, 3, level="grandmaster")), "table/bad-config"),  # no such level
     ]:
         got = ask(mom, "east", req)
         assert isinstance(got, Error) and got.code == code, (req, got)

@@ -5,7 +5,7 @@ option: one ``OptionSpec`` here and the field of the same name in ``state.Config
 (``tests/test_manifests.py`` holds the two equal).
 """
 
-from summon.referee.gametype import ClientHooks, GameType, OptionSpec
+from summon.referee.gametype import ClientHooks, GameType, Level, OptionSpec
 
 GAME_TYPE = GameType(
     name="dragon",
@@ -35,6 +35,12 @@ GAME_TYPE = GameType(
     bots={"dragon-heuristic": "summon.clients.bots.dragon_heuristic:DragonHeuristicBot",
           "dragon-search": "summon.clients.bots.dragon_search:DragonSearchBot"},
     default_bot="dragon-heuristic",
+    # CPU per decision, measured (python3 -m benchmarks.house_bots_cost bot dragon dragon-search 4 8): dragon-search searches
+    # card play only, 18 ms averaged over every decision, up to its budget in play
+    bot_cost_ms={"dragon-heuristic": 0.42, "dragon-search": 45.0},
+    levels=(Level("easy", "random", 1, "any legal card: for children and newcomers"),
+            Level("normal", "dragon-heuristic", 5, "plays by rules of thumb"),
+            Level("strong", "dragon-search", 50, "searches sampled deals (PIMC)")),
     hooks=ClientHooks(renderer="summon.clients.render.dragon:DragonRenderer",
                       screen="summon.clients.tui.screens.dragon:DragonScreen", web="dragon"),
 )

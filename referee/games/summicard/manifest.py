@@ -5,7 +5,7 @@ add an option: one ``OptionSpec`` here and the field of the same name in ``state
 (``tests/test_manifests.py`` holds the two equal).
 """
 
-from summon.referee.gametype import ClientHooks, GameType, OptionSpec
+from summon.referee.gametype import ClientHooks, GameType, Level, OptionSpec
 
 GAME_TYPE = GameType(
     name="summicard",
@@ -33,6 +33,10 @@ GAME_TYPE = GameType(
     scores_rank=False,
     bots={"summicard-ev": "summon.clients.bots.summicard_ev:SummicardEVBot"},
     default_bot="summicard-ev",
+    bot_cost_ms={"summicard-ev": 0.28},  # CPU per decision, measured
+    levels=(Level("easy", "random", 1, "any legal move: for children and newcomers"),
+            Level("normal", "summicard-ev", 5, "plays the expected value"),
+            Level("strong", "", 50, why="no search bot for Summicard yet")),
     hooks=ClientHooks(renderer="summon.clients.render.summicard:SummicardRenderer",
                       screen="summon.clients.tui.screens.summicard:SummicardScreen", web="summicard"),
 )

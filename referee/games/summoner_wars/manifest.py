@@ -5,7 +5,7 @@ by ``deck.load_deck``; the die is faces text, checked by ``dice.parse_die``.  To
 option: one ``OptionSpec`` here and the field of the same name in ``state.Config``.
 """
 
-from summon.referee.gametype import ClientHooks, GameType, OptionSpec
+from summon.referee.gametype import ClientHooks, GameType, Level, OptionSpec
 
 from .dice import DEFAULT_DIE
 
@@ -28,6 +28,10 @@ GAME_TYPE = GameType(
     bots={"summoner-wars-heuristic": "summon.clients.bots.summoner_wars_heuristic:SummonerWarsHeuristicBot",
           "summoner-wars-search": "summon.clients.bots.summoner_wars_search:SummonerWarsSearchBot"},
     default_bot="summoner-wars-heuristic",
+    bot_cost_ms={"summoner-wars-heuristic": 0.49, "summoner-wars-search": 35.0},  # CPU per decision, measured
+    levels=(Level("easy", "random", 1, "any legal move: for children and newcomers"),
+            Level("normal", "summoner-wars-heuristic", 5, "plays by rules of thumb"),
+            Level("strong", "summoner-wars-search", 50, "looks ahead over sampled dice")),
     hooks=ClientHooks(renderer="summon.clients.render.summoner_wars:SummonerWarsRenderer",
                       screen="summon.clients.tui.screens.summoner_wars:SummonerWarsScreen", web="summoner_wars"),
 )
