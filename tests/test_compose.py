@@ -272,7 +272,7 @@ def test_dockerfile():
             assert (ROOT / src).exists(), f"Dockerfile copies missing {src}"
     # what pip install . needs is in the build context, not excluded by .dockerignore
     for needed in ("pyproject.toml", "summon/__init__.py", "protocol/__init__.py", "referee/__init__.py", "clients/__init__.py",
-                   "clients/cli.py", "referee/games/dragon/SPEC.md"):
+                   "clients/cli/__init__.py", "referee/games/dragon/SPEC.md"):
         assert (ROOT / needed).exists(), needed
         assert not _ignored(needed, patterns), f".dockerignore excludes {needed}"
     for junk in (".git/config", "tests/conftest.py", "clients/__pycache__/cli.cpython-311.pyc"):

@@ -118,7 +118,7 @@ def test_the_checker_sees_a_deferred_import_of_a_higher_layer(tmp_path):
     """))
     (tmp_path / "rel.py").write_text("from ...clients import cli\n")
     found = violations({"summon.referee.leaky": tmp_path / "leaky.py", "summon.clients.bots": ROOT / "clients/bots/__init__.py",
-                        "summon.referee.games.rel": tmp_path / "rel.py", "summon.clients.cli": ROOT / "clients/cli.py"})
+                        "summon.referee.games.rel": tmp_path / "rel.py", "summon.clients.cli": ROOT / "clients/cli/__init__.py"})
     assert any("summon.referee.leaky imports clients summon.clients.bots" in v for v in found), found
     assert any("summon.referee.games.rel imports clients summon.clients" in v for v in found), found
 

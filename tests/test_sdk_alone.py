@@ -105,3 +105,15 @@ def test_a_bot_plays_a_whole_game_with_only_paho_and_msgpack(mosquitto, referee,
     assert tab.status == "finished"
     assert {h.user for h in tab.history} == {"p1", "p2"}  # the venv bot's moves were played
     assert lines["OUTSIDE"] == "-", lines["OUTSIDE"]  # every module from the venv (its links) or the stdlib
+
+
+def test_the_summon_command_without_click_says_what_to_install(tmp_path):
+    """The SDK-only install has the ``summon`` script but not click: one line naming the fix
+    (exit 1), not a ModuleNotFoundError traceback."""
+    python = bare_venv(tmp_path)
+    res = subprocess.run([str(python), "-m", "summon.clients.cli", "--help"], capture_output=True, text=True,
+                         cwd=tmp_path, timeout=60)
+    assert res.returncode == 1 and res.stdout == "", (res.returncode, res.stdout, res.stderr)
+    assert res.stderr.splitlines() == ["summon: the command line needs click, which the SDK-only install leaves out: "
+                                       "install the full package (`pip install summon`; in a checkout "
+                                       "`pip install -e .`)"], res.stderr

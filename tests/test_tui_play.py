@@ -31,9 +31,8 @@ from summon.clients.sdk import BotClient
 from tests.helpers import run_in_thread
 
 pytestmark = pytest.mark.broker
-# the console script's way in (``summon = clients.cli:main``), not ``-m``: loading clients/cli.py as
-# __main__ would import it a second time through any module that imports clients.cli
-SUMMON = [sys.executable, "-c", "from clients.cli import main; main()"]
+# ``-m`` runs clients/cli/__main__.py after importing the package once, as the console script does
+SUMMON = [sys.executable, "-m", "summon.clients.cli"]
 SEATS = ["north", "east", "south", "west"]
 ROOT = Path(__file__).resolve().parent.parent
 SCREENS = ROOT / "docs" / "screens"

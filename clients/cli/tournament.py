@@ -19,14 +19,10 @@ from summon.protocol.mqtt import LinkError
 
 __all__ = ["tournament"]
 
-from summon.clients.cli_common import EXIT_FAILED, EXIT_USAGE, broker_options, link_failed, profile as _profile
-from summon.clients.cli_common import broker_from_flags as _broker
-from summon.clients.cli_ops import log_format_option, port_options, serve_metrics
-
-
-def _on_signals(stop):
-    from summon.clients.cli import _on_signals as install
-    install(stop)
+from summon.clients.cli.common import EXIT_FAILED, EXIT_USAGE, link_failed, on_signals as _on_signals, profile as _profile
+from summon.clients.cli.common import broker_from_flags as _broker
+from summon.clients.cli.common import serve_metrics
+from summon.clients.cli.options import broker_options, log_format_option, port_options
 
 
 def _default_progress(file: str) -> Path:
@@ -50,7 +46,7 @@ def _load(file: str):  # type: ignore[no-untyped-def]
         sys.exit(EXIT_USAGE)
 
 
-@click.group()
+@click.group(short_help="Run a tournament; follow its standings.")
 def tournament() -> None:
     """Run tournaments on the referee and follow their standings (docs/tournaments.md)."""
 

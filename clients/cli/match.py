@@ -1,9 +1,7 @@
-"""The bot author's kit on the command line: ``summon bot-check`` and ``summon match``.
+"""``summon match``: a local duplicate match of a bot, net points with a 95% CI (clients/match.py).
 
-Thin click layer: flags -> ``clients.botcheck.run_botcheck`` / ``clients.match.run_match``.
-The bot is any command (after ``--``); it is told where to connect by environment
-variables (examples/bots/README.md): SUMMON_BROKER, SUMMON_HOST, SUMMON_PORT, SUMMON_USER,
-SUMMON_PASSWORD, SUMMON_PREFIX, SUMMON_GAMES.
+The bot author's kit, with ``summon bot-check``.  Thin click layer: flags ->
+``clients.match.run_match``; side A is any command (after ``--``) or a registered bot.
 """
 
 from __future__ import annotations
@@ -12,53 +10,13 @@ import sys
 
 import click
 
-from summon.clients.cli_common import EXIT_FAILED, EXIT_OK
+from summon.clients.cli.common import EXIT_FAILED
 
-__all__ = ["bot_check", "match"]
-
-
-def _games(value: str) -> list[str]:
-    from summon.referee.games import GAMES
-
-    games = [g.strip() for g in value.split(",") if g.strip()]
-    bad = [g for g in games if g not in GAMES]
-    if not games or bad:
-        raise click.BadParameter(f"unknown game(s) {bad}; known: {', '.join(sorted(GAMES))}", param_hint="--games")
-    return games
+__all__ = ["match"]
 
 
-@click.command("bot-check", context_settings={"ignore_unknown_options": True})
-@click.option("--games", default="dragon", show_default=True,
-              help="The games the bot claims to play, comma-separated; the situations use the first.")
-@click.option("--patience", default=5.0, show_default=True, help="Seconds the bot has to answer a state.")
-@click.option("--moves", default=10, show_default=True, help="Turns played per claimed game.")
-@click.option("--clock", "clock_s", default=3.0, show_default=True, help="The per-move clock of the timed check (s).")
-@click.option("--embedded", is_flag=True, help="Use the embedded broker even when Mosquitto is installed.")
-@click.option("--log", "log_path", default=None, help="Write the bot's output here (default: a temporary file).")
-@click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
-def bot_check(games: str, patience: float, moves: int, clock_s: float, embedded: bool, log_path: str | None,
-              command: tuple[str, ...]) -> None:
-    """Check a bot (any language) against the protocol's hard cases: summon bot-check -- COMMAND...
-
-    Starts a private broker and referee, runs COMMAND with SUMMON_BROKER, SUMMON_USER,
-    SUMMON_PASSWORD, SUMMON_PREFIX and SUMMON_GAMES set, and prints a pass/fail table.
-    Exit code 0 only if no check fails (SKIP: a case that could not be made, e.g. the game
-    ended first; the row says why).  For the illegal-move check bot-check replaces one of
-    the bot's moves on the wire with an illegal one; the refusal's detail says so.
-    """
-    from summon.clients.botcheck import BotCheckError, render_rows, run_botcheck
-
-    try:
-        rows, _ = run_botcheck(list(command), _games(games), patience=patience, moves=moves, clock_s=clock_s,
-                               embedded=embedded, say=lambda line: click.echo(line, err=True), log_path=log_path)
-    except BotCheckError as exc:
-        click.echo(f"summon bot-check: {exc}", err=True)
-        sys.exit(EXIT_FAILED)
-    click.echo(render_rows(rows))
-    sys.exit(EXIT_OK if all(r.ok for r in rows) else EXIT_FAILED)
-
-
-@click.command("match", context_settings={"ignore_unknown_options": True})
+@click.command("match", short_help="A local duplicate match of a bot: net points, 95% CI.",
+               context_settings={"ignore_unknown_options": True})
 @click.option("--game", default="dragon", show_default=True, help="A game with a duplicate format (the Dragon).")
 @click.option("--boards", default=50, show_default=True, help="Deals, each played twice with the sides swapped.")
 @click.option("--bot", "bot_name", default=None,
@@ -83,7 +41,7 @@ def match(game: str, boards: int, bot_name: str | None, against: str | None, opt
     import time
 
     from summon.clients.bots import BOTS, default_bot
-    from summon.clients.cli_common import parse_options
+    from summon.clients.cli.common import parse_options
     from summon.clients.match import MatchError, Side, run_match
     from summon.clients.tournament import TournamentError
 

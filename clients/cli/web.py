@@ -7,9 +7,11 @@ import threading
 
 import click
 
-from summon.clients.cli_common import EXIT_FAILED, on_signals
-from summon.clients.cli_ops import log_format_option, port_options, serve_metrics
+from summon.clients.cli.common import EXIT_FAILED, on_signals, serve_metrics
+from summon.clients.cli.options import log_format_option, port_options
 from summon.protocol.version import DEFAULT_PREFIX
+
+__all__ = ["web"]
 
 
 def _ws_url(value: str | None, flag: str) -> str:
@@ -22,7 +24,7 @@ def _ws_url(value: str | None, flag: str) -> str:
     return value
 
 
-@click.command()
+@click.command(short_help="Serve the web client (play, watch, replays).")
 @click.option("--broker", "broker", default=None, metavar="WS_URL",
               help="The main broker's websockets listener, where people log in to play (e.g. ws://127.0.0.1:9001). "
                    "The page sends a password to this broker only; without --broker it cannot log in "

@@ -1,7 +1,6 @@
 """``summon replay export|show``: replay files from the referee's history (clients/replay.py).
 
-Why a separate module: the ``summon`` command is shared; each topic adds its group with
-one ``main.add_command`` line in clients/cli.py.
+One module per command (clients/cli/__init__.py adds each to the ``summon`` group).
 """
 
 from __future__ import annotations
@@ -14,7 +13,7 @@ import click
 __all__ = ["replay"]
 
 
-@click.group()
+@click.group(short_help="Export a table's history; step through a replay.")
 def replay() -> None:
     """Export a table's history to a replay file, and step through one."""
 

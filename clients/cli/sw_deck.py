@@ -19,7 +19,7 @@ import click
 __all__ = ["sw_deck"]
 
 
-@click.group("sw-deck")
+@click.group("sw-deck", short_help="Check or show a Summoner Wars deck file.")
 def sw_deck() -> None:
     """Summoner Wars decks: check a deck file against the construction rules, show presets."""
 

@@ -1,9 +1,8 @@
-"""What every ``summon`` subcommand shares: connection flags, credentials, exit codes.
+"""What the ``summon`` commands share besides their flags: credentials, exit codes, signals.
 
-Why its own module: the subcommands live in their own modules (``cli_play``,
-``cli_tournament``, ...) which ``clients.cli`` imports to register them; they cannot
-import ``clients.cli`` back (``python -m summon.clients.cli`` would load a second, half-built
-copy), so the shared pieces live here and everyone imports them.
+The flags themselves are decorators in ``clients.cli.options``; each command module
+(``clients/cli/<command>.py``) imports from these two and from nothing else of the CLI, so
+any one of them imports alone (tests/test_layers.py imports every module by itself).
 """
 
 from __future__ import annotations
@@ -18,10 +17,10 @@ import click
 
 from summon.clients.profile import DEFAULT_BROKER, Profile, ProfileError, load_profile
 from summon.protocol.mqtt import BrokerUrl, LinkError, LinkRefused
-from summon.protocol.version import DEFAULT_PREFIX
 
-__all__ = ["EXIT_OK", "EXIT_FAILED", "EXIT_USAGE", "EXIT_UNREACHABLE", "EXIT_REFUSED", "EXIT_FOREIGN", "EXIT_CODES",
-           "broker_options", "check_profile_broker", "broker_from_flags", "profile", "link_failed", "on_signals", "parse_options"]
+__all__ = ["serve_metrics", "EXIT_OK", "EXIT_FAILED", "EXIT_USAGE", "EXIT_UNREACHABLE", "EXIT_REFUSED", "EXIT_FOREIGN", "EXIT_CODES",
+           "check_profile_broker", "broker_from_flags", "profile", "link_failed", "on_signals", "leave_on_sigterm",
+           "parse_options", "start_metrics"]
 
 # One table for every command (README "Exit codes"; `summon --help` says it too).
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_UNREACHABLE, EXIT_REFUSED, EXIT_FOREIGN = 0, 1, 2, 3, 4, 5
@@ -48,11 +47,6 @@ def profile() -> Profile | None:
         return _cached_profile(os.environ.get("SUMMON_PROFILE", ""))
     except ProfileError as exc:
         raise click.UsageError(str(exc)) from None
-
-
-def _default_prefix() -> str:
-    prof = profile()
-    return prof.prefix if prof and prof.prefix else DEFAULT_PREFIX
 
 
 def broker_from_flags(url: str | None, username: str | None, password: str | None, password_file: str | None,
@@ -141,35 +135,6 @@ def link_failed(command: str, exc: LinkError) -> NoReturn:
     sys.exit(EXIT_REFUSED if isinstance(exc, LinkRefused) else EXIT_UNREACHABLE)
 
 
-def broker_options(f: Callable[..., Any] | None = None, *, mqtt_version: str = "3") -> Any:
-    """The connection flags every networked subcommand takes, with the same names.
-
-    ``@broker_options`` or ``@broker_options(mqtt_version="5")``: the referee defaults to
-    MQTT 5, whose retain-as-published flag shows it every retained message a player
-    publishes, so it deletes them as they come (issue 25); clients default to 3.1.1."""
-    if f is None:
-        return lambda g: broker_options(g, mqtt_version=mqtt_version)
-    for opt in reversed([
-        click.option("--broker", "broker_url", default=None, envvar="SUMMON_BROKER",
-                     help="Broker URL, mqtt://[user[:pass]@]host:port (mqtts:// for TLS) "
-                          "[default: SUMMON_BROKER, else the profile's (SUMMON_PROFILE), else mqtt://127.0.0.1:1883]."),
-        click.option("--username", "-u", default=None, envvar="SUMMON_USER",
-                     help="MQTT username (also the seat identity) [default: SUMMON_USER]."),
-        click.option("--password", default=None,
-                     help="MQTT password (or --password-file, SUMMON_PASSWORD, the profile's kept password, "
-                          "or a prompt on a terminal)."),
-        click.option("--password-file", type=click.Path(exists=True, dir_okay=False), default=None,
-                     help="File whose first line is the password."),
-        click.option("--prefix", default=_default_prefix, envvar="SUMMON_PREFIX",
-                     show_default="SUMMON_PREFIX, else the profile's, else " + DEFAULT_PREFIX,
-                     help="Topic prefix."),
-        click.option("--mqtt-version", type=click.Choice(["3", "5"]), default=mqtt_version, show_default=True,
-                     help="MQTT protocol version (3 = 3.1.1)."),
-    ]):
-        f = opt(f)
-    return f
-
-
 def on_signals(stop: Callable[[], None]) -> None:
     """First SIGINT/SIGTERM asks for a clean stop; a second one exits at once."""
     hits = {"n": 0}
@@ -181,6 +146,13 @@ def on_signals(stop: Callable[[], None]) -> None:
         stop()
 
     signal.signal(signal.SIGINT, handler)
+    signal.signal(signal.SIGTERM, handler)
+
+
+def leave_on_sigterm() -> None:
+    """SIGTERM leaves like Ctrl-C, so the terminal is restored on the way out."""
+    def handler(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
     signal.signal(signal.SIGTERM, handler)
 
 
@@ -198,3 +170,57 @@ def parse_options(pairs: tuple[str, ...]) -> dict[str, Any]:
         else:
             config[key] = value
     return config
+
+
+def serve_metrics(command: str, collectors: list[Any], port: int | None, bind: str, health: Any,
+                  ready: Any = None) -> Any:
+    """Start a component's metrics port (referee/metrics.py's MetricsPort); None without --metrics-port
+    (``summon web``, ``summon tournament run``: clients/metrics.py's collectors)."""
+    if port is None:
+        return None
+    from summon.referee.metrics import MetricsPort
+
+    try:
+        server = MetricsPort(collectors, port, bind, health=health, ready=ready).start()
+    except OSError as exc:
+        click.echo(f"{command}: cannot serve metrics on {bind}:{port}: {exc}", err=True)
+        sys.exit(EXIT_FAILED)
+    click.echo(f"{command}: metrics on http://{bind}:{server.port}/metrics (and /healthz, /readyz)")
+    return server
+
+
+def start_metrics(ref: Any, port: int | None, bind: str, sys_user: str | None = None,
+                  sys_password_file: str | None = None) -> Any:
+    """Start the metrics server for a started referee; None when --metrics-port is not given."""
+    if port is None:
+        if sys_user:
+            raise click.BadParameter("needs --metrics-port", param_hint="--metrics-broker-sys")
+        return None
+    try:
+        from summon.referee.metrics import MetricsServer, SysBridge
+    except ImportError:  # pragma: no cover - prometheus_client is a dependency
+        click.echo("summon referee: --metrics-port needs prometheus_client (pip install prometheus_client)", err=True)
+        sys.exit(EXIT_FAILED)
+    bridge = None
+    if sys_user:
+        import os
+
+        from summon.protocol.mqtt import LinkError
+
+        cfg = ref.config
+        if sys_password_file:
+            with open(sys_password_file, encoding="utf-8") as f:
+                secret = f.readline().rstrip("\r\n")
+        else:
+            secret = os.environ.get("SUMMON_SYS_PASSWORD", "")
+        try:
+            bridge = SysBridge(cfg.broker.with_credentials(sys_user, secret), sys_user, cfg.mqtt_version).start()
+        except LinkError as exc:  # the referee serves anyway; the dashboard shows no broker figures
+            click.echo(f"summon referee: no $SYS figures: {exc}", err=True)
+    try:
+        server = MetricsServer(ref, port, bind, bridge=bridge).start()
+    except OSError as exc:
+        click.echo(f"summon referee: cannot serve metrics on {bind}:{port}: {exc}", err=True)
+        sys.exit(EXIT_FAILED)
+    click.echo(f"summon referee: metrics on http://{bind}:{server.port}/metrics (and /healthz, /readyz)")
+    return server

@@ -14,7 +14,7 @@ from typing import NoReturn
 
 import click
 
-from summon.clients.cli_common import profile as _profile
+from summon.clients.cli.common import profile as _profile
 from summon.clients.profile import ENV as PROFILE_ENV, write_profile
 
 from summon.protocol.version import DEFAULT_PREFIX
@@ -27,7 +27,7 @@ from summon.referee.dynsec_dir import (
 __all__ = ["broker", "accounts"]
 
 
-@click.group()
+@click.group(short_help="Write a Mosquitto config, ACLs and the profile.")
 def broker() -> None:
     """Generate and manage a Mosquitto configuration for Summon."""
 
@@ -184,7 +184,7 @@ def check(wait_s: float) -> None:
     """
     import time
 
-    from summon.clients.cli_common import EXIT_FOREIGN, EXIT_UNREACHABLE
+    from summon.clients.cli.common import EXIT_FOREIGN, EXIT_UNREACHABLE
     from summon.protocol.brokercheck import anonymous_login, foreign_broker_message
     from summon.protocol.mqtt import BrokerUrl
 
@@ -324,7 +324,7 @@ def migrate(directory: str, to: str) -> None:
     click.echo(f"  mosquitto -c {d.conf}")
 
 
-@click.group()
+@click.group(short_help="Add, remove, list accounts; change passwords.")
 def accounts() -> None:
     """Add, remove and list broker accounts; change passwords (no broker restart)."""
 

@@ -1,0 +1,55 @@
+"""``summon create``: ask the referee, as a director, for a new table (clients/director.py)."""
+
+from __future__ import annotations
+
+import sys
+import uuid
+
+import click
+
+from summon.clients.cli.common import EXIT_FAILED, broker_from_flags as _broker, link_failed, parse_options as _options
+from summon.clients.cli.options import broker_options
+from summon.protocol.mqtt import LinkError
+
+__all__ = ["create"]
+
+
+@click.command(short_help="Create a table and print its id (as a director).")
+@broker_options
+@click.option("--game", default="dragon", show_default=True, help="Which game (see `summon games`).")
+@click.option("--players", required=True, help="Usernames in seat order, comma-separated.")
+@click.option("--table", default=None, help="Table id (default: chosen by the referee).")
+@click.option("--option", "options", multiple=True, metavar="KEY=VALUE", help="Table option, e.g. target=300.")
+@click.option("--seed", type=int, default=None,
+              help="Deal seed, for a reproducible game: anyone who guesses it sees every hand. "
+                   "Default: the referee draws a secret 256-bit one.")
+@click.option("--clock", "clock_spec", default=None, metavar="KEY=VALUE,...",
+              help="Time control for this table, e.g. move=30,bank=600,increment=5 (seconds; see referee/clock.py), "
+                   "or a preset: casual (the house bot plays for a player away 45 s), turn-based[:DAYS], none.")
+@click.option("--timeout", default=10.0, show_default=True,
+              help="Give up after this many seconds without the referee's answer.")
+def create(broker_url: str, username: str | None, password: str | None, password_file: str | None, prefix: str,
+           mqtt_version: str, game: str, players: str, table: str | None, options: tuple[str, ...],
+           seed: int | None, clock_spec: str | None, timeout: float) -> None:
+    """Ask the referee (as a director) to create a table; print its id."""
+    from summon.clients.director import DirectorError, create_table
+    from summon.referee.clock import ClockError, TimeControl
+
+    if not username:
+        raise click.BadParameter("a director needs --username", param_hint="--username")
+    config = _options(options)
+    try:
+        clock = TimeControl.parse_spec(clock_spec) if clock_spec else None
+    except ClockError as exc:
+        raise click.BadParameter(str(exc), param_hint="--clock") from None
+    try:
+        tid = create_table(_broker(broker_url, username, password, password_file), username, game,
+                           [p for p in players.split(",") if p], config, seed=seed, table=table,
+                           prefix=prefix, mqtt_version=int(mqtt_version), timeout=timeout,
+                           request_id=uuid.uuid4().hex[:12], clock=clock.to_wire() if clock else None)
+    except LinkError as exc:
+        link_failed("create", exc)
+    except DirectorError as exc:
+        click.echo(f"summon create: {exc}", err=True)
+        sys.exit(EXIT_FAILED)
+    click.echo(tid)

@@ -1,0 +1,103 @@
+"""``summon referee``: host every table on the broker until stopped (referee/service.py)."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import click
+
+from summon.clients.cli.common import (EXIT_FAILED, EXIT_REFUSED, broker_from_flags as _broker, link_failed,
+                                       on_signals as _on_signals, profile as _profile, start_metrics)
+from summon.clients.cli.options import broker_options, log_format_option, metrics_options
+from summon.protocol.mqtt import LinkError
+
+__all__ = ["referee"]
+
+
+@click.command(short_help="Run the referee: host every table on the broker.")
+@broker_options(mqtt_version="5")
+@click.option("--client-id", default="summon-referee", show_default=True)
+@click.option("--director", "directors", multiple=True, help="Username allowed to create tables (repeatable).")
+@click.option("--create", "creates", multiple=True, metavar="[ID=]GAME:USER,USER,...",
+              help="Create a table at start-up (repeatable), e.g. dragon:ann,bob,cy,dee; with ID= "
+                   "(e.g. table1=dragon:ann,bob,cy,dee) a restart that restores it does not create it again.")
+@click.option("--db", default="summon-referee.db", show_default=True,
+              help="History database (SQLite): unfinished tables resume from it after a restart; "
+                   "':memory:' keeps nothing.  postgresql://USER:PW@HOST/DB: a store shared by a fleet of "
+                   "referees on one broker (each with its own account), which adopt a dead one's tables.")
+@click.option("--lease-ttl", type=click.FloatRange(0.5, 600), default=3.0, show_default=True,
+              help="With a postgresql:// --db: seconds a table's lease lasts unless renewed; a killed "
+                   "referee's tables are adopted by the others after about this.")
+@click.option("--share-group", default=None,
+              help="With a postgresql:// --db: the shared-subscription group of director requests "
+                   "(default: a random secret the fleet keeps in the database; must be unknown to players).")
+@click.option("--db-sync", type=click.Choice(["full", "normal"]), default="full", show_default=True,
+              help="full: every move synced to disk (survives power loss); normal: survives a killed "
+                   "referee, may lose the last moves on power loss, much faster on slow disks.")
+@click.option("--clock", "clock_spec", default=None, metavar="KEY=VALUE,...",
+              help="Default time control, e.g. move=30,bank=600,increment=5,grace=60,max_timeouts=3,"
+                   "on_timeout=house (seconds; see referee/clock.py).")
+@click.option("--connect-timeout", type=click.FloatRange(0.5, 3600), default=10.0, show_default=True,
+              metavar="SECONDS",
+              help="Give up connecting after the broker was silent this long; a retained backlog that is "
+                   "still arriving never times the start out (progress is logged every 5 s).")
+@metrics_options  # --metrics-port, --metrics-bind, --metrics-broker-sys (docs/operations.md)
+@log_format_option
+def referee(broker_url: str, username: str | None, password: str | None, password_file: str | None,
+            prefix: str, mqtt_version: str, client_id: str, directors: tuple[str, ...],
+            creates: tuple[str, ...], db: str, db_sync: str, clock_spec: str | None, lease_ttl: float = 3.0,
+            share_group: str | None = None, connect_timeout: float = 10.0, metrics_port: int | None = None,
+            metrics_bind: str = "127.0.0.1", metrics_broker_sys: str | None = None,
+            metrics_sys_password_file: str | None = None) -> None:
+    """Run the referee: host every table on this broker until stopped."""
+    from summon.referee.clock import ClockError, TimeControl
+    from summon.referee.service import CreateRefused, Referee, RefereeConfig
+    from summon.referee.store import StoreError
+
+    try:
+        clock = TimeControl.parse_spec(clock_spec) if clock_spec else None
+    except ClockError as exc:
+        raise click.BadParameter(str(exc), param_hint="--clock") from None
+    prof = _profile()
+    # directors named in the broker's roles file: SUMMON_ROLES_FILE, else the profile's
+    roles_file = os.environ.get("SUMMON_ROLES_FILE") or (prof.roles_file if prof else None)
+    cfg = RefereeConfig(broker=_broker(broker_url, username, password, password_file), prefix=prefix,
+                        client_id=client_id, directors=frozenset(directors), mqtt_version=int(mqtt_version),
+                        db=db, db_sync=db_sync, clock=clock, lease_ttl=lease_ttl, share_group=share_group,
+                        roles_file=roles_file, connect_timeout=connect_timeout)
+    from summon.clients.bots import HOUSE_BOTS
+
+    ref = Referee(cfg, house_bots=HOUSE_BOTS)  # the referee hosts the clients' bots, never imports them
+    _on_signals(ref.request_stop)
+    try:
+        ref.startup()
+    except LinkError as exc:
+        link_failed("referee", exc)
+    except StoreError as exc:
+        click.echo(f"summon referee: {exc}", err=True)
+        sys.exit(EXIT_FAILED)
+    for spec in creates:
+        table_id, _, rest = spec.rpartition("=") if "=" in spec.split(":", 1)[0] else ("", "", spec)
+        game, _, users = rest.partition(":")
+        try:
+            table = ref.create_table(game, [u for u in users.split(",") if u], table_id=table_id or None)
+            click.echo(f"created table {table.id}")
+        except CreateRefused as exc:
+            if exc.code == "table/exists":  # restored from the history store after a restart
+                click.echo(f"table {table_id} is already here (restored); not created again")
+            else:
+                click.echo(f"cannot create {spec!r}: {exc.detail}", err=True)
+    metrics = start_metrics(ref, metrics_port, metrics_bind, metrics_broker_sys, metrics_sys_password_file)
+    in_play = sum(1 for t in ref.tables.values() if t.status == "playing")
+    click.echo(f"summon referee: connected to {cfg.broker.host}:{cfg.broker.port} as {cfg.broker.username or '(no user)'}"
+               f", prefix {prefix}; history in {ref.store.path}; {in_play} table(s) in play; Ctrl-C stops")
+    try:
+        ref.main_loop()
+    finally:
+        ref.shutdown()
+        if metrics is not None:
+            metrics.close()
+    if ref.stopped_because:
+        click.echo(f"summon referee: {ref.stopped_because}", err=True)
+        sys.exit(EXIT_REFUSED)
