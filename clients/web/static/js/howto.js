@@ -3,7 +3,8 @@
 // engine's SPEC.md and RULES-NOTES.md; this text must agree with them.
 
 import { h } from "./ui.js";
-import { t as tr } from "./i18n.js";
+import { lang, t as tr } from "./i18n.js";
+import { rulesFr } from "./lang/howto.fr.js";
 
 const P = (...parts) => h("p", {}, ...parts);
 const B = (t) => h("strong", {}, t);
@@ -78,12 +79,20 @@ const RULES = {
 
 export const GAME_TITLES = { dragon: "Summon the Dragon", summicard: "Summicard", "summoner-wars": "Summoner Wars" };
 
+// The rules in the page's language (the English RULES above, or lang/howto.fr.js).
+let FR = null;
+function rulesIn() {
+  if (lang() !== "fr") return RULES;
+  FR = FR || rulesFr({ h, P, B, LI });
+  return FR;
+}
+
 function gameTitle(game) { return GAME_TITLES[game] ? tr(`game.${game}`) : game; }
 
 export function hasRules(game) { return Boolean(RULES[game]); }
 
 export function rulesBody(game) {
-  return h("div", { class: "rules", dataset: { game } }, RULES[game] ? RULES[game]() : P(tr("howto.none")));
+  return h("div", { class: "rules", dataset: { game } }, RULES[game] ? rulesIn()[game]() : P(tr("howto.none")));
 }
 
 // A fold on the table: its open state lives in `ui` so a re-render keeps it open.
