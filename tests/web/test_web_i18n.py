@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from tests.web.pages import MY_TURN, login, open_table, state
+from tests.web.pages import MY_TURN, login, open_table, play_to_end, state
 from tests.web.test_web_dragon import BOTS, DragonPerson
 
 pytestmark = pytest.mark.broker
@@ -35,8 +35,19 @@ ENGLISH = ["Your turn", "Your tables", "Live tables", "Finished", "Tournaments",
            "Summon the Dragon", "Referee", "in play", "bids", "passes", "is dealt"]
 
 
+HAS_KEY = "(k) => (document.getElementById('announce').dataset.key || '').split(' ').includes(k)"
+HEARD = """window.__said = [];
+document.addEventListener('DOMContentLoaded', () => {
+  const el = document.getElementById('announce');
+  new MutationObserver(() => { if (el.textContent) window.__said.push(el.textContent); })
+    .observe(el, { childList: true, characterData: true, subtree: true });
+});"""
+
+
 def context_page(browser: Any, locale: str = "en-US", width: int = 1280, height: int = 900) -> Any:
     context = browser.new_context(viewport={"width": width, "height": height}, locale=locale)
+    # every text the live region takes, in order (a screen reader hears each change)
+    context.add_init_script(HEARD)
     page = context.new_page()
     page.errors = []  # type: ignore[attr-defined]
     page.on("pageerror", lambda e: page.errors.append(str(e)))  # type: ignore[attr-defined]
@@ -102,7 +113,7 @@ def test_every_control_is_named_and_your_turn_is_announced(stack, browser):
         s = state(page)
         assert s["view"]["phase"] == "bidding", s["view"]["phase"]
         # the live region outside #app says it, keyed by this table and this state's seq
-        page.wait_for_function("(k) => document.getElementById('announce').dataset.key === k", arg=f"turn:{table}:{s['seq']}")
+        page.wait_for_function(HAS_KEY, arg=f"turn:{table}:{s['seq']}")
         assert page.text_content("#announce") == "Your turn"
         live = page.eval_on_selector("#announce", "e => [e.getAttribute('aria-live'), e.closest('#app') === null]")
         assert live == ["polite", True]
@@ -110,7 +121,7 @@ def test_every_control_is_named_and_your_turn_is_announced(stack, browser):
         assert not unnamed(page), ("bidding", unnamed(page))
         until_playing(page, DragonPerson(keyboard=False))
         # a later turn is announced too (its own key: each turn once)
-        page.wait_for_function("(k) => document.getElementById('announce').dataset.key === k", arg=f"turn:{table}:{state(page)['seq']}")
+        page.wait_for_function(HAS_KEY, arg=f"turn:{table}:{state(page)['seq']}")
         assert page.query_selector_all(".my-hand button.card")
         assert not unnamed(page), ("playing", unnamed(page))
         # every card in the hand is named for a screen reader: "7 of fire", "the Dragon"
@@ -120,6 +131,14 @@ def test_every_control_is_named_and_your_turn_is_announced(stack, browser):
         page.click("button.chat-preset[data-preset='gl']")
         page.wait_for_selector(".chat-line")
         assert not unnamed(page), ("chat", unnamed(page))
+        # play the hand out: each trick won and the hand's result are announced, once each
+        play_to_end(page, DragonPerson(keyboard=False))
+        page.wait_for_function("() => window.__said.some((t) => t.includes('Hand 1: '))")
+        said = page.evaluate("() => window.__said")
+        tricks = [t for t in said if "won the trick" in t]
+        assert len(tricks) >= 8, said
+        hand = [t for t in said if "Hand 1: " in t]
+        assert len(hand) == 1 and ("made it" in hand[0] or "were set" in hand[0]), said
         assert not page.errors, page.errors  # type: ignore[attr-defined]
     finally:
         page.context.close()
@@ -146,6 +165,11 @@ def test_a_french_browser_gets_french_and_the_switch_brings_english(stack, brows
         names = page.eval_on_selector_all(".my-hand button.card", "els => els.map(e => e.getAttribute('aria-label'))")
         assert names and all(" de " in n or " d'eau" in n or n == "le Dragon" for n in names), names
         assert not unnamed(page), ("playing, in French", unnamed(page))
+        # How to play, on the table, in French too
+        page.click("summary[data-key='howto-summary']")
+        rules = page.inner_text(".howto .rules")
+        assert "Le dernier pli compte double" in rules and "The last trick" not in rules, rules[:200]
+        page.click("summary[data-key='howto-summary']")
         page.evaluate("() => window.scrollTo(0, 0)")
         page.screenshot(path=str(out / "dragon-fr-phone.png"), full_page=True)
         # the switch: English, kept across a reload

@@ -225,7 +225,6 @@ function trickBox(ctx) {
   if (leaving || (!trick.length && view.last_trick)) {
     const lt = view.last_trick;
     note = tr(lt.points > 1 ? "dragon.won-last" : "dragon.won", { who: seatLabel(meta, lt.winner) });
-    if (!ctx.replay) announce(`trick:${ctx.table}:${hand}:${view.tricks_played}`, note);
   } else if (!trick.length && view.phase === "play") {
     const leader = view.leader !== null && view.leader !== undefined ? view.leader : (view.to_move || [])[0];
     note = leader === ctx.mySeat ? tr("dragon.your-lead") : tr("dragon.leads", { who: seatLabel(meta, leader) });
@@ -338,6 +337,22 @@ export function resultWords(meta, r) {
   return `${head}: ${teams.join(", ")}`;
 }
 
+// Each trick won, said by the live region from the referee's events (a state showing the
+// finished trick may never be drawn: the page draws only the newest state of a frame).
+// Only events that arrive after the table is open: no history read out on arrival.
+function announceTricks(ctx) {
+  if (ctx.replay || !ctx.events) return;
+  const newest = ctx.events.reduce((m, b) => Math.max(m, b.seq || 0), 0);
+  if (ctx.ui.heardUpTo === undefined) { ctx.ui.heardUpTo = newest; return; }
+  for (const b of ctx.events) {
+    if (!(b.seq > ctx.ui.heardUpTo)) continue;
+    b.events.forEach((e, i) => {
+      if (e.type === "trick") announce(`trick:${ctx.table}:${b.seq}:${i}`, tr(e.points > 1 ? "dragon.won-last" : "dragon.won", { who: seatLabel(ctx.meta, e.winner) }));
+    });
+  }
+  ctx.ui.heardUpTo = newest;
+}
+
 export const showsPlayers = true; // the seats around the table name them: no "Players:" line
 
 export function render(ctx) {
@@ -349,6 +364,7 @@ export function render(ctx) {
       r.winner_team === null ? `${tr("dragon.draw")}: ` : `${tr("dragon.win", { team: teamName(meta, r.winner_team) })}: `,
       `${teamName(meta, 0)} ${r.scores[0]}, ${teamName(meta, 1)} ${r.scores[1]}.`)));
   }
+  announceTricks(ctx);
   const end = handEnd(ctx);
   if (end) out.push(end);
   out.push(scoreStrip(ctx));
