@@ -165,6 +165,10 @@ def test_a_french_browser_gets_french_and_the_switch_brings_english(stack, brows
         names = page.eval_on_selector_all(".my-hand button.card", "els => els.map(e => e.getAttribute('aria-label'))")
         assert names and all(" de " in n or " d'eau" in n or n == "le Dragon" for n in names), names
         assert not unnamed(page), ("playing, in French", unnamed(page))
+        # a preset line is read in the reader's language (its id travels with it)
+        page.click("button.chat-preset[data-preset='gl']")
+        page.wait_for_selector(".chat-line[data-user='north'] .chat-text")
+        assert page.inner_text(".chat-line[data-user='north'] .chat-text") == "Bonne chance !"
         # How to play, on the table, in French too
         page.click("summary[data-key='howto-summary']")
         rules = page.inner_text(".howto .rules")

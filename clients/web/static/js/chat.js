@@ -9,7 +9,7 @@
 
 import { h, section } from "./ui.js";
 import { chatErrorWords } from "./words.js";
-import { lang, t as tr } from "./i18n.js";
+import { has, lang, t as tr } from "./i18n.js";
 
 export const MAX_CHARS = 300;  // protocol/chat.py MAX_CHARS: longer lines are refused here, in words
 export const PRESETS = [       // protocol/chat.py PRESETS (id, phrase)
@@ -64,7 +64,8 @@ function lineItem(line, opts) {
   const at = Number.isFinite(line.at) ? new Date(line.at) : null;
   return h("li", { class: `chat-line ${mine ? "mine" : ""}`.trim(), dataset: { n: line.n, user: line.user } },
     h("span", { class: "chat-who" }, line.user), " ",
-    h("span", { class: "chat-text" }, line.text),
+    // a preset is said in the reader's language (its id travels with the line); typed text as typed
+    h("span", { class: "chat-text" }, line.preset && has(`chat.preset.${line.preset}`) ? tr(`chat.preset.${line.preset}`) : line.text),
     at ? h("time", { class: "chat-at muted", datetime: at.toISOString() }, ` ${at.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" })}`) : null,
     mine || opts.replay ? null : h("button", { type: "button", class: "chat-mute small", title: tr("chat.hide", { user: line.user }),
       "aria-label": tr("chat.mute-who", { user: line.user }), dataset: { key: `mute:${line.n}`, mute: line.user },
