@@ -17,6 +17,7 @@ import { rulesPage } from "./howto.js";
 import { updateTurns } from "./turns.js";
 import { tickAway } from "./away.js";
 import { renderNewTable } from "./newtable.js";
+import { LANG_NAMES, lang, setLang, t as tr } from "./i18n.js";
 
 const DEFAULTS = { broker: "", edge: "", prefix: "summon/v1", user: "", login: "password" };
 const root = document.getElementById("app");
@@ -39,12 +40,12 @@ async function loadConfig() {
   // A broker named in the address is never used (nor pre-filled): only config.json's.
   const foreign = ["broker", "edge"].filter((key) => q.get(key) && q.get(key) !== config[key]).map((key) => q.get(key));
   if (foreign.length) {
-    notices.push(`This page's address names a broker its server does not (${foreign.join(", ")}): it was ignored. ` +
-      (config.broker ? `This page logs in only to ${config.broker}.` : "This page's server names no broker to log in to.") +
-      " A link that names another broker may be trying to collect your password: do not type it anywhere else.");
+    notices.push(`${tr("login.foreign", { brokers: foreign.join(", ") })} ` +
+      (config.broker ? tr("login.only-to", { broker: config.broker }) : tr("login.no-broker")) +
+      ` ${tr("login.phishing")}`);
   }
   if (q.has("password")) {  // never accept a password from a URL (it lands in history and logs)
-    notices.push("A password in the page address is ignored: type it into the form instead.");
+    notices.push(tr("login.url-password"));
   }
   if (foreign.length || q.has("password")) {
     for (const key of ["broker", "edge", "password"]) q.delete(key);
@@ -73,39 +74,38 @@ function connect(opts) {
 function loginForm() {
   const c = store.connection;
   // Family words first ("Logged in as north"); the broker's address stays in a fold.
-  const plain = c.state === "online" && link ? (link.user ? `Logged in as ${link.user}.` : "Watching as a spectator.") : c.detail || "Not connected.";
+  const plain = c.state === "online" && link ? (link.user ? tr("login.as", { user: link.user }) : tr("login.watching")) : c.detail || tr("login.not-connected");
   const status = h("p", { class: `connection conn-${c.state}`, role: "status" }, plain,
-    c.state === "online" && c.detail ? h("details", { class: "conn-details" }, h("summary", {}, "Details"), c.detail) : null);
+    c.state === "online" && c.detail ? h("details", { class: "conn-details" }, h("summary", {}, tr("details")), c.detail) : null);
   if (link && link.user && c.state !== "error") {
-    return section("Connection", status, h("button", { type: "button", dataset: { key: "logout" }, on: { click: () => {
+    return section(tr("login.connection"), status, h("button", { type: "button", dataset: { key: "logout" }, on: { click: () => {
       if (config.edge) connect({ url: config.edge });   // back to watching without an account
-      else { link.close(); link = null; store.connection = { state: "idle", detail: "Logged out." }; }
+      else { link.close(); link = null; store.connection = { state: "idle", detail: tr("login.logged-out") }; }
       location.hash = "#/";
       render();
-    } } }, "Log out"));
+    } } }, tr("login.logout")));
   }
   let saved = "";
   try { saved = localStorage.getItem("summon.user") || ""; } catch (err) { /* ignore */ }
   // The password goes to config.json's broker and nowhere else (see loadConfig).
   const form = !config.broker
-    ? h("p", { class: "no-login" }, "Logging in is off: this page's server names no broker to log in to " +
-      "(its operator starts it with `summon web --broker ws://HOST:PORT`), and this page sends a password to no other.")
+    ? h("p", { class: "no-login" }, tr("login.off"))
     : h("form", { class: "login", autocomplete: "on", on: { submit: (e) => {
       e.preventDefault();
       const f = new FormData(e.target);
       connect({ url: config.broker, username: String(f.get("username")), password: String(f.get("password")) });
     } } },
-    h("details", { class: "login-details" }, h("summary", {}, "Details"),
-      h("p", { class: "login-broker muted" }, `Broker: ${config.broker} (named by this page's server)`)),
-    h("label", {}, "Username ", h("input", { name: "username", required: true, autocomplete: "username", value: config.user || saved, pattern: "[A-Za-z0-9_.\\-]{1,64}", dataset: { key: "f-user" } })),
-    h("label", {}, "Password ", h("input", { name: "password", type: "password", autocomplete: "current-password", dataset: { key: "f-password" } })),
-    h("button", { type: "submit", dataset: { key: "f-login" } }, "Log in to play"));
+    h("details", { class: "login-details" }, h("summary", {}, tr("details")),
+      h("p", { class: "login-broker muted" }, tr("login.broker", { broker: config.broker }))),
+    h("label", {}, `${tr("login.username")} `, h("input", { name: "username", required: true, autocomplete: "username", value: config.user || saved, pattern: "[A-Za-z0-9_.\\-]{1,64}", dataset: { key: "f-user" } })),
+    h("label", {}, `${tr("login.password")} `, h("input", { name: "password", type: "password", autocomplete: "current-password", dataset: { key: "f-password" } })),
+    h("button", { type: "submit", dataset: { key: "f-login" } }, tr("login.submit")));
   const watching = link && !link.user && c.state === "online";
   const spectate = (config.edge || config.broker) && !watching
     ? h("button", { type: "button", dataset: { key: "spectate" }, on: { click: () => connect({ url: config.edge || config.broker }) } },
-      config.edge ? "Watch without an account" : "Connect as a spectator")
+      config.edge ? tr("login.watch") : tr("login.spectate"))
     : null;
-  return section("Connection", status, store.notice ? h("p", { class: "notice" }, store.notice) : null, form, spectate);
+  return section(tr("login.connection"), status, store.notice ? h("p", { class: "notice" }, store.notice) : null, form, spectate);
 }
 
 function onMove(table, seq, move) {
@@ -139,7 +139,8 @@ function render() {
   rerender(root, () => {
     const nav = h("nav", { class: "top" }, h("a", { href: "#/", dataset: { key: "nav-lobby" } }, "Summon"),
       h("span", { class: `conn-dot conn-${store.connection.state}`, title: store.connection.detail, "aria-label": store.connection.detail }, "●"),
-      link && link.user ? h("span", { class: "muted" }, ` ${link.user}`) : h("span", { class: "muted" }, " spectator"));
+      link && link.user ? h("span", { class: "muted" }, ` ${link.user}`) : h("span", { class: "muted" }, ` ${tr("nav.spectator")}`),
+      langSwitch());
     if (screen === "replay") return [nav, ...replay.render()];
     if (screen === "rules") return [nav, ...rulesPage(decodeURIComponent(location.hash.slice("#/rules/".length)))];
     if (screen === "lobby") return [nav, ...renderLobby(store, link, loginForm(), render)];
@@ -152,7 +153,7 @@ function render() {
     const chat = { user: link && link.user ? link.user : null, send: (body) => link.chat(t.id, body) };
     const body = renderTable(t, { onMove: link && link.user ? onMove : null, onReclaim: (id) => link.reclaim(id), onRematch, ui, now: () => performance.now(), refresh: render, chat });
     const sent = ui.sent && ui.sent.table === watched && t.seat && t.seat.seq === ui.sent.seq
-      ? h("p", { class: "sent", role: "status" }, `Sent “${ui.sent.move}”; waiting for the referee…`) : null;
+      ? h("p", { class: "sent", role: "status" }, tr("table.sent", { move: ui.sent.move })) : null;
     const conn = store.connection.state !== "online"
       ? h("p", { class: `connection conn-${store.connection.state}`, role: "status" }, store.connection.detail) : null;
     // Opened from a link without being logged in: offer the login here too (after the
@@ -160,6 +161,14 @@ function render() {
     const login = !link || !link.user ? loginForm() : null;
     return link ? [nav, conn, sent, ...body, login] : [nav, login, ...body];
   });
+}
+
+// The language switch: names the other language in its own words ("Français" / "English").
+function langSwitch() {
+  const other = lang() === "en" ? "fr" : "en";
+  return h("button", { type: "button", class: "small lang-switch", lang: other, dataset: { key: "lang", lang: other },
+    "aria-label": tr("nav.lang-switch", { lang: LANG_NAMES[other] }),
+    on: { click: () => { setLang(other); render(); } } }, LANG_NAMES[other]);
 }
 
 function schedule() {
@@ -179,8 +188,7 @@ async function main() {
   document.addEventListener("securitypolicyviolation", (e) => {
     if (e.effectiveDirective !== "connect-src" || !link) return;
     link.client.end(true);
-    link.setConnection("error", `this page may not connect to ${e.blockedURI}: its server allows only the brokers ` +
-      "it was started with (summon web --broker / --edge)");
+    link.setConnection("error", tr("conn.csp", { url: e.blockedURI }));
   });
   setInterval(() => { tickClocks(root, () => performance.now()); tickAway(root); }, 250);
   if (config.login === "none" && config.user) connect({ url: config.broker, username: config.user });

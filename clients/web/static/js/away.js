@@ -7,6 +7,7 @@
 
 import { h } from "./ui.js";
 import { seatLabel } from "./words.js";
+import { t as tr } from "./i18n.js";
 
 export function awaySince(meta, seat) {
   const a = meta && Array.isArray(meta.away) ? meta.away.find((x) => x && x.seat === seat) : null;
@@ -16,23 +17,23 @@ export function awaySince(meta, seat) {
 // "less than a minute", "2 min", "1 h 5 min", "3 days"
 export function duration(ms) {
   const min = Math.floor(Math.max(0, ms) / 60000);
-  if (min < 1) return "less than a minute";
-  if (min < 60) return `${min} min`;
+  if (min < 1) return tr("away.under-minute");
+  if (min < 60) return tr("away.min", { min });
   const hours = Math.floor(min / 60);
-  if (hours < 48) return `${hours} h${min % 60 ? ` ${min % 60} min` : ""}`;
-  return `${Math.floor(hours / 24)} days`;
+  if (hours < 48) return min % 60 ? tr("away.h-min", { hours, min: min % 60 }) : tr("away.h", { hours });
+  return tr("away.days", { days: Math.floor(hours / 24) });
 }
 
 // name "": the short form a seat shows under its own name ("away (2 min) — the computer plays")
 function awayText(name, since, house, graceS, nowMs) {
   const gone = nowMs - since * 1000;
   let then;
-  if (house) then = name ? "the computer plays for them" : "the computer plays";
+  if (house) then = name ? tr("away.house-them") : tr("away.house");
   else if (typeof graceS === "number") {
     const left = Math.ceil((graceS * 1000 - gone) / 1000);
-    then = left > 0 ? `the computer takes over in ${left} s` : "the computer takes over now";
-  } else then = "the table waits for them";
-  return `${name ? `${name} is away` : "away"} (${duration(gone)}) — ${then}`;
+    then = left > 0 ? tr("away.takes-over-in", { s: left }) : tr("away.takes-over-now");
+  } else then = tr("away.waits");
+  return `${name ? tr("away.is-away", { name }) : tr("away.away")} (${duration(gone)}) — ${then}`;
 }
 
 function awayEl(tag, cls, meta, seat, short = false) {

@@ -7,12 +7,14 @@
 // Elemental wears a crown of rays around its element, so neither is mistaken at a glance.
 // Built with createElementNS and attributes (no markup strings, no inline style: the CSP).
 
+import { t as tr } from "./i18n.js";
+
 const NS = "http://www.w3.org/2000/svg";
 
 export const SUITS = ["earth", "wind", "fire", "water"];
 export const SUIT_COLOURS = { earth: "#00734d", wind: "#5c5470", fire: "#c2410c", water: "#0062a3" };
-const RANK_SHORT = { mage: "M", warrior: "W", queen: "Q", king: "K", elemental: "E" };
-const RANK_WORD = { mage: "Mage", warrior: "Warrior", queen: "Queen", king: "King", elemental: "Elemental" };
+// The face ranks' letters and words are the catalogues' ("rank.short.<rank>", "rank.<rank>").
+const RANK_WORD = { mage: 1, warrior: 1, queen: 1, king: 1, elemental: 1 };
 
 function el(tag, attrs = {}, ...kids) {
   const node = document.createElementNS(NS, tag);
@@ -27,10 +29,11 @@ export function rankOf(card) { return card === "dragon" ? null : card.split("-")
 // What a screen reader says, and what the page writes in sentences: "7 of fire",
 // "the Mage of earth", "the Dragon".
 export function cardName(card) {
-  if (card === "dragon") return "the Dragon";
+  if (card === "dragon") return tr("card.dragon");
   const suit = suitOf(card);
   const rank = rankOf(card);
-  return RANK_WORD[rank] ? `the ${RANK_WORD[rank]} of ${suit}` : `${rank} of ${suit}`;
+  const of = tr(`suit.of.${suit}`);
+  return RANK_WORD[rank] ? tr("card.face", { rank: tr(`rank.the.${rank}`), of }) : tr("card.number", { rank, of });
 }
 
 // The element's silhouette, centred on (cx, cy) with half-size r.
@@ -65,14 +68,14 @@ function dragonFace() {
     el("path", { d: "M30 22 L40 14 L37 26 L50 22 L42 36 L52 40 L38 44 L34 58 L30 50 L26 58 L22 44 L8 40 L18 36 L10 22 L23 26 L20 14 Z",
       fill: "#d4a017" }),
     el("circle", { cx: 30, cy: 36, r: 3, fill: "#2b1038" }),
-    text(30, 74, 10, "#f5d76e", "DRAGON", { "text-anchor": "middle", "letter-spacing": 0.5 }),
+    text(30, 74, 10, "#f5d76e", tr("card.face-dragon"), { "text-anchor": "middle", "letter-spacing": 0.5 }),
     text(5, 13, 11, "#f5d76e", "D"),
   ];
 }
 
 function elementFace(suit, rank) {
   const c = SUIT_COLOURS[suit];
-  const short = RANK_SHORT[rank] || rank;
+  const short = RANK_WORD[rank] ? tr(`rank.short.${rank}`) : rank;
   const kids = [
     el("rect", { x: 1, y: 1, width: 58, height: 82, rx: 6, fill: "#fffdf8", stroke: c, "stroke-width": 2 }),
     text(5, 17, 15, c, short),
@@ -86,11 +89,12 @@ function elementFace(suit, rank) {
         stroke: c, "stroke-width": 2.2, "stroke-linecap": "round" }));
     }
     kids.push(suitShape(suit, 32, 48, 10));
-    kids.push(text(30, 79, 8, c, "ELEMENTAL", { "text-anchor": "middle" }));
+    const word = tr("rank.elemental").toUpperCase();
+    kids.push(text(30, 79, word.length > 9 ? 6.5 : 8, c, word, { "text-anchor": "middle" }));
   } else if (RANK_WORD[rank]) {
     kids.push(el("rect", { x: 14, y: 32, width: 36, height: 40, rx: 4, fill: "none", stroke: c, "stroke-width": 1.2, "stroke-dasharray": "3 2" }));
     kids.push(suitShape(suit, 32, 46, 9));
-    kids.push(text(32, 68, 8, c, RANK_WORD[rank].toUpperCase(), { "text-anchor": "middle" }));
+    kids.push(text(32, 68, 8, c, tr(`rank.${rank}`).toUpperCase(), { "text-anchor": "middle" }));
   } else {
     kids.push(suitShape(suit, 34, 52, 15));
   }
@@ -120,11 +124,11 @@ export function suitIcon(suit) {
 // suggest a meaning the card has not.  The Boccino (the card every score is measured from)
 // is gold with a ball, so it is never mistaken for a player's card.
 
-const VALUE_SHORT = { 1: "A", 11: "J", 12: "Q", 13: "K" };
-const VALUE_WORD = { 1: "Ace", 11: "Jack", 12: "Queen", 13: "King" };
+// Their letters and words are the catalogues' ("value.short.<v>", "value.<v>").
+const VALUE_WORD = { 1: 1, 11: 1, 12: 1, 13: 1 };
 
-export function valueText(v) { return VALUE_SHORT[v] || String(v); }
-export function valueName(v) { return VALUE_WORD[v] ? `${VALUE_WORD[v]} (${v})` : String(v); }
+export function valueText(v) { return VALUE_WORD[v] ? tr(`value.short.${v}`) : String(v); }
+export function valueName(v) { return VALUE_WORD[v] ? `${tr(`value.${v}`)} (${v})` : String(v); }
 
 export function valueCardSvg(v, { boccino = false } = {}) {
   const ink = boccino ? "#5a3b00" : "#1f2937";
@@ -135,6 +139,6 @@ export function valueCardSvg(v, { boccino = false } = {}) {
     text(32, 56, t.length > 1 ? 26 : 30, ink, t, { "text-anchor": "middle" }),
   ];
   if (boccino) kids.push(el("circle", { cx: 48, cy: 14, r: 6, fill: "#fffdf8", stroke: ink, "stroke-width": 1.5 }),
-    text(30, 77, 8, ink, "BOCCINO", { "text-anchor": "middle" }));
+    text(30, 77, 8, ink, tr("summicard.boccino").toUpperCase(), { "text-anchor": "middle" }));
   return el("svg", { viewBox: "0 0 60 84", class: "face", "aria-hidden": "true", focusable: "false" }, ...kids);
 }

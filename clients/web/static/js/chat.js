@@ -9,6 +9,7 @@
 
 import { h, section } from "./ui.js";
 import { chatErrorWords } from "./words.js";
+import { has, lang, t as tr } from "./i18n.js";
 
 export const MAX_CHARS = 300;  // protocol/chat.py MAX_CHARS: longer lines are refused here, in words
 export const PRESETS = [       // protocol/chat.py PRESETS (id, phrase)
@@ -38,14 +39,14 @@ export function chatPanel(t, opts) {
   const list = shown.length
     // newest first in the DOM (as the event feed; read first by a screen reader), shown at the
     // bottom by the stylesheet's column-reverse, which also keeps the newest in view when it scrolls
-    ? h("ol", { class: "chat-lines", reversed: true, "aria-label": "Table chat, newest first", "aria-live": "polite" },
+    ? h("ol", { class: "chat-lines", reversed: true, "aria-label": tr("chat.lines"), "aria-live": "polite" },
       shown.slice().reverse().map((line) => lineItem(line, opts)))
-    : h("p", { class: "muted chat-none" }, "No messages yet.");
+    : h("p", { class: "muted chat-none" }, tr("chat.none"));
   const hiddenBy = [...muted].map((user) => [user, lines.filter((line) => line.user === user).length]).filter(([, n]) => n);
-  const mutedNote = hiddenBy.length ? h("p", { class: "chat-muted muted" }, "Muted on this device: ",
-    hiddenBy.map(([user, n]) => h("span", { class: "chat-muted-user" }, `${user} (${n} hidden) `,
+  const mutedNote = hiddenBy.length ? h("p", { class: "chat-muted muted" }, `${tr("chat.muted")} `,
+    hiddenBy.map(([user, n]) => h("span", { class: "chat-muted-user" }, `${user} ${tr("chat.hidden", { n })} `,
       h("button", { type: "button", class: "small", dataset: { key: `unmute:${user}`, unmute: user },
-        on: { click: () => { setMuted(user, false); opts.refresh(); } } }, `Unmute ${user}`), " "))) : null;
+        on: { click: () => { setMuted(user, false); opts.refresh(); } } }, tr("chat.unmute", { user })), " "))) : null;
   const over = t.chatError && lines.some((line) => line.user === opts.user && line.got > t.chatError.at);
   const stale = t.chatError && t.chatError.local && t.chatError.code === "client" && composers.has(t.id)
     && [...composers.get(t.id).input.value].length <= MAX_CHARS;   // shortened since: that refusal is over
@@ -54,8 +55,8 @@ export function chatPanel(t, opts) {
   let foot;
   if (opts.replay) foot = null;
   else if (opts.user && opts.seated) foot = composer(t, opts);
-  else foot = h("p", { class: "muted chat-readonly" }, "Only the players at this table can write here; everyone watching can read this.");
-  return section("Chat", list, mutedNote, err, foot);
+  else foot = h("p", { class: "muted chat-readonly" }, tr("chat.readonly"));
+  return section(tr("chat.title"), list, mutedNote, err, foot);
 }
 
 function lineItem(line, opts) {
@@ -63,20 +64,24 @@ function lineItem(line, opts) {
   const at = Number.isFinite(line.at) ? new Date(line.at) : null;
   return h("li", { class: `chat-line ${mine ? "mine" : ""}`.trim(), dataset: { n: line.n, user: line.user } },
     h("span", { class: "chat-who" }, line.user), " ",
-    h("span", { class: "chat-text" }, line.text),
+    // a preset is said in the reader's language (its id travels with the line); typed text as typed
+    h("span", { class: "chat-text" }, line.preset && has(`chat.preset.${line.preset}`) ? tr(`chat.preset.${line.preset}`) : line.text),
     at ? h("time", { class: "chat-at muted", datetime: at.toISOString() }, ` ${at.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" })}`) : null,
-    mine || opts.replay ? null : h("button", { type: "button", class: "chat-mute small", title: `Hide ${line.user}'s messages on this device`,
-      "aria-label": `Mute ${line.user}`, dataset: { key: `mute:${line.n}`, mute: line.user },
-      on: { click: () => { setMuted(line.user, true); opts.refresh(); } } }, "Mute"));
+    mine || opts.replay ? null : h("button", { type: "button", class: "chat-mute small", title: tr("chat.hide", { user: line.user }),
+      "aria-label": tr("chat.mute-who", { user: line.user }), dataset: { key: `mute:${line.n}`, mute: line.user },
+      on: { click: () => { setMuted(line.user, true); opts.refresh(); } } }, tr("chat.mute")));
 }
 
 // The input, its counter, the send button and the presets: built once per table.
 function composer(t, opts) {
   let c = composers.get(t.id);
+  const typed = c && c.lang !== lang() ? c.input.value : null;   // the language switch: words anew, what is typed stays
+  if (typed !== null) { composers.delete(t.id); c = null; }
   if (!c) {
     const counter = h("span", { class: "chat-count muted", "aria-live": "off" }, `0/${MAX_CHARS}`);
     const input = h("input", { type: "text", name: "chat", class: "chat-input", autocomplete: "off", enterkeyhint: "send",
-      placeholder: "Message the table", "aria-label": "Chat message", dataset: { key: `chat-input:${t.id}` } });
+      placeholder: tr("chat.placeholder"), "aria-label": tr("chat.input"), dataset: { key: `chat-input:${t.id}` } });
+    if (typed) { input.value = typed; counter.textContent = `${[...typed].length}/${MAX_CHARS}`; }
     input.addEventListener("input", () => {
       const n = [...input.value].length;
       counter.textContent = `${n}/${MAX_CHARS}`;
@@ -84,12 +89,12 @@ function composer(t, opts) {
       if (n <= MAX_CHARS && t.chatError && t.chatError.local && t.chatError.code === "client" && c.shownError) c.opts.refresh();
     });
     const form = h("form", { class: "chat-form", on: { submit: (e) => { e.preventDefault(); send(c, t, { text: input.value }); } } },
-      input, h("button", { type: "submit", class: "chat-send", dataset: { key: `chat-send:${t.id}` } }, "Send"), counter);
-    const presets = h("div", { class: "chat-presets", role: "group", "aria-label": "Quick phrases" },
+      input, h("button", { type: "submit", class: "chat-send", dataset: { key: `chat-send:${t.id}` } }, tr("chat.send")), counter);
+    const presets = h("div", { class: "chat-presets", role: "group", "aria-label": tr("chat.presets") },
       PRESETS.map(([id, phrase]) => h("button", { type: "button", class: "small chat-preset", dataset: { key: `preset:${id}`, preset: id },
-        on: { click: () => send(c, t, { preset: id }) } }, phrase)));
+        on: { click: () => send(c, t, { preset: id }) } }, tr(`chat.preset.${id}`))));
     c = { input, counter, root: h("div", { class: "chat-compose" }, presets, form,
-      h("p", { class: "muted chat-public" }, "Everyone watching can read this.")) };
+      h("p", { class: "muted chat-public" }, tr("chat.public"))), lang: lang() };
     composers.set(t.id, c);
   }
   c.opts = opts;
@@ -105,7 +110,7 @@ function send(c, t, body) {
     if (!n) { t.chatError = { code: "chat/empty", detail: "", local: true, at: performance.now() }; opts.refresh(); return; }
     if (n > MAX_CHARS) {
       t.chatError = { code: "client", local: true, at: performance.now(),
-        detail: `That message has ${n} characters; at most ${MAX_CHARS} can be sent. Not sent: shorten it.` };
+        detail: tr("chat.too-long", { n, max: MAX_CHARS }) };
       opts.refresh();
       return;
     }

@@ -3,6 +3,8 @@
 // engine's SPEC.md and RULES-NOTES.md; this text must agree with them.
 
 import { h } from "./ui.js";
+import { lang, t as tr } from "./i18n.js";
+import { rulesFr } from "./lang/howto.fr.js";
 
 const P = (...parts) => h("p", {}, ...parts);
 const B = (t) => h("strong", {}, t);
@@ -77,37 +79,42 @@ const RULES = {
 
 export const GAME_TITLES = { dragon: "Summon the Dragon", summicard: "Summicard", "summoner-wars": "Summoner Wars" };
 
+// The rules in the page's language (the English RULES above, or lang/howto.fr.js).
+let FR = null;
+function rulesIn() {
+  if (lang() !== "fr") return RULES;
+  FR = FR || rulesFr({ h, P, B, LI });
+  return FR;
+}
+
+function gameTitle(game) { return GAME_TITLES[game] ? tr(`game.${game}`) : game; }
+
 export function hasRules(game) { return Boolean(RULES[game]); }
 
 export function rulesBody(game) {
-  return h("div", { class: "rules", dataset: { game } }, RULES[game] ? RULES[game]() : P("No rules for this game yet."));
+  return h("div", { class: "rules", dataset: { game } }, RULES[game] ? rulesIn()[game]() : P(tr("howto.none")));
 }
 
 // A fold on the table: its open state lives in `ui` so a re-render keeps it open.
 export function howtoFold(game, ui) {
   if (!RULES[game]) return null;
   const fold = h("details", { class: "howto panel", open: ui && ui.howto ? true : null, dataset: { key: "howto" } },
-    h("summary", { dataset: { key: "howto-summary" } }, `How to play ${GAME_TITLES[game] || game}`), rulesBody(game));
+    h("summary", { dataset: { key: "howto-summary" } }, tr("howto.title", { game: gameTitle(game) })), rulesBody(game));
   fold.addEventListener("toggle", () => { if (ui) ui.howto = fold.open; });
   return fold;
 }
 
 // The page behind the lobby's links (#/rules/<game>).
 export function rulesPage(game) {
-  return [h("h1", {}, `How to play ${GAME_TITLES[game] || game}`), h("section", { class: "panel" }, rulesBody(game)),
-    h("p", {}, h("a", { href: "#/", dataset: { key: "rules-back" } }, "Back to the tables"))];
+  return [h("h1", {}, tr("howto.title", { game: gameTitle(game) })), h("section", { class: "panel" }, rulesBody(game)),
+    h("p", {}, h("a", { href: "#/", dataset: { key: "rules-back" } }, tr("howto.back")))];
 }
 
 export function rulesLinks() {
-  return h("p", { class: "rules-links" }, "How to play: ",
-    Object.keys(RULES).map((g, i) => [i ? " · " : "", h("a", { href: `#/rules/${g}`, dataset: { key: `rules:${g}` } }, GAME_TITLES[g])]));
+  return h("p", { class: "rules-links" }, `${tr("howto.links")} `,
+    Object.keys(RULES).map((g, i) => [i ? " · " : "", h("a", { href: `#/rules/${g}`, dataset: { key: `rules:${g}` } }, gameTitle(g))]));
 }
 
 // One line at the moments that confuse newcomers.
-export const HINTS = {
-  bidding: "Bid how many of the 13 trick points your team will take (the last trick counts double) and what is trump, or pass for this hand.",
-  option: "You won the bidding. Summon takes the Dragon, Kitty takes the five spare cards, No help scores 25 more if you make it.",
-  discard: "Tap the cards you want to put away until you are back to 12. They stay hidden; the Dragon cannot be discarded.",
-  firstLead: "You lead the first trick: any card. Everyone must follow your suit if they can.",
-  firstTrick: "Follow the suit led if you can; if you cannot, you must play a trump if you have one.",
-};
+// (their words are the catalogues' "hint.<moment>" keys, read in the page's language when shown)
+export const HINTS = new Proxy({}, { get: (_, k) => tr(`hint.${String(k)}`) });

@@ -8,6 +8,7 @@
 
 import mqtt from "../vendor/mqtt.esm.js";
 import { unreadable } from "./valid.js";
+import { t as tr } from "./i18n.js";
 
 const { encode, decode } = globalThis.MessagePack;
 export const PROTOCOL_VERSION = 1;
@@ -70,25 +71,25 @@ export class Link {
       resubscribe: false,   // we resubscribe ourselves in on("connect"), as the protocol says
     };
     if (presence) options.will = { topic: presence, payload: encode(msg("presence", { status: "offline" })), qos: 1, retain: true };
-    this.setConnection("connecting", `connecting to ${url}`);
+    this.setConnection("connecting", tr("conn.connecting", { url }));
     const client = mqtt.connect(url, options);
     this.client = client;
     client.on("connect", () => {
       this.connectedAt = performance.now();
-      this.setConnection("online", `connected to ${url}${username ? ` as ${username}` : " (spectator)"}`);
+      this.setConnection("online", username ? tr("conn.online-as", { url, user: username }) : tr("conn.online-spectator", { url }));
       const subs = [this.t.status, this.t.metas, this.t.tours, ...[...this.watching].map(this.t.publicAll)];
       if (username) subs.push(this.t.seatAll(username), this.t.reply(username));
       client.subscribe(subs, { qos: 1 });
       if (presence) client.publish(presence, encode(msg("presence", { status: "online" })), { qos: 1, retain: true });
     });
-    client.on("reconnect", () => this.setConnection("connecting", `reconnecting to ${url}...`));
+    client.on("reconnect", () => this.setConnection("connecting", tr("conn.reconnecting", { url })));
     client.on("close", () => {
-      if (this.store.connection.state === "online") this.setConnection("offline", "connection lost; retrying every 2 s");
+      if (this.store.connection.state === "online") this.setConnection("offline", tr("conn.lost"));
     });
-    client.on("offline", () => this.setConnection("offline", `cannot reach ${url}; retrying every 2 s`));
+    client.on("offline", () => this.setConnection("offline", tr("conn.unreachable", { url })));
     client.on("error", (err) => {
       const words = /not authori[sz]ed|bad user ?name or password/i.test(err.message)
-        ? "the broker refused this username or password" : err.message;
+        ? tr("conn.refused") : err.message;
       this.setConnection("error", words);
       if (/not authori[sz]ed|bad user/i.test(err.message)) client.end(true);  // retrying will not help
     });
@@ -114,7 +115,7 @@ export class Link {
 
   // Publish one move: QoS 1, never retained, the seq of the state it answers.
   move(table, seq, move) {
-    if (!this.user) throw new Error("spectators cannot move");
+    if (!this.user) throw new Error(tr("conn.spectator-move"));
     this.client.publish(this.t.move(table, this.user), encode(msg("move", { seq, move })), { qos: 1, retain: false });
   }
 
@@ -122,8 +123,8 @@ export class Link {
   // first (chat.js checks too, in words): the broker disconnects a client that sends a
   // packet over 64 KiB, and the referee refuses a line over 300 characters.
   chat(table, body) {
-    if (!this.user) throw new Error("spectators read the chat; only the table's players write it");
-    if (body.text !== undefined && body.text.length > 2000) throw new Error("that message is far too long to send");
+    if (!this.user) throw new Error(tr("conn.spectator-chat"));
+    if (body.text !== undefined && body.text.length > 2000) throw new Error(tr("conn.far-too-long"));
     this.client.publish(this.t.chat(table, this.user), encode(msg("chat", body)), { qos: 1, retain: false });
   }
 
@@ -133,7 +134,7 @@ export class Link {
 
   // A request on our own request topic (`create`, `rematch`); the answer lands in store.replies.
   request(type, fields) {
-    if (!this.user) throw new Error("log in to do this");
+    if (!this.user) throw new Error(tr("conn.login-first"));
     const request_id = Math.random().toString(16).slice(2, 14);
     this.client.publish(this.t.request(this.user), encode(msg(type, { request_id, ...fields })), { qos: 1, retain: false });
     return request_id;

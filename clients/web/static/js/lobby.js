@@ -7,6 +7,7 @@ import { gameName, resultLine } from "./table.js";
 import { rulesLinks } from "./howto.js";
 import { statusWords } from "./words.js";
 import { notifyControl, yourTurnList } from "./turns.js";
+import { t as tr } from "./i18n.js";
 
 function tableLink(id, label) {
   return h("a", { href: `#/table/${encodeURIComponent(id)}`, class: "table-link", dataset: { table: id, key: `link:${id}` } }, label);
@@ -17,9 +18,9 @@ function tableRow(t, me) {
   const seat = m && me ? m.players.indexOf(me) : -1;
   const result = m && m.result ? ` · ${resultLine(m)}` : "";
   return h("li", { dataset: { table: t.id } },
-    tableLink(t.id, m ? gameName(m.game, m) : "a table"),
+    tableLink(t.id, m ? gameName(m.game, m) : tr("lobby.a-table")),
     h("span", { class: "muted" }, m ? ` ${m.players.join(", ")} · ${statusWords(m.status)}${result}` : ""),
-    seat >= 0 && m.status === "playing" ? h("span", { class: "badge mine" }, t.seat && (t.seat.to_move || []).includes(seat) ? "your turn" : "seated") : null);
+    seat >= 0 && m.status === "playing" ? h("span", { class: "badge mine" }, t.seat && (t.seat.to_move || []).includes(seat) ? tr("lobby.badge-turn") : tr("lobby.badge-seated")) : null);
 }
 
 export function renderLobby(store, link, loginForm, refresh = () => {}) {
@@ -31,38 +32,38 @@ export function renderLobby(store, link, loginForm, refresh = () => {}) {
   const ref = store.referee;
   const out = [
     h("p", { class: `referee ${ref ? `ref-${ref.status}` : ""}`, role: "status" },
-      ref ? `Referee ${ref.status}${ref.status === "online" ? ` · ${ref.tables} table(s) in play` : ""}` : "No referee status received yet."),
+      ref ? (ref.status === "online" ? tr("lobby.referee-online", { n: ref.tables }) : tr("lobby.referee", { status: ref.status })) : tr("lobby.no-referee")),
     loginForm,
     rulesLinks(),
   ];
-  if (me) out.push(h("p", {}, h("a", { href: "#/new", class: "button new-table-link", dataset: { key: "link:new" } }, "New table")));
+  if (me) out.push(h("p", {}, h("a", { href: "#/new", class: "button new-table-link", dataset: { key: "link:new" } }, tr("lobby.new-table"))));
   if (me) {
     const turns = yourTurnList(store, me, tableRow);
-    out.push(section("Your turn", turns || h("p", { class: "muted" }, "No table is waiting for you."), notifyControl(refresh)));
+    out.push(section(tr("lobby.your-turn"), turns || h("p", { class: "muted" }, tr("lobby.none-waiting")), notifyControl(refresh)));
   }
-  if (me) out.push(section("Your tables", mine.length ? h("ul", { class: "tables mine" }, mine.map((t) => tableRow(t, me)))
-    : h("p", { class: "muted" }, "You are not at a table yet: start one with “New table”, or ask a friend to invite you.")));
-  out.push(section("Live tables", live.length ? h("ul", { class: "tables live" }, live.map((t) => tableRow(t, me)))
-    : h("p", { class: "muted" }, "No other table in play.")));
-  out.push(section("Finished", done.length ? h("ul", { class: "tables done" }, done.slice(-50).reverse().map((t) => tableRow(t, me)))
-    : h("p", { class: "muted" }, "No finished table yet.")));
-  out.push(section("Tournaments", store.tours.size ? [...store.tours.values()].map(tournament)
-    : h("p", { class: "muted" }, "No tournament on this broker.")));
-  out.push(h("p", {}, h("a", { href: "#/replay", dataset: { key: "link:replay" } }, "Open a replay file…")));
+  if (me) out.push(section(tr("lobby.your-tables"), mine.length ? h("ul", { class: "tables mine" }, mine.map((t) => tableRow(t, me)))
+    : h("p", { class: "muted" }, tr("lobby.not-at-table"))));
+  out.push(section(tr("lobby.live"), live.length ? h("ul", { class: "tables live" }, live.map((t) => tableRow(t, me)))
+    : h("p", { class: "muted" }, tr("lobby.none-live"))));
+  out.push(section(tr("lobby.finished"), done.length ? h("ul", { class: "tables done" }, done.slice(-50).reverse().map((t) => tableRow(t, me)))
+    : h("p", { class: "muted" }, tr("lobby.none-finished"))));
+  out.push(section(tr("lobby.tournaments"), store.tours.size ? [...store.tours.values()].map(tournament)
+    : h("p", { class: "muted" }, tr("lobby.none-tournament"))));
+  out.push(h("p", {}, h("a", { href: "#/replay", dataset: { key: "link:replay" } }, tr("lobby.replay"))));
   return out;
 }
 
 function tournament(t) {
   return h("article", { class: "tournament", dataset: { tournament: t.tournament } },
     h("h3", {}, t.name || t.tournament),
-    h("p", { class: "muted" }, `${gameName(t.game)} · ${t.format} · ${t.status} · round ${t.round} of ${t.rounds}`),
+    h("p", { class: "muted" }, `${gameName(t.game)} · ${t.format} · ${t.status} · ${tr("tour.round", { round: t.round, rounds: t.rounds })}`),
     h("div", { class: "scroll" }, h("table", { class: "standings" },
-      h("thead", {}, h("tr", {}, ["#", "Entrant", "Points", "Played", "W", "D", "L", "Net"].map((c) => h("th", {}, c)))),
+      h("thead", {}, h("tr", {}, ["#", "entrant", "points", "played", "w", "d", "l", "net"].map((c) => h("th", {}, c === "#" ? c : tr(`tour.${c}`))))),
       h("tbody", {}, (t.standings || []).map((r) => h("tr", {},
-        h("td", {}, String(r.rank)), h("td", {}, r.entrant, r.withdrawn ? " (withdrawn)" : ""), h("td", {}, String(r.points)),
+        h("td", {}, String(r.rank)), h("td", {}, r.entrant, r.withdrawn ? ` ${tr("tour.withdrawn")}` : ""), h("td", {}, String(r.points)),
         h("td", {}, String(r.played)), h("td", {}, String(r.wins)), h("td", {}, String(r.draws)), h("td", {}, String(r.losses)),
         h("td", {}, String(r.net))))))),
     (t.pairings || []).length ? h("ul", { class: "pairings" }, t.pairings.map((p) => h("li", {},
-      p.table ? tableLink(p.table, p.sides.join(" vs ")) : p.sides.join(" vs "),
+      p.table ? tableLink(p.table, p.sides.join(` ${tr("tour.vs")} `)) : p.sides.join(` ${tr("tour.vs")} `),
       h("span", { class: "muted" }, ` · ${p.status}${p.scores ? ` · ${p.scores.join(" / ")}` : ""}`)))) : null);
 }

@@ -6,6 +6,7 @@
 // line of this page changing.  The form sends one `create` on our request topic; on
 // `created` the page opens the table, on an error it says why in the referee's words.
 
+import { t as tr } from "./i18n.js";
 import { h, section } from "./ui.js";
 import { errorWords } from "./words.js";
 
@@ -54,25 +55,25 @@ function optionField(o, refresh) {
     input = h("select", { dataset: { key }, name: o.name, on: { change: (e) => set(o.choices.find((c) => String(c) === e.target.value)) } },
       o.choices.map((c) => h("option", { value: String(c), selected: c === value ? true : null }, String(c))));
   } else return null;   // "any": the game checks it; the rulebook default stands
-  return h("label", { class: "nt-option" }, `${o.doc} `, input, h("span", { class: "muted" }, ` (rulebook: ${String(o.default)})`));
+  return h("label", { class: "nt-option" }, `${o.doc} `, input, h("span", { class: "muted" }, ` ${tr("nt.rulebook", { v: String(o.default) })}`));
 }
 
 function seatField(game, i, me, refresh) {
   const levels = game.levels || [];
   const choice = draft.who[i];
-  const select = h("select", { dataset: { key: `nt-seat-${i}` }, "aria-label": `Player ${i + 1}`,
+  const select = h("select", { dataset: { key: `nt-seat-${i}` }, "aria-label": tr("nt.player", { n: i + 1 }),
     on: { change: (e) => { draft.who[i] = e.target.value; refresh(); } } },
-    h("option", { value: "me", selected: choice === "me" ? true : null }, `Me (${me})`),
-    h("option", { value: "account", selected: choice === "account" ? true : null }, "Someone with an account…"),
+    h("option", { value: "me", selected: choice === "me" ? true : null }, tr("nt.me", { me })),
+    h("option", { value: "account", selected: choice === "account" ? true : null }, tr("nt.account")),
     levels.map((l) => h("option", { value: `computer:${l.level}`, disabled: l.available ? null : true,
       selected: choice === `computer:${l.level}` ? true : null },
-      `Computer, ${l.level}${l.available ? "" : " (not available yet)"}`)));
+      tr("nt.computer", { level: tr(`level.${l.level}`) }) + (l.available ? "" : ` ${tr("nt.not-yet")}`))));
   const account = choice === "account"
-    ? h("input", { placeholder: "their account name", value: draft.accounts[i], dataset: { key: `nt-account-${i}` },
+    ? h("input", { placeholder: tr("nt.account-placeholder"), value: draft.accounts[i], dataset: { key: `nt-account-${i}` },
       pattern: "[A-Za-z0-9_.\\-]{1,64}", on: { input: (e) => { draft.accounts[i] = e.target.value; } } })
     : null;
   const team = (game.teams || []).findIndex((t) => t.includes(i));
-  return h("li", {}, `Player ${i + 1}${team >= 0 ? ` (team ${team + 1})` : ""}: `, select, account);
+  return h("li", {}, (team >= 0 ? tr("nt.player-team", { n: i + 1, team: team + 1 }) : tr("nt.player", { n: i + 1 })) + ": ", select, account);
 }
 
 // What the form sends: players by seat ("" for a computer seat) and {seat: level}.
@@ -89,16 +90,16 @@ export function requestOf(game, me) {
 
 export function renderNewTable(store, link, refresh) {
   const me = link && link.user;
-  if (!me) return [section("New table", h("p", {}, "Log in to start a table."))];
+  if (!me) return [section(tr("nt.title"), h("p", {}, tr("nt.login")))];
   const { games, game } = gameOf(store);
-  if (!game) return [section("New table", h("p", { class: "muted", role: "status" }, "Waiting for the referee's list of games…"))];
+  if (!game) return [section(tr("nt.title"), h("p", { class: "muted", role: "status" }, tr("nt.waiting-games")))];
   const reply = draft.pending ? store.replies.get(draft.pending) : null;
   if (reply) draft.pending = null;
   if (reply && reply.type === "created") setTimeout(() => { location.hash = `#/table/${encodeURIComponent(reply.table)}`; }, 0);
   if (reply && reply.type === "error") draft.error = reply;
-  const levelsNote = (game.levels || []).filter((l) => !l.available).map((l) => `Computer, ${l.level}: ${l.note}.`);
+  const levelsNote = (game.levels || []).filter((l) => !l.available).map((l) => tr("nt.level-note", { level: tr(`level.${l.level}`), note: l.note }));
   const seatCount = game.min_seats === game.max_seats ? null
-    : h("label", {}, "Players ", h("select", { dataset: { key: "nt-seats" }, on: { change: (e) => { draft.seats = Number(e.target.value); refresh(); } } },
+    : h("label", {}, `${tr("nt.players")} `, h("select", { dataset: { key: "nt-seats" }, on: { change: (e) => { draft.seats = Number(e.target.value); refresh(); } } },
       Array.from({ length: game.max_seats - game.min_seats + 1 }, (_, k) => game.min_seats + k)
         .map((n) => h("option", { value: n, selected: n === draft.seats ? true : null }, String(n)))));
   const form = h("form", { class: "new-table", on: { submit: (e) => {
@@ -107,20 +108,20 @@ export function renderNewTable(store, link, refresh) {
     draft.pending = link.request("create", requestOf(game, me));
     refresh();
   } } },
-    h("label", {}, "Game ", h("select", { dataset: { key: "nt-game" }, on: { change: (e) => { reset(games.find((g) => g.name === e.target.value)); refresh(); } } },
+    h("label", {}, `${tr("nt.game")} `, h("select", { dataset: { key: "nt-game" }, on: { change: (e) => { reset(games.find((g) => g.name === e.target.value)); refresh(); } } },
       games.map((g) => h("option", { value: g.name, selected: g.name === game.name ? true : null }, g.title)))),
-    h("fieldset", {}, h("legend", {}, "Rules"), game.options.map((o) => optionField(o, refresh))),
-    h("fieldset", {}, h("legend", {}, "Clock"),
+    h("fieldset", {}, h("legend", {}, tr("nt.rules")), game.options.map((o) => optionField(o, refresh))),
+    h("fieldset", {}, h("legend", {}, tr("nt.clock")),
       h("select", { dataset: { key: "nt-clock" }, on: { change: (e) => { draft.clock = e.target.value; refresh(); } } },
-        [["none", "No move clock: take your time"], ["casual", "Casual: a minute a move"], ["turn", "Turn-based: days a move"]]
+        [["none", tr("nt.clock-none")], ["casual", tr("nt.clock-casual")], ["turn", tr("nt.clock-turn")]]
           .map(([v, label]) => h("option", { value: v, selected: draft.clock === v ? true : null }, label))),
-      draft.clock === "turn" ? h("label", {}, " Days per move ", h("input", { type: "number", min: 1, max: 7, value: draft.days,
+      draft.clock === "turn" ? h("label", {}, ` ${tr("nt.days")} `, h("input", { type: "number", min: 1, max: 7, value: draft.days,
         dataset: { key: "nt-days" }, on: { change: (e) => { draft.days = Number(e.target.value); } } })) : null),
-    h("fieldset", {}, h("legend", {}, "Players"), seatCount,
+    h("fieldset", {}, h("legend", {}, tr("nt.players")), seatCount,
       h("ol", { class: "nt-seats" }, Array.from({ length: draft.seats }, (_, i) => seatField(game, i, me, refresh))),
       levelsNote.length ? h("p", { class: "muted" }, levelsNote.join(" ")) : null),
     h("button", { type: "submit", class: "move", dataset: { key: "nt-start" }, disabled: draft.pending ? true : null },
-      draft.pending ? "Starting…" : "Start the game"));
+      draft.pending ? tr("nt.starting") : tr("nt.start")));
   const problem = draft.error ? h("div", { class: "error", role: "alert" }, errorWords(draft.error)) : null;
-  return [section("New table", problem, form)];
+  return [section(tr("nt.title"), problem, form)];
 }

@@ -6,6 +6,7 @@
 import { h, section } from "./ui.js";
 import { Store } from "./link.js";
 import { renderTable } from "./table.js";
+import { t as tr } from "./i18n.js";
 
 export class ReplayViewer {
   constructor(refresh) {
@@ -44,7 +45,7 @@ export class ReplayViewer {
       this.step = 0;
     } catch (err) {
       this.file = null;
-      this.error = `Could not open the file: ${err.message}`;
+      this.error = tr("replay.cannot-open", { why: err.message });
     }
     this.refresh();
   }
@@ -66,23 +67,23 @@ export class ReplayViewer {
   }
 
   render() {
-    const out = [h("p", {}, h("a", { href: "#/", dataset: { key: "link:lobby" } }, "← Lobby"))];
-    out.push(section("Replay", h("label", {}, "Replay file (from summon replay export) ",
+    const out = [h("p", {}, h("a", { href: "#/", dataset: { key: "link:lobby" } }, tr("replay.lobby")))];
+    out.push(section(tr("replay.title"), h("label", {}, `${tr("replay.file")} `,
       h("input", { type: "file", accept: ".json,application/json", dataset: { key: "replay-file" },
         on: { change: (e) => e.target.files[0] && this.load(e.target.files[0]) } }))));
     if (this.error) out.push(h("div", { class: "error", role: "alert" }, this.error));
     if (!this.file) return out;
     const steps = this.steps();
     const controls = h("div", { class: "replay-controls" },
-      h("label", {}, "Watch as ", h("select", { dataset: { key: "replay-audience" }, on: { change: (e) => { this.audience = e.target.value; this.step = 0; this.refresh(); } } },
-        this.audiences().map((a) => h("option", { value: a, selected: a === this.audience }, a === "spectator" ? "spectator" : `seat ${a}${this.file.players ? ` (${this.file.players[Number(a)]})` : ""}`)))),
-      h("button", { type: "button", dataset: { key: "replay-first" }, on: { click: () => this.go(0) } }, "« First"),
-      h("button", { type: "button", dataset: { key: "replay-prev" }, on: { click: () => this.go(this.step - 1) } }, "◀ Back"),
-      h("button", { type: "button", dataset: { key: "replay-next" }, on: { click: () => this.go(this.step + 1) } }, "Next ▶"),
-      h("button", { type: "button", dataset: { key: "replay-last" }, on: { click: () => this.go(steps.length - 1) } }, "Last »"),
-      h("input", { type: "range", min: 0, max: steps.length - 1, value: this.step, "aria-label": "step", dataset: { key: "replay-range" },
+      h("label", {}, `${tr("replay.watch-as")} `, h("select", { dataset: { key: "replay-audience" }, on: { change: (e) => { this.audience = e.target.value; this.step = 0; this.refresh(); } } },
+        this.audiences().map((a) => h("option", { value: a, selected: a === this.audience }, a === "spectator" ? tr("nav.spectator") : `${tr("seat.n", { n: a })}${this.file.players ? ` (${this.file.players[Number(a)]})` : ""}`)))),
+      h("button", { type: "button", dataset: { key: "replay-first" }, on: { click: () => this.go(0) } }, tr("replay.first")),
+      h("button", { type: "button", dataset: { key: "replay-prev" }, on: { click: () => this.go(this.step - 1) } }, tr("replay.back")),
+      h("button", { type: "button", dataset: { key: "replay-next" }, on: { click: () => this.go(this.step + 1) } }, tr("replay.next")),
+      h("button", { type: "button", dataset: { key: "replay-last" }, on: { click: () => this.go(steps.length - 1) } }, tr("replay.last")),
+      h("input", { type: "range", min: 0, max: steps.length - 1, value: this.step, "aria-label": tr("replay.step-label"), dataset: { key: "replay-range" },
         on: { input: (e) => this.go(Number(e.target.value)) } }),
-      h("span", { class: "muted", role: "status" }, `step ${this.step + 1} of ${steps.length}`));
+      h("span", { class: "muted", role: "status" }, tr("replay.step", { n: this.step + 1, of: steps.length })));
     out.push(controls);
     out.push(h("div", { class: "replay-table" }, renderTable(this.tableAt(), { onMove: null, ui: this.ui, refresh: this.refresh, now: () => 0, replay: true })));
     return out;

@@ -12,6 +12,8 @@ import * as summonerWars from "./games/summoner_wars.js";
 import * as generic from "./games/generic.js";
 import { howtoFold } from "./howto.js";
 import { awayChip, awayNotices, awaySince } from "./away.js";
+import { has, t as tr } from "./i18n.js";
+import { announce } from "./announce.js";
 
 const GAMES = { dragon, summicard, "summoner-wars": summonerWars };
 // A game's title comes from the tables' meta (the referee reads it from the game's manifest);
@@ -20,7 +22,7 @@ const TITLES = new Map();
 
 export function gameName(game, meta) {
   if (meta && meta.title && meta.game === game) TITLES.set(game, meta.title);
-  return TITLES.get(game) || game;
+  return has(`game.${game}`) ? tr(`game.${game}`) : TITLES.get(game) || game;   // ours first: in the page's language
 }
 
 // t: the store's table record; opts: {onMove(move) | null, onReclaim, now, ui, refresh, replay,
@@ -32,7 +34,7 @@ export function renderTable(t, opts) {
     h("h1", {}, gameName((state || meta || {}).game || "", meta)));
   if (!state) {
     return [head, h("p", { class: "waiting", role: "status" },
-      meta ? "Waiting for the table's state from the broker..." : `Waiting for table ${t.id}: no such table has been announced on this broker yet.`)];
+      meta ? tr("table.waiting-state") : tr("table.waiting-table", { id: t.id }))];
   }
   const view = state.view || {};
   const mySeat = t.seat ? t.seat.seat : null;
@@ -42,7 +44,7 @@ export function renderTable(t, opts) {
   const started = t.seat ? t.seatAt : t.pubAt;
   const clocks = (seat) => [clockSpan(state.clock, seat, started, opts.now), opts.replay ? null : awayChip(meta, seat, mySeat)];
   const ctx = {
-    meta, view, legal, mySeat, events: t.events, ui: opts.ui, refresh: opts.refresh, clocks, seq: state.seq,
+    meta, view, legal, mySeat, events: t.events, ui: opts.ui, refresh: opts.refresh, clocks, seq: state.seq, table: t.id, replay: !!opts.replay,
     onMove: (move) => opts.onMove(t.id, state.seq, move),
   };
   const players = meta ? meta.players : [];
@@ -50,18 +52,20 @@ export function renderTable(t, opts) {
   const status = h("div", { class: "status-line", role: "status", "aria-live": "polite", dataset: { seq: state.seq, status: state.status } },
     h("span", { class: `badge status-${state.status}` }, statusWords(state.status)),
     playing ? h("span", { class: `turn ${legal.length ? "mine" : ""}` },
-      legal.length ? "Your turn" : turn.length ? `${turn.join(", ")} ${turn.length > 1 ? "are" : "is"} thinking…` : "") : null,
-    mySeat !== null ? h("span", { class: "muted" }, ` · you are ${seatLabel(meta, mySeat)}`) : h("span", { class: "muted" }, " · watching"));
+      legal.length ? tr("table.your-turn") : turn.length ? tr("table.thinking", { who: turn.join(", "), n: turn.length }) : "") : null,
+    mySeat !== null ? h("span", { class: "muted" }, ` · ${tr("table.you-are", { who: seatLabel(meta, mySeat) })}`) : h("span", { class: "muted" }, ` · ${tr("table.watching")}`));
+  // Said once per turn by the page's one live region (announce.js), however often the page re-renders.
+  if (legal.length && !opts.replay) announce(`turn:${t.id}:${state.seq}`, tr("table.your-turn"));
   const out = [head, status];
   if (meta && meta.house && mySeat !== null && meta.house.includes(mySeat) && playing) {
-    out.push(h("div", { class: "notice house" }, "The house bot is playing your seat. ",
-      h("button", { type: "button", class: "move", dataset: { key: "reclaim" }, on: { click: () => opts.onReclaim(t.id) } }, "Take my seat back")));
+    out.push(h("div", { class: "notice house" }, `${tr("table.house-mine")} `,
+      h("button", { type: "button", class: "move", dataset: { key: "reclaim" }, on: { click: () => opts.onReclaim(t.id) } }, tr("table.reclaim"))));
   }
   const away = opts.replay ? null : awayNotices(meta, mySeat);
   const othersHouse = meta && meta.house ? meta.house.filter((s) => s !== mySeat && awaySince(meta, s) === null) : [];
   if (away) out.push(away);
   if (othersHouse.length && playing) {
-    out.push(h("p", { class: "notice" }, `The house bot plays for ${othersHouse.map((s) => seatLabel(meta, s)).join(", ")}.`));
+    out.push(h("p", { class: "notice" }, tr("ev.autoplay", { who: othersHouse.map((s) => seatLabel(meta, s)).join(", ") })));
   }
   if (t.error && !opts.replay) out.push(h("div", { class: "error", role: "alert" }, errorWords(t.error)));
   if (meta && meta.result && !playing) out.push(resultPanel(meta));
@@ -72,7 +76,7 @@ export function renderTable(t, opts) {
     out.push(chatPanel(t, { ...(opts.chat || {}), seated: mySeat !== null, replay: !!opts.replay, refresh: opts.refresh }));
   }
   out.push(feedPanel(t, meta, game));
-  if (players.length && !game.showsPlayers) out.push(h("p", { class: "muted" }, `Players: ${players.join(", ")}`));
+  if (players.length && !game.showsPlayers) out.push(h("p", { class: "muted" }, tr("table.players", { players: players.join(", ") })));
   out.push(detailsFold(t, state, mySeat, opts.ui));
   return out;
 }
@@ -96,11 +100,11 @@ export function resultLine(meta) {
   if (words) return `${words} (${reasonWords(r.reason)}).`;
   const winners = (r.winners || []).map((s) => seatLabel(meta, s));
   const scores = (r.scores || []).map((v, s) => `${seatLabel(meta, s)} ${v}`);
-  return `${winners.length ? `Won by ${winners.join(" and ")}` : "No winner"}: ${scores.join(", ")} (${reasonWords(r.reason)}).`;
+  return `${winners.length ? tr("result.won-by", { who: winners.join(tr("and")) }) : tr("result.no-winner")}: ${scores.join(", ")} (${reasonWords(r.reason)}).`;
 }
 
 function resultPanel(meta) {
-  return section("Result", h("p", { class: "final-result", dataset: { scores: JSON.stringify(meta.result.scores) } }, resultLine(meta)));
+  return section(tr("result.title"), h("p", { class: "final-result", dataset: { scores: JSON.stringify(meta.result.scores) } }, resultLine(meta)));
 }
 
 // "Play again": one click each; computer seats accept by themselves (referee/playertables.py).
@@ -108,22 +112,22 @@ function playAgain(id, meta, mySeat, opts) {
   const asked = meta.rematch || [];
   const computer = (s) => (meta.bots || []).includes(meta.players[s]) && (meta.house || []).includes(s);
   const waiting = meta.players.map((_, s) => s).filter((s) => !computer(s) && !asked.includes(s)).map((s) => seatLabel(meta, s));
-  if (meta.next) return h("p", { class: "notice", role: "status" }, "The next game is starting…");
+  if (meta.next) return h("p", { class: "notice", role: "status" }, tr("table.next-starting"));
   return h("div", { class: "play-again" }, asked.includes(mySeat)
-    ? h("p", { role: "status" }, `Waiting for ${waiting.join(", ")} to play again…`)
-    : h("button", { type: "button", class: "move", dataset: { key: "rematch" }, on: { click: () => opts.onRematch(id) } }, "Play again"),
-    asked.length && !asked.includes(mySeat) ? h("p", { class: "muted" }, `${asked.filter((s) => !computer(s)).map((s) => seatLabel(meta, s)).join(", ")} would like to play again.`) : null);
+    ? h("p", { role: "status" }, tr("table.waiting-again", { who: waiting.join(", ") }))
+    : h("button", { type: "button", class: "move", dataset: { key: "rematch" }, on: { click: () => opts.onRematch(id) } }, tr("table.play-again")),
+    asked.length && !asked.includes(mySeat) ? h("p", { class: "muted" }, tr("table.would-like", { who: asked.filter((s) => !computer(s)).map((s) => seatLabel(meta, s)).join(", ") })) : null);
 }
 
 // What a curious person (or an operator) may want, kept out of the main view.
 function detailsFold(t, state, mySeat, ui) {
   const fold = h("details", { class: "details", open: ui && ui.details ? true : null },
-    h("summary", { dataset: { key: "details" } }, "Details"),
+    h("summary", { dataset: { key: "details" } }, tr("details")),
     h("ul", { class: "details-list" },
-      h("li", {}, `Table ${t.id}`),
-      h("li", {}, `Move ${state.seq}`),
-      h("li", {}, mySeat !== null ? `Your seat number: ${mySeat}` : "Watching: no seat"),
-      t.meta && t.meta.players ? h("li", {}, `Seats: ${t.meta.players.map((p, i) => `${i} ${p}`).join(", ")}`) : null));
+      h("li", {}, tr("details.table", { id: t.id })),
+      h("li", {}, tr("details.move", { seq: state.seq })),
+      h("li", {}, mySeat !== null ? tr("details.seat", { seat: mySeat }) : tr("details.no-seat")),
+      t.meta && t.meta.players ? h("li", {}, `${tr("details.seats")} ${t.meta.players.map((p, i) => `${i} ${p}`).join(", ")}`) : null));
   fold.addEventListener("toggle", () => { if (ui) ui.details = fold.open; });
   return fold;
 }
@@ -132,9 +136,9 @@ function clockSpan(clock, seat, started, now) {
   if (!clock || !clock.remaining_ms) return null;
   const running = (clock.running || []).includes(seat);
   const left = clock.remaining_ms[seat] - (running ? now() - started : 0);
-  const bank = clock.bank_ms && clock.bank_ms[seat] !== null ? ` · bank ${formatMs(clock.bank_ms[seat] - (running && clock.move_ms === null ? now() - started : 0))}` : "";
+  const bank = clock.bank_ms && clock.bank_ms[seat] !== null ? ` · ${tr("clock.bank")} ${formatMs(clock.bank_ms[seat] - (running && clock.move_ms === null ? now() - started : 0))}` : "";
   return h("div", { class: `clock ${running ? "running" : ""}`, dataset: running ? { clockLeft: clock.remaining_ms[seat], clockSince: started } : {} },
-    h("span", { class: "left" }, `clock ${formatMs(left)}`), bank);
+    h("span", { class: "left" }, `${tr("clock.clock")} ${formatMs(left)}`), bank);
 }
 
 // The feed: newest first; referee notices (house bot, timeouts, reclaim) in every game.
@@ -148,13 +152,13 @@ function feedPanel(t, meta, game) {
     }
     if (lines.length >= 30) break;
   }
-  return section("What happened", lines.length ? h("ul", { class: "feed", "aria-live": "polite" }, lines) : h("p", { class: "muted" }, "Nothing yet."));
+  return section(tr("feed.title"), lines.length ? h("ul", { class: "feed" }, lines) : h("p", { class: "muted" }, tr("feed.nothing")));
 }
 
 // Clocks tick without re-rendering (a re-render between mousedown and mouseup eats a click).
 export function tickClocks(root, now) {
   for (const el of root.querySelectorAll("[data-clock-left]")) {
     const left = Number(el.dataset.clockLeft) - (now() - Number(el.dataset.clockSince));
-    el.querySelector(".left").textContent = `clock ${formatMs(left)}`;
+    el.querySelector(".left").textContent = `${tr("clock.clock")} ${formatMs(left)}`;
   }
 }

@@ -12,6 +12,7 @@
 
 import { h } from "./ui.js";
 import { gameName } from "./table.js";
+import { t as tr } from "./i18n.js";
 
 const KEEP = 300;
 const SEEN_KEY = "summon.turns.seen";
@@ -51,7 +52,7 @@ export function notifySupported() { return typeof window.Notification === "funct
 export function updateTurns(store, link) {
   const me = link ? link.user : null;
   const turns = myTurns(store, me);
-  document.title = turns.length ? `(${turns.length}) Your turn — Summon` : "Summon";
+  document.title = turns.length ? tr("turns.title", { n: turns.length }) : "Summon";
   const hidden = document.visibilityState === "hidden";
   for (const t of turns) {
     const k = key(t);
@@ -59,8 +60,8 @@ export function updateTurns(store, link) {
     remember(k);
     if (!hidden || !notifySupported() || Notification.permission !== "granted") continue;  // visible: seen
     try {
-      const game = t.meta ? gameName(t.meta.game, t.meta) : "a table";
-      const n = new Notification("Your turn — Summon", { body: `${game}: it is your turn.`, tag: `summon-turn-${t.id}` });
+      const game = t.meta ? gameName(t.meta.game, t.meta) : tr("lobby.a-table");
+      const n = new Notification(tr("turns.note-title"), { body: tr("turns.note-body", { game }), tag: `summon-turn-${t.id}` });
       n.onclick = () => { window.focus(); location.hash = `#/table/${encodeURIComponent(t.id)}`; n.close(); };
     } catch (err) { console.warn("could not show a notification", err); }
   }
@@ -68,13 +69,13 @@ export function updateTurns(store, link) {
 
 // The lobby's button (or what it says instead).
 export function notifyControl(refresh) {
-  if (!notifySupported()) return h("p", { class: "muted notify" }, "This browser cannot show notifications.");
+  if (!notifySupported()) return h("p", { class: "muted notify" }, tr("turns.no-notify"));
   const p = Notification.permission;
-  if (p === "granted") return h("p", { class: "muted notify notify-on" }, "You will get a notification when it is your turn and this page is in the background.");
-  if (p === "denied") return h("p", { class: "muted notify" }, "Notifications are blocked for this page in your browser's settings.");
+  if (p === "granted") return h("p", { class: "muted notify notify-on" }, tr("turns.notify-on"));
+  if (p === "denied") return h("p", { class: "muted notify" }, tr("turns.notify-blocked"));
   return h("button", { type: "button", class: "notify-ask", dataset: { key: "notify" }, on: { click: () => {
     Notification.requestPermission().then(refresh, refresh);
-  } } }, "Tell me when it's my turn");
+  } } }, tr("turns.notify-ask"));
 }
 
 // "Your turn" at the top of the lobby: every table waiting for me.

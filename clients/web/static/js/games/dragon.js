@@ -10,18 +10,15 @@ import { h, moveButton, section } from "../ui.js";
 import { seatLabel } from "../words.js";
 import { backSvg, cardName, cardSvg, suitIcon, suitOf } from "../cards.js";
 import { HINTS } from "../howto.js";
+import { t as tr } from "../i18n.js";
+import { announce } from "../announce.js";
 
 const SUITS = ["earth", "wind", "fire", "water"];
-const DESIGNATIONS = [
-  ["earth", "Earth"], ["wind", "Wind"], ["fire", "Fire"], ["water", "Water"],
-  ["high", "High no-trump"], ["low", "Low no-trump"],
-];
-const DESIGNATION_WORDS = Object.fromEntries(DESIGNATIONS);
-const OPTION_WORDS = {
-  summon: ["Summon the Dragon", "take it from whoever holds it; they take the kitty"],
-  kitty: ["Take the kitty", "five more cards, then put five away"],
-  nohelp: ["No help", "play as dealt: 25 more points if you make it"],
-};
+// Their words are the catalogues' ("designation.<d>", "option.<o>", "option.<o>.sub").
+const DESIGNATIONS = ["earth", "wind", "fire", "water", "high", "low"].map((d) => [d, null]);
+const OPTION_WORDS = { summon: 1, kitty: 1, nohelp: 1 };
+const optionName = (o) => (OPTION_WORDS[o] ? tr(`option.${o}.short`) : o);
+const suitWord = (s) => tr(`suit.${s}`);
 const PAUSE_MS = 8000;   // how long a hand's result stays up on its own
 const POS = ["bottom", "left", "top", "right"];   // seat (me + i) sits at POS[i]: play goes clockwise
 
@@ -29,7 +26,7 @@ export function cardLabel(card) { return cardName(card); }
 
 function capital(s) { return s[0].toUpperCase() + s.slice(1); }
 
-function designationText(d) { return DESIGNATION_WORDS[d] || d; }
+function designationText(d) { return ["earth", "wind", "fire", "water", "high", "low"].includes(d) ? tr(`designation.${d}`) : d; }
 
 function team(seat) { return seat % 2; }
 
@@ -40,7 +37,7 @@ function teamName(meta, t) {
 // "North's side" when I play: "Us"/"Them" read faster at a table than two names.
 function sideName(ctx, t) {
   if (ctx.mySeat === null || ctx.mySeat === undefined) return teamName(ctx.meta, t);
-  return team(ctx.mySeat) === t ? `Us (${teamName(ctx.meta, t)})` : `Them (${teamName(ctx.meta, t)})`;
+  return tr(team(ctx.mySeat) === t ? "dragon.us" : "dragon.them", { team: teamName(ctx.meta, t) });
 }
 
 function where(ctx, seat) {
@@ -49,11 +46,11 @@ function where(ctx, seat) {
 }
 
 function contractText(meta, c) {
-  if (!c) return "none yet";
+  if (!c) return tr("dragon.no-contract");
   let s = `${seatLabel(meta, c.seat)}: ${c.level} ${designationText(c.designation)}`;
-  if (c.option) s += `, ${c.option === "nohelp" ? "no help" : c.option}`;
+  if (c.option) s += `, ${optionName(c.option)}`;
   if (c.summoned_from !== null && c.summoned_from !== undefined) {
-    s += c.summoned_from === "kitty" ? " (summon answered from the kitty)" : ` (Dragon from ${seatLabel(meta, c.summoned_from)})`;
+    s += c.summoned_from === "kitty" ? ` ${tr("dragon.summon-kitty")}` : ` ${tr("dragon.summon-from", { who: seatLabel(meta, c.summoned_from) })}`;
   }
   return s;
 }
@@ -62,7 +59,7 @@ function cardFace(card, extra = "") {
   return h("span", { class: `card suit-${suitOf(card)} ${extra}`.trim(), role: "img", "aria-label": cardName(card) }, cardSvg(card));
 }
 
-function asWords(as) { return as ? ` as ${as.replace(" ", ", ")}` : ""; }
+function asWords(as) { return as ? ` ${tr("dragon.as", { suit: suitWord(as.split(" ")[0]), hl: tr(`dragon.hl.${as.split(" ")[1]}`) })}` : ""; }
 
 // ---- why a card cannot be played (the rules' words, for the person) ----
 
@@ -77,22 +74,22 @@ export function whyNot(ctx, card) {
   const { view, meta, legal } = ctx;
   const turn = view.to_move || [];
   if (!legal.length) {
-    if (view.phase === "over") return "The game is over.";
-    return turn.length ? `Wait: it is ${seatLabel(meta, turn[0])}'s turn.` : "Wait a moment.";
+    if (view.phase === "over") return tr("why.over");
+    return turn.length ? tr("why.wait-for", { who: seatLabel(meta, turn[0]) }) : tr("why.wait");
   }
-  if (view.phase === "bidding") return "First the bidding: choose a bid or pass.";
-  if (view.phase === "option") return "First choose your option: summon, kitty or no help.";
-  if (view.phase === "discard") return card === "dragon" ? "The Dragon can never be put away." : "That card cannot be put away now.";
-  if (view.phase !== "play") return "That card cannot be played now.";
+  if (view.phase === "bidding") return tr("why.bidding");
+  if (view.phase === "option") return tr("why.option");
+  if (view.phase === "discard") return card === "dragon" ? tr("why.dragon-discard") : tr("why.no-discard");
+  if (view.phase !== "play") return tr("why.no-play");
   const led = ledSuit(view);
-  if (!led) return "That card cannot be played now.";
+  if (!led) return tr("why.no-play");
   const hand = view.hand || [];
   const trump = view.trump;
   const hasLed = hand.some((c) => c !== "dragon" && suitOf(c) === led);
-  if (trump && led === trump) return `${capital(trump)} is trump and was led: you must play a trump (the Dragon counts as one).`;
-  if (hasLed) return `You must follow ${led}.`;
-  if (trump) return `You have no ${led}: you must play a trump (${trump}, or the Dragon).`;
-  return "That card cannot be played now.";
+  if (trump && led === trump) return tr("why.trump-led", { trump: capital(suitWord(trump)) });
+  if (hasLed) return tr("why.follow", { suit: suitWord(led) });
+  if (trump) return tr("why.must-trump", { suit: suitWord(led), trump: suitWord(trump) });
+  return tr("why.no-play");
 }
 
 // ---- the hand ----
@@ -108,12 +105,12 @@ function handPanel(ctx) {
     last = suit;
   }
   const why = ui.why && ui.why.seq === ctx.seq ? ui.why.text : "";
-  const trumpNote = view.trump ? h("span", { class: "trump-note" }, " · trump ", suitIcon(view.trump), ` ${view.trump}`) : null;
-  return h("section", { class: "panel my-hand", "aria-label": "your hand" },
-    h("h2", {}, `Your hand (${hand.length})`, trumpNote),
+  const trumpNote = view.trump ? h("span", { class: "trump-note" }, ` · ${tr("dragon.trump")} `, suitIcon(view.trump), ` ${suitWord(view.trump)}`) : null;
+  return h("section", { class: "panel my-hand", "aria-label": tr("dragon.hand-label") },
+    h("h2", {}, tr("dragon.hand", { n: hand.length }), trumpNote),
     h("div", { class: `hand ${legal.length ? "my-turn" : ""}` }, cards),
     h("p", { class: "why", role: "status", "aria-live": "polite" }, why),
-    view.discards && view.discards.length ? h("p", { class: "muted" }, "Put away: ", view.discards.map(cardName).join(", ")) : null);
+    view.discards && view.discards.length ? h("p", { class: "muted" }, `${tr("dragon.put-away")} `, view.discards.map(cardName).join(", ")) : null);
 }
 
 function cardControl(ctx, card, gap) {
@@ -124,14 +121,14 @@ function cardControl(ctx, card, gap) {
   const cls = `card suit-${suit} ${gap ? "suit-start" : ""}`;
   if (exact.length === 1 && !declared.length) {
     const verb = exact[0].split(" ")[0];
-    return moveButton(exact[0], cardSvg(card), onMove, { class: `${cls} playable`, aria: cardName(card), title: `${capital(verb)} ${cardName(card)}` });
+    return moveButton(exact[0], cardSvg(card), onMove, { class: `${cls} playable`, aria: cardName(card), title: tr(`dragon.verb.${verb}`, { card: cardName(card) }) });
   }
   if (declared.length) {
-    return h("div", { class: "dragon-choice", role: "group", "aria-label": "play the Dragon as" },
+    return h("div", { class: "dragon-choice", role: "group", "aria-label": tr("dragon.play-as") },
       cardFace(card, "playable"),
       h("div", { class: "as-list" }, declared.map((m) => {
         const [s, hl] = m.split(" ").slice(2);
-        return moveButton(m, [suitIcon(s), ` ${s} ${hl}`], onMove, { class: "small", aria: `play the Dragon as the ${hl === "high" ? "highest" : "lowest"} ${s}` });
+        return moveButton(m, [suitIcon(s), ` ${suitWord(s)} ${tr(`dragon.hl.${hl}`)}`], onMove, { class: "small", aria: tr(`dragon.play-as-${hl}`, { suit: suitWord(s) }) });
       })));
   }
   // Dimmed only when cards are what you choose now (playing, putting away).
@@ -145,33 +142,34 @@ function cardControl(ctx, card, gap) {
 // ---- the middle of the table: bidding, the option, the trick ----
 
 function bidLabel(b) {
-  if (b === "pass") return "passed";
+  if (b === "pass") return tr("dragon.passed");
   const [n, d] = b.split(" ");
-  return `bid ${n} ${designationText(d)}`;
+  return tr("dragon.bid-label", { n, d: designationText(d) });
 }
 
 function biddingBox(ctx) {
   const { meta, view, legal, onMove } = ctx;
   const bids = legal.filter((m) => m.startsWith("bid "));
   const high = [...(view.bids || [])].reverse().find((b) => b.bid !== "pass");
-  const out = [h("p", { class: "center-title" }, high ? `Highest bid: ${seatLabel(meta, high.seat)}, ${bidLabel(high.bid).slice(4)}` : "Bidding: no bid yet")];
+  const out = [h("p", { class: "center-title" }, high ? tr("dragon.highest", { who: seatLabel(meta, high.seat), n: high.bid.split(" ")[1], d: designationText(high.bid.split(" ")[2]) }) : tr("dragon.no-bid"))];
   if (bids.length || legal.includes("pass")) {
     const levels = [...new Set(bids.map((m) => Number(m.split(" ")[1])))].sort((a, b) => a - b);
     const level = ctx.ui.bidLevel && levels.includes(ctx.ui.bidLevel) ? ctx.ui.bidLevel : levels[0];
     const picker = h("div", { class: "bid-picker" });
     if (levels.length) {
-      const select = h("select", { "aria-label": "trick points to bid", dataset: { key: "bid-level" },
+      const select = h("select", { "aria-label": tr("dragon.bid-select"), dataset: { key: "bid-level" },
         on: { change: (e) => { ctx.ui.bidLevel = Number(e.target.value); ctx.refresh(); } } },
-        levels.map((l) => h("option", { value: l, selected: l === level }, `${l} tricks`)));
-      picker.append(h("label", {}, "Bid ", select, " with"));
-      picker.append(h("div", { class: "designations" }, DESIGNATIONS.map(([d, label]) => {
+        levels.map((l) => h("option", { value: l, selected: l === level }, tr("dragon.n-tricks", { n: l }))));
+      picker.append(h("label", {}, `${tr("dragon.bid")} `, select, ` ${tr("dragon.with")}`));
+      picker.append(h("div", { class: "designations" }, DESIGNATIONS.map(([d]) => {
+        const label = designationText(d);
         const move = `bid ${level} ${d}`;
         const face = [SUITS.includes(d) ? suitIcon(d) : null, ` ${label}`];
-        return legal.includes(move) ? moveButton(move, face, onMove, { aria: `bid ${level} ${label}`, title: `${level} tricks, ${SUITS.includes(d) ? `${d} is trump` : label}` })
-          : h("button", { type: "button", disabled: true, class: "move" }, face);
+        return legal.includes(move) ? moveButton(move, face, onMove, { aria: tr("dragon.bid-aria", { n: level, d: label }), title: SUITS.includes(d) ? tr("dragon.bid-title-trump", { n: level, suit: suitWord(d) }) : tr("dragon.bid-title", { n: level, d: label }) })
+          : h("button", { type: "button", disabled: true, class: "move", "aria-label": tr("dragon.bid-aria", { n: level, d: label }) }, face);
       })));
     }
-    if (legal.includes("pass")) picker.append(moveButton("pass", "Pass", onMove, { class: "pass" }));
+    if (legal.includes("pass")) picker.append(moveButton("pass", tr("dragon.pass"), onMove, { class: "pass" }));
     out.push(picker, h("p", { class: "hint" }, HINTS.bidding));
   }
   return out;
@@ -180,12 +178,12 @@ function biddingBox(ctx) {
 function optionBox(ctx) {
   const opts = ["summon", "kitty", "nohelp"].filter((m) => ctx.legal.includes(m));
   const c = ctx.view.contract;
-  const out = [h("p", { class: "center-title" }, `Contract: ${contractText(ctx.meta, c)}`)];
+  const out = [h("p", { class: "center-title" }, tr("dragon.contract", { c: contractText(ctx.meta, c) }))];
   if (!opts.length) {
-    out.push(h("p", { class: "muted" }, `${seatLabel(ctx.meta, c.seat)} is choosing the option…`));
+    out.push(h("p", { class: "muted" }, tr("dragon.choosing", { who: seatLabel(ctx.meta, c.seat) })));
     return out;
   }
-  out.push(h("div", { class: "options" }, opts.map((m) => moveButton(m, [h("strong", {}, OPTION_WORDS[m][0]), h("span", { class: "sub" }, OPTION_WORDS[m][1])], ctx.onMove, { class: "wide" }))),
+  out.push(h("div", { class: "options" }, opts.map((m) => moveButton(m, [h("strong", {}, tr(`option.${m}`)), h("span", { class: "sub" }, tr(`option.${m}.sub`))], ctx.onMove, { class: "wide" }))),
     h("p", { class: "hint" }, HINTS.option));
   return out;
 }
@@ -193,9 +191,9 @@ function optionBox(ctx) {
 function discardBox(ctx) {
   const d = ctx.view.discarding;
   const mine = d.seat === ctx.mySeat;
-  return [h("p", { class: "center-title" }, `Contract: ${contractText(ctx.meta, ctx.view.contract)}`),
-    h("p", { class: mine ? "notice" : "muted" }, mine ? `Put away ${d.remaining} more card${d.remaining > 1 ? "s" : ""}: tap them in your hand.`
-      : `${seatLabel(ctx.meta, d.seat)} puts away ${d.remaining} card${d.remaining > 1 ? "s" : ""}…`),
+  return [h("p", { class: "center-title" }, tr("dragon.contract", { c: contractText(ctx.meta, ctx.view.contract) })),
+    h("p", { class: mine ? "notice" : "muted" }, mine ? tr("dragon.discard-mine", { n: d.remaining })
+      : tr("dragon.discard-other", { who: seatLabel(ctx.meta, d.seat), n: d.remaining })),
     mine ? h("p", { class: "hint" }, HINTS.discard) : null];
 }
 
@@ -226,16 +224,16 @@ function trickBox(ctx) {
   let note = null;
   if (leaving || (!trick.length && view.last_trick)) {
     const lt = view.last_trick;
-    note = `${seatLabel(meta, lt.winner)} won the trick${lt.points > 1 ? " (the last trick: 2 points)" : ""}.`;
+    note = tr(lt.points > 1 ? "dragon.won-last" : "dragon.won", { who: seatLabel(meta, lt.winner) });
   } else if (!trick.length && view.phase === "play") {
     const leader = view.leader !== null && view.leader !== undefined ? view.leader : (view.to_move || [])[0];
-    note = leader === ctx.mySeat ? "Your lead." : `${seatLabel(meta, leader)} leads.`;
+    note = leader === ctx.mySeat ? tr("dragon.your-lead") : tr("dragon.leads", { who: seatLabel(meta, leader) });
   }
   const first = view.tricks_played === 0 && view.phase === "play" && ctx.legal.length
     ? h("p", { class: "hint" }, trick.length ? HINTS.firstTrick : HINTS.firstLead) : null;
-  const last = view.tricks_played === 11 ? h("p", { class: "hint" }, "The last trick counts double.") : null;
-  return [h("div", { class: "trick-area", "aria-label": "the trick" }, slots),
-    note ? h("p", { class: "center-note", role: "status", "aria-live": "polite" }, note) : null, first, last];
+  const last = view.tricks_played === 11 ? h("p", { class: "hint" }, tr("dragon.last-double")) : null;
+  return [h("div", { class: "trick-area", role: "group", "aria-label": tr("dragon.trick") }, slots),
+    note ? h("p", { class: "center-note" }, note) : null, first, last];
 }
 
 function centre(ctx) {
@@ -257,19 +255,19 @@ function seatBox(ctx, s) {
   const name = seatLabel(meta, s);
   const bid = [...(view.bids || [])].reverse().find((b) => b.seat === s);
   const bidding = view.phase === "bidding" || view.phase === "option";
-  const doing = turn ? (me ? "Your turn" : `${name} is thinking…`)
+  const doing = turn ? (me ? tr("table.your-turn") : tr("table.thinking", { who: name, n: 1 }))
     : bidding && bid ? bidLabel(bid.bid) : "";
   const n = view.hand_sizes ? view.hand_sizes[s] : 0;
   const c = view.contract;
   return h("div", {
     class: `seat seat-${where(ctx, s)} ${turn ? "to-move" : ""} ${me ? "me" : ""} team-${team(s)}`.replace(/\s+/g, " ").trim(),
-    dataset: { seat: s }, "aria-label": `${name}${me ? " (you)" : ""}${turn ? ", to play" : ""}`,
+    dataset: { seat: s }, role: "group", "aria-label": `${name}${me ? ` ${tr("dragon.you")}` : ""}${turn ? `, ${tr("dragon.to-play")}` : ""}`,
   },
-  h("div", { class: "name" }, name, me ? " (you)" : "",
-    s === view.dealer ? h("span", { class: "chip dealer", title: "dealer" }, "dealer") : null,
-    c && c.seat === s ? h("span", { class: "chip bidder", title: "won the bidding" }, `${c.level} ${designationText(c.designation)}`) : null),
+  h("div", { class: "name" }, name, me ? ` ${tr("dragon.you")}` : "",
+    s === view.dealer ? h("span", { class: "chip dealer", title: tr("dragon.dealer") }, tr("dragon.dealer")) : null,
+    c && c.seat === s ? h("span", { class: "chip bidder", title: tr("dragon.won-bidding") }, `${c.level} ${designationText(c.designation)}`) : null),
   h("div", { class: `doing ${turn ? "turn" : ""}` }, doing || "\u00a0"),
-  me ? null : h("div", { class: "backs", "aria-label": `${n} cards` }, Array.from({ length: Math.min(n, 17) }, () => h("span", { class: "back-card" }, backSvg()))),
+  me ? null : h("div", { class: "backs", role: "img", "aria-label": tr("dragon.n-cards", { n }) }, Array.from({ length: Math.min(n, 17) }, () => h("span", { class: "back-card" }, backSvg()))),
   clocks(s));
 }
 
@@ -277,14 +275,14 @@ function seatBox(ctx, s) {
 
 function scoreStrip(ctx) {
   const { view } = ctx;
-  return h("section", { class: "panel score-strip", "aria-label": "score" },
+  return h("section", { class: "panel score-strip", "aria-label": tr("dragon.score") },
     h("table", { class: "score" },
-      h("thead", {}, h("tr", {}, h("th", {}, "Team"), h("th", {}, "Score"), h("th", {}, "Trick points"))),
+      h("thead", {}, h("tr", {}, h("th", {}, tr("dragon.team")), h("th", {}, tr("dragon.score-col")), h("th", {}, tr("dragon.trick-points")))),
       h("tbody", {}, [0, 1].map((t) => h("tr", { dataset: { team: t }, class: ctx.mySeat !== null && team(ctx.mySeat) === t ? "us" : "" },
         h("th", {}, sideName(ctx, t)), h("td", { class: "team-score" }, String(view.scores[t])),
         h("td", { class: "team-tricks" }, String((view.trick_points || [0, 0])[t])))))),
-    h("p", { class: "contract-line" }, `Playing to ${view.target} · hand ${view.hand_no} · contract: ${contractText(ctx.meta, view.contract)}`,
-      view.trump ? [" · trump ", suitIcon(view.trump), ` ${view.trump}`] : view.contract ? " · no trump" : ""));
+    h("p", { class: "contract-line" }, tr("dragon.contract-line", { target: view.target, hand: view.hand_no, c: contractText(ctx.meta, view.contract) }),
+      view.trump ? [` · ${tr("dragon.trump")} `, suitIcon(view.trump), ` ${suitWord(view.trump)}`] : view.contract ? ` · ${tr("dragon.no-trump")}` : ""));
 }
 
 function signed(n) { return n > 0 ? `+${n}` : String(n); }
@@ -307,23 +305,27 @@ function handEnd(ctx) {
   }
   const bidTeam = team(r.bidder);
   const rows = [0, 1].map((t) => h("tr", { dataset: { team: t } },
-    h("th", {}, sideName(ctx, t), t === bidTeam ? " (bid)" : ""),
+    h("th", {}, sideName(ctx, t), t === bidTeam ? ` ${tr("dragon.bid-team")}` : ""),
     h("td", { class: "tp" }, String(r.trick_points[t])),
     h("td", { class: "delta" }, signed(r.deltas[t])),
     h("td", { class: "total" }, String(r.scores[t]))));
-  const made = r.made ? "made it" : "were set";
+  const made = r.made ? tr("dragon.made-it") : tr("dragon.were-set");
+  const headline = tr("dragon.hand-head", { hand: r.hand_no, team: teamName(meta, bidTeam), made });
+  if (!ctx.replay) {
+    announce(`hand:${ctx.table}:${r.hand_no}`, `${headline}. ${[0, 1].map((t) => `${teamName(meta, t)} ${signed(r.deltas[t])}, ${r.scores[t]}`).join("; ")}.`);
+  }
   return h("section", { class: `panel hand-end ${r.made ? "made" : "set"}`, role: "status", "aria-live": "polite",
     dataset: { hand: r.hand_no, made: String(r.made) } },
-  h("h2", {}, `Hand ${r.hand_no}: ${teamName(meta, bidTeam)} ${made}`),
-  h("p", {}, `${seatLabel(meta, r.bidder)} bid ${r.level} ${designationText(r.designation)}`,
-    r.option ? ` (${r.option === "nohelp" ? "no help" : r.option})` : "",
-    ` and the team took ${r.trick_points[bidTeam]} of the 13 trick points.`,
-    r.made ? "" : " Going set costs 10 per trick bid and 5 per trick short."),
+  h("h2", {}, headline),
+  h("p", {}, tr("dragon.end-bid", { who: seatLabel(meta, r.bidder), n: r.level, d: designationText(r.designation) }),
+    r.option ? ` (${optionName(r.option)})` : "",
+    ` ${tr("dragon.end-took", { n: r.trick_points[bidTeam] })}`,
+    r.made ? "" : ` ${tr("dragon.end-set")}`),
   h("table", { class: "hand-score" },
-    h("thead", {}, h("tr", {}, h("th", {}, "Team"), h("th", {}, "Trick points"), h("th", {}, "Points"), h("th", {}, "Score"))),
+    h("thead", {}, h("tr", {}, h("th", {}, tr("dragon.team")), h("th", {}, tr("dragon.trick-points")), h("th", {}, tr("dragon.points")), h("th", {}, tr("dragon.score-col")))),
     h("tbody", {}, rows)),
   over ? null : h("button", { type: "button", class: "next-hand", dataset: { key: "next-hand" },
-    on: { click: () => { ui.pauseDone = r.hand_no; ctx.refresh(); } } }, "Next hand"));
+    on: { click: () => { ui.pauseDone = r.hand_no; ctx.refresh(); } } }, tr("dragon.next-hand")));
 }
 
 export function resultWords(meta, r) {
@@ -331,8 +333,24 @@ export function resultWords(meta, r) {
   const s = r.scores || [];
   const teams = [0, 1].map((t) => `${teamName(meta, t)} ${s[t]}`);
   const w = r.winners || [];
-  const head = w.length ? `${teamName(meta, team(w[0]))} win` : "A draw";
+  const head = w.length ? tr("dragon.win", { team: teamName(meta, team(w[0])) }) : tr("dragon.draw");
   return `${head}: ${teams.join(", ")}`;
+}
+
+// Each trick won, said by the live region from the referee's events (a state showing the
+// finished trick may never be drawn: the page draws only the newest state of a frame).
+// Only events that arrive after the table is open: no history read out on arrival.
+function announceTricks(ctx) {
+  if (ctx.replay || !ctx.events) return;
+  const newest = ctx.events.reduce((m, b) => Math.max(m, b.seq || 0), 0);
+  if (ctx.ui.heardUpTo === undefined) { ctx.ui.heardUpTo = newest; return; }
+  for (const b of ctx.events) {
+    if (!(b.seq > ctx.ui.heardUpTo)) continue;
+    b.events.forEach((e, i) => {
+      if (e.type === "trick") announce(`trick:${ctx.table}:${b.seq}:${i}`, tr(e.points > 1 ? "dragon.won-last" : "dragon.won", { who: seatLabel(ctx.meta, e.winner) }));
+    });
+  }
+  ctx.ui.heardUpTo = newest;
 }
 
 export const showsPlayers = true; // the seats around the table name them: no "Players:" line
@@ -342,10 +360,11 @@ export function render(ctx) {
   const out = [];
   if (view.result) {
     const r = view.result;
-    out.push(section("Game over", h("p", { class: "game-result" },
-      r.winner_team === null ? "A draw: " : `${teamName(meta, r.winner_team)} win: `,
+    out.push(section(tr("dragon.game-over"), h("p", { class: "game-result" },
+      r.winner_team === null ? `${tr("dragon.draw")}: ` : `${tr("dragon.win", { team: teamName(meta, r.winner_team) })}: `,
       `${teamName(meta, 0)} ${r.scores[0]}, ${teamName(meta, 1)} ${r.scores[1]}.`)));
   }
+  announceTricks(ctx);
   const end = handEnd(ctx);
   if (end) out.push(end);
   out.push(scoreStrip(ctx));
@@ -354,12 +373,12 @@ export function render(ctx) {
   out.push(h("div", { class: "felt" }, [0, 1, 2, 3].map((s) => seatBox(ctx, s)), centre(ctx)));
   if (view.hand) out.push(handPanel(ctx));
   if (view.last_trick) {
-    out.push(section("Last trick", h("ol", { class: "trick" }, view.last_trick.cards.map((c) =>
+    out.push(section(tr("dragon.last-trick"), h("ol", { class: "trick" }, view.last_trick.cards.map((c) =>
       h("li", {}, h("span", { class: "who" }, seatLabel(meta, c.seat)), cardFace(c.card, "small"), c.as ? h("span", { class: "as" }, asWords(c.as)) : null))),
-    h("p", {}, `won by ${seatLabel(meta, view.last_trick.winner)} (${view.last_trick.points} point${view.last_trick.points > 1 ? "s" : ""})`)));
+    h("p", {}, tr("dragon.won-by", { who: seatLabel(meta, view.last_trick.winner), n: view.last_trick.points }))));
   }
   if (view.phase !== "bidding" && (view.bids || []).length) {
-    out.push(section("The bidding", h("ol", { class: "bids" }, view.bids.map((b) => h("li", {}, `${seatLabel(meta, b.seat)} ${bidLabel(b.bid)}`)))));
+    out.push(section(tr("dragon.the-bidding"), h("ol", { class: "bids" }, view.bids.map((b) => h("li", {}, `${seatLabel(meta, b.seat)} ${bidLabel(b.bid)}`)))));
   }
   return out;
 }
@@ -367,19 +386,19 @@ export function render(ctx) {
 export function eventText(e, meta) {
   const who = (s) => seatLabel(meta, s);
   switch (e.type) {
-    case "bid": return `${who(e.seat)} bids ${e.level} ${designationText(e.designation)}.`;
-    case "pass": return `${who(e.seat)} passes.`;
-    case "contract": return `${who(e.seat)} wins the bidding: ${e.level} ${designationText(e.designation)}.`;
-    case "option": return `${who(e.seat)} chooses ${e.choice === "nohelp" ? "no help" : e.choice}${e.received ? ` and receives ${e.received.map(cardName).join(", ")}` : ""}.`;
-    case "summon": return `${who(e.seat)} summons the Dragon from ${e.from === "kitty" ? "the kitty" : who(e.from)}${e.received ? `; you receive ${e.received.map(cardName).join(", ")}` : ""}.`;
-    case "discard": return `${who(e.seat)} puts away${e.card ? ` ${cardName(e.card)}` : " a card"}.`;
-    case "play": return `${who(e.seat)} plays ${cardName(e.card)}${asWords(e.as)}.`;
-    case "trick": return `${who(e.winner)} wins the trick (${e.points} point${e.points > 1 ? "s" : ""}).`;
-    case "hand_end": return e.thrown_in ? "All passed: the hand is thrown in."
-      : `Hand ${e.hand_no} ${e.made ? "made" : "set"}: points ${signed(e.deltas[0])} / ${signed(e.deltas[1])}, score ${e.scores[0]}–${e.scores[1]}.`;
-    case "redeal": return "The cards are dealt again.";
-    case "deal": return `Hand ${e.hand_no} is dealt (dealer ${who(e.dealer)}).`;
-    case "game_end": return `Game over: ${e.winner_team === null ? "a draw" : `${teamName(meta, e.winner_team)} win`} ${e.scores[0]}–${e.scores[1]}.`;
+    case "bid": return tr("ev.bid", { who: who(e.seat), n: e.level, d: designationText(e.designation) });
+    case "pass": return tr("ev.pass", { who: who(e.seat) });
+    case "contract": return tr("ev.contract", { who: who(e.seat), n: e.level, d: designationText(e.designation) });
+    case "option": return tr(e.received ? "ev.option-got" : "ev.option", { who: who(e.seat), choice: optionName(e.choice), cards: (e.received || []).map(cardName).join(", ") });
+    case "summon": return tr(e.received ? "ev.summon-got" : "ev.summon", { who: who(e.seat), from: e.from === "kitty" ? tr("dragon.the-kitty") : who(e.from), cards: (e.received || []).map(cardName).join(", ") });
+    case "discard": return e.card ? tr("ev.discard-card", { who: who(e.seat), card: cardName(e.card) }) : tr("ev.discard", { who: who(e.seat) });
+    case "play": return tr("ev.play", { who: who(e.seat), card: `${cardName(e.card)}${asWords(e.as)}` });
+    case "trick": return tr("ev.trick", { who: who(e.winner), n: e.points });
+    case "hand_end": return e.thrown_in ? tr("ev.thrown-in")
+      : tr(e.made ? "ev.hand-made" : "ev.hand-set", { hand: e.hand_no, a: signed(e.deltas[0]), b: signed(e.deltas[1]), s0: e.scores[0], s1: e.scores[1] });
+    case "redeal": return tr("ev.redeal");
+    case "deal": return tr("ev.deal", { hand: e.hand_no, who: who(e.dealer) });
+    case "game_end": return tr("ev.game-end", { what: e.winner_team === null ? tr("dragon.draw-lc") : tr("dragon.win", { team: teamName(meta, e.winner_team) }), s0: e.scores[0], s1: e.scores[1] });
     default: return null;
   }
 }

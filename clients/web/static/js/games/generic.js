@@ -2,11 +2,12 @@
 // This is all a new game needs to be playable in the browser on day one.
 
 import { h, moveButton, section } from "../ui.js";
+import { t as tr } from "../i18n.js";
 
 export function render(ctx) {
-  const out = [section("View", h("pre", { class: "view-json" }, JSON.stringify(ctx.view, null, 2)))];
+  const out = [section(tr("generic.view"), h("pre", { class: "view-json" }, JSON.stringify(ctx.view, null, 2)))];
   if (ctx.legal.length) {
-    out.unshift(section("Your move", h("div", { class: "moves" }, ctx.legal.map((m) => moveButton(m, m, ctx.onMove)))));
+    out.unshift(section(tr("sc.your-move"), h("div", { class: "moves" }, ctx.legal.map((m) => moveButton(m, m, ctx.onMove)))));
   }
   return out;
 }

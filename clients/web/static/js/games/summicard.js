@@ -4,8 +4,9 @@
 // seats wrap in turn order (the one who plays after you first), not a ring.
 
 import { h, moveButton, section } from "../ui.js";
-import { seatLabel } from "../words.js";
+import { reasonWords, seatLabel } from "../words.js";
 import { backSvg, valueCardSvg, valueName, valueText } from "../cards.js";
+import { t as tr } from "../i18n.js";
 
 const face = (v) => (v === null || v === undefined ? null : valueText(v));
 const known = (v) => v !== null && v !== undefined;
@@ -15,17 +16,17 @@ const known = (v) => v !== null && v !== undefined;
 function cardOnTable(v, label, score, extra = "") {
   const up = known(v);
   return h("span", { class: `sc-card ${up ? "up" : "down"} ${extra}`.trim(), role: "img",
-    "aria-label": up ? `${label}: ${valueName(v)}${known(score) ? `, scores ${score}` : ""}` : `${label}: face down` },
+    "aria-label": up ? `${label}: ${valueName(v)}${known(score) ? `, ${tr("sc.scores", { n: score })}` : ""}` : `${label}: ${tr("sc.face-down")}` },
   h("span", { class: "card" }, up ? valueCardSvg(v) : backSvg()),
-  h("span", { class: "score-tag" }, up && known(score) ? `scores ${score}` : extra.includes("bomb") ? "Bomb" : "\u00a0"));
+  h("span", { class: "score-tag" }, up && known(score) ? tr("sc.scores", { n: score }) : extra.includes("bomb") ? tr("sc.bomb") : "\u00a0"));
 }
 
 function moveWords(view) {
   return {
-    reveal: view.round >= 4 ? "Reveal your Bomb" : "Reveal your next card",
-    exchange: "Exchange it for the shoe's top card", keep: view.phase === "buy" ? "Keep the card you checked" : "Keep it",
-    buy: "Buy the shoe's top card (1 chip)", see: view.betting ? `See (match ${view.betting.high})` : "See (match the bet)",
-    abandon: "Abandon the hand",
+    reveal: view.round >= 4 ? tr("sc.m.reveal-bomb") : tr("sc.m.reveal"),
+    exchange: tr("sc.m.exchange"), keep: view.phase === "buy" ? tr("sc.m.keep-checked") : tr("sc.m.keep"),
+    buy: tr("sc.m.buy"), see: view.betting ? tr("sc.m.see-n", { n: view.betting.high }) : tr("sc.m.see"),
+    abandon: tr("sc.m.abandon"),
   };
 }
 
@@ -33,12 +34,12 @@ function phaseHint(ctx) {
   const { view, legal } = ctx;
   const mine = legal.length > 0;
   const own = view.own || {};
-  if (view.phase === "exchange" && mine) return "You may swap the card you just revealed for the top of the shoe: once per hand.";
+  if (view.phase === "exchange" && mine) return tr("sc.hint.exchange");
   if (view.phase === "buy" && mine) {
-    return `You checked your next card in secret${known(own.peek) ? ` (${valueText(own.peek)})` : ""}: keep shows it, or pay 1 chip for the shoe's top card instead.`;
+    return tr("sc.hint.buy", { peek: known(own.peek) ? ` (${valueText(own.peek)})` : "" });
   }
   if (view.phase === "betting" && mine) {
-    return "Only you see your Bomb. Bet if you think your final score will be the lowest above zero; see matches the highest bet, raise adds to it.";
+    return tr("sc.hint.betting");
   }
   return null;
 }
@@ -53,34 +54,32 @@ function movesBox(ctx) {
     if (!groups.has(verb)) groups.set(verb, []);
     groups.get(verb).push(m);
   }
-  return h("div", { class: "sc-moves", role: "group", "aria-label": "your move" },
-    h("p", { class: "center-title" }, "Your move"),
+  return h("div", { class: "sc-moves", role: "group", "aria-label": tr("sc.your-move-label") },
+    h("p", { class: "center-title" }, tr("sc.your-move")),
     h("div", { class: "moves" }, [...groups.entries()].map(([verb, moves]) =>
       moves.length === 1 && moves[0] === verb
         ? moveButton(verb, words[verb] || verb, onMove)
-        : h("div", { class: "move-group amounts", role: "group", "aria-label": verb === "bet" ? "bet chips" : "raise by chips" },
-            h("span", { class: "verb" }, verb === "bet" ? "Bet (chips):" : "Raise by (chips):"),
+        : h("div", { class: "move-group amounts", role: "group", "aria-label": verb === "bet" ? tr("sc.bet-chips") : tr("sc.raise-chips") },
+            h("span", { class: "verb" }, verb === "bet" ? tr("sc.bet-label") : tr("sc.raise-label")),
             moves.map((m) => {
               const n = m.split(" ").slice(1).join(" ");
-              return moveButton(m, n, onMove, { class: "small amount", aria: `${verb === "bet" ? "bet" : "raise by"} ${n} chip${n === "1" ? "" : "s"}` });
+              return moveButton(m, n, onMove, { class: "small amount", aria: tr(verb === "bet" ? "sc.bet-n" : "sc.raise-n", { n: Number(n) }) });
             })))));
 }
 
 function centre(ctx) {
   const { view } = ctx;
-  const pot = known(view.pot) ? h("p", { class: "pot" }, `Pot: ${view.pot} chip${view.pot === 1 ? "" : "s"}`,
-    view.carry ? ` (${view.carry} carried from an unwon hand)` : "") : null;
-  const betting = view.betting ? h("p", { class: "bet-line" }, `Highest bet ${view.betting.high}; whoever is to bet may go up to ${view.betting.cap} in all.`) : null;
+  const pot = known(view.pot) ? h("p", { class: "pot" }, tr("sc.pot", { n: view.pot }),
+    view.carry ? ` ${tr("sc.carry", { n: view.carry })}` : "") : null;
+  const betting = view.betting ? h("p", { class: "bet-line" }, tr("sc.bet-line", { high: view.betting.high, cap: view.betting.cap })) : null;
   const hint = phaseHint(ctx);
   return h("div", { class: "centre sc-centre" },
     h("div", { class: "boccino-row" },
-      h("span", { class: "card boccino", role: "img", "aria-label": `the Boccino: ${valueName(view.boccino)}` }, valueCardSvg(view.boccino, { boccino: true })),
+      h("span", { class: "card boccino", role: "img", "aria-label": tr("sc.boccino-label", { v: valueName(view.boccino) }) }, valueCardSvg(view.boccino, { boccino: true })),
       h("div", {},
-        h("p", { class: "boccino-hint hint" }, `Each card scores its distance from the Boccino ${valueText(view.boccino)} `,
-          `(a ${valueText(view.boccino <= 11 ? view.boccino + 2 : view.boccino - 2)} scores 2); `,
-          "after the Bombs, the lowest total above zero wins."),
-        h("p", { class: "round-line" }, `Hand ${view.hand_no}${view.hands ? ` of ${view.hands}` : ""} · `,
-          view.phase === "over" ? "over" : view.phase === "betting" ? "betting" : view.round >= 4 ? "the Bombs" : `round ${view.round} of 3`),
+        h("p", { class: "boccino-hint hint" }, tr("sc.boccino-hint", { b: valueText(view.boccino), v: valueText(view.boccino <= 11 ? view.boccino + 2 : view.boccino - 2) })),
+        h("p", { class: "round-line" }, `${view.hands ? tr("sc.hand-of", { n: view.hand_no, of: view.hands }) : tr("sc.hand", { n: view.hand_no })} · `,
+          view.phase === "over" ? tr("sc.over") : view.phase === "betting" ? tr("sc.betting") : view.round >= 4 ? tr("sc.the-bombs") : tr("sc.round", { n: view.round })),
         pot, betting)),
     hint ? h("p", { class: "hint" }, hint) : null,
     movesBox(ctx));
@@ -93,27 +92,27 @@ function seatBox(ctx, p, where) {
   const name = seatLabel(meta, p.seat);
   const own = me ? view.own || {} : {};
   const chips = view.chips ? view.chips[p.seat] : null;
-  const doing = turn ? (me ? "Your turn" : `${name} is thinking…`)
-    : p.status === "folded" ? "abandoned this hand" : p.status === "out" ? "out of chips" : "";
+  const doing = turn ? (me ? tr("table.your-turn") : tr("table.thinking", { who: name, n: 1 }))
+    : p.status === "folded" ? tr("sc.folded") : p.status === "out" ? tr("sc.out") : "";
   const bomb = known(p.bomb) ? p.bomb : me && known(own.bomb) ? own.bomb : null;
-  const total = known(p.final) ? `final ${p.final}${p.bust ? " (bust: below zero)" : ""}`
-    : known(p.sum) && (p.cards || []).some(known) ? `total so far ${p.sum}` : "";
+  const total = known(p.final) ? `${tr("sc.final", { n: p.final })}${p.bust ? ` ${tr("sc.bust-long")}` : ""}`
+    : known(p.sum) && (p.cards || []).some(known) ? tr("sc.so-far", { n: p.sum }) : "";
   return h("div", {
     class: `seat sc-seat seat-${where} ${turn ? "to-move" : ""} ${me ? "me" : ""} status-${p.status}`.replace(/\s+/g, " ").trim(),
-    dataset: { seat: p.seat }, "aria-label": `${name}${me ? " (you)" : ""}${turn ? ", to play" : ""}`,
+    dataset: { seat: p.seat }, role: "group", "aria-label": `${name}${me ? ` ${tr("dragon.you")}` : ""}${turn ? `, ${tr("dragon.to-play")}` : ""}`,
   },
-  h("div", { class: "name" }, name, me ? " (you)" : "",
-    p.seat === view.dealer ? h("span", { class: "chip dealer", title: "dealer" }, "dealer") : null,
-    known(chips) ? h("span", { class: "chip stack" }, `${chips} chip${chips === 1 ? "" : "s"}`) : null,
-    p.bet ? h("span", { class: "chip bet" }, `bet ${p.bet}`) : null),
+  h("div", { class: "name" }, name, me ? ` ${tr("dragon.you")}` : "",
+    p.seat === view.dealer ? h("span", { class: "chip dealer", title: tr("dragon.dealer") }, tr("dragon.dealer")) : null,
+    known(chips) ? h("span", { class: "chip stack" }, tr("sc.chips", { n: chips })) : null,
+    p.bet ? h("span", { class: "chip bet" }, tr("sc.bet", { n: p.bet })) : null),
   h("div", { class: `doing ${turn ? "turn" : ""}` }, doing || "\u00a0"),
   p.status === "out" ? null : h("div", { class: "sc-cards" },
-    (p.cards || []).map((c, i) => cardOnTable(c, `${me ? "your" : `${name}'s`} card ${i + 1}`, (p.scores || [])[i])),
-    cardOnTable(bomb, me ? (known(p.bomb) ? "your Bomb" : "your Bomb (only you see it)") : `${name}'s Bomb`,
+    (p.cards || []).map((c, i) => cardOnTable(c, me ? tr("sc.your-card", { i: i + 1 }) : tr("sc.their-card", { who: name, i: i + 1 }), (p.scores || [])[i])),
+    cardOnTable(bomb, me ? (known(p.bomb) ? tr("sc.your-bomb") : tr("sc.your-bomb-secret")) : tr("sc.their-bomb", { who: name }),
       known(p.bomb) ? p.bomb_score : null, `bomb ${me && !known(p.bomb) && known(bomb) ? "secret" : ""}`)),
   h("div", { class: "sc-total" }, total || "\u00a0",
-    p.exchanged ? h("span", { class: "muted" }, ` · exchanged in round ${p.exchanged}${known(p.exchanged_card) ? ` (gave up ${valueText(p.exchanged_card)})` : ""}`) : null,
-    me && known(own.discarded) ? h("span", { class: "muted" }, ` · you gave up ${valueText(own.discarded)}`) : null),
+    p.exchanged ? h("span", { class: "muted" }, ` · ${tr("sc.exchanged", { n: p.exchanged })}${known(p.exchanged_card) ? ` ${tr("sc.gave-up", { v: valueText(p.exchanged_card) })}` : ""}`) : null,
+    me && known(own.discarded) ? h("span", { class: "muted" }, ` · ${tr("sc.you-gave-up", { v: valueText(own.discarded) })}`) : null),
   ctx.clocks(p.seat));
 }
 
@@ -121,9 +120,9 @@ export function render(ctx) {
   const { meta, view, mySeat } = ctx;
   const out = [];
   if (view.result) {
-    out.push(section("Game over", h("p", { class: "game-result" },
-      view.result.winners.length ? `Winner: ${view.result.winners.map((s) => seatLabel(meta, s)).join(", ")}` : "No winner",
-      view.result.reason === "lowest-positive" ? " (the lowest score above zero)." : view.result.reason === "closest-to-zero" ? " (the score closest to zero)." : view.result.reason === "no-positive-score" ? " (nobody scored above zero)." : ` (${view.result.reason}).`)));
+    out.push(section(tr("dragon.game-over"), h("p", { class: "game-result" },
+      view.result.winners.length ? tr("sc.winner", { who: view.result.winners.map((s) => seatLabel(meta, s)).join(", ") }) : tr("result.no-winner"),
+      ` (${reasonWords(view.result.reason)}).`)));
   }
   // The others in turn order, starting with the one who plays after me.
   const players = view.players || [];
@@ -136,9 +135,9 @@ export function render(ctx) {
     me ? seatBox(ctx, me, "bottom") : null));
   if (view.last_hand) {
     const l = view.last_hand;
-    out.push(section("Last hand", h("p", { class: "hand-result" },
-      `Hand ${l.hand_no}: `, l.winners && l.winners.length ? `won by ${l.winners.map((s) => seatLabel(meta, s)).join(", ")}` : "no winner",
-      l.chips ? ` · chips now: ${l.chips.map((c, s) => `${seatLabel(meta, s)} ${c}`).join(", ")}` : "")));
+    out.push(section(tr("sc.last-hand"), h("p", { class: "hand-result" },
+      `${tr("sc.hand", { n: l.hand_no })}: `, l.winners && l.winners.length ? tr("sc.won-by", { who: l.winners.map((s) => seatLabel(meta, s)).join(", ") }) : tr("sc.no-winner"),
+      l.chips ? ` · ${tr("sc.chips-now")} ${l.chips.map((c, s) => `${seatLabel(meta, s)} ${c}`).join(", ")}` : "")));
   }
   return out;
 }
@@ -146,21 +145,21 @@ export function render(ctx) {
 export function eventText(e, meta) {
   const who = (s) => seatLabel(meta, s);
   switch (e.type) {
-    case "reveal": return `${who(e.seat)} reveals ${face(e.card)} (score ${e.score}, sum ${e.sum}).`;
-    case "exchange": return `${who(e.seat)} exchanges ${face(e.old)} for ${face(e.card)}.`;
-    case "keep": return `${who(e.seat)} keeps.`;
-    case "buy": return `${who(e.seat)} buys ${face(e.card)} (pot ${e.pot}).`;
-    case "round": return `Round ${e.round}.`;
-    case "look": return e.bomb !== undefined ? `You look at your Bomb: ${face(e.bomb)}.` : "Everyone still in looks at their Bomb.";
-    case "betting": return e.opener === null ? "No betting this hand." : `Betting opens with ${who(e.opener)} (up to ${e.cap}).`;
-    case "bet": return `${who(e.seat)} bets ${e.amount} (pot ${e.pot}).`;
-    case "see": return `${who(e.seat)} sees (pot ${e.pot}).`;
-    case "raise": return `${who(e.seat)} raises by ${e.by} to ${e.to} (pot ${e.pot}).`;
-    case "abandon": return `${who(e.seat)} abandons.`;
-    case "bomb": return `${who(e.seat)}'s Bomb: ${face(e.card)} → final ${e.final}${e.bust ? " (bust)" : ""}.`;
-    case "hand_end": return `Hand ${e.hand_no} over: ${e.winners.length ? `${e.winners.map(who).join(", ")} win${e.winners.length > 1 ? "" : "s"}` : "no winner"}.`;
-    case "deal": return `Hand ${e.hand_no}: Boccino ${face(e.boccino)}.`;
-    case "game_end": return `Game over: ${e.winners.length ? e.winners.map(who).join(", ") : "no winner"}.`;
+    case "reveal": return tr("sc.ev.reveal", { who: who(e.seat), card: face(e.card), score: e.score, sum: e.sum });
+    case "exchange": return tr("sc.ev.exchange", { who: who(e.seat), old: face(e.old), card: face(e.card) });
+    case "keep": return tr("sc.ev.keep", { who: who(e.seat) });
+    case "buy": return tr("sc.ev.buy", { who: who(e.seat), card: face(e.card), pot: e.pot });
+    case "round": return tr("sc.ev.round", { n: e.round });
+    case "look": return e.bomb !== undefined ? tr("sc.ev.look-mine", { card: face(e.bomb) }) : tr("sc.ev.look");
+    case "betting": return e.opener === null ? tr("sc.ev.no-betting") : tr("sc.ev.betting", { who: who(e.opener), cap: e.cap });
+    case "bet": return tr("sc.ev.bet", { who: who(e.seat), n: e.amount, pot: e.pot });
+    case "see": return tr("sc.ev.see", { who: who(e.seat), pot: e.pot });
+    case "raise": return tr("sc.ev.raise", { who: who(e.seat), by: e.by, to: e.to, pot: e.pot });
+    case "abandon": return tr("sc.ev.abandon", { who: who(e.seat) });
+    case "bomb": return tr("sc.ev.bomb", { who: who(e.seat), card: face(e.card), final: e.final, bust: e.bust ? ` ${tr("sc.bust")}` : "" });
+    case "hand_end": return tr("sc.ev.hand-end", { hand: e.hand_no, who: e.winners.map(who).join(", "), n: e.winners.length });
+    case "deal": return tr("sc.ev.deal", { hand: e.hand_no, card: face(e.boccino) });
+    case "game_end": return tr("sc.ev.game-end", { who: e.winners.length ? e.winners.map(who).join(", ") : tr("sc.no-winner") });
     default: return null;
   }
 }

@@ -4,6 +4,7 @@
 // source, target cells) is documented in SPEC.md; no rule is computed here.
 
 import { h, moveButton, section } from "../ui.js";
+import { has, t as tr } from "../i18n.js";
 import { seatLabel } from "../words.js";
 
 const COLS = ["a", "b", "c", "d", "e", "f"];
@@ -22,13 +23,14 @@ export function parseMove(m) {
   }
 }
 
-const WORDS = { end: "End this phase", reroll: "Re-roll the misses", keep: "Keep the dice", decline: "Decline",
-  absorb: "Absorb", frenzy: "Frenzy: attack again", riposte: "Riposte" };
+// The plain moves' words are the catalogues' ("sw.m.<move>"); a move without one shows as sent.
+const WORDS = { get: (m) => (has(`sw.m.${m}`) ? tr(`sw.m.${m}`) : null) };
+const phaseWord = (p) => (has(`sw.phase.${p}`) ? tr(`sw.phase.${p}`) : p);
 
 function describe(p) {
   const verb = p.move.split(" ")[0];
   if (verb === "ability") return `${p.ability}${p.targets.length ? ` → ${p.targets.join(", ")}` : ""}`;
-  if (verb === "magic") return "discard for 1 magic";
+  if (verb === "magic") return tr("sw.discard-magic");
   return p.move;
 }
 
@@ -55,8 +57,8 @@ export function breakable(name) {
 }
 
 function unitWords(meta, u) {
-  return `${u.name} (${seatLabel(meta, u.controller)}): life ${u.life - u.damage} of ${u.life}` +
-    `${u.strength !== undefined ? `, strength ${u.strength}` : ""}${u.boost ? `, +${u.boost} this turn` : ""}`;
+  return `${u.name} (${seatLabel(meta, u.controller)}): ${tr("sw.life", { n: u.life - u.damage, of: u.life })}` +
+    `${u.strength !== undefined ? `, ${tr("sw.strength", { n: u.strength })}` : ""}${u.boost ? `, ${tr("sw.boost", { n: u.boost })}` : ""}`;
 }
 
 export function render(ctx) {
@@ -83,49 +85,49 @@ export function render(ctx) {
       const key = `cell:${cell}`;
       const isTarget = targets.has(cell);
       const isSource = sources.has(key);
-      const label = u ? `${cell}: ${u.name} (${seatLabel(meta, u.controller)}), life ${u.life - u.damage} of ${u.life}` : `${cell}: empty`;
+      const label = u ? `${cell}: ${u.name} (${seatLabel(meta, u.controller)}), ${tr("sw.life", { n: u.life - u.damage, of: u.life })}` : `${cell}: ${tr("sw.empty")}`;
       const content = u ? [h("span", { class: "unit-name" }, breakable(u.name)),
         h("span", { class: "unit-stats" }, `${u.life - u.damage}/${u.life}`, u.strength !== undefined ? ` ⚔${u.strength}` : "", u.boost ? ` +${u.boost}` : "")] : [h("span", { class: "coord" }, cell)];
       const cls = `cell ${u ? `unit owner-${u.controller} class-${u.class}` : ""} ${isTarget ? "target" : ""} ${selected === key ? "selected" : ""} ${isSource ? "source" : ""}`;
       if (isTarget || isSource) {
-        return h("button", { type: "button", role: "gridcell", class: cls, "aria-label": `${label}${isTarget ? " — target" : ""}`, title: u ? u.name : null,
+        return h("button", { type: "button", role: "gridcell", class: cls, "aria-label": `${label}${isTarget ? ` — ${tr("sw.target")}` : ""}`, title: u ? u.name : null,
           dataset: { cell, key: `cell:${cell}` }, on: { click: () => (isTarget ? clickTarget(cell) : select(key)) } }, content);
       }
       return h("div", { role: "gridcell", class: cls, "aria-label": label, title: u ? u.name : null, dataset: { cell } }, content);
     }))));
   const out = [];
   if (view.result) {
-    out.push(section("Game over", h("p", { class: "game-result" },
-      view.result.winner === null ? "A draw" : `${seatLabel(meta, view.result.winner)} wins`, ` (${view.result.reason}).`)));
+    out.push(section(tr("dragon.game-over"), h("p", { class: "game-result" },
+      view.result.winner === null ? tr("dragon.draw") : tr("sw.wins", { who: seatLabel(meta, view.result.winner) }), ` (${view.result.reason}).`)));
   }
-  out.push(section(`Turn ${view.turn}: ${seatLabel(meta, view.active)} · ${view.phase} phase`,
+  out.push(section(tr("sw.turn-head", { n: view.turn, who: seatLabel(meta, view.active), phase: phaseWord(view.phase) }),
     h("div", { class: "sw-players" }, (view.players || []).map((p) => h("div", { class: `sw-player owner-${p.seat}`, dataset: { seat: p.seat } },
       h("strong", {}, seatLabel(meta, p.seat)), ` · ${p.faction || ""}`,
-      h("div", {}, `magic ${p.magic} · hand ${p.hand} · draw ${p.draw_pile} · discard ${p.discard_pile}`),
-      p.active && p.active.length ? h("div", { class: "muted" }, `active: ${p.active.join(", ")}`) : null))),
-    view.pending ? h("p", { class: "notice" }, `Waiting for ${seatLabel(meta, view.pending.seat)} to answer: ${view.pending.kind}`) : null,
+      h("div", {}, tr("sw.piles", { magic: p.magic, hand: p.hand, draw: p.draw_pile, discard: p.discard_pile })),
+      p.active && p.active.length ? h("div", { class: "muted" }, `${tr("sw.active")} ${p.active.join(", ")}`) : null))),
+    view.pending ? h("p", { class: "notice" }, tr("sw.pending", { who: seatLabel(meta, view.pending.seat), kind: view.pending.kind })) : null,
     lastRoll(ctx)));
   const picked = selected && selected.startsWith("cell:") ? units.get(selected.slice(5)) : null;
-  out.push(section("Battlefield", grid,
-    h("p", { class: "sw-selected", role: "status" }, picked ? `Selected: ${unitWords(meta, picked)}.` :
-      legal.length ? "Touch a highlighted unit or card to see what it can do." : "\u00a0")));
+  out.push(section(tr("sw.battlefield"), grid,
+    h("p", { class: "sw-selected", role: "status" }, picked ? tr("sw.selected", { u: unitWords(meta, picked) }) :
+      legal.length ? tr("sw.touch") : "\u00a0")));
   if (view.hand) out.push(handPanel(ctx, sources, selected, select));
   const choices = [];
   if (ui.swChoices && ui.swChoices.length) {
-    choices.push(h("div", { class: "choices", role: "group", "aria-label": "choose" },
-      h("span", {}, "Choose: "), ui.swChoices.filter((m) => legal.includes(m)).map((m) => moveButton(m, m, onMove))));
+    choices.push(h("div", { class: "choices", role: "group", "aria-label": tr("sw.choose-label") },
+      h("span", {}, `${tr("sw.choose")} `), ui.swChoices.filter((m) => legal.includes(m)).map((m) => moveButton(m, m, onMove))));
   }
   if (selected) {
     const untargeted = fromSelected.filter((p) => !p.targets.length);
     if (untargeted.length) choices.push(h("div", { class: "choices" }, untargeted.map((p) => moveButton(p.move, describe(p), onMove))));
-    if (targets.size) choices.push(h("p", { class: "muted" }, `Targets: ${[...targets].join(", ")}`));
+    if (targets.size) choices.push(h("p", { class: "muted" }, `${tr("sw.targets")} ${[...targets].join(", ")}`));
   }
   const plain = legal.filter((m, i) => !parsed[i]);
   if (plain.length || choices.length) {
-    out.push(section("Your move", ...choices, h("div", { class: "moves" }, plain.map((m) => moveButton(m, WORDS[m] || m, onMove)))));
+    out.push(section(tr("sc.your-move"), ...choices, h("div", { class: "moves" }, plain.map((m) => moveButton(m, WORDS.get(m) || m, onMove)))));
   }
   if (legal.length) {
-    out.push(h("details", { class: "all-moves" }, h("summary", {}, `All ${legal.length} legal moves`),
+    out.push(h("details", { class: "all-moves" }, h("summary", {}, tr("sw.all-moves", { n: legal.length })),
       h("div", { class: "moves" }, legal.map((m) => moveButton(m, m, onMove, { class: "small" })))));
   }
   return out;
@@ -134,11 +136,11 @@ export function render(ctx) {
 function handPanel(ctx, sources, selected, select) {
   const { view } = ctx;
   const cards = view.hand_cards || {};
-  return section(`Your hand (${view.hand.length})`, h("div", { class: "cards sw-hand" }, view.hand.map((inst) => {
+  return section(tr("dragon.hand", { n: view.hand.length }), h("div", { class: "cards sw-hand" }, view.hand.map((inst) => {
     const c = cards[inst] || {};
     const key = `card:${inst}`;
     const text = [h("strong", {}, c.name || inst), h("span", { class: "muted" },
-      ` ${c.class || ""}${c.cost !== undefined ? ` · cost ${c.cost}` : ""}${c.strength !== undefined ? ` · ⚔${c.strength}` : ""}${c.life !== undefined ? ` · ♥${c.life}` : ""}`)];
+      ` ${c.class || ""}${c.cost !== undefined ? ` · ${tr("sw.cost", { n: c.cost })}` : ""}${c.strength !== undefined ? ` · ⚔${c.strength}` : ""}${c.life !== undefined ? ` · ♥${c.life}` : ""}`)];
     if (!sources.has(key)) return h("span", { class: "card sw-card idle", "aria-disabled": "true" }, text);
     return h("button", { type: "button", class: `card sw-card playable ${selected === key ? "selected" : ""}`,
       dataset: { card: inst, key }, on: { click: () => select(key) } }, text);
@@ -150,7 +152,7 @@ function lastRoll(ctx) {
     const rolls = ctx.events[i].events.filter((e) => e.type === "attack" || e.type === "reroll");
     if (rolls.length) {
       const e = rolls[rolls.length - 1];
-      return h("p", { class: "dice" }, `Last roll (${e.from}${e.to ? ` → ${e.to}` : ""}): `,
+      return h("p", { class: "dice" }, `${tr("sw.last-roll", { from: e.from, to: e.to ? ` → ${e.to}` : "" })} `,
         (e.dice || []).map((d) => h("span", { class: `die ${d === "miss" || d === "blank" ? "miss" : "hit"}` }, d)));
     }
   }
@@ -166,18 +168,18 @@ export function cardWords(id) {
 export function eventText(e, meta) {
   const who = (s) => seatLabel(meta, s);
   switch (e.type) {
-    case "turn": return `Turn ${e.turn}: ${who(e.seat)}.`;
-    case "phase": return `${who(e.seat)}: ${e.phase} phase.`;
-    case "summon": return `${who(e.seat)} summons ${e.name} at ${e.cell}.`;
-    case "build": return `${who(e.seat)} builds ${e.name} at ${e.cell}.`;
-    case "move": return `${cardWords(e.card)} moves ${e.from} → ${e.to}.`;
-    case "attack": return `${cardWords(e.attacker)} attacks ${cardWords(e.target)} (${e.from} → ${e.to}): ${(e.dice || []).join(", ")}.`;
-    case "damage": return `${cardWords(e.card)} at ${e.cell} takes ${e.amount} damage.`;
-    case "destroy": return `${cardWords(e.card)} at ${e.cell} is destroyed.`;
-    case "magic": return `${who(e.seat)} ${e.change >= 0 ? "gains" : "spends"} ${Math.abs(e.change)} magic (${e.magic}).`;
-    case "event": return `${who(e.seat)} plays ${e.name}.`;
-    case "draw": return `${who(e.seat)} draws ${e.count}.`;
-    case "game_end": return `Game over: ${e.winner === null ? "a draw" : `${who(e.winner)} wins`} (${e.reason}).`;
+    case "turn": return tr("sw.ev.turn", { n: e.turn, who: who(e.seat) });
+    case "phase": return tr("sw.ev.phase", { who: who(e.seat), phase: phaseWord(e.phase) });
+    case "summon": return tr("sw.ev.summon", { who: who(e.seat), name: e.name, cell: e.cell });
+    case "build": return tr("sw.ev.build", { who: who(e.seat), name: e.name, cell: e.cell });
+    case "move": return tr("sw.ev.move", { card: cardWords(e.card), from: e.from, to: e.to });
+    case "attack": return tr("sw.ev.attack", { card: cardWords(e.attacker), target: cardWords(e.target), from: e.from, to: e.to, dice: (e.dice || []).join(", ") });
+    case "damage": return tr("sw.ev.damage", { card: cardWords(e.card), cell: e.cell, n: e.amount });
+    case "destroy": return tr("sw.ev.destroy", { card: cardWords(e.card), cell: e.cell });
+    case "magic": return tr(e.change >= 0 ? "sw.ev.gains" : "sw.ev.spends", { who: who(e.seat), n: Math.abs(e.change), magic: e.magic });
+    case "event": return tr("sw.ev.event", { who: who(e.seat), name: e.name });
+    case "draw": return tr("sw.ev.draw", { who: who(e.seat), n: e.count });
+    case "game_end": return tr("sw.ev.game-end", { what: e.winner === null ? tr("dragon.draw-lc") : tr("sw.wins", { who: who(e.winner) }), reason: e.reason });
     default: return null;
   }
 }
