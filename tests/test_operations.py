@@ -435,13 +435,7 @@ def test_a_backup_taken_mid_game_resumes_after_a_restore(mosquitto, tmp_path):
         assert out.returncode == 0, out.stderr
         ref.start()
         ref.wait_up()
-        # every seat is told the table is back at the backed-up seq (retained states republished)
-        seats.read(lambda: seats.at(backed_up), timeout=30)
-        # a client still at the later seq re-sends: refused as stale, nothing forked
-        mover = SEATS[seats.states[SEATS[0]].to_move[0]]
-        seats.send(mover, later, seats.states[mover].legal[0])
-        seats.read(lambda: any(e.code == "move/stale" for e in seats.errors))
-        assert seats.play(1) == backed_up + 1, "the game goes on from the backed-up seq"
+        _resumes_at(seats, backed_up, later)
     finally:
         seats.close()
         ref.stop()
@@ -450,6 +444,17 @@ def test_a_backup_taken_mid_game_resumes_after_a_restore(mosquitto, tmp_path):
     store = Store(str(db), readonly=True)
     assert store.move_count(table) == backed_up + 1
     store.close()
+
+
+def _resumes_at(seats: "Seats", backed_up: int, later: int) -> None:
+    """After a restore: every seat is told the table is back at the backed-up seq (retained
+    states republished); a client still at the later seq re-sends and is refused as stale
+    (nothing forked); the game goes on from the backed-up seq."""
+    seats.read(lambda: seats.at(backed_up), timeout=30)
+    mover = SEATS[seats.states[SEATS[0]].to_move[0]]
+    seats.send(mover, later, seats.states[mover].legal[0])
+    seats.read(lambda: any(e.code == "move/stale" for e in seats.errors))
+    assert seats.play(1) == backed_up + 1, "the game goes on from the backed-up seq"
 
 
 def test_a_postgresql_dump_taken_mid_game_resumes_after_pg_restore(mosquitto, postgres, tmp_path):
@@ -482,11 +487,7 @@ def test_a_postgresql_dump_taken_mid_game_resumes_after_pg_restore(mosquitto, po
         assert out.returncode == 0, out.stderr
         ref.start()
         ref.wait_up()
-        seats.read(lambda: seats.at(backed_up), timeout=30)
-        mover = SEATS[seats.states[SEATS[0]].to_move[0]]
-        seats.send(mover, later, seats.states[mover].legal[0])
-        seats.read(lambda: any(e.code == "move/stale" for e in seats.errors))
-        assert seats.play(1) == backed_up + 1, "the game goes on from the dumped seq"
+        _resumes_at(seats, backed_up, later)
     finally:
         seats.close()
         ref.stop()
