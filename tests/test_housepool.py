@@ -101,7 +101,9 @@ def test_the_worker_sees_exactly_the_seats_view_and_the_table_moves_on(slow):
         r.ref.seats.tick(time.monotonic())
         assert table.seq == 0, "the loop never waits for the worker"
         until(r, lambda: table.seq >= 1)
-        got = json.loads((slow / f"view-{seat}.json").read_text())
+        seen = slow / f"view-{seat}.json"
+        until(r, seen.exists, timeout=60)  # written by the worker's bot; a loaded machine may be slow to start it
+        got = json.loads(seen.read_text())
         assert got == json.loads(json.dumps(remote.view)), "the worker got the seat's view, nothing else"
         assert table.history[0].flags == ("house",)
     finally:

@@ -202,7 +202,9 @@ def test_only_directors_publish_tournaments_and_only_small_ones(sb):
     assert wait_until(lambda: "Packet too large" in reasons), f"an oversize packet was accepted: {reasons}"
     director.close()
     got = {m.topic for m in retained(sb, f"{P}/tour/#")}
-    assert got == {f"{P}/tour/director/cup"}, got
+    # the broker is the module's: another test's own director ("tourney") may have written first
+    mine = {t for t in got if t[len(P) + 1:].split("/")[1] != "tourney"}
+    assert mine == {f"{P}/tour/director/cup"}, got
 
 
 @pytest.mark.broker
