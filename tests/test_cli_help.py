@@ -39,6 +39,16 @@ def all_helps() -> dict[str, str]:
                                                    "SUMMON_PASSWORD", "SUMMON_LOG_FORMAT", "SUMMON_ROLES_FILE")}}
     runner = CliRunner(env=env)
     texts = {}
+    # click (>= 8.1.8) caches each command's help option the first time it is built: a test
+    # that invoked a subcommand on its own (tests/games/test_summoner_wars_setup.py runs
+    # `sw_deck` without the group) leaves it cached without the group's "-h".  A user's
+    # process is fresh, so drop the caches and read what a user reads.
+    for path in _paths(main):
+        cmd = main
+        for name in path:
+            cmd = cmd.commands[name]  # type: ignore[attr-defined]
+        if hasattr(cmd, "_help_option"):
+            cmd._help_option = None
     for path in _paths(main):
         res = runner.invoke(main, [*path, "--help"], prog_name="summon")
         texts[" ".join(("summon", *path))] = f"exit {res.exit_code}\n{res.output}"
