@@ -30,11 +30,11 @@ T = Topics()
 
 
 class _Bot:
-    def __init__(self, name: str, seed: int) -> None:
-        self.name, self.seed = name, seed
+    def __init__(self, name: str, seed: int, spool: str) -> None:
+        self.name, self.seed, self.spool = name, seed, spool
 
     def choose(self, view: Mapping[str, Any], legal: Sequence[str]) -> str:
-        spool = os.environ.get("HOUSEPOOL_SPOOL", "")
+        spool = self.spool
         if self.name == "crash":
             os._exit(3)  # the worker dies mid-decision
         if self.name == "record":
@@ -47,7 +47,14 @@ class _Bot:
 
 
 class Factory:
-    """A ``HouseBots`` whose bots are all slow (declared below): they decide in the pool."""
+    """A ``HouseBots`` whose bots are all slow (declared below): they decide in the pool.
+
+    The spool folder travels inside the factory (pickled to the worker), not in the
+    environment: multiprocessing's forkserver starts once per process, so a worker keeps the
+    environment of whichever test started it first."""
+
+    def __init__(self) -> None:
+        self.spool = os.environ.get("HOUSEPOOL_SPOOL", "")  # read in the test's own process
 
     def names(self) -> list[str]:
         return ["random", "crash", "record", "wait"]
@@ -56,12 +63,12 @@ class Factory:
         return "random"
 
     def make(self, name: str, seed: int) -> Any:
-        return _Bot(name, seed)
+        return _Bot(name, seed, self.spool)
 
 
 @pytest.fixture
 def slow(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
-    monkeypatch.setenv("HOUSEPOOL_SPOOL", str(tmp_path))  # the forkserver started below inherits it
+    monkeypatch.setenv("HOUSEPOOL_SPOOL", str(tmp_path))  # read by Factory() in this process
     costs = {**GAME_TYPES["dragon"].bot_cost_ms, "crash": 50.0, "record": 50.0, "wait": 50.0}
     import summon.referee.presence as presence
     monkeypatch.setattr(presence, "_declared_cost", lambda game, bot: 0.0 if bot == "random" else costs.get(bot))
