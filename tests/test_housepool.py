@@ -37,7 +37,7 @@ class _Bot:
         spool = self.spool
         if self.name == "crash":
             os._exit(3)  # the worker dies mid-decision
-        if self.name == "record":
+        if self.name == "record" and spool:  # never into the working directory
             Path(spool, f"view-{view['to_move'][0]}.json").write_text(json.dumps(view))
         if self.name == "wait":
             deadline = time.monotonic() + 20
