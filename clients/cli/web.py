@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import sys
 import threading
+from typing import TYPE_CHECKING
 
 import click
+
+if TYPE_CHECKING:
+    from summon.clients.web.gateway import Gateway
 
 from summon.clients.cli.common import EXIT_FAILED, on_signals, serve_metrics
 from summon.clients.cli.options import log_format_option, port_options
@@ -24,6 +28,31 @@ def _ws_url(value: str | None, flag: str) -> str:
     return value
 
 
+def _gateway(where: str | None, user: str, password_file: str | None, prefix: str) -> "Gateway | None":
+    """The gateway's MQTT connection, or None without --gateway; exits in words when it cannot be made."""
+    if not where:
+        return None
+    from summon.clients.web.gateway import Gateway
+    from summon.protocol.mqtt import LinkError
+
+    host, _, port = where.rpartition(":")
+    if not host or not port.isdigit():
+        raise click.BadParameter("must be HOST:PORT of the players' broker (MQTT over tcp)", param_hint="--gateway")
+    if not password_file:
+        raise click.BadParameter("--gateway needs --gateway-password-file (the gateway account's password)",
+                                 param_hint="--gateway-password-file")
+    try:
+        with open(password_file, encoding="utf-8") as f:
+            secret = f.readline().strip()
+    except OSError as exc:
+        raise click.BadParameter(f"cannot read it: {exc.strerror or exc}", param_hint="--gateway-password-file") from None
+    try:
+        return Gateway(host, int(port), user, secret, prefix=prefix).start()
+    except LinkError as exc:
+        click.echo(f"summon web: the gateway cannot connect: {exc}", err=True)
+        sys.exit(EXIT_FAILED)
+
+
 @click.command(short_help="Serve the web client (play, watch, replays).")
 @click.option("--broker", "broker", default=None, metavar="WS_URL",
               help="The main broker's websockets listener, where people log in to play (e.g. ws://127.0.0.1:9001). "
@@ -35,14 +64,27 @@ def _ws_url(value: str | None, flag: str) -> str:
 @click.option("--prefix", default=DEFAULT_PREFIX, show_default=True, help="Topic prefix of the deployment.")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to serve the page on.")
 @click.option("--port", default=8080, show_default=True, help="Port to serve the page on (0: any free port).")
+@click.option("--gateway", default=None, metavar="HOST:PORT",
+              help="The players' broker (MQTT over tcp) for guest play and sign-up: the server asks the "
+                   "referee there, as --gateway-user, for a guest account or a new account (POST /api/guest, "
+                   "/api/signup). Without it invite links and sign-up are off.")
+@click.option("--gateway-user", default="web", show_default=True,
+              help="The gateway's account (`summon accounts add web --role gateway --generate`).")
+@click.option("--gateway-password-file", default=None, type=click.Path(dir_okay=False),
+              help="File holding the gateway account's password (its first line).")
+@click.option("--signup", type=click.Choice(["none", "open", "code"]), default="none", show_default=True,
+              help="What the page offers on its login screen, as the referee's profile says ([signup] mode): "
+                   "none, open sign-up, or sign-up with an invite code. Needs --gateway.")
 @port_options
 @log_format_option
-def web(broker: str | None, edge: str | None, prefix: str, host: str, port: int, metrics_port: int | None,
+def web(broker: str | None, edge: str | None, prefix: str, host: str, port: int, gateway: str | None,
+        gateway_user: str, gateway_password_file: str | None, signup: str, metrics_port: int | None,
         metrics_bind: str) -> None:
     """Serve the web client (play, watch, tournaments, replays) on http://HOST:PORT/.
 
-    Serves the page's static files and its config.json, nothing else: the page talks to the
-    broker itself over MQTT over WebSockets, and passwords never reach this server.
+    Serves the page's static files and its config.json: the page talks to the broker itself
+    over MQTT over WebSockets, and account passwords typed at log-in never reach this server.
+    With --gateway it also relays invite links (guest play) and sign-up to the referee.
 
     The page logs in only to the --broker given here: a broker named in a link
     (?broker=...) is refused and shown as such, so a link cannot send a password to a
@@ -50,9 +92,11 @@ def web(broker: str | None, edge: str | None, prefix: str, host: str, port: int,
     """
     from summon.clients.web.server import WebConfig, WebServer
 
-    config = WebConfig(broker=_ws_url(broker, "--broker"), edge=_ws_url(edge, "--edge"), prefix=prefix)
+    relay = _gateway(gateway, gateway_user, gateway_password_file, prefix)
+    config = WebConfig(broker=_ws_url(broker, "--broker"), edge=_ws_url(edge, "--edge"), prefix=prefix,
+                       guests=relay is not None, signup=signup)
     try:
-        server = WebServer(config, host=host, port=port)
+        server = WebServer(config, host=host, port=port, gateway=relay)
     except OSError as exc:
         click.echo(f"summon web: cannot listen on {host}:{port}: {exc.strerror or exc}; choose another --port", err=True)
         sys.exit(EXIT_FAILED)

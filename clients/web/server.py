@@ -5,8 +5,10 @@ Content-Type and headers can serve it; Mosquitto's ``http_dir`` cannot): for loc
 ``config.json`` (which broker and edge to connect to, the topic prefix) from its flags, and
 it sends the strict security headers a static host may not: a Content-Security-Policy that
 allows scripts, styles and MQTT connections only from the origins it was told about, no
-framing, no referrer.  It has no API, keeps no state and never sees a password: the page
-talks to the broker directly over MQTT over WebSockets.
+framing, no referrer.  It keeps no state and sees no account password at log-in: the page
+talks to the broker directly over MQTT over WebSockets.  Its one API, with ``--gateway``
+(clients/web/gateway.py), is ``POST /api/guest`` and ``POST /api/signup``: relayed to the
+referee for people who have no MQTT account yet; their bodies are never logged.
 
 Responses are gzip-compressed when the browser accepts it (the vendored MQTT.js is 342 KB
 as shipped, 105 KB gzipped: on a 1.6 Mbit/s phone network that is over a second saved;
@@ -38,6 +40,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from summon.clients.web.gateway import API_PATHS, MAX_BODY, Gateway, GatewayAnswer, refusal, validate
+
 __all__ = ["STATIC", "StaticFiles", "WebConfig", "WebMeter", "WebServer", "accepts_gzip", "csp_header", "path_class",
            "security_headers"]
 
@@ -62,9 +66,12 @@ class WebConfig:
     user: str = ""
     login: str = "password"
     extra_connect: tuple[str, ...] = field(default_factory=tuple)
+    guests: bool = False     # a gateway is configured: invite links work (the referee may still refuse)
+    signup: str = "none"     # "none" | "open" | "code": whether the page offers "Make an account"
 
     def public(self) -> dict[str, Any]:
-        return {"broker": self.broker, "edge": self.edge, "prefix": self.prefix, "user": self.user, "login": self.login}
+        return {"broker": self.broker, "edge": self.edge, "prefix": self.prefix, "user": self.user, "login": self.login,
+                "guests": self.guests, "signup": self.signup if self.guests else "none"}
 
 
 def _origin(url: str) -> str | None:
@@ -183,6 +190,8 @@ def path_class(path: str) -> str:
     path = urlsplit(path).path
     if path == "/config.json":
         return "config"
+    if path.startswith("/api"):
+        return "api"
     suffix = posixpath.splitext(path)[1]
     if path == "/" or suffix == ".html":
         return "page"
@@ -224,6 +233,7 @@ class _Handler(BaseHTTPRequestHandler):
     web_config: WebConfig = WebConfig()
     files: StaticFiles
     meter: WebMeter
+    gateway: Gateway | None = None
 
     def log_message(self, fmt: str, *args: Any) -> None:  # quiet: the CLI prints the URL once
         pass
@@ -236,7 +246,8 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_header("Content-Length", str(length))
         for name, value in security_headers(self.web_config).items():
             self.send_header(name, value)
-        self.send_header("Cache-Control", "no-cache")
+        if "Cache-Control" not in (extra or {}):
+            self.send_header("Cache-Control", "no-cache")
         for name, value in (extra or {}).items():
             self.send_header(name, value)
         self.end_headers()
@@ -287,20 +298,76 @@ class _Handler(BaseHTTPRequestHandler):
         self.meter.count("HEAD", self.path, status, 0, "identity")
 
     def _refuse(self) -> None:
-        body = b"the Summon web server serves static files only\n"
-        self._headers(HTTPStatus.METHOD_NOT_ALLOWED, TYPES[".txt"], len(body))
+        body = b"the Summon web server serves static files (and, with a gateway, POST /api/guest and /api/signup) only\n"
+        self._headers(HTTPStatus.METHOD_NOT_ALLOWED, TYPES[".txt"], len(body), {"Connection": "close"})
         self.wfile.write(body)
+        self.close_connection = True
         self.meter.count("other", self.path, HTTPStatus.METHOD_NOT_ALLOWED, len(body), "identity")
 
-    do_POST = do_PUT = do_DELETE = do_PATCH = _refuse  # noqa: N815
+    do_PUT = do_DELETE = do_PATCH = _refuse  # noqa: N815
+
+    def _own_origin(self) -> str:
+        host = self.headers.get("Host") or ""
+        return f"http://{host}" if host else ""
+
+    def _api(self, op: str) -> GatewayAnswer:
+        """The checks of GUESTS.md "Web gateway", cheapest first; the body is read only when
+        every header is right, and never logged nor kept."""
+        if self.gateway is None:
+            return refusal(HTTPStatus.NOT_FOUND, f"{op}/unavailable",
+                           "this page's server has no gateway to the game service (summon web --gateway): "
+                           "guest play and sign-up are off")
+        origin = self.headers.get("Origin")
+        forwarded = self.headers.get("X-Forwarded-Proto")
+        allowed = {self._own_origin()}
+        if forwarded == "https":  # behind a TLS proxy that says so, the page's origin is https://
+            allowed.add(self._own_origin().replace("http://", "https://", 1))
+        if not origin or origin not in allowed:
+            return refusal(HTTPStatus.FORBIDDEN, "web/bad-origin",
+                           "this request did not come from this page (its Origin is not this server's)")
+        ctype = (self.headers.get("Content-Type") or "").split(";")[0].strip().lower()
+        if ctype != "application/json":
+            return refusal(HTTPStatus.UNSUPPORTED_MEDIA_TYPE, "web/bad-type", "send JSON (Content-Type: application/json)")
+        try:
+            length = int(self.headers.get("Content-Length") or "-1")
+        except ValueError:
+            length = -1
+        if length < 0:
+            return refusal(HTTPStatus.LENGTH_REQUIRED, "web/no-length", "the request needs a Content-Length")
+        if length > MAX_BODY:
+            return refusal(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, "web/too-big", f"the body may hold at most {MAX_BODY} bytes")
+        raw = self.rfile.read(length)
+        try:
+            fields = validate(op, json.loads(raw.decode("utf-8")))
+        except (UnicodeDecodeError, json.JSONDecodeError):
+            return refusal(HTTPStatus.BAD_REQUEST, "web/bad-json", "the body is not JSON")
+        except ValueError as exc:
+            return refusal(HTTPStatus.BAD_REQUEST, f"{op}/bad-request", str(exc))
+        return self.gateway.call(op, fields, client=str(self.client_address[0]))
+
+    def do_POST(self) -> None:  # noqa: N802
+        op = API_PATHS.get(urlsplit(self.path).path)
+        if op is None:
+            self._refuse()
+            return
+        answer = self._api(op)
+        # One request per connection: a refused request's body may be unread (too big, wrong
+        # origin), and must not be taken for the next request.  The page posts rarely.
+        self.close_connection = True
+        body = answer.encoded()
+        self._headers(answer.status, TYPES[".json"], len(body), {"Cache-Control": "no-store", "Connection": "close"})
+        self.wfile.write(body)
+        self.meter.count("POST", "/api", answer.status, len(body), "identity")
 
 
 class WebServer:
     """The static server on its own thread (``start``/``stop``), or in the foreground (``serve``)."""
 
-    def __init__(self, config: WebConfig, host: str = "127.0.0.1", port: int = 8080) -> None:
+    def __init__(self, config: WebConfig, host: str = "127.0.0.1", port: int = 8080, gateway: Gateway | None = None) -> None:
         self.meter = WebMeter()
-        handler = type("Handler", (_Handler,), {"web_config": config, "files": StaticFiles(), "meter": self.meter})
+        self.gateway = gateway
+        handler = type("Handler", (_Handler,), {"web_config": config, "files": StaticFiles(), "meter": self.meter,
+                                                "gateway": gateway})
         self.httpd = ThreadingHTTPServer((host, port), handler)
         self.httpd.daemon_threads = True
         self.host = host
@@ -326,6 +393,8 @@ class WebServer:
         return True, []
 
     def stop(self) -> None:
+        if self.gateway is not None:
+            self.gateway.close()
         self.httpd.shutdown()
         self.httpd.server_close()
         if self._thread is not None:

@@ -1,0 +1,178 @@
+"""The web gateway: ``POST /api/guest`` and ``POST /api/signup`` of ``summon web``, relayed to
+the referee as one MQTT account (role ``gateway``) -- docs/web.md "Guests and sign-up".
+
+Why a gateway at all (the page otherwise talks to the broker itself): a person who opens an
+invite link, or makes an account, has no MQTT account yet, so the page cannot ask the
+referee anything.  The web server, which has one, asks for them: it may publish its own
+``ctl/<gateway>/request`` and read its own reply topic and nothing else, so a taken-over web
+server can redeem invites and sign people up (within the referee's budgets) and no more.
+
+What it never does: log a request body (it holds a password), keep state beyond the
+in-flight requests, or answer for the referee (every refusal in words is the referee's, but
+"no answer in 5 s" and "no gateway").
+
+Requests and their answers are matched by ``request_id`` (each HTTP request thread waits on
+its own event); answers on the reply topic for no waiting request are dropped.
+"""
+
+from __future__ import annotations
+
+import json
+import queue
+import secrets
+import threading
+from dataclasses import dataclass
+from http import HTTPStatus
+from typing import Any, Mapping
+
+from summon.protocol.codec import pack, unpack
+from summon.protocol.mqtt import BrokerUrl, Link, LinkError
+from summon.protocol.version import DEFAULT_PREFIX, PROTOCOL_VERSION
+
+__all__ = ["API_PATHS", "MAX_BODY", "SIGNUP_MODES", "TIMEOUT", "Gateway", "GatewayAnswer", "status_of", "validate"]
+
+MAX_BODY = 4096          # bytes of a request body: a name, a password, a code fit in far less
+TIMEOUT = 5.0            # seconds the gateway waits for the referee's answer
+SIGNUP_MODES = ("none", "open", "code")
+API_PATHS = {"/api/guest": "guest", "/api/signup": "signup"}
+
+# The referee's error codes (GUESTS.md) and the HTTP status each one is answered with.
+_STATUS = {
+    "bad-invite": HTTPStatus.FORBIDDEN, "closed": HTTPStatus.FORBIDDEN, "bad-code": HTTPStatus.FORBIDDEN,
+    "forbidden": HTTPStatus.FORBIDDEN, "taken": HTTPStatus.CONFLICT, "budget": HTTPStatus.TOO_MANY_REQUESTS,
+    "unavailable": HTTPStatus.SERVICE_UNAVAILABLE, "bad-name": HTTPStatus.BAD_REQUEST,
+    "weak-password": HTTPStatus.BAD_REQUEST, "limited": HTTPStatus.TOO_MANY_REQUESTS,
+}
+
+
+def status_of(code: str) -> int:
+    """The HTTP status of a referee error code (``guest/bad-invite`` -> 403); 400 for any other."""
+    return int(_STATUS.get(code.rpartition("/")[2], HTTPStatus.BAD_REQUEST))
+
+
+@dataclass(frozen=True)
+class GatewayAnswer:
+    """What the HTTP handler sends back: a status and a JSON body."""
+
+    status: int
+    body: dict[str, Any]
+
+    def encoded(self) -> bytes:
+        return json.dumps(self.body).encode()
+
+
+def refusal(status: int, code: str, detail: str) -> GatewayAnswer:
+    return GatewayAnswer(int(status), {"error": code, "detail": detail})
+
+
+def _text(fields: Mapping[str, Any], key: str, limit: int, required: bool = True) -> str | None:
+    value = fields.get(key)
+    if value is None and not required:
+        return None
+    if not isinstance(value, str) or not value or len(value) > limit:
+        raise ValueError(f"'{key}' must be a text of 1 to {limit} characters")
+    return value
+
+
+def validate(op: str, fields: Any) -> dict[str, Any]:
+    """The request's fields as sent to the referee, or ``ValueError`` in words (the shape only:
+    the referee checks names, codes and passwords, and says why in its own words)."""
+    if not isinstance(fields, dict):
+        raise ValueError("the body must be a JSON object")
+    if op == "guest":
+        return {"invite": _text(fields, "invite", 200), "name": _text(fields, "name", 200)}
+    out = {"user": _text(fields, "user", 64), "password": _text(fields, "password", 1024)}
+    code = _text(fields, "code", 200, required=False)
+    if code is not None:
+        out["code"] = code
+    return out
+
+
+class _Inbox(queue.Queue):  # type: ignore[type-arg]
+    """Link's inbox, read at once: each answer wakes the request thread waiting for it."""
+
+    def __init__(self, gateway: "Gateway") -> None:
+        super().__init__()
+        self.gateway = gateway
+
+    def put(self, item: Any, block: bool = True, timeout: float | None = None) -> None:
+        self.gateway._answer(item.payload)
+
+
+class Gateway:
+    """One MQTT connection as the gateway account; ``call(op, fields, client)`` asks the referee."""
+
+    def __init__(self, host: str, port: int, user: str, password: str, prefix: str = DEFAULT_PREFIX,
+                 timeout: float = TIMEOUT) -> None:
+        self.user = user
+        self.prefix = prefix
+        self.timeout = timeout
+        self.request_topic = f"{prefix}/ctl/{user}/request"
+        broker = BrokerUrl(host=host, port=port).with_credentials(user, password)
+        self._lock = threading.Lock()
+        self._waiting: dict[str, tuple[threading.Event, list[dict[str, Any]]]] = {}
+        self.link = Link(broker, f"{user}-{secrets.token_hex(4)}", [f"{prefix}/ctl/{user}/reply"], inbox=_Inbox(self))
+
+    def start(self, timeout: float = 10.0) -> "Gateway":
+        """Connect (raises ``LinkError`` in words when the broker is not there or refuses us)."""
+        self.link.start(timeout)
+        return self
+
+    def close(self) -> None:
+        self.link.close()
+
+    @property
+    def online(self) -> bool:
+        return self.link.connected.is_set()
+
+    def _answer(self, payload: bytes) -> None:
+        try:
+            m = unpack(payload)
+        except Exception:
+            return
+        if not isinstance(m, dict):
+            return
+        rid = m.get("request_id") if m.get("type") != "error" else m.get("ref") or m.get("request_id")
+        with self._lock:
+            slot = self._waiting.get(rid) if isinstance(rid, str) else None
+        if slot is not None:
+            slot[1].append(m)
+            slot[0].set()
+
+    def call(self, op: str, fields: Mapping[str, Any], client: str) -> GatewayAnswer:
+        """Send ``op`` with ``fields`` (already validated) for the person at ``client`` (the TCP
+        peer: the referee's per-client budgets count it) and wait for the answer."""
+        if not self.online:
+            return refusal(HTTPStatus.SERVICE_UNAVAILABLE, f"{op}/unavailable",
+                           "the game service cannot be reached just now: try again in a minute")
+        rid = secrets.token_hex(8)
+        done = threading.Event()
+        answers: list[dict[str, Any]] = []
+        with self._lock:
+            self._waiting[rid] = (done, answers)
+        try:
+            message = {"v": PROTOCOL_VERSION, "type": op, "request_id": rid, **fields, "client": client}
+            try:
+                self.link.publish(self.request_topic, pack(message))
+            except LinkError:
+                return refusal(HTTPStatus.SERVICE_UNAVAILABLE, f"{op}/unavailable",
+                               "the game service cannot be reached just now: try again in a minute")
+            if not done.wait(self.timeout):
+                return refusal(HTTPStatus.GATEWAY_TIMEOUT, f"{op}/no-answer",
+                               f"the referee did not answer within {self.timeout:g} s: try again in a minute")
+        finally:
+            with self._lock:
+                self._waiting.pop(rid, None)
+        return _reply(op, answers[0])
+
+
+def _reply(op: str, m: dict[str, Any]) -> GatewayAnswer:
+    if m.get("type") == "error":
+        code = str(m.get("code") or f"{op}/refused")
+        return refusal(status_of(code), code, str(m.get("detail") or "refused"))
+    if op == "guest" and m.get("type") == "guest_account":
+        keys = ("user", "password", "table", "seat", "name")
+        return GatewayAnswer(HTTPStatus.OK, {k: m.get(k) for k in keys})
+    if op == "signup" and m.get("type") == "account":
+        return GatewayAnswer(HTTPStatus.OK, {"user": m.get("user")})
+    return refusal(HTTPStatus.BAD_GATEWAY, f"{op}/unexpected", f"the referee answered with a {m.get('type')!r} message")

@@ -1,0 +1,170 @@
+"""``summon web``'s gateway (POST /api/guest, /api/signup; GUESTS.md "Web gateway"): every
+refusal the server makes itself, before the referee is asked -- no gateway, a foreign
+Origin, not JSON, too big, a wrong shape -- and the answer mapping, without a referee or a
+broker (the family-night browser test, tests/web/test_web_family.py, runs the real thing)."""
+
+from __future__ import annotations
+
+import http.client
+import json
+from typing import Any
+
+import pytest
+
+from summon.clients.web.gateway import MAX_BODY, Gateway, GatewayAnswer, status_of
+from summon.clients.web.server import WebConfig, WebServer, csp_header
+from summon.protocol.codec import pack, unpack
+
+
+class Echo:
+    """A gateway that answers every request itself with what it was asked (and from where)."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, dict[str, Any], str]] = []
+
+    def call(self, op: str, fields: dict[str, Any], client: str) -> GatewayAnswer:
+        self.calls.append((op, fields, client))
+        return GatewayAnswer(200, {"op": op, **fields})
+
+    def close(self) -> None:
+        pass
+
+
+@pytest.fixture
+def echo():
+    return Echo()
+
+
+@pytest.fixture
+def server(echo):
+    s = WebServer(WebConfig(broker="ws://127.0.0.1:9001", guests=True, signup="open"), port=0, gateway=echo).start()  # type: ignore[arg-type]
+    try:
+        yield s
+    finally:
+        s.stop()
+
+
+def post(server: WebServer, path: str, body: bytes | str, origin: str | None = "self",
+         ctype: str = "application/json") -> tuple[int, dict[str, Any], dict[str, str]]:
+    conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
+    headers = {"Content-Type": ctype}
+    if origin == "self":
+        origin = f"http://127.0.0.1:{server.port}"
+    if origin is not None:
+        headers["Origin"] = origin
+    conn.request("POST", path, body=body.encode() if isinstance(body, str) else body, headers=headers)
+    r = conn.getresponse()
+    raw = r.read()
+    conn.close()
+    return r.status, json.loads(raw) if raw.startswith(b"{") else {"raw": raw.decode()}, dict(r.getheaders())
+
+
+def test_a_guest_request_reaches_the_gateway_with_the_peer_address(server, echo):
+    status, body, headers = post(server, "/api/guest", json.dumps({"invite": "abc", "name": "Mom"}))
+    assert status == 200 and body == {"op": "guest", "invite": "abc", "name": "Mom"}
+    assert echo.calls == [("guest", {"invite": "abc", "name": "Mom"}, "127.0.0.1")]
+    assert headers["Cache-Control"] == "no-store" and "Content-Security-Policy" in headers
+    status, body, _ = post(server, "/api/signup", json.dumps({"user": "grandma", "password": "s3cret-pw", "code": "x"}))
+    assert status == 200 and body == {"op": "signup", "user": "grandma", "password": "s3cret-pw", "code": "x"}
+
+
+@pytest.mark.parametrize("origin", [None, "http://evil.example", "null", "http://127.0.0.1:1"])
+def test_a_foreign_origin_is_refused(server, echo, origin):
+    status, body, _ = post(server, "/api/guest", json.dumps({"invite": "abc", "name": "Mom"}), origin=origin)
+    assert status == 403 and body["error"] == "web/bad-origin" and "did not come from this page" in body["detail"]
+    assert not echo.calls
+
+
+@pytest.mark.parametrize("ctype", ["text/plain", "application/x-www-form-urlencoded", "multipart/form-data", ""])
+def test_only_json_is_accepted(server, echo, ctype):
+    """A form post (what a CSRF page can send without a preflight) is refused by its type too."""
+    status, body, _ = post(server, "/api/guest", json.dumps({"invite": "abc", "name": "Mom"}), ctype=ctype)
+    assert status == 415 and body["error"] == "web/bad-type" and not echo.calls
+
+
+def test_a_body_over_4_kib_is_refused_unread(server, echo):
+    status, body, _ = post(server, "/api/signup", json.dumps({"user": "a", "password": "x" * MAX_BODY}))
+    assert status == 413 and body["error"] == "web/too-big" and "4096 bytes" in body["detail"] and not echo.calls
+
+
+@pytest.mark.parametrize("payload, words", [
+    ("not json", "not JSON"), ("[1, 2]", "JSON object"), ('{"invite": "abc"}', "'name'"),
+    ('{"invite": 5, "name": "Mom"}', "'invite'"), ('{"invite": "abc", "name": ""}', "'name'"),
+])
+def test_a_wrong_shape_is_refused_in_words(server, echo, payload, words):
+    status, body, _ = post(server, "/api/guest", payload)
+    assert status == 400 and words in body["detail"] and not echo.calls
+
+
+def test_other_paths_and_methods_stay_refused(server, echo):
+    assert post(server, "/api/other", "{}")[0] == 405
+    assert post(server, "/index.html", "{}")[0] == 405
+    conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=5)
+    conn.request("GET", "/api/guest")
+    assert conn.getresponse().status == 404
+    conn.close()
+
+
+def test_without_a_gateway_the_api_says_so_and_config_says_off():
+    s = WebServer(WebConfig(broker="ws://127.0.0.1:9001", signup="open"), port=0).start()
+    try:
+        status, body, _ = post(s, "/api/guest", json.dumps({"invite": "abc", "name": "Mom"}))
+        assert status == 404 and body["error"] == "guest/unavailable" and "--gateway" in body["detail"]
+        conn = http.client.HTTPConnection("127.0.0.1", s.port, timeout=5)
+        conn.request("GET", "/config.json")
+        config = json.loads(conn.getresponse().read())
+        assert config["guests"] is False and config["signup"] == "none"
+    finally:
+        s.stop()
+
+
+def test_config_says_guests_and_signup_and_the_policy_stays_strict(server):
+    conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=5)
+    conn.request("GET", "/config.json")
+    config = json.loads(conn.getresponse().read())
+    assert config["guests"] is True and config["signup"] == "open"
+    csp = csp_header(server.httpd.RequestHandlerClass.web_config)
+    assert "connect-src 'self' ws://127.0.0.1:9001;" in csp and "form-action 'none'" in csp
+
+
+def test_nothing_of_a_request_is_logged(server, capfd):
+    post(server, "/api/signup", json.dumps({"user": "grandma", "password": "very-secret-words"}))
+    post(server, "/api/signup", json.dumps({"user": "grandma", "password": "very-secret-words"}), origin="http://evil.example")
+    captured = capfd.readouterr()
+    assert "very-secret-words" not in captured.out + captured.err and "/api" not in captured.err
+
+
+def answering(gateway: Gateway, reply: dict[str, Any] | None) -> list[dict[str, Any]]:
+    """Make ``gateway`` think it is online; each publish is answered with ``reply`` (None: silence)."""
+    sent: list[dict[str, Any]] = []
+    gateway.link.connected.set()
+
+    def publish(topic: str, payload: bytes, retain: bool = False, qos: int = 1) -> None:
+        m = unpack(payload)
+        sent.append({"topic": topic, **m})
+        if reply is not None:
+            key = "ref" if reply.get("type") == "error" else "request_id"
+            gateway._answer(pack({"v": 1, **reply, key: m["request_id"]}))
+
+    gateway.link.publish = publish  # type: ignore[method-assign]
+    return sent
+
+
+def test_the_gateway_relays_on_its_own_request_topic_and_maps_answers():
+    g = Gateway("127.0.0.1", 1, "web", "pw", timeout=0.3)
+    assert g.call("guest", {"invite": "a", "name": "Mom"}, "10.0.0.5").status == 503  # never connected
+    sent = answering(g, {"type": "guest_account", "user": "g-0123456789abcdef", "password": "p", "table": "t1",
+                         "seat": 2, "name": "Mom", "extra": "dropped"})
+    a = g.call("guest", {"invite": "a", "name": "Mom"}, "10.0.0.5")
+    assert a.status == 200 and a.body == {"user": "g-0123456789abcdef", "password": "p", "table": "t1", "seat": 2, "name": "Mom"}
+    assert sent[0]["topic"] == "summon/v1/ctl/web/request" and sent[0]["type"] == "guest" and sent[0]["client"] == "10.0.0.5"
+    for code, status in [("guest/bad-invite", 403), ("signup/taken", 409), ("guest/budget", 429),
+                         ("signup/unavailable", 503), ("signup/weak-password", 400), ("auth/forbidden", 403)]:
+        answering(g, {"type": "error", "code": code, "detail": "in words"})
+        a = g.call("signup", {"user": "u", "password": "p"}, "10.0.0.5")
+        assert (a.status, a.body) == (status, {"error": code, "detail": "in words"})
+        assert status_of(code) == status
+    answering(g, None)
+    a = g.call("guest", {"invite": "a", "name": "Mom"}, "10.0.0.5")
+    assert a.status == 504 and "did not answer within 0.3 s" in a.body["detail"]
+    assert not g._waiting
