@@ -7,8 +7,13 @@
 // broker its own config.json names, so a link cannot point the login at a stranger's
 // broker while the address bar shows this site.  A password is never read from or put
 // into a URL and never stored: it lives in this page's memory for reconnects only.
+//
+// Guests (#/join/<code>, js/join.js): the invite code leaves the address bar at once; the
+// guest credential the referee made for it is kept in localStorage under the code's
+// SHA-256, so reopening the link on this device gives the seat back.
 
 import { h, rerender, section } from "./ui.js";
+import { errorWords } from "./words.js";
 import { Link, Store } from "./link.js";
 import { renderLobby } from "./lobby.js";
 import { renderTable, tickClocks } from "./table.js";
@@ -18,8 +23,10 @@ import { updateTurns } from "./turns.js";
 import { tickAway } from "./away.js";
 import { renderNewTable } from "./newtable.js";
 import { LANG_NAMES, lang, setLang, t as tr } from "./i18n.js";
+import { activeGuest, forgetGuest, invite, inviteKey, moveGuest, renderJoin, savedGuest, signupForm, takeInvite } from "./join.js";
+import { renderGathering } from "./gathering.js";
 
-const DEFAULTS = { broker: "", edge: "", prefix: "summon/v1", user: "", login: "password" };
+const DEFAULTS = { broker: "", edge: "", prefix: "summon/v1", user: "", login: "password", guests: false, signup: "none" };
 const root = document.getElementById("app");
 const store = new Store();
 const ui = {};            // per-screen UI choices (selected unit, bid level...), kept across renders
@@ -27,6 +34,10 @@ let config = { ...DEFAULTS };
 let link = null;
 let watched = null;
 let scheduled = false;
+let guest = null;         // {key, cred: {user, password, table, seat, name}} while playing as a guest
+let ended = null;         // words shown on #/join when a kept guest credential was refused
+const sitting = { request: null, table: null };
+const askedInvites = new Set();
 const replay = new ReplayViewer(() => render());
 
 async function loadConfig() {
@@ -68,22 +79,43 @@ function connect(opts) {
   link = new Link(store, { prefix: config.prefix, ...opts }).connect();
   window.summon = { store, link };   // for the browser tests and curious people in devtools
   if (watched) link.watch(watched);
-  if (opts.username) try { localStorage.setItem("summon.user", opts.username); } catch (err) { /* private mode */ }
+  if (opts.username && !opts.guest) try { localStorage.setItem("summon.user", opts.username); } catch (err) { /* private mode */ }
+}
+
+// Play as the guest `cred` (made for the invite whose hash is `key`) at its table.
+function connectGuest(key, cred) {
+  guest = { key, cred };
+  ended = null;
+  try { sessionStorage.setItem("summon.guest.active", key); } catch (err) { /* ignore */ }
+  watched = null;
+  connect({ url: config.broker, username: cred.user, password: cred.password, guest: { name: cred.name } });
+  link.watch(cred.table);
+  location.hash = `#/table/${encodeURIComponent(cred.table)}`;
+}
+
+// An invite link was opened: reconnect as the guest this device already made for it, or ask a name.
+async function joinInvite() {
+  const key = await inviteKey();
+  const cred = savedGuest(key);
+  if (cred && config.broker) connectGuest(key, cred);
+  render();
 }
 
 function loginForm() {
   const c = store.connection;
   // Family words first ("Logged in as north"); the broker's address stays in a fold.
-  const plain = c.state === "online" && link ? (link.user ? tr("login.as", { user: link.user }) : tr("login.watching")) : c.detail || tr("login.not-connected");
+  const plain = c.state === "online" && link ? (link.guest ? tr("login.as-guest", { name: link.guest.name })
+    : link.user ? tr("login.as", { user: link.user }) : tr("login.watching")) : c.detail || tr("login.not-connected");
   const status = h("p", { class: `connection conn-${c.state}`, role: "status" }, plain,
     c.state === "online" && c.detail ? h("details", { class: "conn-details" }, h("summary", {}, tr("details")), c.detail) : null);
   if (link && link.user && c.state !== "error") {
     return section(tr("login.connection"), status, h("button", { type: "button", dataset: { key: "logout" }, on: { click: () => {
+      if (guest) { try { sessionStorage.removeItem("summon.guest.active"); } catch (err) { /* ignore */ } guest = null; }
       if (config.edge) connect({ url: config.edge });   // back to watching without an account
       else { link.close(); link = null; store.connection = { state: "idle", detail: tr("login.logged-out") }; }
       location.hash = "#/";
       render();
-    } } }, tr("login.logout")));
+    } } }, link.guest ? tr("login.leave") : tr("login.logout")));
   }
   let saved = "";
   try { saved = localStorage.getItem("summon.user") || ""; } catch (err) { /* ignore */ }
@@ -105,7 +137,9 @@ function loginForm() {
     ? h("button", { type: "button", dataset: { key: "spectate" }, on: { click: () => connect({ url: config.edge || config.broker }) } },
       config.edge ? tr("login.watch") : tr("login.spectate"))
     : null;
-  return section(tr("login.connection"), status, store.notice ? h("p", { class: "notice" }, store.notice) : null, form, spectate);
+  const signup = config.broker && config.guests ? signupForm({ config, refresh: render,
+    onMade: (username, password) => connect({ url: config.broker, username, password }) }) : null;
+  return section(tr("login.connection"), status, store.notice ? h("p", { class: "notice" }, store.notice) : null, form, signup, spectate);
 }
 
 function onMove(table, seq, move) {
@@ -128,6 +162,7 @@ function route() {
     for (const key of Object.keys(ui)) delete ui[key];
     if (table && link) link.watch(table);
   }
+  if (hash === "#/join" || hash.startsWith("#/join/")) return "join";
   if (hash.startsWith("#/rules/")) return "rules";
   if (hash === "#/new") return "new";
   return hash.startsWith("#/replay") ? "replay" : table ? "table" : "lobby";
@@ -135,19 +170,41 @@ function route() {
 
 function render() {
   scheduled = false;
+  if (guest && link && link.refusedGuest) {   // the kept credential no longer opens anything: forget it
+    forgetGuest(guest.key);
+    guest = null;
+    ended = tr("join.ended");
+    link.close();
+    link = null;
+    store.connection = { state: "idle", detail: "" };
+    history.replaceState(null, "", "#/join");
+  }
   const screen = route();
   rerender(root, () => {
     const nav = h("nav", { class: "top" }, h("a", { href: "#/", dataset: { key: "nav-lobby" } }, "Summon"),
       h("span", { class: `conn-dot conn-${store.connection.state}`, title: store.connection.detail, "aria-label": store.connection.detail }, "●"),
-      link && link.user ? h("span", { class: "muted" }, ` ${link.user}`) : h("span", { class: "muted" }, ` ${tr("nav.spectator")}`),
+      link && link.guest ? h("span", { class: "muted" }, ` ${link.guest.name}`)
+        : link && link.user ? h("span", { class: "muted" }, ` ${link.user}`) : h("span", { class: "muted" }, ` ${tr("nav.spectator")}`),
       langSwitch());
     if (screen === "replay") return [nav, ...replay.render()];
     if (screen === "rules") return [nav, ...rulesPage(decodeURIComponent(location.hash.slice("#/rules/".length)))];
-    if (screen === "lobby") return [nav, ...renderLobby(store, link, loginForm(), render)];
-    if (screen === "new") return [nav, ...renderNewTable(store, link, render), link && link.user ? null : loginForm()];
+    if (screen === "join") {
+      if (ended) return [nav, h("p", { class: "notice", role: "status" }, ended), ...renderJoin({ config, refresh: render, onJoined: connectGuest })];
+      return [nav, ...renderJoin({ config, refresh: render, onJoined: connectGuest })];
+    }
+    if (screen === "lobby") return [nav, ...renderLobby(store, link, loginForm(), render, { onSit: sit })];
+    if (screen === "new") return [nav, ...renderNewTable(store, link, render, config), link && link.user ? null : loginForm()];
     const t = store.table(watched);
+    const seated = sitting.request ? store.replies.get(sitting.request) : null;
+    if (seated) {
+      sitting.request = null;
+      if (seated.type === "seated") setTimeout(() => { location.hash = `#/table/${encodeURIComponent(seated.table)}`; }, 0);
+      else store.table(sitting.table).error = seated;
+    }
+    if (t.gathering && t.gathering.state !== "started" && !t.seat && !t.pub) return [nav, ...gatheringRoom(t)];
     if ((t.seat || t.pub) && marks.firstState === null) marks.firstState = performance.now();
     // "Play again" accepted by everyone: the finished table names the next one, and every page watching moves there
+    if (t.meta && t.meta.next && t.meta.status === "finished" && guest) moveGuest(guest.key, t.meta.next);
     if (t.meta && t.meta.next && t.meta.status === "finished") setTimeout(() => { if (location.hash === `#/table/${encodeURIComponent(watched)}`) location.hash = `#/table/${encodeURIComponent(t.meta.next)}`; }, 0);
     const onRematch = link && link.user ? (id) => { link.request("rematch", { table: id }); } : null;
     const chat = { user: link && link.user ? link.user : null, send: (body) => link.chat(t.id, body) };
@@ -161,6 +218,32 @@ function render() {
     const login = !link || !link.user ? loginForm() : null;
     return link ? [nav, conn, sent, ...body, login] : [nav, login, ...body];
   });
+}
+
+// Take an open seat (the lobby's "Open tables to join", a waiting room's "Sit here").
+function sit(table, seat) {
+  try {
+    sitting.request = link.request("sit", { table, seat });
+    sitting.table = table;
+  } catch (err) { store.table(table).error = { code: "client", detail: err.message }; }
+  render();
+}
+
+function gatheringRoom(t) {
+  const g = t.gathering;
+  const me = link ? link.user : null;
+  const creator = me && me === g.creator;
+  if (creator && !store.invites.has(g.table) && !askedInvites.has(g.table) && link.client && link.client.connected) {
+    askedInvites.add(g.table);   // the codes went to the creator's reply topic at creation; a reload asks again
+    link.request("invites", { table: g.table });
+  }
+  const mySeat = guest && guest.cred.table === g.table ? guest.cred.seat
+    : (g.seats.find((s) => s.kind === "person" && s.name === me) || { seat: null }).seat;
+  const body = renderGathering(g, { me, guest: !!(link && link.guest), mySeat, invites: store.invites.get(g.table) || null,
+    refresh: render, onSit: (seat) => sit(g.table, seat),
+    onCancel: () => { link.request("close", { table: g.table, reason: tr("gather.cancel-reason") }); } });
+  const err = t.error ? h("div", { class: "error", role: "alert" }, errorWords(t.error)) : null;
+  return [err, ...body, !link || !link.user ? loginForm() : null];
 }
 
 // The language switch: names the other language in its own words ("Français" / "English").
@@ -182,7 +265,7 @@ async function main() {
   store.listeners.add(schedule);
   store.listeners.add(() => updateTurns(store, link));   // the title and notifications: also in the background
   document.addEventListener("visibilitychange", () => updateTurns(store, link));
-  window.addEventListener("hashchange", render);
+  window.addEventListener("hashchange", () => { if (takeInvite()) joinInvite(); else render(); });
   // A broker the server's Content-Security-Policy does not list: say so (it would otherwise
   // look like an unreachable broker, retried for ever).
   document.addEventListener("securitypolicyviolation", (e) => {
@@ -191,7 +274,13 @@ async function main() {
     link.setConnection("error", tr("conn.csp", { url: e.blockedURI }));
   });
   setInterval(() => { tickClocks(root, () => performance.now()); tickAway(root); }, 250);
-  if (config.login === "none" && config.user) connect({ url: config.broker, username: config.user });
+  const resumed = activeGuest();
+  if (takeInvite()) await joinInvite();
+  else if (resumed && config.broker && !location.hash.startsWith("#/join")) {
+    const at = location.hash;   // a reload of a guest's tab: the same guest, on the same screen
+    connectGuest(resumed.key, resumed.cred);
+    if (at.startsWith("#/table/")) location.hash = at;
+  } else if (config.login === "none" && config.user) connect({ url: config.broker, username: config.user });
   else if (config.edge) connect({ url: config.edge });
   render();
   marks.ready = performance.now();

@@ -8,7 +8,7 @@
 // typed); muted names are this browser's own choice (localStorage), never sent anywhere.
 
 import { h, section } from "./ui.js";
-import { chatErrorWords } from "./words.js";
+import { chatErrorWords, seatLabel } from "./words.js";
 import { has, lang, t as tr } from "./i18n.js";
 
 export const MAX_CHARS = 300;  // protocol/chat.py MAX_CHARS: longer lines are refused here, in words
@@ -40,13 +40,13 @@ export function chatPanel(t, opts) {
     // newest first in the DOM (as the event feed; read first by a screen reader), shown at the
     // bottom by the stylesheet's column-reverse, which also keeps the newest in view when it scrolls
     ? h("ol", { class: "chat-lines", reversed: true, "aria-label": tr("chat.lines"), "aria-live": "polite" },
-      shown.slice().reverse().map((line) => lineItem(line, opts)))
+      shown.slice().reverse().map((line) => lineItem(line, { ...opts, meta: t.meta })))
     : h("p", { class: "muted chat-none" }, tr("chat.none"));
   const hiddenBy = [...muted].map((user) => [user, lines.filter((line) => line.user === user).length]).filter(([, n]) => n);
   const mutedNote = hiddenBy.length ? h("p", { class: "chat-muted muted" }, `${tr("chat.muted")} `,
-    hiddenBy.map(([user, n]) => h("span", { class: "chat-muted-user" }, `${user} ${tr("chat.hidden", { n })} `,
+    hiddenBy.map(([user, n]) => h("span", { class: "chat-muted-user" }, `${who(lines.find((l) => l.user === user), t.meta)} ${tr("chat.hidden", { n })} `,
       h("button", { type: "button", class: "small", dataset: { key: `unmute:${user}`, unmute: user },
-        on: { click: () => { setMuted(user, false); opts.refresh(); } } }, tr("chat.unmute", { user })), " "))) : null;
+        on: { click: () => { setMuted(user, false); opts.refresh(); } } }, tr("chat.unmute", { user: who(lines.find((l) => l.user === user), t.meta) })), " "))) : null;
   const over = t.chatError && lines.some((line) => line.user === opts.user && line.got > t.chatError.at);
   const stale = t.chatError && t.chatError.local && t.chatError.code === "client" && composers.has(t.id)
     && [...composers.get(t.id).input.value].length <= MAX_CHARS;   // shortened since: that refusal is over
@@ -59,16 +59,22 @@ export function chatPanel(t, opts) {
   return section(tr("chat.title"), list, mutedNote, err, foot);
 }
 
+// A line's author as the table calls them: a guest's display name (meta.names), else the account.
+function who(line, meta) {
+  const seat = Number.isInteger(line.seat) ? line.seat : meta && meta.players ? meta.players.indexOf(line.user) : -1;
+  return seat >= 0 && meta && meta.players && meta.players[seat] === line.user ? seatLabel(meta, seat) : line.user;
+}
+
 function lineItem(line, opts) {
   const mine = opts.user && line.user === opts.user;
   const at = Number.isFinite(line.at) ? new Date(line.at) : null;
   return h("li", { class: `chat-line ${mine ? "mine" : ""}`.trim(), dataset: { n: line.n, user: line.user } },
-    h("span", { class: "chat-who" }, line.user), " ",
+    h("span", { class: "chat-who" }, who(line, opts.meta)), " ",
     // a preset is said in the reader's language (its id travels with the line); typed text as typed
     h("span", { class: "chat-text" }, line.preset && has(`chat.preset.${line.preset}`) ? tr(`chat.preset.${line.preset}`) : line.text),
     at ? h("time", { class: "chat-at muted", datetime: at.toISOString() }, ` ${at.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" })}`) : null,
-    mine || opts.replay ? null : h("button", { type: "button", class: "chat-mute small", title: tr("chat.hide", { user: line.user }),
-      "aria-label": tr("chat.mute-who", { user: line.user }), dataset: { key: `mute:${line.n}`, mute: line.user },
+    mine || opts.replay ? null : h("button", { type: "button", class: "chat-mute small", title: tr("chat.hide", { user: who(line, opts.meta) }),
+      "aria-label": tr("chat.mute-who", { user: who(line, opts.meta) }), dataset: { key: `mute:${line.n}`, mute: line.user },
       on: { click: () => { setMuted(line.user, true); opts.refresh(); } } }, tr("chat.mute")));
 }
 

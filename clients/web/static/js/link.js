@@ -19,7 +19,8 @@ export class Store {
     this.tables = new Map();      // id -> {meta, pub, seat, events: [], error, seen}
     this.tours = new Map();       // topic -> tournament message
     this.referee = null;          // referee_status
-    this.replies = new Map();     // request_id -> the referee's `created` or `error` (js/newtable.js)
+    this.replies = new Map();     // request_id -> the referee's `created`, `seated`, `invites` or `error` (js/newtable.js)
+    this.invites = new Map();     // table -> {seat: invite code}: the creator's, in memory only (js/gathering.js)
     this.ignored = [];            // the last messages valid.js refused: {topic, type, field}
     this.connection = { state: "idle", detail: "" };
     this.listeners = new Set();
@@ -39,6 +40,7 @@ function topics(prefix) {
     metas: `${prefix}/t/+/public/meta`,
     tours: `${prefix}/tour/#`,
     seatAll: (user) => `${prefix}/t/+/seat/${user}/#`,
+    seatAt: (table, user) => `${prefix}/t/${table}/seat/${user}/#`,
     publicAll: (table) => `${prefix}/t/${table}/public/#`,
     move: (table, user) => `${prefix}/t/${table}/move/${user}`,
     chat: (table, user) => `${prefix}/t/${table}/chat/${user}`,
@@ -49,7 +51,8 @@ function topics(prefix) {
 }
 
 export class Link {
-  // opts: {url, username (null = anonymous spectator), password, prefix}
+  // opts: {url, username (null = anonymous spectator), password, prefix,
+  //        guest: {name} (a guest account: it may read only its own tables' topics, GUESTS.md)}
   constructor(store, opts) {
     this.store = store;
     this.opts = opts;
@@ -60,6 +63,13 @@ export class Link {
   }
 
   get user() { return this.opts.username || null; }
+  get guest() { return this.opts.guest || null; }
+
+  // What this connection subscribes to for one watched table: a guest's account may
+  // subscribe only to its tables' own topics (no `+`), so it asks for its seat there too.
+  tableSubs(table) {
+    return this.guest ? [this.t.publicAll(table), this.t.seatAt(table, this.user)] : [this.t.publicAll(table)];
+  }
 
   connect() {
     const { url, username, password } = this.opts;
@@ -77,8 +87,9 @@ export class Link {
     client.on("connect", () => {
       this.connectedAt = performance.now();
       this.setConnection("online", username ? tr("conn.online-as", { url, user: username }) : tr("conn.online-spectator", { url }));
-      const subs = [this.t.status, this.t.metas, this.t.tours, ...[...this.watching].map(this.t.publicAll)];
-      if (username) subs.push(this.t.seatAll(username), this.t.reply(username));
+      const watched = [...this.watching].flatMap((table) => this.tableSubs(table));
+      const subs = this.guest ? [this.t.reply(username), ...watched] : [this.t.status, this.t.metas, this.t.tours, ...watched];
+      if (username && !this.guest) subs.push(this.t.seatAll(username), this.t.reply(username));
       client.subscribe(subs, { qos: 1 });
       if (presence) client.publish(presence, encode(msg("presence", { status: "online" })), { qos: 1, retain: true });
     });
@@ -88,8 +99,10 @@ export class Link {
     });
     client.on("offline", () => this.setConnection("offline", tr("conn.unreachable", { url })));
     client.on("error", (err) => {
-      const words = /not authori[sz]ed|bad user ?name or password/i.test(err.message)
-        ? tr("conn.refused") : err.message;
+      const refused = /not authori[sz]ed|bad user ?name or password/i.test(err.message);
+      // a guest refused: its table is over (the referee deleted the guest with it)
+      const words = refused ? (this.guest ? tr("join.ended") : tr("conn.refused")) : err.message;
+      if (refused && this.guest) this.refusedGuest = true;
       this.setConnection("error", words);
       if (/not authori[sz]ed|bad user/i.test(err.message)) client.end(true);  // retrying will not help
     });
@@ -105,11 +118,12 @@ export class Link {
   watch(table) {
     if (this.watching.has(table)) return;
     this.watching.add(table);
-    if (this.client && this.client.connected) this.client.subscribe(this.t.publicAll(table), { qos: 1 });
+    if (this.client && this.client.connected) this.client.subscribe(this.tableSubs(table), { qos: 1 });
   }
 
   unwatch(table) {
     if (!this.watching.delete(table)) return;
+    if (this.guest) return;   // a guest keeps its tables' topics (its seat there among them)
     if (this.client && this.client.connected) this.client.unsubscribe(this.t.publicAll(table));
   }
 
@@ -181,7 +195,8 @@ export class Link {
       case "chat_log": return atTable && p[2] === "public" && p[3] === "chat_log" && p.length === 4;
       case "seat_state": return atTable && p[2] === "seat" && p[3] === this.user && p[4] === "state";
       case "error": return (p[0] === "t" && p[2] === "seat" && p[3] === this.user && p[4] === "error") || this.replyTopic(p);
-      case "created": return this.replyTopic(p);
+      case "gathering": return atTable && p[2] === "public" && p[3] === "gathering" && p.length === 4;
+      case "created": case "seated": case "invites": return this.replyTopic(p);
       default: return false;
     }
   }
@@ -201,9 +216,12 @@ export function applyMessage(store, topic, m) {
       return false;
     }
     try {
-      if (m.type === "created" || (m.type === "error" && parts[parts.length - 1] === "reply")) {
+      if (["created", "seated", "invites"].includes(m.type) || (m.type === "error" && parts[parts.length - 1] === "reply")) {
         if (!store.replies) return false;
-        store.replies.set(m.type === "created" ? m.request_id : m.ref, m);
+        store.replies.set(m.type === "error" ? m.ref : m.request_id, m);
+        if (m.invites && store.invites) store.invites.set(m.table, { ...(store.invites.get(m.table) || {}), ...m.invites });
+      } else if (m.type === "gathering") {
+        store.table(m.table).gathering = m;
       } else if (m.type === "referee_status") store.referee = m;
       else if (m.type === "tournament") store.tours.set(topic, m);
       else if (m.type === "meta") store.table(m.table).meta = m;

@@ -5,7 +5,8 @@
 import { h, section } from "./ui.js";
 import { gameName, resultLine } from "./table.js";
 import { rulesLinks } from "./howto.js";
-import { statusWords } from "./words.js";
+import { playerNames, statusWords } from "./words.js";
+import { myGatherings, openTables } from "./gathering.js";
 import { notifyControl, yourTurnList } from "./turns.js";
 import { t as tr } from "./i18n.js";
 
@@ -19,12 +20,14 @@ function tableRow(t, me) {
   const result = m && m.result ? ` · ${resultLine(m)}` : "";
   return h("li", { dataset: { table: t.id } },
     tableLink(t.id, m ? gameName(m.game, m) : tr("lobby.a-table")),
-    h("span", { class: "muted" }, m ? ` ${m.players.join(", ")} · ${statusWords(m.status)}${result}` : ""),
+    h("span", { class: "muted" }, m ? ` ${playerNames(m).join(", ")} · ${statusWords(m.status)}${result}` : ""),
     seat >= 0 && m.status === "playing" ? h("span", { class: "badge mine" }, t.seat && (t.seat.to_move || []).includes(seat) ? tr("lobby.badge-turn") : tr("lobby.badge-seated")) : null);
 }
 
-export function renderLobby(store, link, loginForm, refresh = () => {}) {
+// opts: {onSit(table, seat)} (an open seat of "Open tables to join")
+export function renderLobby(store, link, loginForm, refresh = () => {}, opts = {}) {
   const me = link ? link.user : null;
+  if (link && link.guest) return guestLobby(store, link, loginForm);
   const tables = [...store.tables.values()].filter((t) => t.meta);
   const mine = me ? tables.filter((t) => t.meta.players.includes(me) && t.meta.status === "playing") : [];
   const live = tables.filter((t) => t.meta.status === "playing" && !mine.includes(t));
@@ -41,8 +44,13 @@ export function renderLobby(store, link, loginForm, refresh = () => {}) {
     const turns = yourTurnList(store, me, tableRow);
     out.push(section(tr("lobby.your-turn"), turns || h("p", { class: "muted" }, tr("lobby.none-waiting")), notifyControl(refresh)));
   }
-  if (me) out.push(section(tr("lobby.your-tables"), mine.length ? h("ul", { class: "tables mine" }, mine.map((t) => tableRow(t, me)))
+  const gathering = myGatherings(store, me);
+  if (me) out.push(section(tr("lobby.your-tables"), mine.length || gathering.length ? h("ul", { class: "tables mine" },
+    gathering.map((g) => h("li", { dataset: { table: g.table } }, tableLink(g.table, g.title || gameName(g.game)),
+      h("span", { class: "muted" }, ` ${tr("lobby.gathering-line", { n: (g.open || []).length + (g.waiting || 0) })}`))),
+    mine.map((t) => tableRow(t, me)))
     : h("p", { class: "muted" }, tr("lobby.not-at-table"))));
+  out.push(openTables(store, me, false, opts.onSit || (() => {})));
   out.push(section(tr("lobby.live"), live.length ? h("ul", { class: "tables live" }, live.map((t) => tableRow(t, me)))
     : h("p", { class: "muted" }, tr("lobby.none-live"))));
   out.push(section(tr("lobby.finished"), done.length ? h("ul", { class: "tables done" }, done.slice(-50).reverse().map((t) => tableRow(t, me)))
@@ -51,6 +59,15 @@ export function renderLobby(store, link, loginForm, refresh = () => {}) {
     : h("p", { class: "muted" }, tr("lobby.none-tournament"))));
   out.push(h("p", {}, h("a", { href: "#/replay", dataset: { key: "link:replay" } }, tr("lobby.replay"))));
   return out;
+}
+
+// A guest's account sees only its own table: the lobby is a way back to it.
+function guestLobby(store, link, loginForm) {
+  const tables = [...link.watching];
+  return [loginForm, section(tr("lobby.your-tables"), h("ul", { class: "tables mine" }, tables.map((id) => {
+    const t = store.table(id);
+    return h("li", { dataset: { table: id } }, tableLink(id, t.meta ? gameName(t.meta.game, t.meta) : t.gathering ? gameName(t.gathering.game, t.gathering) : tr("lobby.a-table")));
+  }))), h("p", { class: "muted" }, tr("lobby.guest-note"))];
 }
 
 function tournament(t) {

@@ -16,7 +16,9 @@ import { errorWords } from "./words.js";
 // a move, the house bot playing a timed-out turn.
 const DAY = 86400;
 const AWAY_GRACE = 45;
+const QUICK_GRACE = 10;   // "quick": someone who leaves is played for after 10 s (a short evening game)
 export function clockOf(preset, days) {
+  if (preset === "quick") return { grace: QUICK_GRACE };
   if (preset === "casual") return { move: 60, on_timeout: "house", max_timeouts: 2, grace: AWAY_GRACE };
   if (preset === "turn") return { move: Math.max(1, Math.min(7, days)) * DAY, on_timeout: "house", max_timeouts: 2 };
   return { grace: AWAY_GRACE };
@@ -58,12 +60,15 @@ function optionField(o, refresh) {
   return h("label", { class: "nt-option" }, `${o.doc} `, input, h("span", { class: "muted" }, ` ${tr("nt.rulebook", { v: String(o.default) })}`));
 }
 
-function seatField(game, i, me, refresh) {
+// opts.guests: this page's server can turn an invite into a guest (config.json `guests`)
+function seatField(game, i, me, refresh, opts = {}) {
   const levels = game.levels || [];
   const choice = draft.who[i];
   const select = h("select", { dataset: { key: `nt-seat-${i}` }, "aria-label": tr("nt.player", { n: i + 1 }),
     on: { change: (e) => { draft.who[i] = e.target.value; refresh(); } } },
     h("option", { value: "me", selected: choice === "me" ? true : null }, tr("nt.me", { me })),
+    opts.guests ? h("option", { value: "invite", selected: choice === "invite" ? true : null }, tr("nt.invite")) : null,
+    h("option", { value: "open", selected: choice === "open" ? true : null }, tr("nt.open")),
     h("option", { value: "account", selected: choice === "account" ? true : null }, tr("nt.account")),
     levels.map((l) => h("option", { value: `computer:${l.level}`, disabled: l.available ? null : true,
       selected: choice === `computer:${l.level}` ? true : null },
@@ -76,19 +81,24 @@ function seatField(game, i, me, refresh) {
   return h("li", {}, (team >= 0 ? tr("nt.player-team", { n: i + 1, team: team + 1 }) : tr("nt.player", { n: i + 1 })) + ": ", select, account);
 }
 
-// What the form sends: players by seat ("" for a computer seat) and {seat: level}.
+// What the form sends: players by seat ("" for a computer or waiting seat), {seat: level}
+// and {seat: "invite" | "open"} (a table that waits for those seats before it starts).
 export function requestOf(game, me) {
-  const players = [], computer = {};
+  const players = [], computer = {}, waiting = {};
   for (let i = 0; i < draft.seats; i++) {
     const who = draft.who[i];
     if (who === "me") players.push(me);
     else if (who === "account") players.push(draft.accounts[i].trim());
+    else if (who === "invite" || who === "open") { players.push(""); waiting[String(i)] = who; }
     else { players.push(""); computer[String(i)] = who.slice("computer:".length); }
   }
-  return { game: game.name, players, config: { ...draft.options }, clock: clockOf(draft.clock, draft.days), computer };
+  const req = { game: game.name, players, config: { ...draft.options }, clock: clockOf(draft.clock, draft.days), computer };
+  if (Object.keys(waiting).length) req.waiting = waiting;
+  return req;
 }
 
-export function renderNewTable(store, link, refresh) {
+// config: config.json (its `guests` says whether invite links can be redeemed here)
+export function renderNewTable(store, link, refresh, config = {}) {
   const me = link && link.user;
   if (!me) return [section(tr("nt.title"), h("p", {}, tr("nt.login")))];
   const { games, game } = gameOf(store);
@@ -113,12 +123,12 @@ export function renderNewTable(store, link, refresh) {
     h("fieldset", {}, h("legend", {}, tr("nt.rules")), game.options.map((o) => optionField(o, refresh))),
     h("fieldset", {}, h("legend", {}, tr("nt.clock")),
       h("select", { dataset: { key: "nt-clock" }, on: { change: (e) => { draft.clock = e.target.value; refresh(); } } },
-        [["none", tr("nt.clock-none")], ["casual", tr("nt.clock-casual")], ["turn", tr("nt.clock-turn")]]
+        [["none", tr("nt.clock-none")], ["quick", tr("nt.clock-quick")], ["casual", tr("nt.clock-casual")], ["turn", tr("nt.clock-turn")]]
           .map(([v, label]) => h("option", { value: v, selected: draft.clock === v ? true : null }, label))),
       draft.clock === "turn" ? h("label", {}, ` ${tr("nt.days")} `, h("input", { type: "number", min: 1, max: 7, value: draft.days,
         dataset: { key: "nt-days" }, on: { change: (e) => { draft.days = Number(e.target.value); } } })) : null),
     h("fieldset", {}, h("legend", {}, tr("nt.players")), seatCount,
-      h("ol", { class: "nt-seats" }, Array.from({ length: draft.seats }, (_, i) => seatField(game, i, me, refresh))),
+      h("ol", { class: "nt-seats" }, Array.from({ length: draft.seats }, (_, i) => seatField(game, i, me, refresh, { guests: !!config.guests }))),
       levelsNote.length ? h("p", { class: "muted" }, levelsNote.join(" ")) : null),
     h("button", { type: "submit", class: "move", dataset: { key: "nt-start" }, disabled: draft.pending ? true : null },
       draft.pending ? tr("nt.starting") : tr("nt.start")));

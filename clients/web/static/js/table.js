@@ -5,7 +5,7 @@
 
 import { h, section, formatMs } from "./ui.js";
 import { chatPanel } from "./chat.js";
-import { errorWords, reasonWords, refereeEventText, seatLabel, statusWords } from "./words.js";
+import { errorWords, playerNames, reasonWords, refereeEventText, seatLabel, statusWords } from "./words.js";
 import * as dragon from "./games/dragon.js";
 import * as summicard from "./games/summicard.js";
 import * as summonerWars from "./games/summoner_wars.js";
@@ -76,7 +76,7 @@ export function renderTable(t, opts) {
     out.push(chatPanel(t, { ...(opts.chat || {}), seated: mySeat !== null, replay: !!opts.replay, refresh: opts.refresh }));
   }
   out.push(feedPanel(t, meta, game));
-  if (players.length && !game.showsPlayers) out.push(h("p", { class: "muted" }, tr("table.players", { players: players.join(", ") })));
+  if (players.length && !game.showsPlayers) out.push(h("p", { class: "muted" }, tr("table.players", { players: playerNames(meta).join(", ") })));
   out.push(detailsFold(t, state, mySeat, opts.ui));
   return out;
 }

@@ -17,11 +17,20 @@ export function errorWords(err) {
   return err.detail ? `${plain} (${err.detail})` : plain;
 }
 
+// Who sits at `seat`, as people call them: a guest's display name (meta.names), else the
+// account's name; a computer seat in words.
 export function seatLabel(meta, seat) {
+  const shown = meta && meta.names && typeof meta.names[String(seat)] === "string" ? meta.names[String(seat)] : null;
+  if (shown) return shown;
   const name = meta && meta.players ? meta.players[seat] : null;
   // a computer seat (referee/playertables.py names it computer-<n>): say so in words
   if (name && /^computer-\d+$/.test(name) && (meta.bots || []).includes(name)) return t("seat.computer", { n: name.slice(9) });
   return name ? `${name}` : t("seat.n", { n: seat });
+}
+
+// Every seat's label, in seat order ("grandma, Mom, Computer 4").
+export function playerNames(meta) {
+  return meta && meta.players ? meta.players.map((_, s) => seatLabel(meta, s)) : [];
 }
 
 // Referee events shared by every game (protocol/README.md "Referee events").

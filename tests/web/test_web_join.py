@@ -1,0 +1,103 @@
+"""The invite link's page side (#/join/<code>), in a real Chromium over a real broker and
+referee, with the gateway's answer made by the test (tests/web/test_web_family.py runs the
+real gateway and the referee's guest accounts):
+
+- the code leaves the address bar at once and is never kept: localStorage holds the
+  credential under the code's SHA-256;
+- "Your name", then the page logs in with the credential the gateway answered, as a guest
+  (its own table's topics only, no `+` subscriptions) and shows the table;
+- opening the same link again reconnects without asking the name; a refused credential
+  (the table is over) is forgotten, in words;
+- the gateway's refusals are shown in words.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+import pytest
+
+from summon.clients.web.gateway import GatewayAnswer
+from summon.clients.web.server import WebConfig, WebServer
+from tests.mosquitto import password
+from tests.web.test_web_dragon import BOTS
+
+pytestmark = pytest.mark.broker
+CODE = "Zm9vYmFyLWludml0ZS1jb2RlLTEyMzQ"
+
+
+class Answers:
+    """The gateway, as the test says: a guest account for CODE, refusals for anything else."""
+
+    def __init__(self, table: str) -> None:
+        self.table = table
+        self.user = "east"
+        self.calls: list[dict[str, Any]] = []
+
+    def call(self, op: str, fields: dict[str, Any], client: str) -> GatewayAnswer:
+        self.calls.append(fields)
+        if op == "guest" and fields["invite"] == CODE:
+            return GatewayAnswer(200, {"user": self.user, "password": password(self.user), "table": self.table,
+                                       "seat": 1, "name": fields["name"]})
+        return GatewayAnswer(403, {"error": "guest/bad-invite", "detail": "no such invitation"})
+
+    def close(self) -> None:
+        pass
+
+
+def test_an_invite_link_asks_a_name_once_and_reconnects_after(stack, browser):
+    bots = {u: k for u, k in BOTS.items() if u != "east"}
+    table = stack.create("dragon", ["north", "east", "south", "west"], {"max_hands": 1}, bots, seed=5)
+    answers = Answers(table)
+    web = WebServer(WebConfig(broker=stack.broker.ws_url(), guests=True), port=0, gateway=answers).start()  # type: ignore[arg-type]
+    urls: list[str] = []
+    try:
+        context = browser.new_context(viewport={"width": 1280, "height": 900})
+        context.on("request", lambda r: urls.append(r.url))
+        page = context.new_page()
+        page.goto(f"{web.url}#/join/{CODE}")
+        assert page.evaluate("location.hash") == "#/join"
+        page.wait_for_selector("form.join input[name=name]")
+        assert CODE not in page.evaluate("location.href + JSON.stringify(history.state)")
+        page.fill("form.join input[name=name]", "<b>Mom</b>")
+        page.click("button[data-key='join-go']")
+        page.wait_for_selector(".status-line", timeout=15000)
+        assert answers.calls == [{"invite": CODE, "name": "<b>Mom</b>"}]
+        assert page.evaluate("location.hash") == f"#/table/{table}"
+        assert page.evaluate("window.summon.link.guest.name") == "<b>Mom</b>"
+        assert "Playing as <b>Mom</b> (guest)" in page.inner_text("main") or "<b>Mom</b>" in page.inner_text("nav")
+        assert not page.query_selector("nav b, main b")
+        kept = page.evaluate("localStorage.getItem('summon.guests')")
+        assert CODE not in kept and hashlib.sha256(CODE.encode()).hexdigest() in kept
+        topics = page.evaluate("() => [...window.summon.link.topicsSeen]")
+        assert topics and all(f"/t/{table}/" in t or "/ctl/east/" in t for t in topics), topics
+        page.close()
+
+        # the same link again, in the same browser: no name asked, the same seat
+        page = context.new_page()
+        page.goto(f"{web.url}#/join/{CODE}")
+        page.wait_for_selector(".status-line", timeout=15000)
+        assert page.evaluate("location.hash") == f"#/table/{table}" and len(answers.calls) == 1
+        assert page.query_selector("form.join") is None
+        page.close()
+
+        # a refused link says why, in words
+        page = context.new_page()
+        page.goto(f"{web.url}#/join/other-code")
+        page.fill("form.join input[name=name]", "Sam")
+        page.click("button[data-key='join-go']")
+        page.wait_for_selector("form.join ~ .error, .error", timeout=10000)
+        assert "no longer valid" in page.inner_text(".error")
+
+        # a kept credential that no longer opens anything (the guest was deleted) is forgotten
+        answers.user = "nobody-here"
+        page.evaluate("(k) => { const m = JSON.parse(localStorage.getItem('summon.guests')); m[k].password = 'wrong'; "
+                      "localStorage.setItem('summon.guests', JSON.stringify(m)); }", hashlib.sha256(CODE.encode()).hexdigest())
+        page.goto(f"{web.url}#/join/{CODE}")
+        page.wait_for_selector("text=This invitation has ended", timeout=15000)
+        assert page.evaluate("localStorage.getItem('summon.guests')") == "{}"
+        assert not [u for u in urls if CODE in u or password("east") in u], urls
+        context.close()
+    finally:
+        web.stop()
