@@ -44,6 +44,7 @@ pytestmark = [pytest.mark.broker,
               pytest.mark.skipif(find_plugin() is None, reason="mosquitto_dynamic_security.so not installed")]
 P = "summon/v1"
 GRANDMA_PW = "tea-and-biscuits-42"
+SIZES = ("narrow", "desktop")  # the pictures of the new screens: 360 px and 1280 px
 PLAY_PREFS = ("pass", "play ", "discard ", "kitty", "nohelp", "summon", "bid ")
 
 
@@ -168,7 +169,7 @@ def test_family_night(family, browser, out):
     g.click("details.signup-fold summary")
     g.fill("form.signup input[name=user]", "grandma")
     g.fill("form.signup input[name=password]", GRANDMA_PW)
-    shoot(g, "signup", out)
+    shoot(g, "signup", out, SIZES)
     g.click("button[data-key='su-go']")
     g.wait_for_selector("text=Logged in as grandma", timeout=15000)
 
@@ -181,7 +182,7 @@ def test_family_night(family, browser, out):
     g.select_option("select[data-key='nt-seat-1']", "invite")
     g.select_option("select[data-key='nt-seat-2']", "invite")
     assert g.input_value("select[data-key='nt-seat-3']").startswith("computer:")
-    shoot(g, "new-table-invites", out)
+    shoot(g, "new-table-invites", out, SIZES)
     g.click("button[data-key='nt-start']")
     g.wait_for_selector("input.invite-url[data-invite='2']", timeout=15000)
     first = table_of(g)
@@ -190,20 +191,20 @@ def test_family_night(family, browser, out):
     codes = {s: u.split("#/join/", 1)[1] for s, u in links.items()}
     main_text = g.inner_text("main")
     assert first not in main_text and "ws://" not in main_text, "the waiting room shows a table id or an address"
-    shoot(g, "waiting-room", out)
+    shoot(g, "waiting-room", out, SIZES)
 
     # -- Mom opens her link: the code leaves the address at once; a name is enough ----------
     m = mom.page
     m.goto(links[1])
     assert hash_of(m) == "#/join", "the invite code stays in the address bar"
     m.wait_for_selector("form.join input[name=name]")
-    shoot(m, "join", out)
+    shoot(m, "join", out, SIZES)
     m.fill("form.join input[name=name]", "<b>Mom</b>")
     m.click("button[data-key='join-go']")
     m.wait_for_selector(".gather-seat", timeout=15000)
     g.wait_for_selector("li.gather-seat[data-seat='1'].taken", timeout=15000)
     assert "<b>Mom</b>" in g.inner_text("ol.gather-seats") and not g.query_selector("ol.gather-seats b")
-    shoot(m, "waiting-room-guest", out)
+    shoot(m, "waiting-room-guest", out, SIZES)
 
     # -- the spectator on the edge, without an account -------------------------------------
     f = fan.page

@@ -17,7 +17,7 @@ WIDTHS = {"narrow": (360, 740), "phone": (390, 844), "desktop": (1280, 900)}
 KEEP = ("phone", "desktop")
 
 
-def shoot(page, name: str, out: Path) -> None:
+def shoot(page, name: str, out: Path, keep: tuple[str, ...] = KEEP) -> None:
     for label, (w, h) in WIDTHS.items():
         page.set_viewport_size({"width": w, "height": h})
         page.wait_for_timeout(150)
@@ -26,7 +26,7 @@ def shoot(page, name: str, out: Path) -> None:
         path = out / f"{name}-{label}.png"
         page.screenshot(path=str(path), full_page=True)
         assert path.stat().st_size > 5000
-        if label not in KEEP:
+        if label not in keep:
             path.unlink()
 
 

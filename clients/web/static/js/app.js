@@ -180,6 +180,12 @@ function render() {
     history.replaceState(null, "", "#/join");
   }
   const screen = route();
+  const seated = sitting.request ? store.replies.get(sitting.request) : null;
+  if (seated) {   // "Sit here" answered: to the table (its waiting room), or the refusal there
+    sitting.request = null;
+    if (seated.type === "seated") setTimeout(() => { location.hash = `#/table/${encodeURIComponent(seated.table)}`; }, 0);
+    else { store.table(sitting.table).error = seated; location.hash = `#/table/${encodeURIComponent(sitting.table)}`; }
+  }
   rerender(root, () => {
     const nav = h("nav", { class: "top" }, h("a", { href: "#/", dataset: { key: "nav-lobby" } }, "Summon"),
       h("span", { class: `conn-dot conn-${store.connection.state}`, title: store.connection.detail, "aria-label": store.connection.detail }, "●"),
@@ -195,12 +201,6 @@ function render() {
     if (screen === "lobby") return [nav, ...renderLobby(store, link, loginForm(), render, { onSit: sit })];
     if (screen === "new") return [nav, ...renderNewTable(store, link, render, config), link && link.user ? null : loginForm()];
     const t = store.table(watched);
-    const seated = sitting.request ? store.replies.get(sitting.request) : null;
-    if (seated) {
-      sitting.request = null;
-      if (seated.type === "seated") setTimeout(() => { location.hash = `#/table/${encodeURIComponent(seated.table)}`; }, 0);
-      else store.table(sitting.table).error = seated;
-    }
     if (t.gathering && t.gathering.state !== "started" && !t.seat && !t.pub) return [nav, ...gatheringRoom(t)];
     if ((t.seat || t.pub) && marks.firstState === null) marks.firstState = performance.now();
     // "Play again" accepted by everyone: the finished table names the next one, and every page watching moves there
