@@ -20,7 +20,7 @@ import pytest
 from summon.clients.bots import make_bot
 from summon.clients.sdk import BotClient
 from summon.protocol.messages import (Account, CloseTable, Closed, CreateTable, Created, Error, Gathering, GuestAccount,
-                                      GuestRequest, Invites, Meta, Move, RefereeStatus, Seated,
+                                      GuestRequest, Invites, Meta, Move, RefereeStatus, Rematch, Seated,
                                       Signup, Sit, decode, encode)
 from summon.protocol.mqtt import BrokerUrl, Link
 from summon.protocol.topics import Topics
@@ -269,6 +269,46 @@ def test_a_guest_plays_a_whole_game_and_cannot_connect_after_the_grace(db, ref):
     assert wait_until(lambda: guest_raw(db, acc).connect() != "Success", 15)
     for p in (web, gran, boss):
         p.close()
+
+
+def test_a_rematch_gives_the_guest_the_new_table_before_it_exists(db, ref):
+    web, boss = asker(db, "web"), asker(db, "boss")
+    created = ask(boss, "boss", CreateTable(request_id=rid(), game="dragon", players=["", "", "", ""],
+                                            config={"max_hands": 1}, waiting={"0": "invite"},
+                                            computer={"1": "easy", "2": "easy", "3": "easy"}))
+    assert isinstance(created, Created)
+    acc = redeem(web, created.invites["0"], "Kid")
+    assert isinstance(acc, GuestAccount)
+    url = BrokerUrl(host="127.0.0.1", port=db.settings.port).with_credentials(acc.user, acc.password)
+    bot = BotClient(make_bot("dragon-heuristic", 1), url, acc.user, table=acc.table)
+    thread = run_in_thread(lambda: bot.run(timeout=120))
+    watch = Probe(db.url("fan"), "fan", (T.meta(acc.table),), mqtt_version=5)
+    assert watch.wait_for(lambda i, m: isinstance(m, Meta) and m.status == "finished", 120)
+    thread.join(30)
+    watch.close()
+    original = ref.config
+    ref.config = dataclasses.replace(original, guest_grace=600.0)
+    try:
+        guest = guest_raw(db, acc)
+        assert guest.connect() == "Success"
+        assert guest.subscribe(T.reply(acc.user)) == ["Granted QoS 1"]
+        guest.publish(T.request(acc.user), encode(Rematch(request_id="again", table=acc.table)))
+        made = decode(guest.wait_message(lambda m: m.topic == T.reply(acc.user)).payload)
+        assert isinstance(made, Created) and made.table != acc.table, made
+        new = made.table
+        # its rights name the new table (made before the table existed), and its name went along
+        assert guest.subscribe(T.seat_all(new, acc.user)) == ["Granted QoS 1"]
+        assert guest.subscribe(T.public_all(new)) == ["Granted QoS 1"]
+        meta = decode(guest.wait_message(lambda m: m.topic == T.meta(new)).payload)
+        assert isinstance(meta, Meta) and meta.players[3] == acc.user and meta.names == {"3": "Kid"}
+        closed = ask(boss, "boss", CloseTable(request_id=rid(), table=new))
+        assert isinstance(closed, Closed)
+        assert wait_until(lambda: not guest.alive(), 10)
+        assert guest_raw(db, acc).connect() != "Success"
+    finally:
+        ref.config = original
+    web.close()
+    boss.close()
 
 
 def test_signup_modes(db, ref, tmp_path):
