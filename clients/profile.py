@@ -44,6 +44,9 @@ class Profile:
     # writes them); every command checks that before it connects (protocol/brokercheck.py).
     # A hand-written profile for an anonymous broker says ``passwords = false``.
     passwords: bool = True
+    # [signup] mode: "none" (default), "open" (anyone may make an account from the page) or
+    # "code" (with a code from DIR/signup-codes, `summon accounts codes --new N`); issue 23.
+    signup_mode: str = "none"
 
     def password_of(self, username: str) -> str | None:
         """The password kept for ``username`` by `summon accounts add --generate`, if any."""
@@ -79,7 +82,11 @@ def load_profile(environ: dict[str, str] | None = None) -> Profile | None:
     passwords = data.get("passwords", True)
     if not isinstance(passwords, bool):
         raise ProfileError(f"{path}: passwords must be true or false, got {passwords!r}")
-    return Profile(path=str(path), passwords=passwords, **known)
+    signup = data.get("signup", {})
+    mode = signup.get("mode", "none") if isinstance(signup, dict) else None
+    if mode not in ("none", "open", "code"):
+        raise ProfileError(f"{path}: [signup] mode must be \"none\", \"open\" or \"code\", got {mode!r}")
+    return Profile(path=str(path), passwords=passwords, signup_mode=mode, **known)
 
 
 def write_profile(directory: str | os.PathLike[str], *, broker: str, spectators: str | None, edge: str | None,

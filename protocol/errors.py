@@ -40,6 +40,19 @@ class ErrorCode(enum.StrEnum):
     CHAT_BAD_TEXT = "chat/bad-text"        # a control or formatting character (newline, bidi override...)
     CHAT_UNKNOWN_PRESET = "chat/unknown-preset"  # a preset id the referee does not have
     TABLE_BUDGET = "table/budget"          # a player's tables: too many open, or created this hour
+    SEAT_TAKEN = "seat/taken"              # `sit`: that seat is not open (taken, invite-only, or no such seat)
+    # --- guests and sign-up (from the web gateway; referee/guests.py) -------------------
+    GUEST_BAD_INVITE = "guest/bad-invite"  # unknown, expired, cancelled or already used invite code
+    GUEST_BAD_NAME = "guest/bad-name"      # display name empty, over 24 characters, or with control characters
+    GUEST_BUDGET = "guest/budget"          # too many guest redemptions (per client, overall) or live guests
+    GUEST_UNAVAILABLE = "guest/unavailable"  # no dynamic-security admin (passwd mode), or the broker did not answer
+    SIGNUP_CLOSED = "signup/closed"        # sign-up is off on this service (profile [signup] mode = "none")
+    SIGNUP_BAD_CODE = "signup/bad-code"    # mode "code": no code, or not one of the unused codes
+    SIGNUP_TAKEN = "signup/taken"          # an account of that name exists
+    SIGNUP_BAD_NAME = "signup/bad-name"    # not an account name (1-64 of A-Z a-z 0-9 _ . -, not g-..., not summon-...)
+    SIGNUP_WEAK_PASSWORD = "signup/weak-password"  # fewer than 8 characters
+    SIGNUP_BUDGET = "signup/budget"        # too many sign-ups (per client per hour, overall per minute)
+    SIGNUP_UNAVAILABLE = "signup/unavailable"  # no dynamic-security admin, or the broker did not answer
     INTERNAL = "internal/error"            # a bug on our side; the table is unchanged
 
 

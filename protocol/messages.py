@@ -25,7 +25,8 @@ from summon.protocol.version import MAX_INBOUND_BYTES, PROTOCOL_VERSION
 
 __all__ = [
     "Message", "Move", "CreateTable", "Created", "Error", "SeatState", "PublicState",
-    "Events", "Meta", "RefereeStatus", "Tournament", "CloseTable", "Closed", "Reclaim", "Presence", "Chat", "ChatLine", "ChatLog", "Rematch", "MESSAGE_TYPES", "CLIENT_SENT", "encode", "decode",
+    "Events", "Meta", "RefereeStatus", "Tournament", "CloseTable", "Closed", "Reclaim", "Presence", "Chat", "ChatLine", "ChatLog", "Rematch", "Sit", "Seated", "Invites", "GuestRequest",
+    "GuestAccount", "Signup", "Account", "Gathering", "MESSAGE_TYPES", "CLIENT_SENT", "encode", "decode",
     "field_names",
 ]
 
@@ -83,6 +84,92 @@ class CreateTable(Message):
     # Seats the referee's own house bots play: {"<seat>": "<level>"} ("easy", "normal"; the
     # ``levels`` of the game in ``referee_status.games``); that seat's ``players`` entry is "".
     computer: dict | None = None
+    # Seats still to fill (issue 23): {"<seat>": "invite" | "open"}; that seat's ``players``
+    # entry is "".  The table is a *gathering* until every waiting seat has someone; then it
+    # starts under the same id.  ``created`` says ``waiting: true`` and holds the invite codes.
+    waiting: dict | None = None
+
+
+@dataclass(frozen=True)
+class Sit(Message):
+    """An account takes an open seat of a gathering (referee/gatherings.py)."""
+
+    TYPE: ClassVar[str] = "sit"
+    request_id: str
+    table: str
+    seat: int
+
+
+@dataclass(frozen=True)
+class Seated(Message):
+    """Reply to ``sit``: the seat is yours."""
+
+    TYPE: ClassVar[str] = "seated"
+    request_id: str
+    table: str
+    seat: int
+
+
+@dataclass(frozen=True)
+class Invites(Message):
+    """The creator asks for its gathering's invite codes (``renew``: fresh codes for these
+    seats, the old ones revoked); the referee answers with the same type and ``invites``
+    (``{"<seat>": code}``, the invite seats still waiting)."""
+
+    TYPE: ClassVar[str] = "invites"
+    request_id: str
+    table: str
+    renew: list[int] | None = None
+    invites: dict | None = None  # the answer's codes (ignored in a request)
+
+
+@dataclass(frozen=True)
+class GuestRequest(Message):
+    """The web gateway redeems an invite code for a guest account (gateway accounts only).
+
+    ``client`` is the person's address as the gateway saw it: budgets are counted per client.
+    """
+
+    TYPE: ClassVar[str] = "guest"
+    request_id: str
+    invite: str
+    name: str
+    client: str
+
+
+@dataclass(frozen=True)
+class GuestAccount(Message):
+    """Reply to ``guest``: a broker account for one seat at one table (it dies with the table).
+    Sent on the gateway's reply topic only; the password is never logged."""
+
+    TYPE: ClassVar[str] = "guest_account"
+    request_id: str
+    user: str
+    password: str
+    table: str
+    seat: int
+    name: str
+
+
+@dataclass(frozen=True)
+class Signup(Message):
+    """The web gateway asks for a lasting account (role player) for a person (gateway only)."""
+
+    TYPE: ClassVar[str] = "signup"
+    request_id: str
+    user: str
+    password: str
+    client: str
+    code: str | None = None
+
+
+@dataclass(frozen=True)
+class Account(Message):
+    """Reply to ``signup``: the account exists in the broker."""
+
+    TYPE: ClassVar[str] = "account"
+    request_id: str
+    user: str
 
 
 @dataclass(frozen=True)
@@ -156,6 +243,8 @@ class Created(Message):
     TYPE: ClassVar[str] = "created"
     request_id: str
     table: str
+    waiting: bool | None = None  # true: a gathering (waiting seats), not started yet
+    invites: dict | None = None  # {"<seat>": code} for the invite seats (the creator's reply only)
 
 
 @dataclass(frozen=True)
@@ -267,6 +356,7 @@ class Meta(Message):
     away: list[dict] = field(default_factory=list)  # [{"seat", "since"}]: seated players gone offline (presence)
     rematch: list[int] = field(default_factory=list)  # seats that asked for "play again" (finished tables)
     next: str | None = None  # the rematch's table, once every person accepted: every page moves there
+    names: dict = field(default_factory=dict)  # {"<seat>": display name} for guests: show it instead of players[seat]
 
 
 @dataclass(frozen=True)
@@ -279,6 +369,27 @@ class RefereeStatus(Message):
     # Each game this referee hosts: its manifest (``GameType.to_wire``) plus ``levels``, the
     # computer players a ``create`` may seat (what the page's New-table form is built from).
     games: list[dict] = field(default_factory=list)
+    # Tables still gathering players (state "waiting", at most 200): {"table", "game", "title",
+    # "creator", "open": [seat, ...], "waiting": n, "seated": [names], "expires"}.
+    gatherings: list[dict] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Gathering(Message):
+    """A table waiting for its players (retained, on ``<p>/t/<table>/public/gathering``).
+
+    ``seats``: ``[{"seat", "kind": "person"|"computer"|"invite"|"open", "name", "level"}]``
+    (``name`` null while an invite or open seat waits); ``state``: waiting, started,
+    cancelled or expired; ``expires``: Unix seconds."""
+
+    TYPE: ClassVar[str] = "gathering"
+    table: str
+    game: str
+    title: str
+    creator: str
+    state: str
+    seats: list[dict]
+    expires: int
 
 
 @dataclass(frozen=True)
@@ -304,7 +415,8 @@ class Tournament(Message):
 MESSAGE_TYPES: dict[str, type[Message]] = {
     cls.TYPE: cls
     for cls in (Move, CreateTable, Created, CloseTable, Closed, Error, SeatState, PublicState, Events, Meta,
-                RefereeStatus, Tournament, Reclaim, Presence, Chat, ChatLine, ChatLog, Rematch)
+                RefereeStatus, Tournament, Reclaim, Presence, Chat, ChatLine, ChatLog, Rematch, Sit, Seated, Invites,
+                GuestRequest, GuestAccount, Signup, Account, Gathering)
 }
 
 
@@ -350,7 +462,8 @@ def _hints(cls: type[Message]) -> dict[str, Any]:
     return _HINTS[cls]
 
 
-CLIENT_SENT: frozenset[str] = frozenset({"move", "reclaim", "presence", "create", "close", "chat", "rematch"})
+CLIENT_SENT: frozenset[str] = frozenset({"move", "reclaim", "presence", "create", "close", "chat", "rematch", "sit",
+                                        "invites", "guest", "signup"})
 """The messages a client sends to the referee: decoded *closed* (an unknown field is
 ``msg/bad-field``, so a typo or an identity claim is caught at once).  Every other message
 is one a client receives, decoded *open*: a field it does not know is ignored, because the

@@ -12,6 +12,7 @@ be assembled ad hoc.  The tree, under one versioned prefix (default ``summon/v1`
     <p>/t/<table>/public/events             stream    spectator view of each move's events
     <p>/t/<table>/public/chat               stream    a chat line said at the table (public, like events)
     <p>/t/<table>/public/chat_log           retained  the table's last chat lines (for late joiners)
+    <p>/t/<table>/public/gathering          retained  a table waiting for its players (invite/open seats)
     <p>/t/<table>/seat/<user>/state         retained  that seat's view, legal moves, seq
     <p>/t/<table>/seat/<user>/error         stream    errors for moves that user sent
     <p>/t/<table>/move/<user>               in        moves by that user (ACL: only <user>)
@@ -101,6 +102,10 @@ class Topics:
     def chat_log(self, table: str) -> str:
         """The table's recent chat lines (retained), so a late joiner sees the conversation."""
         return f"{self._t(table)}/public/chat_log"
+
+    def gathering(self, table: str) -> str:
+        """A table still gathering its players (retained): its seats, who sits, when it expires."""
+        return f"{self._t(table)}/public/gathering"
 
     def chat(self, table: str, user: str) -> str:
         """Where ``user`` says something at ``table`` (ACL: only ``user`` writes it)."""

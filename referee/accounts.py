@@ -59,17 +59,20 @@ __all__ = [
 
 log = logging.getLogger("summon.accounts")
 
-ROLES = ("player", "bot", "director", "referee", "spectator", "edge")
+ROLES = ("player", "bot", "director", "referee", "spectator", "edge", "gateway")
 """player and bot: play seats (bots are flagged in table meta); director: may create
 tables; referee: owns the whole topic tree; spectator: the read-only listener only;
 edge: an edge broker's bridge (read-only listener; one account per edge, made by
-``summon broker init --edge`` / ``summon broker edge``)."""
+``summon broker init --edge`` / ``summon broker edge``); gateway: the web server's account
+(``summon web --gateway``), which asks the referee for guest accounts and sign-ups on its
+own request topic and reads its reply topic, nothing else: no table, not even the public
+feed (referee/guests.py)."""
 SPECTATOR_LISTENER_ROLES = frozenset({"spectator", "edge"})
 PLAYERS_LISTENER_ROLES = frozenset(ROLES) - SPECTATOR_LISTENER_ROLES
 SETTINGS = "summon-broker.json"
 ROLES_HEADER = """\
 # Summon accounts: "username role" per line (written by `summon accounts`; the referee re-reads it).
-# Roles: player, bot, director, referee, spectator, edge.  Passwords are in passwd / spectators.passwd.
+# Roles: player, bot, director, referee, spectator, edge, gateway.  Passwords are in passwd / spectators.passwd.
 """
 
 
@@ -309,7 +312,9 @@ class Accounts:
         # readable by the broker's user and group only.
         _write(self.dir.passwd, "".join(ln + "\n" for ln in players), 0o640)
         _write(self.dir.spectators_passwd, "".join(ln + "\n" for ln in spectators), 0o640)
-        players_names = [u for u, r in ordered if r in PLAYERS_LISTENER_ROLES]
+        # a gateway watches nothing: no public-feed block (the %u patterns give it its own
+        # request/reply topics; its other %u topics name tables it is never seated at)
+        players_names = [u for u, r in ordered if r in PLAYERS_LISTENER_ROLES and r != "gateway"]
         spectator_names = [u for u, r in ordered if r in SPECTATOR_LISTENER_ROLES]
         _write(self.dir.acl, acl_text(prefix, referees[0] if referees else "referee", referees, directors,
                                       players_names), 0o640)

@@ -39,6 +39,7 @@ import hashlib
 import json
 import os
 import queue
+import re
 import secrets
 import socket
 import threading
@@ -56,7 +57,7 @@ from summon.referee.brokerconf import PBKDF2_ITERATIONS, PUBLIC_TOPICS
 __all__ = [
     "CONTROL_TOPIC", "RESPONSE_TOPIC", "PLUGIN_PATHS", "GUEST_ROLE", "DynsecError", "DynsecUnavailable",
     "DynsecRefused", "DynsecTimeout", "DynsecCommandError", "Acl", "DynsecAdmin", "group_name",
-    "account_role_name", "account_acls", "guest_acls", "shared_roles", "group_layout", "config_json",
+    "account_role_name", "account_acls", "guest_acls", "guest_table_acls", "GUEST_NAME", "shared_roles", "group_layout", "config_json",
     "client_entry", "hash_fields", "hash_from_passwd_line", "find_plugin", "role_of_groups",
 ]
 
@@ -68,6 +69,9 @@ PLUGIN_PATHS = ("/usr/lib/x86_64-linux-gnu/mosquitto_dynamic_security.so",
 GUEST_ROLE = "guest"
 """Not one of ``accounts.ROLES``: a guest is made by the referee (or the page) for one
 table, never by ``summon accounts add``."""
+
+GUEST_NAME = re.compile(r"g-[0-9a-f]{16}")
+"""A guest's username: ``g-`` and 64 random bits in hex (made by referee/guests.py only)."""
 
 GROUP_PREFIX = "summon-"
 ACCOUNT_ROLE_PREFIX = "u:"
@@ -167,7 +171,7 @@ def group_layout() -> dict[str, list[str]]:
     return {group_name("player"): [WATCH_ROLE], group_name("bot"): [WATCH_ROLE],
             group_name("director"): [WATCH_ROLE], group_name("referee"): [OWNER_ROLE],
             group_name("spectator"): [WATCH_ROLE], group_name("edge"): [WATCH_ROLE],
-            group_name(GUEST_ROLE): []}
+            group_name("gateway"): [], group_name(GUEST_ROLE): []}
 
 
 def account_acls(user: str, role: str, prefix: str = DEFAULT_PREFIX) -> list[Acl]:
@@ -182,6 +186,8 @@ def account_acls(user: str, role: str, prefix: str = DEFAULT_PREFIX) -> list[Acl
         return []
     if role not in ROLES:
         raise DynsecError(f"unknown role {role!r}; roles: {', '.join(ROLES)}")
+    if role == "gateway":  # the web server: its requests to the referee and their replies, nothing else
+        return [*_write(f"{prefix}/ctl/{user}/request"), *_read(f"{prefix}/ctl/{user}/reply")]
     acls = [*_read(f"{prefix}/t/+/seat/{user}/#"), *_write(f"{prefix}/t/+/move/{user}"),
             *_write(f"{prefix}/t/+/chat/{user}"), *_write(f"{prefix}/ctl/{user}/request"), *_read(f"{prefix}/ctl/{user}/reply"),
             *_write(f"{prefix}/presence/{user}")]
@@ -190,14 +196,23 @@ def account_acls(user: str, role: str, prefix: str = DEFAULT_PREFIX) -> list[Acl
     return acls
 
 
-def guest_acls(user: str, table: str, prefix: str = DEFAULT_PREFIX) -> list[Acl]:
-    """A guest's whole rights: its seat at ``table``, that table's public feed and chat."""
+def guest_table_acls(user: str, table: str, prefix: str = DEFAULT_PREFIX) -> list[Acl]:
+    """What a guest may do at one table: read its seat and the table's public feed, write its
+    move and chat topics.  A rematch adds these for the new table (``add_guest_table``)."""
     account_role_name(user)
     if not valid_name(table):
         raise DynsecError(f"invalid table id {table!r}")
     t = f"{prefix}/t/{table}"
     return [*_read(f"{t}/seat/{user}/#"), *_write(f"{t}/move/{user}"), *_read(f"{t}/public/#"),
-            *_write(f"{t}/chat/{user}"), *_write(f"{prefix}/presence/{user}")]
+            *_write(f"{t}/chat/{user}")]
+
+
+def guest_acls(user: str, table: str, prefix: str = DEFAULT_PREFIX) -> list[Acl]:
+    """A guest's whole rights: its seat at ``table``, that table's public feed and chat, its
+    presence, and its own request/reply topics (the referee refuses it everything there but
+    ``rematch``: GUESTS.md)."""
+    return [*guest_table_acls(user, table, prefix), *_write(f"{prefix}/presence/{user}"),
+            *_write(f"{prefix}/ctl/{user}/request"), *_read(f"{prefix}/ctl/{user}/reply")]
 
 
 # --- passwords: the plugin's fields are mosquitto_passwd's $7$ hash ---------------------------
@@ -402,6 +417,8 @@ class DynsecAdmin:
             raise DynsecError("an empty password is not allowed")
         if role not in ROLES:
             raise DynsecError(f"unknown role {role!r}; roles: {', '.join(ROLES)}")
+        if role == "gateway":  # a directory made before the role existed has no such group yet
+            self.request([{"command": "createGroup", "groupname": group_name(role)}], check=False)
         answers = self.request(self.account_commands(user, role, password), check=False)
         failed = [a for a in answers if a.get("error")]
         if failed:
@@ -459,3 +476,17 @@ class DynsecAdmin:
     def delete_guest(self, user: str) -> None:
         """Delete the guest and its role; its live connection is dropped at once."""
         self.remove_account(user)
+
+    def add_guest_table(self, user: str, table: str) -> None:
+        """Let guest ``user`` play ``table`` too (a rematch): one ``addRoleACL`` per ACL, in one
+        message.  The old table's rights stay (it is finished: nothing more to do there)."""
+        role = account_role_name(user)
+        self.request([{"command": "addRoleACL", "rolename": role, **a.as_json()}
+                      for a in guest_table_acls(user, table, self.prefix)])
+
+    def guest_clients(self) -> list[str]:
+        """Every client whose name looks like a guest's (``g-<16 hex>``): the start-up sweep."""
+        data = self.request([{"command": "listClients", "verbose": False, "count": -1, "offset": 0}])[0]
+        names = data.get("data", {}).get("clients", [])
+        return [n if isinstance(n, str) else n.get("username", "") for n in names
+                if GUEST_NAME.fullmatch(n if isinstance(n, str) else n.get("username", ""))]

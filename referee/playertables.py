@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import collections
 import logging
+import secrets
 import time
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 
@@ -163,7 +164,9 @@ class PlayerTables:
         return players, computer
 
     def open_tables(self, user: str) -> int:
-        return sum(1 for t in self.ref.tables.values() if getattr(t, "creator", None) == user and t.status == "playing")
+        """Tables ``user`` created still in play, and its gatherings still waiting."""
+        return (sum(1 for t in self.ref.tables.values() if getattr(t, "creator", None) == user and t.status == "playing")
+                + self.ref.gatherings.open_by(user))
 
     # --- create ----------------------------------------------------------------------------------
     def create(self, user: str, req: CreateTable) -> None:
@@ -173,6 +176,9 @@ class PlayerTables:
         if self.ref.roles.has_role(user, "bot"):
             return refuse(ErrorCode.AUTH_FORBIDDEN, f"{user!r} is a bot account: bots play at tables, they do not "
                           "create them")
+        if req.waiting:  # invite / open seats: a gathering first (referee/gatherings.py)
+            self.ref.gatherings.create(user, req, player_path=True)
+            return
         if req.seed is not None or req.table is not None:
             return refuse(ErrorCode.AUTH_FORBIDDEN, "only a director may choose a table's id or seed (a known seed "
                           "reveals every hand)")
@@ -193,19 +199,27 @@ class PlayerTables:
 
     def _make(self, user: str, reply: str, refs: list[str], game: str, players: list[str], config: Mapping[str, Any],
               clock: Mapping[str, Any] | None, computer: Mapping[int, str],
-              also: tuple[tuple[str, str], ...] = ()) -> "Table | None":
-        why = self.budget.refusal(user, self.open_tables(user))
-        if why:
-            self.ref.send_error(reply, ErrorCode.TABLE_BUDGET, why, ref=refs[0])
-            return None
-        self.budget.take(user)
+              also: tuple[tuple[str, str], ...] = (), table_id: str | None = None, budgeted: bool = True,
+              names: Mapping[int, str] | None = None, answer: bool = True) -> "Table | None":
+        """Create the table (``budgeted``: counted against ``user``; a gathering counted when it
+        was made); ``answer``: send ``created`` to ``refs[0]`` and ``also``."""
+        if budgeted:
+            why = self.budget.refusal(user, self.open_tables(user))
+            if why:
+                self.ref.send_error(reply, ErrorCode.TABLE_BUDGET, why, ref=refs[0])
+                return None
+            self.budget.take(user)
         from summon.referee.service import CreateRefused  # the service imports this module
         try:
-            table = self.ref.create_table(game, players, config, clock=clock, computer=computer, creator=user)
+            table = self.ref.create_table(game, players, config, clock=clock, computer=computer, creator=user,
+                                          table_id=table_id, names=names)
         except CreateRefused as exc:
-            self.budget.give_back(user)
+            if budgeted:
+                self.budget.give_back(user)
             self.ref.send_error(reply, exc.code, exc.detail, ref=refs[0])
             return None
+        if not answer:
+            return table
         out = [Publish(reply, encode(Created(request_id=refs[0], table=table.id)))]
         out += [Publish(self.ref.topics.reply(u), encode(Created(request_id=r, table=table.id))) for u, r in also]
         self.ref.send(out)
@@ -243,7 +257,8 @@ class PlayerTables:
         # every person accepted: same people, the seats turned by one so the deal moves on
         n = len(table.players)
         order = [(s + 1) % n for s in range(n)]  # new seat i holds old seat order[i]
-        players, computer = [], {}
+        players, computer, names = [], {}, {}
+        old_names = getattr(table, "names", {})
         for new, old in enumerate(order):
             bot = computer_bot(table.house.get(old))
             if bot is not None:
@@ -251,17 +266,39 @@ class PlayerTables:
                 players.append(f"computer-{new + 1}")
             else:
                 players.append(table.players[old])
+                if old in old_names:  # a guest's display name goes with it
+                    names[new] = old_names[old]
         others = tuple(v for s, v in sorted(asks.items()) if s != seat)
-        made = self._make(user, reply, [req.request_id], table.game.name, players, table.config,
-                          table.timing.to_wire() if table.timing is not None else None, computer, also=others)
-        if made is None:
-            del asks[seat]  # refused (budget): this acceptance may be sent again
+        new_id = f"{table.game.name}-{secrets.token_hex(4)}"
+        if self.budget.refusal(user, self.open_tables(user)):  # say so now, before the guests' ACLs change
+            self._make(user, reply, [req.request_id], table.game.name, players, table.config, None, computer)
+            del asks[seat]
             table.rematch = sorted(asks)  # type: ignore[attr-defined]
             return
-        del self._asks[table.id]
-        table.next = made.id  # type: ignore[attr-defined]
-        log.info("table %s: played again as %s", table.id, made.id)
-        self.ref.send([Publish(table.topics.meta(table.id), encode(views.meta_message(table)), retain=True)])
+        guests = [p for p in players if self.ref.guests.is_guest(p)]
+        timing = table.timing.to_wire() if table.timing is not None else None
+
+        def make(ok: bool) -> None:  # on the loop, once the guests may play the new table
+            if table.id not in self._asks or getattr(table, "next", None):
+                return
+            made = None
+            if ok:
+                made = self._make(user, reply, [req.request_id], table.game.name, players, table.config, timing,
+                                  computer, also=others, table_id=new_id, names=names)
+            else:
+                self.ref.send_error(reply, ErrorCode.INTERNAL, "the guests' rights for the new table could not be "
+                                    "made: ask again", ref=req.request_id)
+            if made is None:
+                asks.pop(seat, None)  # refused (budget): this acceptance may be sent again
+                table.rematch = sorted(asks)  # type: ignore[attr-defined]
+                return
+            del self._asks[table.id]
+            table.next = made.id  # type: ignore[attr-defined]
+            log.info("table %s: played again as %s", table.id, made.id)
+            self.ref.send([Publish(table.topics.meta(table.id), encode(views.meta_message(table)), retain=True)])
+
+        # a guest's broker rights name its tables: give it the new one before it exists
+        self.ref.guests.move_on(guests, new_id, {p: i for i, p in enumerate(players)}, make)
 
     def forget(self, table_id: str) -> None:
         self._asks.pop(table_id, None)

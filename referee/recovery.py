@@ -77,6 +77,7 @@ def rebuild(rec: TableRecord, moves: Sequence[MoveRecord], seat_events: Sequence
     table.timing = TimeControl.from_wire(rec.clock)
     clock = (Clock.start(table.timing, len(rec.players), game.to_move(table.state), 0.0)
              if table.timing is not None and table.timing.timed else None)
+    table.names = {}  # type: ignore[attr-defined]
     pending = sorted(seat_events, key=lambda e: e.at_seq)
     k = 0
     last: list[Event] = []
@@ -87,6 +88,8 @@ def rebuild(rec: TableRecord, moves: Sequence[MoveRecord], seat_events: Sequence
             ev = pending[k]
             if ev.kind == "house":
                 table.house[ev.seat] = ev.reason or "absent"
+            elif ev.kind == "name":  # a guest's display name (meta.names), stored at creation
+                table.names[ev.seat] = ev.reason or ""  # type: ignore[attr-defined]
             elif ev.kind == "reclaim":
                 table.house.pop(ev.seat, None)
                 if clock is not None:

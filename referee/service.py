@@ -28,8 +28,8 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
 from summon.protocol.errors import DecodeError, ErrorCode, TopicError
-from summon.protocol.messages import (CloseTable, Closed, CreateTable, Created, Error, Move, Reclaim, RefereeStatus, Rematch,
-                               decode, encode)
+from summon.protocol.messages import (CloseTable, Closed, CreateTable, Created, Error, GuestRequest, Invites, Move, Reclaim,
+                               RefereeStatus, Rematch, Signup, Sit, decode, encode)
 from summon.protocol.looplink import Caught, LoopLink
 from summon.protocol.mqtt import BrokerUrl, Incoming
 from summon.protocol.topics import Topics, valid_name
@@ -46,6 +46,8 @@ from summon.referee.clock import ClockError, TimeControl
 from summon.referee.core import HouseBots, RandomHouseBots
 from summon.referee.presence import SeatKeeper
 from summon.referee.playertables import COMPUTER, PlayerTables, computer_bot
+from summon.referee.gatherings import Gatherings
+from summon.referee.guests import Guests
 from summon.referee.store import SeatEvent
 from summon.referee.fleet import Fleet, share_group
 from summon.referee.meter import METER
@@ -140,6 +142,22 @@ class RefereeConfig:
     chat_burst: float = 6.0
     # Worker processes for slow house bots (searches), off the loop (referee/housepool.py).
     house_workers: int = 2
+    # Guests and sign-up (referee/guests.py, referee/gatherings.py; GUESTS.md): the dynamic
+    # security admin's password file (None: guest/sign-up ops are refused "unavailable"), its
+    # username; seconds a finished table's guests live on unless a rematch moves them; seconds a
+    # gathering waits for its players; sign-up mode ("none" | "open" | "code") and codes file.
+    accounts_admin: str | None = None
+    accounts_admin_user: str = "summon-admin"
+    guest_grace: float = 1800.0
+    gathering_ttl: float = 7 * 86400.0
+    signup_mode: str = "none"
+    signup_codes: str | None = None
+    # The budgets, refused in words before the broker is touched (0 = no limit).
+    guests_per_client_min: int = 10
+    signups_per_client_hour: int = 3
+    guests_per_min: int = 60
+    signups_per_min: int = 20
+    live_guests: int = 2000
 
 
 class Referee:
@@ -165,6 +183,8 @@ class Referee:
         self.seats = SeatKeeper(self)  # clocks' timeouts, presence, house bots
         self.chat = ChatDesk(self)  # table chat: seated players write, watchers read (referee/chat.py)
         self.player_tables = PlayerTables(self)  # players' create, computer seats, rematch
+        self.gatherings = Gatherings(self)  # tables waiting for players: invite and open seats
+        self.guests = Guests(self)  # the gateway's guest/sign-up ops; guests' lifetime (dynsec admin, off the loop)
         self._closing = False
         self._last_tick = 0.0
         self._held: list[Publish] | None = None  # publishes waiting for the batch's commit
@@ -217,6 +237,7 @@ class Referee:
         )
         self._link.start(timeout=self.config.connect_timeout)  # retained junk may arrive (and go) meanwhile
         self.recovery.restore()
+        self.guests.start()  # after restore: the held tables' guests live on, the others are swept
         self._status("online")
         log.info("referee up on %s, prefix %s", self.config.broker, self.config.prefix)
         self.ready.set()
@@ -356,6 +377,8 @@ class Referee:
             self.recovery.tick()
             self.seats.tick(now)
             self.pruner.tick(now)
+            self.gatherings.tick(now)
+            self.guests.tick(now)
         except Exception:
             log.exception("error in the referee's tick")
 
@@ -377,6 +400,7 @@ class Referee:
                 log.warning("could not publish offline status")
             self._link.close()
         self.seats.close()  # the house-bot workers
+        self.guests.close()  # the dynsec admin's worker
         if self.store is not None:
             self.store.close()
         log.info("referee stopped")
@@ -390,6 +414,22 @@ class Referee:
             self._link.wake()
         return fut.result(timeout)
 
+    def post(self, fn: Callable[[], Any]) -> None:
+        """From any thread: run ``fn`` on the loop soon, and do not wait for it (the dynsec
+        admin's worker hands its answers back this way, referee/guests.py)."""
+        def run() -> None:
+            try:
+                fn()
+            except Exception:
+                log.exception("internal error in a posted work item")
+        self.inbox.put((run, concurrent.futures.Future()))
+        if self._link is not None:
+            self._link.wake()
+
+    def status_due(self) -> None:
+        """Publish the referee's status at the next tick (a gathering changed)."""
+        self._status_due = True
+
     # --- tables ---------------------------------------------------------------------------
     def create_table(
         self,
@@ -401,11 +441,14 @@ class Referee:
         clock: Mapping[str, Any] | None = None,
         computer: Mapping[int, str] | None = None,
         creator: str | None = None,
+        names: Mapping[int, str] | None = None,
     ) -> Table:
         """Create a table, publish its first states, return it.  Loop thread only.
 
         ``computer``: seat -> house bot for the seats the referee plays itself from the
-        start (referee/playertables.py); ``creator``: the player it counts against."""
+        start (referee/playertables.py); ``creator``: the player it counts against; ``names``:
+        seat -> a guest's display name (``meta.names``; stored as seat events of kind
+        ``name``, so both stores keep them with no schema change)."""
         if self._closing:
             raise CreateRefused(ErrorCode.TABLE_BAD_CONFIG, "the referee is shutting down")
         if game not in GAMES:
@@ -440,6 +483,9 @@ class Referee:
             table.bots = table.bots | {players[seat]}
         if computer:
             self.seats.watch(table)
+        for seat, name in sorted((names or {}).items()):
+            self.store.seat_event(table_id, SeatEvent(0, seat, "name", name, time.time()))
+        table.names = dict(names or {})  # type: ignore[attr-defined]
         self.tables[table_id] = table
         if self.fleet is not None:
             self.fleet.own(table_id)  # its states (and the reply) leave once its moves reach us
@@ -587,13 +633,32 @@ class Referee:
     def _handle_request(self, user: str, msg: Incoming) -> None:
         reply = self.topics.reply(user)
         try:
-            req = decode(msg.payload, accept=(CreateTable, CloseTable, Rematch))
+            req = decode(msg.payload, accept=(CreateTable, CloseTable, Rematch, Sit, Invites, GuestRequest, Signup))
         except DecodeError as exc:
             self._send_error(reply, exc.code, exc.detail)
             return
-        assert isinstance(req, (CreateTable, CloseTable, Rematch))
+        assert isinstance(req, (CreateTable, CloseTable, Rematch, Sit, Invites, GuestRequest, Signup))
+        if isinstance(req, (GuestRequest, Signup)):  # the web gateway's (referee/guests.py)
+            self.guests.handle(user, req)
+            return
+        if self.guests.is_guest(user) and not isinstance(req, Rematch):
+            self._send_error(reply, ErrorCode.AUTH_FORBIDDEN, "guests cannot create tables: make an account "
+                             "(a guest may only play its seat, and ask to play again)", ref=req.request_id)
+            return
+        if self.roles.has_role(user, "gateway"):
+            self._send_error(reply, ErrorCode.AUTH_FORBIDDEN, "the web gateway's account asks only for guests and "
+                             "sign-ups", ref=req.request_id)
+            return
         if isinstance(req, Rematch):  # any seated person (referee/playertables.py)
             self.player_tables.rematch(user, req)
+            return
+        if isinstance(req, Sit):
+            self.gatherings.sit(user, req)
+            return
+        if isinstance(req, Invites):
+            self.gatherings.invites(user, req)
+            return
+        if isinstance(req, CloseTable) and self.gatherings.close(user, req):  # a gathering: its creator cancels
             return
         if isinstance(req, CreateTable) and not self.is_director(user):  # a player's: budgeted
             self.player_tables.create(user, req)
@@ -603,6 +668,9 @@ class Referee:
             return
         if isinstance(req, CloseTable):
             self._close_table(reply, req, user)
+            return
+        if req.waiting:  # a director's gathering
+            self.gatherings.create(user, req, player_path=False)
             return
         seats = len(req.players)
         if not self.create_budget.take(user, seats):  # referee/tablecap.py
@@ -643,6 +711,7 @@ class Referee:
                  extra={"table": table.id, "user": user})
         self._send(table.close(reason))
         self._send([Publish(reply, encode(Closed(request_id=req.request_id, table=table.id)))])
+        self.guests.table_closed(table.id)  # its guests go now (referee/guests.py)
         self._status_due = True
 
     def _handle_forwarded(self, user: str, payload: bytes) -> None:
@@ -828,7 +897,8 @@ class Referee:
         of passes); the tick runs after the batch's commit, so the count is durable too."""
         assert self._link is not None
         playing = sum(1 for t in self.tables.values() if t.status == "playing")
-        payload = encode(RefereeStatus(status=status, tables=playing, games=self.player_tables.games_wire()))
+        payload = encode(RefereeStatus(status=status, tables=playing, games=self.player_tables.games_wire(),
+                                       gatherings=self.gatherings.status_wire()))
         if wait:
             self._link.publish_wait(self.topics.referee_status(), payload, retain=True)
         else:

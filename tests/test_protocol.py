@@ -13,6 +13,7 @@ from summon.protocol.messages import (
 )
 from summon.protocol.messages import Tournament
 from summon.protocol.messages import Presence, Reclaim, Rematch
+from summon.protocol.messages import Account, Gathering, GuestAccount, GuestRequest, Invites, Seated, Signup, Sit
 from summon.protocol.messages import Chat, ChatLine, ChatLog
 from summon.protocol.mqtt import BrokerUrl
 from summon.protocol.topics import Topics, valid_name
@@ -39,6 +40,15 @@ SAMPLES = [
                standings=[{"rank": 1, "entrant": "NS", "points": 1.0}], pairings=[{"key": "r1-g1", "sides": ["NS", "EW"]}]),
     Reclaim(),
     Rematch(request_id="r1", table="dragon-1a2b"),
+    Sit(request_id="s1", table="dragon-1a2b", seat=2),
+    Seated(request_id="s1", table="dragon-1a2b", seat=2),
+    Invites(request_id="i1", table="dragon-1a2b", renew=[1]),
+    GuestRequest(request_id="g1", invite="code", name="Tom", client="203.0.113.7"),
+    GuestAccount(request_id="g1", user="g-0123456789abcdef", password="pw", table="dragon-1a2b", seat=1, name="Tom"),
+    Signup(request_id="u1", user="gran", password="correct horse", client="203.0.113.7"),
+    Account(request_id="u1", user="gran"),
+    Gathering(table="dragon-1a2b", game="dragon", title="Summon the Dragon", creator="gran", state="waiting",
+              seats=[{"seat": 0, "kind": "person", "name": "gran", "level": None}], expires=1767225600),
     Presence(status="offline"),
     Chat(text="good luck"),
     ChatLine(table="t", n=1, user="north", seat=0, seq=0, text="Good luck!", at=1767225601000, preset="gl"),

@@ -396,3 +396,16 @@ def list_(directory: str) -> None:
         _fail(exc)
     for user, role in roles.items():
         click.echo(f"{user:24} {role}")
+
+
+@accounts.command("codes")
+@click.option("--new", "new", type=click.IntRange(1, 1000), required=True, metavar="N",
+              help="Make N new sign-up codes (each works once) and print them.")
+@_dir_option
+def codes(new: int, directory: str | None) -> None:
+    """Make sign-up codes for the page (profile [signup] mode = "code"); kept in DIR/signup-codes (0600)."""
+    from summon.referee.guests import new_codes
+
+    acc = _open(directory)
+    for code in new_codes(acc.dir.root / "signup-codes", new):
+        click.echo(code)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import sys
+from pathlib import Path
+from typing import Any
 
 import click
 
@@ -13,6 +15,15 @@ from summon.clients.cli.options import broker_options, log_format_option, metric
 from summon.protocol.mqtt import LinkError
 
 __all__ = ["referee"]
+
+
+def _default_admin(prof: Any) -> str | None:
+    """The profile broker directory's admin password file, when that directory is in dynsec mode."""
+    if prof is None or not prof.broker_dir:
+        return None
+    from summon.referee.dynsec_dir import ADMIN_USER, is_dynsec_dir
+    path = Path(prof.broker_dir) / "secrets" / f"{ADMIN_USER}.pw"
+    return str(path) if is_dynsec_dir(prof.broker_dir) and path.exists() else None
 
 
 @click.command(short_help="Run the referee: host every table on the broker.")
@@ -42,6 +53,15 @@ __all__ = ["referee"]
               metavar="SECONDS",
               help="Give up connecting after the broker was silent this long; a retained backlog that is "
                    "still arriving never times the start out (progress is logged every 5 s).")
+@click.option("--accounts-admin", "accounts_admin", type=click.Path(dir_okay=False), default=None, metavar="FILE",
+              help="The dynamic security admin's password file: guests (invite links) and sign-up from the page "
+                   "make accounts through it (default: the profile broker directory's secrets/summon-admin.pw "
+                   "when that directory is in dynsec mode; without one those requests are refused).")
+@click.option("--guest-grace", type=click.FloatRange(0, 30 * 86400), default=1800.0, show_default=True,
+              metavar="SECONDS", help="A finished table's guest accounts are deleted this long after the end "
+                                      "unless a rematch moved them on.")
+@click.option("--gathering-ttl", type=click.FloatRange(60, 365 * 86400), default=7 * 86400.0, show_default=True,
+              metavar="SECONDS", help="A table waiting for invited or open seats is cancelled after this.")
 @metrics_options  # --metrics-port, --metrics-bind, --metrics-broker-sys (docs/operations.md)
 @log_format_option
 def referee(broker_url: str, username: str | None, password: str | None, password_file: str | None,
@@ -49,7 +69,8 @@ def referee(broker_url: str, username: str | None, password: str | None, passwor
             creates: tuple[str, ...], db: str, db_sync: str, clock_spec: str | None, lease_ttl: float = 3.0,
             share_group: str | None = None, connect_timeout: float = 10.0, metrics_port: int | None = None,
             metrics_bind: str = "127.0.0.1", metrics_broker_sys: str | None = None,
-            metrics_sys_password_file: str | None = None) -> None:
+            metrics_sys_password_file: str | None = None, accounts_admin: str | None = None,
+            guest_grace: float = 1800.0, gathering_ttl: float = 7 * 86400.0) -> None:
     """Run the referee: host every table on this broker until stopped."""
     from summon.referee.clock import ClockError, TimeControl
     from summon.referee.service import CreateRefused, Referee, RefereeConfig
@@ -65,7 +86,10 @@ def referee(broker_url: str, username: str | None, password: str | None, passwor
     cfg = RefereeConfig(broker=_broker(broker_url, username, password, password_file), prefix=prefix,
                         client_id=client_id, directors=frozenset(directors), mqtt_version=int(mqtt_version),
                         db=db, db_sync=db_sync, clock=clock, lease_ttl=lease_ttl, share_group=share_group,
-                        roles_file=roles_file, connect_timeout=connect_timeout)
+                        roles_file=roles_file, connect_timeout=connect_timeout,
+                        accounts_admin=accounts_admin or _default_admin(prof), guest_grace=guest_grace,
+                        gathering_ttl=gathering_ttl, signup_mode=prof.signup_mode if prof else "none",
+                        signup_codes=str(Path(prof.broker_dir) / "signup-codes") if prof and prof.broker_dir else None)
     from summon.clients.bots import HOUSE_BOTS
 
     ref = Referee(cfg, house_bots=HOUSE_BOTS)  # the referee hosts the clients' bots, never imports them

@@ -1,0 +1,513 @@
+"""Guest accounts and sign-up, made at run time in the broker's dynamic security plugin (issue 23).
+
+Who asks: only an account of role ``gateway`` (the web server, ``summon web --gateway``),
+on its own request topic; anyone else is ``auth/forbidden``.  The gateway passes on what a
+person typed on the page -- an invite code and a display name (``guest``), or a name and
+a password (``signup``) -- with the person's address (``client``), and relays the answer.
+Contract: /work/wt/_brief/GUESTS.md; protocol/README.md "Guests, invites, open seats".
+
+Why budgets, and why before anything else: every account change rewrites the plugin's
+whole ``dynsec.json`` on the broker's only thread (docs/identity.md: ~10 ms at 0 accounts,
+~176 ms at 1,000), so every other table waits while it happens.  A refusal costs the
+referee a dict lookup and the broker nothing, so ``Budgets`` refuses in words *before*
+any broker command: per client 10 guest redemptions a minute and 3 sign-ups an hour;
+overall 60 guests a minute, 20 sign-ups a minute, and at most 2,000 live guests.
+
+Why a worker thread (``AdminWorker``) and not a call on the loop: a dynsec command is a
+round trip to the broker that lasts as long as the plugin's file rewrite (10 ms to a
+second and more as accounts grow), and the referee's loop owns every table.  Waiting on
+the loop would freeze every other table's moves for that long (the very stall the
+budgets exist to bound).  So the loop only *queues* a job; the worker thread holds the
+admin connection, runs jobs one at a time (the plugin serialises them anyway), and hands
+each result back to the loop as a work item on the referee's inbox (``Referee.post``),
+where the answer is sent and the gathering updated.  Nothing of the game state is
+touched off the loop.
+
+Guest lifetime: a guest (``g-<16 hex>``, a random 128-bit password) is made for one seat
+at one table and deleted -- ``deleteClient`` disconnects it at once and it cannot log in
+again -- when its gathering is cancelled or expires, its table is closed, or its table
+finished and no rematch moved it on within ``guest_grace`` seconds.  A rematch adds the
+new table's ACLs to its role before the new table exists.  At start the referee deletes
+every ``g-*`` client no held table seats (``sweep``): a referee that died left them.
+
+What lives in memory only: the guests' registry is rebuilt at start from the held tables
+(their players named ``g-...``), the budgets' windows start empty.  The password is sent
+once, to the gateway's reply topic, and appears in no log line.
+"""
+
+from __future__ import annotations
+
+import collections
+import functools
+import logging
+import os
+import queue
+import secrets
+import threading
+import time
+import unicodedata
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable
+
+from summon.protocol.errors import ErrorCode
+from summon.protocol.messages import Account, GuestAccount, GuestRequest, Signup, encode
+from summon.protocol.topics import valid_name
+from summon.referee.dynsec import GUEST_NAME, DynsecAdmin, DynsecCommandError
+from summon.referee.table import Publish
+
+if TYPE_CHECKING:
+    from summon.referee.service import Referee
+
+__all__ = ["Budgets", "AdminWorker", "Guests", "clean_name", "SIGNUP_MODES", "read_codes", "take_code",
+           "new_codes", "guest_name", "is_guest_name"]
+
+log = logging.getLogger("summon.referee.guests")
+
+SIGNUP_MODES = ("none", "open", "code")
+MAX_NAME = 24
+MIN_PASSWORD = 8
+RESERVED_PREFIXES = ("g-", "summon-", "computer-")
+
+
+def guest_name() -> str:
+    return f"g-{secrets.token_hex(8)}"
+
+
+def is_guest_name(user: str) -> bool:
+    return GUEST_NAME.fullmatch(user) is not None
+
+
+def clean_name(name: str) -> str:
+    """A display name trimmed, or raise ``ValueError`` in words: 1..24 characters, no
+    control or formatting character (a newline, a bidi override)."""
+    bad = [c for c in name if unicodedata.category(c) in ("Cc", "Cf", "Co", "Cs", "Zl", "Zp")]
+    if bad:
+        raise ValueError(f"a name may not hold control or formatting characters ({bad[0]!r})")
+    name = " ".join(name.split())
+    if not name:
+        raise ValueError("a name is needed (1 to 24 characters)")
+    if len(name) > MAX_NAME:
+        raise ValueError(f"a name has at most {MAX_NAME} characters ({len(name)} given)")
+    return name
+
+
+# --- sign-up codes: one per line, single use ---------------------------------------------------
+def read_codes(path: Path) -> list[str]:
+    try:
+        return [ln.strip() for ln in path.read_text().splitlines() if ln.strip() and not ln.startswith("#")]
+    except OSError:
+        return []
+
+
+def take_code(path: Path, code: str) -> bool:
+    """Remove ``code`` from the file if it is there (atomically: write, then replace)."""
+    codes = read_codes(path)
+    if not code or not any(secrets.compare_digest(code, c) for c in codes):
+        return False
+    rest = [c for c in codes if c != code]
+    tmp = path.with_name(f".{path.name}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as fh:
+        fh.write("".join(c + "\n" for c in rest))
+    os.replace(tmp, path)
+    return True
+
+
+def new_codes(path: Path, n: int) -> list[str]:
+    """Append ``n`` fresh codes (96 random bits each) to the file (0600) and return them."""
+    codes = [secrets.token_urlsafe(12) for _ in range(n)]
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    with os.fdopen(fd, "a") as fh:
+        fh.write("".join(c + "\n" for c in codes))
+    return codes
+
+
+# --- budgets ---------------------------------------------------------------------------------
+class _Window:
+    """At most ``n`` events in any ``seconds`` (a sliding window of timestamps)."""
+
+    def __init__(self, n: int, seconds: float) -> None:
+        self.n, self.seconds = n, seconds
+        self.times: collections.deque[float] = collections.deque()
+
+    def full(self, now: float) -> bool:
+        while self.times and self.times[0] <= now - self.seconds:
+            self.times.popleft()
+        return self.n > 0 and len(self.times) >= self.n
+
+    def wait(self, now: float) -> int:
+        return max(1, int(self.times[0] + self.seconds - now) + 1) if self.times else 1
+
+
+@dataclass(frozen=True)
+class BudgetFigures:
+    guests_per_client_min: int = 10
+    signups_per_client_hour: int = 3
+    guests_per_min: int = 60
+    signups_per_min: int = 20
+    live_guests: int = 2000
+
+
+class Budgets:
+    """The guest and sign-up budgets (loop thread only).  ``take_*`` returns the refusal in
+    words ("" when the request may go on) and counts it when it may."""
+
+    MAX_CLIENTS = 50_000  # clients remembered; past it the oldest windows are forgotten
+
+    def __init__(self, figures: BudgetFigures = BudgetFigures(), clock: Callable[[], float] = time.monotonic) -> None:
+        self.f, self.clock = figures, clock
+        self._guest_all = _Window(figures.guests_per_min, 60)
+        self._signup_all = _Window(figures.signups_per_min, 60)
+        self._clients: collections.OrderedDict[tuple[str, str], _Window] = collections.OrderedDict()
+        self.refused = 0
+
+    def _client(self, kind: str, client: str, n: int, seconds: float) -> _Window:
+        key = (kind, client)
+        w = self._clients.get(key)
+        if w is None:
+            w = self._clients[key] = _Window(n, seconds)
+            while len(self._clients) > self.MAX_CLIENTS:
+                self._clients.popitem(last=False)
+        else:
+            self._clients.move_to_end(key)
+        return w
+
+    def take_guest(self, client: str, live: int) -> str:
+        now = self.clock()
+        mine = self._client("guest", client, self.f.guests_per_client_min, 60)
+        if mine.full(now):
+            why = (f"too many guest requests from your address ({self.f.guests_per_client_min} a minute): "
+                   f"try again in {mine.wait(now)} s")
+        elif self._guest_all.full(now):
+            why = (f"too many guests are joining right now ({self.f.guests_per_min} a minute): "
+                   f"try again in {self._guest_all.wait(now)} s")
+        elif self.f.live_guests and live >= self.f.live_guests:
+            why = f"this service has as many guests as it can hold ({self.f.live_guests}): try again later"
+        else:
+            mine.times.append(now)
+            self._guest_all.times.append(now)
+            return ""
+        self.refused += 1
+        return why
+
+    def take_signup(self, client: str) -> str:
+        now = self.clock()
+        mine = self._client("signup", client, self.f.signups_per_client_hour, 3600)
+        if mine.full(now):
+            why = (f"too many sign-ups from your address ({self.f.signups_per_client_hour} an hour): "
+                   f"try again in {max(1, mine.wait(now) // 60)} minute(s)")
+        elif self._signup_all.full(now):
+            why = (f"too many sign-ups right now ({self.f.signups_per_min} a minute): "
+                   f"try again in {self._signup_all.wait(now)} s")
+        else:
+            mine.times.append(now)
+            self._signup_all.times.append(now)
+            return ""
+        self.refused += 1
+        return why
+
+
+# --- the admin connection, off the loop ---------------------------------------------------------
+Done = Callable[[Any, "BaseException | None"], None]
+
+
+class AdminWorker:
+    """Runs dynsec admin jobs on a thread of its own and hands each result to the loop.
+
+    ``connect`` makes a connected ``DynsecAdmin`` (called lazily, again after a failure);
+    ``deliver`` puts a function on the referee's loop (``Referee.post``).  Jobs run in the
+    order queued; ``done(result, error)`` runs on the loop.
+    """
+
+    def __init__(self, connect: Callable[[], DynsecAdmin], deliver: Callable[[Callable[[], None]], None]) -> None:
+        self._connect, self._deliver = connect, deliver
+        self._q: queue.Queue[Any] = queue.Queue()
+        self._admin: DynsecAdmin | None = None
+        self.jobs_done = 0
+        self._thread = threading.Thread(target=self._run, name="dynsec-admin", daemon=True)
+        self._thread.start()
+
+    @property
+    def pending(self) -> int:
+        return self._q.qsize()
+
+    def submit(self, job: Callable[[DynsecAdmin], Any], done: Done) -> None:
+        self._q.put((job, done))
+
+    def _run(self) -> None:
+        while True:
+            item = self._q.get()
+            if item is None:
+                break
+            job, done = item
+            result: Any = None
+            error: BaseException | None = None
+            try:
+                if self._admin is None:
+                    self._admin = self._connect()
+                result = job(self._admin)
+            except DynsecCommandError as exc:  # the plugin answered: the connection is fine
+                error = exc
+            except Exception as exc:  # gone, timed out, refused: connect again for the next job
+                error = exc
+                admin, self._admin = self._admin, None
+                if admin is not None:
+                    try:
+                        admin.close()
+                    except Exception:
+                        pass
+            self.jobs_done += 1
+            self._deliver(functools.partial(done, result, error))
+        if self._admin is not None:
+            try:
+                self._admin.close()
+            except Exception:
+                pass
+
+    def close(self, timeout: float = 5.0) -> None:
+        self._q.put(None)
+        self._thread.join(timeout)
+
+
+@dataclass
+class GuestRec:
+    """One live guest: the table it may play now (its seat there), its display name."""
+
+    user: str
+    table: str
+    seat: int
+    name: str
+    finished_at: float | None = None  # monotonic: when its table was first seen finished
+
+
+class Guests:
+    """The gateway's ops and the guests' lifetime, for one referee (loop thread only)."""
+
+    def __init__(self, referee: "Referee") -> None:
+        self.ref = referee
+        cfg = referee.config
+        self.budgets = Budgets(BudgetFigures(cfg.guests_per_client_min, cfg.signups_per_client_hour,
+                                             cfg.guests_per_min, cfg.signups_per_min, cfg.live_guests))
+        self.worker: AdminWorker | None = None
+        self.live: dict[str, GuestRec] = {}
+        self.pending = 0  # guests being made (count against the live cap)
+        self._last_tick = 0.0
+        self.made = 0
+        self.deleted = 0
+
+    # --- set-up -----------------------------------------------------------------------------
+    @property
+    def available(self) -> bool:
+        return self.worker is not None
+
+    def start(self) -> None:
+        """Open the admin worker (``--accounts-admin``) and sweep orphans; after restore()."""
+        cfg = self.ref.config
+        if not cfg.accounts_admin:
+            return
+        try:
+            password = Path(cfg.accounts_admin).read_text().splitlines()[0].strip()
+        except (OSError, IndexError) as exc:
+            log.error("guests and sign-up are off: cannot read the admin's password file %s (%s)",
+                      cfg.accounts_admin, getattr(exc, "strerror", None) or exc)
+            return
+        host, port = cfg.broker.host, cfg.broker.port
+        user, prefix = cfg.accounts_admin_user, cfg.prefix
+
+        def connect() -> DynsecAdmin:
+            return DynsecAdmin(host, port, user, password, prefix=prefix, timeout=10.0).connect()
+
+        self.worker = AdminWorker(connect, self.ref.post)
+        for t in self.ref.tables.values():  # the guests of restored tables live on
+            for seat, p in enumerate(t.players):
+                if is_guest_name(p):
+                    self.live[p] = GuestRec(p, t.id, seat, getattr(t, "names", {}).get(seat, p))
+        self.worker.submit(lambda a: a.guest_clients(), self._swept)
+        log.info("guests and sign-up: accounts made through the dynamic security admin %s", user)
+
+    def _swept(self, names: Any, error: BaseException | None) -> None:
+        if error is not None:
+            log.warning("guest sweep: could not list the broker's clients: %s", error)
+            return
+        held = set(self.live) | set(self.ref.gatherings.guest_users())
+        orphans = [n for n in names if n not in held]
+        for n in orphans:
+            self._delete(n, "its table is not held here (sweep at start)")
+        if orphans:
+            log.info("guest sweep: %d orphan guest account(s) deleted", len(orphans))
+
+    def close(self) -> None:
+        if self.worker is not None:
+            self.worker.close()
+
+    # --- who is who ---------------------------------------------------------------------------
+    def is_guest(self, user: str) -> bool:
+        """A referee-made guest: its name's shape, and no role in the roles file."""
+        return is_guest_name(user) and self.ref.roles.role(user) is None
+
+    def live_count(self) -> int:
+        return len(self.live) + self.pending
+
+    # --- the gateway's ops ----------------------------------------------------------------------
+    def handle(self, user: str, req: GuestRequest | Signup) -> None:
+        reply = self.ref.topics.reply(user)
+        guest = isinstance(req, GuestRequest)
+        if not self.ref.roles.has_role(user, "gateway"):
+            return self.ref.send_error(reply, ErrorCode.AUTH_FORBIDDEN,
+                                       f"only the web gateway's account may ask for {'guest accounts' if guest else 'sign-ups'}",
+                                       ref=req.request_id)
+        if isinstance(req, GuestRequest):
+            self._guest(reply, req)
+        else:
+            self._signup(reply, req)
+
+    def _guest(self, reply: str, req: GuestRequest) -> None:
+        def refuse(code: ErrorCode, detail: str) -> None:
+            self.ref.send_error(reply, code, detail, ref=req.request_id)
+        if self.worker is None:
+            return refuse(ErrorCode.GUEST_UNAVAILABLE, "guest play needs the broker's accounts in dynamic security "
+                          "(summon broker migrate DIR --to dynsec) and the referee started with --accounts-admin")
+        why = self.budgets.take_guest(req.client, self.live_count())
+        if why:
+            return refuse(ErrorCode.GUEST_BUDGET, why)
+        try:
+            name = clean_name(req.name)
+        except ValueError as exc:
+            return refuse(ErrorCode.GUEST_BAD_NAME, str(exc))
+        found = self.ref.gatherings.claim_invite(req.invite)
+        if isinstance(found, str):
+            return refuse(ErrorCode.GUEST_BAD_INVITE, found)
+        g, seat = found
+        name = g.unique_name(name)
+        user, password = guest_name(), secrets.token_urlsafe(24)  # 192 bits
+        self.pending += 1
+        table = g.id
+
+        def done(_: Any, error: BaseException | None) -> None:
+            self.pending -= 1
+            if error is not None:
+                log.error("guest for table %s seat %d not made: %s", table, seat, error)
+                self.ref.gatherings.unclaim(table, seat)
+                return refuse(ErrorCode.GUEST_UNAVAILABLE, "the broker did not make the guest account; try again")
+            if not self.ref.gatherings.seat_guest(table, seat, user, name):  # cancelled meanwhile
+                self._delete(user, "its gathering ended while it was made")
+                return refuse(ErrorCode.GUEST_BAD_INVITE, "this invitation was cancelled")
+            self.live[user] = GuestRec(user, table, seat, name)
+            self.made += 1
+            log.info("guest %s seated at %s seat %d", user, table, seat, extra={"table": table, "user": user})
+            self.ref.send([Publish(reply, encode(GuestAccount(request_id=req.request_id, user=user, password=password,
+                                                              table=table, seat=seat, name=name)))])
+            self.ref.gatherings.maybe_start(table)
+
+        self.worker.submit(lambda a: a.create_guest(user, password, table), done)
+
+    def _signup(self, reply: str, req: Signup) -> None:
+        def refuse(code: ErrorCode, detail: str) -> None:
+            self.ref.send_error(reply, code, detail, ref=req.request_id)
+        mode = self.ref.config.signup_mode
+        if mode not in ("open", "code"):
+            return refuse(ErrorCode.SIGNUP_CLOSED, "sign-up is closed on this service: ask its operator for an "
+                          "account, or play as a guest from an invitation")
+        if self.worker is None:
+            return refuse(ErrorCode.SIGNUP_UNAVAILABLE, "sign-up needs the broker's accounts in dynamic security "
+                          "and the referee started with --accounts-admin")
+        why = self.budgets.take_signup(req.client)
+        if why:
+            return refuse(ErrorCode.SIGNUP_BUDGET, why)
+        user = req.user
+        if not valid_name(user) or user.lower().startswith(RESERVED_PREFIXES) or user in ("referee", "admin"):
+            return refuse(ErrorCode.SIGNUP_BAD_NAME, "an account name is 1 to 64 of A-Z a-z 0-9 _ . - "
+                          "(not starting with g-, summon- or computer-)")
+        if len(req.password) < MIN_PASSWORD:
+            return refuse(ErrorCode.SIGNUP_WEAK_PASSWORD, f"a password has at least {MIN_PASSWORD} characters")
+        if self.ref.roles.role(user) is not None:
+            return refuse(ErrorCode.SIGNUP_TAKEN, f"{user!r} is taken: choose another name")
+        codes = Path(self.ref.config.signup_codes) if self.ref.config.signup_codes else None
+        if mode == "code":
+            if codes is None or not req.code or not take_code(codes, req.code):
+                return refuse(ErrorCode.SIGNUP_BAD_CODE, "that sign-up code is not valid (each code works once)")
+        code = req.code
+
+        def done(_: Any, error: BaseException | None) -> None:
+            if error is not None:
+                if mode == "code" and codes is not None and code:
+                    with open(codes, "a") as fh:  # not used after all
+                        fh.write(code + "\n")
+                if isinstance(error, DynsecCommandError) and "exist" in error.error.lower():
+                    return refuse(ErrorCode.SIGNUP_TAKEN, f"{user!r} is taken: choose another name")
+                log.error("sign-up of %s failed: %s", user, error)
+                return refuse(ErrorCode.SIGNUP_UNAVAILABLE, "the broker did not make the account; try again")
+            log.info("sign-up: account %s made (role player)", user, extra={"user": user})
+            self.ref.send([Publish(reply, encode(Account(request_id=req.request_id, user=user)))])
+
+        password = req.password
+        self.worker.submit(lambda a: a.add_account(user, "player", password), done)
+
+    # --- lifetime -----------------------------------------------------------------------------------
+    def _delete(self, user: str, why: str) -> None:
+        self.live.pop(user, None)
+        if self.worker is None:
+            return
+
+        def done(_: Any, error: BaseException | None) -> None:
+            if error is not None and not (isinstance(error, DynsecCommandError) and "not found" in error.error.lower()):
+                log.warning("guest %s not deleted: %s", user, error)
+                return
+            self.deleted += 1
+            log.info("guest %s deleted: %s", user, why, extra={"user": user})
+
+        self.worker.submit(lambda a: a.delete_guest(user), done)
+
+    def delete(self, users: "list[str]", why: str) -> None:
+        for u in users:
+            self._delete(u, why)
+
+    def table_closed(self, table_id: str) -> None:
+        self.delete([u for u, g in self.live.items() if g.table == table_id], f"table {table_id} was closed")
+
+    def move_on(self, users: "list[str]", new_table: str, seats: dict[str, int], done: Callable[[bool], None]) -> None:
+        """A rematch: give ``users`` (guests) the new table's ACLs, then ``done(ok)`` on the loop."""
+        users = [u for u in users if u in self.live]
+        if not users or self.worker is None:
+            done(True)
+            return
+
+        def job(a: DynsecAdmin) -> None:
+            for u in users:
+                a.add_guest_table(u, new_table)
+
+        def finished(_: Any, error: BaseException | None) -> None:
+            if error is not None:
+                log.error("rematch %s: guests' ACLs not extended: %s", new_table, error)
+                return done(False)
+            for u in users:
+                g = self.live.get(u)
+                if g is not None:
+                    g.table, g.seat, g.finished_at = new_table, seats[u], None
+            done(True)
+
+        self.worker.submit(job, finished)
+
+    def tick(self, now: float) -> None:
+        """Once a second: delete the guests whose table is gone, closed, or finished past the grace."""
+        if not self.live or now - self._last_tick < 1.0:
+            return
+        self._last_tick = now
+        grace = self.ref.config.guest_grace
+        gone: list[tuple[str, str]] = []
+        for u, g in self.live.items():
+            t = self.ref.tables.get(g.table)
+            if t is None:
+                if g.table not in self.ref.gatherings.waiting_ids():
+                    gone.append((u, f"table {g.table} is no longer held"))
+            elif t.status == "closed":
+                gone.append((u, f"table {g.table} was closed"))
+            elif t.status != "playing":
+                if g.finished_at is None:
+                    g.finished_at = now
+                elif now - g.finished_at >= grace and not getattr(t, "next", None):
+                    gone.append((u, f"table {g.table} finished {grace:g} s ago and was not played again"))
+        for u, why in gone:
+            self._delete(u, why)
+
