@@ -190,7 +190,8 @@ function render() {
     const nav = h("nav", { class: "top" }, h("a", { href: "#/", dataset: { key: "nav-lobby" } }, "Summon"),
       h("span", { class: `conn-dot conn-${store.connection.state}`, title: store.connection.detail, "aria-label": store.connection.detail }, "●"),
       link && link.guest ? h("span", { class: "muted" }, ` ${link.guest.name}`)
-        : link && link.user ? h("span", { class: "muted" }, ` ${link.user}`) : h("span", { class: "muted" }, ` ${tr("nav.spectator")}`),
+        : link && link.user ? h("span", { class: "muted" }, ` ${link.user}`)
+        : screen === "join" ? null : h("span", { class: "muted" }, ` ${tr("nav.spectator")}`),   // not yet a spectator: joining
       langSwitch());
     if (screen === "replay") return [nav, ...replay.render()];
     if (screen === "rules") return [nav, ...rulesPage(decodeURIComponent(location.hash.slice("#/rules/".length)))];

@@ -42,10 +42,11 @@ function inviteLink(table, seat, code, refresh) {
     } } }, copied.has(`${table}:${seat}`) ? tr("gather.copied") : tr("gather.copy")), " ", share);
 }
 
-function seatWords(s) {
+function seatWords(s, creator) {
   if (s.kind === "computer") return tr("gather.computer", { level: tr(`level.${s.level || "normal"}`) });
   if (s.name) return s.name;
-  return s.kind === "invite" ? tr("gather.waiting-invite") : tr("gather.open");
+  if (s.kind === "invite") return creator ? tr("gather.waiting-invite") : tr("gather.waiting-invited");
+  return tr("gather.open");
 }
 
 // g: the gathering message; opts: {me (username or null), guest (bool), mySeat, invites ({seat: code}|null), onSit(seat), onCancel(), refresh}
@@ -67,7 +68,7 @@ export function renderGathering(g, opts) {
       : null;
     const code = free && s.kind === "invite" && creator && opts.invites ? opts.invites[String(s.seat)] : null;
     return h("li", { class: `gather-seat kind-${s.kind} ${free ? "free" : "taken"}`, dataset: { seat: String(s.seat), kind: s.kind } },
-      h("span", { class: "gather-who" }, seatWords(s)), " ", you, sit,
+      h("span", { class: "gather-who" }, seatWords(s, creator)), " ", you, sit,
       code ? inviteLink(g.table, s.seat, code, opts.refresh) : null,
       free && s.kind === "invite" && creator && !code ? h("p", { class: "muted" }, tr("gather.links-coming")) : null);
   });

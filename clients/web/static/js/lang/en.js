@@ -497,6 +497,7 @@ export default {
   "gather.send": "Each link is for one person and one seat; keep it to yourself until you send it.",
   "gather.computer": "Computer ({level})",
   "gather.waiting-invite": "Waiting for the person you invite",
+  "gather.waiting-invited": "Waiting for an invited player",
   "gather.open": "Open seat: anyone can sit",
   "gather.you": "you",
   "gather.sit": "Sit here",

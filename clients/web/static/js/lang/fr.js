@@ -483,6 +483,7 @@ export default {
   "gather.send": "Chaque lien est pour une personne et une place ; gardez-le pour vous jusqu'à l'envoyer.",
   "gather.computer": "Ordinateur ({level})",
   "gather.waiting-invite": "En attente de la personne invitée",
+  "gather.waiting-invited": "En attente d'un joueur invité",
   "gather.open": "Place libre : tout le monde peut s'asseoir",
   "gather.you": "vous",
   "gather.sit": "M'asseoir ici",
