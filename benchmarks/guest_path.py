@@ -46,7 +46,7 @@ def main() -> None:
         running = RunningReferee(RefereeConfig(
             broker=db.url("referee"), client_id="referee", roles_file=str(db.accounts.dir.roles), mqtt_version=5,
             accounts_admin=str(root / "secrets" / "summon-admin.pw"), guests_per_client_min=0, guests_per_min=0,
-            live_guests=0, max_tables=100_000, create_seats_per_minute=1e9, create_seats_burst=1e9))
+            live_guests=0, max_tables=100_000, rate_limit=0, create_seats_per_minute=1e9, create_seats_burst=1e9))
         try:
             boss = Probe(db.url("boss"), "boss", (T.reply("boss"),), mqtt_version=5)
             web = Probe(db.url("web"), "web", (T.reply("web"),), mqtt_version=5)
