@@ -3,8 +3,8 @@ the referee's dynsec worker -> ``guest_account``; accounts per second and broker
 
 A private Mosquitto in dynsec mode (tests/test_dynsec.py's broker), a real referee with
 ``--accounts-admin``, budgets raised out of the way; one gathering per guest (a director's
-Dragon table with one invite seat and three computers, so each redemption also starts a
-table).  Prints guests/s end to end (request sent -> ``guest_account`` received, one at a
+Dragon table with one invite seat, one open seat nobody takes and two computers: no table
+starts, so the broker's RSS grows by the accounts alone, not by retained table states).  Prints guests/s end to end (request sent -> ``guest_account`` received, one at a
 time and pipelined) and the broker's RSS before and after, per 10,000 accounts
 (extrapolated linearly: docs/identity.md measured ~92 MiB per 10,000 dynsec accounts).
 
@@ -46,7 +46,7 @@ def main() -> None:
         running = RunningReferee(RefereeConfig(
             broker=db.url("referee"), client_id="referee", roles_file=str(db.accounts.dir.roles), mqtt_version=5,
             accounts_admin=str(root / "secrets" / "summon-admin.pw"), guests_per_client_min=0, guests_per_min=0,
-            live_guests=0, max_tables=100_000, create_seats_per_minute=1e9, create_seats_burst=1e9))
+            live_guests=0, max_tables=100_000, rate_limit=0, create_seats_per_minute=1e9, create_seats_burst=1e9))
         try:
             boss = Probe(db.url("boss"), "boss", (T.reply("boss"),), mqtt_version=5)
             web = Probe(db.url("web"), "web", (T.reply("web"),), mqtt_version=5)
@@ -54,8 +54,8 @@ def main() -> None:
             for _ in range(args.guests):
                 rid = uuid.uuid4().hex[:8]
                 boss.publish(T.request("boss"), encode(CreateTable(
-                    request_id=rid, game="dragon", players=["", "", "", ""], waiting={"0": "invite"},
-                    computer={"1": "easy", "2": "easy", "3": "easy"})))
+                    request_id=rid, game="dragon", players=["", "", "", ""], waiting={"0": "invite", "1": "open"},
+                    computer={"2": "easy", "3": "easy"})))
                 got = boss.wait_for(lambda i, m: isinstance(m, Created) and m.request_id == rid, 30, new=True)
                 assert isinstance(got, Created) and got.invites
                 codes.append(got.invites["0"])

@@ -19,8 +19,10 @@ creator the codes again, and ``renew`` replaces one (the old code stops working,
 guest made from it is deleted and its seat waits again).
 
 Kept in memory only (said in SECURITY.md's limits): a referee restart cancels the
-gatherings it held (their guests are swept at the next start); a started table is durable
-like any other.
+gatherings it held -- at start it reads the retained ``gathering`` messages, publishes each
+one it does not hold as ``cancelled`` (the table id only: game, title, creator empty,
+``seats`` [], ``expires`` 0) and clears it (``stale``), and their
+guests are swept (referee/guests.py); a started table is durable like any other.
 """
 
 from __future__ import annotations
@@ -32,7 +34,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from summon.protocol.errors import ErrorCode
-from summon.protocol.messages import CloseTable, Closed, CreateTable, Created, Gathering as GatheringMsg, Invites, Seated, Sit, encode
+from summon.protocol.messages import (CloseTable, Closed, CreateTable, Created, Gathering as GatheringMsg, Invites, Seated,
+                                      Sit, encode)
 from summon.protocol.topics import valid_name
 from summon.referee.games import GAME_TYPES, GAMES
 from summon.referee.presets import PLAYER_DEFAULT, preset
@@ -120,6 +123,44 @@ class Gatherings:
         self.held: dict[str, Gathering] = {}
         self._codes: dict[str, tuple[str, int]] = {}  # code -> (table, seat)
         self._last_tick = 0.0
+        self.sweeping = False  # at start: reading the retained gatherings a dead referee left
+        self._sweep_end: float | None = None
+        self.stale_cleared = 0
+        self._cancelled: set[str] = set()  # tables whose stale gathering was cancelled by this sweep
+
+    # --- start-up: the retained gatherings of a referee that stopped ------------------------------
+    def start(self) -> None:
+        """Subscribe to every table's retained ``gathering`` for a moment, and cancel the ones
+        this referee does not hold (gatherings live in memory: a restart forgot them, and their
+        retained "waiting" would otherwise invite people to a table that will never start).
+        Not in a fleet: there another referee may hold them."""
+        if self.ref.fleet is not None:
+            return
+        self.sweeping = True
+
+        def acked(ok: bool) -> None:  # the retained messages arrive right after the SUBACK
+            self._sweep_end = time.monotonic() + 2.0
+
+        self.ref.link_subscribe(self._filter(), acked)
+
+    def _filter(self) -> str:
+        return f"{self.ref.topics.prefix}/t/+/public/gathering"
+
+    def stale(self, topic: str, payload: bytes, retained: bool) -> bool:
+        """While sweeping: a message on a gathering topic (True: handled here).  Only a
+        *retained* one counts, once per table: our own "cancelled" comes back to us live."""
+        if not topic.endswith("/public/gathering"):
+            return False
+        table = self.ref.topics.table_of(topic)
+        if retained and payload and table and table not in self.held and table not in self._cancelled:
+            self._cancelled.add(table)
+            # whoever watches learns it is off (the inbox keeps one byte of a retained message on a
+            # topic that is not presence, referee/ratelimit.py: only the table id is known here)
+            gone = GatheringMsg(table=table, game="", title="", creator="", state="cancelled", seats=[], expires=0)
+            self.ref.send([Publish(topic, encode(gone)), Publish(topic, b"", retain=True)])
+            self.stale_cleared += 1
+            log.info("gathering %s: left by a referee that stopped; cancelled", table, extra={"table": table})
+        return True
 
     # --- queries --------------------------------------------------------------------------
     def waiting_ids(self) -> set[str]:
@@ -361,6 +402,10 @@ class Gatherings:
     # --- the loop's tick ---------------------------------------------------------------------------
     def tick(self, now: float) -> None:
         """Once a second: expire old gatherings; forget ended ones (clearing their retained status)."""
+        if self._sweep_end is not None and now >= self._sweep_end:
+            self._sweep_end, self.sweeping = None, False
+            self._cancelled.clear()
+            self.ref.link_unsubscribe(self._filter())
         if not self.held or now - self._last_tick < 1.0:
             return
         self._last_tick = now

@@ -238,6 +238,7 @@ class Referee:
         self._link.start(timeout=self.config.connect_timeout)  # retained junk may arrive (and go) meanwhile
         self.recovery.restore()
         self.guests.start()  # after restore: the held tables' guests live on, the others are swept
+        self.gatherings.start()  # the retained gatherings a stopped referee left: cancelled
         self._status("online")
         log.info("referee up on %s, prefix %s", self.config.broker, self.config.prefix)
         self.ready.set()
@@ -526,6 +527,8 @@ class Referee:
         if self.fleet is not None and msg.topic == self.fleet.forward_topic:
             self.fleet.forwarded(msg)  # another referee of the fleet passed a request on
             return
+        if self.gatherings.sweeping and self.gatherings.stale(msg.topic, msg.payload, msg.retain):
+            return  # start-up: a retained gathering (referee/gatherings.py)
         try:
             where = self.topics.parse(msg.topic)
         except TopicError as exc:
