@@ -62,6 +62,9 @@ def _default_admin(prof: Any) -> str | None:
                                       "unless a rematch moved them on.")
 @click.option("--gathering-ttl", type=click.FloatRange(60, 365 * 86400), default=7 * 86400.0, show_default=True,
               metavar="SECONDS", help="A table waiting for invited or open seats is cancelled after this.")
+@click.option("--signup", "signup", type=click.Choice(["none", "open", "code"]), default=None,
+              help="Who may make an account from the page: nobody, anyone, or whoever has a code from "
+                   "`summon accounts codes --new N` (default: the profile's [signup] mode, else none).")
 @metrics_options  # --metrics-port, --metrics-bind, --metrics-broker-sys (docs/operations.md)
 @log_format_option
 def referee(broker_url: str, username: str | None, password: str | None, password_file: str | None,
@@ -70,7 +73,7 @@ def referee(broker_url: str, username: str | None, password: str | None, passwor
             share_group: str | None = None, connect_timeout: float = 10.0, metrics_port: int | None = None,
             metrics_bind: str = "127.0.0.1", metrics_broker_sys: str | None = None,
             metrics_sys_password_file: str | None = None, accounts_admin: str | None = None,
-            guest_grace: float = 1800.0, gathering_ttl: float = 7 * 86400.0) -> None:
+            guest_grace: float = 1800.0, gathering_ttl: float = 7 * 86400.0, signup: str | None = None) -> None:
     """Run the referee: host every table on this broker until stopped."""
     from summon.referee.clock import ClockError, TimeControl
     from summon.referee.service import CreateRefused, Referee, RefereeConfig
@@ -88,7 +91,7 @@ def referee(broker_url: str, username: str | None, password: str | None, passwor
                         db=db, db_sync=db_sync, clock=clock, lease_ttl=lease_ttl, share_group=share_group,
                         roles_file=roles_file, connect_timeout=connect_timeout,
                         accounts_admin=accounts_admin or _default_admin(prof), guest_grace=guest_grace,
-                        gathering_ttl=gathering_ttl, signup_mode=prof.signup_mode if prof else "none",
+                        gathering_ttl=gathering_ttl, signup_mode=signup or (prof.signup_mode if prof else "none"),
                         signup_codes=str(Path(prof.broker_dir) / "signup-codes") if prof and prof.broker_dir else None)
     from summon.clients.bots import HOUSE_BOTS
 

@@ -28,8 +28,43 @@ def _ws_url(value: str | None, flag: str) -> str:
     return value
 
 
+def _profile_gateway(user: str) -> tuple[str | None, str | None]:
+    """HOST:PORT of the profile's players' broker and the gateway account's kept password.
+
+    Why: the operator who ran `summon broker init` and `summon accounts add web --role gateway
+    --generate` has both in the profile already; `summon web --gateway-user web` then needs
+    nothing else (an explicit --gateway/--gateway-password-file wins)."""
+    from summon.clients.profile import ProfileError, load_profile
+
+    try:
+        prof = load_profile()
+    except ProfileError:
+        return None, None
+    if prof is None or not prof.broker:
+        return None, None
+    from summon.protocol.mqtt import BrokerUrl
+
+    url = BrokerUrl.parse(prof.broker)
+    return f"{url.host}:{url.port}", prof.password_of(user)
+
+
+def _profile_signup() -> str:
+    from summon.clients.profile import ProfileError, load_profile
+
+    try:
+        prof = load_profile()
+    except ProfileError:
+        return "none"
+    return prof.signup_mode if prof else "none"
+
+
 def _gateway(where: str | None, user: str, password_file: str | None, prefix: str) -> "Gateway | None":
-    """The gateway's MQTT connection, or None without --gateway; exits in words when it cannot be made."""
+    """The gateway's MQTT connection, or None without a gateway; exits in words when it cannot be made."""
+    kept = None
+    if not password_file:
+        profile_where, kept = _profile_gateway(user)
+        if not where and kept:
+            where = profile_where
     if not where:
         return None
     from summon.clients.web.gateway import Gateway
@@ -38,14 +73,19 @@ def _gateway(where: str | None, user: str, password_file: str | None, prefix: st
     host, _, port = where.rpartition(":")
     if not host or not port.isdigit():
         raise click.BadParameter("must be HOST:PORT of the players' broker (MQTT over tcp)", param_hint="--gateway")
-    if not password_file:
-        raise click.BadParameter("--gateway needs --gateway-password-file (the gateway account's password)",
+    if password_file:
+        try:
+            with open(password_file, encoding="utf-8") as f:
+                secret = f.readline().strip()
+        except OSError as exc:
+            raise click.BadParameter(f"cannot read it: {exc.strerror or exc}",
+                                     param_hint="--gateway-password-file") from None
+    elif kept:
+        secret = kept
+    else:
+        raise click.BadParameter("--gateway needs --gateway-password-file (the gateway account's password), or a "
+                                 "profile that keeps it (`summon accounts add web --role gateway --generate`)",
                                  param_hint="--gateway-password-file")
-    try:
-        with open(password_file, encoding="utf-8") as f:
-            secret = f.readline().strip()
-    except OSError as exc:
-        raise click.BadParameter(f"cannot read it: {exc.strerror or exc}", param_hint="--gateway-password-file") from None
     try:
         return Gateway(host, int(port), user, secret, prefix=prefix).start()
     except LinkError as exc:
@@ -67,18 +107,20 @@ def _gateway(where: str | None, user: str, password_file: str | None, prefix: st
 @click.option("--gateway", default=None, metavar="HOST:PORT",
               help="The players' broker (MQTT over tcp) for guest play and sign-up: the server asks the "
                    "referee there, as --gateway-user, for a guest account or a new account (POST /api/guest, "
-                   "/api/signup). Without it invite links and sign-up are off.")
+                   "/api/signup). Default: the profile's broker, when the profile keeps the gateway account's "
+                   "password. Without a gateway invite links and sign-up are off.")
 @click.option("--gateway-user", default="web", show_default=True,
               help="The gateway's account (`summon accounts add web --role gateway --generate`).")
 @click.option("--gateway-password-file", default=None, type=click.Path(dir_okay=False),
               help="File holding the gateway account's password (its first line).")
-@click.option("--signup", type=click.Choice(["none", "open", "code"]), default="none", show_default=True,
-              help="What the page offers on its login screen, as the referee's profile says ([signup] mode): "
-                   "none, open sign-up, or sign-up with an invite code. Needs --gateway.")
+@click.option("--signup", type=click.Choice(["none", "open", "code"]), default=None,
+              help="What the page offers on its login screen, as the referee is told (`summon referee --signup`): "
+                   "none, open sign-up, or sign-up with a code. Needs a gateway. Default: the profile's "
+                   "[signup] mode, else none.")
 @port_options
 @log_format_option
 def web(broker: str | None, edge: str | None, prefix: str, host: str, port: int, gateway: str | None,
-        gateway_user: str, gateway_password_file: str | None, signup: str, metrics_port: int | None,
+        gateway_user: str, gateway_password_file: str | None, signup: str | None, metrics_port: int | None,
         metrics_bind: str) -> None:
     """Serve the web client (play, watch, tournaments, replays) on http://HOST:PORT/.
 
@@ -93,6 +135,8 @@ def web(broker: str | None, edge: str | None, prefix: str, host: str, port: int,
     from summon.clients.web.server import WebConfig, WebServer
 
     relay = _gateway(gateway, gateway_user, gateway_password_file, prefix)
+    if signup is None:
+        signup = _profile_signup()
     config = WebConfig(broker=_ws_url(broker, "--broker"), edge=_ws_url(edge, "--edge"), prefix=prefix,
                        guests=relay is not None, signup=signup)
     try:
