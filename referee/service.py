@@ -32,7 +32,7 @@ from summon.protocol.messages import (CloseTable, Closed, CreateTable, Created, 
                                decode, encode)
 from summon.protocol.looplink import Caught, LoopLink
 from summon.protocol.mqtt import BrokerUrl, Incoming
-from summon.protocol.topics import Topics, valid_name
+from summon.protocol.topics import PORTABLE_CHARS, Topics, portable_name, valid_name
 from summon.protocol.version import DEFAULT_PREFIX
 from summon.referee.accounts import RoleBook
 from summon.referee.brokerconf import MAX_PACKET_BYTES
@@ -412,8 +412,9 @@ class Referee:
             raise CreateRefused(ErrorCode.GAME_UNKNOWN, f"no game {game!r}; known: {', '.join(sorted(GAMES))}")
         if table_id is None:
             table_id = f"{game}-{secrets.token_hex(4)}"
-        if not valid_name(table_id):
-            raise CreateRefused(ErrorCode.TABLE_BAD_CONFIG, f"invalid table id {table_id!r}")
+        if not portable_name(table_id):  # new ids travel to any MQTT engine (topics.py); stored ones may hold a '.'
+            raise CreateRefused(ErrorCode.TABLE_BAD_CONFIG, f"invalid table id {table_id!r}: a new table id is "
+                                f"1-64 of {PORTABLE_CHARS} (no '.', '+', '#', '/')")
         if table_id in self.tables or self.store.table(table_id) is not None:  # also a forgotten one
             raise CreateRefused(ErrorCode.TABLE_EXISTS, f"table {table_id!r} already exists")
         bad = [p for p in players if not valid_name(p)]
