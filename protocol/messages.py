@@ -156,6 +156,9 @@ class Created(Message):
     TYPE: ClassVar[str] = "created"
     request_id: str
     table: str
+    # the cell the table lives in, for its life (a deployment of several cells, issue 27):
+    # {"name", "broker", "edge"}, the players' and the public edge's addresses; None in one cell
+    cell: dict | None = None
 
 
 @dataclass(frozen=True)
@@ -267,6 +270,7 @@ class Meta(Message):
     away: list[dict] = field(default_factory=list)  # [{"seat", "since"}]: seated players gone offline (presence)
     rematch: list[int] = field(default_factory=list)  # seats that asked for "play again" (finished tables)
     next: str | None = None  # the rematch's table, once every person accepted: every page moves there
+    cell: dict | None = None  # {"name", "broker", "edge"}: the table's cell (as in `created`); None in one cell
 
 
 @dataclass(frozen=True)

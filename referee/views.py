@@ -94,6 +94,7 @@ def meta_message(table: "Table") -> Meta:
         away=away_wire(table),
         rematch=list(getattr(table, "rematch", ())),  # "play again" (referee/playertables.py)
         next=getattr(table, "next", None),
+        cell=getattr(table, "cell", None),  # set by the referee of a cell (RefereeConfig.cell)
     )
 
 
