@@ -170,3 +170,92 @@ def cells_url(cell: Cell, user: str) -> Any:
     from tests.mosquitto import password
 
     return BrokerUrl.parse(cell.broker).with_credentials(user, password(user))
+
+
+# --- the commands, from `summon broker init --cells 2` on ----------------------------------------
+
+def test_the_commands_follow_tables_to_their_cells(tmp_path):
+    """``broker init --cells 2 --edge``, accounts added once for both cells, four Mosquittos
+    (two cells, two edges), ``summon referee --cell`` in each, ``summon create --cell`` and
+    a placed one, ``summon bot`` for the four players (one connection per cell each), and
+    ``summon watch TABLE`` without an account: each finds its table's cell (its edge)."""
+    import os
+    import subprocess
+    import sys
+
+    from summon.clients.profile import load_profile
+    from summon.referee.accounts import Accounts
+    from summon.referee.store import Store
+    from tests.mosquitto import launch
+
+    summon = [sys.executable, "-m", "summon.clients.cli"]
+    root = tmp_path / "deploy"
+    port, spec, edge, ws = (stepped_port(10) for _ in range(4))
+    env = {**os.environ, "SUMMON_PROFILE": str(root / "summon.toml")}
+
+    def run(*args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+        out = subprocess.run([*summon, *args], env=env, capture_output=True, text=True, timeout=120)
+        assert not check or out.returncode == 0, (args, out.stdout, out.stderr)
+        return out
+
+    run("broker", "init", str(root), "--cells", "2", "--port", str(port), "--spectator-port", str(spec),
+        "--run-as-root", "--edge", "--edge-port", str(edge), "--edge-ws-port", str(ws))
+    prof = load_profile(env)
+    assert prof is not None and [c.name for c in prof.cells] == ["c1", "c2"]
+    assert [c.broker for c in prof.cells] == [f"mqtt://127.0.0.1:{port}", f"mqtt://127.0.0.1:{port + 10}"]
+    for user, role in [("referee", "referee"), ("director", "director"), *((u, "player") for u in PLAYERS)]:
+        run("accounts", "add", user, "--role", role, "--generate", "--no-reload")
+    for c in ("c1", "c2"):  # one password, every cell
+        assert set(PLAYERS) <= set(Accounts(root / "cells" / c).roles())
+    procs: list[subprocess.Popen[Any]] = []
+    try:
+        for k, c in enumerate(("c1", "c2")):
+            acc = Accounts(root / "cells" / c)
+            procs.append(launch(acc.dir.conf, [port + 10 * k, spec + 10 * k]))
+            procs.append(launch(acc.dir.edge("edge").conf, [edge + 10 * k, ws + 10 * k]))
+        for c in ("c1", "c2"):
+            procs.append(subprocess.Popen([*summon, "referee", "-u", "referee", "--cell", c, "--db",
+                                           str(tmp_path / f"{c}.db"), "--db-sync", "normal"], env=env,
+                                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        made = {}
+        for c in ("c2", "c1"):
+            out = run("create", "-u", "director", "--players", ",".join(PLAYERS), "--cell", c,
+                      "--option", "target=50", "--option", "max_hands=2", "--timeout", "30")
+            made[out.stdout.strip()] = c
+            assert f"in cell {c}" in out.stderr
+        for u in PLAYERS:
+            procs.append(subprocess.Popen([*summon, "bot", "-u", u, "--bot", "random"], env=env,
+                                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        for tid, c in made.items():  # an anonymous spectator: the table's cell's edge
+            out = run("watch", tid, "--wait", "30")
+            assert out.stdout.strip(), out
+        for tid, c in made.items():
+            rec = Store(str(tmp_path / f"{c}.db")).table(tid)
+            assert rec is not None and rec.status == "finished", (tid, c, rec)
+    finally:
+        for p in reversed(procs):
+            p.terminate()
+        for p in procs:
+            try:
+                p.wait(10)
+            except subprocess.TimeoutExpired:
+                p.kill()
+
+
+def stepped_port(step: int) -> int:
+    """A port free now whose neighbour ``step`` above is free too (``broker init --cells``
+    gives cell k the ports +10k); taken out of the ephemeral range, where a busy machine's
+    outgoing connections land."""
+    import random
+    import socket
+
+    rng = random.Random()
+    while True:
+        base = rng.randrange(20000, 30000)
+        try:
+            for p in (base, base + step):
+                with socket.socket() as s:
+                    s.bind(("127.0.0.1", p))
+            return base
+        except OSError:
+            continue

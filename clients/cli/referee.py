@@ -42,6 +42,8 @@ __all__ = ["referee"]
               metavar="SECONDS",
               help="Give up connecting after the broker was silent this long; a retained backlog that is "
                    "still arriving never times the start out (progress is logged every 5 s).")
+@click.option("--cell", default=None, help="The cell of the profile's map this referee serves: its broker "
+              "(unless --broker) and the cell named in every created and meta (clients/cells.py).")
 @metrics_options  # --metrics-port, --metrics-bind, --metrics-broker-sys (docs/operations.md)
 @log_format_option
 def referee(broker_url: str, username: str | None, password: str | None, password_file: str | None,
@@ -49,7 +51,7 @@ def referee(broker_url: str, username: str | None, password: str | None, passwor
             creates: tuple[str, ...], db: str, db_sync: str, clock_spec: str | None, lease_ttl: float = 3.0,
             share_group: str | None = None, connect_timeout: float = 10.0, metrics_port: int | None = None,
             metrics_bind: str = "127.0.0.1", metrics_broker_sys: str | None = None,
-            metrics_sys_password_file: str | None = None) -> None:
+            metrics_sys_password_file: str | None = None, cell: str | None = None) -> None:
     """Run the referee: host every table on this broker until stopped."""
     from summon.referee.clock import ClockError, TimeControl
     from summon.referee.service import CreateRefused, Referee, RefereeConfig
@@ -62,10 +64,19 @@ def referee(broker_url: str, username: str | None, password: str | None, passwor
     prof = _profile()
     # directors named in the broker's roles file: SUMMON_ROLES_FILE, else the profile's
     roles_file = os.environ.get("SUMMON_ROLES_FILE") or (prof.roles_file if prof else None)
+    served = None
+    if cell is not None:
+        served = next((c for c in (prof.cells if prof else ()) if c.name == cell), None)
+        if served is None:
+            names = ", ".join(c.name for c in (prof.cells if prof else ())) or "none: no [cells.NAME] in the profile"
+            raise click.BadParameter(f"no cell {cell!r} in the profile's map (cells: {names})", param_hint="--cell")
+        if broker_url is None:
+            broker_url = served.broker
     cfg = RefereeConfig(broker=_broker(broker_url, username, password, password_file), prefix=prefix,
                         client_id=client_id, directors=frozenset(directors), mqtt_version=int(mqtt_version),
                         db=db, db_sync=db_sync, clock=clock, lease_ttl=lease_ttl, share_group=share_group,
-                        roles_file=roles_file, connect_timeout=connect_timeout)
+                        roles_file=roles_file, connect_timeout=connect_timeout,
+                        cell=served.to_wire() if served is not None else None)
     from summon.clients.bots import HOUSE_BOTS
 
     ref = Referee(cfg, house_bots=HOUSE_BOTS)  # the referee hosts the clients' bots, never imports them
