@@ -87,7 +87,7 @@ def test_two_cells_tables_bots_spectators_and_one_broker_down(mosquitto, postgre
     dbs = {c.name: postgres.new_database(f"cell_{c.name}") for c in cells}  # one server, a database per cell
     refs = {c.name: _referee(brokers[c.name], dbs[c.name], c) for c in cells}
     threads = [threading.Thread(target=r.run, daemon=True) for r in refs.values()]
-    config, seeds = {"target": 100}, [41, 42, 43, 44]
+    config, seeds = {"target": 50}, [41, 42, 43, 44]
     bots: list[BotClient] = []
     watchers: list[Probe] = []
     try:
