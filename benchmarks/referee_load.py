@@ -35,7 +35,19 @@ limit are off (one bot at 1,000 tables has up to 1,000 moves in flight, and 1,00
 would take minutes under the default create budget), and its store is a temporary SQLite
 file with ``--db-sync normal`` unless told otherwise (``full`` adds one fsync per move,
 item 3 of issue 14).  ``--referees N`` starts N referee processes, each given ``--db``; a
-fleet of more than one needs the shared PostgreSQL store (``--db postgresql://...``).
+fleet of more than one needs the shared PostgreSQL store (``--db postgresql://...``, or
+``--db pg``: a private cluster started for the run, tests/pg.py).
+
+**The fleet sweep** (issue 27): ``--referees 1,2,4 --db pg`` runs, for each fleet size and
+each ``--routing`` (``owner``: today's, each table's moves to its owner only; ``all``: the
+fleet before issue 27, every referee subscribed to ``t/+/move/+``, patched into the
+benchmark's own referee processes), the flat-out phase alone on one broker, each fleet on a
+fresh database, one after the other in the same run (``--rounds`` repeats the whole
+interleaved set).  Each referee counts the move messages its link is handed (own table,
+another referee's table, the catch-all's copy) and the moves it accepted: **deliveries per
+move** is the broker's move deliveries to all the referees over the moves accepted.
+
+    python benchmarks/referee_load.py --referees 1,2,4 --db pg --tables 200 --seconds 10 --rounds 2
 """
 
 from __future__ import annotations
@@ -98,13 +110,18 @@ def cpu_seconds(pid: int, task: int | None = None) -> float:
 
 
 # --- child processes ---------------------------------------------------------------------------
-def child_referee(port: int, client_id: str, db: str, db_sync: str) -> None:
+def child_referee(port: int, client_id: str, db: str, db_sync: str, routing: str = "owner",
+                  mqtt_version: str = "3") -> None:
     from summon.referee.service import Referee, RefereeConfig
 
+    if routing == "all":
+        all_referees_routing()
     cfg = RefereeConfig(broker=url(port, client_id), client_id=client_id, directors=frozenset({"director"}),
-                        db=db, db_sync=db_sync, rate_limit=0, create_seats_per_minute=0)
+                        db=db, db_sync=db_sync, rate_limit=0, create_seats_per_minute=0,
+                        mqtt_version=int(mqtt_version))
     ref = Referee(cfg)
     signal.signal(signal.SIGTERM, lambda *_: ref.request_stop())
+    count_deliveries(ref)
     # "ready" on stdout once this referee is connected and subscribed (its ``ready`` is set
     # after the SUBACKs): the parent waits for this line, not for a retained "online" on the
     # status topic, which may be the previous referee's still queued in its inbox.
@@ -116,6 +133,59 @@ def child_referee(port: int, client_id: str, db: str, db_sync: str) -> None:
         cProfile.runctx("ref.run()", globals(), {"ref": ref}, profile)
     else:
         ref.run()
+
+
+def all_referees_routing() -> None:
+    """The benchmark's "before" (``--routing all``): a fleet as it was until issue 27, every
+    referee subscribed to ``<p>/t/+/move/+`` (and chat) without a share group, so each move is
+    delivered to all R referees and dropped by R-1; no per-table subscription, no gate.
+    Patched here, in the benchmark's own referee process only: no such switch exists in the
+    referee, which must never run this way again."""
+    from summon.referee.fleet import Fleet
+
+    def subscriptions(self: Any) -> tuple[str, ...]:
+        t = self.ref.topics
+        return (t.all_moves(), t.all_chat(), f"$share/{self.group}/{t.all_requests()}", t.all_presence(),
+                self.forward_topic)
+
+    Fleet.subscriptions = subscriptions  # type: ignore[method-assign,assignment]
+    Fleet.own = lambda self, tid: None  # type: ignore[method-assign]
+    Fleet.disown = lambda self, tid: None  # type: ignore[method-assign]
+
+
+def count_deliveries(ref: Any) -> None:
+    """Count the move messages the broker delivers to this referee (as its link hands them to
+    the inbox: ``own`` for tables it holds, ``foreign`` for the others' tables, ``caught`` for
+    the catch-all's tagged copies) and the moves it accepted; SIGUSR1 prints them as one JSON
+    line on stdout.  The handler runs on the main thread, the referee's loop, between two
+    bytecodes: the counts and ``ref.tables`` are not being changed meanwhile."""
+    from summon.protocol.looplink import Caught
+
+    n = {"own": 0, "foreign": 0, "caught": 0}
+    put = ref.inbox.put
+
+    def counting(item: Any, *args: Any, **kw: Any) -> None:
+        topic = getattr(item, "topic", "")
+        if "/move/" in topic:
+            kind = "caught" if isinstance(item, Caught) else "own" if T.table_of(topic) in ref.tables else "foreign"
+            n[kind] += 1
+        put(item, *args, **kw)
+
+    ref.inbox.put = counting
+    play = ref._play
+    n["accepted"] = 0
+
+    def playing(table: Any, *args: Any, **kw: Any) -> None:
+        seq = table.seq
+        play(table, *args, **kw)
+        n["accepted"] += table.seq != seq
+
+    ref._play = playing
+
+    def report(*_: Any) -> None:
+        print(json.dumps(n), flush=True)
+
+    signal.signal(signal.SIGUSR1, report)
 
 
 def child_pong(port: int) -> None:
@@ -553,11 +623,99 @@ def many_tables(port: int, game: str, tag: str, tables: int, mode: str, seconds:
     return lat, errors, used / max(len(lat), 1) * 1e6
 
 
+def snapshot(refs: list[subprocess.Popen[str]], timeout: float = 30.0) -> dict[str, int]:
+    """Every referee's delivery counts (``count_deliveries``), summed: SIGUSR1, one JSON line each."""
+    total: dict[str, int] = {}
+    for p in refs:
+        p.send_signal(signal.SIGUSR1)
+    deadline = time.monotonic() + timeout
+    for p in refs:
+        assert p.stdout is not None
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0 or p.poll() is not None:
+                raise SystemExit("a referee did not report its delivery counts")
+            if select.select([p.stdout], [], [], min(left, 0.5))[0]:
+                line = p.stdout.readline().strip()
+                if line.startswith("{"):
+                    for k, v in json.loads(line).items():
+                        total[k] = total.get(k, 0) + v
+                    break
+    return total
+
+
+def fresh_database(base: str, name: str) -> str:
+    """A new empty database on ``base``'s server (each fleet of the sweep starts from nothing:
+    a stopped fleet releases its leases, and the next would adopt its tables)."""
+    import psycopg
+    from urllib.parse import urlsplit, urlunsplit
+
+    with psycopg.connect(base, autocommit=True) as con:
+        con.execute(f'CREATE DATABASE "{name}"')
+    parts = urlsplit(base)
+    return urlunsplit(parts._replace(path="/" + name))
+
+
+def fleet_sweep(args: Any, counts: list[int], routings: list[str], base_db: str, mosq: Any) -> None:
+    """Fleets of each size in ``counts``, with each routing, one after another on one broker and
+    one PostgreSQL server (so the machine's noise hits them alike, ``--rounds`` times over):
+    the flat-out phase only, with the broker's move deliveries to the referees counted.
+
+    ``owner`` is today's routing (referee/fleet.py: each table's moves to its owner, plus the
+    catch-all's one copy); ``all`` is the fleet before issue 27 (``all_referees_routing``)."""
+    add_referee_accounts(mosq, [f"referee-{i}" for i in range(max(counts))])
+    director = Director(mosq.port)
+    results: dict[tuple[int, str], list[dict[str, float]]] = {}
+    for rnd in range(args.rounds):
+        for r in counts:
+            for routing in routings:
+                db = fresh_database(base_db, f"sweep_{os.getpid()}_{rnd}_{r}_{routing}")
+                refs = [spawn("_referee", mosq.port, f"referee-{i}", db, args.db_sync, routing, args.mqtt)
+                        for i in range(r)]
+                try:
+                    await_ready(refs)
+                    director.barrier()
+                    tag = f"s{uuid.uuid4().hex[:4]}-"
+                    director.create(args.game, [f"{tag}{i}" for i in range(args.tables)], PLAYERS[args.game])
+                    director.barrier()
+                    c0 = snapshot(refs)
+
+                    def cpu(loop: bool = False) -> float:
+                        return sum(cpu_seconds(p.pid, p.pid if loop else None) for p in refs)
+
+                    lat, errors, cpu_us = many_tables(mosq.port, args.game, tag, args.tables, "flat", args.seconds,
+                                                      args.pace, cpu)
+                    c1 = snapshot(refs)
+                finally:
+                    stop(refs)
+                d = {k: c1[k] - c0.get(k, 0) for k in c1}
+                moves = max(d["accepted"], 1)
+                p50, p99 = quantiles(lat)
+                results.setdefault((r, routing), []).append({
+                    "moves_s": len(lat) / args.seconds, "per_move": (d["own"] + d["foreign"] + d["caught"]) / moves,
+                    "dropped": (d["foreign"] + d["caught"]) / moves, "p50": p50, "p99": p99, "cpu": cpu_us,
+                    "errors": errors})
+                print(f"  round {rnd + 1}: {r} referee(s), routing {routing}: {len(lat) / args.seconds:.0f} moves/s, "
+                      f"{(d['own'] + d['foreign'] + d['caught']) / moves:.2f} deliveries/move", file=sys.stderr)
+    load = os.getloadavg()
+    print(f"referee_load fleet sweep: game {args.game}, {args.tables} tables flat out for {args.seconds:g} s, "
+          f"MQTT {'3.1.1' if args.mqtt == '3' else '5'}, PostgreSQL sync {args.db_sync}, {args.rounds} round(s) interleaved, load average {load[0]:.2f} {load[1]:.2f}")
+    print("routing  referees  moves/s  deliveries/move  (dropped unread)  p50 ms  p99 ms  referee CPU us/move  errors")
+    for routing in routings:
+        for r in counts:
+            rows = results[(r, routing)]
+
+            def mean(k: str) -> float:
+                return statistics.fmean(x[k] for x in rows)
+            print(f"{routing:7}  {r:8}  {mean('moves_s'):7.0f}  {mean('per_move'):15.2f}  {mean('dropped'):16.2f}  "
+                  f"{mean('p50'):6.2f}  {mean('p99'):6.2f}  {mean('cpu'):19.0f}  {int(sum(x['errors'] for x in rows))}")
+
+
 def main() -> None:
     if len(sys.argv) > 1 and sys.argv[1].startswith("_"):
         kind, rest = sys.argv[1], sys.argv[2:]
         if kind == "_referee":
-            child_referee(int(rest[0]), rest[1], rest[2], rest[3])
+            child_referee(int(rest[0]), rest[1], rest[2], rest[3], *rest[4:6])
         elif kind == "_fanout":
             child_fanout(int(rest[0]))
         elif kind == "_listen":
@@ -571,10 +729,17 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--tables", type=int, default=1000, help="tables driven at once in phases 3 and 4")
     ap.add_argument("--game", choices=sorted(PLAYERS), default="dragon")
-    ap.add_argument("--db", default=None, help="the referees' store (default: a temporary SQLite file)")
+    ap.add_argument("--db", default=None, help="the referees' store (default: a temporary SQLite file; pg: a "
+                    "private PostgreSQL cluster started for this run)")
     ap.add_argument("--db-sync", choices=["full", "normal"], default="normal")
-    ap.add_argument("--referees", type=int, default=1, help="referee processes (more than 1: a fleet, "
-                    "which needs --db postgresql://...)")
+    ap.add_argument("--referees", default="1", help="referee processes (more than 1: a fleet, which needs "
+                    "--db postgresql://... or --db pg); a list such as 1,2,4 runs the fleet sweep instead: "
+                    "the flat-out phase for each size, with each --routing, interleaved")
+    ap.add_argument("--routing", default=None, help="the sweep's move routing(s): owner (today's), all (the "
+                    "fleet before issue 27: every referee gets every move), or owner,all (the sweep's default)")
+    ap.add_argument("--mqtt", choices=["3", "5"], default="3", help="the sweep's referees' MQTT version "
+                    "(3.1.1, the referee's default, or 5)")
+    ap.add_argument("--rounds", type=int, default=1, help="the sweep's rounds (each runs every size and routing)")
     ap.add_argument("--pace", type=float, default=2.0, help="seconds between moves per table in the paced phase")
     ap.add_argument("--seconds", type=float, default=10.0, help="length of the flat-out phase")
     ap.add_argument("--paced-seconds", type=float, default=20.0, help="length of the paced phase")
@@ -582,6 +747,42 @@ def main() -> None:
     ap.add_argument("--pings", type=int, default=1000, help="raw round trips timed")
     ap.add_argument("--blocks", type=int, default=4, help="raw and one-table timed in this many alternating blocks")
     args = ap.parse_args()
+    try:
+        counts = [int(x) for x in str(args.referees).split(",")]
+        if not counts or min(counts) < 1:
+            raise ValueError
+    except ValueError:
+        ap.error(f"--referees {args.referees!r}: give a number of referees, or a list such as 1,2,4")
+    routings = (args.routing or ("owner,all" if len(counts) > 1 else "owner")).split(",")
+    if not set(routings) <= {"owner", "all"}:
+        ap.error(f"--routing {args.routing!r}: give owner, all, or owner,all")
+    args.referees = counts[0]
+    cluster = None
+    if args.db == "pg":  # a private PostgreSQL cluster for this run (tests/pg.py), removed at the end
+        from tests.pg import start_postgres
+
+        cluster = start_postgres(fsync=args.db_sync == "full")
+        args.db = cluster.url()
+    try:
+        if len(counts) > 1 or args.routing:
+            if not (args.db or "").startswith(("postgresql://", "postgres://")):
+                raise SystemExit("the fleet sweep needs a shared PostgreSQL store: --db pg (a private cluster) "
+                                 "or --db postgresql://user@host/db (a server where it may create databases)")
+            tmp = Path(tempfile.mkdtemp(prefix="referee-sweep-"))
+            mosq = start_mosquitto(tmp / "broker")
+            try:
+                fleet_sweep(args, counts, routings, args.db, mosq)
+            finally:
+                mosq.stop()
+            return
+        run_phases(args, ap)
+    finally:
+        if cluster is not None:
+            cluster.stop()
+
+
+def run_phases(args: Any, ap: argparse.ArgumentParser) -> None:
+    """The four phases for one referee count (``--referees N``), as before the sweep."""
     if not 1 <= args.blocks <= min(args.moves, args.pings):
         ap.error(f"--blocks {args.blocks}: give 1 to {min(args.moves, args.pings)} (at most --moves and --pings: "
                  "every block times at least one move and one round trip)")

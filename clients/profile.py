@@ -16,6 +16,7 @@ import os
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 __all__ = ["ENV", "Profile", "ProfileError", "load_profile", "write_profile", "DEFAULT_BROKER"]
 
@@ -47,6 +48,10 @@ class Profile:
     # [signup] mode: "none" (default), "open" (anyone may make an account from the page) or
     # "code" (with a code from DIR/signup-codes, `summon accounts codes --new N`); issue 23.
     signup_mode: str = "none"
+    # A deployment of several cells (clients/cells.py): ``[cells.NAME]`` tables, each with the
+    # cell's players' ``broker`` and its ``edge``; empty for one broker.  ``broker`` above is
+    # then the cell this installation's own commands use by default (usually the first).
+    cells: tuple[Any, ...] = ()
 
     def password_of(self, username: str) -> str | None:
         """The password kept for ``username`` by `summon accounts add --generate`, if any."""
@@ -86,11 +91,19 @@ def load_profile(environ: dict[str, str] | None = None) -> Profile | None:
     mode = signup.get("mode", "none") if isinstance(signup, dict) else None
     if mode not in ("none", "open", "code"):
         raise ProfileError(f"{path}: [signup] mode must be \"none\", \"open\" or \"code\", got {mode!r}")
-    return Profile(path=str(path), passwords=passwords, signup_mode=mode, **known)
+    from summon.clients.cells import CellError, cells_from_toml
+
+    try:
+        cells = cells_from_toml(data.get("cells"), str(path))
+    except CellError as exc:
+        raise ProfileError(str(exc)) from None
+    if cells and not known["broker"]:
+        known["broker"] = cells[0].broker
+    return Profile(path=str(path), passwords=passwords, signup_mode=mode, cells=cells, **known)
 
 
 def write_profile(directory: str | os.PathLike[str], *, broker: str, spectators: str | None, edge: str | None,
-                  prefix: str, roles_file: str, secrets_dir: str) -> Path:
+                  prefix: str, roles_file: str, secrets_dir: str, cells: Any = ()) -> Path:
     """Write DIR/summon.toml (replacing it) and return its path."""
     root = Path(directory).resolve()
     lines = [
@@ -110,6 +123,12 @@ def write_profile(directory: str | os.PathLike[str], *, broker: str, spectators:
         f"secrets_dir = {_q(secrets_dir)}  # passwords made by summon accounts add --generate (0600)",
         "passwords = true  # its listeners refuse anonymous logins: a broker that lets anyone in is not this one",
     ]
+    if cells:
+        lines.append("# The deployment's cells (clients/cells.py): a table lives in one; clients follow it there.")
+        for c in cells:
+            lines += ["", f"[cells.{c.name}]", f"broker = {_q(c.broker)}"]
+            if c.edge:
+                lines.append(f"edge = {_q(c.edge)}")
     path = root / FILENAME
     tmp = path.with_suffix(".tmp")
     tmp.write_text("\n".join(lines) + "\n", encoding="utf-8")

@@ -38,6 +38,17 @@ log = logging.getLogger("summon.bot")
 STATE_LIMIT = 1 << 20  # referee states can be larger than inbound moves
 
 
+class _Tagged(queue.Queue):  # type: ignore[type-arg]
+    """A link's inbox that puts into the client's one queue, tagged with the link (the cell)."""
+
+    def __init__(self, into: "queue.Queue[tuple[int, Incoming]]", k: int) -> None:
+        super().__init__()
+        self.into, self.k = into, k
+
+    def put(self, item: Any, block: bool = True, timeout: float | None = None) -> None:
+        self.into.put((self.k, item))
+
+
 class Bot(Protocol):
     """What a bot implements.  ``legal`` is never empty when ``choose`` is called."""
 
@@ -89,7 +100,11 @@ class BotClient:
         seed: int | None = None,
         on_connected: Callable[[], None] | None = None,
         pace: float = 0.0,
+        cells: Sequence[BrokerUrl] = (),
     ) -> None:
+        """``cells``: the players' brokers of the deployment's other cells (clients/cells.py):
+        one more connection to each, same username and password; a table is played on the
+        connection its states came from, so a move goes to the table's own cell."""
         if not pace >= 0:  # also refuses NaN
             raise ValueError(f"pace must be >= 0 seconds, not {pace!r}")
         self.pace = float(pace)
@@ -109,15 +124,25 @@ class BotClient:
         self._rng = random.Random(seed)
         self._stop = threading.Event()
         self.running = threading.Event()  # set while run() is in progress
-        self._link = Link(
-            broker.with_credentials(broker.username or username, broker.password),
-            client_id or username,
-            subscriptions=(self.topics.seat_all(table or "+", username),),
-            mqtt_version=mqtt_version,
-            # presence (referee/presence.py): "online" on every connect, "offline" as the last will
-            will=(self.topics.presence(username), encode(Presence(status="offline"))),
-            birth=(self.topics.presence(username), encode(Presence(status="online"))),
-        )
+        self._inbox: queue.Queue[tuple[int, Incoming]] = queue.Queue()  # (which link, message), every cell's
+        self._links = [
+            Link(
+                url.with_credentials(broker.username or username, broker.password),
+                client_id or username,
+                subscriptions=(self.topics.seat_all(table or "+", username),),
+                mqtt_version=mqtt_version,
+                # presence (referee/presence.py): "online" on every connect, "offline" as the last will
+                # (on each cell's broker: each cell's referees read their own)
+                will=(self.topics.presence(username), encode(Presence(status="offline"))),
+                birth=(self.topics.presence(username), encode(Presence(status="online"))),
+                # one cell: the link's own inbox, as before (subclasses read ``_link.inbox``)
+                inbox=_Tagged(self._inbox, k) if cells else None,
+            )
+            for k, url in enumerate([broker, *cells])
+        ]
+        self._link = self._links[0]
+        self._via: dict[str, int] = {}  # table -> the link (cell) its states came from
+        self._from = 0  # the link of the message being handled
 
     def request_stop(self) -> None:
         self._stop.set()
@@ -131,12 +156,14 @@ class BotClient:
             self.running.clear()
 
     def _run(self, timeout: float | None) -> dict[str, TableProgress]:
-        self._link.start()
+        for link in self._links:
+            link.start()
         if self.on_connected is not None:
             self.on_connected()
         try:
-            for item in self._messages(timeout):
-                if item is not None:
+            for tagged in self._messages(timeout):
+                if tagged is not None:
+                    self._from, item = tagged  # the link (cell) it came by, for _handle
                     try:
                         self._handle(item)
                     except Exception:
@@ -145,16 +172,17 @@ class BotClient:
                 if self.exit_when_finished and self.table in self.tables and self.tables[self.table].finished:
                     break
         finally:
-            try:  # a clean disconnect does not fire the will: say goodbye ourselves
-                self._link.publish_wait(self.topics.presence(self.username), encode(Presence(status="offline")),
-                                        retain=True, timeout=1.0)
-            except Exception:
-                pass
-            self._link.close()
+            for link in self._links:
+                try:  # a clean disconnect does not fire the will: say goodbye ourselves
+                    link.publish_wait(self.topics.presence(self.username), encode(Presence(status="offline")),
+                                      retain=True, timeout=1.0)
+                except Exception:
+                    pass
+                link.close()
         return self.tables
 
     # --- internals --------------------------------------------------------------------------
-    def _messages(self, timeout: float | None) -> Iterator[Incoming | None]:
+    def _messages(self, timeout: float | None) -> Iterator[tuple[int, Incoming] | None]:
         """Incoming messages, and ``None`` when a held move falls due (or every 0.2 s), until
         stopped or ``timeout`` passes: ``Link.messages`` with a wake-up for ``pace``."""
         deadline = None if timeout is None else time.monotonic() + timeout
@@ -165,7 +193,10 @@ class BotClient:
             dues = [p.pending[0] for p in self.tables.values() if p.pending is not None]
             wait = min([0.2, *(max(0.0, d - now) for d in dues)])
             try:
-                yield self._link.inbox.get(timeout=wait)
+                if len(self._links) == 1:
+                    yield 0, self._link.inbox.get(timeout=wait)
+                else:
+                    yield self._inbox.get(timeout=wait)
             except queue.Empty:
                 yield None
 
@@ -184,6 +215,8 @@ class BotClient:
         table = self.topics.table_of(item.topic)
         if table is None:
             return
+        if len(self._links) > 1:
+            self._via[table] = self._from  # a table lives in one cell: its moves go back the way its states came
         if item.topic not in (self.topics.seat_state(table, self.username), self.topics.seat_error(table, self.username)):
             # Not ours, whatever we subscribed to: a broker without ACLs (the demo's amqtt) can
             # replay other clients' retained messages to us on reconnect.  Acting on another
@@ -257,7 +290,8 @@ class BotClient:
     def _send(self, table: str, progress: TableProgress, seq: int, move: str) -> None:
         progress.answered = (seq, move)
         progress.moves_sent += 1
-        self._link.publish(self.topics.move(table, self.username), encode(Move(seq=seq, move=move)))
+        self._links[self._via.get(table, 0)].publish(self.topics.move(table, self.username),
+                                                     encode(Move(seq=seq, move=move)))
 
     def _on_error(self, table: str, progress: TableProgress, err: Error) -> None:
         progress.errors += 1

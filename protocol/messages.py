@@ -245,6 +245,9 @@ class Created(Message):
     table: str
     waiting: bool | None = None  # true: a gathering (waiting seats), not started yet
     invites: dict | None = None  # {"<seat>": code} for the invite seats (the creator's reply only)
+    # the cell the table lives in, for its life (a deployment of several cells, issue 27):
+    # {"name", "broker", "edge"}, the players' and the public edge's addresses; None in one cell
+    cell: dict | None = None
 
 
 @dataclass(frozen=True)
@@ -357,6 +360,7 @@ class Meta(Message):
     rematch: list[int] = field(default_factory=list)  # seats that asked for "play again" (finished tables)
     next: str | None = None  # the rematch's table, once every person accepted: every page moves there
     names: dict = field(default_factory=dict)  # {"<seat>": display name} for guests: show it instead of players[seat]
+    cell: dict | None = None  # {"name", "broker", "edge"}: the table's cell (as in `created`); None in one cell
 
 
 @dataclass(frozen=True)

@@ -46,6 +46,11 @@ SCHEMA_ID = f"https://summon.invalid/protocol/v{PROTOCOL_VERSION}/schema.json"
 _TABLE_STATUS = ["playing", "finished", "closed"]
 _BY = {"enum": ["seat", "house", "random"],
        "description": "who chose the move: the seat's own player, the house bot, or a random timeout move"}
+_CELL = {"type": ["object", "null"], "required": ["name", "broker"],
+         "properties": {"name": {"type": "string"}, "broker": {"type": "string"},
+                        "edge": {"type": ["string", "null"]}},
+         "description": "the cell the table lives in (a deployment of several brokers): its name, its players' "
+                        "broker and its public edge (mqtt:// or ws:// addresses, never a password); null in one cell"}
 # Constraints the type hints cannot carry: message type -> field -> schema (merged in).
 _EXTRA: dict[str, dict[str, dict[str, Any]]] = {
     "seat_state": {
@@ -61,7 +66,9 @@ _EXTRA: dict[str, dict[str, dict[str, Any]]] = {
     "events": {"seq": {"minimum": 0},
                "events": {"items": {"type": "object", "required": ["type"],
                                     "properties": {"type": {"type": "string"}}}}},
-    "meta": {"status": {"enum": [*_TABLE_STATUS, "interrupted"]},
+    "created": {"cell": _CELL},
+    "meta": {"cell": _CELL,
+             "status": {"enum": [*_TABLE_STATUS, "interrupted"]},
              "away": {"items": {"type": "object", "required": ["seat", "since"],
                                 "properties": {"seat": {"type": "integer", "minimum": 0},
                                                "since": {"type": "number"}}},

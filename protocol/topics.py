@@ -30,9 +30,11 @@ from dataclasses import dataclass
 from summon.protocol.errors import TopicError
 from summon.protocol.version import DEFAULT_PREFIX
 
-__all__ = ["Topics", "Parsed", "valid_name", "check_name"]
+__all__ = ["Topics", "Parsed", "valid_name", "check_name", "portable_name", "check_new_name"]
 
 _NAME = re.compile(r"[A-Za-z0-9_.-]{1,64}")
+_PORTABLE = re.compile(r"[A-Za-z0-9_-]{1,64}")
+PORTABLE_CHARS = "A-Z a-z 0-9 _ -"
 
 
 def valid_name(name: str) -> bool:
@@ -49,6 +51,30 @@ def valid_name(name: str) -> bool:
 def check_name(name: str, what: str = "name") -> str:
     if not valid_name(name):
         raise TopicError(f"invalid {what} {name!r}: use 1-64 of A-Z a-z 0-9 _ . -")
+    return name
+
+
+def portable_name(name: str) -> bool:
+    """A name we may *give* now (a new table id, a new account): 1..64 of ``A-Z a-z 0-9 _ -``.
+
+    Why narrower than ``valid_name`` (issue 27, item 3): a name travels in topics, and a
+    cell may one day run on another MQTT engine.  ``/``, ``+``, ``#`` are MQTT's own; NATS
+    maps MQTT levels to ``.``-separated subjects, so a ``.`` inside a level splits it (a
+    table id with a ``.`` put the referee into a reconnect loop there) and ``*``, ``>`` are
+    its wildcards; ``$`` starts system topics, and spaces, ``%`` (Mosquitto's ACL
+    patterns) and anything outside ASCII differ between engines.  What is left is safe on
+    every engine we know of.  Names given before keep working: ``valid_name`` (the topics,
+    the stores, the ACLs) still takes the ``.``, so a stored table with a ``.`` in its id
+    is restored and played, and an old account still logs in and sits down.
+    """
+    return isinstance(name, str) and _PORTABLE.fullmatch(name) is not None
+
+
+def check_new_name(name: str, what: str = "name") -> str:
+    """``name`` if ``portable_name``, else ``TopicError`` in words."""
+    if not portable_name(name):
+        dot = " ('.' is no longer given: other MQTT engines split topic levels at it)" if valid_name(name) else ""
+        raise TopicError(f"invalid new {what} {name!r}: use 1-64 of {PORTABLE_CHARS}{dot}")
     return name
 
 

@@ -45,7 +45,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Iterator, Mapping
 
-from summon.protocol.topics import valid_name
+from summon.protocol.topics import PORTABLE_CHARS, portable_name, valid_name
 from summon.protocol.version import DEFAULT_PREFIX
 from summon.referee.brokerconf import (
     Bridge, TlsFiles, acl_text, edge_acl_text, edge_conf, mosquitto_conf, password_line, spectator_acl_text,
@@ -323,8 +323,9 @@ class Accounts:
 
     def add(self, user: str, role: str, password: str, reload: bool = True) -> str:
         """Create ``user`` with ``role``; returns what the broker reload did."""
-        if not valid_name(user):
-            raise AccountsError(f"invalid username {user!r}: use 1-64 of A-Z a-z 0-9 _ . -")
+        if not portable_name(user):  # a new name travels to any MQTT engine (topics.py); old ones keep working
+            raise AccountsError(f"invalid username {user!r}: a new account is 1-64 of {PORTABLE_CHARS} "
+                                "(no '.', '+', '#', '/')")
         if role not in ROLES:
             raise AccountsError(f"unknown role {role!r}; roles: {', '.join(ROLES)}")
         if not password:

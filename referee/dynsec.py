@@ -49,7 +49,7 @@ from typing import Any, Iterable, Mapping, Sequence
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
-from summon.protocol.topics import valid_name
+from summon.protocol.topics import PORTABLE_CHARS, portable_name, valid_name
 from summon.protocol.version import DEFAULT_PREFIX
 from summon.referee.accounts import ROLES, AccountsError
 from summon.referee.brokerconf import PBKDF2_ITERATIONS, PUBLIC_TOPICS
@@ -413,6 +413,9 @@ class DynsecAdmin:
         return cmds + [self.create_client_cmd(user, password, role, bool(acls))]
 
     def add_account(self, user: str, role: str, password: str) -> None:
+        if not portable_name(user):  # a new name travels to any MQTT engine (topics.py); old ones keep working
+            raise DynsecError(f"invalid username {user!r}: a new account is 1-64 of {PORTABLE_CHARS} "
+                              "(no '.', '+', '#', '/')")
         if not password:
             raise DynsecError("an empty password is not allowed")
         if role not in ROLES:

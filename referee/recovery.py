@@ -232,6 +232,9 @@ class Recovery:
         roles = getattr(ref, "roles", None)
         if roles is not None:  # bots are flagged in meta (issue 3's roles)
             table.bots = frozenset(p for p in table.players if roles.has_role(p, "bot"))
+        cell = getattr(ref, "cell_wire", None)
+        if cell is not None:  # the table's cell, named in its meta (issue 27)
+            table.cell = cell()  # type: ignore[attr-defined]
         chat = getattr(ref, "chat", None)
         if chat is not None:  # the table's last chat lines and its line counter (referee/chat.py)
             chat.restore(table)

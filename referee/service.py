@@ -32,7 +32,7 @@ from summon.protocol.messages import (CloseTable, Closed, CreateTable, Created, 
                                RefereeStatus, Rematch, Signup, Sit, decode, encode)
 from summon.protocol.looplink import Caught, LoopLink
 from summon.protocol.mqtt import BrokerUrl, Incoming
-from summon.protocol.topics import Topics, valid_name
+from summon.protocol.topics import PORTABLE_CHARS, Topics, portable_name, valid_name
 from summon.protocol.version import DEFAULT_PREFIX
 from summon.referee.accounts import RoleBook
 from summon.referee.brokerconf import MAX_PACKET_BYTES
@@ -129,6 +129,9 @@ class RefereeConfig:
     lease_ttl: float = 3.0
     share_group: str | None = None
     adopt_batch: int = 25  # tables claimed per adoption round (small: survivors share a dead one's tables)
+    # The cell this referee serves (a deployment of several cells, issue 27, clients/cells.py):
+    # {"name", "broker", "edge"}, named in every `created` and `meta` it sends; None in one cell.
+    cell: Mapping[str, Any] | None = None
     keep_finished_s: float = 3600.0  # finished tables restored at start-up, and held in memory, this long
     clock: TimeControl | None = None  # time control of tables created without one (referee/clock.py)
     # A finished table's retained meta (its result) is cleared this long after the game ended;
@@ -200,6 +203,10 @@ class Referee:
         # fleet routing (referee/fleet.py ``own``): table id -> what waits for its move
         # subscription's SUBACK; empty but for the moment a table is created or adopted
         self._gates: dict[str, list[Publish]] = {}
+
+    def cell_wire(self) -> dict | None:
+        """This referee's cell as ``created`` and ``meta`` carry it (protocol/README.md Cells)."""
+        return dict(self.config.cell) if self.config.cell else None
 
     # --- lifecycle -------------------------------------------------------------------------
     stopped_because: str | None = None  # set when the broker refused or took over our connection
@@ -456,8 +463,9 @@ class Referee:
             raise CreateRefused(ErrorCode.GAME_UNKNOWN, f"no game {game!r}; known: {', '.join(sorted(GAMES))}")
         if table_id is None:
             table_id = f"{game}-{secrets.token_hex(4)}"
-        if not valid_name(table_id):
-            raise CreateRefused(ErrorCode.TABLE_BAD_CONFIG, f"invalid table id {table_id!r}")
+        if not portable_name(table_id):  # new ids travel to any MQTT engine (topics.py); stored ones may hold a '.'
+            raise CreateRefused(ErrorCode.TABLE_BAD_CONFIG, f"invalid table id {table_id!r}: a new table id is "
+                                f"1-64 of {PORTABLE_CHARS} (no '.', '+', '#', '/')")
         if table_id in self.tables or self.store.table(table_id) is not None:  # also a forgotten one
             raise CreateRefused(ErrorCode.TABLE_EXISTS, f"table {table_id!r} already exists")
         bad = [p for p in players if not valid_name(p)]
@@ -472,6 +480,7 @@ class Referee:
             seed = secrets.randbits(256)
         try:
             table = Table(table_id, engine, players, config or {}, seed, self.topics)
+            table.cell = self.cell_wire()  # type: ignore[attr-defined]
             self.seats.setup(table, TimeControl.from_wire(clock) if clock else self.config.clock, time.monotonic())
         except (ConfigError, ClockError) as exc:
             raise CreateRefused(ErrorCode.TABLE_BAD_CONFIG, str(exc)) from None
@@ -693,7 +702,8 @@ class Referee:
             self.create_budget.give_back(user, seats)
             self._send_error(reply, exc.code, exc.detail, ref=req.request_id)
             return
-        self._send([_ForTable(reply, encode(Created(request_id=req.request_id, table=table.id)), table=table.id)])
+        self._send([_ForTable(reply, encode(Created(request_id=req.request_id, table=table.id, cell=self.cell_wire())),
+                              table=table.id)])
 
     def _close_table(self, reply: str, req: CloseTable, user: str) -> None:
         table = self.tables.get(req.table)

@@ -95,6 +95,7 @@ def meta_message(table: "Table") -> Meta:
         rematch=list(getattr(table, "rematch", ())),  # "play again" (referee/playertables.py)
         next=getattr(table, "next", None),
         names={str(s): n for s, n in sorted(getattr(table, "names", {}).items())},  # guests' display names
+        cell=getattr(table, "cell", None),  # set by the referee of a cell (RefereeConfig.cell)
     )
 
 

@@ -66,6 +66,8 @@ def fault_free(seed: int, config: Mapping[str, Any]) -> tuple[list[tuple[int, st
 class RefereeProcess:
     """``summon referee`` as a child process; knows when it is up and how long restoring took."""
 
+    launcher = SUMMON  # the command before the CLI's arguments (tests/fleet_trace.py wraps it)
+
     def __init__(self, broker: Mosquitto, db: "Path | str", extra: Sequence[str] = (), user: str = "referee") -> None:
         self.broker, self.db, self.extra, self.user = broker, db, list(extra), user
         self.proc: subprocess.Popen[str] | None = None
@@ -75,7 +77,7 @@ class RefereeProcess:
 
     def start(self) -> float:
         """Spawn; return the monotonic time of the spawn."""
-        cmd = SUMMON + ["--log-level", "INFO", "referee", "--broker", f"mqtt://127.0.0.1:{self.broker.port}",
+        cmd = self.launcher + ["--log-level", "INFO", "referee", "--broker", f"mqtt://127.0.0.1:{self.broker.port}",
                         "-u", self.user, "--password-file", str(self.broker.directory / f"{self.user}.pw"),
                         "--director", "director", "--client-id", self.user, "--db", str(self.db), *self.extra]
         t0 = time.monotonic()

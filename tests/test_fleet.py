@@ -16,9 +16,11 @@ from __future__ import annotations
 
 import random
 import statistics
+import sys
 import threading
 import time
-from typing import Any, Sequence
+from pathlib import Path
+from typing import Any, Mapping, Sequence
 
 import pytest
 
@@ -350,11 +352,14 @@ def test_a_referee_gets_no_move_of_the_other_referees_tables(mosquitto, pg_url, 
 # --- failover: kill -9 ------------------------------------------------------------------------------
 
 class FleetReferee(RefereeProcess):
-    """``summon referee --db postgresql://...`` logged in as its own referee account."""
+    """``summon referee --db postgresql://...`` logged in as its own referee account; with
+    ``trace``, every move its link hands it is written down there (tests/fleet_trace.py)."""
 
-    def __init__(self, broker: Mosquitto, url: str, user: str, ttl: float) -> None:
+    def __init__(self, broker: Mosquitto, url: str, user: str, ttl: float, trace: Path | None = None) -> None:
         super().__init__(broker, url, ["--lease-ttl", str(ttl), "--db-sync", "normal"], user=user)
         self.url = url
+        if trace is not None:
+            self.launcher = [sys.executable, "-m", "tests.fleet_trace", str(trace)]
 
     def alive(self) -> bool:
         return self.proc is not None and self.proc.poll() is None
@@ -406,16 +411,72 @@ def test_sigterm_hands_the_tables_over_and_they_finish_unchanged(mosquitto, pg_u
     assert store.lease(table)[0].startswith(other.user + ":")
 
 
+class HeldMove:
+    """p1's bot, held on demand: once ``arm``-ed, the next ``choose`` blocks until ``release``
+    (its table is ``table``), so the test can kill that table's referee first and have the
+    move sent while nobody owns the table -- during the adoption.  The move must then be
+    answered: the adopter republishes the state at the same seq and the bot sends it again."""
+
+    def __init__(self) -> None:
+        self._armed = threading.Event()
+        self.blocked = threading.Event()
+        self._go = threading.Event()
+        self.table: str | None = None
+
+    def bot(self, table: str) -> Any:
+        outer, det = self, DetBot()
+
+        class Bot:
+            name = "held"
+
+            def choose(self, view: Mapping[str, Any], legal: Sequence[str]) -> str:
+                if outer._armed.is_set():
+                    outer._armed.clear()
+                    outer.table = table
+                    outer.blocked.set()
+                    outer._go.wait(30)
+                return det.choose(view, legal)
+        return Bot()
+
+    def arm(self) -> None:
+        self.blocked.clear()
+        self._go.clear()
+        self._armed.set()
+
+    def release(self) -> None:
+        self._armed.clear()
+        self._go.set()
+
+
+def delivery_faults(rows: Sequence[tuple[float, int, str, str, str, int | None]],
+                    resumed: Mapping[str, Sequence[float]]) -> list[str]:
+    """Moves (table, user, seq) that reached more than one referee by a subscription of its
+    own (``exact``), unless an adoption of that table (a ``resumed`` event, wall-clock) came
+    between the two deliveries: the first referee died or lost the table, and the player
+    sent the move again to the adopter."""
+    by_move: dict[tuple[str, str, int | None], list[tuple[float, int]]] = {}
+    for t, pid, kind, table, user, seq in rows:
+        if kind == "exact":
+            by_move.setdefault((table, user, seq), []).append((t, pid))
+    faults = []
+    for (table, user, seq), got in by_move.items():
+        for (ta, a), (tb, b) in zip(got, got[1:]):
+            if a != b and not any(ta < x <= tb + 1.0 for x in resumed.get(table, ())):
+                faults.append(f"{table} {user} seq {seq}: referee pids {a} at {ta:.3f} and {b} at {tb:.3f}")
+    return faults
+
+
 def run_failover(mosquitto: Mosquitto, url: str, tables: int, kills: int, seed: int, target: int,
-                 ttl: float = 1.0, timeout: float = 240.0) -> dict[str, Any]:
+                 ttl: float = 1.0, timeout: float = 240.0, trace: Path | None = None) -> dict[str, Any]:
     rng = random.Random(seed)
     users = ["ref1", "ref2", "ref3"]
     add_referee_accounts(mosquitto, users)
-    refs = [FleetReferee(mosquitto, url, u, ttl) for u in users]
+    refs = [FleetReferee(mosquitto, url, u, ttl, trace) for u in users]
     config = {"target": target}
     seeds = [7000 + 100 * seed + i for i in range(tables)]
     expected = {f"fo-{s}": fault_free(s, config) for s in seeds}
     resumed: dict[str, list[float]] = {}
+    resumed_wall: dict[str, list[float]] = {}  # the same, on time.time() (the traces' clock)
     watch = Link(mosquitto.url("mallory"), "mallory", [f"{T.prefix}/t/+/public/events"], mqtt_version=5)
 
     def on_events() -> None:
@@ -427,10 +488,14 @@ def run_failover(mosquitto: Mosquitto, url: str, tables: int, kills: int, seed: 
             m = decode(msg.payload) if msg.payload else None
             if isinstance(m, Events) and {"type": "resumed"} in m.events:
                 resumed.setdefault(m.table, []).append(time.monotonic())
+                resumed_wall.setdefault(m.table, []).append(time.time())
 
     stop = threading.Event()
-    bots = [BotClient(DetBot(), mosquitto.url(u), u, exit_when_finished=False) for u in PLAYERS]
+    held = HeldMove()
+    bots = [BotClient(held.bot if u == "p1" else DetBot(), mosquitto.url(u), u, exit_when_finished=False)
+            for u in PLAYERS]
     store = PgStore(url, owner="observer", readonly=True)
+    held_moves: list[tuple[str, int, float]] = []  # (table, seq, sent at): p1's moves sent during an adoption
     adoption: list[float] = []
     bot_threads: list[threading.Thread] = []
     missing: list[list[str]] = []  # tables of a killed referee not republished within 60 s
@@ -464,12 +529,24 @@ def run_failover(mosquitto: Mosquitto, url: str, tables: int, kills: int, seed: 
         while done_kills < kills and time.monotonic() < deadline and not finished():
             while stored_moves() < marks[done_kills] and time.monotonic() < deadline:
                 time.sleep(0.02)
-            victim = rng.choice([r for r in refs if r.alive()])
+            # p1's next decision is held; its table's owner is the victim, and the move goes
+            # out once that referee is dead: while nobody owns the table
+            held.arm()
+            victim = None
+            if held.blocked.wait(10) and held.table is not None:
+                lease = store.lease(held.table)
+                victim = next((r for r in refs if r.alive() and lease and lease[0].startswith(r.user + ":")), None)
+            if victim is None:  # the table is between owners already: a random victim, nothing held
+                held.release()
+                victim = rng.choice([r for r in refs if r.alive()])
             owned = [t for t in expected if (store.lease(t) or ("", 0))[0].startswith(victim.user + ":")
                      and (store.table(t) or TableRecord("", "", (), {}, 0, 0)).status == "playing"]
             victim.kill()
             killed = time.monotonic()
             done_kills += 1
+            if held.blocked.is_set() and held.table is not None and not held._go.is_set():
+                held_moves.append((held.table, bots[0].tables[held.table].seq, time.time()))
+                held.release()  # p1's move goes out now: its table has no owner until adopted
             # a table it finished just before dying needs no adopter (nobody writes to the store
             # before adopting, and adopting publishes "resumed" before any further move)
             owned = [t for t in owned if (store.table(t) or TableRecord("", "", (), {}, 0, 0)).status == "playing"]
@@ -494,6 +571,7 @@ def run_failover(mosquitto: Mosquitto, url: str, tables: int, kills: int, seed: 
         while time.monotonic() < deadline and not finished():
             time.sleep(0.2)
     finally:
+        held.release()
         stop.set()
         for b in bots:
             b.request_stop()
@@ -510,8 +588,25 @@ def run_failover(mosquitto: Mosquitto, url: str, tables: int, kills: int, seed: 
         moves += len(got)
         if rec is None or rec.status != "finished" or rec.result != result or got != history:
             mismatches.append(f"{tid}: {rec and rec.status}, {len(got)} moves vs {len(history)}")
-    return {"tables": tables, "moves": moves, "kills": done_kills, "mismatches": mismatches, "adoption": adoption,
-            "missing": missing, "wall": time.monotonic() - start}
+    out = {"tables": tables, "moves": moves, "kills": done_kills, "mismatches": mismatches, "adoption": adoption,
+           "missing": missing, "wall": time.monotonic() - start, "held": held_moves}
+    if trace is not None:
+        from tests.fleet_trace import read
+
+        rows = read(trace)
+        out["deliveries"] = len(rows)
+        out["exact"] = sum(1 for r in rows if r[2] == "exact")
+        out["delivery_faults"] = delivery_faults(rows, resumed_wall)
+        # each move p1 sent during an adoption: it reached no referee's own subscription, and the
+        # same move (same seq) was answered after the adopter republished the table
+        out["held_answered"] = []
+        for table, seq, sent in held_moves:
+            later = [r for r in rows if r[3] == table and r[4] == "p1" and r[5] == seq and r[0] >= sent - 0.05]
+            after_resume = any(r[2] == "exact" and any(sent < x <= r[0] + 1.0 for x in resumed_wall.get(table, ()))
+                               for r in later)
+            stored = any(m.seq == seq + 1 and m.user == "p1" for m in store.moves(table))
+            out["held_answered"].append((table, seq, after_resume, stored))
+    return out
 
 
 def report(run: dict[str, Any]) -> str:
@@ -522,12 +617,23 @@ def report(run: dict[str, Any]) -> str:
             f"(lease ttl 1 s); wall {run['wall']:.1f} s")
 
 
-def test_fleet_failover_kill_9_changes_no_result(mosquitto, pg_url):
-    run = run_failover(mosquitto, pg_url, tables=30, kills=3, seed=1, target=50)
+def test_fleet_failover_kill_9_changes_no_result(mosquitto, pg_url, tmp_path):
+    """Also (issue 27): every move reached exactly one referee by a subscription of its own
+    (a second one only after an adoption of its table: the player sent it again), and a move
+    sent while its table had no owner -- p1's, held until its referee was killed -- was
+    answered: the adopter republished the seq and took the move sent again."""
+    trace = tmp_path / "trace"
+    trace.mkdir()
+    run = run_failover(mosquitto, pg_url, tables=30, kills=3, seed=1, target=50, trace=trace)
     print(report(run))
+    print(f"move deliveries to the referees: {run['deliveries']} for {run['moves']} stored moves "
+          f"({run['deliveries'] / max(run['moves'], 1):.2f} per move, {run['exact']} by a table's own "
+          f"subscription); moves sent during an adoption: {run['held_answered']}")
     assert run["mismatches"] == [], run["mismatches"]
     assert run["missing"] == [], run["missing"]  # every table of a killed referee was adopted and republished
     assert run["kills"] == 3 and run["adoption"], report(run)
+    assert run["delivery_faults"] == [], run["delivery_faults"][:5]
+    assert run["held_answered"] and all(a and s for _, _, a, s in run["held_answered"]), run["held_answered"]
 
 
 @pytest.mark.slow

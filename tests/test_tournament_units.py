@@ -79,7 +79,7 @@ def test_bad_files_name_the_key(change, message):
     # the words every key's error has always used (parse_spec's keys are data now: issue 29)
     (lambda d: d.pop("tournament"), "file: a [tournament] table is required"),
     (lambda d: d.update(table=3), "table: must be a table of game options"),
-    (lambda d: d["tournament"].update(id="a" * 25), "tournament.id: required, 1-24 of A-Z a-z 0-9 _ . - (it starts every table id)"),
+    (lambda d: d["tournament"].update(id="a" * 25), "tournament.id: required, 1-24 of A-Z a-z 0-9 _ - (it starts every table id)"),
     (lambda d: d["tournament"].update(boards=0), "tournament.boards: 1..1000"),
     (lambda d: d["tournament"].update(cycles=101), "tournament.cycles: 1..100"),
     (lambda d: d["tournament"].update(pairing="knockout"), "tournament.pairing: round-robin or swiss"),

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import click
 
-from summon.clients.cli.common import broker_from_flags as _broker, link_failed, on_signals as _on_signals
+from summon.clients.cli.common import (broker_from_flags as _broker, follow_table, in_cell, link_failed,
+                                       on_signals as _on_signals, profile_cells)
 from summon.clients.cli.options import broker_options, log_format_option
 from summon.protocol.mqtt import LinkError
 
@@ -30,10 +31,17 @@ def bot(broker_url: str, username: str | None, password: str | None, password_fi
     if bot_name not in BOTS:
         raise click.BadParameter(f"unknown bot; known: {', '.join(BOTS)}", param_hint="--bot")
     url = _broker(broker_url, username, password, password_file)
+    cells = profile_cells(broker_url)  # the profile's cells: one connection to each (clients/cells.py)
+    more = []
+    if table is not None:
+        url = follow_table(broker_url, url, table, prefix)
+    elif cells:
+        url, *more = [in_cell(url, c.broker) for c in cells]
     where = f"table {table}" if table else "every table it is seated at"
+    where += f" in {len(cells)} cells" if more else ""
     where += f", at least {pace:g} s a move" if pace else ""
     client = BotClient(lambda table: make_bot(bot_name, seed), url, username, table=table, prefix=prefix,
-                       mqtt_version=int(mqtt_version), pace=pace,
+                       mqtt_version=int(mqtt_version), pace=pace, cells=more,
                        on_connected=lambda: click.echo(f"summon bot: {username} ({bot_name}) connected to "
                                                        f"{url.host}:{url.port}; plays {where}; Ctrl-C stops"))
     _on_signals(client.request_stop)

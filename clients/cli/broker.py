@@ -10,7 +10,7 @@ import os
 import secrets
 import sys
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 import click
 
@@ -110,6 +110,9 @@ def _edge_next(ed: EdgeDir, e: EdgeSettings) -> None:
               show_default=True,
               help="Where accounts live: passwd/acl files reloaded by SIGHUP, or the broker's dynamic security "
                    "plugin (dynsec.json; `summon accounts` then talks to the running broker; docs/identity.md).")
+@click.option("--cells", "cells", type=click.IntRange(1, 99), default=1, show_default=True,
+              help="A deployment of N cells (clients/cells.py): DIRECTORY/cells/c1..cN, one broker each, ports "
+                   "+10 per cell; the profile's [cells] map; `summon accounts` then acts on every cell.")
 @click.option("--edge", is_flag=True,
               help="Also write an edge broker (DIR/edges/NAME/): a separate Mosquitto for anonymous, read-only "
                    "spectators, bridged in from the spectators' listener (public topics only).")
@@ -117,7 +120,7 @@ def _edge_next(ed: EdgeDir, e: EdgeSettings) -> None:
 def init(directory: str, port: int, spectator_port: int, no_spectators: bool, bind: str, prefix: str,
          tls_port: int | None, certfile: str | None, keyfile: str | None, cafile: str | None,
          websockets_port: int | None, run_as_root: bool, force: bool, accounts_mode: str, edge: bool,
-         **edge_kw: object) -> None:
+         cells: int = 1, **edge_kw: object) -> None:
     """Write DIRECTORY/mosquitto.conf, ACLs, password and roles files (commented).
 
     With --edge, also DIRECTORY/edges/NAME/mosquitto.conf and acl: an edge broker that
@@ -127,6 +130,9 @@ def init(directory: str, port: int, spectator_port: int, no_spectators: bool, bi
     cannot disconnect a player here.  Its bridge account (role edge) gets a random
     password.  More edges: `summon broker edge DIR --name edge2 --port 1886 --ws-port 9003`.
     """
+    if cells > 1:
+        return _init_cells(directory, cells, port, spectator_port, no_spectators, bind, prefix, websockets_port,
+                           run_as_root, force, accounts_mode, edge, edge_kw)
     absolute = {k: os.path.abspath(v) if v else None for k, v in
                 {"certfile": certfile, "keyfile": keyfile, "cafile": cafile}.items()}
     settings = BrokerSettings(prefix=prefix, port=port, bind=bind,
@@ -168,6 +174,88 @@ def init(directory: str, port: int, spectator_port: int, no_spectators: bool, bi
     click.echo(f"  mosquitto -c {d.conf} &")
     click.echo("  summon broker check                 # waits for it, and refuses a broker that lets anyone in")
     click.echo("  summon referee -u referee")
+
+
+CELLS_FILE = "cells.txt"  # in a multi-cell directory: one "NAME DIR" line per cell
+
+
+def _init_cells(directory: str, n: int, port: int, spectator_port: int, no_spectators: bool, bind: str, prefix: str,
+                websockets_port: int | None, run_as_root: bool, force: bool, accounts_mode: str, edge: bool,
+                edge_kw: dict[str, Any]) -> None:
+    """``broker init --cells N``: N broker directories under DIRECTORY/cells, one profile.
+
+    Why one directory per cell and one profile: each cell is a Mosquitto of its own (its own
+    config, ACL and password files, started on its own), but the accounts are the
+    deployment's: ``summon accounts`` on DIRECTORY adds, removes and changes them on every
+    cell at once (``CellAccounts``), so a player logs in to any cell with one password."""
+    from summon.clients.cells import Cell
+
+    if accounts_mode != "passwd":
+        raise click.UsageError("--cells is made in passwd mode only for now")
+    root = Path(directory).resolve()
+    made: list[tuple[Cell, Any]] = []
+    for k in range(n):
+        name, step = f"c{k + 1}", 10 * k
+        settings = BrokerSettings(prefix=prefix, port=port + step, bind=bind,
+                                  spectator_port=None if no_spectators else spectator_port + step,
+                                  websockets_port=websockets_port + step if websockets_port else None,
+                                  run_as_root=run_as_root)
+        es = None
+        if edge:
+            kw = dict(edge_kw)
+            kw["edge_port"] = int(kw["edge_port"]) + step  # type: ignore[call-overload]
+            if kw.get("edge_ws_port"):
+                kw["edge_ws_port"] = int(kw["edge_ws_port"]) + step  # type: ignore[call-overload]
+            es = _edge_settings(kw)
+        try:
+            d = init_broker(root / "cells" / name, settings, force=force)
+            if es is not None:
+                Accounts(d.root).add_edge(es, force=force)
+        except AccountsError as exc:
+            raise click.ClickException(str(exc)) from None
+        host = "127.0.0.1" if bind in ("", "0.0.0.0", "::") else bind
+        made.append((Cell(name, f"mqtt://{host}:{port + step}",
+                          f"mqtt://{es.bind or '127.0.0.1'}:{es.port}" if es else None), d))
+        click.echo(f"cell {name}: wrote {d.conf}" + (f" and its edge on port {es.port}" if es else ""))
+    (root / CELLS_FILE).write_text("".join(f"{c.name} {d.root}\n" for c, d in made), encoding="utf-8")
+    first, d0 = made[0]
+    prof = write_profile(root, broker=first.broker,
+                         spectators=None if no_spectators else f"mqtt://127.0.0.1:{spectator_port}",
+                         edge=first.edge, prefix=prefix, roles_file=str(d0.roles),
+                         secrets_dir=str(root / "secrets"), cells=[c for c, _ in made])
+    click.echo(f"wrote the profile {prof} with {n} cells")
+    click.echo("next:")
+    click.echo(f"  export {PROFILE_ENV}={prof}")
+    click.echo("  summon accounts add referee --role referee --generate     # on every cell, one password")
+    for c, d in made:
+        click.echo(f"  mosquitto -c {d.conf} &  summon referee -u referee --cell {c.name} --db postgresql://...")
+
+
+class CellAccounts:
+    """``summon accounts`` on a multi-cell directory: every change made on every cell."""
+
+    def __init__(self, root: Path) -> None:
+        self.cells = []
+        for line in (root / CELLS_FILE).read_text(encoding="utf-8").splitlines():
+            name, where = line.split(" ", 1)
+            self.cells.append((name, Accounts(where)))
+        self.dir = type("CellsDir", (), {"root": root})()  # where --generate keeps passwords
+
+    def roles(self) -> dict[str, str]:
+        return self.cells[0][1].roles()
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_") or name == "cells":
+            raise AttributeError(name)
+        if name in ("settings", "live_roles"):
+            return getattr(self.cells[0][1], name)
+
+        def each(*args: Any, **kw: Any) -> Any:
+            outs = [getattr(acc, name)(*args, **kw) for _, acc in self.cells]
+            if all(isinstance(o, str) for o in outs):
+                return "\n".join(f"cell {n}: {o}" for (n, _), o in zip(self.cells, outs))
+            return outs[0]
+        return each
 
 
 @broker.command("check")
@@ -291,6 +379,8 @@ def _no_reload(f):  # type: ignore[no-untyped-def]
 
 def _open(directory: str | None) -> Accounts | DynsecAccounts:
     try:
+        if (Path(_need_dir(directory)) / CELLS_FILE).exists():
+            return CellAccounts(Path(_need_dir(directory)))  # type: ignore[return-value]
         return open_accounts(_need_dir(directory))
     except AccountsError as exc:
         raise click.ClickException(str(exc)) from None

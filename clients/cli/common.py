@@ -224,3 +224,33 @@ def start_metrics(ref: Any, port: int | None, bind: str, sys_user: str | None = 
         sys.exit(EXIT_FAILED)
     click.echo(f"summon referee: metrics on http://{bind}:{server.port}/metrics (and /healthz, /readyz)")
     return server
+
+
+# --- cells (clients/cells.py): a profile with a [cells.NAME] map ----------------------------------
+def profile_cells(broker_url: str | None) -> tuple[Any, ...]:
+    """The profile's cells, unless ``--broker`` (or SUMMON_BROKER) named one broker."""
+    prof = profile()
+    return tuple(prof.cells) if prof is not None and broker_url is None else ()
+
+
+def in_cell(url: BrokerUrl, address: str) -> BrokerUrl:
+    """``address`` (a cell's broker or edge) with ``url``'s credentials: every cell has the same accounts."""
+    return BrokerUrl.parse(address).with_credentials(url.username, url.password)
+
+
+def follow_table(broker_url: str | None, url: BrokerUrl, table: str | None, prefix: str,
+                 audience: str = "player") -> BrokerUrl:
+    """Where ``table`` lives: with a profile's cell map (and no ``--broker``), the broker of the
+    cell whose retained ``meta`` names it (a spectator without an account: that cell's
+    MQTT edge), found by one short connection to each cell; else ``url`` unchanged."""
+    from summon.clients.cells import Cell, find_table
+
+    cells = profile_cells(broker_url)
+    if not cells or table is None:
+        return url
+    anonymous = audience == "spectator" and not url.username
+    probe = [Cell(c.name, c.edge) for c in cells if c.edge and c.edge.startswith("mqtt")] if anonymous else list(cells)
+    cell = find_table(probe, table, url, prefix)
+    if cell is None:
+        return url  # not announced anywhere yet: the default cell, whose command then says so
+    return in_cell(url, cell.broker)

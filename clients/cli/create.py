@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import sys
 import uuid
+from typing import Any
 
 import click
 
-from summon.clients.cli.common import EXIT_FAILED, broker_from_flags as _broker, link_failed, parse_options as _options
+from summon.clients.cli.common import (EXIT_FAILED, broker_from_flags as _broker, link_failed,
+                                       parse_options as _options, profile_cells)
 from summon.clients.cli.options import broker_options
 from summon.protocol.mqtt import LinkError
 
@@ -28,9 +30,11 @@ __all__ = ["create"]
                    "or a preset: casual (the house bot plays for a player away 45 s), turn-based[:DAYS], none.")
 @click.option("--timeout", default=10.0, show_default=True,
               help="Give up after this many seconds without the referee's answer.")
+@click.option("--cell", default=None, help="The cell of the profile's map to create it in (default: the cell whose "
+              "referee reports the fewest tables; see clients/cells.py).")
 def create(broker_url: str, username: str | None, password: str | None, password_file: str | None, prefix: str,
            mqtt_version: str, game: str, players: str, table: str | None, options: tuple[str, ...],
-           seed: int | None, clock_spec: str | None, timeout: float) -> None:
+           seed: int | None, clock_spec: str | None, timeout: float, cell: str | None = None) -> None:
     """Ask the referee (as a director) to create a table; print its id."""
     from summon.clients.director import DirectorError, create_table
     from summon.referee.clock import ClockError, TimeControl
@@ -42,11 +46,25 @@ def create(broker_url: str, username: str | None, password: str | None, password
         clock = TimeControl.parse_spec(clock_spec) if clock_spec else None
     except ClockError as exc:
         raise click.BadParameter(str(exc), param_hint="--clock") from None
+    cells = profile_cells(broker_url)
+    if cell is not None and not cells:
+        raise click.BadParameter("--cell needs a profile with a cell map ([cells.NAME] in summon.toml) and no "
+                                 "--broker", param_hint="--cell")
+    url = _broker(broker_url, username, password, password_file)
+    kw: dict[str, Any] = dict(seed=seed, table=table, prefix=prefix, mqtt_version=int(mqtt_version), timeout=timeout,
+              request_id=uuid.uuid4().hex[:12], clock=clock.to_wire() if clock else None)
+    seats = [p for p in players.split(",") if p]
     try:
-        tid = create_table(_broker(broker_url, username, password, password_file), username, game,
-                           [p for p in players.split(",") if p], config, seed=seed, table=table,
-                           prefix=prefix, mqtt_version=int(mqtt_version), timeout=timeout,
-                           request_id=uuid.uuid4().hex[:12], clock=clock.to_wire() if clock else None)
+        if cells:
+            from summon.clients.cells import CellError, create_in_cells
+
+            try:
+                tid, where = create_in_cells(cells, url, username, game, seats, cell=cell, config=config, **kw)
+            except CellError as exc:
+                raise click.BadParameter(str(exc), param_hint="--cell") from None
+            click.echo(f"summon create: in cell {where.name} ({where.broker})", err=True)
+        else:
+            tid = create_table(url, username, game, seats, config, **kw)
     except LinkError as exc:
         link_failed("create", exc)
     except DirectorError as exc:

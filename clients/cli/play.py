@@ -12,7 +12,7 @@ import click
 
 from summon.clients.cli.common import broker_from_flags as _broker
 from summon.clients.cli.common import leave_on_sigterm as _leave_on_sigterm
-from summon.clients.cli.common import link_failed
+from summon.clients.cli.common import follow_table, link_failed
 from summon.clients.cli.options import broker_options
 from summon.protocol.mqtt import LinkError
 
@@ -43,8 +43,8 @@ def play(broker_url: str, username: str | None, password: str | None, password_f
         raise click.BadParameter("say who you are with --username (your seat identity)", param_hint="--username")
     if not plain and not (sys.stdin.isatty() and sys.stdout.isatty()):
         raise click.UsageError("the full screen needs a terminal; use --plain for pipes and screen readers")
-    session = PlayerSession(_broker(broker_url, username, password, password_file), username, table=table,
-                            prefix=prefix, mqtt_version=int(mqtt_version))
+    url = follow_table(broker_url, _broker(broker_url, username, password, password_file), table, prefix)
+    session = PlayerSession(url, username, table=table, prefix=prefix, mqtt_version=int(mqtt_version))
     try:
         session.start()
     except LinkError as exc:

@@ -65,6 +65,8 @@ def _default_admin(prof: Any) -> str | None:
 @click.option("--signup", "signup", type=click.Choice(["none", "open", "code"]), default=None,
               help="Who may make an account from the page: nobody, anyone, or whoever has a code from "
                    "`summon accounts codes --new N` (default: the profile's [signup] mode, else none).")
+@click.option("--cell", default=None, help="The cell of the profile's map this referee serves: its broker "
+              "(unless --broker) and the cell named in every created and meta (clients/cells.py).")
 @metrics_options  # --metrics-port, --metrics-bind, --metrics-broker-sys (docs/operations.md)
 @log_format_option
 def referee(broker_url: str, username: str | None, password: str | None, password_file: str | None,
@@ -73,7 +75,8 @@ def referee(broker_url: str, username: str | None, password: str | None, passwor
             share_group: str | None = None, connect_timeout: float = 10.0, metrics_port: int | None = None,
             metrics_bind: str = "127.0.0.1", metrics_broker_sys: str | None = None,
             metrics_sys_password_file: str | None = None, accounts_admin: str | None = None,
-            guest_grace: float = 1800.0, gathering_ttl: float = 7 * 86400.0, signup: str | None = None) -> None:
+            guest_grace: float = 1800.0, gathering_ttl: float = 7 * 86400.0, signup: str | None = None,
+            cell: str | None = None) -> None:
     """Run the referee: host every table on this broker until stopped."""
     from summon.referee.clock import ClockError, TimeControl
     from summon.referee.service import CreateRefused, Referee, RefereeConfig
@@ -86,13 +89,22 @@ def referee(broker_url: str, username: str | None, password: str | None, passwor
     prof = _profile()
     # directors named in the broker's roles file: SUMMON_ROLES_FILE, else the profile's
     roles_file = os.environ.get("SUMMON_ROLES_FILE") or (prof.roles_file if prof else None)
+    served = None
+    if cell is not None:
+        served = next((c for c in (prof.cells if prof else ()) if c.name == cell), None)
+        if served is None:
+            names = ", ".join(c.name for c in (prof.cells if prof else ())) or "none: no [cells.NAME] in the profile"
+            raise click.BadParameter(f"no cell {cell!r} in the profile's map (cells: {names})", param_hint="--cell")
+        if broker_url is None:
+            broker_url = served.broker
     cfg = RefereeConfig(broker=_broker(broker_url, username, password, password_file), prefix=prefix,
                         client_id=client_id, directors=frozenset(directors), mqtt_version=int(mqtt_version),
                         db=db, db_sync=db_sync, clock=clock, lease_ttl=lease_ttl, share_group=share_group,
                         roles_file=roles_file, connect_timeout=connect_timeout,
                         accounts_admin=accounts_admin or _default_admin(prof), guest_grace=guest_grace,
                         gathering_ttl=gathering_ttl, signup_mode=signup or (prof.signup_mode if prof else "none"),
-                        signup_codes=str(Path(prof.broker_dir) / "signup-codes") if prof and prof.broker_dir else None)
+                        signup_codes=str(Path(prof.broker_dir) / "signup-codes") if prof and prof.broker_dir else None,
+                        cell=served.to_wire() if served is not None else None)
     from summon.clients.bots import HOUSE_BOTS
 
     ref = Referee(cfg, house_bots=HOUSE_BOTS)  # the referee hosts the clients' bots, never imports them

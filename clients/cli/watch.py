@@ -47,7 +47,10 @@ def _watch_one(table: str, broker_url: str | None, username: str | None, passwor
     """One table's commentary until its game ends (clients/watch.py)."""
     from summon.clients.watch import Watcher
 
-    url = _broker(broker_url, username, password, password_file, audience="spectator")
+    from summon.clients.cli.common import follow_table
+
+    url = follow_table(broker_url, _broker(broker_url, username, password, password_file, audience="spectator"),
+                       table, prefix, audience="spectator")
     w = Watcher(url, table, prefix=prefix, out=lambda line: click.echo(line), mqtt_version=int(mqtt_version))
     _on_signals(w.request_stop)
     try:
@@ -66,7 +69,11 @@ def _watch_more(table: str | None, follow: bool, screen: bool, broker_url: str |
     from summon.clients.tui.spectate import Follower, FullScreenSpectator, SpectatorSession
     from summon.clients.tui.terminal import Terminal
 
+    from summon.clients.cli.common import follow_table
+
     broker = _broker(broker_url, username, password, password_file, audience="spectator")
+    if not follow:  # one table: the cell it lives in (--follow watches the default cell's tables)
+        broker = follow_table(broker_url, broker, table, prefix, audience="spectator")
     if not follow and table is None:
         raise click.UsageError("Missing argument 'TABLE' (or use --follow).")
     _leave_on_sigterm()

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from summon.clients.tournament import TournamentError
-from summon.protocol.topics import valid_name
+from summon.protocol.topics import portable_name, valid_name
 from summon.referee.games import derived
 from summon.referee.gametype import KeySpec, read_keys
 
@@ -161,8 +161,8 @@ def _tournament_keys() -> tuple[KeySpec, ...]:
 
     games = ", ".join(sorted(GAMES))
     return (
-        KeySpec("id", (str,), required=True, check=lambda v: valid_name(v) and len(v) <= 24,
-                message="tournament.id: required, 1-24 of A-Z a-z 0-9 _ . - (it starts every table id)"),
+        KeySpec("id", (str,), required=True, check=lambda v: portable_name(v) and len(v) <= 24,
+                message="tournament.id: required, 1-24 of A-Z a-z 0-9 _ - (it starts every table id)"),
         KeySpec("name", (str,)),
         KeySpec("game", (str,), required=True, choices=tuple(GAMES),
                 message="tournament.game: {value!r} is not a game of this referee (" + games + ")"),
