@@ -40,6 +40,10 @@ class ErrorCode(enum.StrEnum):
     CHAT_BAD_TEXT = "chat/bad-text"        # a control or formatting character (newline, bidi override...)
     CHAT_UNKNOWN_PRESET = "chat/unknown-preset"  # a preset id the referee does not have
     TABLE_BUDGET = "table/budget"          # a player's tables: too many open, or created this hour
+    REPLAY_IN_PLAY = "replay/in-play"      # a replay of a table still being played (it would show what is to come)
+    REPLAY_NOT_YOURS = "replay/not-yours"  # a closed table you did not sit at (its deal may be played again)
+    REPLAY_TOO_BIG = "replay/too-big"      # the view is over the referee's size limit for one person
+    HISTORY_BUDGET = "history/budget"      # too many history or replay requests: wait and ask again
     INTERNAL = "internal/error"            # a bug on our side; the table is unchanged
 
 

@@ -30,6 +30,7 @@ from typing import Any, Callable, Mapping, Sequence
 from summon.protocol.errors import DecodeError, ErrorCode, TopicError
 from summon.protocol.messages import (CloseTable, Closed, CreateTable, Created, Error, Move, Reclaim, RefereeStatus, Rematch,
                                decode, encode)
+from summon.protocol.messages import History, ReplayRequest
 from summon.protocol.looplink import Caught, LoopLink
 from summon.protocol.mqtt import BrokerUrl, Incoming
 from summon.protocol.topics import Topics, valid_name
@@ -48,6 +49,7 @@ from summon.referee.presence import SeatKeeper
 from summon.referee.playertables import COMPUTER, PlayerTables, computer_bot
 from summon.referee.store import SeatEvent
 from summon.referee.fleet import Fleet, share_group
+from summon.referee.history import HistoryDesk
 from summon.referee.meter import METER
 from summon.referee.recovery import Recovery
 from summon.referee.store import MEMORY, Store, StoreError, open_store
@@ -165,6 +167,7 @@ class Referee:
         self.seats = SeatKeeper(self)  # clocks' timeouts, presence, house bots
         self.chat = ChatDesk(self)  # table chat: seated players write, watchers read (referee/chat.py)
         self.player_tables = PlayerTables(self)  # players' create, computer seats, rematch
+        self.history = HistoryDesk(self)  # "My games": finished tables, ratings, own replays (referee/history.py)
         self._closing = False
         self._last_tick = 0.0
         self._held: list[Publish] | None = None  # publishes waiting for the batch's commit
@@ -377,6 +380,7 @@ class Referee:
                 log.warning("could not publish offline status")
             self._link.close()
         self.seats.close()  # the house-bot workers
+        self.history.close()  # its worker thread
         if self.store is not None:
             self.store.close()
         log.info("referee stopped")
@@ -389,6 +393,12 @@ class Referee:
         if self._link is not None:
             self._link.wake()
         return fut.result(timeout)
+
+    def post(self, fn: Callable[[], Any]) -> None:
+        """Run ``fn`` on the loop thread soon, without waiting (a worker hands its answer back)."""
+        self.inbox.put((fn, concurrent.futures.Future()))
+        if self._link is not None:
+            self._link.wake()
 
     # --- tables ---------------------------------------------------------------------------
     def create_table(
@@ -587,9 +597,15 @@ class Referee:
     def _handle_request(self, user: str, msg: Incoming) -> None:
         reply = self.topics.reply(user)
         try:
-            req = decode(msg.payload, accept=(CreateTable, CloseTable, Rematch))
+            req = decode(msg.payload, accept=(CreateTable, CloseTable, Rematch, History, ReplayRequest))
         except DecodeError as exc:
             self._send_error(reply, exc.code, exc.detail)
+            return
+        if isinstance(req, History):  # any account: its own games (referee/history.py)
+            self.history.history(user, req)
+            return
+        if isinstance(req, ReplayRequest):
+            self.history.replay(user, req)
             return
         assert isinstance(req, (CreateTable, CloseTable, Rematch))
         if isinstance(req, Rematch):  # any seated person (referee/playertables.py)
