@@ -17,6 +17,7 @@ import { rulesPage } from "./howto.js";
 import { updateTurns } from "./turns.js";
 import { tickAway } from "./away.js";
 import { renderNewTable } from "./newtable.js";
+import { MyGames } from "./mygames.js";
 import { LANG_NAMES, lang, setLang, t as tr } from "./i18n.js";
 
 const DEFAULTS = { broker: "", edge: "", prefix: "summon/v1", user: "", login: "password" };
@@ -28,6 +29,10 @@ let link = null;
 let watched = null;
 let scheduled = false;
 const replay = new ReplayViewer(() => render());
+// My games (#/games): its answers arrive through the store; a replay opens in the viewer
+const myGames = new MyGames(() => render());
+store.history = myGames;
+myGames.onReplay = (data) => { replay.open(data, "games"); location.hash = "#/replay"; };
 
 async function loadConfig() {
   try {
@@ -130,6 +135,7 @@ function route() {
   }
   if (hash.startsWith("#/rules/")) return "rules";
   if (hash === "#/new") return "new";
+  if (hash === "#/games") return "games";
   return hash.startsWith("#/replay") ? "replay" : table ? "table" : "lobby";
 }
 
@@ -144,6 +150,7 @@ function render() {
     if (screen === "replay") return [nav, ...replay.render()];
     if (screen === "rules") return [nav, ...rulesPage(decodeURIComponent(location.hash.slice("#/rules/".length)))];
     if (screen === "lobby") return [nav, ...renderLobby(store, link, loginForm(), render)];
+    if (screen === "games") return [nav, ...myGames.render(store, link, loginForm())];
     if (screen === "new") return [nav, ...renderNewTable(store, link, render), link && link.user ? null : loginForm()];
     const t = store.table(watched);
     if ((t.seat || t.pub) && marks.firstState === null) marks.firstState = performance.now();

@@ -182,6 +182,7 @@ export class Link {
       case "seat_state": return atTable && p[2] === "seat" && p[3] === this.user && p[4] === "state";
       case "error": return (p[0] === "t" && p[2] === "seat" && p[3] === this.user && p[4] === "error") || this.replyTopic(p);
       case "created": return this.replyTopic(p);
+      case "my_games": case "replay_part": return this.replyTopic(p);   // My games (js/mygames.js)
       default: return false;
     }
   }
@@ -204,6 +205,9 @@ export function applyMessage(store, topic, m) {
       if (m.type === "created" || (m.type === "error" && parts[parts.length - 1] === "reply")) {
         if (!store.replies) return false;
         store.replies.set(m.type === "created" ? m.request_id : m.ref, m);
+      } else if (m.type === "my_games" || m.type === "replay_part") {
+        if (!store.history) return false;   // js/mygames.js: my own games and replays
+        return store.history.receive(m);
       } else if (m.type === "referee_status") store.referee = m;
       else if (m.type === "tournament") store.tours.set(topic, m);
       else if (m.type === "meta") store.table(m.table).meta = m;
