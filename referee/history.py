@@ -39,8 +39,11 @@ ids its director gave them.
 then one every 10 s and one being built at a time; for the whole referee at most
 ``MAX_PENDING`` (4) jobs waiting.  Past them: ``history/budget``, in words.  The work
 (openskill, replaying up to a few hundred moves: ~0.2 s for a whole Dragon game to 500)
-runs on ONE worker thread, off the referee's loop; the store is read on the loop (it is
-the loop's connection), the answer is published by the loop (``Referee.post``).  A view
+runs off the referee's loop: ONE worker thread reads the history through a read-only
+connection of its own (``_own_reader``; a ``:memory:`` store is read on the loop) and
+hands the pure work to ONE worker process (``_cpu``: a thread would share the
+interpreter lock with the loop); the loop only checks the request (one table by its key)
+and publishes the answer (``Referee.post``).  A view
 over ``REPLAY_MAX_BYTES`` (8 MiB) is refused (``replay/too-big``); the last views built
 are kept (``CACHE``), so asking again (a page reloaded) costs no replay.
 """
@@ -54,20 +57,22 @@ import re
 import time
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
-from summon.protocol.codec import pack
+from summon.protocol.codec import pack, packer
 from summon.protocol.errors import ErrorCode
 from summon.protocol.messages import History, MyGames, ReplayPart, ReplayRequest, encode
+from summon.protocol.version import PROTOCOL_VERSION
 from summon.referee.brokerconf import MAX_PACKET_BYTES
 from summon.referee.games import GAME_TYPES
 from summon.referee.gametype import GameType
 from summon.referee.replays import Replay, ReplayError, export, seat_view
-from summon.referee.store import TableRecord
+from summon.referee.store import MEMORY, TableRecord
 from summon.referee.table import Publish
 
 if TYPE_CHECKING:
     from summon.referee.service import Referee
 
 __all__ = ["HistoryDesk", "Bucket", "game_entry", "rate", "sides_of", "places", "split_frames", "is_rated",
+           "build_view", "list_games", "part_payload",
            "HISTORY_MAX", "RATED_MAX", "PART_BYTES", "REPLAY_MAX_BYTES"]
 
 log = logging.getLogger("summon.referee.history")
@@ -77,6 +82,7 @@ RATED_MAX = 500
 PART_BYTES = MAX_PACKET_BYTES - 8 * 1024  # frames per part; the rest: topic, head, keys
 REPLAY_MAX_BYTES = 8 << 20
 MAX_PENDING = 4
+PACE = 4  # replay parts sent per loop pass (_send_paced)
 CACHE = 8
 _REFEREE_ID = re.compile(r"[a-z0-9_]+-[0-9a-f]{8}")
 
@@ -232,6 +238,44 @@ def split_frames(frames: list[dict[str, Any]], budget: int = PART_BYTES) -> list
     return parts
 
 
+View = tuple[dict[str, Any], list[bytes]]
+"""A built view: its head, and each part's frames packed as one msgpack array."""
+
+
+def build_view(replay: Replay, seat: int | None) -> View:
+    """``seat``'s view of ``replay``, cut into parts and packed (the worker process runs it)."""
+    view = seat_view(replay, seat)
+    frames = view.pop("frames")["spectator" if seat is None else str(seat)]
+    packed = [pack(part) for part in split_frames(frames)]
+    size = sum(map(len, packed))
+    if size > REPLAY_MAX_BYTES:
+        raise ValueError(f"this replay is {size >> 20} MiB, more than the {REPLAY_MAX_BYTES >> 20} MiB "
+                         "a referee sends one person")
+    return view, packed
+
+
+def list_games(user: str, recs: Sequence[TableRecord], computer: Mapping[str, Mapping[int, str]],
+               ) -> tuple[list[dict[str, Any]], dict[str, dict[str, Any]], bool]:
+    """(games, ratings, more) of ``my_games`` (the worker process runs it)."""
+    games = [game_entry(r, user, computer.get(r.id, {})) for r in recs[:HISTORY_MAX]]
+    return games, rate(user, recs, computer), len(recs) > HISTORY_MAX
+
+
+def part_payload(request_id: str, table: str, part: int, parts: int, frames: bytes, head: dict[str, Any] | None) -> bytes:
+    """The wire bytes of ``ReplayPart(...)`` whose ``frames`` are already packed (``build_view``).
+
+    Equal to ``encode(ReplayPart(...))`` byte for byte (tests/test_history.py): the map's
+    keys in the message's wire order, the packed array spliced in as the value of
+    ``frames``.  Why: a view is packed once, in the worker process, and kept packed in the
+    cache (0.7-0.9 MB for a whole Dragon game); the referee's threads never walk its frames."""
+    out = [packer().pack_map_header(8)]
+    for key, value in (("v", PROTOCOL_VERSION), ("type", ReplayPart.TYPE), ("request_id", request_id),
+                       ("table", table), ("part", part), ("parts", parts)):
+        out += [pack(key), pack(value)]
+    out += [pack("frames"), frames, pack("head"), pack(head)]
+    return b"".join(out)
+
+
 class HistoryDesk:
     """``history`` and ``replay`` requests for one referee (its loop thread, and one worker)."""
 
@@ -242,13 +286,37 @@ class HistoryDesk:
         self._pool: concurrent.futures.ThreadPoolExecutor | None = None
         self._pending = 0  # jobs submitted and not yet answered (loop thread)
         self._building: set[str] = set()  # users whose replay is being built
-        self._cache: collections.OrderedDict[tuple[str, int | None], tuple[dict[str, Any], list[list[dict[str, Any]]]]] = \
-            collections.OrderedDict()
+        self._cache: collections.OrderedDict[tuple[str, int | None], View] = collections.OrderedDict()
+        self._procs: concurrent.futures.ProcessPoolExecutor | None = None
+        self._reader_store: Any = None  # the worker's own read-only connection (_reader)
         self.built = 0  # views built (not served from the cache): tests, benchmarks
 
     def close(self) -> None:
         if self._pool is not None:
+            reader = self._reader_store
+            if reader is not None:
+                self._pool.submit(reader.close)  # after the job running now, on its thread
             self._pool.shutdown(wait=False, cancel_futures=True)
+        if self._procs is not None:
+            self._procs.shutdown(wait=False, cancel_futures=True)
+
+    def _own_reader(self) -> bool:
+        """Whether the worker reads through a connection of its own (not ``:memory:``).
+
+        Why: a person's tables are a pass over the finished tables (about 20 ms at 20,000 of
+        them, measured in tests/test_history.py), too long for the loop.  A second,
+        read-only connection (SQLite in WAL mode, or PostgreSQL) lets the worker read
+        while the loop writes, and it sees only committed history -- never a batch the
+        loop may still undo.  A ``:memory:`` store has no second connection: its reads
+        run on the loop (tests, demos: small stores)."""
+        return self.ref.config.db != MEMORY
+
+    def _reader(self) -> Any:
+        """The worker's read-only store, opened on first use (the worker thread only)."""
+        if self._reader_store is None:
+            from summon.referee import service  # the service imports this module
+            self._reader_store = service.open_store(self.ref.config.db, readonly=True)
+        return self._reader_store
 
     def _submit(self, work: Callable[[], list[Publish]], done: Callable[[], None]) -> None:
         """Run ``work`` on the worker; its publishes are sent by the loop (``Referee.post``)."""
@@ -266,9 +334,28 @@ class HistoryDesk:
             def deliver() -> None:
                 self._pending -= 1
                 done()
-                self.ref.send(out)
+                self._send_paced(out)
             self.ref.post(deliver)
         self._pool.submit(job)
+
+    def _send_paced(self, out: list[Publish]) -> None:
+        """Send ``PACE`` publishes now and the rest at later loop passes (loop thread).
+
+        Why: a whole game's replay is ~15 parts of ~56 KiB; sent at once they would sit in
+        the referee's QoS 1 window (20 in flight) and socket ahead of every honest table's
+        next state.  A few per pass lets the moves that arrive meanwhile go between them."""
+        self.ref.send(out[:PACE])
+        if len(out) > PACE:
+            rest = out[PACE:]
+            self.ref.post(lambda: self._send_paced(rest))
+
+    def warm(self) -> None:
+        """Start the worker process now, off the loop (its imports take ~2 s on this machine):
+        the first person to open My games then does not wait for them."""
+        if self.ref.config.house_workers > 0 and self._own_reader():
+            if self._pool is None:
+                self._pool = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="summon-history")
+            self._pool.submit(self._cpu, sides_of, None, 1)
 
     def _refuse(self, user: str, code: ErrorCode, detail: str, ref: str, table: str | None = None) -> None:
         self.ref.send_error(self.ref.topics.reply(user), code, detail, table, ref=ref)
@@ -291,16 +378,18 @@ class HistoryDesk:
                                 f"ask again in {wait:.0f} s", req.request_id)
         if self._busy(user, req.request_id):
             return
-        recs = self.ref.store.finished_of(user, RATED_MAX)
-        if req.game is not None:
-            recs = [r for r in recs if r.game == req.game]
-        computer = self.ref.store.computer_seats(r.id for r in recs)
         reply = self.ref.topics.reply(user)
 
+        def read(store: Any) -> tuple[list[TableRecord], dict[str, dict[int, str]]]:
+            recs = store.finished_of(user, RATED_MAX)
+            if req.game is not None:
+                recs = [r for r in recs if r.game == req.game]
+            return recs, store.computer_seats(r.id for r in recs)
+        early = None if self._own_reader() else read(self.ref.store)
+
         def work() -> list[Publish]:
-            ratings = rate(user, recs, computer)
-            games = [game_entry(r, user, computer.get(r.id, {})) for r in recs[:HISTORY_MAX]]
-            more = len(recs) > HISTORY_MAX
+            recs, computer = early if early is not None else read(self._reader())
+            games, ratings, more = self._cpu(list_games, user, recs, computer)
             while True:  # the packet limit: leave the oldest out until it fits
                 payload = encode(MyGames(request_id=req.request_id, games=games, ratings=ratings, more=more))
                 if len(payload) + len(reply) <= MAX_PACKET_BYTES - 1024 or not games:
@@ -336,44 +425,56 @@ class HistoryDesk:
             return
         key = (rec.id, seat)
         cached = self._cache.get(key)
-        replay = None if cached is not None else export(self.ref.store, rec.id)
+        replay = None if cached is not None or self._own_reader() else export(self.ref.store, rec.id)
         reply = self.ref.topics.reply(user)
         self._building.add(user)
-        built: list[tuple[dict[str, Any], list[list[dict[str, Any]]]]] = []
+        built: list[View] = []
 
         def work() -> list[Publish]:
             view = cached
             if view is None:
-                assert replay is not None
                 try:
-                    view = self._build(replay, seat)
+                    view = self._cpu(build_view, replay if replay is not None else export(self._reader(), rec.id), seat)
                 except (ReplayError, ValueError) as exc:
                     log.warning("replay of %s for %s not sent: %s", rec.id, user, exc)
                     code = ErrorCode.REPLAY_TOO_BIG if isinstance(exc, ValueError) else ErrorCode.INTERNAL
                     return [self._error(reply, code, str(exc), ref, rec.id)]
+                self.built += 1
             built.append(view)
             head, parts = view
-            return [Publish(reply, encode(ReplayPart(request_id=ref, table=rec.id, part=i + 1, parts=len(parts),
-                                                     frames=frames, head=head if i == 0 else None)))
+            return [Publish(reply, part_payload(ref, rec.id, i + 1, len(parts), frames, head if i == 0 else None))
                     for i, frames in enumerate(parts)]
+
         def done() -> None:  # the loop thread: the cache is the loop's alone
             self._building.discard(user)
             if built:
                 self._keep(key, built[0])
         self._submit(work, done)
 
-    def _build(self, replay: Replay, seat: int | None) -> tuple[dict[str, Any], list[list[dict[str, Any]]]]:
-        view = seat_view(replay, seat)
-        frames = view.pop("frames")["spectator" if seat is None else str(seat)]
-        parts = split_frames(frames)
-        size = sum(len(pack(f)) for part in parts for f in part)
-        if size > REPLAY_MAX_BYTES:
-            raise ValueError(f"this replay is {size >> 20} MiB, more than the {REPLAY_MAX_BYTES >> 20} MiB "
-                             "a referee sends one person")
-        self.built += 1
-        return view, parts
+    def _cpu(self, fn: Callable[..., Any], *args: Any) -> Any:
+        """``fn(*args)`` in the worker process (the worker thread waits, holding no lock).
 
-    def _keep(self, key: tuple[str, int | None], view: tuple[dict[str, Any], list[list[dict[str, Any]]]]) -> None:
+        Why a process: replaying a whole game is ~0.4 s of pure Python, and a thread doing
+        it shares the interpreter lock with the referee's loop (measured with a thread:
+        honest moves' p99 went from 7 ms to 79-147 ms while replays were built,
+        benchmarks/history_load.py).  With ``house_workers`` 0 (no worker processes
+        wanted), or if the process cannot serve (a game registered at run time that a fresh
+        process does not have), it runs here, in the worker thread."""
+        if self.ref.config.house_workers > 0:
+            try:
+                if self._procs is None:
+                    import multiprocessing
+                    methods = multiprocessing.get_all_start_methods()
+                    ctx = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+                    self._procs = concurrent.futures.ProcessPoolExecutor(1, mp_context=ctx)
+                return self._procs.submit(fn, *args).result()
+            except ValueError:
+                raise
+            except Exception as exc:  # noqa: BLE001 - then here, and say so
+                log.warning("history worker process failed (%s): working in the referee's thread", exc)
+        return fn(*args)
+
+    def _keep(self, key: tuple[str, int | None], view: View) -> None:
         self._cache[key] = view
         self._cache.move_to_end(key)
         while len(self._cache) > CACHE:

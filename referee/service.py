@@ -220,6 +220,7 @@ class Referee:
         )
         self._link.start(timeout=self.config.connect_timeout)  # retained junk may arrive (and go) meanwhile
         self.recovery.restore()
+        self.history.warm()  # My games' worker process, started off the loop (referee/history.py)
         self._status("online")
         log.info("referee up on %s, prefix %s", self.config.broker, self.config.prefix)
         self.ready.set()

@@ -82,6 +82,15 @@ def test_frames_are_split_under_the_packet_limit():
         split_frames([{"big": "z" * 30_000}], budget=20_000)
 
 
+def test_a_part_spliced_from_packed_frames_is_the_messages_own_encoding():
+    from summon.protocol.codec import pack
+    from summon.referee.history import part_payload
+    frames = [{"seq": 0, "topic": "public/meta", "message": {"v": 1, "type": "meta", "players": ["a"]}}]
+    for head in ({"seat": 0, "table": "t"}, None):
+        assert part_payload("r1", "t", 1, 2, pack(frames), head) == encode(
+            ReplayPart(request_id="r1", table="t", part=1, parts=2, frames=frames, head=head))
+
+
 def test_the_budget_refills():
     now = [0.0]
     b = Bucket(0.5, 2, clock=lambda: now[0])
@@ -220,3 +229,55 @@ def test_a_request_with_a_bad_field_is_refused_and_old_requests_still_work(mosqu
     assert isinstance(err, Error) and "user" in err.detail  # nobody asks in another's name
     assert decode(encode(History(request_id="y"))) == History(request_id="y")
     north.close()
+
+
+@pytest.mark.broker
+def test_with_a_file_store_the_worker_reads_through_its_own_connection(any_store, mosquitto, tmp_path):
+    """The referee's real setting (``--db FILE`` or PostgreSQL): the worker reads the history
+    through a read-only connection of its own, off the loop, and sees what the loop committed."""
+    import threading
+
+    from summon.clients.bots import HOUSE_BOTS
+    from summon.referee.service import Referee, RefereeConfig
+
+    ref = Referee(RefereeConfig(broker=mosquitto.url("referee"), client_id="referee", db=str(tmp_path / "r.db"),
+                                db_sync="normal", directors=frozenset({"director"})), house_bots=HOUSE_BOTS)
+    thread = threading.Thread(target=ref.run, daemon=True)
+    thread.start()
+    assert ref.ready.wait(10)
+    try:
+        assert ref.history._own_reader()
+        done = finish(ref, 5)
+        north = Probe(mosquitto.url("north"), "north", (T.reply("north"),))
+        mine = ask(north, "north", History(request_id=rid()))
+        assert isinstance(mine, MyGames) and [g["table"] for g in mine.games] == [done]
+        parts = ask(north, "north", ReplayRequest(request_id=rid(), table=done))
+        assert isinstance(parts, list) and [f for p in parts for f in p.frames] == audience_frames(export(ref.store, done), 0)
+        assert ref.history._reader_store is not None and ref.history._reader_store is not ref.store
+        north.close()
+    finally:
+        ref.request_stop()
+        thread.join(10)
+
+
+def test_a_persons_tables_in_a_big_store(tmp_path):
+    """The figure in referee/store.py: finding one person's tables among 5,000 finished ones."""
+    from summon.referee.store import MoveRecord, Store
+    store = Store(str(tmp_path / "big.db"), sync="normal")
+    rng = random.Random(1)
+    names = [f"p{i}" for i in range(500)]
+    store.begin_batch()
+    for i in range(5000):
+        players = tuple(rng.sample(names, 4))
+        store.create_table(TableRecord(f"dragon-{i:08x}", "dragon", players, {}, 1, float(i), "playing"))
+        store.append_move(f"dragon-{i:08x}", MoveRecord(1, 0, players[0], "pass", float(i)), RESULT_NS, float(i))
+    store.commit_batch()
+    t0 = time.perf_counter()
+    found = store.finished_of("p7", 500)
+    spent = (time.perf_counter() - t0) * 1000
+    t0 = time.perf_counter()
+    store.finished_of("nobody", 500)
+    worst = (time.perf_counter() - t0) * 1000
+    print(f"p7: {len(found)} tables in {spent:.1f} ms; nobody's: {worst:.1f} ms (5,000 finished tables)")
+    assert found and all("p7" in r.players for r in found) and worst < 500
+    store.close()
