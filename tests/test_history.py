@@ -281,3 +281,31 @@ def test_a_persons_tables_in_a_big_store(tmp_path):
     print(f"p7: {len(found)} tables in {spent:.1f} ms; nobody's: {worst:.1f} ms (5,000 finished tables)")
     assert found and all("p7" in r.players for r in found) and worst < 500
     store.close()
+
+
+def test_replay_export_seat_writes_one_audience_without_seed_or_moves(tmp_path):
+    """`summon replay export --seat`: the same view the referee sends; `replay show` refuses it in words."""
+    import json
+
+    from summon.referee.store import Store
+    from tests.test_recovery import played_table
+    from tests.test_replay import summon_in
+
+    r, _ = played_table(6, 10_000)
+    rep = export(r.ref.store, "t")
+    db = Store(str(tmp_path / "r.db"))
+    db.create_table(TableRecord(**{**rep.record.__dict__, "status": "playing", "result": None, "finished": None}))
+    for m in rep.moves[:-1]:
+        db.append_move("t", m)
+    db.append_move("t", rep.moves[-1], rep.record.result, rep.record.finished)
+    db.close()
+    summon = summon_in(tmp_path)
+    out = summon("replay", "export", "t", "--db", "r.db", "--seat", "east", "-o", "east.json")
+    assert out.returncode == 0, out.stderr
+    data = json.loads((tmp_path / "east.json").read_text())
+    assert data["seat"] == 1 and list(data["frames"]) == ["1"] and "seed" not in data and "moves" not in data
+    assert data["frames"]["1"] == audience_frames(rep, 1)
+    shown = summon("replay", "show", "east.json")
+    assert shown.returncode != 0 and "own view" in shown.stderr and "web page" in shown.stderr
+    bad = summon("replay", "export", "t", "--db", "r.db", "--seat", "nobody")
+    assert bad.returncode != 0 and "--seat" in bad.stderr
