@@ -53,6 +53,13 @@ version 1: readers of version 1 ignore keys they do not know, and this module ig
 ``frames`` when reading (it replays the moves instead, so a file cannot make it show
 what the history does not say).
 
+**One audience's view** (``summon replay export --seat SEAT|USER|spectator``, and what the
+referee sends a player's page for "My games", referee/history.py) is the same object
+without ``seed``, ``moves``, ``seat_events`` and ``chat`` -- the seed and the moves reveal
+every hand -- with ``"seat"`` (the seat number, null for a spectator) and ``frames``
+holding that audience alone (``referee/replays.py`` ``seat_view``).  The browser's viewer
+opens it like a whole file; ``summon replay show`` refuses it in words (it has no moves).
+
 Why frames by default although they are big: a whole Summon the Dragon game to 500 (four
 heuristic bots, 548 and 727 moves) is 73-96 kB without frames and 4.0-5.3 MB with them
 (130-170 kB gzipped); a Summoner Wars game (292-359 moves) 38-47 kB and 4.0-5.2 MB --
@@ -65,86 +72,20 @@ line each (``dumps``): indenting them would double the size.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 
-from summon.protocol.messages import ChatLine, Events, Message, Meta, Move, SeatState, decode
-from summon.protocol.topics import Topics
-from summon.referee.clock import Clock, TimeControl
-from summon.referee.engine import Event
+from summon.protocol.messages import ChatLine, Events, Meta, SeatState
 from summon.referee.games import GAMES
-from summon.referee.presence import announcement
+from summon.referee.replays import (FORMAT, SPECTATOR, VERSION, Received, Replay, ReplayError, Step, audience_frames,
+                                    audience_topics, export, frames, seat_view, steps)
 from summon.referee.selfplay import PlayedGame
-from summon.referee.chat import line_message
-from summon.referee.store import ChatRecord, MoveRecord, SeatEvent, Store, TableRecord
-from summon.referee.table import Publish, Table
+from summon.referee.store import MoveRecord, TableRecord
 
+# The replay core lives in the referee layer (referee/replays.py: the referee sends a
+# player's own view to the page); this module keeps the files and the text, and re-exports it.
 __all__ = ["FORMAT", "VERSION", "ReplayError", "Replay", "Received", "Step", "export", "from_selfplay", "save", "load",
-           "dumps", "steps", "frames", "SPECTATOR"]
-
-FORMAT, VERSION = "summon-replay", 1
-SPECTATOR = None
-_TOPICS = Topics("replay")  # payloads are rebuilt locally; the prefix only sorts them by audience
-
-
-class ReplayError(Exception):
-    """The file is not a replay, or its history does not replay (e.g. another engine version)."""
-
-
-@dataclass(frozen=True)
-class Replay:
-    record: TableRecord
-    moves: tuple[MoveRecord, ...]
-    seat_events: tuple[SeatEvent, ...] = ()
-    chat: tuple[ChatRecord, ...] = ()
-
-    def to_json(self, with_frames: bool = False) -> dict[str, Any]:
-        """The file's object; ``with_frames`` adds what every audience received (``frames``)."""
-        r = self.record
-        data = {
-            "format": FORMAT, "version": VERSION, "table": r.id, "game": r.game, "players": list(r.players),
-            "config": r.config, "seed": r.seed, "clock": r.clock, "created": r.created, "status": r.status,
-            "result": r.result, "finished": r.finished,
-            "moves": [{"seq": m.seq, "seat": m.seat, "user": m.user, "move": m.move, "time": m.time,
-                       "spent_ms": m.spent_ms, "flags": list(m.flags)} for m in self.moves],
-            "seat_events": [{"at_seq": e.at_seq, "seat": e.seat, "kind": e.kind, "reason": e.reason, "time": e.time}
-                            for e in self.seat_events],
-        }
-        if self.chat:  # left out when nobody chatted: such a file is the same as before table chat
-            data["chat"] = [{"n": c.n, "user": c.user, "seat": c.seat, "seq": c.seq, "text": c.text,
-                             "preset": c.preset, "time": c.time} for c in self.chat]
-        if with_frames:
-            data["frames"] = frames(self)
-        return data
-
-    @classmethod
-    def from_json(cls, data: Any) -> "Replay":
-        if not isinstance(data, dict) or data.get("format") != FORMAT:
-            raise ReplayError("not a summon replay file")
-        if data.get("version") != VERSION:
-            raise ReplayError(f"replay format version {data.get('version')!r}; this program reads {VERSION}")
-        try:
-            rec = TableRecord(id=data["table"], game=data["game"], players=tuple(data["players"]),
-                              config=dict(data["config"]), seed=int(data["seed"]), created=float(data["created"]),
-                              status=data["status"], clock=data.get("clock"), result=data.get("result"),
-                              finished=data.get("finished"))
-            moves = tuple(MoveRecord(int(m["seq"]), int(m["seat"]), m["user"], m["move"], float(m.get("time", 0)),
-                                     int(m.get("spent_ms", 0)), tuple(m.get("flags", ()))) for m in data["moves"])
-            events = tuple(SeatEvent(int(e["at_seq"]), int(e["seat"]), e["kind"], e.get("reason"),
-                                     float(e.get("time", 0))) for e in data.get("seat_events", ()))
-            chat = tuple(ChatRecord(int(c["n"]), str(c["user"]), int(c["seat"]), int(c["seq"]), str(c["text"]),
-                                    c.get("preset"), float(c.get("time", 0))) for c in data.get("chat", ()))
-        except (KeyError, TypeError, ValueError) as exc:
-            raise ReplayError(f"damaged replay file: {exc!r}") from None
-        return cls(rec, moves, events, chat)
-
-
-def export(store: Store, table_id: str) -> Replay:
-    rec = store.table(table_id)
-    if rec is None:
-        raise ReplayError(f"no table {table_id!r} in {store.path}")
-    return Replay(rec, tuple(store.moves(table_id)), tuple(store.seat_events(table_id)), tuple(store.chats(table_id)))
+           "dumps", "steps", "frames", "SPECTATOR", "audience_frames", "audience_topics", "seat_view"]
 
 
 def from_selfplay(played: PlayedGame, game: str, players: Sequence[str], config: dict[str, Any], seed: int,
@@ -189,124 +130,6 @@ def load(path: str | Path) -> Replay:
         raise ReplayError(f"cannot read {path}: {exc}") from None
     return Replay.from_json(data)
 
-
-@dataclass(frozen=True)
-class Received:
-    """One message as an audience received it, with its topic under ``<p>/t/<table>/``."""
-
-    topic: str  # "public/state", "public/events", "public/meta", "public/chat", "seat/<user>/state", "seat/<user>/error"
-    message: Message
-
-
-@dataclass
-class Step:
-    """What one audience received at one step: seq 0 is the new table, then one per move."""
-
-    seq: int
-    received: list[Received] = field(default_factory=list)
-    move: MoveRecord | None = None
-
-    @property
-    def messages(self) -> list[Message]:
-        return [r.message for r in self.received]
-
-
-def audience_topics(table: Table, audience: int | None) -> set[str]:
-    """Topics ``audience`` could read: the public feed, or its own seat area plus the table's meta.
-
-    (A seat may read the public feed too, but it tells a seat nothing its own state does
-    not; leaving it out keeps a seat's replay free of duplicates.)
-    """
-    if audience is None:
-        return {_TOPICS.public_state(table.id), _TOPICS.events(table.id), _TOPICS.meta(table.id)}
-    user = table.players[audience]
-    return {_TOPICS.seat_state(table.id, user), _TOPICS.seat_error(table.id, user), _TOPICS.meta(table.id)}
-
-
-def steps(replay: Replay, audience: int | None) -> Iterator[Step]:
-    """The replay as ``audience`` (a seat number, or ``SPECTATOR``) saw it, step by step.
-
-    Raises ``ReplayError`` if a move does not replay or the result differs from the record.
-    """
-    rec = replay.record
-    if rec.game not in GAMES:
-        raise ReplayError(f"this installation has no game {rec.game!r}")
-    if audience is not None and not 0 <= audience < len(rec.players):
-        raise ReplayError(f"no seat {audience}: seats are 0..{len(rec.players) - 1}")
-    table = Table(rec.id, GAMES[rec.game], rec.players, rec.config, rec.seed, _TOPICS)
-    table.timing = TimeControl.from_wire(rec.clock)
-    if table.timing is not None and table.timing.timed:
-        table.clock = Clock.start(table.timing, len(rec.players), table.game.to_move(table.state), 0.0)
-    mine = audience_topics(table, audience)
-    pending = sorted(replay.seat_events, key=lambda e: e.at_seq)
-
-    under = _TOPICS.meta(table.id).removesuffix("public/meta")
-
-    def keep(out: list[Publish]) -> list[Received]:
-        return [Received(p.topic.removeprefix(under), decode(p.payload, max_bytes=1 << 20))
-                for p in out if p.topic in mine and p.payload]
-
-    def seat_changes(step: Step) -> None:
-        while pending and pending[0].at_seq <= step.seq:
-            ev = pending.pop(0)
-            if ev.kind == "house":
-                table.house[ev.seat] = ev.reason or "absent"
-                step.received += keep(announcement(table, Event("house", {"seat": ev.seat, "reason": ev.reason})))
-            elif ev.kind == "reclaim":
-                table.house.pop(ev.seat, None)
-                if table.clock is not None:
-                    table.clock = table.clock.reset_timeouts(ev.seat)
-                step.received += keep(announcement(table, Event("reclaim", {"seat": ev.seat}), ev.seat))
-
-    said = sorted(replay.chat, key=lambda c: c.n)
-
-    def chat_until(step: Step) -> None:  # public: every audience hears every line (referee/chat.py)
-        while said and said[0].seq <= step.seq:
-            step.received.append(Received("public/chat", line_message(rec.id, said.pop(0))))
-
-    first = Step(0, keep(table.snapshot()))
-    seat_changes(first)
-    chat_until(first)
-    yield first
-    now = 0.0
-    for m in replay.moves:
-        if table.clock is not None and table.clock.started[m.seat] is not None:
-            now = table.clock.started[m.seat] + m.spent_ms / 1000
-        before = table.seq
-        out = table.handle_move(m.user, Move(seq=table.seq, move=m.move), now=now, flags=m.flags,
-                                notes=_notes(m))
-        if table.seq != before + 1 or table.seq != m.seq:
-            detail = next((getattr(x, "detail", "") for x in (decode(p.payload) for p in out)), "")
-            raise ReplayError(f"move {m.seq} {m.move!r} by seat {m.seat} does not replay: {detail}")
-        step = Step(m.seq, keep(out), m)
-        seat_changes(step)
-        chat_until(step)
-        yield step
-    outcome = table.game.outcome(table.state)
-    if rec.status == "finished" and (outcome is None or outcome.to_wire() != rec.result):
-        raise ReplayError(f"the replay ends with {outcome}, the record says {rec.result}")
-
-
-def frames(replay: Replay) -> dict[str, list[dict[str, Any]]]:
-    """Every audience's messages, in order, as plain JSON: the file's ``frames`` key.
-
-    Built by ``steps`` (the very path of ``summon replay show --json``), so a client without
-    the engine can show any audience exactly what it received.  Keys: ``"spectator"``, then
-    each seat number as a string (a username's seat is its index in ``players``).
-    """
-    seats = range(len(replay.record.players))
-    return {("spectator" if a is None else str(a)): [
-        {"seq": step.seq, "topic": r.topic, "message": r.message.to_wire()}
-        for step in steps(replay, a) for r in step.received] for a in (SPECTATOR, *seats)}
-
-
-def _notes(m: MoveRecord) -> list[Event]:
-    """The referee events the live referee put before a move it played (referee/presence.py)."""
-    if "timeout" in m.flags:
-        return [Event("timeout", {"seat": m.seat, "by": "random" if "random" in m.flags else "house"})]
-    if "house" in m.flags:
-        return [Event("autoplay", {"seat": m.seat})]
-    return []
 
 
 # --- text -----------------------------------------------------------------------------------------

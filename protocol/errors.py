@@ -53,6 +53,10 @@ class ErrorCode(enum.StrEnum):
     SIGNUP_WEAK_PASSWORD = "signup/weak-password"  # fewer than 8 characters
     SIGNUP_BUDGET = "signup/budget"        # too many sign-ups (per client per hour, overall per minute)
     SIGNUP_UNAVAILABLE = "signup/unavailable"  # no dynamic-security admin, or the broker did not answer
+    REPLAY_IN_PLAY = "replay/in-play"      # a replay of a table still being played (it would show what is to come)
+    REPLAY_NOT_YOURS = "replay/not-yours"  # a closed table you did not sit at (its deal may be played again)
+    REPLAY_TOO_BIG = "replay/too-big"      # the view is over the referee's size limit for one person
+    HISTORY_BUDGET = "history/budget"      # too many history or replay requests: wait and ask again
     INTERNAL = "internal/error"            # a bug on our side; the table is unchanged
 
 

@@ -26,7 +26,8 @@ from summon.protocol.version import MAX_INBOUND_BYTES, PROTOCOL_VERSION
 __all__ = [
     "Message", "Move", "CreateTable", "Created", "Error", "SeatState", "PublicState",
     "Events", "Meta", "RefereeStatus", "Tournament", "CloseTable", "Closed", "Reclaim", "Presence", "Chat", "ChatLine", "ChatLog", "Rematch", "Sit", "Seated", "Invites", "GuestRequest",
-    "GuestAccount", "Signup", "Account", "Gathering", "MESSAGE_TYPES", "CLIENT_SENT", "encode", "decode",
+    "GuestAccount", "Signup", "Account", "Gathering", "History", "MyGames", "ReplayRequest", "ReplayPart",
+    "MESSAGE_TYPES", "CLIENT_SENT", "encode", "decode",
     "field_names",
 ]
 
@@ -416,11 +417,61 @@ class Tournament(Message):
     pairings: list[dict]
 
 
+# --- a person's finished games and their replays ("My games", referee/history.py) ------
+
+@dataclass(frozen=True)
+class History(Message):
+    """A person asks for their finished games, with results, and their ratings (on its
+    request topic); answered by ``my_games``.  ``game``: only that game's tables."""
+
+    TYPE: ClassVar[str] = "history"
+    request_id: str
+    game: str | None = None
+
+
+@dataclass(frozen=True)
+class MyGames(Message):
+    """Reply to ``history``: the asker's last finished tables, newest first (at most 50), and
+    an openskill rating per game (protocol/README.md, "My games").  ``more``: older tables
+    were left out (past the 50, or the packet's size)."""
+
+    TYPE: ClassVar[str] = "my_games"
+    request_id: str
+    games: list[dict]
+    ratings: dict
+    more: bool = False
+
+
+@dataclass(frozen=True)
+class ReplayRequest(Message):
+    """A person asks for the replay of a finished table, as their own seat saw it (a
+    spectator's view of a table they did not sit at); answered by ``replay_part`` messages."""
+
+    TYPE: ClassVar[str] = "replay"
+    request_id: str
+    table: str
+
+
+@dataclass(frozen=True)
+class ReplayPart(Message):
+    """One part of a replay sent to one person (the broker's packet limit is 64 KiB): part
+    ``part`` of ``parts`` (from 1), each with the next ``frames`` in order; part 1 also has
+    ``head``, the view's other keys (``summon replay export --seat``'s file without ``frames``)."""
+
+    TYPE: ClassVar[str] = "replay_part"
+    request_id: str
+    table: str
+    part: int
+    parts: int
+    frames: list[dict]
+    head: dict | None = None
+
+
 MESSAGE_TYPES: dict[str, type[Message]] = {
     cls.TYPE: cls
     for cls in (Move, CreateTable, Created, CloseTable, Closed, Error, SeatState, PublicState, Events, Meta,
                 RefereeStatus, Tournament, Reclaim, Presence, Chat, ChatLine, ChatLog, Rematch, Sit, Seated, Invites,
-                GuestRequest, GuestAccount, Signup, Account, Gathering)
+                GuestRequest, GuestAccount, Signup, Account, Gathering, History, MyGames, ReplayRequest, ReplayPart)
 }
 
 
@@ -467,7 +518,7 @@ def _hints(cls: type[Message]) -> dict[str, Any]:
 
 
 CLIENT_SENT: frozenset[str] = frozenset({"move", "reclaim", "presence", "create", "close", "chat", "rematch", "sit",
-                                        "invites", "guest", "signup"})
+                                        "invites", "guest", "signup", "history", "replay"})
 """The messages a client sends to the referee: decoded *closed* (an unknown field is
 ``msg/bad-field``, so a typo or an identity claim is caught at once).  Every other message
 is one a client receives, decoded *open*: a field it does not know is ignored, because the

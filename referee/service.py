@@ -30,6 +30,7 @@ from typing import Any, Callable, Mapping, Sequence
 from summon.protocol.errors import DecodeError, ErrorCode, TopicError
 from summon.protocol.messages import (CloseTable, Closed, CreateTable, Created, Error, GuestRequest, Invites, Move, Reclaim,
                                RefereeStatus, Rematch, Signup, Sit, decode, encode)
+from summon.protocol.messages import History, ReplayRequest
 from summon.protocol.looplink import Caught, LoopLink
 from summon.protocol.mqtt import BrokerUrl, Incoming
 from summon.protocol.topics import PORTABLE_CHARS, Topics, portable_name, valid_name
@@ -50,6 +51,7 @@ from summon.referee.gatherings import Gatherings
 from summon.referee.guests import Guests
 from summon.referee.store import SeatEvent
 from summon.referee.fleet import Fleet, share_group
+from summon.referee.history import HistoryDesk
 from summon.referee.meter import METER
 from summon.referee.recovery import Recovery
 from summon.referee.store import MEMORY, Store, StoreError, open_store
@@ -188,6 +190,7 @@ class Referee:
         self.player_tables = PlayerTables(self)  # players' create, computer seats, rematch
         self.gatherings = Gatherings(self)  # tables waiting for players: invite and open seats
         self.guests = Guests(self)  # the gateway's guest/sign-up ops; guests' lifetime (dynsec admin, off the loop)
+        self.history = HistoryDesk(self)  # "My games": finished tables, ratings, own replays (referee/history.py)
         self._closing = False
         self._last_tick = 0.0
         self._held: list[Publish] | None = None  # publishes waiting for the batch's commit
@@ -246,6 +249,7 @@ class Referee:
         self.recovery.restore()
         self.guests.start()  # after restore: the held tables' guests live on, the others are swept
         self.gatherings.start()  # the retained gatherings a stopped referee left: cancelled
+        self.history.warm()  # My games' worker process, started off the loop (referee/history.py)
         self._status("online")
         log.info("referee up on %s, prefix %s", self.config.broker, self.config.prefix)
         self.ready.set()
@@ -409,6 +413,7 @@ class Referee:
             self._link.close()
         self.seats.close()  # the house-bot workers
         self.guests.close()  # the dynsec admin's worker
+        self.history.close()  # its worker thread
         if self.store is not None:
             self.store.close()
         log.info("referee stopped")
@@ -645,11 +650,11 @@ class Referee:
     def _handle_request(self, user: str, msg: Incoming) -> None:
         reply = self.topics.reply(user)
         try:
-            req = decode(msg.payload, accept=(CreateTable, CloseTable, Rematch, Sit, Invites, GuestRequest, Signup))
+            req = decode(msg.payload, accept=(CreateTable, CloseTable, Rematch, Sit, Invites, GuestRequest, Signup,
+                                              History, ReplayRequest))
         except DecodeError as exc:
             self._send_error(reply, exc.code, exc.detail)
             return
-        assert isinstance(req, (CreateTable, CloseTable, Rematch, Sit, Invites, GuestRequest, Signup))
         if isinstance(req, (GuestRequest, Signup)):  # the web gateway's (referee/guests.py)
             self.guests.handle(user, req)
             return
@@ -660,6 +665,12 @@ class Referee:
         if self.roles.has_role(user, "gateway"):
             self._send_error(reply, ErrorCode.AUTH_FORBIDDEN, "the web gateway's account asks only for guests and "
                              "sign-ups", ref=req.request_id)
+            return
+        if isinstance(req, History):  # any account: its own games (referee/history.py)
+            self.history.history(user, req)
+            return
+        if isinstance(req, ReplayRequest):
+            self.history.replay(user, req)
             return
         if isinstance(req, Rematch):  # any seated person (referee/playertables.py)
             self.player_tables.rematch(user, req)

@@ -367,6 +367,33 @@ class Store:
     def move_count(self, table_id: str) -> int:
         return int(self._db.execute("SELECT COUNT(*) FROM moves WHERE table_id = ?", (table_id,)).fetchone()[0])
 
+    # --- a person's history ("My games", referee/history.py) -----------------------------------
+    def finished_of(self, user: str, limit: int) -> list[TableRecord]:
+        """The finished tables ``user`` sat at, most recently finished first, at most ``limit``.
+
+        ``players`` is a JSON list, and a username never holds a quote (``valid_name``), so
+        ``"<user>"`` inside it is exactly one seat of ``user``.  The scan walks the
+        ``(status, finished)`` index newest first and stops at ``limit`` matches; a person
+        with few games in a big store costs one pass over the finished tables (measured in
+        tests/test_history.py)."""
+        rows = self._db.execute(
+            "SELECT * FROM tables WHERE status = 'finished' AND instr(players, ?) > 0"
+            " ORDER BY finished DESC, id LIMIT ?", (json.dumps(user), int(limit))).fetchall()
+        return [r for r in map(_table, rows) if user in r.players]
+
+    def computer_seats(self, table_ids: Iterable[str]) -> dict[str, dict[int, str]]:
+        """table -> seat -> bot of the seats the house played from the start (``computer:<bot>``, seq 0)."""
+        ids = list(table_ids)
+        out: dict[str, dict[int, str]] = {}
+        for i in range(0, len(ids), 500):
+            chunk = ids[i:i + 500]
+            rows = self._db.execute(
+                "SELECT table_id, seat, reason FROM seat_events WHERE kind = 'house' AND at_seq = 0"
+                f" AND reason LIKE 'computer:%' AND table_id IN ({','.join('?' * len(chunk))})", chunk).fetchall()
+            for tid, seat, reason in rows:
+                out.setdefault(tid, {})[int(seat)] = reason[len("computer:"):]
+        return out
+
     def close(self) -> None:
         """Close; in WAL mode this also checkpoints the log into the main file."""
         try:

@@ -452,6 +452,24 @@ class PgStore:
     def move_count(self, table_id: str) -> int:
         return int(self._read("SELECT COUNT(*) FROM moves WHERE table_id = %s", (table_id,))[0][0])
 
+    # --- a person's history (same as Store) ---------------------------------------------------
+    def finished_of(self, user: str, limit: int) -> list[TableRecord]:
+        """As ``Store.finished_of``: ``"<user>"`` inside the JSON list of players is one seat of ``user``."""
+        rows = self._read("SELECT * FROM tables WHERE status = 'finished' AND position(%s in players) > 0"
+                          " ORDER BY finished DESC, id LIMIT %s", (json.dumps(user), int(limit)))
+        return [r for r in map(_table, rows) if user in r.players]
+
+    def computer_seats(self, table_ids: Iterable[str]) -> dict[str, dict[int, str]]:
+        ids = list(table_ids)
+        out: dict[str, dict[int, str]] = {}
+        if not ids:
+            return out
+        rows = self._read("SELECT table_id, seat, reason FROM seat_events WHERE kind = 'house' AND at_seq = 0"
+                          " AND reason LIKE 'computer:%%' AND table_id = ANY(%s)", (ids,))
+        for tid, seat, reason in rows:
+            out.setdefault(tid, {})[int(seat)] = reason[len("computer:"):]
+        return out
+
     def _read(self, sql: str, args: tuple[Any, ...]) -> list[tuple[Any, ...]]:
         try:
             return self._db.execute(sql, args).fetchall()

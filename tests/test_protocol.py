@@ -15,6 +15,7 @@ from summon.protocol.messages import Tournament
 from summon.protocol.messages import Presence, Reclaim, Rematch
 from summon.protocol.messages import Account, Gathering, GuestAccount, GuestRequest, Invites, Seated, Signup, Sit
 from summon.protocol.messages import Chat, ChatLine, ChatLog
+from summon.protocol.messages import History, MyGames, ReplayPart, ReplayRequest
 from summon.protocol.mqtt import BrokerUrl
 from summon.protocol.topics import Topics, valid_name
 from summon.protocol.version import MAX_INBOUND_BYTES, PROTOCOL_VERSION
@@ -53,6 +54,10 @@ SAMPLES = [
     Chat(text="good luck"),
     ChatLine(table="t", n=1, user="north", seat=0, seq=0, text="Good luck!", at=1767225601000, preset="gl"),
     ChatLog(table="t", lines=[{"n": 1, "user": "north", "seat": 0, "seq": 0, "text": "hi", "at": 1, "preset": None}]),
+    History(request_id="h1", game="dragon"),
+    MyGames(request_id="h1", games=[{"table": "dragon-1a2b", "seat": 0}], ratings={"dragon": {"mu": 25.0}}),
+    ReplayRequest(request_id="r2", table="dragon-1a2b"),
+    ReplayPart(request_id="r2", table="dragon-1a2b", part=1, parts=1, frames=[{"seq": 0}], head={"seat": 0}),
 ]
 
 

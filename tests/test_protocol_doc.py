@@ -203,8 +203,8 @@ def test_the_topic_table_has_every_topic_and_its_message_types():
     names = {"PFX": "<p>", "xuserx": "<user>", "xtablex": "<table>", "xdirx": "<director>", "xtourx": "<tournament>"}
     expected = {
         t.referee_status(): {"referee_status"},
-        t.request("xuserx"): {"create", "close", "rematch"},
-        t.reply("xuserx"): {"created", "closed", "error"},
+        t.request("xuserx"): {"create", "close", "rematch", "history", "replay"},
+        t.reply("xuserx"): {"created", "closed", "error", "my_games", "replay_part"},
         t.meta("xtablex"): {"meta"}, t.public_state("xtablex"): {"public_state"}, t.events("xtablex"): {"events"},
         t.seat_state("xtablex", "xuserx"): {"seat_state"}, t.seat_error("xtablex", "xuserx"): {"error"},
         t.move("xtablex", "xuserx"): {"move", "reclaim"}, t.presence("xuserx"): {"presence"},

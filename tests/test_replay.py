@@ -201,19 +201,20 @@ def test_each_audiences_frames_are_what_replay_show_prints(tmp_path):
             assert decode(pack(roundtrip(f["message"])), max_bytes=1 << 20).to_wire() == f["message"]
 
 
-def _leaks(rep, audience):
+def _leaks(rep, audience, framed=None):
     """Hidden card names in ``audience``'s frames: each checked against the state of its step.
 
     As in tests/games/test_dragon_redaction.py: views and events against the state after
     the move, except that events before a ``deal`` event are checked against the old deal
     (less the card played).  The key ``game`` ("dragon", also a card) is left out.
+    ``framed``: that audience's frames as received elsewhere (tests/test_history.py), else built here.
     """
     game = GAMES["dragon"]
     states = [game.new_state(len(rep.record.players), rep.record.config, rep.record.seed)]
     for m in rep.moves:
         states.append(game.apply(states[-1], m.seat, m.move)[0])
     found = {}
-    for f in frames(rep)["spectator" if audience is None else str(audience)]:
+    for f in framed if framed is not None else frames(rep)["spectator" if audience is None else str(audience)]:
         seq, msg = f["seq"], dict(f["message"])
         pre, post = states[max(seq - 1, 0)], states[seq]
         move = rep.moves[seq - 1].move if seq else ""

@@ -26,11 +26,14 @@ def replay() -> None:
               help="Export a game still in progress (the file reveals every hand: keep it secret).")
 @click.option("--no-frames", is_flag=True,
               help="Leave out every audience's messages: a file ~50x smaller that only `replay show` can play.")
-def export_cmd(table: str, db: str, output: str | None, unfinished: bool, no_frames: bool) -> None:
+@click.option("--seat", "audience", default=None, metavar="SEAT|USER|spectator",
+              help="Only what this audience saw: no seed, no moves (safe to hand to that player).")
+def export_cmd(table: str, db: str, output: str | None, unfinished: bool, no_frames: bool,
+               audience: str | None) -> None:
     """Write TABLE's replay file from the referee's database."""
     from pathlib import Path
 
-    from summon.clients.replay import ReplayError, dumps, export, steps
+    from summon.clients.replay import ReplayError, dumps, export, seat_view, steps
     from summon.referee.store import Store, StoreError
 
     try:
@@ -46,6 +49,18 @@ def export_cmd(table: str, db: str, output: str | None, unfinished: bool, no_fra
     if rep.record.status != "finished" and not unfinished:
         raise click.ClickException(f"table {table} is still being played; its replay would reveal every hand "
                                    "(use --unfinished to export it anyway)")
+    if audience is not None:  # one audience's frames, no seed and no moves (referee/replays.py seat_view)
+        if rep.record.status == "playing":
+            raise click.ClickException(f"table {table} is still being played: a seat's view is exported once it is over")
+        seat = _audience(audience, list(rep.record.players), "--seat")
+        try:
+            text = json.dumps(seat_view(rep, seat), separators=(",", ":"))
+        except ReplayError as exc:
+            raise click.ClickException(f"the history of {table} does not replay: {exc}") from None
+        path = output or f"{table}.{'spectator' if seat is None else seat}.summon-replay.json"
+        Path(path).write_text(text)
+        click.echo(f"{path}: the view of {'a spectator' if seat is None else f'seat {seat}'}, {len(text) // 1000} kB")
+        return
     try:  # never write a file that does not replay (building the frames replays it for every audience)
         if no_frames:
             list(steps(rep, None))
@@ -91,7 +106,7 @@ def show_cmd(file: str, audience: str, interactive: bool, as_json: bool) -> None
         raise click.ClickException(str(exc)) from None
 
 
-def _audience(text: str, players: list[str]) -> int | None:
+def _audience(text: str, players: list[str], hint: str = "--as") -> int | None:
     if text.lower() in ("spectator", "public", "-"):
         return None
     if text.isdigit() and int(text) < len(players):
@@ -99,4 +114,4 @@ def _audience(text: str, players: list[str]) -> int | None:
     if text in players:
         return players.index(text)
     raise click.BadParameter(f"{text!r}: use a seat 0..{len(players) - 1}, one of {', '.join(players)}, "
-                             "or spectator", param_hint="--as")
+                             "or spectator", param_hint=hint)

@@ -22,6 +22,7 @@ import { rulesPage } from "./howto.js";
 import { updateTurns } from "./turns.js";
 import { tickAway } from "./away.js";
 import { renderNewTable } from "./newtable.js";
+import { MyGames } from "./mygames.js";
 import { LANG_NAMES, lang, setLang, t as tr } from "./i18n.js";
 import { activeGuest, forgetGuest, invite, inviteKey, moveGuest, renderJoin, savedGuest, signupForm, takeInvite } from "./join.js";
 import { renderGathering } from "./gathering.js";
@@ -39,6 +40,10 @@ let ended = null;         // words shown on #/join when a kept guest credential 
 const sitting = { request: null, table: null };
 const askedInvites = new Set();
 const replay = new ReplayViewer(() => render());
+// My games (#/games): its answers arrive through the store; a replay opens in the viewer
+const myGames = new MyGames(() => render());
+store.history = myGames;
+myGames.onReplay = (data) => { replay.open(data, "games"); location.hash = "#/replay"; };
 
 async function loadConfig() {
   try {
@@ -165,6 +170,7 @@ function route() {
   if (hash === "#/join" || hash.startsWith("#/join/")) return "join";
   if (hash.startsWith("#/rules/")) return "rules";
   if (hash === "#/new") return "new";
+  if (hash === "#/games") return "games";
   return hash.startsWith("#/replay") ? "replay" : table ? "table" : "lobby";
 }
 
@@ -200,6 +206,7 @@ function render() {
       return [nav, ...renderJoin({ config, refresh: render, onJoined: connectGuest })];
     }
     if (screen === "lobby") return [nav, ...renderLobby(store, link, loginForm(), render, { onSit: sit })];
+    if (screen === "games") return [nav, ...myGames.render(store, link, loginForm())];
     if (screen === "new") return [nav, ...renderNewTable(store, link, render, config), link && link.user ? null : loginForm()];
     const t = store.table(watched);
     if (t.gathering && t.gathering.state !== "started" && !t.seat && !t.pub) return [nav, ...gatheringRoom(t)];

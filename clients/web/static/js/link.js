@@ -197,6 +197,7 @@ export class Link {
       case "error": return (p[0] === "t" && p[2] === "seat" && p[3] === this.user && p[4] === "error") || this.replyTopic(p);
       case "gathering": return atTable && p[2] === "public" && p[3] === "gathering" && p.length === 4;
       case "created": case "seated": case "invites": return this.replyTopic(p);
+      case "my_games": case "replay_part": return this.replyTopic(p);   // My games (js/mygames.js)
       default: return false;
     }
   }
@@ -220,6 +221,9 @@ export function applyMessage(store, topic, m) {
         if (!store.replies) return false;
         store.replies.set(m.type === "error" ? m.ref : m.request_id, m);
         if (m.invites && store.invites) store.invites.set(m.table, { ...(store.invites.get(m.table) || {}), ...m.invites });
+      } else if (m.type === "my_games" || m.type === "replay_part") {
+        if (!store.history) return false;   // js/mygames.js: my own games and replays
+        return store.history.receive(m);
       } else if (m.type === "gathering") {
         store.table(m.table).gathering = m;
       } else if (m.type === "referee_status") store.referee = m;

@@ -39,7 +39,8 @@ export function renderLobby(store, link, loginForm, refresh = () => {}, opts = {
     loginForm,
     rulesLinks(),
   ];
-  if (me) out.push(h("p", {}, h("a", { href: "#/new", class: "button new-table-link", dataset: { key: "link:new" } }, tr("lobby.new-table"))));
+  if (me) out.push(h("p", {}, h("a", { href: "#/new", class: "button new-table-link", dataset: { key: "link:new" } }, tr("lobby.new-table")),
+    " ", h("a", { href: "#/games", class: "button my-games-link", dataset: { key: "link:games" } }, tr("lobby.my-games"))));
   if (me) {
     const turns = yourTurnList(store, me, tableRow);
     out.push(section(tr("lobby.your-turn"), turns || h("p", { class: "muted" }, tr("lobby.none-waiting")), notifyControl(refresh)));

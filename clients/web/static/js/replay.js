@@ -33,8 +33,22 @@ export class ReplayViewer {
   }
 
   async load(fileObject) {
+    let data;
+    try { data = JSON.parse(await fileObject.text()); } catch (err) {
+      this.file = null;
+      this.error = tr("replay.cannot-open", { why: err.message });
+      this.refresh();
+      return;
+    }
+    this.from = null;
+    this.open(data);
+  }
+
+  // A replay already in memory: a file's object, or one seat's view the referee sent over
+  // MQTT (js/mygames.js: `from` is where the back link goes).
+  open(data, from = null) {
+    this.from = from;
     try {
-      const data = JSON.parse(await fileObject.text());
       if (data.format !== "summon-replay") throw new Error("this is not a Summon replay file (format is not summon-replay)");
       if (!data.frames || typeof data.frames !== "object") {
         throw new Error("this replay file has no per-audience frames: export it again with a current `summon replay export`");
@@ -67,8 +81,10 @@ export class ReplayViewer {
   }
 
   render() {
-    const out = [h("p", {}, h("a", { href: "#/", dataset: { key: "link:lobby" } }, tr("replay.lobby")))];
-    out.push(section(tr("replay.title"), h("label", {}, `${tr("replay.file")} `,
+    const out = [h("p", {}, this.from === "games"
+      ? h("a", { href: "#/games", dataset: { key: "link:games" } }, tr("replay.back-games"))
+      : h("a", { href: "#/", dataset: { key: "link:lobby" } }, tr("replay.lobby")))];
+    if (this.from !== "games") out.push(section(tr("replay.title"), h("label", {}, `${tr("replay.file")} `,
       h("input", { type: "file", accept: ".json,application/json", dataset: { key: "replay-file" },
         on: { change: (e) => e.target.files[0] && this.load(e.target.files[0]) } }))));
     if (this.error) out.push(h("div", { class: "error", role: "alert" }, this.error));

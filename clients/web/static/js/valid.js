@@ -58,6 +58,13 @@ const SHAPES = {
   error: { code: str, detail: opt(str), table: opt(str), ref: opt(str) },
   chat_line: chatLine,
   chat_log: { table: str, lines: list(shape(chatLine)) },
+  my_games: { request_id: str, more: opt(bool), ratings: map,
+              games: list(shape({ table: str, game: str, title: opt(str), finished: num, players: list(str), seat: int,
+                                  computer: opt(map), rated: opt(bool),
+                                  result: shape({ outcome: str, place: opt(int), sides: opt(int), partners: list(int), score: opt(num),
+                                                  others: list(shape({ seats: list(int), score: opt(num) })) }) })) },
+  replay_part: { request_id: str, table: str, part: int, parts: int, frames: list(shape({ seq: int, topic: str, message: map })),
+                 head: opt(map) },
   tournament: {
     tournament: str, name: opt(str), game: opt(str), format: opt(str), status: str, round: opt(int), rounds: opt(int),
     standings: opt(list(shape({ entrant: str, rank: opt(num), points: opt(num), played: opt(num), wins: opt(num),
