@@ -33,7 +33,9 @@ GAME_TYPE = GameType(
     one_deal={"max_hands": 1, "target": 1_000_000},
     demo_config={"target": 500},
     bots={"dragon-heuristic": "summon.clients.bots.dragon_heuristic:DragonHeuristicBot",
-          "dragon-search": "summon.clients.bots.dragon_search:DragonSearchBot"},
+          "dragon-search": "summon.clients.bots.dragon_search:DragonSearchBot",
+          "dragon-pimc-ref": "summon.clients.bots.dragon_pimc:DragonPimcRefBot",
+          "dragon-pimc": "summon.clients.bots.dragon_pimc:DragonPimcBot"},
     default_bot="dragon-heuristic",
     # CPU per decision, measured (python3 -m benchmarks.house_bots_cost bot dragon dragon-search 4 8): dragon-search searches
     # card play only, 18 ms averaged over every decision, up to its budget in play
