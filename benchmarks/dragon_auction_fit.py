@@ -4,7 +4,8 @@ Why measured, not guessed: the sampler of ``dragon-pimc`` weights a deal by
 P(feature | auction role) / P(feature) for every hidden seat (``dragon_auction`` says
 why).  Both distributions come from heuristic auctions on fresh deals (play is not
 needed: the hands at the first lead are what the weight speaks about); the prior is
-every seat's hand at the first lead for every designation of the class.  Each role's
+every seat's hand at the first lead for every designation of the class (for the cards off
+the table: random sets of as many cards).  Each role's
 histogram is shrunk towards the prior (a feature never seen in a role gets no huge
 ratio), log ratios clipped to +-3, and beyond a role's seen range its edge value holds.
 
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import random
 import sys
 from collections import defaultdict
 from pathlib import Path
@@ -26,10 +28,13 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from summon.clients.bots import make_bot  # noqa: E402
-from summon.clients.bots.dragon_auction import CLASS_OF, feature, roles  # noqa: E402
+from summon.clients.bots.dragon_auction import (CLASS_OF, DESIG_MODE, FEATURE_MASKS, elsewhere_key,  # noqa: E402
+                                                 feature, roles)
+from summon.referee.games.dragon.cards import FULL_DECK  # noqa: E402
 from summon.referee.games import GAMES  # noqa: E402
 
 SMOOTH = 20.0  # pseudo-counts of the prior in each role's histogram
+NON_DRAGON = list(range(52))
 OUT = ROOT / "clients" / "bots" / "dragon_auction_table.py"
 
 
@@ -46,6 +51,7 @@ def first_lead(seed: int):
 
 def fit(deals: int, seed0: int = 10_000) -> dict[str, dict[int, float]]:
     counts: dict[str, dict[int, int]] = defaultdict(lambda: defaultdict(int))
+    rng = random.Random(seed0)
     game = GAMES["dragon"]
     for seed in range(seed0, seed0 + deals):
         st = first_lead(seed)
@@ -53,15 +59,22 @@ def fit(deals: int, seed0: int = 10_000) -> dict[str, dict[int, float]]:
             continue
         c = st.contract
         view = game.view(st, None)
-        for s, (key, mode) in enumerate(roles(view["bids"], c.seat, c.level, c.designation)):
-            counts[key][feature(st.hands[s], mode)] += 1
+        mode = DESIG_MODE[c.designation]
+        for s, (key, m) in enumerate(roles(view["bids"], c.seat, c.level, c.designation)):
+            counts[key][feature(st.hands[s], m)] += 1
             for m in range(6):
                 counts["*" + CLASS_OF[m]][feature(st.hands[s], m)] += 1
+            # The cards off the table as seat s sees them (others' discards, an unused kitty)
+            pile = FULL_DECK & ~(st.hands[0] | st.hands[1] | st.hands[2] | st.hands[3]) & ~st.discards[s]
+            k = pile.bit_count()
+            counts[elsewhere_key(mode, k)][feature(pile, mode)] += 1
+            rand = rng.sample(NON_DRAGON, k)
+            counts["*" + elsewhere_key(mode, k)][sum(FEATURE_MASKS[mode] >> c & 1 for c in rand)] += 1
     table: dict[str, dict[int, float]] = {}
     for key, hist in counts.items():
         if key.startswith("*"):
             continue
-        prior = counts["*" + key[1]]
+        prior = counts["*" + (key if key[0] == "E" else key[1])]
         n, n0 = sum(hist.values()), sum(prior.values())
         table[key] = {}
         for f in range(15):

@@ -17,7 +17,9 @@ Run from the repository root (``nice`` it on a shared machine)::
 
 Each match prints: boards, net points/board ± 95 % CI, as declarer, as defender, boards
 won/lost/tied, contracts made, per designation, and each side's CPU ms per searched
-decision.  ``--json`` keeps every board (for splitting later).
+decision.  The "as declarer/defender (scores)" lines split the net by whose score it is;
+"declarer play" and "defence" split it by whose *play* it is, against a third table with
+the villain at all four seats (``--no-baseline`` skips that table).  ``--json`` keeps every board (for splitting later).
 """
 
 from __future__ import annotations
@@ -48,7 +50,7 @@ def bot(name: str, seed: int, opts: dict[str, Any]) -> Any:
     if name == "dragon-pimc":
         from summon.clients.bots.dragon_pimc import DragonPimcBot
         return DragonPimcBot(seed, samples=opts.get("samples", 48), cpu_budget_ms=None,
-                             exact_tricks=opts.get("exact_tricks", 2), use_auction=not opts.get("no_auction"))
+                             exact_tricks=opts.get("exact_tricks", 2), use_auction=bool(opts.get("auction")))
     if name == "dragon-search":
         from summon.clients.bots.dragon_search import DragonSearchBot
         return DragonSearchBot(seed, budget_ms=None, samples=opts.get("search_samples", 40))
@@ -73,6 +75,8 @@ class Board:
     hero_cpu: float
     villain_dec: int
     villain_cpu: float
+    # the third table (villain at all four seats): (bidder, declaring side - defending side)
+    baseline: tuple[int, int] | None = None
 
     @property
     def net(self) -> int:
@@ -84,11 +88,15 @@ def play_board(args: tuple) -> Board | None:
     rooms = []
     hd = vd = 0
     hc = vc = 0.0
-    for hero_team in (0, 1):
-        bots = [bot(hero if s % 2 == hero_team else villain, seed * 4 + s, opts) for s in range(4)]
+    tables = [(0, hero, villain), (1, hero, villain)]
+    if opts.get("baseline"):
+        tables.append((0, villain, villain))
+    baseline = None
+    for hero_team, a, b_name in tables:
+        bots = [bot(a if s % 2 == hero_team else b_name, seed * 4 + s, opts) for s in range(4)]
         played = play_game(GAMES["dragon"], bots, seed=seed, config={"max_hands": 1})
         for s, b in enumerate(bots):
-            if s % 2 == hero_team:
+            if s % 2 == hero_team and a == hero:
                 hd, hc = hd + getattr(b, "decisions", 0), hc + getattr(b, "cpu_seconds", 0.0)
             else:
                 vd, vc = vd + getattr(b, "decisions", 0), vc + getattr(b, "cpu_seconds", 0.0)
@@ -96,9 +104,29 @@ def play_board(args: tuple) -> Board | None:
         if lh.thrown_in:
             return None
         d = lh.deltas
+        if a != hero:
+            baseline = (lh.bidder, d[lh.bidder % 2] - d[1 - lh.bidder % 2])
+            continue
         rooms.append(Room(lh.bidder % 2 == hero_team, lh.bidder, lh.designation, bool(lh.made),
                           d[hero_team], d[1 - hero_team]))
-    return Board(seed, (rooms[0], rooms[1]), hd, hc, vd, vc)
+    return Board(seed, (rooms[0], rooms[1]), hd, hc, vd, vc, baseline)
+
+
+def skill_split(boards: list[Board]) -> tuple[list[int], list[int]]:
+    """Declarer play and defence separately, against the third table (villain at all four
+    seats, same contract): in the room where the hero declares, (hero - villain) minus the
+    third table's (declaring side - defending side) is what the hero's declarer play gained;
+    in the room where it defends, (hero - villain) plus that baseline is what its defence
+    gained.  The two add up to the board's net."""
+    decl, dfn = [], []
+    for b in boards:
+        if b.baseline is None or not b.rooms[0].bidder == b.rooms[1].bidder == b.baseline[0]:
+            continue
+        xd = next(r.hero - r.villain for r in b.rooms if r.hero_declares)
+        xf = next(r.hero - r.villain for r in b.rooms if not r.hero_declares)
+        decl.append(xd - b.baseline[1])
+        dfn.append(xf + b.baseline[1])
+    return decl, dfn
 
 
 def roles_split(boards: list[Board]) -> tuple[list[int], list[int]]:
@@ -122,8 +150,12 @@ def report(boards: list[Board], hero: str, villain: str, out=print) -> None:
     decl, dfn = roles_split(boards)
     out(f"  same contract both rooms  {len(decl)}/{len(boards)} boards")
     if decl:
-        out(f"  as declarer               {fmt(decl)}")
-        out(f"  as defender               {fmt(dfn)}")
+        out(f"  as declarer (scores)      {fmt(decl)}")
+        out(f"  as defender (scores)      {fmt(dfn)}")
+    sd, sf = skill_split(boards)
+    if sd:
+        out(f"  declarer play (vs a third table of {villain} only, {len(sd)} boards)  {fmt(sd)}")
+        out(f"  defence       (vs a third table of {villain} only, {len(sf)} boards)  {fmt(sf)}")
     hm = sum(r.made for b in boards for r in b.rooms if r.hero_declares)
     hn = sum(r.hero_declares for b in boards for r in b.rooms)
     vm = sum(r.made for b in boards for r in b.rooms if not r.hero_declares)
@@ -174,6 +206,17 @@ def run(boards_wanted: int, seed0: int, hero: str, villain: str, opts: dict[str,
     return boards
 
 
+def load(path: str) -> list[Board]:
+    """The boards of a ``--json`` file."""
+    out = []
+    for line in Path(path).read_text().splitlines():
+        d = json.loads(line)
+        rooms = tuple(Room(**r) for r in d.pop("rooms"))
+        base = d.pop("baseline")
+        out.append(Board(rooms=(rooms[0], rooms[1]), baseline=None if base is None else (base[0], base[1]), **d))
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--boards", type=int, default=300)
@@ -184,13 +227,19 @@ def main() -> None:
     ap.add_argument("--ref-samples", type=int, default=40, help="dragon-pimc-ref deals per decision")
     ap.add_argument("--search-samples", type=int, default=40, help="dragon-search deals per decision")
     ap.add_argument("--exact-tricks", type=int, default=2, help="dragon-pimc solves this many last tricks exactly")
-    ap.add_argument("--no-auction", action="store_true", help="dragon-pimc without the auction weights")
+    ap.add_argument("--auction", action="store_true", help="dragon-pimc with the auction weights (use_auction)")
+    ap.add_argument("--no-baseline", action="store_true",
+                    help="skip the third table (villain at all four seats) that splits declarer play from defence")
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--progress", type=int, default=0, help="print the running figure every N boards")
     ap.add_argument("--json", default="", help="append every board to this file (JSON lines)")
+    ap.add_argument("--report", default="", help="only print the report of a --json file (a match stopped early)")
     a = ap.parse_args()
+    if a.report:
+        report(load(a.report), a.hero, a.villain)
+        return
     opts = {"samples": a.samples, "ref_samples": a.ref_samples, "search_samples": a.search_samples,
-            "exact_tricks": a.exact_tricks, "no_auction": a.no_auction}
+            "exact_tricks": a.exact_tricks, "auction": a.auction, "baseline": not a.no_baseline}
     t0, c0 = time.perf_counter(), time.process_time()
     boards = run(a.boards, a.seed, a.hero, a.villain, opts, a.jobs, a.progress, a.json)
     report(boards, a.hero, a.villain)

@@ -14,7 +14,10 @@ for a designation: the number of trumps (the Dragon included) in a suit contract
 queens and better in high no-trump, of threes and lower in low no-trump.  Roles: the
 declarer (by designation class and bid level), a seat whose last bid named another
 designation (its feature for that designation), a seat that only passed (partner of the
-declarer or defender; its feature for the contract).
+declarer or defender; its feature for the contract).  And the discards: the cards off the
+table as this seat sees them (others' discards, an unused kitty) hold few trumps -- the
+heuristic discards its worst cards -- so that pile's feature for the contract is weighted
+too (role ``E<class><size>``), against random piles of the same size.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from typing import Any, Mapping
 
 from summon.referee.games.dragon.cards import DRAGON_BIT, SUIT_MASKS
 
-__all__ = ["feature", "roles", "log_weight_terms", "CLASS_OF", "level_bucket", "FEATURE_MASKS"]
+__all__ = ["feature", "roles", "log_weight_terms", "CLASS_OF", "level_bucket", "FEATURE_MASKS", "elsewhere_key", "DESIG_MODE"]
 
 _HIGH = 0
 _LOW = 0
@@ -40,6 +43,10 @@ CLASS_OF = ("t", "t", "t", "t", "h", "l")
 
 def feature(hand: int, mode: int) -> int:
     return (hand & FEATURE_MASKS[mode]).bit_count()
+
+
+def elsewhere_key(mode: int, size: int) -> str:
+    return f"E{CLASS_OF[mode]}{min(size, 9)}"
 
 
 def level_bucket(level: int) -> int:

@@ -203,9 +203,12 @@ def test_the_exact_ending_equals_plain_minimax_through_the_engine():
 def test_a_short_duplicate_match_runs_and_reports():
     from benchmarks.dragon_pimc_match import report, run
 
-    boards = run(2, 5, "dragon-pimc", "dragon-pimc-ref", {"samples": 4, "ref_samples": 4})
+    boards = run(2, 5, "dragon-pimc", "dragon-pimc-ref", {"samples": 4, "ref_samples": 4, "baseline": True})
     assert len(boards) == 2 and all(b.hero_dec > 0 and b.villain_dec > 0 for b in boards)
+    from benchmarks.dragon_pimc_match import skill_split
+    decl, dfn = skill_split(boards)
+    assert [a + b for a, b in zip(decl, dfn)] == [b.net for b in boards][:len(decl)]
     lines: list[str] = []
     report(boards, "dragon-pimc", "dragon-pimc-ref", out=lines.append)
     text = "\n".join(lines)
-    assert "net points/board" in text and "as defender" in text and "ms CPU per decision" in text
+    assert "net points/board" in text and "as defender" in text and "defence" in text and "ms CPU per decision" in text
