@@ -27,7 +27,7 @@ __all__ = ["resolve_trigger", "activate", "force_piece", "exchange"]
 
 def force_piece(w: Work, src: int, dst: int) -> None:
     """"FORCE": slide a card; not a move (no "after moving" effects, no move limit)."""
-    p = w.board[src]
+    p = w.at(src)
     w.board[src], w.board[dst] = None, p
     w.ev("force", {"from": NAMES[src], "to": NAMES[dst], "card": w.cards[p.uid]})
 
@@ -54,7 +54,7 @@ def resolve_trigger(w: Work, t: Trigger, answer: str | None = None) -> None:
         return
     if not _alive(w, t.uid, t.cell):
         return  # the card with the ability has left the battlefield
-    p = w.board[t.cell]
+    p = w.at(t.cell)
     a = ability(w, t.cell, e)
     if a is None:
         return
@@ -111,7 +111,7 @@ def resolve_trigger(w: Work, t: Trigger, answer: str | None = None) -> None:
     raise AssertionError(f"no trigger rule for {e!r}")
 
 
-def _blast_params(w: Work, t: Trigger):
+def _blast_params(w: Work, t: Trigger) -> tuple[int, str]:
     for a in w.card(t.uid).abilities:
         if a.effect == "blast":
             return a.p("amount"), a.p("filter")
@@ -119,13 +119,18 @@ def _blast_params(w: Work, t: Trigger):
 
 
 def _cell_of(answer: str) -> int:
-    return parse_cell(answer.split()[-1])
+    """The cell an answer names: answers are the pending question's own options, each
+    ending in a cell, so one that does not is a bug."""
+    cell = parse_cell(answer.split()[-1])
+    if cell is None:
+        raise AssertionError(f"answer {answer!r} names no cell")
+    return cell
 
 
 def activate(w: Work, seat: int, m: Move) -> None:
     """An ``ability <cell> <slug> [targets]`` move (already checked legal)."""
     cell, *targets = m.cells
-    p = w.board[cell]
+    p = w.at(cell)
     a = next(x for x in abilities(w, cell) if x.slug == m.name and x.kind == "activated")
     spec = VOCAB[a.effect]
     if spec.instead == "moving":
@@ -147,11 +152,13 @@ def activate(w: Work, seat: int, m: Move) -> None:
     elif e == "pull":
         t = targets[0]
         d = next(d for d in DIRECTIONS if _toward(cell, t, d))
-        force_piece(w, t, step(t, d))
+        dst = step(t, d)
+        assert dst is not None  # _toward chose a direction that stays on the board
+        force_piece(w, t, dst)
     elif e == "swap":
         exchange(w, cell, targets[0])
     elif e == "mend":
-        q = w.board[targets[0]]
+        q = w.at(targets[0])
         n = min(a.p("amount"), q.damage)
         w.board[targets[0]] = replace(q, damage=q.damage - n)
         w.ev("heal", {"cell": NAMES[targets[0]], "amount": n, "damage": q.damage - n})
@@ -164,7 +171,7 @@ def activate(w: Work, seat: int, m: Move) -> None:
         raise AssertionError(f"no activation rule for {e!r}")
 
 
-def _toward(src: int, t: int, d) -> bool:
+def _toward(src: int, t: int, d: tuple[int, int]) -> bool:
     n = step(t, d)
     return n is not None and dist(n, src) < dist(t, src)
 

@@ -30,8 +30,8 @@ Source = tuple[str, "int | None"]
 
 def declare_attack(w: Work, seat: int, cell: int, target: int) -> None:
     """Declare a target, roll dice equal to strength, then resolve (steps on the stack)."""
-    p = w.board[cell]
-    t = w.board[target]
+    p = w.at(cell)
+    t = w.at(target)
     if p.uid in w.extra and (p.uid in w.attacked or len(set(w.attacked)) >= 3):
         w.extra.remove(p.uid)  # this attack uses the extra attack ("EXTRA")
     w.attacked.append(p.uid)
@@ -46,13 +46,13 @@ def declare_attack(w: Work, seat: int, cell: int, target: int) -> None:
     w.stack.append(AttackDamage(seat, p.uid, cell, t.uid, target, texts))
 
 
-def _is_hit(face: str, kind: str) -> bool:
+def _is_hit(face: str, kind: str | None) -> bool:
     return kind in face.split("+")
 
 
 def attack_damage(w: Work, st: AttackDamage) -> None:
     """Count hits (with dice-result abilities), add damage, then queue ``AfterAttack``."""
-    att = w.board[st.cell]
+    att = w.at(st.cell)
     kind = w.card(att.uid).attack
     aim = ability(w, st.cell, "steady_aim")
     misses = sum(1 for f in st.faces if not _is_hit(f, kind))
@@ -66,7 +66,7 @@ def attack_damage(w: Work, st: AttackDamage) -> None:
     bonus = ability(w, st.cell, "special_bonus")
     if bonus is not None and specials >= bonus.p("min"):
         hits += bonus.p("amount")
-    tgt = w.board[st.target_cell]
+    tgt = w.at(st.target_cell)
     guard = ability(w, st.target_cell, "guard_on_special")
     if guard is not None and specials >= 1:
         hits -= guard.p("amount")
@@ -82,10 +82,11 @@ def attack_damage(w: Work, st: AttackDamage) -> None:
 
 def reroll(w: Work, st: AttackDamage, yes: bool) -> None:
     """Steady Aim: spend boost and re-roll every die that is not a hit ("RE-ROLL")."""
-    att = w.board[st.cell]
+    att = w.at(st.cell)
     faces = list(st.faces)
     if yes:
         aim = ability(w, st.cell, "steady_aim")
+        assert aim is not None  # the question is asked only of a Steady Aim unit
         kind = w.card(att.uid).attack
         w.board[st.cell] = replace(att, boost=att.boost - aim.p("cost"))
         idx = [i for i, f in enumerate(faces) if not _is_hit(f, kind)]
@@ -117,9 +118,9 @@ def after_attack(w: Work, st: AfterAttack) -> None:
     tgt = w.board[st.target_cell]
     if tgt is not None and tgt.uid == st.target and att is not None and att.uid == st.attacker \
             and st.adjacent and st.enemy:
-        a = ability(w, st.target_cell, "riposte")
-        if a is not None:
-            w.collected.append(Trigger("riposte", a.slug, tgt.uid, st.target_cell, tgt.controller,
+        rip = ability(w, st.target_cell, "riposte")
+        if rip is not None:
+            w.collected.append(Trigger("riposte", rip.slug, tgt.uid, st.target_cell, tgt.controller,
                                        att.uid, st.cell))
 
 
@@ -131,7 +132,7 @@ def _class_ok(w: Work, text: str, uid: int) -> bool:
 
 def add_damage(w: Work, cell: int, amount: int, source: Source, hits_event: bool = False) -> bool:
     """Add damage; destroy the card at 0 life.  Returns True if it was destroyed."""
-    p = w.board[cell]
+    p = w.at(cell)
     if amount > 0:
         p = replace(p, damage=p.damage + amount)
         w.board[cell] = p
@@ -147,7 +148,7 @@ def add_damage(w: Work, cell: int, amount: int, source: Source, hits_event: bool
 def destroy(w: Work, cell: int, source: Source) -> None:
     """"DESTROY": discard it (and what is under it), gain magic if due, queue "when
     destroyed" abilities (which are in effect immediately after it is destroyed)."""
-    p = w.board[cell]
+    p = w.at(cell)
     kind, by = source
     ondeath = [a for a in abilities(w, cell) if a.effect == "blast"]
     w.ev("destroy", {"cell": NAMES[cell], "card": w.cards[p.uid], "owner": p.owner,
@@ -162,7 +163,7 @@ def destroy(w: Work, cell: int, source: Source) -> None:
 def discard_piece(w: Work, cell: int) -> None:
     """Remove a card from the battlefield to its owner's discard pile, with the cards under
     it (each to its own owner's pile); tokens go back to the supply."""
-    p = w.board[cell]
+    p = w.at(cell)
     w.board[cell] = None
     for u in p.under:
         w.players[u // 34].discard.append(u)

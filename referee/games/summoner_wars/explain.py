@@ -37,7 +37,7 @@ def why_illegal(s: Any, seat: int, m: Move, legal: list[str]) -> str:
         lowest = min(u for u in pl.hand if s.cards[u] == m.card_id)
         if lowest != m.card:
             return f"{text!r}: identical copies are offered once -- use {m.card_id}.{lowest}"
-        card = POOL[m.card_id]
+        card = POOL[s.cards[m.card]]  # == m.card_id, checked above
         if v != "magic" and card.cost > pl.magic:
             return f"{text!r}: {card.name} costs {card.cost} magic; you have {pl.magic}"
         if v == "summon":
@@ -54,7 +54,7 @@ def why_illegal(s: Any, seat: int, m: Move, legal: list[str]) -> str:
             if not card.is_event or card.is_structure:
                 return f"{text!r}: {card.name} is not an event that is played (structures are built)"
             if card.phase != s.phase:
-                return f"{text!r}: {card.name} is played in the {card.phase.capitalize()} Phase"
+                return f"{text!r}: {card.name} is played in the {str(card.phase).capitalize()} Phase"
             return f"{text!r}: not a legal target for {card.name}"
     if v in ("move", "attack", "ability"):
         c = m.cells[0]

@@ -60,6 +60,14 @@ class Move:
     def __str__(self) -> str:
         return render(self.verb, self.card_id, self.card, self.cells, self.name)
 
+    @property
+    def uid(self) -> int:
+        """``card`` for the verbs that play a hand card (summon, build, event, magic): their
+        parser always sets it, so reading it on another verb is a bug said here."""
+        if self.card is None:
+            raise AssertionError(f"{self.verb!r} move names no hand card")
+        return self.card
+
     def __repr__(self) -> str:
         return f"parse_move({str(self)!r})"
 

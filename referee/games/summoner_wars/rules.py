@@ -15,10 +15,10 @@ magic, magic-phase events); ``end`` finishes a phase.  While a question is pendi
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 from .board import ADJ, dist
-from .cards import POOL, Card
+from .cards import POOL, Ability, Card
 from .moves import render
 from .query import (abilities, attack_targets, build_cells, can_move, clear_line, destinations,
                     force_cells, matches, pieces, summon_cells, summoner_cell, within)
@@ -115,7 +115,7 @@ def _magic(s: Any, seat: int) -> list[str]:
     return [render("magic", cid, uid) for cid, uid in sorted(_hand_by_card(s, seat).items())]
 
 
-_PHASE = {"summon": _summon, "move": _move, "build": _build, "attack": _attack, "magic": _magic,
+_PHASE: dict[str, Callable[[Any, int], list[str]]] = {"summon": _summon, "move": _move, "build": _build, "attack": _attack, "magic": _magic,
           "draw": lambda s, seat: []}
 
 
@@ -138,7 +138,7 @@ def ability_moves(s: Any, seat: int, cell: int, phase: str) -> list[str]:
     return out
 
 
-def _ability_targets(s: Any, seat: int, cell: int, a) -> list[tuple[int, ...]]:
+def _ability_targets(s: Any, seat: int, cell: int, a: Ability) -> list[tuple[int, ...]]:
     e = a.effect
     p = s.board[cell]
     if e == "rally":
@@ -149,7 +149,7 @@ def _ability_targets(s: Any, seat: int, cell: int, a) -> list[tuple[int, ...]]:
             return [()]
         return []
     if e == "pull":
-        out = []
+        out: list[tuple[int, ...]] = []
         for c in within(cell, a.p("range")):
             if dist(c, cell) >= 2 and matches(s, a.p("filter"), c, seat) and clear_line(s, cell, c):
                 out.append((c,))
@@ -184,6 +184,7 @@ def event_moves(s: Any, seat: int) -> list[str]:
 def event_targets(s: Any, seat: int, card: Card) -> list[tuple[int, ...]]:
     """The target lists an event may be played with (``[()]`` for an untargeted one)."""
     eff = card.effect
+    assert eff is not None  # an event card (cards.py refuses one without an effect)
     e = eff.effect
     if e in ("none", "active_strength", "active_ward", "damage_around"):
         return [()]
