@@ -70,7 +70,7 @@ class Player:
     given up.  ``status``: ``in``, ``folded`` (abandoned the betting) or ``out`` (no chips
     left: sits out the rest of the session, no cards).  ``bet`` counts this hand's betting."""
 
-    mains: tuple[int, int, int]
+    mains: tuple[int, ...]  # three cards; typed as any length: steps replace one at a time
     bomb: int
     shown: int = 0
     bomb_shown: bool = False
@@ -156,6 +156,16 @@ class State:
     last_hand: HandSummary | None = None
     result: Result | None = None
     stop_at_hand_end: bool = False  # search states: stop in phase "hand_end", deal nothing
+
+    @property
+    def stacks(self) -> tuple[int, ...]:
+        """``chips`` in the betting game, where every step that reads them runs.  Why a
+        property: the base game has none (``None``), and a betting step reaching such a
+        table is a bug that should say so here, not as a TypeError later."""
+        c = self.chips
+        if c is None:
+            raise AssertionError("a betting step on a table without chips")
+        return c
 
 
 def _check_decks(cfg: Config, seats: int) -> int:
