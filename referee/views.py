@@ -9,7 +9,7 @@ The redaction test checks the output of these very functions.
 from __future__ import annotations
 
 import functools
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 from summon.protocol.codec import packer
 from summon.protocol.messages import Events, Meta, PublicState, SeatState, field_names
@@ -194,6 +194,7 @@ class MovePieces:
         else:
             public, extras = game.view(state, None), None
         self._public_view = pk.pack(public)
+        self._public: dict[str, Any] | None  # declared: None when the views are built per seat
         if extras is not None and type(public) is dict:
             self._public, self._extras, self._views = public, extras, None
         else:

@@ -111,6 +111,7 @@ def plan_round(
         return [GameRecord(key=f"r{r}-g1", round=r, sides=order, seats=seats, side_seats=side_seats,
                            seed=derive_seed(secret, r, 1))]
     byes_out: list[str] = []
+    pairs: list[tuple[str, str]]
     if is_swiss(spec):
         withdrawn = withdrawn or set()
         field = [e for e in (ranked or names) if e not in withdrawn]
@@ -122,11 +123,13 @@ def plan_round(
     else:
         schedule = round_robin(len(names), spec.cycles)[r - 1]
         pairs = []
-        for a, b in schedule:
-            if a is None or b is None:
-                byes_out.append(names[b if a is None else a])
-            else:
-                pairs.append((names[a], names[b]))
+        for x, y in schedule:
+            if x is not None and y is not None:
+                pairs.append((names[x], names[y]))
+            else:  # one slot is the bye (round_robin never pairs two)
+                lone = x if x is not None else y
+                assert lone is not None
+                byes_out.append(names[lone])
     out: list[GameRecord] = []
     for i, (a, b) in enumerate(pairs, start=1):
         if spec.format != "duplicate":

@@ -32,7 +32,7 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 from summon.clients.tournament import TournamentError
 from summon.clients.tournament.formats import is_swiss, plan_round, seat_sides
@@ -210,7 +210,7 @@ class Runner:
 
     def _plan(self, r: int) -> None:
         prog = self.progress
-        kw = {}
+        kw: dict[str, Any] = {}
         if is_swiss(self.spec) and r > 1:
             done = units(prog.games, self.spec)
             table = standings(self.spec, done, prog.withdrawn)

@@ -59,6 +59,11 @@ class Row:
         }
 
 
+def _ordinal(rating: Rating | None) -> float:
+    """A row's rating as a tie-break key (0 for an unrated row)."""
+    return rating.ordinal if rating else 0.0
+
+
 def _pair_points(spec: Spec, mine: int, theirs: int) -> float:
     return spec.win if mine < theirs else spec.draw if mine == theirs else spec.loss
 
@@ -114,7 +119,7 @@ def standings(spec: Spec, all_units: Sequence[Unit], withdrawn: Iterable[str] = 
         "sonneborn-berger": lambda n, group: rows[n].sonneborn_berger,
         "wins": lambda n, group: rows[n].wins,
         "net": lambda n, group: rows[n].net,
-        "rating": lambda n, group: rows[n].rating.ordinal if rows[n].rating else 0.0,
+        "rating": lambda n, group: _ordinal(rows[n].rating),
     }
     groups = _split([order], lambda n, g: rows[n].points)
     for name in spec.tiebreaks:

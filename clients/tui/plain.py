@@ -19,6 +19,7 @@ import time
 from typing import Callable
 
 from summon.clients.tui.controller import PlayController
+from summon.clients.tui.screens.base import Seen
 from summon.clients.tui.session import Board
 
 __all__ = ["PlainPlayer", "PLAIN_HELP"]
@@ -103,7 +104,7 @@ class PlainPlayer:
         st = board.state
         assert st is not None
         screen = self.ctl.screen(board)
-        seen = self.ctl.seen(board)
+        seen = self._seen(board)
         if board.meta is None:  # wait a moment for the players' names before the first words
             told.setdefault("meta_wait", time.monotonic())
             if time.monotonic() - told["meta_wait"] < 2:
@@ -170,6 +171,12 @@ class PlainPlayer:
             told["status"] = status
         return None
 
+    def _seen(self, board: Board) -> Seen:
+        """The state on show, for a board that has one (every caller has checked ``state``)."""
+        seen = self.ctl.seen(board)
+        assert seen is not None
+        return seen
+
     def _choices_said(self) -> bool:
         """Is the person being asked now -- choices offered and said for the state on show?
 
@@ -189,7 +196,7 @@ class PlainPlayer:
             return
         self._asked = key
         if full and not chooser.path:
-            for line in self.ctl.screen(board).words(self.ctl.seen(board), full=False):
+            for line in self.ctl.screen(board).words(self._seen(board), full=False):
                 self.say(line)
         self._choices()
 
@@ -233,7 +240,7 @@ class PlainPlayer:
             if board is None or board.state is None:
                 self.say("No table yet.")
             else:
-                for line in self.ctl.screen(board).words(self.ctl.seen(board)):
+                for line in self.ctl.screen(board).words(self._seen(board)):
                     self.say(line)
         elif word == "reclaim":
             if board is None:
