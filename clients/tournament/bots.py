@@ -28,7 +28,7 @@ class TableBots(BotClient):
     """A ``BotClient`` with a bot factory (one bot per table) that records each deal."""
 
     def __init__(self, factory: Callable[[str], Any], broker: BrokerUrl, username: str, **kw: Any) -> None:
-        self.dealt: dict[str, dict] = {}   # table -> this seat's view at seq 0 (tests compare deals)
+        self.dealt: dict[str, dict[str, Any]] = {}   # table -> this seat's view at seq 0 (tests compare deals)
         super().__init__(factory, broker, username, table=None, **kw)
 
     def _on_state(self, table: str, progress: TableProgress, st: SeatState, retained: bool) -> None:

@@ -87,7 +87,7 @@ def plan_round(
     r: int,
     ranked: Sequence[str] = (),
     points: Mapping[str, float] | None = None,
-    played: set[frozenset] | None = None,
+    played: set[frozenset[str]] | None = None,
     byes: Mapping[str, int] | None = None,
     side0: Mapping[str, int] | None = None,
     withdrawn: set[str] | None = None,

@@ -417,7 +417,7 @@ class Runner:
             self.live[rec.table or ""].since = time.monotonic()
             self._dirty = True
 
-    def _on_result(self, rec: GameRecord, result: dict) -> None:
+    def _on_result(self, rec: GameRecord, result: dict[str, Any]) -> None:
         rec.status, rec.result, rec.finished = "finished", dict(result), time.time()
         if rec.table:
             self._unwatch(rec.table)

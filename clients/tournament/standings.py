@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 from summon.clients.tournament.ratings import Rating, rate
 from summon.clients.tournament.results import Unit
@@ -49,7 +49,7 @@ class Row:
     withdrawn: bool = False
     opponents: list[str] = field(default_factory=list)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {
             "rank": self.rank, "entrant": self.entrant, "points": self.points, "played": self.played,
             "wins": self.wins, "draws": self.draws, "losses": self.losses, "forfeits": self.forfeits,

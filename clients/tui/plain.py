@@ -16,7 +16,7 @@ import os
 import select
 import sys
 import time
-from typing import Callable
+from typing import Any, Callable
 
 from summon.clients.tui.controller import PlayController
 from summon.clients.tui.screens.base import Seen
@@ -41,7 +41,7 @@ class PlainPlayer:
         self._buffer = b""
         self._eof = False
         self._connected = True
-        self._told: dict[str, dict] = {}  # per table: what was already said
+        self._told: dict[str, dict[str, Any]] = {}  # per table: what was already said
         self._asked: tuple[str, int, tuple[str, ...]] | None = None
 
     # --- main loop ------------------------------------------------------------------------
