@@ -22,28 +22,20 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import re
 from typing import Mapping, Sequence
 
 from summon.clients.tournament.model import GameRecord
 from summon.clients.tournament.pairing import round_robin, swiss_pairs
-from summon.clients.tournament.spec import Spec, team_layout
+from summon.clients.tournament.spec import Spec, is_secret, team_layout  # is_secret: re-exported
 
 __all__ = ["derive_seed", "plan_round", "is_swiss", "seat_sides", "tournament_key", "is_secret"]
-
-_SECRET = re.compile(r"[0-9a-f]{64}")
-
-
-def is_secret(value: object) -> bool:
-    """Is ``value`` a tournament secret: 64 lowercase hex digits (256 bits)?"""
-    return isinstance(value, str) and _SECRET.fullmatch(value) is not None
 
 
 def tournament_key(secret: str | int) -> bytes:
     """The HMAC key of a tournament: a secret's 32 bytes; an int seed (the confirmed,
     predictable test mode, ``insecure_seed = true``) as its decimal digits."""
     if is_secret(secret):
-        return bytes.fromhex(secret)  # type: ignore[arg-type]
+        return bytes.fromhex(secret)
     if isinstance(secret, int) and not isinstance(secret, bool):
         return str(secret).encode("ascii")
     raise ValueError("a tournament secret is 64 lowercase hex digits (or an int in insecure test mode)")
