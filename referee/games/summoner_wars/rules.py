@@ -139,33 +139,50 @@ def ability_moves(s: Any, seat: int, cell: int, phase: str) -> list[str]:
 
 
 def _ability_targets(s: Any, seat: int, cell: int, a: Ability) -> list[tuple[int, ...]]:
-    e = a.effect
+    """The target lists the activated ability ``a`` of the card on ``cell`` may be used with
+    (``[()]``: usable, no target; ``[]``: not usable now), one small rule per effect."""
+    rule = _TARGETS.get(a.effect)
+    return rule(s, seat, cell, a) if rule is not None else []
+
+
+def _rally_targets(s: Any, seat: int, cell: int, a: Ability) -> list[tuple[int, ...]]:
+    near = [c for c in within(cell, a.p("within")) if matches(s, a.p("filter"), c, seat)]
+    return [()] if near else []
+
+
+def _fury_targets(s: Any, seat: int, cell: int, a: Ability) -> list[tuple[int, ...]]:
     p = s.board[cell]
-    if e == "rally":
-        near = [c for c in within(cell, a.p("within")) if matches(s, a.p("filter"), c, seat)]
-        return [()] if near else []
-    if e == "fury":
-        if p.boost >= a.p("cost") and (p.uid, a.slug) not in s.used and p.uid not in s.attacked:
-            return [()]
-        return []
-    if e == "pull":
-        out: list[tuple[int, ...]] = []
-        for c in within(cell, a.p("range")):
-            if dist(c, cell) >= 2 and matches(s, a.p("filter"), c, seat) and clear_line(s, cell, c):
-                out.append((c,))
-        return out
-    if e == "swap":
-        return [(c,) for c in within(cell, a.p("within")) if matches(s, a.p("filter"), c, seat)]
-    if e == "mend":
-        return [(c,) for c in within(cell, a.p("within"))
-                if matches(s, a.p("filter"), c, seat) and s.board[c].damage > 0]
-    if e == "sacrifice":
-        victims = [c for c in ADJ[cell] if matches(s, a.p("filter"), c, seat)]
-        if not victims:
-            return []
-        targets = [c for c in within(cell, a.p("within")) if matches(s, a.p("target"), c, seat)]
-        return [(v, t) for v in victims for t in targets]
+    if p.boost >= a.p("cost") and (p.uid, a.slug) not in s.used and p.uid not in s.attacked:
+        return [()]
     return []
+
+
+def _pull_targets(s: Any, seat: int, cell: int, a: Ability) -> list[tuple[int, ...]]:
+    return [(c,) for c in within(cell, a.p("range"))
+            if dist(c, cell) >= 2 and matches(s, a.p("filter"), c, seat) and clear_line(s, cell, c)]
+
+
+def _swap_targets(s: Any, seat: int, cell: int, a: Ability) -> list[tuple[int, ...]]:
+    return [(c,) for c in within(cell, a.p("within")) if matches(s, a.p("filter"), c, seat)]
+
+
+def _mend_targets(s: Any, seat: int, cell: int, a: Ability) -> list[tuple[int, ...]]:
+    return [(c,) for c in within(cell, a.p("within"))
+            if matches(s, a.p("filter"), c, seat) and s.board[c].damage > 0]
+
+
+def _sacrifice_targets(s: Any, seat: int, cell: int, a: Ability) -> list[tuple[int, ...]]:
+    victims = [c for c in ADJ[cell] if matches(s, a.p("filter"), c, seat)]
+    if not victims:
+        return []
+    targets = [c for c in within(cell, a.p("within")) if matches(s, a.p("target"), c, seat)]
+    return [(v, t) for v in victims for t in targets]
+
+
+_TARGETS: dict[str, Callable[[Any, int, int, Ability], list[tuple[int, ...]]]] = {
+    "rally": _rally_targets, "fury": _fury_targets, "pull": _pull_targets, "swap": _swap_targets,
+    "mend": _mend_targets, "sacrifice": _sacrifice_targets,
+}
 
 
 def event_moves(s: Any, seat: int) -> list[str]:
