@@ -74,6 +74,49 @@ def seat_sides(spec: Spec, sides: Sequence[str], room: int = 0) -> tuple[list[st
     return seats, [list(s) for s in layout]
 
 
+def _swiss_round(names: list[str], ranked: Sequence[str], points: Mapping[str, float] | None,
+                 played: set[frozenset[str]] | None, byes: Mapping[str, int] | None,
+                 side0: Mapping[str, int] | None, withdrawn: set[str] | None) -> tuple[list[tuple[str, str]], list[str]]:
+    """A Swiss round's pairs (side 0 to whoever had it less) and its bye, if any."""
+    withdrawn = withdrawn or set()
+    field = [e for e in (ranked or names) if e not in withdrawn]
+    pairs, bye = swiss_pairs(field, points or {}, played or set(), byes or {})
+    side0 = side0 or {}
+    pairs = [(b, a) if side0.get(b, 0) < side0.get(a, 0) else (a, b) for a, b in pairs]
+    return pairs, ([bye] if bye is not None else [])
+
+
+def _round_robin_round(spec: Spec, names: list[str], r: int) -> tuple[list[tuple[str, str]], list[str]]:
+    """Round ``r`` of the circle method: its pairs, and who sits out (an odd field)."""
+    pairs: list[tuple[str, str]] = []
+    byes_out: list[str] = []
+    for x, y in round_robin(len(names), spec.cycles)[r - 1]:
+        if x is not None and y is not None:
+            pairs.append((names[x], names[y]))
+        else:  # one slot is the bye (round_robin never pairs two)
+            lone = x if x is not None else y
+            assert lone is not None
+            byes_out.append(names[lone])
+    return pairs, byes_out
+
+
+def _pair_games(spec: Spec, secret: str | int, r: int, i: int, a: str, b: str) -> list[GameRecord]:
+    """The games of pair ``i``: one, or in a duplicate match each board twice (rooms swapped)."""
+    if spec.format != "duplicate":
+        seats, side_seats = seat_sides(spec, (a, b))
+        return [GameRecord(key=f"r{r}-g{i}", round=r, sides=[a, b], seats=seats, side_seats=side_seats,
+                           seed=derive_seed(secret, r, i))]
+    out: list[GameRecord] = []
+    for board in range(1, spec.boards + 1):
+        seed = derive_seed(secret, r, "board", board)
+        for room, sides in enumerate(([a, b], [b, a])):
+            seats, side_seats = seat_sides(spec, sides, room)
+            out.append(GameRecord(key=f"r{r}-m{i}-b{board}-{'oc'[room]}", round=r, sides=sides, seats=seats,
+                                  side_seats=side_seats, seed=seed, match=f"r{r}-m{i}", board=board,
+                                  room=room))
+    return out
+
+
 def plan_round(
     spec: Spec,
     r: int,
@@ -102,40 +145,13 @@ def plan_round(
         seats, side_seats = seat_sides(spec, order)
         return [GameRecord(key=f"r{r}-g1", round=r, sides=order, seats=seats, side_seats=side_seats,
                            seed=derive_seed(secret, r, 1))]
-    byes_out: list[str] = []
-    pairs: list[tuple[str, str]]
     if is_swiss(spec):
-        withdrawn = withdrawn or set()
-        field = [e for e in (ranked or names) if e not in withdrawn]
-        pairs, bye = swiss_pairs(field, points or {}, played or set(), byes or {})
-        side0 = side0 or {}
-        pairs = [(b, a) if side0.get(b, 0) < side0.get(a, 0) else (a, b) for a, b in pairs]
-        if bye is not None:
-            byes_out.append(bye)
+        pairs, byes_out = _swiss_round(names, ranked, points, played, byes, side0, withdrawn)
     else:
-        schedule = round_robin(len(names), spec.cycles)[r - 1]
-        pairs = []
-        for x, y in schedule:
-            if x is not None and y is not None:
-                pairs.append((names[x], names[y]))
-            else:  # one slot is the bye (round_robin never pairs two)
-                lone = x if x is not None else y
-                assert lone is not None
-                byes_out.append(names[lone])
+        pairs, byes_out = _round_robin_round(spec, names, r)
     out: list[GameRecord] = []
     for i, (a, b) in enumerate(pairs, start=1):
-        if spec.format != "duplicate":
-            seats, side_seats = seat_sides(spec, (a, b))
-            out.append(GameRecord(key=f"r{r}-g{i}", round=r, sides=[a, b], seats=seats, side_seats=side_seats,
-                                  seed=derive_seed(secret, r, i)))
-            continue
-        for board in range(1, spec.boards + 1):
-            seed = derive_seed(secret, r, "board", board)
-            for room, sides in enumerate(([a, b], [b, a])):
-                seats, side_seats = seat_sides(spec, sides, room)
-                out.append(GameRecord(key=f"r{r}-m{i}-b{board}-{'oc'[room]}", round=r, sides=sides, seats=seats,
-                                      side_seats=side_seats, seed=seed, match=f"r{r}-m{i}", board=board,
-                                      room=room))
+        out += _pair_games(spec, secret, r, i, a, b)
     for name in byes_out:
         out.append(GameRecord(key=f"r{r}-bye-{names.index(name) + 1}", round=r, sides=[name], seats=[],
                               side_seats=[[]], seed=0, status="bye"))

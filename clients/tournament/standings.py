@@ -89,25 +89,7 @@ def standings(spec: Spec, all_units: Sequence[Unit], withdrawn: Iterable[str] = 
             row.points += spec.bye
             continue
         for i, name in enumerate(u.sides):
-            row = rows[name]
-            row.played += 1
-            row.net += u.nets[i]
-            row.score += u.scores[i]
-            best = min(u.ranks)
-            if u.ranks[i] == best and u.ranks.count(best) == 1:
-                row.wins += 1
-            elif u.ranks[i] == best:
-                row.draws += 1
-            else:
-                row.losses += 1
-                if u.forfeit:
-                    row.forfeits += 1
-            for j, other in enumerate(u.sides):
-                if j != i:
-                    p = _pair_points(spec, u.ranks[i], u.ranks[j])
-                    row.points += p
-                    row.opponents.append(other)
-                    vs[name].append((other, p))
+            _count_side(spec, rows[name], u, i, vs[name])
     for row in rows.values():
         row.buchholz = sum(rows[o].points for o in row.opponents)
         row.sonneborn_berger = sum(rows[o].points * (1.0 if p == spec.win else 0.5 if p == spec.draw else 0.0)
@@ -129,6 +111,29 @@ def standings(spec: Spec, all_units: Sequence[Unit], withdrawn: Iterable[str] = 
     for i, row in enumerate(out, start=1):
         row.rank = i
     return out
+
+
+def _count_side(spec: Spec, row: Row, u: Unit, i: int, vs: list[tuple[str, float]]) -> None:
+    """Add side ``i`` of game unit ``u`` to its entrant's row: played, net, score, the
+    result, and the points against each other side (also kept in ``vs`` for tie-breaks)."""
+    row.played += 1
+    row.net += u.nets[i]
+    row.score += u.scores[i]
+    best = min(u.ranks)
+    if u.ranks[i] == best and u.ranks.count(best) == 1:
+        row.wins += 1
+    elif u.ranks[i] == best:
+        row.draws += 1
+    else:
+        row.losses += 1
+        if u.forfeit:
+            row.forfeits += 1
+    for j, other in enumerate(u.sides):
+        if j != i:
+            p = _pair_points(spec, u.ranks[i], u.ranks[j])
+            row.points += p
+            row.opponents.append(other)
+            vs.append((other, p))
 
 
 def _split(groups: list[list[str]], fn: Callable[[str, set[str]], float]) -> list[list[str]]:

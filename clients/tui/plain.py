@@ -19,7 +19,7 @@ import time
 from typing import Any, Callable
 
 from summon.clients.tui.controller import PlayController
-from summon.clients.tui.screens.base import Seen
+from summon.clients.tui.screens.base import GameScreen, Seen
 from summon.clients.tui.session import Board
 
 __all__ = ["PlainPlayer", "PLAIN_HELP"]
@@ -96,6 +96,9 @@ class PlainPlayer:
 
     # --- saying what changed ------------------------------------------------------------------
     def _report(self, board: Board) -> int | None:
+        """Say what changed at ``board`` since it was last reported, in the order a person
+        follows it: who sits where, what happened, where things stand, whose turn.  ``0``
+        once the game is over and nothing else is being played; else ``None``."""
         told = self._told.setdefault(board.table, {"seq": -1, "events": -1, "intro": False, "error": None,
                                                    "status": None, "resync": False, "version": -1})
         if told["version"] == board.version:
@@ -105,61 +108,20 @@ class PlainPlayer:
         assert st is not None
         screen = self.ctl.screen(board)
         seen = self._seen(board)
-        if board.meta is None:  # wait a moment for the players' names before the first words
-            told.setdefault("meta_wait", time.monotonic())
-            if time.monotonic() - told["meta_wait"] < 2:
-                told["version"] = -1
-                return None
+        if self._waiting_for_meta(board, told):
+            return None
         if not told["intro"] and board.meta is not None:
             told["intro"] = True
             seats = ", ".join(f"{p} (seat {i}{', you' if i == st.seat else ''})" for i, p in enumerate(board.players))
             self.say(f"Table {board.table}: {screen.title}. Players: {seats}.")
         fresh = st.seq != told["seq"]
-        if fresh:  # was it already my turn in the state before this one?
-            told["prev_mine"] = told.get("mine", False)
-            told["mine"] = st.status == "playing" and st.seat in st.to_move and bool(st.legal)
-            for seq, ev in board.events:
-                if seq > told["events"]:
-                    for line in (screen.describe(ev) or "").splitlines():
-                        self.say(line)
-            told["events"] = board.events_seq
-        described = False
-        if told["resync"] or (fresh and board.missed):
-            described = True
-            self.say("Where the game stands:")
-            for line in screen.words(seen):
-                self.say("  " + line)
-            told["resync"] = False
-            board.missed = False
-        if board.house_plays_me and not told.get("house"):
-            self.say("The referee's house bot is playing your seat. Type reclaim to take it back.")
-        told["house"] = board.house_plays_me
-        if board.error and board.error != told["error"]:
-            self.say(board.error)
-            self._asked = None
-        told["error"] = board.error
+        if fresh:
+            self._say_events(board, told, screen)
+        described = self._say_resync(board, told, screen, seen, fresh)
+        self._say_notices(board, told)
         told["seq"] = st.seq
         if st.status != "playing":
-            over = [line for line in screen.words(seen) if line.startswith("Game over")]
-            if not over:  # a game whose view has no result: the table's meta carries it
-                if board.meta is None or board.meta.result is None:
-                    told.setdefault("over_at", time.monotonic())
-                    if time.monotonic() - told["over_at"] < 3:
-                        told["version"] = -1  # look again on the next turn of the loop
-                        return None
-                else:
-                    over = [screen.result_words(board.meta.result)]
-            if not told.get("said_over"):
-                told["said_over"] = True
-                for line in over:
-                    self.say(line)
-                self.say("The game is over.")
-            others = [t for t in self.ctl.playing_tables() if t != board.table]
-            if others and self.ctl.wanted is None:
-                self.ctl.switch(others[0])
-                self.say(f"Now at table {others[0]}.")
-                return None
-            return 0
+            return self._say_over(board, told, screen, seen)
         if self.ctl.sync() is not None:
             # the whole table when the turn comes to you; while you keep moving (several moves in
             # one turn) the events and the choices are enough -- "state" tells the rest
@@ -170,6 +132,73 @@ class PlainPlayer:
                 self.say(status)
             told["status"] = status
         return None
+
+    @staticmethod
+    def _waiting_for_meta(board: Board, told: dict[str, Any]) -> bool:
+        """Wait a moment for the players' names before the first words (then go without)."""
+        if board.meta is not None:
+            return False
+        told.setdefault("meta_wait", time.monotonic())
+        if time.monotonic() - told["meta_wait"] < 2:
+            told["version"] = -1
+            return True
+        return False
+
+    def _say_events(self, board: Board, told: dict[str, Any], screen: GameScreen) -> None:
+        """A fresh state: what happened since the last one said (and was it my turn before?)."""
+        st = board.state
+        assert st is not None
+        told["prev_mine"] = told.get("mine", False)
+        told["mine"] = st.status == "playing" and st.seat in st.to_move and bool(st.legal)
+        for seq, ev in board.events:
+            if seq > told["events"]:
+                for line in (screen.describe(ev) or "").splitlines():
+                    self.say(line)
+        told["events"] = board.events_seq
+
+    def _say_resync(self, board: Board, told: dict[str, Any], screen: GameScreen, seen: Seen, fresh: bool) -> bool:
+        """The whole table after a resync or missed states; whether it was said."""
+        if not (told["resync"] or (fresh and board.missed)):
+            return False
+        self.say("Where the game stands:")
+        for line in screen.words(seen):
+            self.say("  " + line)
+        told["resync"] = False
+        board.missed = False
+        return True
+
+    def _say_notices(self, board: Board, told: dict[str, Any]) -> None:
+        """The house bot taking my seat, and a new error, each said once."""
+        if board.house_plays_me and not told.get("house"):
+            self.say("The referee's house bot is playing your seat. Type reclaim to take it back.")
+        told["house"] = board.house_plays_me
+        if board.error and board.error != told["error"]:
+            self.say(board.error)
+            self._asked = None
+        told["error"] = board.error
+
+    def _say_over(self, board: Board, told: dict[str, Any], screen: GameScreen, seen: Seen) -> int | None:
+        """A finished game: its result once, then on to another table being played, if any."""
+        over = [line for line in screen.words(seen) if line.startswith("Game over")]
+        if not over:  # a game whose view has no result: the table's meta carries it
+            if board.meta is None or board.meta.result is None:
+                told.setdefault("over_at", time.monotonic())
+                if time.monotonic() - told["over_at"] < 3:
+                    told["version"] = -1  # look again on the next turn of the loop
+                    return None
+            else:
+                over = [screen.result_words(board.meta.result)]
+        if not told.get("said_over"):
+            told["said_over"] = True
+            for line in over:
+                self.say(line)
+            self.say("The game is over.")
+        others = [t for t in self.ctl.playing_tables() if t != board.table]
+        if others and self.ctl.wanted is None:
+            self.ctl.switch(others[0])
+            self.say(f"Now at table {others[0]}.")
+            return None
+        return 0
 
     def _seen(self, board: Board) -> Seen:
         """The state on show, for a board that has one (every caller has checked ``state``)."""

@@ -238,22 +238,10 @@ def state_from_cards(boccino: int, mains: Sequence[Sequence[int]], bombs: Sequen
     if not 2 <= n <= MAX_SEATS or len(bombs) != n or any(len(m) != 3 for m in mains):
         raise ConfigError("need 3 Main cards and a Bomb for each of 2.. seats")
     decks = _check_decks(cfg, n)
-    stacks = None
-    if cfg.betting:
-        stacks = tuple(chips) if chips is not None else tuple([cfg.chips] * n)
-        if len(stacks) != n or any(type(c) is not int or c < 0 for c in stacks):
-            raise ConfigError("chips: one non-negative integer per seat")
-        if sum(1 for c in stacks if c > 0) < 2:
-            raise ConfigError("at least two seats need chips")
+    stacks = _chosen_stacks(cfg, n, chips)
     dealt = [s for s in range(n) if stacks is None or stacks[s] > 0]  # seats without chips sit out
     cards = [boccino, *[c for s in dealt for c in mains[s]], *[bombs[s] for s in dealt], *rest]
-    if any(c not in VALUES for c in cards):
-        raise ConfigError("cards are values 1..13")
-    pool = {v: 4 * decks for v in VALUES}
-    for c in cards:
-        pool[c] -= 1
-        if pool[c] < 0:
-            raise ConfigError(f"more {c}s than {decks} deck(s) hold")
+    pool = _left_in_decks(cards, decks)
     if type(dealer) is not int or not 0 <= dealer < n:
         raise ConfigError(f"dealer must be a seat 0..{n - 1}")
     order = [(dealer + i) % n for i in range(1, n + 1) if (dealer + i) % n in dealt]
@@ -264,3 +252,27 @@ def state_from_cards(boccino: int, mains: Sequence[Sequence[int]], bombs: Sequen
     shoe += list(rest)
     shoe += [v for v in VALUES for _ in range(pool[v])]
     return start_hand(cfg, seed, n, decks, 1, dealer, stacks, 0, 0, None, shoe=tuple(shoe))
+
+
+def _chosen_stacks(cfg: Config, n: int, chips: Sequence[int] | None) -> tuple[int, ...] | None:
+    """The starting stacks of ``state_from_cards`` (``None`` without betting), checked."""
+    if not cfg.betting:
+        return None
+    stacks = tuple(chips) if chips is not None else tuple([cfg.chips] * n)
+    if len(stacks) != n or any(type(c) is not int or c < 0 for c in stacks):
+        raise ConfigError("chips: one non-negative integer per seat")
+    if sum(1 for c in stacks if c > 0) < 2:
+        raise ConfigError("at least two seats need chips")
+    return stacks
+
+
+def _left_in_decks(cards: Sequence[int], decks: int) -> dict[int, int]:
+    """How many of each value the decks hold besides ``cards`` (which they must hold)."""
+    if any(c not in VALUES for c in cards):
+        raise ConfigError("cards are values 1..13")
+    pool = {v: 4 * decks for v in VALUES}
+    for c in cards:
+        pool[c] -= 1
+        if pool[c] < 0:
+            raise ConfigError(f"more {c}s than {decks} deck(s) hold")
+    return pool

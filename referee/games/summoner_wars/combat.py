@@ -19,7 +19,8 @@ from dataclasses import replace
 from .board import ADJ, NAMES
 from .dice import face_text, roll
 from .query import ability, abilities, active_effects, flt, life, matches, strength
-from .state import AfterAttack, AttackDamage, Pending, Trigger
+from .cards import Ability
+from .state import AfterAttack, AttackDamage, Pending, Piece, Trigger
 from .work import Work
 
 __all__ = ["declare_attack", "attack_damage", "after_attack", "add_damage", "destroy", "discard_piece"]
@@ -106,15 +107,12 @@ def after_attack(w: Work, st: AfterAttack) -> None:
         tgt = w.board[st.target_cell]
         alive = tgt is not None and tgt.uid == st.target
         for a in abilities(w, st.cell):
-            e = a.effect
-            if e == "push" and alive and st.adjacent and st.enemy and matches(w, a.p("filter"), st.target_cell, att.controller):
-                w.collected.append(Trigger(e, a.slug, att.uid, st.cell, att.controller, st.target, st.target_cell))
-            elif e == "boost_on_kill" and st.destroyed and st.enemy:
-                w.collected.append(Trigger(e, a.slug, att.uid, st.cell, att.controller, st.target, st.target_cell))
-            elif e == "absorb" and st.destroyed and st.enemy and _class_ok(w, a.p("filter"), st.target):
-                w.collected.append(Trigger(e, a.slug, att.uid, st.cell, att.controller, st.target, st.target_cell))
-            elif e == "frenzy" and att.boost >= a.p("cost"):
-                w.collected.append(Trigger(e, a.slug, att.uid, st.cell, att.controller))
+            if _after_attack_applies(w, st, att, a, alive):
+                if a.effect == "frenzy":
+                    w.collected.append(Trigger(a.effect, a.slug, att.uid, st.cell, att.controller))
+                else:
+                    w.collected.append(Trigger(a.effect, a.slug, att.uid, st.cell, att.controller, st.target,
+                                               st.target_cell))
     tgt = w.board[st.target_cell]
     if tgt is not None and tgt.uid == st.target and att is not None and att.uid == st.attacker \
             and st.adjacent and st.enemy:
@@ -122,6 +120,21 @@ def after_attack(w: Work, st: AfterAttack) -> None:
         if rip is not None:
             w.collected.append(Trigger("riposte", rip.slug, tgt.uid, st.target_cell, tgt.controller,
                                        att.uid, st.cell))
+
+
+def _after_attack_applies(w: Work, st: AfterAttack, att: Piece, a: Ability, alive: bool) -> bool:
+    """Does the attacker's ability ``a`` trigger after this attack (push, boost on a kill,
+    absorb, frenzy; each as its card says)?"""
+    e = a.effect
+    if e == "push":
+        return alive and st.adjacent and st.enemy and matches(w, a.p("filter"), st.target_cell, att.controller)
+    if e == "boost_on_kill":
+        return st.destroyed and st.enemy
+    if e == "absorb":
+        return st.destroyed and st.enemy and _class_ok(w, a.p("filter"), st.target)
+    if e == "frenzy":
+        return bool(att.boost >= a.p("cost"))
+    return False
 
 
 def _class_ok(w: Work, text: str, uid: int) -> bool:
