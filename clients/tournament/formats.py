@@ -78,12 +78,15 @@ def _swiss_round(names: list[str], ranked: Sequence[str], points: Mapping[str, f
                  played: set[frozenset[str]] | None, byes: Mapping[str, int] | None,
                  side0: Mapping[str, int] | None, withdrawn: set[str] | None) -> tuple[list[tuple[str, str]], list[str]]:
     """A Swiss round's pairs (side 0 to whoever had it less) and its bye, if any."""
-    withdrawn = withdrawn or set()
-    field = [e for e in (ranked or names) if e not in withdrawn]
+    out = withdrawn or set()
+    field = [e for e in (ranked or names) if e not in out]
     pairs, bye = swiss_pairs(field, points or {}, played or set(), byes or {})
-    side0 = side0 or {}
-    pairs = [(b, a) if side0.get(b, 0) < side0.get(a, 0) else (a, b) for a, b in pairs]
-    return pairs, ([bye] if bye is not None else [])
+    return _side0_to_fewer(pairs, side0 or {}), ([bye] if bye is not None else [])
+
+
+def _side0_to_fewer(pairs: list[tuple[str, str]], side0: Mapping[str, int]) -> list[tuple[str, str]]:
+    """Each pair with side 0 (who moves first) to the entrant who has had it less often."""
+    return [(b, a) if side0.get(b, 0) < side0.get(a, 0) else (a, b) for a, b in pairs]
 
 
 def _round_robin_round(spec: Spec, names: list[str], r: int) -> tuple[list[tuple[str, str]], list[str]]:

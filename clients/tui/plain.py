@@ -112,8 +112,7 @@ class PlainPlayer:
             return None
         if not told["intro"] and board.meta is not None:
             told["intro"] = True
-            seats = ", ".join(f"{p} (seat {i}{', you' if i == st.seat else ''})" for i, p in enumerate(board.players))
-            self.say(f"Table {board.table}: {screen.title}. Players: {seats}.")
+            self._say_intro(board, screen)
         fresh = st.seq != told["seq"]
         if fresh:
             self._say_events(board, told, screen)
@@ -122,6 +121,18 @@ class PlainPlayer:
         told["seq"] = st.seq
         if st.status != "playing":
             return self._say_over(board, told, screen, seen)
+        self._say_turn(board, told, screen, seen, fresh, described)
+        return None
+
+    def _say_intro(self, board: Board, screen: GameScreen) -> None:
+        st = board.state
+        assert st is not None
+        seats = ", ".join(f"{p} (seat {i}{', you' if i == st.seat else ''})" for i, p in enumerate(board.players))
+        self.say(f"Table {board.table}: {screen.title}. Players: {seats}.")
+
+    def _say_turn(self, board: Board, told: dict[str, Any], screen: GameScreen, seen: Seen, fresh: bool,
+                  described: bool) -> None:
+        """The choices when it is my turn; else the status line, when it changed."""
         if self.ctl.sync() is not None:
             # the whole table when the turn comes to you; while you keep moving (several moves in
             # one turn) the events and the choices are enough -- "state" tells the rest
@@ -131,7 +142,6 @@ class PlainPlayer:
             if board.sent is None and status != told["status"]:
                 self.say(status)
             told["status"] = status
-        return None
 
     @staticmethod
     def _waiting_for_meta(board: Board, told: dict[str, Any]) -> bool:
@@ -179,15 +189,10 @@ class PlainPlayer:
 
     def _say_over(self, board: Board, told: dict[str, Any], screen: GameScreen, seen: Seen) -> int | None:
         """A finished game: its result once, then on to another table being played, if any."""
-        over = [line for line in screen.words(seen) if line.startswith("Game over")]
-        if not over:  # a game whose view has no result: the table's meta carries it
-            if board.meta is None or board.meta.result is None:
-                told.setdefault("over_at", time.monotonic())
-                if time.monotonic() - told["over_at"] < 3:
-                    told["version"] = -1  # look again on the next turn of the loop
-                    return None
-            else:
-                over = [screen.result_words(board.meta.result)]
+        over = self._result_lines(board, told, screen, seen)
+        if over is None:
+            told["version"] = -1  # look again on the next turn of the loop
+            return None
         if not told.get("said_over"):
             told["said_over"] = True
             for line in over:
@@ -199,6 +204,18 @@ class PlainPlayer:
             self.say(f"Now at table {others[0]}.")
             return None
         return 0
+
+    @staticmethod
+    def _result_lines(board: Board, told: dict[str, Any], screen: GameScreen, seen: Seen) -> list[str] | None:
+        """The game's result in words: the view's, else the table meta's (``None``: wait up
+        to 3 s for the meta that carries it)."""
+        over = [line for line in screen.words(seen) if line.startswith("Game over")]
+        if over:  # a game whose view has no result: the table's meta carries it
+            return over
+        if board.meta is not None and board.meta.result is not None:
+            return [screen.result_words(board.meta.result)]
+        told.setdefault("over_at", time.monotonic())
+        return None if time.monotonic() - told["over_at"] < 3 else over
 
     def _seen(self, board: Board) -> Seen:
         """The state on show, for a board that has one (every caller has checked ``state``)."""

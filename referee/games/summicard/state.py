@@ -235,23 +235,40 @@ def state_from_cards(boccino: int, mains: Sequence[Sequence[int]], bombs: Sequen
     of the decks in value order.  ``chips`` overrides the starting stacks (betting)."""
     n = len(mains)
     cfg = Config.from_mapping(config)
-    if not 2 <= n <= MAX_SEATS or len(bombs) != n or any(len(m) != 3 for m in mains):
-        raise ConfigError("need 3 Main cards and a Bomb for each of 2.. seats")
+    _check_hands(n, mains, bombs)
     decks = _check_decks(cfg, n)
     stacks = _chosen_stacks(cfg, n, chips)
     dealt = [s for s in range(n) if stacks is None or stacks[s] > 0]  # seats without chips sit out
     cards = [boccino, *[c for s in dealt for c in mains[s]], *[bombs[s] for s in dealt], *rest]
     pool = _left_in_decks(cards, decks)
+    order = _deal_order(n, dealer, dealt)
+    shoe = _stacked_shoe(boccino, mains, bombs, rest, order, pool)
+    return start_hand(cfg, seed, n, decks, 1, dealer, stacks, 0, 0, None, shoe=shoe)
+
+
+def _deal_order(n: int, dealer: int, dealt: Sequence[int]) -> list[int]:
+    """The seats dealt to, from the dealer's left (``dealer`` checked)."""
     if type(dealer) is not int or not 0 <= dealer < n:
         raise ConfigError(f"dealer must be a seat 0..{n - 1}")
-    order = [(dealer + i) % n for i in range(1, n + 1) if (dealer + i) % n in dealt]
+    return [(dealer + i) % n for i in range(1, n + 1) if (dealer + i) % n in dealt]
+
+
+def _stacked_shoe(boccino: int, mains: Sequence[Sequence[int]], bombs: Sequence[int], rest: Sequence[int],
+                  order: Sequence[int], pool: Mapping[int, int]) -> tuple[int, ...]:
+    """The shoe that deals these cards: the Boccino, then round by round to the seats in
+    ``order`` (three Mains, then the Bombs), then ``rest``, then the decks' other cards."""
     shoe = [boccino]
     for k in range(4):
         for s in order:
             shoe.append(mains[s][k] if k < 3 else bombs[s])
     shoe += list(rest)
     shoe += [v for v in VALUES for _ in range(pool[v])]
-    return start_hand(cfg, seed, n, decks, 1, dealer, stacks, 0, 0, None, shoe=tuple(shoe))
+    return tuple(shoe)
+
+
+def _check_hands(n: int, mains: Sequence[Sequence[int]], bombs: Sequence[int]) -> None:
+    if not 2 <= n <= MAX_SEATS or len(bombs) != n or any(len(m) != 3 for m in mains):
+        raise ConfigError("need 3 Main cards and a Bomb for each of 2.. seats")
 
 
 def _chosen_stacks(cfg: Config, n: int, chips: Sequence[int] | None) -> tuple[int, ...] | None:

@@ -103,19 +103,27 @@ def after_attack(w: Work, st: AfterAttack) -> None:
     """Collect the "after this unit attacks" triggers of both cards (resolved in an order
     the active player picks when there are several)."""
     att = w.board[st.cell]
-    if att is not None and att.uid == st.attacker:
-        tgt = w.board[st.target_cell]
-        alive = tgt is not None and tgt.uid == st.target
-        for a in abilities(w, st.cell):
-            if _after_attack_applies(w, st, att, a, alive):
-                if a.effect == "frenzy":
-                    w.collected.append(Trigger(a.effect, a.slug, att.uid, st.cell, att.controller))
-                else:
-                    w.collected.append(Trigger(a.effect, a.slug, att.uid, st.cell, att.controller, st.target,
-                                               st.target_cell))
+    if att is None or att.uid != st.attacker:
+        return  # the attacker has left the battlefield: none of its cards' "after" abilities
     tgt = w.board[st.target_cell]
-    if tgt is not None and tgt.uid == st.target and att is not None and att.uid == st.attacker \
-            and st.adjacent and st.enemy:
+    alive = tgt is not None and tgt.uid == st.target
+    for a in abilities(w, st.cell):
+        if _after_attack_applies(w, st, att, a, alive):
+            w.collected.append(_attacker_trigger(st, att, a))
+    if st.adjacent and st.enemy:
+        _riposte(w, st, att)
+
+
+def _attacker_trigger(st: AfterAttack, att: Piece, a: Ability) -> Trigger:
+    if a.effect == "frenzy":  # about the attacker alone
+        return Trigger(a.effect, a.slug, att.uid, st.cell, att.controller)
+    return Trigger(a.effect, a.slug, att.uid, st.cell, att.controller, st.target, st.target_cell)
+
+
+def _riposte(w: Work, st: AfterAttack, att: Piece) -> None:
+    """The target's "after an adjacent enemy attacks it" trigger, if it is still there."""
+    tgt = w.board[st.target_cell]
+    if tgt is not None and tgt.uid == st.target:
         rip = ability(w, st.target_cell, "riposte")
         if rip is not None:
             w.collected.append(Trigger("riposte", rip.slug, tgt.uid, st.target_cell, tgt.controller,
@@ -128,13 +136,12 @@ def _after_attack_applies(w: Work, st: AfterAttack, att: Piece, a: Ability, aliv
     e = a.effect
     if e == "push":
         return alive and st.adjacent and st.enemy and matches(w, a.p("filter"), st.target_cell, att.controller)
-    if e == "boost_on_kill":
-        return st.destroyed and st.enemy
-    if e == "absorb":
-        return st.destroyed and st.enemy and _class_ok(w, a.p("filter"), st.target)
     if e == "frenzy":
         return bool(att.boost >= a.p("cost"))
-    return False
+    kill = st.destroyed and st.enemy  # an enemy destroyed by this attack
+    if e == "boost_on_kill":
+        return kill
+    return e == "absorb" and kill and _class_ok(w, a.p("filter"), st.target)
 
 
 def _class_ok(w: Work, text: str, uid: int) -> bool:
