@@ -18,6 +18,7 @@ import sys
 import time
 from typing import Any, Callable
 
+from summon.clients.tui.choices import Chooser
 from summon.clients.tui.controller import PlayController
 from summon.clients.tui.screens.base import GameScreen, Seen
 from summon.clients.tui.session import Board
@@ -275,11 +276,17 @@ class PlainPlayer:
     def _on_line(self, text: str) -> bool:
         """Obey one line; True means the person wants to leave."""
         board = self.ctl.board()
-        chooser = self.ctl.sync()
+        chooser = self.ctl.sync()  # first, as every line: the choices follow the state on show
         word = text.lower()
         if word in ("quit", "exit", "leave"):
             self.say(self._leaving())
             return True
+        if not self._table_command(text, word, board):
+            self._turn_command(text, word, chooser)
+        return False
+
+    def _table_command(self, text: str, word: str, board: Board | None) -> bool:
+        """help, state, reclaim, tables, table ID: said at any time; False for anything else."""
         if word in ("help", "?"):
             self.say(PLAIN_HELP)
         elif word == "state":
@@ -302,7 +309,13 @@ class PlainPlayer:
             tid = text.split(None, 1)[1]
             self.say(f"Now at table {tid}." if self.ctl.switch(tid) else f"You are not seated at {tid}.")
             self._asked = None
-        elif chooser is None:
+        else:
+            return False
+        return True
+
+    def _turn_command(self, text: str, word: str, chooser: Chooser | None) -> None:
+        """A step of the move being chosen (or choices, back), when it is my turn."""
+        if chooser is None:
             if text:
                 self.say("It is not your turn, so nothing was sent. (Type state to hear where the game stands.)")
         elif word in ("choices", "moves", ""):
@@ -324,4 +337,3 @@ class PlainPlayer:
                 self.say(f"Sorry, {got.problem}." + (f" It could be: {'; '.join(got.candidates)}."
                                                     if got.candidates else ""))
                 self._choices()
-        return False
