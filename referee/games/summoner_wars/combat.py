@@ -60,25 +60,40 @@ def attack_damage(w: Work, st: AttackDamage) -> None:
     if not st.rerolled and aim is not None and att.boost >= aim.p("cost") and misses:
         w.pending = Pending(att.controller, "reroll", ("reroll", "keep"), st)
         return
-    hits = sum(1 for f in st.faces if _is_hit(f, kind))
-    specials = sum(1 for f in st.faces if "special" in f.split("+"))
-    if ability(w, st.cell, "specials_hit") is not None:
-        hits += sum(1 for f in st.faces if "special" in f.split("+") and not _is_hit(f, kind))
-    bonus = ability(w, st.cell, "special_bonus")
-    if bonus is not None and specials >= bonus.p("min"):
-        hits += bonus.p("amount")
     tgt = w.at(st.target_cell)
-    guard = ability(w, st.target_cell, "guard_on_special")
-    if guard is not None and specials >= 1:
-        hits -= guard.p("amount")
-    for eff in active_effects(w, tgt.controller, "active_ward"):
-        if matches(w, eff.p("filter"), st.target_cell, tgt.controller):
-            hits -= eff.p("amount")
+    hits = _attack_hits(w, st, kind) - _hits_warded(w, st, tgt)
     dmg = max(0, hits)
     enemy = tgt.controller != att.controller
     destroyed = add_damage(w, st.target_cell, dmg, ("attack", att.controller), hits_event=True)
     w.stack.append(AfterAttack(st.seat, att.uid, st.cell, tgt.uid, st.target_cell, destroyed,
                                st.target_cell in ADJ[st.cell], enemy))
+
+
+def _specials(st: AttackDamage) -> int:
+    return sum(1 for f in st.faces if "special" in f.split("+"))
+
+
+def _attack_hits(w: Work, st: AttackDamage, kind: str | None) -> int:
+    """Hits rolled, with the attacker's dice-result abilities (specials that hit, a bonus)."""
+    hits = sum(1 for f in st.faces if _is_hit(f, kind))
+    if ability(w, st.cell, "specials_hit") is not None:
+        hits += sum(1 for f in st.faces if "special" in f.split("+") and not _is_hit(f, kind))
+    bonus = ability(w, st.cell, "special_bonus")
+    if bonus is not None and _specials(st) >= bonus.p("min"):
+        hits += bonus.p("amount")
+    return hits
+
+
+def _hits_warded(w: Work, st: AttackDamage, tgt: Piece) -> int:
+    """Hits the target's side takes off: its guard against specials, its active wards."""
+    off = 0
+    guard = ability(w, st.target_cell, "guard_on_special")
+    if guard is not None and _specials(st) >= 1:
+        off += guard.p("amount")
+    for eff in active_effects(w, tgt.controller, "active_ward"):
+        if matches(w, eff.p("filter"), st.target_cell, tgt.controller):
+            off += eff.p("amount")
+    return off
 
 
 def reroll(w: Work, st: AttackDamage, yes: bool) -> None:
