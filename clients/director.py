@@ -91,6 +91,7 @@ def _request(broker: BrokerUrl, username: str, req: Any, answer_type: type, pref
                 st = decode(item.payload, accept=(RefereeStatus,))
             except DecodeError:
                 continue
+            assert isinstance(st, RefereeStatus)  # the only type accepted
             status = repr(st.status)
             if st.status == "online":
                 break
@@ -106,7 +107,8 @@ def _request(broker: BrokerUrl, username: str, req: Any, answer_type: type, pref
                 msg = decode(item.payload, accept=(answer_type, Error))
             except DecodeError:
                 continue
-            if isinstance(msg, answer_type) and msg.request_id == req.request_id:
+            # every answer type (created, closed) carries the request_id it answers
+            if isinstance(msg, answer_type) and getattr(msg, "request_id") == req.request_id:
                 return msg
             # Only an error that names this request answers it.  An error with ``ref`` null
             # is about some payload the referee could not decode -- never this one, which we

@@ -147,8 +147,10 @@ def render() -> dict[str, str]:
                         f"{len(play['legal'])} cards:\n\n{_block(play)}\n"
                         f"North answered with `{json.dumps(move)}`.\n")
     zero = g.seat("north", lambda m: m["seq"] == 0)
+    assert zero is not None
     first = zero["to_move"][0]
     opener = g.seat(PLAYERS[first], lambda m: m["seq"] == 0)
+    assert opener is not None
     legal = opener["legal"]
     out["seat-zero"] = (f"The same table at seq 0, as north sees it: {PLAYERS[first]} (seat {first}) bids first, "
                         f"so north's `legal` is empty. ({PLAYERS[first].capitalize()}'s own state at seq 0 lists "
@@ -156,6 +158,7 @@ def render() -> dict[str, str]:
                         + f", ... `\"{legal[-1]}\"`.)\n\n{_block(zero)}")
     summoner = next(u for u in PLAYERS if g.seat(u, _summon))
     sm = g.seat(summoner, _summon)
+    assert sm is not None
     ev = next(e for e in sm["events"] if e["type"] == "summon")
     out["seat-summon"] = (f"{summoner.capitalize()} (seat {sm['seat']}) at seq {sm['seq']}, just after taking the "
                           f"option \"summon\": its `events` include the private `received` field (the "
@@ -167,6 +170,7 @@ def render() -> dict[str, str]:
                          f"`view.result`:\n\n{_block(final)}")
     out["public-zero"] = _block(g.public("state", lambda m: m["seq"] == 0))
     trick = g.public("events", _trick)
+    assert trick is not None
     summon_pub = g.public("events", lambda m: m["seq"] == sm["seq"])
     out["events"] = (f"The move at seq {trick['seq']} completed a trick; at seq {sm['seq']} {summoner} took the "
                      f"option \"summon\" (compare with {summoner}'s private copy of the same events above -- no "

@@ -113,7 +113,7 @@ class BotClient:
             self.bot: Any = bot
             self._factory: Callable[[str], Bot] | None = None
         else:
-            self._factory = bot  # type: ignore[assignment]
+            self._factory = bot
             self.bot = None
         self._bots: dict[str, Bot] = {}
         self.username = username
@@ -268,7 +268,8 @@ class BotClient:
     def bot_for(self, table: str) -> Bot:
         """The bot that plays ``table`` (made by the factory on first use, if there is one)."""
         if self._factory is None:
-            return self.bot
+            only: Bot = self.bot  # the one object given, which has ``choose``
+            return only
         bot = self._bots.get(table)
         if bot is None:
             bot = self._bots[table] = self._factory(table)

@@ -45,7 +45,7 @@ from summon.referee.store import ChatRecord
 from summon.referee.table import Publish
 
 if TYPE_CHECKING:
-    from summon.referee.service import Referee
+    from summon.referee.core import RefereeCore
     from summon.referee.table import Table
 
 __all__ = ["ChatDesk", "line_message", "log_message", "log_publish", "REF"]
@@ -86,7 +86,7 @@ def log_publish(table: "Table") -> list[Publish]:
 class ChatDesk:
     """The referee's chat: ``handle`` on the loop thread for each message on a chat topic."""
 
-    def __init__(self, referee: "Referee") -> None:
+    def __init__(self, referee: "RefereeCore") -> None:
         self.ref = referee
         cfg = referee.config
         self.limiter = RateLimiter(getattr(cfg, "chat_rate", 0.5), getattr(cfg, "chat_burst", 6.0))

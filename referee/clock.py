@@ -31,7 +31,8 @@ import math
 from dataclasses import dataclass, replace
 from typing import Any, Iterable, Mapping, Sequence
 
-__all__ = ["TimeControl", "Clock", "ClockError", "DEFAULT_MOVES"]
+__all__ = ["TimeControl", "Clock", "ClockError", "DEFAULT_MOVES", "CASUAL_GRACE_S", "PLAYER_DEFAULT", "PRESETS",
+           "preset", "turn_based"]
 
 DEFAULT_MOVES = ("house", "random")
 
@@ -127,7 +128,6 @@ class TimeControl:
         """``move=30,bank=600,increment=5,grace=60`` (the CLI form), or a preset's name
         (``casual``, ``turn-based:2``, ``none``: referee/presets.py) -> a time control."""
         if "=" not in spec and spec.strip():
-            from summon.referee.presets import preset  # presets build on this module
             return cls.from_wire(preset(spec.strip()))
         data: dict[str, Any] = {}
         for part in filter(None, (p.strip() for p in spec.split(","))):
@@ -248,3 +248,38 @@ class Clock:
         t = list(self.timeouts)
         t[seat] = 0
         return replace(self, timeouts=tuple(t))
+
+
+# --- presets: the time controls a person picks by name (referee/presets.py says why) -------
+# Here, beside the parser that reads their names (``TimeControl.parse_spec``): they raise
+# ``ClockError`` and the parser needs them, so one module holds both and neither imports
+# the other at call time (issue 29: no import cycle).
+
+CASUAL_GRACE_S = 45
+"""Seconds away before the house bot plays for someone: long enough for a page reload or a
+lift ride (a reload is back in ~1 s), short enough that the others do not sit staring."""
+
+PLAYER_DEFAULT = "casual"
+PRESETS = ("casual", "turn-based", "none")
+
+
+def turn_based(days: float = 1) -> dict[str, Any]:
+    if isinstance(days, bool) or not isinstance(days, (int, float)) or not 0 < days <= 7:
+        raise ClockError(f"turn-based takes 1 to 7 days per move, got {days!r}")
+    return {"move": int(days * 86400), "on_timeout": "house", "max_timeouts": 2}
+
+
+def preset(name: str) -> dict[str, Any]:
+    """The ``create.clock`` map of preset ``name`` (``turn-based:3`` for 3 days a move)."""
+    base, _, arg = name.partition(":")
+    if base == "casual" and not arg:
+        return {"grace": CASUAL_GRACE_S}
+    if base == "turn-based":
+        try:
+            days = float(arg) if arg else 1
+        except ValueError:
+            raise ClockError(f"turn-based:DAYS needs a number of days, got {arg!r}") from None
+        return turn_based(days)
+    if base == "none" and not arg:
+        return {}
+    raise ClockError(f"no clock preset {name!r}; known: casual, turn-based[:DAYS], none")

@@ -33,6 +33,7 @@ import re
 import secrets
 from dataclasses import asdict, replace
 from pathlib import Path
+from typing import NoReturn
 
 from summon.referee.accounts import (
     ROLES, ROLES_HEADER, Accounts, AccountsError, BrokerDir, BrokerSettings, _read_hashes, _write, init_broker,
@@ -232,7 +233,7 @@ class DynsecAccounts:
             a.set_password(user, password)
         return f"{user}'s password changed (connections made with the old one were dropped)"
 
-    def add_edge(self, *args: object, **kwargs: object) -> None:
+    def add_edge(self, *args: object, **kwargs: object) -> NoReturn:
         raise AccountsError("edge brokers are not made in dynsec mode yet: create the edge in passwd mode, "
                             "then `summon broker migrate DIR --to dynsec`")
 

@@ -17,41 +17,14 @@ from a preset shows the resulting map in ``meta.clock``.
   like every table (downtime is never charged).
 * ``none`` -- no clock and no absence rule (what ``summon create`` does by default: the
   director's tables, tournaments and bot matches keep waiting for their players).
+
+The presets are defined in referee/clock.py, beside ``TimeControl.parse_spec`` that reads
+their names (so neither module imports the other at call time); this module is where they
+are named and documented, and what callers import.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
-from summon.referee.clock import ClockError
+from summon.referee.clock import CASUAL_GRACE_S, PLAYER_DEFAULT, PRESETS, preset, turn_based
 
 __all__ = ["CASUAL_GRACE_S", "PLAYER_DEFAULT", "PRESETS", "preset", "turn_based"]
-
-CASUAL_GRACE_S = 45
-"""Seconds away before the house bot plays for someone: long enough for a page reload or a
-lift ride (a reload is back in ~1 s), short enough that the others do not sit staring."""
-
-PLAYER_DEFAULT = "casual"
-PRESETS = ("casual", "turn-based", "none")
-
-
-def turn_based(days: float = 1) -> dict[str, Any]:
-    if isinstance(days, bool) or not isinstance(days, (int, float)) or not 0 < days <= 7:
-        raise ClockError(f"turn-based takes 1 to 7 days per move, got {days!r}")
-    return {"move": int(days * 86400), "on_timeout": "house", "max_timeouts": 2}
-
-
-def preset(name: str) -> dict[str, Any]:
-    """The ``create.clock`` map of preset ``name`` (``turn-based:3`` for 3 days a move)."""
-    base, _, arg = name.partition(":")
-    if base == "casual" and not arg:
-        return {"grace": CASUAL_GRACE_S}
-    if base == "turn-based":
-        try:
-            days = float(arg) if arg else 1
-        except ValueError:
-            raise ClockError(f"turn-based:DAYS needs a number of days, got {arg!r}") from None
-        return turn_based(days)
-    if base == "none" and not arg:
-        return {}
-    raise ClockError(f"no clock preset {name!r}; known: casual, turn-based[:DAYS], none")

@@ -127,7 +127,7 @@ class Recovery:
         self.last_restore: RestoreReport | None = None
         # Group commit (Store.begin_batch): what to undo, newest first, if the batch's one
         # commit fails -- a move (state, seq, clock, history, house), a creation, a close.
-        self._undo: list[Callable[[], None]] = []
+        self._undo: list[Callable[[], object]] = []
 
     # --- durable first --------------------------------------------------------------------------
     def record_table(self, table: Table) -> None:
@@ -169,7 +169,7 @@ class Recovery:
         return out
 
     # --- group commit ---------------------------------------------------------------------------
-    def on_undo(self, fn: Callable[[], None]) -> None:
+    def on_undo(self, fn: Callable[[], object]) -> None:
         """In a batch: ``fn`` undoes, in memory, a write the batch's commit may yet lose."""
         if self.ref.store.in_batch:
             self._undo.append(fn)

@@ -99,6 +99,7 @@ class Table:
         self.clock: Any = None  # Clock (immutable snapshot) or None when no clock runs
         self.house: dict[int, str] = {}  # seat -> why the house bot plays it
         self.closed: str | None = None  # the director's reason, once closed
+        self.bots: frozenset[str] = frozenset()  # accounts flagged as bots, shown in meta (referee/service.py)
         # Table chat (referee/chat.py): the last lines (for the retained log) and the count so far.
         self.chat: list[Any] = []
         self.chat_n = 0

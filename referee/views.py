@@ -9,7 +9,7 @@ The redaction test checks the output of these very functions.
 from __future__ import annotations
 
 import functools
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Protocol, Sequence
 
 from summon.protocol.codec import packer
 from summon.protocol.messages import Events, Meta, PublicState, SeatState, field_names
@@ -19,7 +19,35 @@ from summon.referee.engine import Event, Game
 if TYPE_CHECKING:
     import msgpack
 
-    from summon.referee.table import Table
+
+
+class ViewedTable(Protocol):
+    """What these functions read of a table; referee/table.py's ``Table`` has it all.
+
+    Why a protocol and not ``Table`` itself: the table builds its payloads with this module,
+    so this module sits below it and names only what it reads -- no import back up to
+    table.py (issue 29: no import cycle).  What the referee sets on a table after it is made
+    (``house``, ``bots``, ``away``, ``clock``, ``rematch``, ``next``) is read with a default."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def game(self) -> Game: ...
+    @property
+    def players(self) -> tuple[str, ...]: ...
+    @property
+    def config(self) -> Mapping[str, Any]: ...
+    @property
+    def state(self) -> Any: ...
+    @property
+    def seq(self) -> int: ...
+    @property
+    def history(self) -> Sequence[Any]: ...  # table.HistoryEntry: seq, seat, flags...
+    @property
+    def timing(self) -> Any: ...  # clock.TimeControl or None
+    @property
+    def status(self) -> str: ...
+
 
 EventsMsg = Events  # the message class (``events`` is also a common argument name here)
 
@@ -27,7 +55,7 @@ __all__ = ["seat_message", "public_message", "events_message", "meta_message", "
            "last_move"]
 
 
-def seat_message(table: "Table", seat: int, events: Sequence[Event] = ()) -> SeatState:
+def seat_message(table: ViewedTable, seat: int, events: Sequence[Event] = ()) -> SeatState:
     """What ``seat`` may know: its own view, its legal moves now, the last move's events."""
     game, state = table.game, table.state
     return SeatState(
@@ -46,7 +74,7 @@ def seat_message(table: "Table", seat: int, events: Sequence[Event] = ()) -> Sea
     )
 
 
-def last_move(table: "Table") -> dict | None:
+def last_move(table: ViewedTable) -> dict | None:
     """Who made the move that produced the current state (null at seq 0): the seat's own
     player (``"seat"``), the house bot or a random timeout move -- from the history's flags."""
     history = table.history
@@ -57,7 +85,7 @@ def last_move(table: "Table") -> dict | None:
     return {"seat": entry.seat, "by": by}
 
 
-def public_message(table: "Table") -> PublicState:
+def public_message(table: ViewedTable) -> PublicState:
     """The spectator view: what anyone at the rail may see."""
     game, state = table.game, table.state
     return PublicState(
@@ -71,12 +99,12 @@ def public_message(table: "Table") -> PublicState:
     )
 
 
-def events_message(table: "Table", events: Sequence[Event]) -> Events:
+def events_message(table: ViewedTable, events: Sequence[Event]) -> Events:
     """One accepted move's events as a spectator may see them."""
     return Events(table=table.id, seq=table.seq, events=[table.game.event_view(e, None) for e in events])
 
 
-def meta_message(table: "Table") -> Meta:
+def meta_message(table: ViewedTable) -> Meta:
     """Public table facts.  The seed is hidden: it would reveal every hand."""
     outcome = table.game.outcome(table.state)
     return Meta(
@@ -99,7 +127,7 @@ def meta_message(table: "Table") -> Meta:
     )
 
 
-def away_wire(table: "Table") -> list[dict]:
+def away_wire(table: ViewedTable) -> list[dict]:
     """Seated players whose presence says offline, and since when (epoch seconds), while the
     game runs (referee/presence.py keeps ``table.away``; live only, never stored)."""
     away = getattr(table, "away", None)
@@ -108,7 +136,7 @@ def away_wire(table: "Table") -> list[dict]:
     return [{"seat": seat, "since": round(since, 3)} for seat, since in sorted(away.items())]
 
 
-def clock_wire(table: "Table") -> dict | None:
+def clock_wire(table: ViewedTable) -> dict | None:
     """Every seat's time left (public: the same for every audience), or None without a clock."""
     clock = getattr(table, "clock", None)
     return clock.to_wire() if clock is not None and table.status == "playing" else None
@@ -154,7 +182,7 @@ if field_names(SeatState) != _SEAT_FIELDS:  # move_payloads spells the seat stat
     raise RuntimeError("SeatState's fields changed: update referee/views.py move_payloads")
 
 
-def move_payloads(table: "Table", events: Sequence[Event] = ()) -> tuple[list[bytes], bytes | None, bytes]:
+def move_payloads(table: ViewedTable, events: Sequence[Event] = ()) -> tuple[list[bytes], bytes | None, bytes]:
     """The encoded ``seat_state`` of every seat (by seat), the spectators' ``events`` (None
     without events) and the ``public_state`` -- byte for byte what encoding
     ``seat_message``/``events_message``/``public_message`` gives."""
@@ -182,7 +210,7 @@ class MovePieces:
     __slots__ = ("seats", "_heads", "_progress", "_tail", "_clock", "_public_view", "_public", "_extras",
                  "_views", "_legal", "_events", "_seat_events", "_house", "_has_events", "_seq")
 
-    def __init__(self, table: "Table", events: Sequence[Event] = ()) -> None:
+    def __init__(self, table: ViewedTable, events: Sequence[Event] = ()) -> None:
         pk = packer()
         game, state, seats = table.game, table.state, len(table.players)
         status = table.status
@@ -196,6 +224,7 @@ class MovePieces:
         else:
             public, extras = game.view(state, None), None
         self._public_view = pk.pack(public)
+        self._public: dict[str, Any] | None  # declared: None when the views are built per seat
         if extras is not None and type(public) is dict:
             self._public, self._extras, self._views = public, extras, None
         else:

@@ -25,6 +25,7 @@ import msgpack
 
 from summon.clients.botcheck.world import World
 from summon.protocol.messages import CloseTable, Move
+from summon.referee.ratelimit import RateLimitedInbox
 from summon.referee.table import Publish
 
 __all__ = ["Row", "Checker", "BotExited", "Skipped"]
@@ -400,7 +401,7 @@ class Checker:
                                                  "resubscribed but did not play on" if back else
                                                  "did not reconnect and resubscribe"))
 
-    def _lost(self, then: Callable[[], None], timeout: float) -> tuple[bool, bool, int]:
+    def _lost(self, then: Callable[[], object], timeout: float) -> tuple[bool, bool, int]:
         tid, _ = self._idle()
         mark = self.mark()
         self.w.proxy.drop_next_move()
@@ -412,6 +413,12 @@ class Checker:
             self.w.proxy.disarm()
         then()
         return dropped, self.await_move(tid, seq, timeout), seq
+
+    def _exhaust(self, spell: float) -> Callable[[], None]:
+        """Empties the bot's move budget at the referee for ``spell`` seconds, when called."""
+        inbox = self.w.ref.inbox
+        assert isinstance(inbox, RateLimitedInbox)  # the referee's inbox is its rate limiter
+        return lambda: inbox.limiter.exhaust(self.user, spell)
 
     def check_lost_move(self) -> None:
         dropped, ok, seq = self._lost(lambda: self.w.proxy.kick(), self.patience + 10)
@@ -435,7 +442,7 @@ class Checker:
         only honest way to make it refuse is a move the bot did not choose -- and then the
         error says so (``World.own_up``: "bot-check replaced your move ..."), and the bot's
         states are never altered."""
-        table = message.get("_table")
+        table: str = message["_table"]  # check_illegal puts it in every message it rewrites
 
         def pick() -> str:
             t = self._table(table)
@@ -490,7 +497,7 @@ class Checker:
         for spell in (0.5, 1.0, 2.0):
             tid, _ = self._idle()
             started = time.monotonic()
-            seq = self.advance(tid, on_turn=lambda s=spell: self.w.ref.inbox.limiter.exhaust(self.user, s))
+            seq = self.advance(tid, on_turn=self._exhaust(spell))
             if seq is None:
                 raise Skipped("the game ended before the bot's turn")
             ok = self.await_move(tid, seq, self.patience + 2 * spell)

@@ -17,7 +17,7 @@ import socket
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Literal
 
 import msgpack
 
@@ -207,7 +207,7 @@ class MqttProxy:
             pass
         self._close(c)
 
-    def _packet(self, c: _Conn, b0: int, body: bytes) -> bytes | bool | None:
+    def _packet(self, c: _Conn, b0: int, body: bytes) -> bytes | Literal[True] | None:
         """What to forward for one packet from the bot: True (as is), bytes, or None (drop)."""
         kind = b0 >> 4
         now = time.monotonic()
@@ -241,7 +241,8 @@ class MqttProxy:
             i = j + plen
         payload = body[i:]
         message = _decode(payload)
-        fate, out = "forwarded", True
+        fate = "forwarded"
+        out: bytes | Literal[True] | None = True  # True: forward the packet as it came
         if "/move/" in topic and isinstance(message, dict) and message.get("type") == "move":
             with self._lock:
                 action, self._on_move = self._on_move, None

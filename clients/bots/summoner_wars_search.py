@@ -83,7 +83,7 @@ def evaluate(state: Any, seat: int, w: Mapping[str, float] = W) -> float:
     if r is not None:
         return 0.0 if r.winner is None else (W["win"] if r.winner == seat else -W["win"])
     total = 0.0
-    summoners = {0: None, 1: None}
+    summoners: dict[int, int | None] = {0: None, 1: None}
     for c, p in enumerate(state.board):
         if p is None:
             continue

@@ -133,12 +133,14 @@ def init(directory: str, port: int, spectator_port: int, no_spectators: bool, bi
     if cells > 1:
         return _init_cells(directory, cells, port, spectator_port, no_spectators, bind, prefix, websockets_port,
                            run_as_root, force, accounts_mode, edge, edge_kw)
-    absolute = {k: os.path.abspath(v) if v else None for k, v in
-                {"certfile": certfile, "keyfile": keyfile, "cafile": cafile}.items()}
+
+    def absolute(path: str | None) -> str | None:
+        return os.path.abspath(path) if path else None
+
     settings = BrokerSettings(prefix=prefix, port=port, bind=bind,
                               spectator_port=None if no_spectators else spectator_port,
                               tls_port=tls_port, websockets_port=websockets_port, run_as_root=run_as_root,
-                              **absolute)
+                              certfile=absolute(certfile), keyfile=absolute(keyfile), cafile=absolute(cafile))
     if edge and no_spectators:
         raise click.UsageError("--edge bridges from the spectators' listener: drop --no-spectators")
     edge_settings = _edge_settings(edge_kw) if edge else None
@@ -314,7 +316,7 @@ def edge(directory: str, force: bool, **edge_kw: object) -> None:
     """
     settings = _edge_settings(edge_kw)
     try:
-        ed = open_accounts(directory).add_edge(settings, force=force)  # type: ignore[func-returns-value]
+        ed = open_accounts(directory).add_edge(settings, force=force)
     except AccountsError as exc:
         raise click.ClickException(str(exc)) from None
     _edge_next(ed, settings)

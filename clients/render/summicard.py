@@ -62,7 +62,7 @@ class SummicardRenderer:
                 f"Boccino {card_text(ev.get('boccino'))}{pot} ==\n  -- Round 1: first Main card --")
 
     def _on_round(self, ev: Mapping[str, Any]) -> str:
-        return f"  -- Round {ev.get('round')}: {_ROUNDS.get(ev.get('round'), '')} --"
+        return f"  -- Round {ev.get('round')}: {_ROUNDS.get(ev.get('round', 0), '')} --"
 
     def _on_reveal(self, ev: Mapping[str, Any]) -> str:
         head = ""

@@ -70,72 +70,72 @@ class SummonerWarsRenderer:
             return header if line is None else f"{header}\n{line}"
         return line
 
-    def _on_turn(self, ev) -> str:
+    def _on_turn(self, ev: Mapping[str, Any]) -> str:
         self.started = True
         return f"\n== Turn {ev.get('turn')}: {self.who(ev.get('seat'))} =="
 
-    def _on_summon(self, ev) -> str:
+    def _on_summon(self, ev: Mapping[str, Any]) -> str:
         return f"  {self.who(ev.get('seat'))} summons {ev.get('name')} at {ev.get('cell')} ({ev.get('cost')} magic)"
 
-    def _on_build(self, ev) -> str:
+    def _on_build(self, ev: Mapping[str, Any]) -> str:
         return f"  {self.who(ev.get('seat'))} builds {ev.get('name')} at {ev.get('cell')}"
 
-    def _on_move(self, ev) -> str:
+    def _on_move(self, ev: Mapping[str, Any]) -> str:
         return f"  {ev.get('card')} moves {ev.get('from')} -> {ev.get('to')}"
 
-    def _on_attack(self, ev) -> str:
+    def _on_attack(self, ev: Mapping[str, Any]) -> str:
         dice = " ".join(ev.get("dice") or []) or "no dice"
         return f"  {ev.get('attacker')} {ev.get('from')} attacks {ev.get('target')} {ev.get('to')}: [{dice}]"
 
-    def _on_reroll(self, ev) -> str:
+    def _on_reroll(self, ev: Mapping[str, Any]) -> str:
         return f"    re-roll: [{' '.join(ev.get('dice') or [])}]"
 
-    def _on_damage(self, ev) -> str | None:
+    def _on_damage(self, ev: Mapping[str, Any]) -> str | None:
         if not ev.get("amount"):
             return "    no damage" if ev.get("source") == "attack" else None
         return f"    {ev.get('card')} {ev.get('cell')} takes {ev.get('amount')} ({ev.get('damage')}/{ev.get('life')})"
 
-    def _on_destroy(self, ev) -> str:
+    def _on_destroy(self, ev: Mapping[str, Any]) -> str:
         return f"    {ev.get('card')} at {ev.get('cell')} is destroyed"
 
-    def _on_event(self, ev) -> str:
+    def _on_event(self, ev: Mapping[str, Any]) -> str:
         t = " ".join(ev.get("targets") or [])
         act = " (active)" if ev.get("active") else ""
         return f"  {self.who(ev.get('seat'))} plays {ev.get('name')}{act}{' on ' + t if t else ''}"
 
-    def _on_ability(self, ev) -> str:
+    def _on_ability(self, ev: Mapping[str, Any]) -> str:
         t = " ".join(ev.get("targets") or [])
         return f"  {ev.get('cell')} uses {ev.get('ability')}{' on ' + t if t else ''}"
 
-    def _on_force(self, ev) -> str:
+    def _on_force(self, ev: Mapping[str, Any]) -> str:
         return f"    {ev.get('card')} is forced {ev.get('from')} -> {ev.get('to')}"
 
-    def _on_exchange(self, ev) -> str:
+    def _on_exchange(self, ev: Mapping[str, Any]) -> str:
         a, b = (ev.get("cells") or ["?", "?"])[:2]
         return f"    {a} and {b} exchange places"
 
-    def _on_control(self, ev) -> str:
+    def _on_control(self, ev: Mapping[str, Any]) -> str:
         if ev.get("until") is None:
             return f"    {ev.get('cell')} returns to {self.who(ev.get('seat'))}"
         return f"    {self.who(ev.get('seat'))} takes control of {ev.get('cell')} until the end of the turn"
 
-    def _on_inaction(self, ev) -> str:
+    def _on_inaction(self, ev: Mapping[str, Any]) -> str:
         return f"  {self.who(ev.get('seat'))} attacked no enemy: 1 damage to their summoner"
 
-    def _on_magic(self, ev) -> str | None:
+    def _on_magic(self, ev: Mapping[str, Any]) -> str | None:
         if ev.get("reason") == "destroyed":
             return f"    {self.who(ev.get('seat'))} gains 1 magic ({ev.get('magic')})"
         return None
 
-    def _on_magic_discard(self, ev) -> str:
+    def _on_magic_discard(self, ev: Mapping[str, Any]) -> str:
         return f"  {self.who(ev.get('seat'))} discards a card for magic"
 
-    def _on_turn_end(self, ev) -> str:
+    def _on_turn_end(self, ev: Mapping[str, Any]) -> str:
         mags = " | ".join(f"{self.who(p.get('seat'))}: {p.get('magic')} magic, {p.get('hand')} in hand, "
                           f"{p.get('draw_pile')} to draw" for p in ev.get("players") or [])
         return "\n".join(grid(ev.get("board") or [], [self.who(0), self.who(1)]) + [f"    {mags}"])
 
-    def _on_game_end(self, ev) -> str:
+    def _on_game_end(self, ev: Mapping[str, Any]) -> str:
         w = ev.get("winner")
         if w is None:
             return f"\n*** draw ({ev.get('reason')}) after turn {ev.get('turn')} ***"

@@ -19,11 +19,16 @@ from summon.protocol.mqtt import BrokerUrl
 __all__ = ["TableBots", "BotFleet"]
 
 
+
+def _factory(name: str, seed: int) -> Callable[[str], Any]:
+    """Each table gets a fresh bot ``name`` (its own state), whatever the table is."""
+    return lambda table: make_bot(name, seed)
+
 class TableBots(BotClient):
     """A ``BotClient`` with a bot factory (one bot per table) that records each deal."""
 
     def __init__(self, factory: Callable[[str], Any], broker: BrokerUrl, username: str, **kw: Any) -> None:
-        self.dealt: dict[str, dict] = {}   # table -> this seat's view at seq 0 (tests compare deals)
+        self.dealt: dict[str, dict[str, Any]] = {}   # table -> this seat's view at seq 0 (tests compare deals)
         super().__init__(factory, broker, username, table=None, **kw)
 
     def _on_state(self, table: str, progress: TableProgress, st: SeatState, retained: bool) -> None:
@@ -43,7 +48,7 @@ class BotFleet:
               seed: int = 0, **kw: Any) -> "BotFleet":
         """``accounts``: (username, bot name) pairs; ``broker_for(user)`` has the credentials."""
         for user, name in accounts:
-            client = TableBots(lambda table, name=name: make_bot(name, seed), broker_for(user), user,
+            client = TableBots(_factory(name, seed), broker_for(user), user,
                                exit_when_finished=False, **kw)
             self.clients[user] = client
             t = threading.Thread(target=client.run, name=f"bot-{user}", daemon=True)

@@ -22,28 +22,20 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import re
 from typing import Mapping, Sequence
 
 from summon.clients.tournament.model import GameRecord
 from summon.clients.tournament.pairing import round_robin, swiss_pairs
-from summon.clients.tournament.spec import Spec, team_layout
+from summon.clients.tournament.spec import Spec, is_secret, team_layout  # is_secret: re-exported
 
 __all__ = ["derive_seed", "plan_round", "is_swiss", "seat_sides", "tournament_key", "is_secret"]
-
-_SECRET = re.compile(r"[0-9a-f]{64}")
-
-
-def is_secret(value: object) -> bool:
-    """Is ``value`` a tournament secret: 64 lowercase hex digits (256 bits)?"""
-    return isinstance(value, str) and _SECRET.fullmatch(value) is not None
 
 
 def tournament_key(secret: str | int) -> bytes:
     """The HMAC key of a tournament: a secret's 32 bytes; an int seed (the confirmed,
     predictable test mode, ``insecure_seed = true``) as its decimal digits."""
     if is_secret(secret):
-        return bytes.fromhex(secret)  # type: ignore[arg-type]
+        return bytes.fromhex(secret)
     if isinstance(secret, int) and not isinstance(secret, bool):
         return str(secret).encode("ascii")
     raise ValueError("a tournament secret is 64 lowercase hex digits (or an int in insecure test mode)")
@@ -82,12 +74,58 @@ def seat_sides(spec: Spec, sides: Sequence[str], room: int = 0) -> tuple[list[st
     return seats, [list(s) for s in layout]
 
 
+def _swiss_round(names: list[str], ranked: Sequence[str], points: Mapping[str, float] | None,
+                 played: set[frozenset[str]] | None, byes: Mapping[str, int] | None,
+                 side0: Mapping[str, int] | None, withdrawn: set[str] | None) -> tuple[list[tuple[str, str]], list[str]]:
+    """A Swiss round's pairs (side 0 to whoever had it less) and its bye, if any."""
+    out = withdrawn or set()
+    field = [e for e in (ranked or names) if e not in out]
+    pairs, bye = swiss_pairs(field, points or {}, played or set(), byes or {})
+    return _side0_to_fewer(pairs, side0 or {}), ([bye] if bye is not None else [])
+
+
+def _side0_to_fewer(pairs: list[tuple[str, str]], side0: Mapping[str, int]) -> list[tuple[str, str]]:
+    """Each pair with side 0 (who moves first) to the entrant who has had it less often."""
+    return [(b, a) if side0.get(b, 0) < side0.get(a, 0) else (a, b) for a, b in pairs]
+
+
+def _round_robin_round(spec: Spec, names: list[str], r: int) -> tuple[list[tuple[str, str]], list[str]]:
+    """Round ``r`` of the circle method: its pairs, and who sits out (an odd field)."""
+    pairs: list[tuple[str, str]] = []
+    byes_out: list[str] = []
+    for x, y in round_robin(len(names), spec.cycles)[r - 1]:
+        if x is not None and y is not None:
+            pairs.append((names[x], names[y]))
+        else:  # one slot is the bye (round_robin never pairs two)
+            lone = x if x is not None else y
+            assert lone is not None
+            byes_out.append(names[lone])
+    return pairs, byes_out
+
+
+def _pair_games(spec: Spec, secret: str | int, r: int, i: int, a: str, b: str) -> list[GameRecord]:
+    """The games of pair ``i``: one, or in a duplicate match each board twice (rooms swapped)."""
+    if spec.format != "duplicate":
+        seats, side_seats = seat_sides(spec, (a, b))
+        return [GameRecord(key=f"r{r}-g{i}", round=r, sides=[a, b], seats=seats, side_seats=side_seats,
+                           seed=derive_seed(secret, r, i))]
+    out: list[GameRecord] = []
+    for board in range(1, spec.boards + 1):
+        seed = derive_seed(secret, r, "board", board)
+        for room, sides in enumerate(([a, b], [b, a])):
+            seats, side_seats = seat_sides(spec, sides, room)
+            out.append(GameRecord(key=f"r{r}-m{i}-b{board}-{'oc'[room]}", round=r, sides=sides, seats=seats,
+                                  side_seats=side_seats, seed=seed, match=f"r{r}-m{i}", board=board,
+                                  room=room))
+    return out
+
+
 def plan_round(
     spec: Spec,
     r: int,
     ranked: Sequence[str] = (),
     points: Mapping[str, float] | None = None,
-    played: set[frozenset] | None = None,
+    played: set[frozenset[str]] | None = None,
     byes: Mapping[str, int] | None = None,
     side0: Mapping[str, int] | None = None,
     withdrawn: set[str] | None = None,
@@ -110,37 +148,13 @@ def plan_round(
         seats, side_seats = seat_sides(spec, order)
         return [GameRecord(key=f"r{r}-g1", round=r, sides=order, seats=seats, side_seats=side_seats,
                            seed=derive_seed(secret, r, 1))]
-    byes_out: list[str] = []
     if is_swiss(spec):
-        withdrawn = withdrawn or set()
-        field = [e for e in (ranked or names) if e not in withdrawn]
-        pairs, bye = swiss_pairs(field, points or {}, played or set(), byes or {})
-        side0 = side0 or {}
-        pairs = [(b, a) if side0.get(b, 0) < side0.get(a, 0) else (a, b) for a, b in pairs]
-        if bye is not None:
-            byes_out.append(bye)
+        pairs, byes_out = _swiss_round(names, ranked, points, played, byes, side0, withdrawn)
     else:
-        schedule = round_robin(len(names), spec.cycles)[r - 1]
-        pairs = []
-        for a, b in schedule:
-            if a is None or b is None:
-                byes_out.append(names[b if a is None else a])
-            else:
-                pairs.append((names[a], names[b]))
+        pairs, byes_out = _round_robin_round(spec, names, r)
     out: list[GameRecord] = []
     for i, (a, b) in enumerate(pairs, start=1):
-        if spec.format != "duplicate":
-            seats, side_seats = seat_sides(spec, (a, b))
-            out.append(GameRecord(key=f"r{r}-g{i}", round=r, sides=[a, b], seats=seats, side_seats=side_seats,
-                                  seed=derive_seed(secret, r, i)))
-            continue
-        for board in range(1, spec.boards + 1):
-            seed = derive_seed(secret, r, "board", board)
-            for room, sides in enumerate(([a, b], [b, a])):
-                seats, side_seats = seat_sides(spec, sides, room)
-                out.append(GameRecord(key=f"r{r}-m{i}-b{board}-{'oc'[room]}", round=r, sides=sides, seats=seats,
-                                      side_seats=side_seats, seed=seed, match=f"r{r}-m{i}", board=board,
-                                      room=room))
+        out += _pair_games(spec, secret, r, i, a, b)
     for name in byes_out:
         out.append(GameRecord(key=f"r{r}-bye-{names.index(name) + 1}", round=r, sides=[name], seats=[],
                               side_seats=[[]], seed=0, status="bye"))

@@ -30,7 +30,7 @@ class GameRecord:
     table: str | None = None       # table id at the referee (a new one after a lost table)
     attempt: int = 0               # how many times the table was (re)created
     status: str = "pending"        # pending | creating | playing | finished | forfeit | bye
-    result: dict | None = None     # the referee's Meta.result: scores per seat, winners, reason
+    result: dict[str, Any] | None = None     # the referee's Meta.result: scores per seat, winners, reason
     forfeited: list[str] = field(default_factory=list)  # entrants that forfeited this game
     absent: list[str] = field(default_factory=list)     # sit-and-go: entrants dropped for a no-show
     started: float | None = None   # wall-clock time (for the report)

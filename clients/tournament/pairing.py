@@ -14,7 +14,7 @@ pairing while one is avoidable" is guaranteed, in polynomial time, for any field
 
 from __future__ import annotations
 
-from typing import Hashable, Mapping, Sequence
+from typing import Mapping, Sequence
 
 import networkx as nx
 
@@ -49,11 +49,11 @@ def round_robin(n: int, cycles: int = 1) -> list[list[tuple[int | None, int | No
 
 
 def swiss_pairs(
-    ranked: Sequence[Hashable],
-    points: Mapping[Hashable, float],
-    played: set[frozenset],
-    byes: Mapping[Hashable, int],
-) -> tuple[list[tuple[Hashable, Hashable]], Hashable | None]:
+    ranked: Sequence[str],
+    points: Mapping[str, float],
+    played: set[frozenset[str]],
+    byes: Mapping[str, int],
+) -> tuple[list[tuple[str, str]], str | None]:
     """Pair ``ranked`` (best first) for the next Swiss round.
 
     Returns the pairs (higher-ranked first) and the entrant with the bye (or ``None``).
@@ -66,12 +66,12 @@ def swiss_pairs(
     rank = {e: i for i, e in enumerate(field)}
     half = {e: int(round(points.get(e, 0) * 2)) for e in field}  # points in half-point units
     lowest = min(half.values())
-    group: dict[int, list[Hashable]] = {}
+    group: dict[int, list[str]] = {}
     for e in field:
         group.setdefault(half[e], []).append(e)
     pos_in_group = {e: (g.index(e), len(g)) for g in group.values() for e in g}
 
-    def dutch(a: Hashable, b: Hashable) -> int:
+    def dutch(a: str, b: str) -> int:
         """0 when b sits half a score group below a (top half meets bottom half)."""
         ia, size = pos_in_group[a]
         ib, _ = pos_in_group[b]
@@ -96,8 +96,8 @@ def swiss_pairs(
                         + score_unit * (half[a] - half[b]) ** 2 + dutch(a, b))
             g.add_edge(i, j, weight=big - cost)
     matching = nx.max_weight_matching(g, maxcardinality=True)
-    pairs: list[tuple[Hashable, Hashable]] = []
-    bye = None
+    pairs: list[tuple[str, str]] = []
+    bye: str | None = None
     for i, j in matching:
         a, b = nodes[i], nodes[j]
         if a == "__bye__" or b == "__bye__":

@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable
 
-from openskill.models import PlackettLuce
+from openskill.models import PlackettLuce, PlackettLuceRating
 
 from summon.clients.tournament.results import Unit
 
@@ -44,11 +44,11 @@ def rate(units: Iterable[Unit], entrants: Iterable[str]) -> tuple[dict[str, Rati
     """(entrant ratings, member ratings) after these units, in order."""
     model = PlackettLuce()
     ent = {name: model.rating(name=name) for name in entrants}
-    mem: dict[str, object] = {}
+    mem: dict[str, PlackettLuceRating] = {}
     for u in units:
         if u.bye or u.forfeit or len(u.sides) < 2:
             continue
-        ranks = list(u.ranks)
+        ranks: list[float] = list(u.ranks)
         new = model.rate([[ent[s]] for s in u.sides], ranks=ranks)
         for s, team in zip(u.sides, new):
             ent[s] = team[0]

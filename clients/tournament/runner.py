@@ -32,7 +32,7 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 from summon.clients.tournament import TournamentError
 from summon.clients.tournament.formats import is_swiss, plan_round, seat_sides
@@ -43,7 +43,7 @@ from summon.clients.tournament.spec import TEAMS, Spec, team_layout
 from summon.clients.tournament.standings import standings
 from summon.protocol.errors import DecodeError, ErrorCode
 from summon.protocol.messages import (CloseTable, Closed, CreateTable, Created, Error, Events, Meta, Move, PublicState,
-                               RefereeStatus, Tournament, decode, encode)
+                               Message, RefereeStatus, Tournament, decode, encode)
 from summon.protocol.mqtt import BrokerUrl, Incoming, Link
 from summon.protocol.topics import Topics
 from summon.protocol.version import DEFAULT_PREFIX
@@ -210,7 +210,7 @@ class Runner:
 
     def _plan(self, r: int) -> None:
         prog = self.progress
-        kw = {}
+        kw: dict[str, Any] = {}
         if is_swiss(self.spec) and r > 1:
             done = units(prog.games, self.spec)
             table = standings(self.spec, done, prog.withdrawn)
@@ -362,12 +362,8 @@ class Runner:
 
     # --- messages ------------------------------------------------------------------------
     def _handle(self, item: Incoming) -> None:
-        if not item.payload:
-            return
-        try:
-            msg = decode(item.payload, accept=(Created, Closed, Error, Meta, PublicState, Events, RefereeStatus),
-                         max_bytes=LIMIT)
-        except DecodeError:
+        msg = self._decoded(item)
+        if msg is None:
             return
         if isinstance(msg, RefereeStatus):
             self._on_referee(msg.status)
@@ -380,28 +376,54 @@ class Runner:
         if rec is None or rec.done:
             return
         if isinstance(msg, Error):      # the answer to a probe
-            if msg.code == ErrorCode.TABLE_UNKNOWN and rec.status == "playing":
-                self._lost(rec)
+            self._on_probe_error(rec, msg)
         elif isinstance(msg, Meta):
-            if rec.status == "creating":
-                rec.status = "playing"
-                self._dirty = True
-            if msg.status == "finished" and msg.result is not None:
-                self._on_result(rec, msg.result)
+            self._on_meta(rec, msg)
         elif isinstance(msg, Events):
-            # The seats that were to move made this move -- unless the referee played it for
-            # them (a clock timeout, or its house bot sitting in for an absent player).
-            lv = self.live.get(rec.table or "")
-            if lv is not None:
-                auto = {e.get("seat") for e in msg.events if e.get("type") in AUTOPLAYED}
-                lv.moved.update(s for s in lv.to_move if s not in auto)
+            self._on_events(rec, msg)
         elif isinstance(msg, PublicState):
-            lv = self.live.get(rec.table or "")
-            if lv is not None and msg.seq != lv.seq:
-                now = time.monotonic()
-                lv.seq, lv.to_move, lv.since = msg.seq, tuple(msg.to_move), now
-                for seat in msg.to_move:
-                    lv.first_turn.setdefault(seat, now)
+            self._on_public(rec, msg)
+
+    @staticmethod
+    def _decoded(item: Incoming) -> Message | None:
+        """The message, of a kind the runner reads (``None``: empty, unreadable or other)."""
+        if not item.payload:
+            return None
+        try:
+            return decode(item.payload, accept=(Created, Closed, Error, Meta, PublicState, Events, RefereeStatus),
+                          max_bytes=LIMIT)
+        except DecodeError:
+            return None
+
+    def _on_probe_error(self, rec: GameRecord, msg: Error) -> None:
+        """The referee does not know a table we think is playing: it was lost."""
+        if msg.code == ErrorCode.TABLE_UNKNOWN and rec.status == "playing":
+            self._lost(rec)
+
+    def _on_meta(self, rec: GameRecord, msg: Meta) -> None:
+        """The referee has the table (playing), or it finished with a result."""
+        if rec.status == "creating":
+            rec.status = "playing"
+            self._dirty = True
+        if msg.status == "finished" and msg.result is not None:
+            self._on_result(rec, msg.result)
+
+    def _on_events(self, rec: GameRecord, msg: Events) -> None:
+        """The seats that were to move made this move -- unless the referee played it for
+        them (a clock timeout, or its house bot sitting in for an absent player)."""
+        lv = self.live.get(rec.table or "")
+        if lv is not None:
+            auto = {e.get("seat") for e in msg.events if e.get("type") in AUTOPLAYED}
+            lv.moved.update(s for s in lv.to_move if s not in auto)
+
+    def _on_public(self, rec: GameRecord, msg: PublicState) -> None:
+        """A new state: who is to move now, and since when (for no-show and slow-play rules)."""
+        lv = self.live.get(rec.table or "")
+        if lv is not None and msg.seq != lv.seq:
+            now = time.monotonic()
+            lv.seq, lv.to_move, lv.since = msg.seq, tuple(msg.to_move), now
+            for seat in msg.to_move:
+                lv.first_turn.setdefault(seat, now)
 
     def _on_reply(self, msg: Created | Closed | Error) -> None:
         ref = msg.request_id if isinstance(msg, (Created, Closed)) else msg.ref
@@ -417,7 +439,7 @@ class Runner:
             self.live[rec.table or ""].since = time.monotonic()
             self._dirty = True
 
-    def _on_result(self, rec: GameRecord, result: dict) -> None:
+    def _on_result(self, rec: GameRecord, result: dict[str, Any]) -> None:
         rec.status, rec.result, rec.finished = "finished", dict(result), time.time()
         if rec.table:
             self._unwatch(rec.table)

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import hashlib
 import math
+import re
 import tomllib
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Mapping, TypeGuard
 
 from summon.clients.tournament import TournamentError
 from summon.protocol.topics import portable_name, valid_name
@@ -260,12 +261,19 @@ def _rounds(t: Mapping[str, Any], fmt: str, pairing: str, n: int) -> int:
     return int(rounds)
 
 
+_SECRET = re.compile(r"[0-9a-f]{64}")
+
+
+def is_secret(value: object) -> TypeGuard[str]:
+    """Is ``value`` a tournament secret: 64 lowercase hex digits (256 bits)?  Here, below
+    formats.py (which derives seeds from it), because the file's ``seed`` is checked here."""
+    return isinstance(value, str) and _SECRET.fullmatch(value) is not None
+
+
 def _seed(t: Mapping[str, Any]) -> tuple[str | int | None, bool]:
     """``tournament.seed``: absent (a fresh 256-bit secret per run: the safe default), a
     64-hex-digit secret (reproduces a tournament, e.g. from a report), or an int -- which
     anyone can guess from one hand and a table id, so only with ``insecure_seed = true``."""
-    from summon.clients.tournament.formats import is_secret
-
     insecure = _get(t, "insecure_seed", bool, False, "tournament")
     raw = _get(t, "seed", (str, int), None, "tournament")
     if isinstance(raw, str):

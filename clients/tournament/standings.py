@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 from summon.clients.tournament.ratings import Rating, rate
 from summon.clients.tournament.results import Unit
@@ -49,7 +49,7 @@ class Row:
     withdrawn: bool = False
     opponents: list[str] = field(default_factory=list)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {
             "rank": self.rank, "entrant": self.entrant, "points": self.points, "played": self.played,
             "wins": self.wins, "draws": self.draws, "losses": self.losses, "forfeits": self.forfeits,
@@ -57,6 +57,11 @@ class Row:
             "buchholz": self.buchholz, "sonneborn_berger": self.sonneborn_berger,
             "rating": self.rating.to_json() if self.rating else None, "withdrawn": self.withdrawn,
         }
+
+
+def _ordinal(rating: Rating | None) -> float:
+    """A row's rating as a tie-break key (0 for an unrated row)."""
+    return rating.ordinal if rating else 0.0
 
 
 def _pair_points(spec: Spec, mine: int, theirs: int) -> float:
@@ -84,25 +89,7 @@ def standings(spec: Spec, all_units: Sequence[Unit], withdrawn: Iterable[str] = 
             row.points += spec.bye
             continue
         for i, name in enumerate(u.sides):
-            row = rows[name]
-            row.played += 1
-            row.net += u.nets[i]
-            row.score += u.scores[i]
-            best = min(u.ranks)
-            if u.ranks[i] == best and u.ranks.count(best) == 1:
-                row.wins += 1
-            elif u.ranks[i] == best:
-                row.draws += 1
-            else:
-                row.losses += 1
-                if u.forfeit:
-                    row.forfeits += 1
-            for j, other in enumerate(u.sides):
-                if j != i:
-                    p = _pair_points(spec, u.ranks[i], u.ranks[j])
-                    row.points += p
-                    row.opponents.append(other)
-                    vs[name].append((other, p))
+            _count_side(spec, rows[name], u, i, vs[name])
     for row in rows.values():
         row.buchholz = sum(rows[o].points for o in row.opponents)
         row.sonneborn_berger = sum(rows[o].points * (1.0 if p == spec.win else 0.5 if p == spec.draw else 0.0)
@@ -114,7 +101,7 @@ def standings(spec: Spec, all_units: Sequence[Unit], withdrawn: Iterable[str] = 
         "sonneborn-berger": lambda n, group: rows[n].sonneborn_berger,
         "wins": lambda n, group: rows[n].wins,
         "net": lambda n, group: rows[n].net,
-        "rating": lambda n, group: rows[n].rating.ordinal if rows[n].rating else 0.0,
+        "rating": lambda n, group: _ordinal(rows[n].rating),
     }
     groups = _split([order], lambda n, g: rows[n].points)
     for name in spec.tiebreaks:
@@ -124,6 +111,29 @@ def standings(spec: Spec, all_units: Sequence[Unit], withdrawn: Iterable[str] = 
     for i, row in enumerate(out, start=1):
         row.rank = i
     return out
+
+
+def _count_side(spec: Spec, row: Row, u: Unit, i: int, vs: list[tuple[str, float]]) -> None:
+    """Add side ``i`` of game unit ``u`` to its entrant's row: played, net, score, the
+    result, and the points against each other side (also kept in ``vs`` for tie-breaks)."""
+    row.played += 1
+    row.net += u.nets[i]
+    row.score += u.scores[i]
+    best = min(u.ranks)
+    if u.ranks[i] == best and u.ranks.count(best) == 1:
+        row.wins += 1
+    elif u.ranks[i] == best:
+        row.draws += 1
+    else:
+        row.losses += 1
+        if u.forfeit:
+            row.forfeits += 1
+    for j, other in enumerate(u.sides):
+        if j != i:
+            p = _pair_points(spec, u.ranks[i], u.ranks[j])
+            row.points += p
+            row.opponents.append(other)
+            vs.append((other, p))
 
 
 def _split(groups: list[list[str]], fn: Callable[[str, set[str]], float]) -> list[list[str]]:

@@ -19,7 +19,7 @@ import time
 from rich.console import Console
 from rich.text import Text
 
-from summon.clients.tui.choices import Choice
+from summon.clients.tui.choices import Choice, Chooser
 from summon.clients.tui.controller import PlayController
 from summon.clients.tui.session import Board
 from summon.clients.tui.terminal import Terminal
@@ -145,26 +145,44 @@ class FullScreenPlayer:
             self.ctl.notice = self.session.reclaim(board.table) or "Asked the referee for your seat back."
             return
         if chooser is None:
-            # nothing to choose.  Once the game is over q or Enter leaves; before that only Ctrl-C
-            # does, so a letter typed while waiting for your turn cannot end your evening
-            over = board is None or board.state is None or board.state.status != "playing"
-            if over and key in ("q", "enter", "esc"):
-                self.leave = True
-            elif len(key) == 1:
-                self.ctl.notice = "Not your turn yet: nothing was typed. (Ctrl-C leaves the table; your seat stays.)"
-            return
+            self._idle_key(key, board)
+        else:
+            self._choosing_key(key, chooser)
+
+    def _idle_key(self, key: str, board: Board | None) -> None:
+        """Nothing to choose.  Once the game is over q or Enter leaves; before that only Ctrl-C
+        does, so a letter typed while waiting for your turn cannot end your evening."""
+        over = board is None or board.state is None or board.state.status != "playing"
+        if over and key in ("q", "enter", "esc"):
+            self.leave = True
+        elif len(key) == 1:
+            self.ctl.notice = "Not your turn yet: nothing was typed. (Ctrl-C leaves the table; your seat stays.)"
+
+    def _choosing_key(self, key: str, chooser: Chooser) -> None:
+        """A key while choosing a move: pick, move the highlight, edit the filter, step back."""
         self._fresh(chooser)
         options = chooser.filtered(self.query)
         if key == "enter":
             if options:
                 self._take(options[min(self.highlight, len(options) - 1)])
-        elif key in ("left", "up", "right", "down"):
-            step = {"left": -1, "right": 1, "up": -self.columns, "down": self.columns}[key]
-            if options:
-                self.highlight = max(0, min(len(options) - 1, self.highlight + step))
-        elif key in ("home", "end") and options:
-            self.highlight = 0 if key == "home" else len(options) - 1
-        elif key == "backspace":
+        elif key in ("left", "up", "right", "down", "home", "end"):
+            self._move_highlight(key, len(options))
+        else:
+            self._edit_filter(key, chooser)
+
+    def _move_highlight(self, key: str, n: int) -> None:
+        """Arrows move the highlight over the grid of ``n`` options; Home and End jump."""
+        if not n:
+            return
+        if key in ("home", "end"):
+            self.highlight = 0 if key == "home" else n - 1
+            return
+        step = {"left": -1, "right": 1, "up": -self.columns, "down": self.columns}[key]
+        self.highlight = max(0, min(n - 1, self.highlight + step))
+
+    def _edit_filter(self, key: str, chooser: Chooser) -> None:
+        """Typing filters the options; Backspace unfilters (or steps back); Esc starts over."""
+        if key == "backspace":
             if self.query:
                 self.query = self.query[:-1]
             else:

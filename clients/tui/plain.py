@@ -16,9 +16,11 @@ import os
 import select
 import sys
 import time
-from typing import Callable
+from typing import Any, Callable
 
+from summon.clients.tui.choices import Chooser
 from summon.clients.tui.controller import PlayController
+from summon.clients.tui.screens.base import GameScreen, Seen
 from summon.clients.tui.session import Board
 
 __all__ = ["PlainPlayer", "PLAIN_HELP"]
@@ -40,7 +42,7 @@ class PlainPlayer:
         self._buffer = b""
         self._eof = False
         self._connected = True
-        self._told: dict[str, dict] = {}  # per table: what was already said
+        self._told: dict[str, dict[str, Any]] = {}  # per table: what was already said
         self._asked: tuple[str, int, tuple[str, ...]] | None = None
 
     # --- main loop ------------------------------------------------------------------------
@@ -95,6 +97,9 @@ class PlainPlayer:
 
     # --- saying what changed ------------------------------------------------------------------
     def _report(self, board: Board) -> int | None:
+        """Say what changed at ``board`` since it was last reported, in the order a person
+        follows it: who sits where, what happened, where things stand, whose turn.  ``0``
+        once the game is over and nothing else is being played; else ``None``."""
         told = self._told.setdefault(board.table, {"seq": -1, "events": -1, "intro": False, "error": None,
                                                    "status": None, "resync": False, "version": -1})
         if told["version"] == board.version:
@@ -103,62 +108,32 @@ class PlainPlayer:
         st = board.state
         assert st is not None
         screen = self.ctl.screen(board)
-        seen = self.ctl.seen(board)
-        if board.meta is None:  # wait a moment for the players' names before the first words
-            told.setdefault("meta_wait", time.monotonic())
-            if time.monotonic() - told["meta_wait"] < 2:
-                told["version"] = -1
-                return None
+        seen = self._seen(board)
+        if self._waiting_for_meta(board, told):
+            return None
         if not told["intro"] and board.meta is not None:
             told["intro"] = True
-            seats = ", ".join(f"{p} (seat {i}{', you' if i == st.seat else ''})" for i, p in enumerate(board.players))
-            self.say(f"Table {board.table}: {screen.title}. Players: {seats}.")
+            self._say_intro(board, screen)
         fresh = st.seq != told["seq"]
-        if fresh:  # was it already my turn in the state before this one?
-            told["prev_mine"] = told.get("mine", False)
-            told["mine"] = st.status == "playing" and st.seat in st.to_move and bool(st.legal)
-            for seq, ev in board.events:
-                if seq > told["events"]:
-                    for line in (screen.describe(ev) or "").splitlines():
-                        self.say(line)
-            told["events"] = board.events_seq
-        described = False
-        if told["resync"] or (fresh and board.missed):
-            described = True
-            self.say("Where the game stands:")
-            for line in screen.words(seen):
-                self.say("  " + line)
-            told["resync"] = False
-            board.missed = False
-        if board.house_plays_me and not told.get("house"):
-            self.say("The referee's house bot is playing your seat. Type reclaim to take it back.")
-        told["house"] = board.house_plays_me
-        if board.error and board.error != told["error"]:
-            self.say(board.error)
-            self._asked = None
-        told["error"] = board.error
+        if fresh:
+            self._say_events(board, told, screen)
+        described = self._say_resync(board, told, screen, seen, fresh)
+        self._say_notices(board, told)
         told["seq"] = st.seq
         if st.status != "playing":
-            over = [line for line in screen.words(seen) if line.startswith("Game over")]
-            if not over:  # a game whose view has no result: the table's meta carries it
-                if board.meta is None or board.meta.result is None:
-                    told.setdefault("over_at", time.monotonic())
-                    if time.monotonic() - told["over_at"] < 3:
-                        told["version"] = -1  # look again on the next turn of the loop
-                        return None
-                else:
-                    over = [screen.result_words(board.meta.result)]
-            if not told.get("said_over"):
-                told["said_over"] = True
-                for line in over:
-                    self.say(line)
-                self.say("The game is over.")
-            others = [t for t in self.ctl.playing_tables() if t != board.table]
-            if others and self.ctl.wanted is None:
-                self.ctl.switch(others[0])
-                self.say(f"Now at table {others[0]}.")
-                return None
-            return 0
+            return self._say_over(board, told, screen, seen)
+        self._say_turn(board, told, screen, seen, fresh, described)
+        return None
+
+    def _say_intro(self, board: Board, screen: GameScreen) -> None:
+        st = board.state
+        assert st is not None
+        seats = ", ".join(f"{p} (seat {i}{', you' if i == st.seat else ''})" for i, p in enumerate(board.players))
+        self.say(f"Table {board.table}: {screen.title}. Players: {seats}.")
+
+    def _say_turn(self, board: Board, told: dict[str, Any], screen: GameScreen, seen: Seen, fresh: bool,
+                  described: bool) -> None:
+        """The choices when it is my turn; else the status line, when it changed."""
         if self.ctl.sync() is not None:
             # the whole table when the turn comes to you; while you keep moving (several moves in
             # one turn) the events and the choices are enough -- "state" tells the rest
@@ -168,7 +143,86 @@ class PlainPlayer:
             if board.sent is None and status != told["status"]:
                 self.say(status)
             told["status"] = status
-        return None
+
+    @staticmethod
+    def _waiting_for_meta(board: Board, told: dict[str, Any]) -> bool:
+        """Wait a moment for the players' names before the first words (then go without)."""
+        if board.meta is not None:
+            return False
+        told.setdefault("meta_wait", time.monotonic())
+        if time.monotonic() - told["meta_wait"] < 2:
+            told["version"] = -1
+            return True
+        return False
+
+    def _say_events(self, board: Board, told: dict[str, Any], screen: GameScreen) -> None:
+        """A fresh state: what happened since the last one said (and was it my turn before?)."""
+        st = board.state
+        assert st is not None
+        told["prev_mine"] = told.get("mine", False)
+        told["mine"] = st.status == "playing" and st.seat in st.to_move and bool(st.legal)
+        for seq, ev in board.events:
+            if seq > told["events"]:
+                for line in (screen.describe(ev) or "").splitlines():
+                    self.say(line)
+        told["events"] = board.events_seq
+
+    def _say_resync(self, board: Board, told: dict[str, Any], screen: GameScreen, seen: Seen, fresh: bool) -> bool:
+        """The whole table after a resync or missed states; whether it was said."""
+        if not (told["resync"] or (fresh and board.missed)):
+            return False
+        self.say("Where the game stands:")
+        for line in screen.words(seen):
+            self.say("  " + line)
+        told["resync"] = False
+        board.missed = False
+        return True
+
+    def _say_notices(self, board: Board, told: dict[str, Any]) -> None:
+        """The house bot taking my seat, and a new error, each said once."""
+        if board.house_plays_me and not told.get("house"):
+            self.say("The referee's house bot is playing your seat. Type reclaim to take it back.")
+        told["house"] = board.house_plays_me
+        if board.error and board.error != told["error"]:
+            self.say(board.error)
+            self._asked = None
+        told["error"] = board.error
+
+    def _say_over(self, board: Board, told: dict[str, Any], screen: GameScreen, seen: Seen) -> int | None:
+        """A finished game: its result once, then on to another table being played, if any."""
+        over = self._result_lines(board, told, screen, seen)
+        if over is None:
+            told["version"] = -1  # look again on the next turn of the loop
+            return None
+        if not told.get("said_over"):
+            told["said_over"] = True
+            for line in over:
+                self.say(line)
+            self.say("The game is over.")
+        others = [t for t in self.ctl.playing_tables() if t != board.table]
+        if others and self.ctl.wanted is None:
+            self.ctl.switch(others[0])
+            self.say(f"Now at table {others[0]}.")
+            return None
+        return 0
+
+    @staticmethod
+    def _result_lines(board: Board, told: dict[str, Any], screen: GameScreen, seen: Seen) -> list[str] | None:
+        """The game's result in words: the view's, else the table meta's (``None``: wait up
+        to 3 s for the meta that carries it)."""
+        over = [line for line in screen.words(seen) if line.startswith("Game over")]
+        if over:  # a game whose view has no result: the table's meta carries it
+            return over
+        if board.meta is not None and board.meta.result is not None:
+            return [screen.result_words(board.meta.result)]
+        told.setdefault("over_at", time.monotonic())
+        return None if time.monotonic() - told["over_at"] < 3 else over
+
+    def _seen(self, board: Board) -> Seen:
+        """The state on show, for a board that has one (every caller has checked ``state``)."""
+        seen = self.ctl.seen(board)
+        assert seen is not None
+        return seen
 
     def _choices_said(self) -> bool:
         """Is the person being asked now -- choices offered and said for the state on show?
@@ -189,7 +243,7 @@ class PlainPlayer:
             return
         self._asked = key
         if full and not chooser.path:
-            for line in self.ctl.screen(board).words(self.ctl.seen(board), full=False):
+            for line in self.ctl.screen(board).words(self._seen(board), full=False):
                 self.say(line)
         self._choices()
 
@@ -222,18 +276,24 @@ class PlainPlayer:
     def _on_line(self, text: str) -> bool:
         """Obey one line; True means the person wants to leave."""
         board = self.ctl.board()
-        chooser = self.ctl.sync()
+        chooser = self.ctl.sync()  # first, as every line: the choices follow the state on show
         word = text.lower()
         if word in ("quit", "exit", "leave"):
             self.say(self._leaving())
             return True
+        if not self._table_command(text, word, board):
+            self._turn_command(text, word, chooser)
+        return False
+
+    def _table_command(self, text: str, word: str, board: Board | None) -> bool:
+        """help, state, reclaim, tables, table ID: said at any time; False for anything else."""
         if word in ("help", "?"):
             self.say(PLAIN_HELP)
         elif word == "state":
             if board is None or board.state is None:
                 self.say("No table yet.")
             else:
-                for line in self.ctl.screen(board).words(self.ctl.seen(board)):
+                for line in self.ctl.screen(board).words(self._seen(board)):
                     self.say(line)
         elif word == "reclaim":
             if board is None:
@@ -249,7 +309,13 @@ class PlainPlayer:
             tid = text.split(None, 1)[1]
             self.say(f"Now at table {tid}." if self.ctl.switch(tid) else f"You are not seated at {tid}.")
             self._asked = None
-        elif chooser is None:
+        else:
+            return False
+        return True
+
+    def _turn_command(self, text: str, word: str, chooser: Chooser | None) -> None:
+        """A step of the move being chosen (or choices, back), when it is my turn."""
+        if chooser is None:
             if text:
                 self.say("It is not your turn, so nothing was sent. (Type state to hear where the game stands.)")
         elif word in ("choices", "moves", ""):
@@ -271,4 +337,3 @@ class PlainPlayer:
                 self.say(f"Sorry, {got.problem}." + (f" It could be: {'; '.join(got.candidates)}."
                                                     if got.candidates else ""))
                 self._choices()
-        return False

@@ -66,7 +66,7 @@ class Board:
     table: str
     meta: Meta | None = None
     state: SeatState | None = None
-    events: deque = field(default_factory=lambda: deque(maxlen=200))  # (seq, event) as this seat saw them
+    events: deque[tuple[int, Any]] = field(default_factory=lambda: deque(maxlen=200))  # (seq, event) as this seat saw them
     events_seq: int = -1  # highest seq whose events are in ``events``
     sent: tuple[int, str] | None = None  # a move sent and not yet answered
     error: str | None = None  # the last refusal, in words

@@ -62,7 +62,7 @@ class Follower:
         self.watchers: dict[str, Watcher] = {}
         self.ignored: set[str] = set()
         self.results: dict[str, dict[str, Any]] = {}
-        self._pending: dict[str, deque] = {}
+        self._pending: dict[str, deque[Any]] = {}
         self._stop = threading.Event()
         self._link = Link(broker, _client_id("follow"), subscriptions=(_filter(self.topics, None, True),),
                           mqtt_version=mqtt_version)
@@ -130,7 +130,7 @@ class PublicBoard:
     table: str
     meta: Meta | None = None
     state: PublicState | None = None
-    events: deque = field(default_factory=lambda: deque(maxlen=200))
+    events: deque[tuple[int, Any]] = field(default_factory=lambda: deque(maxlen=200))
     events_seq: int = -1
     version: int = 0
     touched: float = 0.0

@@ -17,7 +17,7 @@ import select
 import sys
 import termios
 import tty
-from typing import Iterable
+from typing import Any, Iterable
 
 from rich.console import Console
 from rich.text import Text
@@ -89,7 +89,7 @@ class Terminal:
     def __init__(self, infd: int | None = None, outfd: int | None = None) -> None:
         self.infd = sys.stdin.fileno() if infd is None else infd
         self.outfd = sys.stdout.fileno() if outfd is None else outfd
-        self._saved: list | None = None
+        self._saved: list[Any] | None = None
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         self.closed = False  # input ended
 

@@ -53,7 +53,7 @@ class SummicardScreen(GameScreen):
     def _head(self, v: Mapping[str, Any]) -> str:
         hands = f" of {v['hands']}" if v.get("hands") else ""
         return (f"Boccino {card_text(v.get('boccino'))} · hand {v.get('hand_no')}{hands} · dealer "
-                f"{self.name(v.get('dealer'))} · round {v.get('round')}: {ROUND_WORDS.get(v.get('round'), '')}")
+                f"{self.name(v.get('dealer'))} · round {v.get('round')}: {ROUND_WORDS.get(v.get('round', 0), '')}")
 
     def _money(self, v: Mapping[str, Any]) -> str | None:
         if v.get("pot") is None:
@@ -67,7 +67,7 @@ class SummicardScreen(GameScreen):
     def _own(self, v: Mapping[str, Any]) -> list[str]:
         own = v.get("own") or {}
         boc = v.get("boccino")
-        me = next((p for p in v.get("players") or [] if p.get("seat") == self.seat), {})
+        me: Mapping[str, Any] = next((p for p in v.get("players") or [] if p.get("seat") == self.seat), {})
         out = []
         if own.get("bomb") is not None and me.get("bomb") is None:
             final = me.get("sum", 0) - abs(own["bomb"] - boc) if isinstance(boc, int) else None
@@ -207,7 +207,7 @@ class SummicardScreen(GameScreen):
     def prompt(self, seen: Seen, path: tuple[str, ...]) -> str:
         v = seen.view
         phase, rnd = v.get("phase"), v.get("round")
-        me = next((p for p in v.get("players") or [] if p.get("seat") == self.seat), {})
+        me: Mapping[str, Any] = next((p for p in v.get("players") or [] if p.get("seat") == self.seat), {})
         boc = v.get("boccino")
         if path[:1] == ("bet",):
             return "Open the betting: how many chips?"

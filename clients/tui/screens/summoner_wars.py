@@ -206,7 +206,7 @@ class SummonerWarsScreen(GameScreen):
         out += [self._player(p, v) + "." for p in v.get("players") or []]
         at = self._units(v)
         for seat in (0, 1):
-            units = [self._unit_words(b) for b in sorted(at.values(), key=lambda b: b.get("cell"))
+            units = [self._unit_words(b) for b in sorted(at.values(), key=lambda b: str(b.get("cell")))
                      if b.get("controller") == seat]
             out.append(f"{self.who(seat)}'s cards on the battlefield: " + ("; ".join(units) or "none") + ".")
         hand = self._hand(v)

@@ -18,12 +18,13 @@ Move codes: ``0..52`` = ``play <card>`` (52 = ``play dragon``, a trump-hand Drag
 from __future__ import annotations
 
 import random
+from typing import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from .cards import CARD_NAMES, DESIGNATIONS, DRAGON, DRAGON_BIT, SUIT_MASKS, SUITS, cards_of
-from .moves import MOVES, Play
+from .moves import Play, play_move
 from .rules import score_hand
-from .state import Contract, State
+from .state import Contract, Seats, State, Teams
 
 __all__ = ["Position", "MOVE_TEXT", "MOVE_CODE", "legal_codes", "legal_mask", "step",
            "trick_winner", "from_state", "to_state", "rollout", "hand_deltas", "N_CODES",
@@ -33,7 +34,7 @@ N_CODES = 61
 MOVE_TEXT: tuple[str, ...] = tuple(f"play {n}" for n in CARD_NAMES) + tuple(
     f"play dragon {s} {hl}" for s in SUITS for hl in ("high", "low"))
 MOVE_CODE: dict[str, int] = {t: i for i, t in enumerate(MOVE_TEXT)}
-_MOVE_OBJ: tuple[Play, ...] = tuple(MOVES[t] for t in MOVE_TEXT)
+_MOVE_OBJ: tuple[Play, ...] = tuple(play_move(t) for t in MOVE_TEXT)
 _DRAGON_LEAD_CODES = tuple(range(53, 61))
 _DRAGON_FOLLOW = tuple((53 + 2 * s, 54 + 2 * s) for s in range(4))
 _BIT = tuple(1 << c for c in range(53)) + (DRAGON_BIT,) * 8
@@ -83,11 +84,11 @@ class Position:
     only matter for ``hand_deltas``; ``when_void`` is the ``nt_dragon_follow:
     when-void`` table option."""
 
-    hands: tuple[int, int, int, int]
+    hands: Seats
     mode: int
     leader: int
     trick: tuple[int, ...] = ()
-    points: tuple[int, int] = (0, 0)
+    points: Teams = (0, 0)
     tricks_played: int = 0
     declarer: int = 0
     level: int = 3
@@ -107,7 +108,7 @@ class Position:
         return DESIGNATIONS[self.mode]
 
 
-def legal_mask(hand: int, mode: int, trick: tuple[int, ...], when_void: bool = False
+def legal_mask(hand: int, mode: int, trick: Sequence[int], when_void: bool = False
                ) -> tuple[int, tuple[int, ...]]:
     """(mask of plain ``play <card>`` codes, NT Dragon codes): ``rules.playable`` on masks."""
     if mode < 4:
@@ -167,7 +168,7 @@ def step(pos: Position, code: int) -> Position:
                     pos.declarer, pos.level, pos.nohelp, pos.when_void)
 
 
-def hand_deltas(pos: Position, points: tuple[int, int] | None = None) -> tuple[int, int]:
+def hand_deltas(pos: Position, points: Teams | None = None) -> tuple[int, int]:
     """Score change per team (team 0, team 1) once the hand is over (``rules.score_hand``)."""
     pts = pos.points if points is None else points
     bt = pos.declarer & 1
@@ -187,7 +188,8 @@ def from_state(state: State) -> Position:
     """The play-phase ``Position`` of an engine state (``ValueError`` outside play)."""
     if state.phase != "play":
         raise ValueError(f"a Position is a hand in play, not the {state.phase} phase")
-    c = state.contract
+    c = state.agreed
+    assert state.leader is not None  # every play phase has a leader
     trick = tuple(MOVE_CODE[str(Play(card, a, h))] for _, card, a, h in state.trick)
     return Position(state.hands, MODE_OF[c.designation], state.leader, trick, state.trick_points,
                     state.tricks_played, c.seat, c.level, c.option == "nohelp",
@@ -280,7 +282,8 @@ def _gt_masks(mode: int, led: int) -> dict[int, int]:
 GT = tuple(tuple(_gt_masks(m, led) for led in range(4)) for m in range(6))
 
 
-def _can_beat(hand: int, mode: int, first: int, when_void: bool, powers, gt, p: int) -> bool:
+def _can_beat(hand: int, mode: int, first: int, when_void: bool, powers: Sequence[int], gt: Mapping[int, int],
+              p: int) -> bool:
     """Could a seat holding ``hand`` beat power ``p`` in a trick whose first code is ``first``?"""
     mask, dragon = legal_mask(hand, mode, (first,), when_void)
     if mask & gt[p]:
@@ -291,7 +294,8 @@ def _can_beat(hand: int, mode: int, first: int, when_void: bool, powers, gt, p: 
     return False
 
 
-def _sure(hands, mode, first, when_void, powers, gt, p, seat, later) -> bool:
+def _sure(hands: Sequence[int], mode: int, first: int, when_void: bool, powers: Sequence[int],
+          gt: Mapping[int, int], p: int, seat: int, later: int) -> bool:
     """No opponent still to play (``later`` seats after ``seat``) can beat power ``p``."""
     for k in range(1, later + 1):
         s = (seat + k) & 3
@@ -300,8 +304,8 @@ def _sure(hands, mode, first, when_void, powers, gt, p, seat, later) -> bool:
     return True
 
 
-def _greedy(hands, mask: int, dragon: tuple[int, ...], trick: list[int], leader: int, seat: int,
-            mode: int, power_t, led_t, when_void: bool) -> int:
+def _greedy(hands: Sequence[int], mask: int, dragon: tuple[int, ...], trick: list[int], leader: int, seat: int,
+            mode: int, power_t: Sequence[Sequence[int]], led_t: Sequence[int], when_void: bool) -> int:
     """The ``"greedy"`` rollout policy (perfect information: it reads every hand)."""
     codes = cards_of(mask)
     if dragon:
@@ -310,7 +314,7 @@ def _greedy(hands, mask: int, dragon: tuple[int, ...], trick: list[int], leader:
         return codes[0]
     n = len(trick)
     later = 3 - n
-    off = (lambda c: 12 - c % 13) if mode == 5 else (lambda c: c % 13)
+    off: Callable[[int], int] = (lambda c: 12 - c % 13) if mode == 5 else (lambda c: c % 13)
     plain = [c for c in codes if c < 52] or codes
 
     if not n:

@@ -8,13 +8,13 @@ move is illegal) plus the fast unchecked path for bots' search.
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 from summon.referee.engine import Event, Game, MoveSyntaxError, Outcome
 
 from .manifest import GAME_TYPE
 from .cards import DRAGON, DRAGON_BIT, SUIT_MASKS, SUITS
-from .moves import MOVES, Move
+from .moves import MOVES, Move, Play, play_move
 from .rules import lead_suit, legal_moves, trump_suit
 from .state import Config, State, fresh_hand, state_from_deal
 from .transitions import step
@@ -40,7 +40,7 @@ class DragonGame(Game):
         cfg = Config.from_mapping(config)
         return fresh_hand(cfg, seed, 1, 0, (0, 0), None)
 
-    def state_from_deal(self, hands, kitty, **kw: Any) -> State:
+    def state_from_deal(self, hands: Sequence[Sequence[str]], kitty: Sequence[str], **kw: Any) -> State:
         """A table at the start of bidding with chosen hands; see ``state.state_from_deal``."""
         return state_from_deal(hands, kitty, **kw)
 
@@ -103,15 +103,15 @@ def _why_illegal(state: State, move: str, legal: list[str]) -> str:
     if move == "discard dragon":
         return f"{move!r}: the Dragon may not be discarded"
     if phase == "play":
-        return f"{move!r}: {_why_not_play(state, MOVES[move])}; legal: {', '.join(legal)}"
+        return f"{move!r}: {_why_not_play(state, play_move(move))}; legal: {', '.join(legal)}"
     return f"{move!r}: you do not hold that card"
 
 
-def _why_not_play(state: State, move: Move) -> str:
+def _why_not_play(state: State, move: Play) -> str:
     seat = state.turn
     if not state.hands[seat] >> move.card & 1:
         return "you do not hold that card"
-    trump = trump_suit(state.contract.designation)
+    trump = trump_suit(state.agreed.designation)
     if move.card == DRAGON:
         if trump is not None and move.as_suit is not None:
             return "in a trump hand the Dragon is a trump: play it as 'play dragon'"
@@ -126,4 +126,5 @@ def _why_not_play(state: State, move: Move) -> str:
         if move.card == DRAGON and trump is None:
             return f"natural {led} cards come before the Dragon (nt_dragon_follow: when-void)"
         return f"you must follow the lead suit ({led})"
+    assert trump is not None  # void in no-trump, any card is legal
     return f"you are void in {led} and must play a trump ({SUITS[trump]})"

@@ -23,6 +23,7 @@ from typing import Any, Mapping
 
 from .cards import CARD_BY_NAME, DRAGON, DRAGON_BIT, FULL_DECK, SUIT_MASKS, cards_of, mask_of
 from .fast import LED, MODE_OF, MOVE_CODE, Position, _BIT
+from .state import Seats, Teams
 
 __all__ = ["Info", "Tracker", "determinize", "InfoError", "NO_DRAGON"]
 
@@ -52,14 +53,14 @@ class Info:
     option: str | None
     hand: int
     discards: int
-    played: tuple[int, int, int, int]
+    played: Seats
     trick: tuple[int, ...]
     leader: int
-    points: tuple[int, int]
+    points: Teams
     tricks_played: int
-    hand_sizes: tuple[int, int, int, int]
-    voids: tuple[int, int, int, int]
-    known: tuple[int, int, int, int]
+    hand_sizes: Seats
+    voids: Seats
+    known: Seats
     dragon: int | str | None
     dragon_elsewhere: bool
     when_void: bool = False
@@ -95,7 +96,7 @@ def _code(item: Mapping[str, Any]) -> int:
 class Tracker:
     """Accumulates one seat's play-phase views of a hand (a new hand resets it)."""
 
-    _key: tuple | None = None
+    _key: tuple[Any, ...] | None = None
     _tricks: dict[int, tuple[int, tuple[int, ...]]] = field(default_factory=dict)  # idx -> (leader, codes)
 
     def observe(self, view: Mapping[str, Any]) -> Info:
@@ -116,7 +117,7 @@ class Tracker:
         self._tricks[tp] = (leader, codes)
         return self._info(view, tp, leader, codes)
 
-    def _info(self, view, tp: int, leader: int, current: tuple[int, ...]) -> Info:
+    def _info(self, view: Mapping[str, Any], tp: int, leader: int, current: tuple[int, ...]) -> Info:
         c = view["contract"]
         me = view["seat"]
         desig = c["designation"]

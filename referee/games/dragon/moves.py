@@ -19,7 +19,7 @@ from summon.referee.engine import MoveSyntaxError
 
 from .cards import CARD_NAMES, DESIGNATIONS, DRAGON, N_CARDS, SUITS
 
-__all__ = ["Move", "Bid", "Pass", "Option", "Discard", "Play", "MOVES", "parse_move",
+__all__ = ["Move", "Bid", "Pass", "Option", "Discard", "Play", "MOVES", "parse_move", "play_move",
            "OPTIONS", "MIN_BID", "MAX_BID"]
 
 MIN_BID = 3
@@ -116,6 +116,15 @@ def _all_moves() -> dict[str, Move]:
 
 
 MOVES: dict[str, Move] = _all_moves()
+
+
+def play_move(text: str) -> Play:
+    """``MOVES[text]`` for a text known to be a ``play`` (the search tables, a trick's
+    entries, a play-phase explanation): typed as the ``Play`` it is."""
+    m = MOVES[text]
+    if not isinstance(m, Play):
+        raise KeyError(text)
+    return m
 
 
 def parse_move(text: str) -> Move:

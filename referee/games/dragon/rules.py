@@ -8,9 +8,11 @@ wild Dragon, scoring formulas) without driving a whole hand.
 
 from __future__ import annotations
 
+from typing import Sequence
+
 from .cards import CARD_NAMES, DESIGNATIONS, DRAGON, DRAGON_BIT, SUIT_MASKS, SUITS, cards_of
 from .moves import MAX_BID, MIN_BID
-from .state import Config, State, team_of
+from .state import Config, State, Teams, TrickEntry, team_of
 
 __all__ = ["trump_suit", "lead_suit", "legal_moves", "trick_winner", "score_hand",
            "game_decision", "dragon_holder", "can_summon", "summon_source", "discardable", "playable"]
@@ -35,12 +37,15 @@ def trump_suit(designation: str | None) -> int | None:
     return None if designation is None else TRUMP_OF[designation]
 
 
-def lead_suit(trick, trump: int | None) -> int:
+def lead_suit(trick: Sequence[TrickEntry], trump: int | None) -> int:
     """The suit the first card of ``trick`` asks for.  A led Dragon means trump was led
     in a trump hand, and the declared suit in no-trump."""
     _, card, as_suit, _ = trick[0]
     if card == DRAGON:
-        return trump if trump is not None else as_suit
+        if trump is not None:
+            return trump
+        assert as_suit is not None  # a Dragon led in no-trump declares its suit (moves.py)
+        return as_suit
     return card // 13
 
 
@@ -67,7 +72,7 @@ def summon_source(state: State, bidder: int) -> int | str:
     when the Dragon is in the kitty, and (``summon_from_partner: false``) when the
     partner holds it: "if you summon and no dragon appears, take the kitty"."""
     holder = dragon_holder(state)
-    if holder != "kitty" and not state.config.summon_from_partner and team_of(holder) == team_of(bidder):
+    if not isinstance(holder, str) and not state.config.summon_from_partner and team_of(holder) == team_of(bidder):
         return "kitty"
     return holder
 
@@ -81,7 +86,7 @@ def playable(state: State, seat: int) -> tuple[int, tuple[str, ...]]:
     """What ``seat`` may play now: a mask of cards playable as plain ``play <card>``,
     plus the ``play dragon <suit> <high|low>`` texts open to it in no-trump."""
     hand = state.hands[seat]
-    trump = trump_suit(state.contract.designation)
+    trump = trump_suit(state.agreed.designation)
     trick = state.trick
     if trump is not None:
         trumps = hand & (SUIT_MASKS[trump] | DRAGON_BIT)
@@ -135,7 +140,7 @@ def legal_moves(state: State, seat: int) -> list[str]:
     return []
 
 
-def trick_winner(trick, designation: str) -> int:
+def trick_winner(trick: Sequence[TrickEntry], designation: str) -> int:
     """Seat winning a complete trick.  Trump hand: the highest trump (the Dragon above
     all) if any trump was played, else the highest card of the lead suit.  No-trump:
     the highest (``high``) or lowest (``low``) card of the lead suit, where a Dragon
@@ -158,7 +163,7 @@ def trick_winner(trick, designation: str) -> int:
         return best_seat
     led = lead_suit(trick, None)
     sign = 1 if designation == "high" else -1
-    best_seat, best_key = -1, None
+    best_seat, top = -1, None
     for seat, card, as_suit, high in trick:
         if card == DRAGON:
             if as_suit != led:
@@ -169,8 +174,8 @@ def trick_winner(trick, designation: str) -> int:
         else:
             continue
         key *= sign
-        if best_key is None or key > best_key:
-            best_seat, best_key = seat, key
+        if top is None or key > top:
+            best_seat, top = seat, key
     return best_seat
 
 
@@ -185,7 +190,7 @@ def score_hand(level: int, points: int, nohelp: bool) -> tuple[int, int]:
     return bid_delta, 5 * (13 - points)
 
 
-def game_decision(scores: tuple[int, int], config: Config, bidder_team: int | None,
+def game_decision(scores: Teams, config: Config, bidder_team: int | None,
                   hand_no: int) -> tuple[bool, int | None, str]:
     """After a hand: (game over?, winning team or None for a draw, reason)."""
     a, b = scores

@@ -26,7 +26,7 @@ from .fast import (MOVE_CODE, MOVE_TEXT, Position, from_state, hand_deltas, lega
                    legal_mask, rollout, step, to_state, trick_winner)
 from .info import NO_DRAGON, Info, InfoError, Tracker, determinize
 from .moves import MOVES, OPTIONS, Play
-from .state import Config, Contract, State
+from .state import Config, Contract, State, Teams
 
 __all__ = ["Info", "InfoError", "Tracker", "determinize", "NO_DRAGON", "Position", "MOVE_CODE",
            "MOVE_TEXT", "legal_codes", "legal_mask", "step", "rollout", "hand_deltas",
@@ -35,8 +35,8 @@ __all__ = ["Info", "InfoError", "Tracker", "determinize", "NO_DRAGON", "Position
 
 def state_in_play(hands: Sequence[Sequence[str]], contract: Mapping[str, Any], *,
                   trick: Sequence[str] = (), leader: int | None = None,
-                  trick_points: tuple[int, int] = (0, 0), tricks_played: int = 0,
-                  dealer: int = 0, scores: tuple[int, int] = (0, 0), hand_no: int = 1,
+                  trick_points: Teams = (0, 0), tricks_played: int = 0,
+                  dealer: int = 0, scores: Teams = (0, 0), hand_no: int = 1,
                   config: Mapping[str, Any] | None = None, seed: int = 0,
                   stop_at_hand_end: bool = True) -> State:
     """An engine state in the play phase of a hand, built from card names.
@@ -70,10 +70,11 @@ def state_in_play(hands: Sequence[Sequence[str]], contract: Mapping[str, Any], *
         raise ConfigError("need four hands")
     try:
         masks = [mask_of(CARD_BY_NAME[c] for c in h) for h in hands]
-        moves = [MOVES[t] for t in trick]
+        given = [MOVES[t] for t in trick]
     except KeyError as exc:
         raise ConfigError(f"unknown card or move {exc.args[0]!r}") from None
-    if any(type(m) is not Play for m in moves):
+    moves = [m for m in given if isinstance(m, Play)]
+    if len(moves) != len(given):
         raise ConfigError("the trick holds play moves only")
     leader = seat if leader is None else leader
     if type(leader) is not int or not 0 <= leader < 4:
@@ -85,13 +86,13 @@ def state_in_play(hands: Sequence[Sequence[str]], contract: Mapping[str, Any], *
             raise ConfigError(f"{MOVE_TEXT[MOVE_CODE[str(m)]]!r} is also in seat {s}'s hand")
         masks[s] |= 1 << m.card
     total = 0
-    for i, m in enumerate(masks):
-        if total & m:
+    for i, mask in enumerate(masks):
+        if total & mask:
             raise ConfigError("a card is in two hands (or twice in the trick)")
-        total |= m
-        if m.bit_count() != 12 - tricks_played:
+        total |= mask
+        if mask.bit_count() != 12 - tricks_played:
             raise ConfigError(f"seat {i} must hold {12 - tricks_played} cards before this trick, "
-                              f"not {m.bit_count()}")
+                              f"not {mask.bit_count()}")
     if total & ~FULL_DECK:
         raise ConfigError("unknown card")
     st = State(config=cfg, seed=seed, hand_no=hand_no, dealer=dealer, scores=tuple(scores),

@@ -73,9 +73,9 @@ class HandResult:
     designation: str | None
     option: str | None
     made: bool | None
-    trick_points: tuple[int, int]
-    deltas: tuple[int, int]
-    scores: tuple[int, int]
+    trick_points: Teams
+    deltas: Teams
+    scores: Teams
     thrown_in: bool
 
 
@@ -84,9 +84,15 @@ class Result:
     """The end of the game; ``winner_team`` is ``None`` only for a draw at the hand limit."""
 
     winner_team: int | None
-    scores: tuple[int, int]
+    scores: Teams
     reason: str
 
+
+# Per-seat and per-team tuples (four and two long).  Typed as any length: the engine replaces
+# one entry at a time (``_set`` in transitions.py, ``tuple(...)`` of a list), which keeps the
+# length but no checker can see that it does.
+Seats = tuple[int, ...]
+Teams = tuple[int, ...]
 
 # A trick entry: (seat, card, declared suit or None, declared high or None).
 TrickEntry = tuple[int, int, "int | None", "bool | None"]
@@ -101,12 +107,12 @@ class State:
     seed: int
     hand_no: int
     dealer: int
-    scores: tuple[int, int]
+    scores: Teams
     phase: str  # bidding | option | discard | play | over
     turn: int
-    hands: tuple[int, int, int, int]
+    hands: Seats
     kitty: int
-    discards: tuple[int, int, int, int] = (0, 0, 0, 0)
+    discards: Seats = (0, 0, 0, 0)
     bids: tuple[tuple[int, int, str | None], ...] = ()  # (seat, level, designation); pass = (seat, 0, None)
     passed: int = 0  # bitmask of seats that passed
     high: tuple[int, int, str] | None = None
@@ -114,15 +120,25 @@ class State:
     discard_queue: tuple[tuple[int, int], ...] = ()  # (seat, cards still to discard)
     trick: tuple[TrickEntry, ...] = ()
     leader: int | None = None
-    trick_points: tuple[int, int] = (0, 0)
-    won: tuple[int, int] = (0, 0)  # cards each team has taken in tricks, for accounting
+    trick_points: Teams = (0, 0)
+    won: Teams = (0, 0)  # cards each team has taken in tricks, for accounting
     tricks_played: int = 0
     last_trick: tuple[tuple[TrickEntry, ...], int, int] | None = None  # (cards, winner, points)
     last_hand: HandResult | None = None
     result: Result | None = None
 
+    @property
+    def agreed(self) -> Contract:
+        """The contract, in the phases that have one (option, discard, play, a hand's end).
+        Why a property: ``contract`` is ``None`` while bidding, and a step past the bidding
+        that finds none is a bug that should say so here, not as an AttributeError later."""
+        c = self.contract
+        if c is None:
+            raise AssertionError(f"no contract in the {self.phase} phase")
+        return c
 
-def deal_cards(seed: Any, hand_no: int, dealer: int) -> tuple[tuple[int, int, int, int], int]:
+
+def deal_cards(seed: Any, hand_no: int, dealer: int) -> tuple[Seats, int]:
     """Shuffle and deal as the rules say: one card to each player clockwise from the
     dealer's left, then one to the kitty, until the kitty has 5; then the rest around.
     Returns (hands as masks, kitty mask)."""
@@ -146,8 +162,8 @@ def deal_cards(seed: Any, hand_no: int, dealer: int) -> tuple[tuple[int, int, in
 
 
 def fresh_hand(config: Config, seed: Any, hand_no: int, dealer: int,
-               scores: tuple[int, int], last_hand: HandResult | None,
-               dealt: tuple[tuple[int, int, int, int], int] | None = None) -> State:
+               scores: Teams, last_hand: HandResult | None,
+               dealt: tuple[Seats, int] | None = None) -> State:
     """A state at the start of a hand's bidding (``dealt`` overrides the shuffle)."""
     hands, kitty = dealt if dealt is not None else deal_cards(seed, hand_no, dealer)
     return State(config=config, seed=seed, hand_no=hand_no, dealer=dealer, scores=scores,
@@ -157,7 +173,7 @@ def fresh_hand(config: Config, seed: Any, hand_no: int, dealer: int,
 
 def state_from_deal(hands: Sequence[Sequence[str]], kitty: Sequence[str], *, dealer: int = 0,
                     config: Mapping[str, Any] | None = None, seed: int = 0,
-                    scores: tuple[int, int] = (0, 0), hand_no: int = 1) -> State:
+                    scores: Teams = (0, 0), hand_no: int = 1) -> State:
     """A table at the start of bidding with the given hands (card names, 12 each) and
     kitty (5).  For tests and for bots that want to search a guessed deal; later hands
     are shuffled from ``seed`` as usual."""

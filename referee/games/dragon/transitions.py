@@ -27,7 +27,7 @@ from .views import as_text, hand_result_dict, trick_items
 __all__ = ["step", "deal_event"]
 
 
-def _set(t: tuple, i: int, v) -> tuple:
+def _set(t: tuple[int, ...], i: int, v: int) -> tuple[int, ...]:
     return t[:i] + (v,) + t[i + 1:]
 
 
@@ -39,21 +39,20 @@ def deal_event(state: State) -> Event:
 
 def step(state: State, seat: int, move: Move, emit: bool = True) -> tuple[State, list[Event]]:
     """Apply a move already known to be legal.  Returns (new state, events)."""
-    kind = type(move)
-    if kind is Play:
+    if type(move) is Play:
         return _play(state, seat, move, emit)
-    if kind is Bid or kind is Pass:
+    if type(move) is Bid or type(move) is Pass:
         return _bid(state, seat, move, emit)
-    if kind is Discard:
+    if type(move) is Discard:
         return _discard(state, seat, move.card, emit)
-    if kind is Option:
+    if type(move) is Option:
         return _option(state, seat, move.choice, emit)
     raise TypeError(f"not a dragon move: {move!r}")
 
 
-def _bid(st: State, seat: int, move: Move, emit: bool) -> tuple[State, list[Event]]:
+def _bid(st: State, seat: int, move: Bid | Pass, emit: bool) -> tuple[State, list[Event]]:
     events: list[Event] = []
-    if type(move) is Pass:
+    if isinstance(move, Pass):
         passed = st.passed | (1 << seat)
         bids = st.bids + ((seat, 0, None),)
         high = st.high
@@ -85,7 +84,7 @@ def _bid(st: State, seat: int, move: Move, emit: bool) -> tuple[State, list[Even
 
 def _option(st: State, bidder: int, choice: str, emit: bool) -> tuple[State, list[Event]]:
     events: list[Event] = []
-    c = st.contract
+    c = st.agreed
     if choice == "nohelp":
         if emit:
             events.append(Event("option", {"seat": bidder, "choice": choice}))
@@ -94,7 +93,9 @@ def _option(st: State, bidder: int, choice: str, emit: bool) -> tuple[State, lis
     hands = list(st.hands)
     kitty = st.kitty
     holder = summon_source(st, bidder) if choice == "summon" else "kitty"
-    if holder == "kitty":
+    queue: tuple[tuple[int, int], ...]
+    summoned_from: int | str | None
+    if isinstance(holder, str):  # "kitty"
         # Take the kitty -- also what a summon does when the Dragon is in it, or with a
         # partner it may not be summoned from (the event is the same: nothing tells where).
         hands[bidder] |= kitty
@@ -133,7 +134,7 @@ def _discard(st: State, seat: int, card: int, emit: bool) -> tuple[State, list[E
     if queue:
         return replace(st, hands=hands, discards=discards, discard_queue=queue,
                        turn=queue[0][0]), events
-    bidder = st.contract.seat
+    bidder = st.agreed.seat
     return replace(st, hands=hands, discards=discards, discard_queue=(), phase="play",
                    turn=bidder, leader=bidder), events
 
@@ -149,7 +150,7 @@ def _play(st: State, seat: int, move: Play, emit: bool) -> tuple[State, list[Eve
                                      "as": as_text(move.as_suit, move.high)}))
     if len(trick) < 4:
         return replace(st, hands=hands, trick=trick, turn=(seat + 1) % 4), events
-    winner = trick_winner(trick, st.contract.designation)
+    winner = trick_winner(trick, st.agreed.designation)
     points = 2 if st.tricks_played == 11 else 1  # the last trick counts double
     team = team_of(winner)
     tp = _set(st.trick_points, team, st.trick_points[team] + points)
@@ -169,7 +170,7 @@ def _play(st: State, seat: int, move: Play, emit: bool) -> tuple[State, list[Eve
 
 
 def _end_hand(st: State, events: list[Event], emit: bool) -> tuple[State, list[Event]]:
-    c = st.contract
+    c = st.agreed
     bt = team_of(c.seat)
     points = st.trick_points[bt]
     bid_delta, def_delta = score_hand(c.level, points, c.option == "nohelp")
@@ -190,6 +191,7 @@ def _after_hand(st: State, bidder_team: int | None, events: list[Event], emit: b
                 thrown_in: bool = False) -> tuple[State, list[Event]]:
     """Announce the hand's result, then end the game or deal the next hand."""
     if emit:
+        assert st.last_hand is not None  # both callers have just set it
         events.append(Event("hand_end", hand_result_dict(st.last_hand)))
     over, winner, reason = game_decision(st.scores, st.config, bidder_team, st.hand_no)
     if over:

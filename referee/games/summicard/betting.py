@@ -80,37 +80,36 @@ def _others_after(st: State, seat: int) -> tuple[int, ...]:
     i = bs.index(seat)
     rotated = bs[i + 1:] + bs[:i]
     side = st.config.side_pots
-    return tuple(s for s in rotated if st.players[s].status == "in" and (st.chips[s] > 0 or not side))
+    return tuple(s for s in rotated if st.players[s].status == "in" and (st.stacks[s] > 0 or not side))
 
 
 def _pay(st: State, seat: int, amount: int) -> State:
     p = st.players[seat]
     players = st.players[:seat] + (replace(p, bet=p.bet + amount),) + st.players[seat + 1:]
-    chips = st.chips[:seat] + (st.chips[seat] - amount,) + st.chips[seat + 1:]
+    chips = st.stacks[:seat] + (st.stacks[seat] - amount,) + st.stacks[seat + 1:]
     return replace(st, players=players, chips=chips)
 
 
 def step_betting(st: State, seat: int, move: Move, cont: Continue) -> tuple[State, list[Event]]:
     """One legal betting move; ``cont`` takes over when the round is over."""
-    kind = type(move)
     bet = st.players[seat].bet
-    if kind is Bet:
+    if isinstance(move, Bet):
         st = _pay(st, seat, move.amount)
         st = replace(st, high=move.amount, to_act=_others_after(st, seat))
-        ev = Event("bet", {"seat": seat, "amount": move.amount, "chips": st.chips[seat],
+        ev = Event("bet", {"seat": seat, "amount": move.amount, "chips": st.stacks[seat],
                            "pot": total_pot(st)})
-    elif kind is See:
-        paid = min(st.high - bet, st.chips[seat])  # less than the high bet: all in (side pots)
+    elif isinstance(move, See):
+        paid = min(st.high - bet, st.stacks[seat])  # less than the high bet: all in (side pots)
         st = _pay(st, seat, paid)
         st = replace(st, to_act=st.to_act[1:])
-        ev = Event("see", {"seat": seat, "amount": paid, "chips": st.chips[seat], "pot": total_pot(st)})
-    elif kind is Raise:
+        ev = Event("see", {"seat": seat, "amount": paid, "chips": st.stacks[seat], "pot": total_pot(st)})
+    elif isinstance(move, Raise):
         paid = st.high + move.amount - bet
         st = _pay(st, seat, paid)
         st = replace(st, high=st.high + move.amount, to_act=_others_after(st, seat))
         ev = Event("raise", {"seat": seat, "by": move.amount, "to": st.high, "amount": paid,
-                             "chips": st.chips[seat], "pot": total_pot(st)})
-    elif kind is Abandon:
+                             "chips": st.stacks[seat], "pot": total_pot(st)})
+    elif isinstance(move, Abandon):
         p = replace(st.players[seat], status="folded")
         st = replace(st, players=st.players[:seat] + (p,) + st.players[seat + 1:], to_act=st.to_act[1:])
         ev = Event("abandon", {"seat": seat, "pot": total_pot(st)})

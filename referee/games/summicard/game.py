@@ -71,37 +71,49 @@ def _why_illegal(state: State, move: Move, legal: list[str]) -> str:
     """A short human reason, so a bot author sees which rule was broken."""
     text = str(move)
     word = move.word
+    if word in ("exchange", "buy"):
+        return _why_not_exchange(state, word, text, legal)
+    if word in ("bet", "see", "raise", "abandon"):
+        return _why_not_bet(state, word, text)
+    return f"{text!r}: not a move of the {state.phase} phase; legal: {', '.join(legal[:6])}{' ...' if len(legal) > 6 else ''}"
+
+
+def _why_not_exchange(state: State, word: str, text: str, legal: list[str]) -> str:
+    """An exchange (base game) or a bought one (betting): the variant, once a hand, rounds 2-3."""
     phase = state.phase
     p = state.players[state.turn]
-    if word in ("exchange", "buy"):
-        if word == "exchange" and state.config.betting:
-            return f"{text!r}: in the betting variant an exchange is bought ('buy') before the card is shown"
-        if word == "buy" and not state.config.betting:
-            return f"{text!r}: buying is for the betting variant; the base game uses 'exchange'"
-        if p.swap_round:
-            return f"{text!r}: you already exchanged a card (round {p.swap_round}); only once per hand"
-        if state.round not in (2, 3) or phase == "betting":
-            return f"{text!r}: exchanges are only allowed in rounds 2 and 3 (this is round {state.round})"
-        if word == "buy" and state.chips is not None and state.chips[state.turn] < 1:
-            return f"{text!r}: an exchange costs a chip and you have none"
-        if word == "exchange" and phase == "reveal":
-            return f"{text!r}: reveal first; only the card just revealed may be exchanged"
-        return f"{text!r}: not now; legal: {', '.join(legal)}"
-    if word in ("bet", "see", "raise", "abandon"):
-        if phase != "betting":
-            return f"{text!r}: not the betting round (phase {phase})"
-        if word == "bet":
-            return f"{text!r}: the round is already open; see, raise or abandon"
-        cap = bet_limit(state, state.turn)
-        if state.high and not can_see(state, state.turn):
-            owe = state.high - p.bet
-            have = state.chips[state.turn] if state.chips is not None else 0
-            return (f"{text!r}: you cannot pay the {owe} to see (you have {have}); with one "
-                    f"plain pot (option pots: \"plain\") a player who cannot match the bet abandons")
-        if state.high == 0:
-            return f"{text!r}: you open the betting: bet 1..{cap}"
-        if cap <= state.high:
-            return f"{text!r}: nobody could match a raise (your stack or the others' is spent); see or abandon"
-        return (f"{text!r}: your total bet may not exceed {cap} (your stack, or the largest other "
-                f"stack still in); raise at most {cap - state.high}")
-    return f"{text!r}: not a move of the {phase} phase; legal: {', '.join(legal[:6])}{' ...' if len(legal) > 6 else ''}"
+    if word == "exchange" and state.config.betting:
+        return f"{text!r}: in the betting variant an exchange is bought ('buy') before the card is shown"
+    if word == "buy" and not state.config.betting:
+        return f"{text!r}: buying is for the betting variant; the base game uses 'exchange'"
+    if p.swap_round:
+        return f"{text!r}: you already exchanged a card (round {p.swap_round}); only once per hand"
+    if state.round not in (2, 3) or phase == "betting":
+        return f"{text!r}: exchanges are only allowed in rounds 2 and 3 (this is round {state.round})"
+    if word == "buy" and state.chips is not None and state.chips[state.turn] < 1:
+        return f"{text!r}: an exchange costs a chip and you have none"
+    if word == "exchange" and phase == "reveal":
+        return f"{text!r}: reveal first; only the card just revealed may be exchanged"
+    return f"{text!r}: not now; legal: {', '.join(legal)}"
+
+
+def _why_not_bet(state: State, word: str, text: str) -> str:
+    """A betting move: out of the betting round, or past what may be bet or seen."""
+    phase = state.phase
+    p = state.players[state.turn]
+    if phase != "betting":
+        return f"{text!r}: not the betting round (phase {phase})"
+    if word == "bet":
+        return f"{text!r}: the round is already open; see, raise or abandon"
+    cap = bet_limit(state, state.turn)
+    if state.high and not can_see(state, state.turn):
+        owe = state.high - p.bet
+        have = state.chips[state.turn] if state.chips is not None else 0
+        return (f"{text!r}: you cannot pay the {owe} to see (you have {have}); with one "
+                f"plain pot (option pots: \"plain\") a player who cannot match the bet abandons")
+    if state.high == 0:
+        return f"{text!r}: you open the betting: bet 1..{cap}"
+    if cap <= state.high:
+        return f"{text!r}: nobody could match a raise (your stack or the others' is spent); see or abandon"
+    return (f"{text!r}: your total bet may not exceed {cap} (your stack, or the largest other "
+            f"stack still in); raise at most {cap - state.high}")

@@ -65,8 +65,8 @@ def bet_limit(state: State, seat: int) -> int:
 
     Whether a player who cannot match the highest bet may ``see`` is ``can_see``.
     """
-    own = state.players[seat].bet + state.chips[seat]
-    others = [state.players[s].bet + state.chips[s] for s in state.bettors
+    own = state.players[seat].bet + state.stacks[seat]
+    others = [state.players[s].bet + state.stacks[s] for s in state.bettors
               if s != seat and state.players[s].status == "in"]
     return min(own, max(others, default=0))
 
@@ -75,7 +75,7 @@ def can_see(state: State, seat: int) -> bool:
     """May ``seat`` see the highest bet?  With the plain pot (the rulebook's "Pay the same
     amount") only if it can pay all of it; with side pots (``pots: "side"``) always, for
     everything it has when that is less (all in)."""
-    return state.config.side_pots or state.chips[seat] >= state.high - state.players[seat].bet
+    return state.config.side_pots or state.stacks[seat] >= state.high - state.players[seat].bet
 
 
 def legal_moves(state: State, seat: int) -> list[str]:

@@ -102,7 +102,7 @@ class Sample:
     """A guess at every hidden card: ``mains[s][i]`` / ``bombs[s]`` for each face-down slot
     (known cards repeated), ``swapped_out[s]``, and ``shoe`` the undrawn cards in draw order."""
 
-    mains: tuple[tuple[int, int, int], ...]
+    mains: tuple[tuple[int, ...], ...]  # three cards a seat
     bombs: tuple[int, ...]
     swapped_out: tuple[int, ...]
     shoe: tuple[int, ...]
@@ -167,7 +167,9 @@ def sample_hidden(info: InfoState, rng: random.Random) -> Sample:
     pool = [v for v, k in zip(VALUES, info.unseen) for _ in range(k)]
     rng.shuffle(pool)
     it = iter(pool)
-    mains, bombs, outs = [], [], []
+    mains: list[tuple[int, ...]] = []
+    bombs: list[int] = []
+    outs: list[int] = []
     for si in info.seats:
         if si.status == "out":
             mains.append((0, 0, 0))

@@ -21,7 +21,7 @@ a positive score, a session's last hand -- meets here, so the rulings of RULES-N
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Sequence
+from typing import Any, Sequence
 
 from summon.referee.engine import Event
 
@@ -109,7 +109,7 @@ def side_pots(base: int, bets: Sequence[int], contenders: Sequence[int]) -> list
     [('all', 8, [1, 0])]
     """
     levels = sorted({bets[s] for s in contenders})
-    pots: list[list] = [[base, list(contenders)]]
+    pots: list[list[Any]] = [[base, list(contenders)]]  # [amount, eligible seats]
     prev = 0
     for level in levels:
         if level == 0:
@@ -136,7 +136,7 @@ def _pots(st: State, contenders: list[int]) -> list[tuple[str, int, list[int]]]:
     return side_pots(st.pot, [p.bet for p in st.players], contenders)
 
 
-def _tiebreak_events(rounds, b: int, listed: set[tuple[int, int]]
+def _tiebreak_events(rounds: Sequence[tuple[tuple[int, int], ...]], b: int, listed: set[tuple[int, int]]
                      ) -> tuple[list[Event], list[tuple[tuple[int, int], ...]]]:
     """The ``tiebreak`` events of one pot's tie-break, and the draws they list.
 

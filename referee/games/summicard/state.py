@@ -70,7 +70,7 @@ class Player:
     given up.  ``status``: ``in``, ``folded`` (abandoned the betting) or ``out`` (no chips
     left: sits out the rest of the session, no cards).  ``bet`` counts this hand's betting."""
 
-    mains: tuple[int, int, int]
+    mains: tuple[int, ...]  # three cards; typed as any length: steps replace one at a time
     bomb: int
     shown: int = 0
     bomb_shown: bool = False
@@ -157,6 +157,16 @@ class State:
     result: Result | None = None
     stop_at_hand_end: bool = False  # search states: stop in phase "hand_end", deal nothing
 
+    @property
+    def stacks(self) -> tuple[int, ...]:
+        """``chips`` in the betting game, where every step that reads them runs.  Why a
+        property: the base game has none (``None``), and a betting step reaching such a
+        table is a bug that should say so here, not as a TypeError later."""
+        c = self.chips
+        if c is None:
+            raise AssertionError("a betting step on a table without chips")
+        return c
+
 
 def _check_decks(cfg: Config, seats: int) -> int:
     if cfg.decks == 0:
@@ -225,18 +235,56 @@ def state_from_cards(boccino: int, mains: Sequence[Sequence[int]], bombs: Sequen
     of the decks in value order.  ``chips`` overrides the starting stacks (betting)."""
     n = len(mains)
     cfg = Config.from_mapping(config)
-    if not 2 <= n <= MAX_SEATS or len(bombs) != n or any(len(m) != 3 for m in mains):
-        raise ConfigError("need 3 Main cards and a Bomb for each of 2.. seats")
+    _check_hands(n, mains, bombs)
     decks = _check_decks(cfg, n)
-    stacks = None
-    if cfg.betting:
-        stacks = tuple(chips) if chips is not None else tuple([cfg.chips] * n)
-        if len(stacks) != n or any(type(c) is not int or c < 0 for c in stacks):
-            raise ConfigError("chips: one non-negative integer per seat")
-        if sum(1 for c in stacks if c > 0) < 2:
-            raise ConfigError("at least two seats need chips")
+    stacks = _chosen_stacks(cfg, n, chips)
     dealt = [s for s in range(n) if stacks is None or stacks[s] > 0]  # seats without chips sit out
     cards = [boccino, *[c for s in dealt for c in mains[s]], *[bombs[s] for s in dealt], *rest]
+    pool = _left_in_decks(cards, decks)
+    order = _deal_order(n, dealer, dealt)
+    shoe = _stacked_shoe(boccino, mains, bombs, rest, order, pool)
+    return start_hand(cfg, seed, n, decks, 1, dealer, stacks, 0, 0, None, shoe=shoe)
+
+
+def _deal_order(n: int, dealer: int, dealt: Sequence[int]) -> list[int]:
+    """The seats dealt to, from the dealer's left (``dealer`` checked)."""
+    if type(dealer) is not int or not 0 <= dealer < n:
+        raise ConfigError(f"dealer must be a seat 0..{n - 1}")
+    return [(dealer + i) % n for i in range(1, n + 1) if (dealer + i) % n in dealt]
+
+
+def _stacked_shoe(boccino: int, mains: Sequence[Sequence[int]], bombs: Sequence[int], rest: Sequence[int],
+                  order: Sequence[int], pool: Mapping[int, int]) -> tuple[int, ...]:
+    """The shoe that deals these cards: the Boccino, then round by round to the seats in
+    ``order`` (three Mains, then the Bombs), then ``rest``, then the decks' other cards."""
+    shoe = [boccino]
+    for k in range(4):
+        for s in order:
+            shoe.append(mains[s][k] if k < 3 else bombs[s])
+    shoe += list(rest)
+    shoe += [v for v in VALUES for _ in range(pool[v])]
+    return tuple(shoe)
+
+
+def _check_hands(n: int, mains: Sequence[Sequence[int]], bombs: Sequence[int]) -> None:
+    if not 2 <= n <= MAX_SEATS or len(bombs) != n or any(len(m) != 3 for m in mains):
+        raise ConfigError("need 3 Main cards and a Bomb for each of 2.. seats")
+
+
+def _chosen_stacks(cfg: Config, n: int, chips: Sequence[int] | None) -> tuple[int, ...] | None:
+    """The starting stacks of ``state_from_cards`` (``None`` without betting), checked."""
+    if not cfg.betting:
+        return None
+    stacks = tuple(chips) if chips is not None else tuple([cfg.chips] * n)
+    if len(stacks) != n or any(type(c) is not int or c < 0 for c in stacks):
+        raise ConfigError("chips: one non-negative integer per seat")
+    if sum(1 for c in stacks if c > 0) < 2:
+        raise ConfigError("at least two seats need chips")
+    return stacks
+
+
+def _left_in_decks(cards: Sequence[int], decks: int) -> dict[int, int]:
+    """How many of each value the decks hold besides ``cards`` (which they must hold)."""
     if any(c not in VALUES for c in cards):
         raise ConfigError("cards are values 1..13")
     pool = {v: 4 * decks for v in VALUES}
@@ -244,13 +292,4 @@ def state_from_cards(boccino: int, mains: Sequence[Sequence[int]], bombs: Sequen
         pool[c] -= 1
         if pool[c] < 0:
             raise ConfigError(f"more {c}s than {decks} deck(s) hold")
-    if type(dealer) is not int or not 0 <= dealer < n:
-        raise ConfigError(f"dealer must be a seat 0..{n - 1}")
-    order = [(dealer + i) % n for i in range(1, n + 1) if (dealer + i) % n in dealt]
-    shoe = [boccino]
-    for k in range(4):
-        for s in order:
-            shoe.append(mains[s][k] if k < 3 else bombs[s])
-    shoe += list(rest)
-    shoe += [v for v in VALUES for _ in range(pool[v])]
-    return start_hand(cfg, seed, n, decks, 1, dealer, stacks, 0, 0, None, shoe=tuple(shoe))
+    return pool

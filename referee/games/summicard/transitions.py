@@ -14,6 +14,7 @@ settlement (``settle.finish_hand``), all inside the same ``step``.
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
 from summon.referee.engine import Event
 
@@ -22,12 +23,12 @@ from .cards import distance
 from .moves import Abandon, Bet, Buy, Exchange, Keep, Move, Raise, Reveal, See
 from .rules import final, in_hand, main_sum, phase_for
 from .settle import finish_hand
-from .state import State
+from .state import Player, State
 
 __all__ = ["step", "advance", "set_player"]
 
 
-def set_player(state: State, seat: int, **changes) -> tuple:
+def set_player(state: State, seat: int, **changes: Any) -> tuple[Player, ...]:
     """The players tuple with ``seat``'s entry changed."""
     ps = state.players
     return ps[:seat] + (replace(ps[seat], **changes),) + ps[seat + 1:]
@@ -103,7 +104,7 @@ def _buy(st: State, seat: int) -> tuple[State, list[Event]]:
     new, st = _draw(st)
     mains = p.mains[:i] + (new,) + p.mains[i + 1:]
     p = replace(p, mains=mains, shown=i + 1, swap_round=st.round, swapped_out=old)
-    chips = st.chips[:seat] + (st.chips[seat] - 1,) + st.chips[seat + 1:]
+    chips = st.stacks[:seat] + (st.stacks[seat] - 1,) + st.stacks[seat + 1:]
     st = replace(st, chips=chips, pot=st.pot + 1,
                  players=set_player(st, seat, mains=mains, shown=i + 1, swap_round=st.round,
                                     swapped_out=old))

@@ -30,7 +30,7 @@ def parse_die(text: str) -> tuple[frozenset[str], ...]:
     """``"melee,ranged+special,blank"`` -> faces; ``ValueError`` if it is not a die."""
     if not isinstance(text, str):
         raise ValueError("the die is text: faces separated by ',' and symbols within a face by '+'")
-    faces = []
+    faces: list[frozenset[str]] = []
     for part in text.split(","):
         part = part.strip()
         if part == "blank":

@@ -24,12 +24,13 @@ __all__ = ["play_event"]
 
 def play_event(w: Work, seat: int, m: Move) -> None:
     pl = w.players[seat]
-    card = POOL[w.cards[m.card]]
-    pl.hand.remove(m.card)
+    card = POOL[w.cards[m.uid]]
+    pl.hand.remove(m.uid)
     w.spend(seat, card.cost, "event")
     w.ev("event", {"seat": seat, "card": card.id, "name": card.name,
                    "targets": [NAMES[c] for c in m.cells], "active": card.active})
     eff = card.effect
+    assert eff is not None  # cards.py refuses an event card without an effect
     e = eff.effect
     if e == "damage":
         add_damage(w, m.cells[0], eff.p("amount"), ("effect", seat))
@@ -41,18 +42,18 @@ def play_event(w: Work, seat: int, m: Move) -> None:
                     add_damage(w, c, eff.p("amount"), ("effect", seat))
     elif e == "set_base_strength":
         c = m.cells[0]
-        w.board[c] = replace(w.board[c], base=eff.p("value"))
+        w.board[c] = replace(w.at(c), base=eff.p("value"))
     elif e == "force":
         force_piece(w, m.cells[0], m.cells[1])
     elif e == "control":
         c = m.cells[0]
-        w.board[c] = replace(w.board[c], controller=seat, lent=True)
+        w.board[c] = replace(w.at(c), controller=seat, lent=True)
         w.ev("control", {"cell": NAMES[c], "seat": seat, "until": "end of turn"})
     elif e in ("none", "active_strength", "active_ward"):
         pass
     else:
         raise AssertionError(f"no event rule for {e!r}")
     if card.active:
-        pl.active.append(m.card)
+        pl.active.append(m.uid)
     else:
-        pl.discard.append(m.card)
+        pl.discard.append(m.uid)

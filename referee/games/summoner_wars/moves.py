@@ -20,6 +20,7 @@ Grammar (cells ``a1``..``f8``; ``<card>`` a hand instance ``<card-id>.<uid>``)::
 from __future__ import annotations
 
 import re
+from typing import Callable
 from dataclasses import dataclass
 
 from summon.referee.engine import MoveSyntaxError
@@ -60,6 +61,14 @@ class Move:
     def __str__(self) -> str:
         return render(self.verb, self.card_id, self.card, self.cells, self.name)
 
+    @property
+    def uid(self) -> int:
+        """``card`` for the verbs that play a hand card (summon, build, event, magic): their
+        parser always sets it, so reading it on another verb is a bug said here."""
+        if self.card is None:
+            raise AssertionError(f"{self.verb!r} move names no hand card")
+        return self.card
+
     def __repr__(self) -> str:
         return f"parse_move({str(self)!r})"
 
@@ -93,31 +102,57 @@ def parse_move(text: str) -> Move:
         if rest:
             raise bad
         return Move(verb)
-    if verb in ("summon", "build", "magic", "event"):
-        if not rest:
-            raise bad
-        tok = parse_token(rest[0])
-        if tok is None:
-            raise MoveSyntaxError(f"{rest[0]!r} is not a card in a hand (<card-id>.<number>) in {text!r}")
-        lo, hi = {"summon": (1, 1), "build": (1, 1), "magic": (0, 0), "event": (0, 2)}[verb]
-        return Move(verb, card_id=tok[0], card=tok[1], cells=_cells(rest[1:], lo, hi, text))
-    if verb == "move":
-        if len(rest) != 1 or rest[0].count("-") != 1:
-            raise bad
-        return Move(verb, cells=_cells(rest[0].split("-"), 2, 2, text))
-    if verb == "attack":
-        return Move(verb, cells=_cells(rest, 2, 2, text))
-    if verb == "force":
-        return Move(verb, cells=_cells(rest, 1, 1, text))
-    if verb == "first":
-        if len(rest) != 2 or rest[0] not in ABILITY_SLUGS:
-            raise bad
-        return Move(verb, name=rest[0], cells=_cells(rest[1:], 1, 1, text))
-    if verb == "ability":
-        if len(rest) < 2 or rest[1] not in ABILITY_SLUGS:
-            raise bad
-        return Move(verb, name=rest[1], cells=_cells([rest[0], *rest[2:]], 1, 3, text))
-    raise bad
+    parser = _PARSERS.get(verb)
+    if parser is None:
+        raise bad
+    return parser(verb, rest, text, bad)
+
+
+def _hand_card_move(verb: str, rest: list[str], text: str, bad: MoveSyntaxError) -> Move:
+    """``summon|build|magic|event <card-id>.<n> [cells]``."""
+    if not rest:
+        raise bad
+    tok = parse_token(rest[0])
+    if tok is None:
+        raise MoveSyntaxError(f"{rest[0]!r} is not a card in a hand (<card-id>.<number>) in {text!r}")
+    lo, hi = {"summon": (1, 1), "build": (1, 1), "magic": (0, 0), "event": (0, 2)}[verb]
+    return Move(verb, card_id=tok[0], card=tok[1], cells=_cells(rest[1:], lo, hi, text))
+
+
+def _move_move(verb: str, rest: list[str], text: str, bad: MoveSyntaxError) -> Move:
+    """``move <from>-<to>``."""
+    if len(rest) != 1 or rest[0].count("-") != 1:
+        raise bad
+    return Move(verb, cells=_cells(rest[0].split("-"), 2, 2, text))
+
+
+def _attack_move(verb: str, rest: list[str], text: str, bad: MoveSyntaxError) -> Move:
+    return Move(verb, cells=_cells(rest, 2, 2, text))
+
+
+def _force_move(verb: str, rest: list[str], text: str, bad: MoveSyntaxError) -> Move:
+    return Move(verb, cells=_cells(rest, 1, 1, text))
+
+
+def _first_move(verb: str, rest: list[str], text: str, bad: MoveSyntaxError) -> Move:
+    """``first <slug> <cell>``: which trigger resolves first."""
+    if len(rest) != 2 or rest[0] not in ABILITY_SLUGS:
+        raise bad
+    return Move(verb, name=rest[0], cells=_cells(rest[1:], 1, 1, text))
+
+
+def _ability_move(verb: str, rest: list[str], text: str, bad: MoveSyntaxError) -> Move:
+    """``ability <cell> <slug> [targets]``."""
+    if len(rest) < 2 or rest[1] not in ABILITY_SLUGS:
+        raise bad
+    return Move(verb, name=rest[1], cells=_cells([rest[0], *rest[2:]], 1, 3, text))
+
+
+_PARSERS: dict[str, Callable[[str, list[str], str, MoveSyntaxError], Move]] = {
+    "summon": _hand_card_move, "build": _hand_card_move, "magic": _hand_card_move, "event": _hand_card_move,
+    "move": _move_move, "attack": _attack_move, "force": _force_move, "first": _first_move,
+    "ability": _ability_move,
+}
 
 
 def render(verb: str, card_id: str | None = None, uid: int | None = None, cells: tuple[int, ...] = (),

@@ -110,7 +110,7 @@ def strength(s: Any, cell: int) -> int:
     """Current strength: base (as printed, or as last set by an effect) plus modifiers."""
     p = s.board[cell]
     card = POOL[s.cards[p.uid]]
-    total = (card.strength if p.base is None else p.base) + p.bonus
+    total: int = (card.strength if p.base is None else p.base) + p.bonus
     seat = p.controller
     for c, q in enumerate(s.board):
         if q is None or c == cell or q.controller != seat:
@@ -194,9 +194,10 @@ def attack_targets(s: Any, cell: int) -> list[int]:
     for d in DIRECTIONS:
         c = cell
         for _ in range(reach):
-            c = step(c, d)
-            if c is None:
+            n = step(c, d)
+            if n is None:
                 break
+            c = n
             if s.board[c] is not None:
                 out.append(c)
                 break
@@ -231,10 +232,11 @@ def push_cells(s: Any, source: int, target: int, spaces: int = 1) -> list[int]:
         c = target
         ok = True
         for _ in range(spaces):
-            c = step(c, d)
-            if c is None or s.board[c] is not None:
+            n = step(c, d)
+            if n is None or s.board[n] is not None:
                 ok = False
                 break
+            c = n
         if ok and dist(source, c) > dist(source, target):
             out.append(c)
     return sorted(out)
@@ -246,8 +248,9 @@ def force_cells(s: Any, target: int, spaces: int) -> list[int]:
     for d in DIRECTIONS:
         c = target
         for _ in range(spaces):
-            c = step(c, d)
-            if c is None or s.board[c] is not None:
+            n = step(c, d)
+            if n is None or s.board[n] is not None:
                 break
+            c = n
             out.append(c)
     return sorted(out)

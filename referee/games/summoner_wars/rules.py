@@ -15,10 +15,10 @@ magic, magic-phase events); ``end`` finishes a phase.  While a question is pendi
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 from .board import ADJ, dist
-from .cards import POOL, Card
+from .cards import POOL, Ability, Card
 from .moves import render
 from .query import (abilities, attack_targets, build_cells, can_move, clear_line, destinations,
                     force_cells, matches, pieces, summon_cells, summoner_cell, within)
@@ -115,7 +115,7 @@ def _magic(s: Any, seat: int) -> list[str]:
     return [render("magic", cid, uid) for cid, uid in sorted(_hand_by_card(s, seat).items())]
 
 
-_PHASE = {"summon": _summon, "move": _move, "build": _build, "attack": _attack, "magic": _magic,
+_PHASE: dict[str, Callable[[Any, int], list[str]]] = {"summon": _summon, "move": _move, "build": _build, "attack": _attack, "magic": _magic,
           "draw": lambda s, seat: []}
 
 
@@ -138,34 +138,51 @@ def ability_moves(s: Any, seat: int, cell: int, phase: str) -> list[str]:
     return out
 
 
-def _ability_targets(s: Any, seat: int, cell: int, a) -> list[tuple[int, ...]]:
-    e = a.effect
+def _ability_targets(s: Any, seat: int, cell: int, a: Ability) -> list[tuple[int, ...]]:
+    """The target lists the activated ability ``a`` of the card on ``cell`` may be used with
+    (``[()]``: usable, no target; ``[]``: not usable now), one small rule per effect."""
+    rule = _TARGETS.get(a.effect)
+    return rule(s, seat, cell, a) if rule is not None else []
+
+
+def _rally_targets(s: Any, seat: int, cell: int, a: Ability) -> list[tuple[int, ...]]:
+    near = [c for c in within(cell, a.p("within")) if matches(s, a.p("filter"), c, seat)]
+    return [()] if near else []
+
+
+def _fury_targets(s: Any, seat: int, cell: int, a: Ability) -> list[tuple[int, ...]]:
     p = s.board[cell]
-    if e == "rally":
-        near = [c for c in within(cell, a.p("within")) if matches(s, a.p("filter"), c, seat)]
-        return [()] if near else []
-    if e == "fury":
-        if p.boost >= a.p("cost") and (p.uid, a.slug) not in s.used and p.uid not in s.attacked:
-            return [()]
-        return []
-    if e == "pull":
-        out = []
-        for c in within(cell, a.p("range")):
-            if dist(c, cell) >= 2 and matches(s, a.p("filter"), c, seat) and clear_line(s, cell, c):
-                out.append((c,))
-        return out
-    if e == "swap":
-        return [(c,) for c in within(cell, a.p("within")) if matches(s, a.p("filter"), c, seat)]
-    if e == "mend":
-        return [(c,) for c in within(cell, a.p("within"))
-                if matches(s, a.p("filter"), c, seat) and s.board[c].damage > 0]
-    if e == "sacrifice":
-        victims = [c for c in ADJ[cell] if matches(s, a.p("filter"), c, seat)]
-        if not victims:
-            return []
-        targets = [c for c in within(cell, a.p("within")) if matches(s, a.p("target"), c, seat)]
-        return [(v, t) for v in victims for t in targets]
+    if p.boost >= a.p("cost") and (p.uid, a.slug) not in s.used and p.uid not in s.attacked:
+        return [()]
     return []
+
+
+def _pull_targets(s: Any, seat: int, cell: int, a: Ability) -> list[tuple[int, ...]]:
+    return [(c,) for c in within(cell, a.p("range"))
+            if dist(c, cell) >= 2 and matches(s, a.p("filter"), c, seat) and clear_line(s, cell, c)]
+
+
+def _swap_targets(s: Any, seat: int, cell: int, a: Ability) -> list[tuple[int, ...]]:
+    return [(c,) for c in within(cell, a.p("within")) if matches(s, a.p("filter"), c, seat)]
+
+
+def _mend_targets(s: Any, seat: int, cell: int, a: Ability) -> list[tuple[int, ...]]:
+    return [(c,) for c in within(cell, a.p("within"))
+            if matches(s, a.p("filter"), c, seat) and s.board[c].damage > 0]
+
+
+def _sacrifice_targets(s: Any, seat: int, cell: int, a: Ability) -> list[tuple[int, ...]]:
+    victims = [c for c in ADJ[cell] if matches(s, a.p("filter"), c, seat)]
+    if not victims:
+        return []
+    targets = [c for c in within(cell, a.p("within")) if matches(s, a.p("target"), c, seat)]
+    return [(v, t) for v in victims for t in targets]
+
+
+_TARGETS: dict[str, Callable[[Any, int, int, Ability], list[tuple[int, ...]]]] = {
+    "rally": _rally_targets, "fury": _fury_targets, "pull": _pull_targets, "swap": _swap_targets,
+    "mend": _mend_targets, "sacrifice": _sacrifice_targets,
+}
 
 
 def event_moves(s: Any, seat: int) -> list[str]:
@@ -184,6 +201,7 @@ def event_moves(s: Any, seat: int) -> list[str]:
 def event_targets(s: Any, seat: int, card: Card) -> list[tuple[int, ...]]:
     """The target lists an event may be played with (``[()]`` for an untargeted one)."""
     eff = card.effect
+    assert eff is not None  # an event card (cards.py refuses one without an effect)
     e = eff.effect
     if e in ("none", "active_strength", "active_ward", "damage_around"):
         return [()]

@@ -54,8 +54,10 @@ def scenario(pieces: Mapping[str, Sequence[Any]], *, hands: Mapping[int, Sequenc
             raise ConfigError(f"not a cell: {name!r}")
         board[c] = Piece(uid=take(owner, cid), owner=owner, **kw)
     zones: dict[str, dict[int, list[int]]] = {}
-    for zone, spec in (("hand", hands), ("discard", discards), ("active", active_events), ("draw", draw)):
-        zones[zone] = {s: [take(s, cid) for cid in (spec or {}).get(s, ())] for s in (0, 1)}
+    named: tuple[tuple[str, Mapping[int, Sequence[str]] | None], ...] = (
+        ("hand", hands), ("discard", discards), ("active", active_events), ("draw", draw))
+    for zone, ids in named:
+        zones[zone] = {s: [take(s, cid) for cid in (ids or {}).get(s, ())] for s in (0, 1)}
     players = tuple(
         Player(hand=tuple(zones["hand"][s]), draw=tuple(zones["draw"][s] + free[s]),
                discard=tuple(zones["discard"][s]), active=tuple(zones["active"][s]), magic=magic[s])

@@ -35,7 +35,7 @@ from collections import Counter
 from dataclasses import dataclass, replace
 from typing import Any, Iterable, Mapping, Sequence
 
-from .board import NAMES, parse_cell
+from .board import NAMES
 from .errors import SummonerWarsError
 from .moves import Move, parse_move
 from .query import strength
@@ -79,7 +79,7 @@ class Sample:
     own_draw: tuple[str, ...]
 
 
-def _owned(view: Mapping[str, Any], seat: int) -> Counter:
+def _owned(view: Mapping[str, Any], seat: int) -> Counter[str]:
     """Card ids of ``seat``'s cards visible outside its hand: battlefield and active area."""
     c = Counter(b["card"] for b in view["board"] if b["owner"] == seat)
     c.update(view["players"][seat]["active"])
@@ -101,7 +101,7 @@ def info_state(views: Mapping[str, Any] | Iterable[Mapping[str, Any]],
                           "the view); answer it without search")
     seat = v["seat"]
     opp = 1 - seat
-    known: Counter = Counter()
+    known: Counter[str] = Counter()
     for a, b in zip(history, history[1:]):
         if a.get("seat") != seat:
             continue
@@ -174,10 +174,11 @@ def state_from_sample(info: InfoState, sample: Sample, seed: int) -> State:
     own_discard = tuple(token_uid(me, t) for t in v["discard"])
     board: list[Piece | None] = [None] * len(NAMES)
     items = []
+    uid_at: dict[int, int] = {}
     for b in v["board"]:
-        c = parse_cell(b["cell"])
+        c = _BY_NAME[b["cell"]]
         owner = b["owner"]
-        uid = take(owner, b["card"])
+        uid = uid_at[c] = take(owner, b["card"])
         under = []
         for cid in b["under"]:
             src = 1 - owner if any(cards[u] == cid for u in free[1 - owner]) else owner
@@ -211,9 +212,10 @@ def state_from_sample(info: InfoState, sample: Sample, seed: int) -> State:
     if bonus:
         board = list(st.board)
         for c, d in bonus.items():
-            board[c] = replace(board[c], bonus=d)
+            p = board[c]
+            assert p is not None  # one of the view's pieces, laid above
+            board[c] = replace(p, bonus=d)
         st = replace(st, board=tuple(board))
-    uid_at = {c: st.board[c].uid for c, _ in items}
     moved = [uid_at[_BY_NAME[n]] for n in v["moved"]]
     moved += [-1 - i for i in range(v["units_moved"] - len(moved))]  # units moved, since destroyed
     attacked = [uid_at[_BY_NAME[n]] for n in v["attacked"]]

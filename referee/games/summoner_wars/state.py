@@ -24,7 +24,7 @@ from summon.referee.gametype import check_options
 
 from .manifest import GAME_TYPE
 from .board import owner_cell, CELLS
-from .cards import POOL, PRESET_DECKS
+from .cards import POOL, PRESET_DECKS, Card
 from .deck import DeckError, DeckList, load_deck
 from .dice import DEFAULT_DIE, coin, parse_die, shuffled
 
@@ -187,7 +187,7 @@ class State:
     result: Result | None = None
 
 
-def card_of(state: Any, uid: int):
+def card_of(state: Any, uid: int) -> Card:
     return POOL[state.cards[uid]]
 
 

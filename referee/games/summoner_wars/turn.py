@@ -16,6 +16,9 @@ discards that player's active events.
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
+
+from summon.referee.engine import Event
 
 from .abilities import activate, resolve_trigger
 from .board import NAMES
@@ -39,7 +42,7 @@ def begin(state: State) -> State:
     return w.freeze()
 
 
-def apply_move(state: State, seat: int, m: Move, emit: bool = True):
+def apply_move(state: State, seat: int, m: Move, emit: bool = True) -> tuple[State, list[Event]]:
     w = Work(state, emit)
     if w.pending is not None:
         _answer(w, m)
@@ -51,6 +54,7 @@ def apply_move(state: State, seat: int, m: Move, emit: bool = True):
 
 def _answer(w: Work, m: Move) -> None:
     pend, w.pending = w.pending, None
+    assert pend is not None  # apply_move answers only a pending question
     text = str(m)
     st = pend.step
     if pend.kind == "order":
@@ -137,15 +141,15 @@ def _dispatch(w: Work, seat: int, m: Move) -> None:
     if v == "end":
         end_phase(w)
     elif v in ("summon", "build"):
-        card = w.card(m.card)
-        pl.hand.remove(m.card)
+        card = w.card(m.uid)
+        pl.hand.remove(m.uid)
         w.spend(seat, card.cost, v)
         cell = m.cells[0]
-        w.board[cell] = Piece(uid=m.card, owner=seat, controller=seat)
+        w.board[cell] = Piece(uid=m.uid, owner=seat, controller=seat)
         w.ev(v, {"seat": seat, "card": card.id, "name": card.name, "cell": NAMES[cell], "cost": card.cost})
     elif v == "move":
         a, b = m.cells
-        p = w.board[a]
+        p = w.at(a)
         w.board[a] = None
         w.board[b] = p
         w.moved.append(p.uid)
@@ -157,9 +161,9 @@ def _dispatch(w: Work, seat: int, m: Move) -> None:
     elif v == "ability":
         activate(w, seat, m)
     elif v == "magic":
-        pl.hand.remove(m.card)
-        pl.discard.append(m.card)
-        w.ev("magic_discard", {"seat": seat, "hand": len(pl.hand)}, {seat: {"card": f"{w.cards[m.card]}.{m.card}"}})
+        pl.hand.remove(m.uid)
+        pl.discard.append(m.uid)
+        w.ev("magic_discard", {"seat": seat, "hand": len(pl.hand)}, {seat: {"card": f"{w.cards[m.uid]}.{m.uid}"}})
         w.gain(seat, 1, "discard")
     else:
         raise AssertionError(f"no rule for {v!r}")
@@ -175,7 +179,9 @@ def end_phase(w: Work) -> None:
         _check_win(w)
         if w.result is not None:
             return
-    nxt = PHASES[PHASES.index(w.phase) + 1] if w.phase != "draw" else None
+    if w.phase == "draw":  # the draw phase ends the turn by itself (below): never a resting phase
+        raise AssertionError("end_phase in the draw phase")
+    nxt = PHASES[PHASES.index(w.phase) + 1]
     if nxt == "draw":
         w.phase = "draw"
         _draw(w, seat)
@@ -225,6 +231,6 @@ def _end_turn(w: Work) -> None:
     w.ev("turn", {"turn": w.turn, "seat": w.active})
 
 
-def _snapshot(w: Work) -> dict:
+def _snapshot(w: Work) -> dict[str, Any]:
     """The public board at the end of a turn, for watchers that only read events."""
     return {"seat": w.active, "turn": w.turn, "board": board_items(w), "players": player_items(w)}

@@ -11,7 +11,7 @@ card ids, so no public string ever names a card in a hand.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Iterable
 
 from .board import NAMES
 from .cards import POOL, Card
@@ -66,7 +66,7 @@ def player_items(s: Any) -> list[dict[str, Any]]:
     return out
 
 
-def _cells_of(s: Any, uids) -> list[str]:
+def _cells_of(s: Any, uids: Iterable[int]) -> list[str]:
     wanted = set(uids)
     return [NAMES[c] for c, p in enumerate(s.board) if p is not None and p.uid in wanted]
 

@@ -70,6 +70,16 @@ class Work:
     def card(self, uid: int) -> Card:
         return POOL[self.cards[uid]]
 
+    def at(self, cell: int) -> Piece:
+        """The piece on a cell the caller knows is occupied (a legal move's own piece, an
+        attack's target, a trigger's source).  Why a method and not ``board[cell]``: the
+        board holds ``None`` for empty cells, and an engine step that reaches an empty one
+        has a bug that should say so here, not as an AttributeError three lines later."""
+        p = self.board[cell]
+        if p is None:
+            raise AssertionError(f"no piece on cell {cell}")
+        return p
+
     def ev(self, type_: str, public: dict[str, Any] | None = None,
            private: dict[int, dict[str, Any]] | None = None) -> None:
         if self.emit:
