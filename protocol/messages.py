@@ -55,7 +55,7 @@ def field_names(cls: type) -> tuple[str, ...]:
     """
     names = _FIELD_NAMES.get(cls)
     if names is None:
-        names = _FIELD_NAMES[cls] = tuple(f.name for f in dataclasses.fields(cls))  # type: ignore[arg-type]
+        names = _FIELD_NAMES[cls] = tuple(f.name for f in dataclasses.fields(cls))
     return names
 
 
@@ -501,12 +501,12 @@ def _type_ok(value: Any, tp: Any) -> bool:
 
 
 _HINTS: dict[type, dict[str, Any]] = {}
-_FIELDS: dict[type, tuple[dataclasses.Field, ...]] = {}  # type: ignore[type-arg]
+_FIELDS: dict[type, tuple[dataclasses.Field, ...]] = {}
 
 
-def _fields(cls: type) -> "tuple[dataclasses.Field, ...]":  # type: ignore[type-arg]
+def _fields(cls: type) -> "tuple[dataclasses.Field, ...]":
     if cls not in _FIELDS:
-        _FIELDS[cls] = dataclasses.fields(cls)  # type: ignore[arg-type]
+        _FIELDS[cls] = dataclasses.fields(cls)
     return _FIELDS[cls]
 
 
