@@ -78,17 +78,17 @@ class CreateTable(Message):
     request_id: str
     game: str
     players: list[str]
-    config: dict = field(default_factory=dict)
+    config: dict[str, Any] = field(default_factory=dict)
     table: str | None = None
     seed: int | None = None
-    clock: dict | None = None  # time control and absence policy (referee/clock.py); null: the referee's default
+    clock: dict[str, Any] | None = None  # time control and absence policy (referee/clock.py); null: the referee's default
     # Seats the referee's own house bots play: {"<seat>": "<level>"} ("easy", "normal"; the
     # ``levels`` of the game in ``referee_status.games``); that seat's ``players`` entry is "".
-    computer: dict | None = None
+    computer: dict[str, Any] | None = None
     # Seats still to fill (issue 23): {"<seat>": "invite" | "open"}; that seat's ``players``
     # entry is "".  The table is a *gathering* until every waiting seat has someone; then it
     # starts under the same id.  ``created`` says ``waiting: true`` and holds the invite codes.
-    waiting: dict | None = None
+    waiting: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -121,7 +121,7 @@ class Invites(Message):
     request_id: str
     table: str
     renew: list[int] | None = None
-    invites: dict | None = None  # the answer's codes (ignored in a request)
+    invites: dict[str, Any] | None = None  # the answer's codes (ignored in a request)
 
 
 @dataclass(frozen=True)
@@ -245,10 +245,10 @@ class Created(Message):
     request_id: str
     table: str
     waiting: bool | None = None  # true: a gathering (waiting seats), not started yet
-    invites: dict | None = None  # {"<seat>": code} for the invite seats (the creator's reply only)
+    invites: dict[str, Any] | None = None  # {"<seat>": code} for the invite seats (the creator's reply only)
     # the cell the table lives in, for its life (a deployment of several cells, issue 27):
     # {"name", "broker", "edge"}, the players' and the public edge's addresses; None in one cell
-    cell: dict | None = None
+    cell: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -275,12 +275,12 @@ class SeatState(Message):
     status: str
     to_move: list[int]
     legal: list[str]
-    view: dict
-    events: list[dict]
-    clock: dict | None = None  # time left per seat when the table has a time control
+    view: dict[str, Any]
+    events: list[dict[str, Any]]
+    clock: dict[str, Any] | None = None  # time left per seat when the table has a time control
     # The move that produced this state, {"seat": s, "by": "seat"|"house"|"random"} (null at seq 0):
     # a bot at a timed table tells its own accepted move from the house bot's (issue 15, item 15).
-    last: dict | None = None
+    last: dict[str, Any] | None = None
     house: bool = False  # the house bot plays this seat now (meta.house, on the seat's own topic)
 
 
@@ -294,8 +294,8 @@ class PublicState(Message):
     seq: int
     status: str
     to_move: list[int]
-    view: dict
-    clock: dict | None = None  # time left per seat when the table has a time control
+    view: dict[str, Any]
+    clock: dict[str, Any] | None = None  # time left per seat when the table has a time control
 
 
 @dataclass(frozen=True)
@@ -305,7 +305,7 @@ class Events(Message):
     TYPE: ClassVar[str] = "events"
     table: str
     seq: int
-    events: list[dict]
+    events: list[dict[str, Any]]
 
 
 @dataclass(frozen=True)
@@ -339,7 +339,7 @@ class ChatLog(Message):
 
     TYPE: ClassVar[str] = "chat_log"
     table: str
-    lines: list[dict]
+    lines: list[dict[str, Any]]
 
 
 @dataclass(frozen=True)
@@ -350,18 +350,18 @@ class Meta(Message):
     table: str
     game: str
     players: list[str]
-    config: dict
+    config: dict[str, Any]
     status: str
-    result: dict | None = None
+    result: dict[str, Any] | None = None
     bots: list[str] = field(default_factory=list)  # the players whose account has role "bot"
     house: list[int] = field(default_factory=list)  # seats the house bot plays now (absent/timed-out players)
-    clock: dict | None = None  # the table's time control, as in `create`
+    clock: dict[str, Any] | None = None  # the table's time control, as in `create`
     title: str = ""  # the game's name for people ("Summon the Dragon"), from its manifest
-    away: list[dict] = field(default_factory=list)  # [{"seat", "since"}]: seated players gone offline (presence)
+    away: list[dict[str, Any]] = field(default_factory=list)  # [{"seat", "since"}]: seated players gone offline (presence)
     rematch: list[int] = field(default_factory=list)  # seats that asked for "play again" (finished tables)
     next: str | None = None  # the rematch's table, once every person accepted: every page moves there
-    names: dict = field(default_factory=dict)  # {"<seat>": display name} for guests: show it instead of players[seat]
-    cell: dict | None = None  # {"name", "broker", "edge"}: the table's cell (as in `created`); None in one cell
+    names: dict[str, Any] = field(default_factory=dict)  # {"<seat>": display name} for guests: show it instead of players[seat]
+    cell: dict[str, Any] | None = None  # {"name", "broker", "edge"}: the table's cell (as in `created`); None in one cell
 
 
 @dataclass(frozen=True)
@@ -373,10 +373,10 @@ class RefereeStatus(Message):
     tables: int = 0
     # Each game this referee hosts: its manifest (``GameType.to_wire``) plus ``levels``, the
     # computer players a ``create`` may seat (what the page's New-table form is built from).
-    games: list[dict] = field(default_factory=list)
+    games: list[dict[str, Any]] = field(default_factory=list)
     # Tables still gathering players (state "waiting", at most 200): {"table", "game", "title",
     # "creator", "open": [seat, ...], "waiting": n, "seated": [names], "expires"}.
-    gatherings: list[dict] = field(default_factory=list)
+    gatherings: list[dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -393,7 +393,7 @@ class Gathering(Message):
     title: str
     creator: str
     state: str
-    seats: list[dict]
+    seats: list[dict[str, Any]]
     expires: int
 
 
@@ -413,8 +413,8 @@ class Tournament(Message):
     status: str
     round: int
     rounds: int
-    standings: list[dict]
-    pairings: list[dict]
+    standings: list[dict[str, Any]]
+    pairings: list[dict[str, Any]]
 
 
 # --- a person's finished games and their replays ("My games", referee/history.py) ------
@@ -437,8 +437,8 @@ class MyGames(Message):
 
     TYPE: ClassVar[str] = "my_games"
     request_id: str
-    games: list[dict]
-    ratings: dict
+    games: list[dict[str, Any]]
+    ratings: dict[str, Any]
     more: bool = False
 
 
@@ -463,8 +463,8 @@ class ReplayPart(Message):
     table: str
     part: int
     parts: int
-    frames: list[dict]
-    head: dict | None = None
+    frames: list[dict[str, Any]]
+    head: dict[str, Any] | None = None
 
 
 MESSAGE_TYPES: dict[str, type[Message]] = {
@@ -501,10 +501,10 @@ def _type_ok(value: Any, tp: Any) -> bool:
 
 
 _HINTS: dict[type, dict[str, Any]] = {}
-_FIELDS: dict[type, tuple[dataclasses.Field, ...]] = {}
+_FIELDS: dict[type, tuple[dataclasses.Field[Any], ...]] = {}
 
 
-def _fields(cls: type) -> "tuple[dataclasses.Field, ...]":
+def _fields(cls: type) -> "tuple[dataclasses.Field[Any], ...]":
     if cls not in _FIELDS:
         _FIELDS[cls] = dataclasses.fields(cls)
     return _FIELDS[cls]
@@ -572,7 +572,8 @@ def _from_wire_general(data: Any, accept: tuple[type[Message], ...]) -> Message:
 
 def _type_name(tp: Any) -> str:
     if typing.get_origin(tp) is not None:
-        return str(tp).replace("typing.", "").replace("NoneType", "None")
+        # "dict[str, Any]" is the annotation mypy wants; a field's error names it as before
+        return str(tp).replace("typing.", "").replace("NoneType", "None").replace("dict[str, Any]", "dict")
     return getattr(tp, "__name__", str(tp))
 
 
