@@ -177,8 +177,10 @@ export function signupForm(opts) {
     mode === "code" ? h("p", { class: "muted", id: "su-code-hint" }, tr("signup.code-hint")) : null,
     h("button", { type: "submit", dataset: { key: "su-go" }, disabled: signup.pending ? true : null },
       signup.pending ? tr("signup.making") : tr("signup.go")));
+  // The state is set on the click itself, not only on `toggle` (which fires later): a lobby
+  // re-rendered in between would otherwise rebuild the fold shut under the person's finger.
   const fold = h("details", { class: "signup-fold", open: signup.open || signup.error ? true : null },
-    h("summary", { dataset: { key: "su-open" } }, tr("signup.title")), problem, form);
-  fold.addEventListener("toggle", () => { signup.open = fold.open; });
+    h("summary", { dataset: { key: "su-open" }, on: { click: () => { signup.open = !fold.open; } } }, tr("signup.title")), problem, form);
+  fold.addEventListener("toggle", () => { if (fold.isConnected) signup.open = fold.open; });
   return fold;
 }
