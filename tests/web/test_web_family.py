@@ -52,7 +52,12 @@ PLAY_PREFS = ("pass", "play ", "discard ", "kitty", "nohelp", "summon", "bid ")
 class Family:
     """Main broker (dynsec, websockets) + edge + referee + ``summon web`` with its gateway."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, signup: str = "open", accounts: dict[str, str] | None = None,
+                 **referee: Any) -> None:
+        """``signup``: the referee's and the page's sign-up mode; ``accounts``: more accounts
+        (user -> role, password ``<user>-pw``) made before the referee starts; ``referee``:
+        more RefereeConfig fields (benchmarks/web_invite.py lifts the budgets)."""
+        self.root = root
         self.procs: list[Any] = []
         self.settings = BrokerSettings(port=free_port(), spectator_port=free_port(), websockets_port=free_port(),
                                        run_as_root=True)
@@ -70,16 +75,18 @@ class Family:
         self.procs.append(launch(acc.dir.edge("edge").conf, [self.edge.port, self.edge.websockets_port]))
         self.accounts = DynsecAccounts(root)
         self.accounts.add("web", "gateway", "web-pw")
+        for user, role in (accounts or {}).items():
+            self.accounts.add(user, role, f"{user}-pw")
         self.referee = Referee(RefereeConfig(
             broker=BrokerUrl(host="127.0.0.1", port=self.settings.port).with_credentials("referee", "referee-pw"),
             client_id="referee", roles_file=str(acc.dir.roles), accounts_admin=str(root / "secrets" / "summon-admin.pw"),
-            signup_mode="open"), house_bots=HOUSE_BOTS)
+            signup_mode=signup, signup_codes=str(root / "signup-codes"), **referee), house_bots=HOUSE_BOTS)
         self.thread = threading.Thread(target=self.referee.run, daemon=True)
         self.thread.start()
         assert self.referee.ready.wait(10), "referee did not connect"
         gateway = Gateway("127.0.0.1", self.settings.port, "web", "web-pw").start()
         self.web = WebServer(WebConfig(broker=f"ws://127.0.0.1:{self.settings.websockets_port}",
-                                       edge=f"ws://127.0.0.1:{self.edge.websockets_port}", guests=True, signup="open"),
+                                       edge=f"ws://127.0.0.1:{self.edge.websockets_port}", guests=True, signup=signup),
                              port=0, gateway=gateway).start()
 
     def table(self, table_id: str) -> Any:

@@ -25,7 +25,7 @@ import { renderNewTable } from "./newtable.js";
 import { MyGames } from "./mygames.js";
 import { LANG_NAMES, lang, setLang, t as tr } from "./i18n.js";
 import { activeGuest, forgetGuest, invite, inviteKey, moveGuest, renderJoin, savedGuest, signupForm, takeInvite } from "./join.js";
-import { renderGathering } from "./gathering.js";
+import { renderGathering, renewState } from "./gathering.js";
 
 const DEFAULTS = { broker: "", edge: "", prefix: "summon/v1", user: "", login: "password", guests: false, signup: "none" };
 const root = document.getElementById("app");
@@ -39,6 +39,7 @@ let guest = null;         // {key, cred: {user, password, table, seat, name}} wh
 let ended = null;         // words shown on #/join when a kept guest credential was refused
 const sitting = { request: null, table: null };
 const askedInvites = new Set();
+const renewing = new Map();   // request_id of an `invites` renew -> {table, seat}
 const replay = new ReplayViewer(() => render());
 // My games (#/games): its answers arrive through the store; a replay opens in the viewer
 const myGames = new MyGames(() => render());
@@ -72,11 +73,12 @@ async function loadConfig() {
 }
 
 // Timings for benchmarks/web_page.py (performance.now(): ms since the URL was opened).
-const marks = (window.__marks = { ready: null, connect: null, firstState: null });
+const marks = (window.__marks = { ready: null, connect: null, firstState: null, firstSeat: null });   // firstSeat: benchmarks/web_invite.py
 
 function connect(opts) {
   marks.connect = performance.now();
   marks.firstState = null;
+  marks.firstSeat = null;
   if (link) link.close();
   store.tables.clear();
   store.tours.clear();
@@ -132,10 +134,10 @@ function loginForm() {
       const f = new FormData(e.target);
       connect({ url: config.broker, username: String(f.get("username")), password: String(f.get("password")) });
     } } },
-    h("details", { class: "login-details" }, h("summary", {}, tr("details")),
+    h("details", { class: "login-details" }, h("summary", {}, tr("login.where")),
       h("p", { class: "login-broker muted" }, tr("login.broker", { broker: config.broker }))),
-    h("label", {}, `${tr("login.username")} `, h("input", { name: "username", required: true, autocomplete: "username", value: config.user || saved, pattern: "[A-Za-z0-9_.\\-]{1,64}", dataset: { key: "f-user" } })),
-    h("label", {}, `${tr("login.password")} `, h("input", { name: "password", type: "password", autocomplete: "current-password", dataset: { key: "f-password" } })),
+    h("label", {}, `${tr("login.username")} `, h("input", { name: "username", required: true, autocomplete: "username", value: config.user || saved, pattern: "[A-Za-z0-9_.\\-]{1,64}", dataset: { key: "f-user", keep: "" } })),
+    h("label", {}, `${tr("login.password")} `, h("input", { name: "password", type: "password", autocomplete: "current-password", dataset: { key: "f-password", keep: "" } })),
     h("button", { type: "submit", dataset: { key: "f-login" } }, tr("login.submit")));
   const watching = link && !link.user && c.state === "online";
   const spectate = (config.edge || config.broker) && !watching
@@ -202,7 +204,10 @@ function render() {
     if (screen === "replay") return [nav, ...replay.render()];
     if (screen === "rules") return [nav, ...rulesPage(decodeURIComponent(location.hash.slice("#/rules/".length)))];
     if (screen === "join") {
-      if (ended) return [nav, h("p", { class: "notice", role: "status" }, ended), ...renderJoin({ config, refresh: render, onJoined: connectGuest })];
+      if (ended) {   // the kept credential was refused: its seat is gone, and so is the code
+        return [nav, section(tr("join.title"), h("p", { class: "notice", role: "status" }, ended),
+          h("p", {}, h("a", { href: "#/", dataset: { key: "join-home" } }, tr("join.home"))))];
+      }
       return [nav, ...renderJoin({ config, refresh: render, onJoined: connectGuest })];
     }
     if (screen === "lobby") return [nav, ...renderLobby(store, link, loginForm(), render, { onSit: sit })];
@@ -211,6 +216,7 @@ function render() {
     const t = store.table(watched);
     if (t.gathering && t.gathering.state !== "started" && !t.seat && !t.pub) return [nav, ...gatheringRoom(t)];
     if ((t.seat || t.pub) && marks.firstState === null) marks.firstState = performance.now();
+    const drawn = t.seat && marks.firstSeat === null;
     // "Play again" accepted by everyone: the finished table names the next one, and every page watching moves there
     if (t.meta && t.meta.next && t.meta.status === "finished" && guest) moveGuest(guest.key, t.meta.next);
     if (t.meta && t.meta.next && t.meta.status === "finished") setTimeout(() => { if (location.hash === `#/table/${encodeURIComponent(watched)}`) location.hash = `#/table/${encodeURIComponent(t.meta.next)}`; }, 0);
@@ -224,6 +230,7 @@ function render() {
     // Opened from a link without being logged in: offer the login here too (after the
     // table when watching anonymously, before it when there is nothing to show yet).
     const login = !link || !link.user ? loginForm() : null;
+    if (drawn) requestAnimationFrame(() => { if (marks.firstSeat === null) marks.firstSeat = performance.now(); });   // once painted
     return link ? [nav, conn, sent, ...body, login] : [nav, login, ...body];
   });
 }
@@ -245,11 +252,23 @@ function gatheringRoom(t) {
     askedInvites.add(g.table);   // the codes went to the creator's reply topic at creation; a reload asks again
     link.request("invites", { table: g.table });
   }
+  for (const [id, r] of renewing) {   // "New link" answered: the new code is in store.invites, or the refusal shows
+    const reply = store.replies.get(id);
+    if (!reply) continue;
+    renewing.delete(id);
+    renewState(r.table, r.seat, reply.type === "invites" ? "done" : null);
+    if (reply.type !== "invites") t.error = reply;
+  }
   const mySeat = guest && guest.cred.table === g.table ? guest.cred.seat
     : (g.seats.find((s) => s.kind === "person" && s.name === me) || { seat: null }).seat;
   const body = renderGathering(g, { me, guest: !!(link && link.guest), mySeat, invites: store.invites.get(g.table) || null,
-    refresh: render, onSit: (seat) => sit(g.table, seat),
-    onCancel: () => { link.request("close", { table: g.table, reason: tr("gather.cancel-reason") }); } });
+    refresh: render, ui, onSit: (seat) => sit(g.table, seat),
+    onCancel: () => { link.request("close", { table: g.table, reason: tr("gather.cancel-reason") }); },
+    onRenew: (seat) => {
+      renewing.set(link.request("invites", { table: g.table, renew: [seat] }), { table: g.table, seat });
+      renewState(g.table, seat, "pending");
+      render();
+    } });
   const err = t.error ? h("div", { class: "error", role: "alert" }, errorWords(t.error)) : null;
   return [err, ...body, !link || !link.user ? loginForm() : null];
 }
@@ -273,7 +292,7 @@ async function main() {
   store.listeners.add(schedule);
   store.listeners.add(() => updateTurns(store, link));   // the title and notifications: also in the background
   document.addEventListener("visibilitychange", () => updateTurns(store, link));
-  window.addEventListener("hashchange", () => { if (takeInvite()) joinInvite(); else render(); });
+  window.addEventListener("hashchange", () => { if (takeInvite()) { ended = null; joinInvite(); } else render(); });
   // A broker the server's Content-Security-Policy does not list: say so (it would otherwise
   // look like an unreachable broker, retried for ever).
   document.addEventListener("securitypolicyviolation", (e) => {

@@ -9,12 +9,22 @@
 import { h, section } from "./ui.js";
 import { t as tr } from "./i18n.js";
 import { gameName } from "./table.js";
+import { howtoFold } from "./howto.js";
 
 export function inviteUrl(code) {
   return `${location.origin}${location.pathname}#/join/${encodeURIComponent(code)}`;
 }
 
-const copied = new Map();   // seat -> when its link was copied (for "Copied")
+const copied = new Map();   // "table:seat" -> when its link was copied (for "Copied")
+// "New link" (the `invites` op with `renew`): "table:seat" -> "pending" | "done". Why a
+// creator wants it: a link sent to the wrong person, or forwarded further than meant; the
+// referee revokes the old code (and a guest who already sat with it), so only the new one works.
+const renewed = new Map();
+
+export function renewState(table, seat, state) {
+  if (state) renewed.set(`${table}:${seat}`, state); else renewed.delete(`${table}:${seat}`);
+  copied.delete(`${table}:${seat}`);
+}
 
 async function copy(text, input) {
   try {
@@ -28,7 +38,7 @@ async function copy(text, input) {
   }
 }
 
-function inviteLink(table, seat, code, refresh) {
+function inviteLink(table, seat, code, refresh, onRenew) {
   const url = inviteUrl(code);
   const input = h("input", { type: "text", readonly: true, value: url, class: "invite-url", "aria-label": tr("gather.link-of", { n: seat + 1 }),
     dataset: { key: `invite-url-${seat}`, invite: String(seat) }, on: { focus: (e) => e.target.select() } });
@@ -39,7 +49,12 @@ function inviteLink(table, seat, code, refresh) {
   return h("div", { class: "invite" }, input, " ",
     h("button", { type: "button", class: "small", dataset: { key: `copy-${seat}` }, on: { click: async () => {
       if (await copy(url, input)) { copied.set(`${table}:${seat}`, Date.now()); refresh(); }
-    } } }, copied.has(`${table}:${seat}`) ? tr("gather.copied") : tr("gather.copy")), " ", share);
+    } } }, copied.has(`${table}:${seat}`) ? tr("gather.copied") : tr("gather.copy")), " ", share, " ",
+    onRenew ? h("button", { type: "button", class: "small", dataset: { key: `renew-${seat}`, renew: String(seat) },
+      title: tr("gather.renew-why"), disabled: renewed.get(`${table}:${seat}`) === "pending" ? true : null,
+      on: { click: () => onRenew(seat) } }, renewed.get(`${table}:${seat}`) === "pending" ? tr("gather.renewing") : tr("gather.renew")) : null,
+    renewed.get(`${table}:${seat}`) === "done"
+      ? h("p", { class: "muted renewed", role: "status", dataset: { renewed: String(seat) } }, tr("gather.renewed")) : null);
 }
 
 function seatWords(s, creator) {
@@ -49,7 +64,7 @@ function seatWords(s, creator) {
   return tr("gather.open");
 }
 
-// g: the gathering message; opts: {me (username or null), guest (bool), mySeat, invites ({seat: code}|null), onSit(seat), onCancel(), refresh}
+// g: the gathering message; opts: {me (username or null), guest (bool), mySeat, invites ({seat: code}|null), onSit(seat), onCancel(), onRenew(seat), refresh, ui}
 export function renderGathering(g, opts) {
   const title = gameName(g.game, g);
   if (g.state === "cancelled" || g.state === "expired") {
@@ -69,7 +84,7 @@ export function renderGathering(g, opts) {
     const code = free && s.kind === "invite" && creator && opts.invites ? opts.invites[String(s.seat)] : null;
     return h("li", { class: `gather-seat kind-${s.kind} ${free ? "free" : "taken"}`, dataset: { seat: String(s.seat), kind: s.kind } },
       h("span", { class: "gather-who" }, seatWords(s, creator)), " ", you, sit,
-      code ? inviteLink(g.table, s.seat, code, opts.refresh) : null,
+      code ? inviteLink(g.table, s.seat, code, opts.refresh, opts.onRenew) : null,
       free && s.kind === "invite" && creator && !code ? h("p", { class: "muted" }, tr("gather.links-coming")) : null);
   });
   const out = [h("header", { class: "table-head" }, h("h1", {}, title)),
@@ -79,7 +94,9 @@ export function renderGathering(g, opts) {
     section(tr("gather.title"), h("p", {}, creator ? tr("gather.intro-mine") : tr("gather.intro", { who: g.creator })),
       h("ol", { class: "gather-seats" }, items),
       creator && g.seats.some((s) => s.kind === "invite" && !s.name) ? h("p", { class: "muted" }, tr("gather.send")) : null,
-      h("p", { class: "muted" }, tr("gather.auto")))];
+      h("p", { class: "muted" }, tr("gather.auto"))),
+    // while waiting is the time to read the rules; the fold stays open when the table starts (same `ui`)
+    howtoFold(g.game, opts.ui)];
   if (creator) {
     out.push(h("p", {}, h("button", { type: "button", class: "small", dataset: { key: "gather-cancel" }, on: { click: () => opts.onCancel() } }, tr("gather.cancel"))));
   }

@@ -11,13 +11,20 @@
 // It dies with the table: the referee deletes the guest, and a refused log-in forgets it.
 
 import { h, section } from "./ui.js";
-import { t as tr } from "./i18n.js";
+import { has, t as tr } from "./i18n.js";
 import { errorWords } from "./words.js";
 import { sha256hex } from "./sha256.js";
 
 const KEY = "summon.guests";
 const ACTIVE = "summon.guest.active";   // sessionStorage: this tab's guest, for a reload
 export const NAME_MAX = 24;
+
+// A refusal of "Your name" or the sign-up form: our own words when we have them (the
+// referee's detail says the same, in English only, and twice the words confuse a newcomer);
+// an unknown code keeps the referee's detail.
+function refusal(err) {
+  return has(`err.${err.code}`) ? tr(`err.${err.code}`) : errorWords(err);
+}
 
 // The invite this tab is joining with: in memory only.
 export const invite = { code: null, key: null, name: "", pending: false, error: null };
@@ -106,7 +113,10 @@ export function renderJoin(opts) {
     return [section(tr("join.title"), h("p", { class: "notice" }, tr("join.no-code")),
       h("p", {}, h("a", { href: "#/", dataset: { key: "join-home" } }, tr("join.home"))))];
   }
-  const problem = invite.error ? h("p", { class: "error", role: "alert" }, errorWords(invite.error)) : null;
+  const problem = invite.error ? h("p", { class: "error", role: "alert" }, refusal(invite.error)) : null;
+  if (invite.error && invite.error.code === "guest/bad-invite") {   // the code is dead: no name would help
+    return [section(tr("join.title"), problem, h("p", {}, h("a", { href: "#/", dataset: { key: "join-home" } }, tr("join.home"))))];
+  }
   const form = h("form", { class: "join", on: { submit: async (e) => {
     e.preventDefault();
     if (invite.pending) return;
@@ -128,10 +138,11 @@ export function renderJoin(opts) {
     opts.refresh();
   } } },
     h("label", {}, `${tr("join.name")} `, h("input", { name: "name", required: true, maxlength: NAME_MAX, autocomplete: "nickname",
-      value: invite.name, dataset: { key: "join-name" }, "aria-describedby": "join-note" })),
+      value: invite.name, dataset: { key: "join-name", keep: "" }, "aria-describedby": "join-note" })),
     h("button", { type: "submit", class: "move", dataset: { key: "join-go" }, disabled: invite.pending ? true : null },
       invite.pending ? tr("join.joining") : tr("join.go")),
-    h("p", { class: "muted", id: "join-note" }, tr("join.note")));
+    h("p", { class: "muted", id: "join-note" }, tr("join.note")),
+    h("p", { class: "muted" }, tr("join.rules")));
   return [section(tr("join.title"), h("p", {}, tr("join.intro")), problem, form)];
 }
 
@@ -140,7 +151,7 @@ const signup = { open: false, pending: false, error: null, user: "" };
 export function signupForm(opts) {
   const mode = opts.config.signup;
   if (mode !== "open" && mode !== "code") return null;
-  const problem = signup.error ? h("p", { class: "error", role: "alert" }, errorWords(signup.error)) : null;
+  const problem = signup.error ? h("p", { class: "error", role: "alert" }, refusal(signup.error)) : null;
   const form = h("form", { class: "signup", autocomplete: "on", on: { submit: async (e) => {
     e.preventDefault();
     if (signup.pending) return;
@@ -157,16 +168,19 @@ export function signupForm(opts) {
     opts.refresh();
   } } },
     h("label", {}, `${tr("signup.user")} `, h("input", { name: "user", required: true, autocomplete: "username", value: signup.user,
-      pattern: "[A-Za-z0-9_.\\-]{1,64}", title: tr("signup.user-rule"), dataset: { key: "su-user" } })),
+      pattern: "[A-Za-z0-9_.\\-]{1,64}", title: tr("signup.user-rule"), dataset: { key: "su-user", keep: "" } })),
     h("label", {}, `${tr("signup.password")} `, h("input", { name: "password", type: "password", required: true, minlength: 8,
-      autocomplete: "new-password", dataset: { key: "su-password" } })),
-    mode === "code" ? h("label", {}, `${tr("signup.code")} `, h("input", { name: "code", required: true, autocomplete: "off",
-      dataset: { key: "su-code" } })) : null,
+      autocomplete: "new-password", dataset: { key: "su-password", keep: "" } })),
     h("p", { class: "muted" }, tr("signup.rules")),
+    mode === "code" ? h("label", {}, `${tr("signup.code")} `, h("input", { name: "code", required: true, autocomplete: "off",
+      dataset: { key: "su-code", keep: "" }, "aria-describedby": "su-code-hint" })) : null,
+    mode === "code" ? h("p", { class: "muted", id: "su-code-hint" }, tr("signup.code-hint")) : null,
     h("button", { type: "submit", dataset: { key: "su-go" }, disabled: signup.pending ? true : null },
       signup.pending ? tr("signup.making") : tr("signup.go")));
+  // The state is set on the click itself, not only on `toggle` (which fires later): a lobby
+  // re-rendered in between would otherwise rebuild the fold shut under the person's finger.
   const fold = h("details", { class: "signup-fold", open: signup.open || signup.error ? true : null },
-    h("summary", { dataset: { key: "su-open" } }, tr("signup.title")), problem, form);
-  fold.addEventListener("toggle", () => { signup.open = fold.open; });
+    h("summary", { dataset: { key: "su-open" }, on: { click: () => { signup.open = !fold.open; } } }, tr("signup.title")), problem, form);
+  fold.addEventListener("toggle", () => { if (fold.isConnected) signup.open = fold.open; });
   return fold;
 }

@@ -37,11 +37,25 @@ export function moveButton(move, label, onMove, extra = {}) {
 }
 
 // Re-render `root` with `build()` while keeping the focused control focused (by data-key).
+// Fields marked `data-keep` (the login, sign-up and "Your name" forms) also keep what was
+// typed in them: the lobby re-renders on every broker message, and a password half typed
+// must not vanish because a table moved on somewhere.
 export function rerender(root, build) {
   const active = document.activeElement;
   const key = active && root.contains(active) ? active.dataset.key : null;
   const scroll = window.scrollY;
+  const typed = new Map();
+  for (const el of root.querySelectorAll("input[data-keep][data-key]")) if (el.value !== el.defaultValue) typed.set(el.dataset.key, el.value);
+  const caret = active && typed.has(key) ? [active.selectionStart, active.selectionEnd] : null;
   root.replaceChildren(...[build()].flat(Infinity).filter((n) => n !== null && n !== undefined && n !== false));
+  for (const [k, v] of typed) {
+    const el = root.querySelector(`input[data-keep][data-key="${CSS.escape(k)}"]`);
+    if (el) el.value = v;
+  }
+  if (caret) {
+    const el = root.querySelector(`input[data-keep][data-key="${CSS.escape(key)}"]`);
+    try { if (el) el.setSelectionRange(caret[0], caret[1]); } catch (err) { /* not a text field */ }
+  }
   if (key) {
     const again = root.querySelector(`[data-key="${CSS.escape(key)}"]`);
     if (again) again.focus({ preventScroll: true });
