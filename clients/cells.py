@@ -51,11 +51,19 @@ class Cell:
     name: str
     broker: str
     edge: str | None = None
+    # The websockets listeners of the same two brokers (ws:// or wss://), for the web page:
+    # `summon web` puts them in its config.json (``cells``), the only cell map the page trusts.
+    # Not on the wire: ``created``/``meta`` name the cell, and the page looks its name up.
+    ws: str | None = None
+    edge_ws: str | None = None
 
     def __post_init__(self) -> None:
         if not portable_name(self.name):
             raise CellError(f"invalid cell name {self.name!r}: use 1-64 of A-Z a-z 0-9 _ -")
-        for what, url in (("broker", self.broker), ("edge", self.edge)):
+        for what, url in (("ws", self.ws), ("edge_ws", self.edge_ws)):
+            if url is not None and not url.startswith(("ws://", "wss://")):
+                raise CellError(f"cell {self.name}: its {what} address must be a ws:// or wss:// URL, not {url!r}")
+        for what, url in (("broker", self.broker), ("edge", self.edge), ("ws", self.ws), ("edge_ws", self.edge_ws)):
             if url is None:
                 continue
             if urllib.parse.urlsplit(url if "://" in url else "mqtt://" + url).password:  # the map is shown to players (in created and meta): never a secret
@@ -79,7 +87,8 @@ class Cell:
 
 
 def cells_from_toml(data: Any, where: str = "profile") -> tuple[Cell, ...]:
-    """``[cells.NAME] broker = ..., edge = ...`` tables, in the file's order."""
+    """``[cells.NAME] broker = ..., edge = ...`` tables (optional ``ws``, ``edge_ws``: the same
+    brokers' websockets listeners, for ``summon web``), in the file's order."""
     if data is None:
         return ()
     if not isinstance(data, Mapping):
@@ -88,14 +97,14 @@ def cells_from_toml(data: Any, where: str = "profile") -> tuple[Cell, ...]:
     for name, spec in data.items():
         if not isinstance(spec, Mapping) or not isinstance(spec.get("broker"), str):
             raise CellError(f"{where}: [cells.{name}] needs broker = \"mqtt://HOST:PORT\"")
-        edge = spec.get("edge")
-        if edge is not None and not isinstance(edge, str):
-            raise CellError(f"{where}: [cells.{name}] edge must be a string")
-        unknown = set(spec) - {"broker", "edge"}
+        for key in ("edge", "ws", "edge_ws"):
+            if spec.get(key) is not None and not isinstance(spec[key], str):
+                raise CellError(f"{where}: [cells.{name}] {key} must be a string")
+        unknown = set(spec) - {"broker", "edge", "ws", "edge_ws"}
         if unknown:
             raise CellError(f"{where}: [cells.{name}] unknown key(s) {', '.join(sorted(unknown))}")
         try:
-            out.append(Cell(str(name), spec["broker"], edge))
+            out.append(Cell(str(name), spec["broker"], spec.get("edge"), spec.get("ws"), spec.get("edge_ws")))
         except CellError as exc:
             raise CellError(f"{where}: [cells.{name}]: {exc}") from None
     return tuple(out)

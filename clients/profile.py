@@ -129,6 +129,9 @@ def write_profile(directory: str | os.PathLike[str], *, broker: str, spectators:
             lines += ["", f"[cells.{c.name}]", f"broker = {_q(c.broker)}"]
             if c.edge:
                 lines.append(f"edge = {_q(c.edge)}")
+            for key in ("ws", "edge_ws"):  # websockets listeners, for `summon web` (clients/cells.py)
+                if getattr(c, key, None):
+                    lines.append(f"{key} = {_q(getattr(c, key))}")
     path = root / FILENAME
     tmp = path.with_suffix(".tmp")
     tmp.write_text("\n".join(lines) + "\n", encoding="utf-8")

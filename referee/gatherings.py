@@ -263,7 +263,8 @@ class Gatherings:
         log.info("gathering %s: %s, waiting for seat(s) %s", table_id, req.game,
                  ", ".join(f"{s} ({k})" for s, k in sorted(waiting.items())), extra={"table": table_id})
         self.ref.send([Publish(reply, encode(Created(request_id=req.request_id, table=table_id, waiting=True,
-                                                     invites={str(s): c for s, c in sorted(g.codes.items())})))])
+                                                     invites={str(s): c for s, c in sorted(g.codes.items())},
+                                                     cell=self.ref.cell_wire())))])
         self._publish(g)
 
     def _new_code(self, g: Gathering, seat: int) -> str:

@@ -220,8 +220,10 @@ class PlayerTables:
             return None
         if not answer:
             return table
-        out = [Publish(reply, encode(Created(request_id=refs[0], table=table.id)))]
-        out += [Publish(self.ref.topics.reply(u), encode(Created(request_id=r, table=table.id))) for u, r in also]
+        cell = self.ref.cell_wire()  # the table's cell, as a director's create names it (issue 27)
+        out = [Publish(reply, encode(Created(request_id=refs[0], table=table.id, cell=cell)))]
+        out += [Publish(self.ref.topics.reply(u), encode(Created(request_id=r, table=table.id, cell=cell)))
+                for u, r in also]
         self.ref.send(out)
         return table
 
@@ -245,7 +247,8 @@ class PlayerTables:
             return refuse(ErrorCode.TABLE_FINISHED, "this table was closed: start a new one instead")
         nxt = getattr(table, "next", None)
         if nxt:  # already made: tell this one too (idempotent)
-            self.ref.send([Publish(reply, encode(Created(request_id=req.request_id, table=nxt)))])
+            self.ref.send([Publish(reply, encode(Created(request_id=req.request_id, table=nxt,
+                                                         cell=self.ref.cell_wire())))])
             return
         asks = self._asks.setdefault(table.id, {})
         asks[seat] = (user, req.request_id)

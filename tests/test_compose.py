@@ -377,5 +377,43 @@ def test_referee_health_and_the_monitoring_profile(compose):
     for job in ("summon-web", "summon-tournament"):  # on the host: compose names it for Prometheus
         assert f"job_name: {job}" in prom, job
     assert "host.docker.internal:host-gateway" in services["prometheus"]["extra_hosts"]
-    for name in set(services) - {"prometheus", "grafana"}:
+    for name in set(services) - {"prometheus", "grafana"} - CELL_C2:
         assert "profiles" not in services[name], f"{name} would not start by default"
+
+
+CELL_C2 = {"mosquitto-c2", "referee-c2", *(f"{s}-c2" for s in SEATS)}
+
+
+def test_the_two_cell_profile(compose):
+    """`docker compose --profile cells up` (issue 27): a second cell, c2 -- its own Mosquitto
+    (the same generated config, its own data), its referee serving cell c2 of the map in
+    deploy/cells/summon.toml with a store of its own, and the four bots on c2's broker."""
+    from summon.clients.profile import load_profile
+
+    services = compose["services"]
+    assert {n for n, svc in services.items() if svc.get("profiles") == ["cells"]} == CELL_C2
+    mosq, main = services["mosquitto-c2"], services["mosquitto"]
+    assert mosq["image"] == main["image"] and mosq["healthcheck"] == main["healthcheck"]
+    assert mosq["volumes"][0] == main["volumes"][0], "the same config and accounts on every cell"
+    assert mosq["volumes"][1].split(":")[0] != main["volumes"][1].split(":")[0], "each broker its own data"
+    ref = services["referee-c2"]
+    args = _args(ref["command"])
+    assert _opt(args, "--cell") == "c2" and _opt(args, "--broker") == "mqtt://mosquitto-c2:1883"
+    assert _opt(args, "--create").startswith("compose-c2-1=dragon:")
+    assert ref["depends_on"] == {"mosquitto-c2": {"condition": "service_healthy"}}
+    assert ref["volumes"][0].split(":")[0] != services["referee"]["volumes"][0].split(":")[0], "a store per cell"
+    mounts = {v.split(":")[1]: v.split(":")[0] for v in ref["volumes"] if v.startswith("./")}
+    inside = ref["environment"]["SUMMON_PROFILE"]
+    mount = next(m for m in mounts if inside.startswith(m.rstrip("/") + "/"))
+    prof = load_profile({"SUMMON_PROFILE": str(ROOT / mounts[mount] / inside[len(mount):].lstrip("/"))})
+    assert prof is not None and [c.name for c in prof.cells] == ["c1", "c2"]
+    host_port = {c.name: c.broker.rsplit(":", 1)[1] for c in prof.cells}  # the map names the host's ports
+    assert f"127.0.0.1:{host_port['c1']}:1883" == defaults(main["ports"])[0]
+    assert f"127.0.0.1:{host_port['c2']}:1883" == defaults(mosq["ports"])[0]
+    for seat in SEATS:
+        bot = services[f"{seat}-c2"]
+        args = _args(bot["command"])
+        assert _opt(args, "--broker") == "mqtt://mosquitto-c2:1883" and _opt(args, "--username") == seat
+        assert bot["environment"]["SUMMON_PASSWORD"] == f"{seat}-secret"
+        assert bot["depends_on"]["mosquitto-c2"] == {"condition": "service_healthy"}
+        assert float(_opt(args, "--pace") or 0) >= 0.5

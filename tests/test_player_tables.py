@@ -162,3 +162,36 @@ def test_rematch_needs_every_person_and_turns_the_seats(mosquitto, referee):
     # the seats turned by one: seat 0 deals the first hand, so mom (grandma's left) deals now
     assert isinstance(meta, Meta) and meta.players == ["east", "computer-2", "computer-3", "north"]
     assert meta.house == [1, 2] and meta.status == "playing" and meta.config["max_hands"] == 1
+
+
+def test_a_players_create_names_the_tables_cell_like_a_directors(mosquitto):
+    """Issue 27: in a cell, ``created.cell`` names it whoever creates -- a player's table with
+    computers, a player's gathering (``waiting``), as a director's create does."""
+    import threading
+
+    from summon.clients.bots import HOUSE_BOTS
+    from summon.referee.service import Referee, RefereeConfig
+
+    cell = {"name": "c2", "broker": f"mqtt://127.0.0.1:{mosquitto.port}", "edge": None}
+    ref = Referee(RefereeConfig(broker=mosquitto.url("referee"), client_id="referee",
+                                directors=frozenset({"director"}), cell=cell), house_bots=HOUSE_BOTS)
+    thread = threading.Thread(target=ref.run, daemon=True)
+    thread.start()
+    try:
+        assert ref.ready.wait(10)
+        mom = asker(mosquitto, "east")
+        made = ask(mom, "east", CreateTable(request_id=rid(), game="dragon", players=["east", "", "", ""],
+                                           computer=computers(1, 2, 3, level="easy")))
+        assert isinstance(made, Created) and made.cell == cell, made
+        gathering = ask(mom, "east", CreateTable(request_id=rid(), game="dragon", players=["east", "", "", ""],
+                                                waiting={"1": "open"}, computer=computers(2, 3, level="easy")))
+        assert isinstance(gathering, Created) and gathering.waiting and gathering.cell == cell, gathering
+        boss = asker(mosquitto, "director")
+        direct = ask(boss, "director", CreateTable(request_id=rid(), game="dragon", players=PLAYERS4))
+        assert isinstance(direct, Created) and direct.cell == cell, direct
+    finally:
+        ref.request_stop()
+        thread.join(10)
+
+
+PLAYERS4 = ["north", "east", "south", "west"]

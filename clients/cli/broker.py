@@ -216,8 +216,12 @@ def _init_cells(directory: str, n: int, port: int, spectator_port: int, no_spect
         except AccountsError as exc:
             raise click.ClickException(str(exc)) from None
         host = "127.0.0.1" if bind in ("", "0.0.0.0", "::") else bind
-        made.append((Cell(name, f"mqtt://{host}:{port + step}",
-                          f"mqtt://{es.bind or '127.0.0.1'}:{es.port}" if es else None), d))
+        ehost = es.bind or "127.0.0.1" if es else ""
+        made.append((Cell(name, f"mqtt://{host}:{port + step}", f"mqtt://{ehost}:{es.port}" if es else None,
+                          # websockets listeners, for `summon web`'s cell map (the page)
+                          ws=f"ws://{host}:{settings.websockets_port}" if settings.websockets_port else None,
+                          edge_ws=f"{'wss' if es.tls else 'ws'}://{ehost}:{es.websockets_port}"
+                          if es and es.websockets_port else None), d))
         click.echo(f"cell {name}: wrote {d.conf}" + (f" and its edge on port {es.port}" if es else ""))
     (root / CELLS_FILE).write_text("".join(f"{c.name} {d.root}\n" for c, d in made), encoding="utf-8")
     first, d0 = made[0]

@@ -48,6 +48,19 @@ def _profile_gateway(user: str) -> tuple[str | None, str | None]:
     return f"{url.host}:{url.port}", prof.password_of(user)
 
 
+def _profile_cells() -> tuple[tuple[str, str, str], ...]:
+    """The profile's cells that have a websockets listener (``[cells.NAME] ws = ...``), for
+    the page's cell map (config.json ``cells``); a cell without one cannot be reached from a
+    browser, and the page shows a table there in words instead of following it."""
+    from summon.clients.profile import ProfileError, load_profile
+
+    try:
+        prof = load_profile()
+    except ProfileError:
+        return ()
+    return tuple((c.name, c.ws, c.edge_ws or "") for c in (prof.cells if prof else ()) if getattr(c, "ws", None))
+
+
 def _profile_signup() -> str:
     from summon.clients.profile import ProfileError, load_profile
 
@@ -138,7 +151,7 @@ def web(broker: str | None, edge: str | None, prefix: str, host: str, port: int,
     if signup is None:
         signup = _profile_signup()
     config = WebConfig(broker=_ws_url(broker, "--broker"), edge=_ws_url(edge, "--edge"), prefix=prefix,
-                       guests=relay is not None, signup=signup)
+                       guests=relay is not None, signup=signup, cells=_profile_cells())
     try:
         server = WebServer(config, host=host, port=port, gateway=relay)
     except OSError as exc:

@@ -68,10 +68,17 @@ class WebConfig:
     extra_connect: tuple[str, ...] = field(default_factory=tuple)
     guests: bool = False     # a gateway is configured: invite links work (the referee may still refuse)
     signup: str = "none"     # "none" | "open" | "code": whether the page offers "Make an account"
+    # A deployment of several cells (issue 27, clients/cells.py): (name, broker ws URL, edge ws
+    # URL or "") per cell.  The page follows a table to its cell (``meta.cell.name``) only when
+    # the cell is listed here: this, not a link or a message, says where a password may go.
+    cells: tuple[tuple[str, str, str], ...] = ()
 
     def public(self) -> dict[str, Any]:
-        return {"broker": self.broker, "edge": self.edge, "prefix": self.prefix, "user": self.user, "login": self.login,
-                "guests": self.guests, "signup": self.signup if self.guests else "none"}
+        out = {"broker": self.broker, "edge": self.edge, "prefix": self.prefix, "user": self.user,
+               "login": self.login, "guests": self.guests, "signup": self.signup if self.guests else "none"}
+        if self.cells:  # one cell: config.json exactly as before
+            out["cells"] = {name: {"broker": broker, "edge": edge} for name, broker, edge in self.cells}
+        return out
 
 
 def _origin(url: str) -> str | None:
@@ -94,7 +101,8 @@ def csp_header(config: WebConfig) -> str:
     (timers in a background tab are throttled, which would let the broker drop us); only
     a script already allowed on the page can make such a blob.
     """
-    origins = sorted({o for o in map(_origin, (config.broker, config.edge, *config.extra_connect)) if o})
+    cells = [url for _, broker, edge in config.cells for url in (broker, edge)]
+    origins = sorted({o for o in map(_origin, (config.broker, config.edge, *cells, *config.extra_connect)) if o})
     connect = " ".join(["'self'", *origins])
     return ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
             f"connect-src {connect}; worker-src blob:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")

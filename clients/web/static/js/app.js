@@ -15,6 +15,7 @@
 import { h, rerender, section } from "./ui.js";
 import { errorWords } from "./words.js";
 import { Link, Store } from "./link.js";
+import { Cells } from "./cells.js";
 import { renderLobby } from "./lobby.js";
 import { renderTable, tickClocks } from "./table.js";
 import { ReplayViewer } from "./replay.js";
@@ -33,6 +34,7 @@ const store = new Store();
 const ui = {};            // per-screen UI choices (selected unit, bid level...), kept across renders
 let config = { ...DEFAULTS };
 let link = null;
+let cells = null;         // the other cells' connections (js/cells.js), when config.json lists cells
 let watched = null;
 let scheduled = false;
 let guest = null;         // {key, cred: {user, password, table, seat, name}} while playing as a guest
@@ -70,7 +72,11 @@ async function loadConfig() {
     history.replaceState(null, "", location.pathname + (rest ? `?${rest}` : "") + location.hash);
   }
   store.notice = notices.join(" ");
+  cells = new Cells(store, config);
 }
+
+// The connection that carries `table`'s moves and requests: its cell's (js/cells.js), else the home one.
+const via = (table) => (cells ? cells.linkFor(table, link) : link);
 
 // Timings for benchmarks/web_page.py (performance.now(): ms since the URL was opened).
 const marks = (window.__marks = { ready: null, connect: null, firstState: null, firstSeat: null });   // firstSeat: benchmarks/web_invite.py
@@ -84,7 +90,8 @@ function connect(opts) {
   store.tours.clear();
   store.referee = null;
   link = new Link(store, { prefix: config.prefix, ...opts }).connect();
-  window.summon = { store, link };   // for the browser tests and curious people in devtools
+  if (cells) cells.reset(link);   // the other cells' connections follow this one's account
+  window.summon = { store, link, cells };   // for the browser tests and curious people in devtools
   if (watched) link.watch(watched);
   if (opts.username && !opts.guest) try { localStorage.setItem("summon.user", opts.username); } catch (err) { /* private mode */ }
 }
@@ -119,7 +126,7 @@ function loginForm() {
     return section(tr("login.connection"), status, h("button", { type: "button", dataset: { key: "logout" }, on: { click: () => {
       if (guest) { try { sessionStorage.removeItem("summon.guest.active"); } catch (err) { /* ignore */ } guest = null; }
       if (config.edge) connect({ url: config.edge });   // back to watching without an account
-      else { link.close(); link = null; store.connection = { state: "idle", detail: tr("login.logged-out") }; }
+      else { link.close(); link = null; if (cells) cells.reset(null); store.connection = { state: "idle", detail: tr("login.logged-out") }; }
       location.hash = "#/";
       render();
     } } }, link.guest ? tr("login.leave") : tr("login.logout")));
@@ -151,7 +158,7 @@ function loginForm() {
 
 function onMove(table, seq, move) {
   try {
-    link.move(table, seq, move);
+    via(table).move(table, seq, move);
     ui.sent = { table, seq, move };
   } catch (err) {
     store.table(table).error = { code: "client", detail: err.message };
@@ -165,6 +172,7 @@ function route() {
   const table = m ? decodeURIComponent(m[1]) : null;
   if (table !== watched) {
     if (watched && link) link.unwatch(watched);
+    if (watched && cells) cells.unwatch(watched);
     watched = table;
     for (const key of Object.keys(ui)) delete ui[key];
     if (table && link) link.watch(table);
@@ -214,19 +222,26 @@ function render() {
     if (screen === "games") return [nav, ...myGames.render(store, link, loginForm())];
     if (screen === "new") return [nav, ...renderNewTable(store, link, render, config), link && link.user ? null : loginForm()];
     const t = store.table(watched);
+    const away = cells ? cells.follow(watched, link) : null;   // a table of another cell: follow it there
+    if (away) {
+      return [nav, h("p", { class: "notice cell-away", role: "status" }, tr(away.known ? "cell.login" : "cell.unknown", { cell: away.cell })),
+        !link || !link.user ? loginForm() : null];
+    }
     if (t.gathering && t.gathering.state !== "started" && !t.seat && !t.pub) return [nav, ...gatheringRoom(t)];
     if ((t.seat || t.pub) && marks.firstState === null) marks.firstState = performance.now();
     const drawn = t.seat && marks.firstSeat === null;
     // "Play again" accepted by everyone: the finished table names the next one, and every page watching moves there
     if (t.meta && t.meta.next && t.meta.status === "finished" && guest) moveGuest(guest.key, t.meta.next);
     if (t.meta && t.meta.next && t.meta.status === "finished") setTimeout(() => { if (location.hash === `#/table/${encodeURIComponent(watched)}`) location.hash = `#/table/${encodeURIComponent(t.meta.next)}`; }, 0);
-    const onRematch = link && link.user ? (id) => { link.request("rematch", { table: id }); } : null;
-    const chat = { user: link && link.user ? link.user : null, send: (body) => link.chat(t.id, body) };
-    const body = renderTable(t, { onMove: link && link.user ? onMove : null, onReclaim: (id) => link.reclaim(id), onRematch, ui, now: () => performance.now(), refresh: render, chat });
+    const onRematch = link && link.user ? (id) => { via(id).request("rematch", { table: id }); } : null;
+    const chat = { user: link && link.user ? link.user : null, send: (body) => via(t.id).chat(t.id, body) };
+    const body = renderTable(t, { onMove: link && link.user ? onMove : null, onReclaim: (id) => via(id).reclaim(id), onRematch, ui, now: () => performance.now(), refresh: render, chat });
     const sent = ui.sent && ui.sent.table === watched && t.seat && t.seat.seq === ui.sent.seq
       ? h("p", { class: "sent", role: "status" }, tr("table.sent", { move: ui.sent.move })) : null;
-    const conn = store.connection.state !== "online"
-      ? h("p", { class: `connection conn-${store.connection.state}`, role: "status" }, store.connection.detail) : null;
+    const trouble = cells ? cells.trouble(watched) : null;   // the table's cell's connection, when it is not the home one
+    const shown = trouble || store.connection;
+    const conn = shown.state !== "online"
+      ? h("p", { class: `connection conn-${shown.state}`, role: "status" }, shown.detail) : null;
     // Opened from a link without being logged in: offer the login here too (after the
     // table when watching anonymously, before it when there is nothing to show yet).
     const login = !link || !link.user ? loginForm() : null;
@@ -238,7 +253,7 @@ function render() {
 // Take an open seat (the lobby's "Open tables to join", a waiting room's "Sit here").
 function sit(table, seat) {
   try {
-    sitting.request = link.request("sit", { table, seat });
+    sitting.request = via(table).request("sit", { table, seat });
     sitting.table = table;
   } catch (err) { store.table(table).error = { code: "client", detail: err.message }; }
   render();
@@ -250,7 +265,7 @@ function gatheringRoom(t) {
   const creator = me && me === g.creator;
   if (creator && !store.invites.has(g.table) && !askedInvites.has(g.table) && link.client && link.client.connected) {
     askedInvites.add(g.table);   // the codes went to the creator's reply topic at creation; a reload asks again
-    link.request("invites", { table: g.table });
+    via(g.table).request("invites", { table: g.table });
   }
   for (const [id, r] of renewing) {   // "New link" answered: the new code is in store.invites, or the refusal shows
     const reply = store.replies.get(id);
@@ -263,9 +278,9 @@ function gatheringRoom(t) {
     : (g.seats.find((s) => s.kind === "person" && s.name === me) || { seat: null }).seat;
   const body = renderGathering(g, { me, guest: !!(link && link.guest), mySeat, invites: store.invites.get(g.table) || null,
     refresh: render, ui, onSit: (seat) => sit(g.table, seat),
-    onCancel: () => { link.request("close", { table: g.table, reason: tr("gather.cancel-reason") }); },
+    onCancel: () => { via(g.table).request("close", { table: g.table, reason: tr("gather.cancel-reason") }); },
     onRenew: (seat) => {
-      renewing.set(link.request("invites", { table: g.table, renew: [seat] }), { table: g.table, seat });
+      renewing.set(via(g.table).request("invites", { table: g.table, renew: [seat] }), { table: g.table, seat });
       renewState(g.table, seat, "pending");
       render();
     } });

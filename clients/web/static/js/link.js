@@ -52,7 +52,9 @@ function topics(prefix) {
 
 export class Link {
   // opts: {url, username (null = anonymous spectator), password, prefix,
-  //        guest: {name} (a guest account: it may read only its own tables' topics, GUESTS.md)}
+  //        guest: {name} (a guest account: it may read only its own tables' topics, GUESTS.md),
+  //        cell: name (a connection to another cell, js/cells.js: its watched tables, seats and
+  //              replies only -- the lobby and the page's status stay the home connection's)}
   constructor(store, opts) {
     this.store = store;
     this.opts = opts;
@@ -88,14 +90,16 @@ export class Link {
       this.connectedAt = performance.now();
       this.setConnection("online", username ? tr("conn.online-as", { url, user: username }) : tr("conn.online-spectator", { url }));
       const watched = [...this.watching].flatMap((table) => this.tableSubs(table));
-      const subs = this.guest ? [this.t.reply(username), ...watched] : [this.t.status, this.t.metas, this.t.tours, ...watched];
-      if (username && !this.guest) subs.push(this.t.seatAll(username), this.t.reply(username));
+      const subs = this.guest || this.opts.cell ? [...(username ? [this.t.reply(username)] : []), ...watched]
+        : [this.t.status, this.t.metas, this.t.tours, ...watched];
+      if (username && !this.guest) subs.push(this.t.seatAll(username), ...(this.opts.cell ? [] : [this.t.reply(username)]));
       client.subscribe(subs, { qos: 1 });
       if (presence) client.publish(presence, encode(msg("presence", { status: "online" })), { qos: 1, retain: true });
     });
     client.on("reconnect", () => this.setConnection("connecting", tr("conn.reconnecting", { url })));
     client.on("close", () => {
-      if (this.store.connection.state === "online") this.setConnection("offline", tr("conn.lost"));
+      const was = this.opts.cell ? this.connection : this.store.connection;
+      if (was && was.state === "online") this.setConnection("offline", tr("conn.lost"));
     });
     client.on("offline", () => this.setConnection("offline", tr("conn.unreachable", { url })));
     client.on("error", (err) => {
@@ -111,7 +115,8 @@ export class Link {
   }
 
   setConnection(state, detail) {
-    this.store.connection = { state, detail };
+    if (this.opts.cell) this.connection = { state, detail };   // another cell's: shown at its tables (js/cells.js)
+    else this.store.connection = { state, detail };
     this.store.changed();
   }
 
@@ -220,6 +225,7 @@ export function applyMessage(store, topic, m) {
       if (["created", "seated", "invites"].includes(m.type) || (m.type === "error" && parts[parts.length - 1] === "reply")) {
         if (!store.replies) return false;
         store.replies.set(m.type === "error" ? m.ref : m.request_id, m);
+        if (m.type === "created" && m.cell && store.tables) store.table(m.table).createdCell = m.cell;   // js/cells.js
         if (m.invites && store.invites) store.invites.set(m.table, { ...(store.invites.get(m.table) || {}), ...m.invites });
       } else if (m.type === "my_games" || m.type === "replay_part") {
         if (!store.history) return false;   // js/mygames.js: my own games and replays

@@ -38,12 +38,15 @@ const state = { table: str, game: str, seq: int, status: str, to_move: opt(list(
 const chatLine = { table: opt(str), n: int, user: str, seat: opt(int), seq: opt(int), text: str, at: opt(num),
                    preset: opt(str) };
 
+// A table's cell (protocol/README.md "Cells"): a name the page looks up in config.json (js/cells.js).
+const cell = shape({ name: str, broker: str, edge: opt(str) });
+
 const SHAPES = {
   referee_status: { status: str, tables: opt(num),
                     games: opt(list(shape({ name: str, title: str, min_seats: int, max_seats: int, options: list(map), levels: opt(list(map)) }))),
                     gatherings: opt(list(shape({ table: str, game: str, title: opt(str), creator: str, open: list(int),
                                                  waiting: opt(int), seated: opt(list(str)), expires: opt(num) }))) },
-  created: { request_id: str, table: str, waiting: opt(bool), invites: opt(map) },
+  created: { request_id: str, table: str, waiting: opt(bool), invites: opt(map), cell: opt(cell) },
   seated: { request_id: str, table: str, seat: int },
   invites: { request_id: str, table: str, invites: map },
   gathering: { table: str, game: str, title: opt(str), creator: str, state: str, expires: opt(num),
@@ -51,7 +54,7 @@ const SHAPES = {
   meta: { table: str, game: str, players: list(str), status: str, config: opt(map),
           result: opt(shape({ scores: list(num), winners: opt(list(int)), reason: opt(str) })),
           bots: opt(list(str)), house: opt(list(int)), clock: opt(map), rematch: opt(list(int)), next: opt(str),
-          away: opt(list(shape({ seat: int, since: num }))), names: opt(map) },
+          away: opt(list(shape({ seat: int, since: num }))), names: opt(map), cell: opt(cell) },
   public_state: state,
   seat_state: { ...state, seat: int, legal: opt(list(str)), house: opt(bool), last: opt(map) },
   events: { table: str, seq: int, events: list(event) },
