@@ -137,10 +137,12 @@ KNOWN_CYCLES = {
         "open_store (store.py) imports PgStore inside the function so that psycopg, an optional "
         "extra, loads only for a postgresql:// URL; the way out is open_store in a module of its "
         "own above both (store*.py were under other work when the rest were removed)",
-    frozenset({"summon.referee.playertables", "summon.referee.service"}):
-        "playertables needs the service's CreateRefused (deferred) and its Referee type; the way "
-        "out is CreateRefused beside Table and RefereeCore for the type (both files were under "
-        "other work when the rest were removed)",
+    frozenset({"summon.referee.playertables", "summon.referee.service", "summon.referee.gatherings",
+               "summon.referee.guests", "summon.referee.history"}):
+        "the referee's desks (players' tables, gatherings, guests, My games) are made by the service "
+        "and hold it, typed as Referee (a type-only import); playertables also needs the service's "
+        "CreateRefused (deferred).  The way out: CreateRefused beside Table, and each desk typed by "
+        "a Protocol of what it uses (as the chat desk uses RefereeCore)",
 }
 
 
