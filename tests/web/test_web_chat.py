@@ -87,7 +87,7 @@ def test_players_chat_a_watcher_reads_mute_hides_and_markup_stays_text(stack, br
     shoot(north, "chat", out)   # docs/screens/web/chat-phone.png and chat-desktop.png
     shoot(fan, "chat-watcher", out)
     # a refusal by the referee, in words: a flood from east's phone.  The bucket refills one
-    # line every 2 s, so on a loaded machine 8 slow clicks may all fit: click until the referee
+    # line every 2 s, so 8 clicks slower than 4 s in all all fit (a loaded machine): click until the referee
     # says no (each click spends a token faster than the refill once clicks take < 2 s).
     for _ in range(60):
         east.click("button[data-preset=oops]")
