@@ -224,17 +224,57 @@ def _init_cells(directory: str, n: int, port: int, spectator_port: int, no_spect
                           if es and es.websockets_port else None), d))
         click.echo(f"cell {name}: wrote {d.conf}" + (f" and its edge on port {es.port}" if es else ""))
     (root / CELLS_FILE).write_text("".join(f"{c.name} {d.root}\n" for c, d in made), encoding="utf-8")
+    lobby = _write_lobby(root, made, edge_kw, prefix, run_as_root, n) if edge else None
     first, d0 = made[0]
     prof = write_profile(root, broker=first.broker,
                          spectators=None if no_spectators else f"mqtt://127.0.0.1:{spectator_port}",
                          edge=first.edge, prefix=prefix, roles_file=str(d0.roles),
-                         secrets_dir=str(root / "secrets"), cells=[c for c, _ in made])
+                         secrets_dir=str(root / "secrets"), cells=[c for c, _ in made], lobby=lobby)
     click.echo(f"wrote the profile {prof} with {n} cells")
     click.echo("next:")
     click.echo(f"  export {PROFILE_ENV}={prof}")
     click.echo("  summon accounts add referee --role referee --generate     # on every cell, one password")
     for c, d in made:
         click.echo(f"  mosquitto -c {d.conf} &  summon referee -u referee --cell {c.name} --db postgresql://...")
+    if lobby:
+        click.echo(f"  mosquitto -c {root / LOBBY_DIR / 'mosquitto.conf'} &   # the lobby edge: every cell's tables")
+
+
+LOBBY_DIR = "lobby"  # DIRECTORY/lobby/: the lobby edge of a multi-cell deployment (referee/lobbyconf.py)
+
+
+def _write_lobby(root: Path, made: list[tuple[Any, Any]], edge_kw: dict[str, Any], prefix: str, run_as_root: bool,
+                 n: int) -> dict[str, str]:
+    """DIRECTORY/lobby/: the lobby edge, one bridge in from each cell's edge.  Its ports are
+    the next cell's edge ports (edge ports + 10 N): the one slot no cell uses.  Returns the
+    profile's ``[lobby]`` (its addresses)."""
+    from summon.referee.accounts import _chown_to_broker, _write  # the edges' file handling
+    from summon.referee.lobbyconf import lobby_acl_text, lobby_bridge, lobby_conf
+
+    step = 10 * n
+    port = int(edge_kw["edge_port"]) + step
+    ws = None if edge_kw.get("edge_no_ws") or not edge_kw.get("edge_ws_port") else int(edge_kw["edge_ws_port"]) + step
+    bind = str(edge_kw.get("edge_bind") or "127.0.0.1")
+    d = root / LOBBY_DIR
+    d.mkdir(parents=True, exist_ok=True)
+    if not run_as_root:
+        _chown_to_broker(d)
+    from summon.protocol.mqtt import BrokerUrl
+
+    edges = [(c.name, BrokerUrl.parse(c.edge)) for c, _ in made if c.edge]  # where each cell's edge listens
+    bridges = [lobby_bridge(name, url.host, url.port) for name, url in edges]
+    _write(d / "acl", lobby_acl_text(prefix))
+    _write(d / "passwd", "", 0o640)
+    _write(d / "mosquitto.conf", lobby_conf(port, str(d / "acl"), str(d / "passwd"), bridges, prefix, bind=bind,
+                                            run_as_root=run_as_root, websockets_port=ws,
+                                            pid_file=str(d / "mosquitto.pid")), 0o640)
+    click.echo(f"lobby edge: wrote {d / 'mosquitto.conf'} (port {port}" + (f", websockets {ws}" if ws else "") +
+               f"), bridged in from {len(bridges)} cells' edges")
+    host = bind if bind not in ("", "0.0.0.0", "::") else "127.0.0.1"
+    out = {"edge": f"mqtt://{host}:{port}"}
+    if ws:
+        out["edge_ws"] = f"ws://{host}:{ws}"
+    return out
 
 
 class CellAccounts:
