@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 import urllib.request
 from typing import Any, Iterator
 
@@ -291,6 +292,64 @@ def test_a_players_new_table_goes_to_the_least_loaded_cell(lobby, browser):
         assert rec is not None and tuple(rec.players) == ("north", "east"), rec  # placed in b, by b's referee
         assert Store(str(lobby["db"] / "a.db")).table(table) is None
         assert page.evaluate("() => window.summon.cells.cellOf(location.hash.split('/')[2]).name") == "b"
+        assert not errors, errors
+    finally:
+        context.close()
+        web.stop()
+
+
+def test_a_cell_down_pauses_its_table_in_words_and_the_other_cell_plays_on(two_cells, browser):
+    """North plays in the browser at a table of cell b (home: a); bots play a table of cell
+    a.  Cell b's broker is killed: the page at b's table says, in words, that its connection
+    is lost and being retried, while cell a's table keeps playing; b back: the page is
+    online again and north's next move is played."""
+    brokers, cells, db = two_cells["brokers"], two_cells["cells"], two_cells["db"]
+    east = BotClient(make_bot("random", 7), brokers["b"].url("east"), "east", exit_when_finished=False)
+    two_cells["bots"].append(east)
+    table = create_table(brokers["b"].url("director"), "director", "nim", ["north", "east"], {"heaps": 4, "size": 9},
+                         seed=5)
+    other = create_table(brokers["a"].url("director"), "director", "nim", ["south", "west"], {"heaps": 10, "size": 9},
+                         seed=6)
+    for user in ("south", "west"):
+        two_cells["bots"].append(BotClient(make_bot("random", 3), brokers["a"].url(user), user, pace=0.3))
+    for b in two_cells["bots"]:
+        threading.Thread(target=b.run, daemon=True).start()
+    web = _web(cells, "a", {"a": "a", "b": "b"})
+    context = browser.new_context()
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    mine = "() => !!document.querySelector('.turn.mine') && !document.querySelector('p.connection')"
+
+    def play_one() -> None:
+        page.wait_for_function(mine, timeout=30000)
+        seq = page.get_attribute(".status-line", "data-seq")
+        page.click(f"button[data-move='{offered(page)[0]}']")
+        page.wait_for_function("(seq) => document.querySelector('.status-line').dataset.seq !== seq", arg=seq,
+                               timeout=30000)
+
+    a_store = Store(str(db / "a.db"))
+
+    def a_moves() -> int:
+        return len(a_store.moves(other))
+    try:
+        login(page, web.url, "north")
+        page.goto(f"{web.url}#/table/{table}")
+        play_one()
+        brokers["b"].stop()
+        before = a_moves()
+        page.wait_for_function("() => /retrying|reconnecting/i.test(document.querySelector('p.connection')?.textContent || '')",
+                               timeout=20000)  # the page at b's table says so, in words
+        deadline = time.monotonic() + 20
+        while a_moves() <= before and a_store.table(other).status != "finished" and time.monotonic() < deadline:
+            time.sleep(0.1)  # cell a's table, meanwhile
+        assert a_moves() > before or a_store.table(other).status == "finished", "cell a's table plays on"
+        assert page.query_selector("p.connection"), "b is still down: the words stay"
+        brokers["b"].restart()
+        page.wait_for_selector("p.connection", state="detached", timeout=30000)  # b's connection is back
+        play_one()  # and the table resumes
+        moves = Store(str(db / "b.db")).moves(table)
+        assert [m.user for m in moves].count("north") >= 2, moves
         assert not errors, errors
     finally:
         context.close()
