@@ -112,7 +112,8 @@ def _edge_next(ed: EdgeDir, e: EdgeSettings) -> None:
                    "plugin (dynsec.json; `summon accounts` then talks to the running broker; docs/identity.md).")
 @click.option("--cells", "cells", type=click.IntRange(1, 99), default=1, show_default=True,
               help="A deployment of N cells (clients/cells.py): DIRECTORY/cells/c1..cN, one broker each, ports "
-                   "+10 per cell; the profile's [cells] map; `summon accounts` then acts on every cell.")
+                   "+10 per cell; the profile's [cells] map; `summon accounts` then acts on every cell. With "
+                   "--edge also DIRECTORY/lobby: the lobby edge (every cell's tables; the next cell's edge ports).")
 @click.option("--edge", is_flag=True,
               help="Also write an edge broker (DIR/edges/NAME/): a separate Mosquitto for anonymous, read-only "
                    "spectators, bridged in from the spectators' listener (public topics only).")

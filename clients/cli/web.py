@@ -70,7 +70,8 @@ def _profile_lobby() -> str:
         prof = load_profile()
     except ProfileError:
         return ""
-    return (prof.lobby_edge_ws or "") if prof and prof.cells else ""
+    # only with a cell map the page can use: a table listed there must be followable to its cell
+    return (prof.lobby_edge_ws or "") if prof and _profile_cells() else ""
 
 
 def _profile_signup() -> str:

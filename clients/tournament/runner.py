@@ -140,7 +140,7 @@ class Runner:
         return False if False in known else (None if None in known else True)
 
     def _cell_of(self, rec: GameRecord) -> str:
-        return rec.cell if rec.cell in self._links else self._home  # type: ignore[return-value]
+        return rec.cell if rec.cell is not None and rec.cell in self._links else self._home
 
     def _via(self, rec: GameRecord) -> Link:
         return self._links[self._cell_of(rec)]
