@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import socket
 import threading
+import time
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -205,3 +206,42 @@ def test_the_lobby_conf_bridges_only_the_lobby_topics_inward():
     assert len(set(clientids)) == 4 and all(len(c) > 30 for c in clientids), "unguessable: the edges are anonymous"
     acl = [ln for ln in lobby_acl_text().splitlines() if ln and not ln.startswith("#")]
     assert acl == [f"topic read {P}/{t}" for t in ("t/+/public/meta", "tour/#", "cells/+/referee/status")]
+
+
+def test_watch_follow_comments_on_every_cells_tables(deployment):
+    """``summon watch --follow`` without an account: one connection to each cell's edge
+    (the lobby has no per-move feed to comment on), each line naming its cell."""
+    import os
+    import subprocess
+    import sys
+
+    prof = deployment["prof"]
+    cells: list[Cell] = list(prof.cells)
+    env = {**os.environ, "SUMMON_PROFILE": str(deployment["root"] / "summon.toml")}
+    for key in ("SUMMON_BROKER", "SUMMON_USER", "SUMMON_PASSWORD"):
+        env.pop(key, None)
+    for c in cells:  # a table in play in each cell (nobody has moved: each stays in play)
+        create_in_cells(cells, creds(prof, "director"), "director", "nim", ["north", "east"], cell=c.name,
+                        config={"heaps": 3, "size": 6}, seed=8)
+    follow = subprocess.Popen([sys.executable, "-m", "summon.clients.cli", "watch", "--follow"], env=env,
+                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    seen: set[str] = set()
+    try:
+        import queue
+
+        lines: queue.Queue[str] = queue.Queue()
+        out = follow.stdout
+        assert out is not None
+        threading.Thread(target=lambda: [lines.put(ln) for ln in iter(out.readline, "")], daemon=True).start()
+        deadline = time.monotonic() + 60
+        while seen != {"c1", "c2"} and time.monotonic() < deadline:
+            try:
+                line = lines.get(timeout=max(0.1, deadline - time.monotonic()))
+            except queue.Empty:
+                break
+            if line.startswith("[c1] ") or line.startswith("[c2] "):
+                seen.add(line[1:3])
+        assert seen == {"c1", "c2"}, seen
+    finally:
+        follow.terminate()
+        follow.wait(10)
