@@ -245,6 +245,11 @@ def test_the_lobby_lists_the_tables_of_every_cell_and_opens_one_in_its_cell(lobb
         for n, table in made.items():  # both cells' tables, each naming its cell
             row = page.wait_for_selector(f".tables.mine li[data-table='{table}'][data-cell='{n}']", timeout=20000)
             assert f"cell {n}" in row.inner_text()
+        # my seat in cell b is known too (one more connection, to b): north is to move at both
+        for table in made.values():
+            page.wait_for_function("(t) => document.querySelector(`.tables.mine li[data-table='${t}'] .badge`)"
+                                   "?.textContent === 'your turn'", arg=table, timeout=20000)
+        assert page.evaluate("() => [...window.summon.cells.links.keys()]") == ["b"]
         for n in "ab":  # one referee status per cell
             page.wait_for_selector(f".cell-status li[data-cell='{n}'].ref-online", timeout=20000)
         assert page.evaluate("() => window.summon.cells.lobby.opts.url") == lobby["lobby_ws"]

@@ -219,7 +219,10 @@ function render() {
       return [nav, ...renderJoin({ config, refresh: render, onJoined: connectGuest })];
     }
     if (screen === "lobby") {
-      if (cells && !(link && link.guest)) cells.openLobby();   // every cell's tables (config.json `lobby`)
+      if (cells && !(link && link.guest)) {
+        cells.openLobby();   // every cell's tables (config.json `lobby`)
+        cells.openMine(link && link.user);   // and my seats in the other cells
+      }
       return [nav, ...renderLobby(store, link, loginForm(), render, { onSit: sit })];
     }
     if (screen === "games") return [nav, ...myGames.render(store, link, loginForm())];

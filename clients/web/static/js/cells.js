@@ -49,6 +49,19 @@ export class Cells {
     return this.lobby;
   }
 
+  // Every other cell where I sit at a table in play (the lobby's metas name it): its
+  // connection, so my seat there is known ("Your turn" in the lobby, the page's title).
+  openMine(me) {
+    if (!this.creds || !me) return;
+    for (const t of this.store.tables.values()) {
+      const c = t.meta && t.meta.status === "playing" && t.meta.players.includes(me) ? t.meta.cell : null;
+      if (c && c.name !== this.home && this.map[c.name] && this.map[c.name].broker) {
+        this.looking.delete(c.name);   // kept: it is in use
+        this.open(c.name);
+      }
+    }
+  }
+
   // The cell a new table of this page goes to, or null (the home cell's broker: one cell, or no lobby).
   place() {
     if (!this.active || !this.creds) return null;
