@@ -249,26 +249,18 @@ def _write_lobby(root: Path, made: list[tuple[Any, Any]], edge_kw: dict[str, Any
     """DIRECTORY/lobby/: the lobby edge, one bridge in from each cell's edge.  Its ports are
     the next cell's edge ports (edge ports + 10 N): the one slot no cell uses.  Returns the
     profile's ``[lobby]`` (its addresses)."""
-    from summon.referee.accounts import _chown_to_broker, _write  # the edges' file handling
-    from summon.referee.lobbyconf import lobby_acl_text, lobby_bridge, lobby_conf
+    from summon.protocol.mqtt import BrokerUrl
+    from summon.referee.accounts import write_lobby
+    from summon.referee.lobbyconf import lobby_bridge
 
     step = 10 * n
     port = int(edge_kw["edge_port"]) + step
     ws = None if edge_kw.get("edge_no_ws") or not edge_kw.get("edge_ws_port") else int(edge_kw["edge_ws_port"]) + step
     bind = str(edge_kw.get("edge_bind") or "127.0.0.1")
     d = root / LOBBY_DIR
-    d.mkdir(parents=True, exist_ok=True)
-    if not run_as_root:
-        _chown_to_broker(d)
-    from summon.protocol.mqtt import BrokerUrl
-
     edges = [(c.name, BrokerUrl.parse(c.edge)) for c, _ in made if c.edge]  # where each cell's edge listens
     bridges = [lobby_bridge(name, url.host, url.port) for name, url in edges]
-    _write(d / "acl", lobby_acl_text(prefix))
-    _write(d / "passwd", "", 0o640)
-    _write(d / "mosquitto.conf", lobby_conf(port, str(d / "acl"), str(d / "passwd"), bridges, prefix, bind=bind,
-                                            run_as_root=run_as_root, websockets_port=ws,
-                                            pid_file=str(d / "mosquitto.pid")), 0o640)
+    write_lobby(d, bridges, port, ws, prefix, bind, run_as_root)
     click.echo(f"lobby edge: wrote {d / 'mosquitto.conf'} (port {port}" + (f", websockets {ws}" if ws else "") +
                f"), bridged in from {len(bridges)} cells' edges")
     host = bind if bind not in ("", "0.0.0.0", "::") else "127.0.0.1"
