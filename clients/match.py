@@ -123,7 +123,7 @@ class MatchRunner(Runner):
         self.on_result = on_result
         self.finished_tables = 0
 
-    def _handle(self, item: Any) -> None:
+    def _handle(self, item: Any, cell: str | None = None) -> None:
         if item.payload and item.topic.endswith("/public/events"):
             try:
                 msg = decode(item.payload, accept=(Events,), max_bytes=1 << 20)
@@ -131,7 +131,7 @@ class MatchRunner(Runner):
                 msg = None
             if isinstance(msg, Events):
                 self.hands[msg.table].extend(e for e in msg.events if e.get("type") == "hand_end")
-        super()._handle(item)
+        super()._handle(item, cell)
 
     def _on_result(self, rec: Any, result: dict) -> None:
         super()._on_result(rec, result)

@@ -52,6 +52,10 @@ class Profile:
     # cell's players' ``broker`` and its ``edge``; empty for one broker.  ``broker`` above is
     # then the cell this installation's own commands use by default (usually the first).
     cells: tuple[Any, ...] = ()
+    # The lobby edge of a multi-cell deployment (``[lobby] edge``, ``edge_ws``; referee/lobbyconf.py):
+    # an anonymous read-only broker with every cell's table metas, tournaments and referee status.
+    lobby_edge: str | None = None
+    lobby_edge_ws: str | None = None
 
     def password_of(self, username: str) -> str | None:
         """The password kept for ``username`` by `summon accounts add --generate`, if any."""
@@ -99,11 +103,19 @@ def load_profile(environ: dict[str, str] | None = None) -> Profile | None:
         raise ProfileError(str(exc)) from None
     if cells and not known["broker"]:
         known["broker"] = cells[0].broker
-    return Profile(path=str(path), passwords=passwords, signup_mode=mode, cells=cells, **known)
+    lobby = data.get("lobby", {})
+    if not isinstance(lobby, dict) or set(lobby) - {"edge", "edge_ws"} or not all(
+            isinstance(v, str) for v in lobby.values()):
+        raise ProfileError(f"{path}: [lobby] holds edge = \"mqtt://HOST:PORT\" and edge_ws = \"ws://HOST:PORT\" only")
+    if lobby.get("edge_ws") and not lobby["edge_ws"].startswith(("ws://", "wss://")):
+        raise ProfileError(f"{path}: [lobby] edge_ws must be a ws:// or wss:// URL")
+    return Profile(path=str(path), passwords=passwords, signup_mode=mode, cells=cells,
+                   lobby_edge=lobby.get("edge"), lobby_edge_ws=lobby.get("edge_ws"), **known)
 
 
 def write_profile(directory: str | os.PathLike[str], *, broker: str, spectators: str | None, edge: str | None,
-                  prefix: str, roles_file: str, secrets_dir: str, cells: Any = ()) -> Path:
+                  prefix: str, roles_file: str, secrets_dir: str, cells: Any = (),
+                  lobby: dict[str, str] | None = None) -> Path:
     """Write DIR/summon.toml (replacing it) and return its path."""
     root = Path(directory).resolve()
     lines = [
@@ -132,6 +144,9 @@ def write_profile(directory: str | os.PathLike[str], *, broker: str, spectators:
             for key in ("ws", "edge_ws"):  # websockets listeners, for `summon web` (clients/cells.py)
                 if getattr(c, key, None):
                     lines.append(f"{key} = {_q(getattr(c, key))}")
+    if lobby:
+        lines += ["", "# The lobby edge (DIR/lobby): every cell's tables, read-only, anonymous.", "[lobby]"]
+        lines += [f"{key} = {_q(value)}" for key, value in lobby.items()]
     path = root / FILENAME
     tmp = path.with_suffix(".tmp")
     tmp.write_text("\n".join(lines) + "\n", encoding="utf-8")

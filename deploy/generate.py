@@ -51,6 +51,7 @@ ROLES = {"referee": "referee", "director": "director", "north": "bot", "east": "
 DIRECTORS = tuple(u for u, r in ROLES.items() if r == "director")  # the only tournament publishers (ACL)
 PORT = 1883
 SPECTATOR_PORT = 1884
+WS_PORT = 9001       # players over websockets (the web page; every cell of the compose `cells` profile)
 EDGE_PORT = 1885     # anonymous read-only spectators, MQTT
 EDGE_WS_PORT = 9002  # anonymous read-only spectators, websockets (the web page)
 MAIN_HOST = "mosquitto"  # compose.yaml's service name of the main broker
@@ -70,7 +71,7 @@ def conf_text() -> str:
                           persistence_dir=DATA_DIR, run_as_root=False,
                           spectator_port=SPECTATOR_PORT,
                           spectator_password_file=f"{CONFIG_DIR}/spectators.passwd",
-                          spectator_acl_file=f"{CONFIG_DIR}/spectators.acl")
+                          spectator_acl_file=f"{CONFIG_DIR}/spectators.acl", websockets_port=WS_PORT)
 
 
 def edge_conf_text() -> str:

@@ -43,7 +43,7 @@ import signal
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Iterator, Mapping
+from typing import Any, Iterator, Mapping
 
 from summon.protocol.topics import PORTABLE_CHARS, portable_name, valid_name
 from summon.protocol.version import DEFAULT_PREFIX
@@ -54,7 +54,7 @@ from summon.referee.brokerconf import (
 
 __all__ = [
     "ROLES", "AccountsError", "BrokerSettings", "BrokerDir", "EdgeSettings", "EdgeDir", "init_broker", "Accounts",
-    "read_roles", "RoleBook",
+    "read_roles", "RoleBook", "write_lobby",
 ]
 
 log = logging.getLogger("summon.accounts")
@@ -485,3 +485,21 @@ class RoleBook:
 
     def has_role(self, user: str, role: str) -> bool:
         return self.role(user) == role
+
+
+def write_lobby(directory: Path, bridges: list[Any], port: int, websockets_port: int | None, prefix: str,
+                bind: str, run_as_root: bool) -> Path:
+    """Write a lobby edge's ``mosquitto.conf``, ACL and empty passwd in ``directory``
+    (referee/lobbyconf.py), as ``add_edge`` writes an edge: owned by the broker's user unless
+    ``run_as_root``, the conf 0640 (its bridges' client ids are secrets).  Returns the conf."""
+    from summon.referee.lobbyconf import lobby_acl_text, lobby_conf
+
+    directory.mkdir(parents=True, exist_ok=True)
+    if not run_as_root:
+        _chown_to_broker(directory)
+    conf, acl, passwd = directory / "mosquitto.conf", directory / "acl", directory / "passwd"
+    _write(acl, lobby_acl_text(prefix))
+    _write(passwd, "", 0o640)
+    _write(conf, lobby_conf(port, str(acl), str(passwd), bridges, prefix, bind=bind, run_as_root=run_as_root,
+                            websockets_port=websockets_port, pid_file=str(directory / "mosquitto.pid")), 0o640)
+    return conf

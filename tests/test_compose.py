@@ -182,7 +182,8 @@ def test_ports_bound_to_localhost(compose):
                 assert str(port).startswith("127.0.0.1:"), f"{name} publishes {port!r} beyond 127.0.0.1"
     # players' listener and the read-only spectators' listener (referee/brokerconf.py)
     # host ports may be moved by environment variables (${SUMMON_PORT:-1883}); by default:
-    assert defaults(compose["services"]["mosquitto"]["ports"]) == ["127.0.0.1:1883:1883", "127.0.0.1:1884:1884"]
+    assert defaults(compose["services"]["mosquitto"]["ports"]) == ["127.0.0.1:1883:1883", "127.0.0.1:1884:1884",
+                                                                   "127.0.0.1:9001:9001"]
     assert compose["services"]["mosquitto"]["ports"][0] == "127.0.0.1:${SUMMON_PORT:-1883}:1883"
     # the edge: anonymous read-only spectators over MQTT and websockets (deploy/generate.py)
     assert defaults(compose["services"]["edge"]["ports"]) == ["127.0.0.1:1885:1885", "127.0.0.1:9002:9002"]
@@ -410,6 +411,14 @@ def test_the_two_cell_profile(compose):
     host_port = {c.name: c.broker.rsplit(":", 1)[1] for c in prof.cells}  # the map names the host's ports
     assert f"127.0.0.1:{host_port['c1']}:1883" == defaults(main["ports"])[0]
     assert f"127.0.0.1:{host_port['c2']}:1883" == defaults(mosq["ports"])[0]
+    # each cell's players over websockets, where the page follows a table (clients/cells.py `ws`)
+    conf = (ROOT / "deploy" / "mosquitto" / "mosquitto.conf").read_text().splitlines()
+    ws_inside = next(conf[i].split()[1] for i in range(len(conf) - 1)
+                     if conf[i].startswith("listener ") and conf[i + 1] == "protocol websockets")
+    assert "use_username_as_clientid true" in conf[conf.index(f"listener {ws_inside}"):], "an account per client id"
+    for c, svc in (("c1", main), ("c2", mosq)):
+        ws = next(c_.ws for c_ in prof.cells if c_.name == c)
+        assert ws is not None and f"127.0.0.1:{ws.rsplit(':', 1)[1]}:{ws_inside}" in defaults(svc["ports"]), (c, ws)
     for seat in SEATS:
         bot = services[f"{seat}-c2"]
         args = _args(bot["command"])

@@ -112,7 +112,8 @@ def _edge_next(ed: EdgeDir, e: EdgeSettings) -> None:
                    "plugin (dynsec.json; `summon accounts` then talks to the running broker; docs/identity.md).")
 @click.option("--cells", "cells", type=click.IntRange(1, 99), default=1, show_default=True,
               help="A deployment of N cells (clients/cells.py): DIRECTORY/cells/c1..cN, one broker each, ports "
-                   "+10 per cell; the profile's [cells] map; `summon accounts` then acts on every cell.")
+                   "+10 per cell; the profile's [cells] map; `summon accounts` then acts on every cell. With "
+                   "--edge also DIRECTORY/lobby: the lobby edge (every cell's tables; the next cell's edge ports).")
 @click.option("--edge", is_flag=True,
               help="Also write an edge broker (DIR/edges/NAME/): a separate Mosquitto for anonymous, read-only "
                    "spectators, bridged in from the spectators' listener (public topics only).")
@@ -224,17 +225,49 @@ def _init_cells(directory: str, n: int, port: int, spectator_port: int, no_spect
                           if es and es.websockets_port else None), d))
         click.echo(f"cell {name}: wrote {d.conf}" + (f" and its edge on port {es.port}" if es else ""))
     (root / CELLS_FILE).write_text("".join(f"{c.name} {d.root}\n" for c, d in made), encoding="utf-8")
+    lobby = _write_lobby(root, made, edge_kw, prefix, run_as_root, n) if edge else None
     first, d0 = made[0]
     prof = write_profile(root, broker=first.broker,
                          spectators=None if no_spectators else f"mqtt://127.0.0.1:{spectator_port}",
                          edge=first.edge, prefix=prefix, roles_file=str(d0.roles),
-                         secrets_dir=str(root / "secrets"), cells=[c for c, _ in made])
+                         secrets_dir=str(root / "secrets"), cells=[c for c, _ in made], lobby=lobby)
     click.echo(f"wrote the profile {prof} with {n} cells")
     click.echo("next:")
     click.echo(f"  export {PROFILE_ENV}={prof}")
     click.echo("  summon accounts add referee --role referee --generate     # on every cell, one password")
     for c, d in made:
         click.echo(f"  mosquitto -c {d.conf} &  summon referee -u referee --cell {c.name} --db postgresql://...")
+    if lobby:
+        click.echo(f"  mosquitto -c {root / LOBBY_DIR / 'mosquitto.conf'} &   # the lobby edge: every cell's tables")
+
+
+LOBBY_DIR = "lobby"  # DIRECTORY/lobby/: the lobby edge of a multi-cell deployment (referee/lobbyconf.py)
+
+
+def _write_lobby(root: Path, made: list[tuple[Any, Any]], edge_kw: dict[str, Any], prefix: str, run_as_root: bool,
+                 n: int) -> dict[str, str]:
+    """DIRECTORY/lobby/: the lobby edge, one bridge in from each cell's edge.  Its ports are
+    the next cell's edge ports (edge ports + 10 N): the one slot no cell uses.  Returns the
+    profile's ``[lobby]`` (its addresses)."""
+    from summon.protocol.mqtt import BrokerUrl
+    from summon.referee.accounts import write_lobby
+    from summon.referee.lobbyconf import lobby_bridge
+
+    step = 10 * n
+    port = int(edge_kw["edge_port"]) + step
+    ws = None if edge_kw.get("edge_no_ws") or not edge_kw.get("edge_ws_port") else int(edge_kw["edge_ws_port"]) + step
+    bind = str(edge_kw.get("edge_bind") or "127.0.0.1")
+    d = root / LOBBY_DIR
+    edges = [(c.name, BrokerUrl.parse(c.edge)) for c, _ in made if c.edge]  # where each cell's edge listens
+    bridges = [lobby_bridge(name, url.host, url.port) for name, url in edges]
+    write_lobby(d, bridges, port, ws, prefix, bind, run_as_root)
+    click.echo(f"lobby edge: wrote {d / 'mosquitto.conf'} (port {port}" + (f", websockets {ws}" if ws else "") +
+               f"), bridged in from {len(bridges)} cells' edges")
+    host = bind if bind not in ("", "0.0.0.0", "::") else "127.0.0.1"
+    out = {"edge": f"mqtt://{host}:{port}"}
+    if ws:
+        out["edge_ws"] = f"ws://{host}:{ws}"
+    return out
 
 
 class CellAccounts:

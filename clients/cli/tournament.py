@@ -87,16 +87,27 @@ def run_cmd(broker_url: str, username: str | None, password: str | None, passwor
             raise click.BadParameter("--run-bots needs --bot-passwords DIR (or a profile: SUMMON_PROFILE)",
                                      param_hint="--bot-passwords")
 
+        from summon.clients.cli.common import in_cell, profile_cells
+
         def broker_for(user: str):
             pw = (Path(bot_passwords) / f"{user}.pw").read_text(encoding="utf-8").splitlines()[0]
             return broker.with_credentials(user, pw)
+        cell_map = profile_cells(broker_url)
+
+        def cells_for(user: str):  # the bots sit where the runner places tables: every cell but the first
+            return [in_cell(broker_for(user), c.broker) for c in cell_map[1:]]
         try:
-            fleet = BotFleet().start(broker_for, bots, mqtt_version=int(mqtt_version), prefix=prefix)
+            fleet = BotFleet().start(broker_for, bots, mqtt_version=int(mqtt_version), prefix=prefix,
+                                     cells_for=cells_for if cell_map else None)
         except (OSError, LinkError) as exc:
             raise click.ClickException(f"cannot start the bots: {exc}") from None
     try:
+        from summon.clients.cli.common import in_cell, profile_cells
+
+        # the profile's cells (no --broker): one connection to each, tables placed among them (runner.py)
+        cells = [(c.name, in_cell(broker, c.broker)) for c in profile_cells(broker_url)]
         runner = Runner(spec, broker, broker.username, progress_path or _default_progress(file), prefix=prefix,
-                        mqtt_version=int(mqtt_version), say=click.echo)
+                        mqtt_version=int(mqtt_version), say=click.echo, cells=cells)
     except TournamentError as exc:
         raise click.ClickException(str(exc)) from None
     _on_signals(runner.request_stop)

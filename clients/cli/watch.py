@@ -9,6 +9,8 @@ terminal client's spectator views run (clients/tui/spectate.py).
 from __future__ import annotations
 
 import sys
+import threading
+from typing import Any, Callable
 
 import click
 
@@ -88,12 +90,50 @@ def _watch_more(table: str | None, follow: bool, screen: bool, broker_url: str |
             finally:
                 session.close()
         else:
-            follower = Follower(broker, prefix=prefix, match=table, out=lambda line: click.echo(line),
-                                mqtt_version=int(mqtt_version)).start()
+            followers = [Follower(url, prefix=prefix, match=table, out=out, mqtt_version=int(mqtt_version)).start()
+                         for url, out in _follow_where(broker_url, broker)]
+            def stop_all() -> None:
+                for f in followers:
+                    f.request_stop()
+            _on_signals(stop_all)
+            threads = [threading.Thread(target=f.run, daemon=True) for f in followers[1:]]
+            for t in threads:  # one connection per cell, each on its own thread; the first on this one
+                t.start()
             try:
-                follower.run()
+                followers[0].run()
             except KeyboardInterrupt:
-                follower.request_stop()
+                pass
+            finally:
+                for f in followers:
+                    f.request_stop()
+                for t in threads:
+                    t.join(5)
     except LinkError as exc:
         link_failed("watch", exc)
     sys.exit(EXIT_OK)
+
+
+def _follow_where(broker_url: str | None, broker: Any) -> list[tuple[Any, Callable[[str], None]]]:
+    """Where ``--follow`` listens: the one broker, or, with the profile's cells (no --broker),
+    every cell -- its players' broker with an account, else its MQTT edge -- each line
+    tagged with its cell.  Why not the lobby edge: it carries the tables' metas only, not
+    the per-move feed a commentary needs (referee/lobbyconf.py)."""
+    from summon.clients.cli.common import in_cell, profile_cells
+
+    cells = profile_cells(broker_url)
+    if not cells:
+        return [(broker, lambda line: click.echo(line))]
+    def tagged(name: str) -> Callable[[str], None]:
+        return lambda line: click.echo(f"[{name}] {line}")
+    out: list[tuple[Any, Callable[[str], None]]] = []
+    for c in cells:
+        if broker.username:
+            url = in_cell(broker, c.broker)
+        elif c.edge and c.edge.startswith("mqtt"):
+            from summon.protocol.mqtt import BrokerUrl
+
+            url = BrokerUrl.parse(c.edge)
+        else:
+            continue  # anonymous, and this cell has no MQTT edge: nothing to read it with
+        out.append((url, tagged(c.name)))
+    return out or [(broker, lambda line: click.echo(line))]

@@ -61,6 +61,19 @@ def _profile_cells() -> tuple[tuple[str, str, str], ...]:
     return tuple((c.name, c.ws, c.edge_ws or "") for c in (prof.cells if prof else ()) if getattr(c, "ws", None))
 
 
+def _profile_lobby() -> str:
+    """The profile's lobby edge over websockets (``[lobby] edge_ws``), for config.json's
+    ``lobby``: where the page's lobby lists the tables of every cell (referee/lobbyconf.py)."""
+    from summon.clients.profile import ProfileError, load_profile
+
+    try:
+        prof = load_profile()
+    except ProfileError:
+        return ""
+    # only with a cell map the page can use: a table listed there must be followable to its cell
+    return (prof.lobby_edge_ws or "") if prof and _profile_cells() else ""
+
+
 def _profile_signup() -> str:
     from summon.clients.profile import ProfileError, load_profile
 
@@ -151,7 +164,8 @@ def web(broker: str | None, edge: str | None, prefix: str, host: str, port: int,
     if signup is None:
         signup = _profile_signup()
     config = WebConfig(broker=_ws_url(broker, "--broker"), edge=_ws_url(edge, "--edge"), prefix=prefix,
-                       guests=relay is not None, signup=signup, cells=_profile_cells())
+                       guests=relay is not None, signup=signup, cells=_profile_cells(),
+                       lobby=_profile_lobby())
     try:
         server = WebServer(config, host=host, port=port, gateway=relay)
     except OSError as exc:

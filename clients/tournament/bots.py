@@ -45,11 +45,12 @@ class BotFleet:
         self._threads: list[threading.Thread] = []
 
     def start(self, broker_for: Callable[[str], BrokerUrl], accounts: Iterable[tuple[str, str]],
-              seed: int = 0, **kw: Any) -> "BotFleet":
-        """``accounts``: (username, bot name) pairs; ``broker_for(user)`` has the credentials."""
+              seed: int = 0, cells_for: Callable[[str], list[BrokerUrl]] | None = None, **kw: Any) -> "BotFleet":
+        """``accounts``: (username, bot name) pairs; ``broker_for(user)`` has the credentials;
+        ``cells_for(user)``: the other cells' brokers, one more connection each (clients/cells.py)."""
         for user, name in accounts:
             client = TableBots(_factory(name, seed), broker_for(user), user,
-                               exit_when_finished=False, **kw)
+                               exit_when_finished=False, cells=cells_for(user) if cells_for else (), **kw)
             self.clients[user] = client
             t = threading.Thread(target=client.run, name=f"bot-{user}", daemon=True)
             t.start()

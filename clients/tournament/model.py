@@ -28,6 +28,7 @@ class GameRecord:
     board: int | None = None       # duplicate: board number (1-based)
     room: int | None = None        # duplicate: 0 = open room, 1 = closed room (sides swapped)
     table: str | None = None       # table id at the referee (a new one after a lost table)
+    cell: str | None = None        # the cell the table was created in (clients/cells.py); None: the home broker
     attempt: int = 0               # how many times the table was (re)created
     status: str = "pending"        # pending | creating | playing | finished | forfeit | bye
     result: dict[str, Any] | None = None     # the referee's Meta.result: scores per seat, winners, reason

@@ -17,10 +17,20 @@ runner restartable:
   period while that entrant's seat is to move.  The clock only runs while the referee is
   online, so a referee outage never forfeits anybody.
 
-One connection only: the broker's ``use_username_as_clientid`` lets each account hold a
-single connection, so the runner does its director requests, its watching and its
-publishing over the same link (``clients.director.create_table`` opens its own and
+One connection per broker: the broker's ``use_username_as_clientid`` lets each account
+hold a single connection there, so the runner does its director requests, its watching
+and its publishing over the same link (``clients.director.create_table`` opens its own and
 would disconnect the runner).
+
+Cells (issue 27, clients/cells.py): given the deployment's cells, the runner holds one
+connection per cell (the same director account on each; a broker binds the client id on
+its own listeners only) and places each new table in the cell where this tournament has
+the fewest tables in play (ties: the map's order) -- its own tables, which it knows
+without asking anyone.  A game's cell is kept in the progress file (``GameRecord.cell``),
+so a resumed runner watches, probes and re-creates each table in its own cell.  The
+tournament message is published on the first cell; every cell's edge carries it, and the
+lobby edge lists it (referee/lobbyconf.py).  A cell whose referee is offline pauses the
+no-show clock of its own tables only.
 """
 
 from __future__ import annotations
@@ -32,7 +42,7 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 from summon.clients.tournament import TournamentError
 from summon.clients.tournament.formats import is_swiss, plan_round, seat_sides
@@ -98,7 +108,8 @@ class Runner:
     def __init__(self, spec: Spec, broker: BrokerUrl, director: str, progress_path: str | Path,
                  prefix: str = DEFAULT_PREFIX, mqtt_version: int = 3,
                  on_finish: Callable[["Runner"], None] | None = None,
-                 say: Callable[[str], None] | None = None) -> None:
+                 say: Callable[[str], None] | None = None,
+                 cells: Sequence[tuple[str, BrokerUrl]] = ()) -> None:
         self.spec = spec
         self.director = director
         self.path = Path(progress_path)
@@ -108,16 +119,38 @@ class Runner:
         self.on_finish = on_finish
         self.live: dict[str, Live] = {}
         self.stats = Stats()
-        self.referee_online: bool | None = None
+        self.referee_by_cell: dict[str, bool | None] = {}  # "" (no cells) or a cell name -> its referee online?
         self.last_tick = 0.0  # time.monotonic() of the loop's last turn: /healthz of --metrics-port
         self._stop = threading.Event()
         self._dirty = True
         self._published = 0.0
         self._last_payload = b""
-        self._link = Link(broker.with_credentials(director, broker.password), director,
-                          subscriptions=(self.topics.reply(director), self.topics.referee_status(),
-                                         self.topics.seat_all("+", director)),
-                          mqtt_version=mqtt_version)
+        subs = (self.topics.reply(director), self.topics.referee_status(), self.topics.seat_all("+", director))
+        where = list(cells) or [("", broker)]
+        # one connection per cell (or the one broker, cell ""); the first is home: the tournament message
+        self._links = {name: Link(url.with_credentials(director, url.password or broker.password), director,
+                                  subscriptions=subs, mqtt_version=mqtt_version) for name, url in where}
+        self._home = where[0][0]
+        self._link = self._links[self._home]
+
+    @property
+    def referee_online(self) -> bool | None:
+        """False when a cell's referee is known offline; True when every one is known online."""
+        known = [self.referee_by_cell.get(name) for name in self._links]
+        return False if False in known else (None if None in known else True)
+
+    def _cell_of(self, rec: GameRecord) -> str:
+        return rec.cell if rec.cell is not None and rec.cell in self._links else self._home
+
+    def _via(self, rec: GameRecord) -> Link:
+        return self._links[self._cell_of(rec)]
+
+    def _place(self) -> str:
+        """The cell for a new table: where this tournament has the fewest tables in play."""
+        if len(self._links) == 1:
+            return self._home
+        busy = Counter(self._cell_of(g) for g in self.progress.games if g.status in ("creating", "playing"))
+        return min(self._links, key=lambda name: (busy[name], list(self._links).index(name)))
 
     # --- lifecycle -----------------------------------------------------------------------
     def request_stop(self) -> None:
@@ -128,8 +161,11 @@ class Runner:
         self.stats.started = time.monotonic()
         deadline = None if timeout is None else self.stats.started + timeout
         self._warn_seed()
-        self._link.start()
+        started = []
         try:
+            for link in self._links.values():
+                link.start()
+                started.append(link)
             self._resume()
             while not self._stop.is_set() and self.progress.status == "running":
                 if deadline is not None and time.monotonic() > deadline:
@@ -142,9 +178,11 @@ class Runner:
             self.stats.elapsed = time.monotonic() - self.stats.started
             self._save()
             try:
-                self._publish(force=True)
+                if self._link in started:
+                    self._publish(force=True)
             finally:
-                self._link.close()
+                for link in self._links.values():
+                    link.close()
         if self.progress.status == "aborted":
             raise RunnerError(self.progress.error or "aborted")
         return self.progress
@@ -165,29 +203,38 @@ class Runner:
         for rec in self.progress.games:
             if rec.status in ("creating", "playing") and rec.table:
                 self.live[rec.table] = Live(since=now)
-                self._watch(rec.table)
+                self._watch(rec)
                 if rec.status == "creating":
                     self._send_create(rec, now)
                 else:
-                    self._probe(rec.table)
+                    self._probe(rec)
         if self.progress.round == 0:
             self._plan(1)
 
     # --- the loop ------------------------------------------------------------------------
     def _drain(self, wait: float) -> None:
+        """Handle what every connection received; wait on the home one when none had anything."""
+        got = 0
+        for cell, link in self._links.items():
+            got += self._drain_one(cell, link, 0.0)
+        if not got:
+            self._drain_one(self._home, self._link, wait)
+
+    def _drain_one(self, cell: str, link: Link, wait: float) -> int:
         try:
-            item = self._link.inbox.get(timeout=wait)
+            item = link.inbox.get(timeout=wait) if wait else link.inbox.get_nowait()
         except queue.Empty:
-            return
-        for _ in range(10_000):
+            return 0
+        for n in range(1, 10_001):
             try:
-                self._handle(item)
+                self._handle(item, cell)
             except Exception:
                 log.exception("tournament %s: error handling %s", self.spec.id, item.topic)
             try:
-                item = self._link.inbox.get_nowait()
+                item = link.inbox.get_nowait()
             except queue.Empty:
-                return
+                return n
+        return 10_000
 
     def _tick(self, now: float) -> None:
         prog = self.progress
@@ -200,8 +247,7 @@ class Runner:
                 self._finish()
                 return
         self._start_pending(current, now)
-        if self.referee_online is not False:
-            self._check_timeouts(now)
+        self._check_timeouts(now)
         playing = sum(1 for g in current if g.status in ("creating", "playing"))
         self.stats.peak_tables = max(self.stats.peak_tables, playing)
         if self._dirty:
@@ -251,8 +297,8 @@ class Runner:
     def _check_timeouts(self, now: float) -> None:
         for table, lv in list(self.live.items()):
             rec = self.progress.by_table().get(table)
-            if rec is None:
-                continue
+            if rec is None or self.referee_by_cell.get(self._cell_of(rec)) is False:
+                continue  # nobody is late while their table's referee is away
             if rec.status == "creating":
                 if now - lv.sent > CREATE_RETRY:
                     self._send_create(rec, now)
@@ -280,10 +326,11 @@ class Runner:
     def _create(self, rec: GameRecord, now: float) -> None:
         rec.attempt += 1
         rec.table = self.progress.table_id(rec)
+        rec.cell = self._place() if self._home else None
         rec.status = "creating"
         rec.started = rec.started or time.time()
         self.live[rec.table] = Live(since=now)
-        self._watch(rec.table)
+        self._watch(rec)
         self._send_create(rec, now)
         self.stats.tables_created += 1
         self._dirty = True
@@ -294,18 +341,21 @@ class Runner:
         extra = {"clock": dict(self.spec.clock)} if self.spec.clock else {}
         req = CreateTable(request_id=rec.table, game=self.spec.game, players=list(rec.seats),
                           config=self.spec.table_config(), table=rec.table, seed=rec.seed, **extra)
-        self._link.publish(self.topics.request(self.director), encode(req))
+        self._via(rec).publish(self.topics.request(self.director), encode(req))
 
-    def _probe(self, table: str) -> None:
-        """Ask whether ``table`` still exists: see the module docstring."""
-        self._link.publish(self.topics.move(table, self.director), encode(Move(seq=0, move="probe")))
+    def _probe(self, rec: GameRecord) -> None:
+        """Ask whether ``rec``'s table still exists: see the module docstring."""
+        assert rec.table is not None
+        self._via(rec).publish(self.topics.move(rec.table, self.director), encode(Move(seq=0, move="probe")))
 
-    def _watch(self, table: str) -> None:
-        self._link.subscribe(self.topics.public_all(table))
+    def _watch(self, rec: GameRecord) -> None:
+        assert rec.table is not None
+        self._via(rec).subscribe(self.topics.public_all(rec.table))
 
-    def _unwatch(self, table: str) -> None:
-        self.live.pop(table, None)
-        self._link.unsubscribe(self.topics.public_all(table))
+    def _unwatch(self, rec: GameRecord) -> None:
+        assert rec.table is not None
+        self.live.pop(rec.table, None)
+        self._via(rec).unsubscribe(self.topics.public_all(rec.table))
 
     def _forfeit(self, rec: GameRecord, who: list[str], why: str) -> None:
         from summon.referee.games import GAMES
@@ -313,11 +363,11 @@ class Runner:
         self.stats.forfeits += 1
         self.stats.forfeit_reasons[why] += len(who)
         if rec.table:
-            self._unwatch(rec.table)
+            self._unwatch(rec)
             # stop the abandoned table on the referee, so it does not wait for ever
             req = CloseTable(request_id=f"close:{rec.table}", table=rec.table,
                              reason=f"{why}: {', '.join(who)}")
-            self._link.publish(self.topics.request(self.director), encode(req))
+            self._via(rec).publish(self.topics.request(self.director), encode(req))
         left = [s for s in rec.sides if s not in who]
         seats_left = sum(len(s) for s in team_layout(self.spec.game, len(left)))
         engine = GAMES[self.spec.game]
@@ -344,7 +394,7 @@ class Runner:
         """The referee no longer has this table: create it again (same seed, new id)."""
         assert rec.table is not None
         self.say(f"{rec.key}: table {rec.table} was lost by the referee; creating it again")
-        self._unwatch(rec.table)
+        self._unwatch(rec)
         self.stats.recreated += 1
         self._create(rec, time.monotonic())
 
@@ -361,20 +411,21 @@ class Runner:
         log.error("tournament %s aborted: %s", self.spec.id, why)
 
     # --- messages ------------------------------------------------------------------------
-    def _handle(self, item: Incoming) -> None:
+    def _handle(self, item: Incoming, cell: str | None = None) -> None:
         msg = self._decoded(item)
         if msg is None:
             return
+        cell = self._home if cell is None else cell
         if isinstance(msg, RefereeStatus):
-            self._on_referee(msg.status)
+            self._on_referee(msg.status, cell)
             return
         table = self.topics.table_of(item.topic)
         if isinstance(msg, (Created, Closed, Error)) and table is None:
             self._on_reply(msg)
             return
         rec = self.progress.by_table().get(table or "")
-        if rec is None or rec.done:
-            return
+        if rec is None or rec.done or self._cell_of(rec) != cell:
+            return  # another cell's copy of a table id is not ours
         if isinstance(msg, Error):      # the answer to a probe
             self._on_probe_error(rec, msg)
         elif isinstance(msg, Meta):
@@ -442,22 +493,24 @@ class Runner:
     def _on_result(self, rec: GameRecord, result: dict[str, Any]) -> None:
         rec.status, rec.result, rec.finished = "finished", dict(result), time.time()
         if rec.table:
-            self._unwatch(rec.table)
+            self._unwatch(rec)
         self._dirty = True
 
-    def _on_referee(self, status: str) -> None:
-        was = self.referee_online
-        self.referee_online = status == "online"
-        if self.referee_online and was is False:
-            self.say("the referee is back; checking which tables it still has")
+    def _on_referee(self, status: str, cell: str = "") -> None:
+        was = self.referee_by_cell.get(cell)
+        online = self.referee_by_cell[cell] = status == "online"
+        if online and was is False:
+            self.say(f"the referee{f' of cell {cell}' if cell else ''} is back; checking which tables it still has")
             now = time.monotonic()
             for table, lv in self.live.items():
-                lv.restart_clocks(now)  # nobody is late while the referee was away
                 rec = self.progress.by_table().get(table)
-                if rec and rec.status == "creating":
+                if rec is None or self._cell_of(rec) != cell:
+                    continue
+                lv.restart_clocks(now)  # nobody is late while the referee was away
+                if rec.status == "creating":
                     self._send_create(rec, now)
-                elif rec:
-                    self._probe(table)
+                else:
+                    self._probe(rec)
 
     # --- output --------------------------------------------------------------------------
     def _save(self) -> None:

@@ -72,12 +72,17 @@ class WebConfig:
     # URL or "") per cell.  The page follows a table to its cell (``meta.cell.name``) only when
     # the cell is listed here: this, not a link or a message, says where a password may go.
     cells: tuple[tuple[str, str, str], ...] = ()
+    # The lobby edge's ws URL (referee/lobbyconf.py), or "": the page's lobby reads every
+    # cell's tables there, anonymously (it carries metas, tournaments, referee statuses only).
+    lobby: str = ""
 
     def public(self) -> dict[str, Any]:
         out = {"broker": self.broker, "edge": self.edge, "prefix": self.prefix, "user": self.user,
                "login": self.login, "guests": self.guests, "signup": self.signup if self.guests else "none"}
         if self.cells:  # one cell: config.json exactly as before
             out["cells"] = {name: {"broker": broker, "edge": edge} for name, broker, edge in self.cells}
+        if self.lobby:
+            out["lobby"] = self.lobby
         return out
 
 
@@ -102,7 +107,8 @@ def csp_header(config: WebConfig) -> str:
     a script already allowed on the page can make such a blob.
     """
     cells = [url for _, broker, edge in config.cells for url in (broker, edge)]
-    origins = sorted({o for o in map(_origin, (config.broker, config.edge, *cells, *config.extra_connect)) if o})
+    origins = sorted({o for o in map(_origin, (config.broker, config.edge, config.lobby, *cells,
+                                                        *config.extra_connect)) if o})
     connect = " ".join(["'self'", *origins])
     return ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
             f"connect-src {connect}; worker-src blob:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")

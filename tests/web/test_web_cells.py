@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 import urllib.request
 from typing import Any, Iterator
 
@@ -178,3 +179,183 @@ def test_broker_init_cells_writes_each_cells_websockets_listeners(tmp_path, monk
     monkeypatch.setenv("SUMMON_PROFILE", str(tmp_path / "d" / "summon.toml"))
     assert _profile_cells() == (("c1", "ws://127.0.0.1:21002", "ws://127.0.0.1:21004"),
                                 ("c2", "ws://127.0.0.1:21012", "ws://127.0.0.1:21014"))
+
+
+# --- the lobby of every cell, and a player's create placed in a cell ----------------------------
+
+@pytest.fixture
+def lobby(two_cells) -> Iterator[dict[str, Any]]:
+    """Each cell's edge (bridged in from its spectators' listener) and the lobby edge, bridged
+    in from both edges (referee/lobbyconf.py), with a websockets listener: five Mosquittos."""
+    import secrets
+
+    from summon.referee.brokerconf import Bridge, edge_acl_text, edge_conf
+    from summon.referee.lobbyconf import lobby_acl_text, lobby_bridge, lobby_conf
+    from tests.mosquitto import free_port, launch, password
+
+    procs = []
+    edges = {}
+    try:
+        for n, m in two_cells["brokers"].items():
+            d = m.directory / "edge"
+            d.mkdir()
+            (d / "acl").write_text(edge_acl_text())
+            (d / "passwd").write_text("")
+            port = free_port()
+            bridge = Bridge("spec1", "127.0.0.1", m.spectator_port or 0, password("spec1"), f"e-{secrets.token_hex(8)}")
+            (d / "mosquitto.conf").write_text(edge_conf(port, str(d / "acl"), str(d / "passwd"), bridge, run_as_root=True))
+            procs.append(launch(d / "mosquitto.conf", [port]))
+            edges[n] = port
+        d = two_cells["db"] / "lobby"
+        d.mkdir()
+        (d / "acl").write_text(lobby_acl_text())
+        (d / "passwd").write_text("")
+        port, ws = free_port(), free_port()
+        (d / "mosquitto.conf").write_text(lobby_conf(port, str(d / "acl"), str(d / "passwd"),
+                                                     [lobby_bridge(n, "127.0.0.1", p) for n, p in edges.items()],
+                                                     run_as_root=True, websockets_port=ws))
+        procs.append(launch(d / "mosquitto.conf", [port, ws]))
+        yield {**two_cells, "lobby_ws": f"ws://127.0.0.1:{ws}"}
+    finally:
+        for p in procs:
+            p.terminate()
+            p.wait(5)
+
+
+def _web_lobby(env: dict[str, Any]) -> WebServer:
+    cells = env["cells"]
+    return WebServer(WebConfig(broker=cells["a"].ws or "", cells=tuple((n, c.ws or "", "") for n, c in cells.items()),
+                               lobby=env["lobby_ws"]), port=0).start()
+
+
+def test_the_lobby_lists_the_tables_of_every_cell_and_opens_one_in_its_cell(lobby, browser):
+    brokers = lobby["brokers"]
+    made = {n: create_table(brokers[n].url("director"), "director", "nim", ["north", "east"], {"heaps": 2, "size": 3},
+                            seed=4) for n in "ab"}
+    web = _web_lobby(lobby)
+    with urllib.request.urlopen(web.url + "config.json") as res:
+        assert json.load(res)["lobby"] == lobby["lobby_ws"]
+        assert lobby["lobby_ws"] in res.headers["Content-Security-Policy"]  # the page may connect there
+    context = browser.new_context()
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    try:
+        login(page, web.url, "north")  # at home in cell a
+        for n, table in made.items():  # both cells' tables, each naming its cell
+            row = page.wait_for_selector(f".tables.mine li[data-table='{table}'][data-cell='{n}']", timeout=20000)
+            assert f"cell {n}" in row.inner_text()
+        # my seat in cell b is known too (one more connection, to b): north is to move at both
+        for table in made.values():
+            page.wait_for_function("(t) => document.querySelector(`.tables.mine li[data-table='${t}'] .badge`)"
+                                   "?.textContent === 'your turn'", arg=table, timeout=20000)
+        assert page.evaluate("() => [...window.summon.cells.links.keys()]") == ["b"]
+        for n in "ab":  # one referee status per cell
+            page.wait_for_selector(f".cell-status li[data-cell='{n}'].ref-online", timeout=20000)
+        assert page.evaluate("() => window.summon.cells.lobby.opts.url") == lobby["lobby_ws"]
+        assert page.evaluate("() => window.summon.cells.lobby.user") is None  # anonymous there
+        # the per-move feed never reaches the page through the lobby
+        seen = page.evaluate("() => [...window.summon.cells.lobby.topicsSeen]")
+        assert seen and all(t.endswith("/public/meta") or "/referee/status" in t for t in seen), seen
+        page.click(f".tables.mine li[data-table='{made['b']}'] a")  # opened from the lobby: followed to cell b
+        page.wait_for_selector(".status-line", timeout=20000)
+        page.wait_for_function("() => window.summon.cells.links.has('b')", timeout=20000)
+        assert not errors, errors
+    finally:
+        context.close()
+        web.stop()
+
+
+def test_a_players_new_table_goes_to_the_least_loaded_cell(lobby, browser):
+    """Cell a holds two tables, cell b none: north's "New table" (north and east, no waiting
+    seat) is created by cell b's referee, through north's own connection to b's broker."""
+    brokers = lobby["brokers"]
+    for seed in (1, 2):
+        create_table(brokers["a"].url("director"), "director", "nim", ["south", "west"], {"heaps": 1, "size": 9},
+                     seed=seed)
+    web = _web_lobby(lobby)
+    context = browser.new_context()
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    try:
+        login(page, web.url, "north")
+        page.wait_for_selector(".cell-status li[data-cell='a']", timeout=20000)
+        page.wait_for_function("() => { const s = window.summon.store.cellStatus; return s.get('a') && s.get('a').tables === 2 && s.get('b'); }",
+                               timeout=20000)
+        page.click("a[data-key='link:new']")
+        page.wait_for_selector("form.new-table")
+        page.select_option("select[data-key='nt-game']", "nim")
+        page.select_option("select[data-key='nt-seat-1']", "account")
+        page.fill("input[data-key='nt-account-1']", "east")
+        page.dispatch_event("input[data-key='nt-account-1']", "input")
+        page.click("button[data-key='nt-start']")
+        page.wait_for_function("() => location.hash.startsWith('#/table/')", timeout=20000)
+        table = page.evaluate("decodeURIComponent(location.hash.split('/')[2])")
+        page.wait_for_selector(".status-line", timeout=20000)
+        rec = Store(str(lobby["db"] / "b.db")).table(table)
+        assert rec is not None and tuple(rec.players) == ("north", "east"), rec  # placed in b, by b's referee
+        assert Store(str(lobby["db"] / "a.db")).table(table) is None
+        assert page.evaluate("() => window.summon.cells.cellOf(location.hash.split('/')[2]).name") == "b"
+        assert not errors, errors
+    finally:
+        context.close()
+        web.stop()
+
+
+def test_a_cell_down_pauses_its_table_in_words_and_the_other_cell_plays_on(two_cells, browser):
+    """North plays in the browser at a table of cell b (home: a); bots play a table of cell
+    a.  Cell b's broker is killed: the page at b's table says, in words, that its connection
+    is lost and being retried, while cell a's table keeps playing; b back: the page is
+    online again and north's next move is played."""
+    brokers, cells, db = two_cells["brokers"], two_cells["cells"], two_cells["db"]
+    east = BotClient(make_bot("random", 7), brokers["b"].url("east"), "east", exit_when_finished=False)
+    two_cells["bots"].append(east)
+    table = create_table(brokers["b"].url("director"), "director", "nim", ["north", "east"], {"heaps": 4, "size": 9},
+                         seed=5)
+    other = create_table(brokers["a"].url("director"), "director", "nim", ["south", "west"], {"heaps": 10, "size": 9},
+                         seed=6)
+    for user in ("south", "west"):
+        two_cells["bots"].append(BotClient(make_bot("random", 3), brokers["a"].url(user), user, pace=0.3))
+    for b in two_cells["bots"]:
+        threading.Thread(target=b.run, daemon=True).start()
+    web = _web(cells, "a", {"a": "a", "b": "b"})
+    context = browser.new_context()
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    mine = "() => !!document.querySelector('.turn.mine') && !document.querySelector('p.connection')"
+
+    def play_one() -> None:
+        page.wait_for_function(mine, timeout=30000)
+        seq = page.get_attribute(".status-line", "data-seq")
+        page.click(f"button[data-move='{offered(page)[0]}']")
+        page.wait_for_function("(seq) => document.querySelector('.status-line').dataset.seq !== seq", arg=seq,
+                               timeout=30000)
+
+    a_store = Store(str(db / "a.db"))
+
+    def a_moves() -> int:
+        return len(a_store.moves(other))
+    try:
+        login(page, web.url, "north")
+        page.goto(f"{web.url}#/table/{table}")
+        play_one()
+        brokers["b"].stop()
+        before = a_moves()
+        page.wait_for_function("() => /retrying|reconnecting/i.test(document.querySelector('p.connection')?.textContent || '')",
+                               timeout=20000)  # the page at b's table says so, in words
+        deadline = time.monotonic() + 20
+        while a_moves() <= before and a_store.table(other).status != "finished" and time.monotonic() < deadline:
+            time.sleep(0.1)  # cell a's table, meanwhile
+        assert a_moves() > before or a_store.table(other).status == "finished", "cell a's table plays on"
+        assert page.query_selector("p.connection"), "b is still down: the words stay"
+        brokers["b"].restart()
+        page.wait_for_selector("p.connection", state="detached", timeout=30000)  # b's connection is back
+        play_one()  # and the table resumes
+        moves = Store(str(db / "b.db")).moves(table)
+        assert [m.user for m in moves].count("north") >= 2, moves
+        assert not errors, errors
+    finally:
+        context.close()
+        web.stop()

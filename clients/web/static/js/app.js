@@ -218,9 +218,20 @@ function render() {
       }
       return [nav, ...renderJoin({ config, refresh: render, onJoined: connectGuest })];
     }
-    if (screen === "lobby") return [nav, ...renderLobby(store, link, loginForm(), render, { onSit: sit })];
+    if (screen === "lobby") {
+      if (cells && !(link && link.guest)) {
+        cells.openLobby();   // every cell's tables (config.json `lobby`)
+        cells.openMine(link && link.user);   // and my seats in the other cells
+      }
+      return [nav, ...renderLobby(store, link, loginForm(), render, { onSit: sit })];
+    }
     if (screen === "games") return [nav, ...myGames.render(store, link, loginForm())];
-    if (screen === "new") return [nav, ...renderNewTable(store, link, render, config), link && link.user ? null : loginForm()];
+    if (screen === "new") {
+      if (cells) cells.openLobby();   // the cells' referee statuses: where a new table goes
+      return [nav, ...renderNewTable(store, link, render, config, (type, fields, anyCell) =>
+        (cells && anyCell ? cells.request(cells.place(), link, type, fields) : link.request(type, fields))),
+      link && link.user ? null : loginForm()];
+    }
     const t = store.table(watched);
     const away = cells ? cells.follow(watched, link) : null;   // a table of another cell: follow it there
     if (away) {

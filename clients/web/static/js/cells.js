@@ -12,6 +12,18 @@
 // page has a meta for the table it watches, it watches it on every listed cell at once (one
 // connection each, same account); the cell whose broker has the meta is the table's, and
 // the connections opened only to look are closed as soon as the table is found.
+//
+// The lobby of every cell: config.json's `lobby` is the lobby edge (referee/lobbyconf.py),
+// an anonymous read-only broker bridged in from every cell's edge with the tables' metas,
+// tournaments and each cell's referee status (`cells/<cell>/referee/status`), never the
+// per-move feed.  The lobby screen opens one anonymous connection there (`openLobby`); a
+// table listed from it names its cell in its meta, so opening it follows it as above.
+//
+// Where the page's own "New table" goes (`place`): the cell whose referee, by the lobby's
+// statuses, is online with the fewest tables (ties: the map's order) -- the rule of
+// `summon create` (clients/cells.py `place`) -- and the home cell when the page has no
+// lobby.  The request goes to that cell's referee on that cell's broker, with the player's
+// own account (every cell's broker has the same accounts): identity stays the broker's.
 
 import { Link } from "./link.js";
 
@@ -26,6 +38,50 @@ export class Cells {
     this.links = new Map();   // cell name -> Link (narrow: its tables, seats and replies only)
     this.looking = new Set(); // cell names whose connection is open only to find a table
     this.creds = null;        // {username, password} of the home link (an account), or null: watching
+    this.lobbyUrl = typeof config.lobby === "string" ? config.lobby : "";
+    this.lobby = null;        // the lobby edge's Link (anonymous), while the page shows the lobby
+  }
+
+  // The lobby edge's connection: every cell's tables in the store, each meta naming its cell.
+  openLobby() {
+    if (!this.lobbyUrl || this.lobby) return this.lobby;
+    this.lobby = new Link(this.store, { prefix: this.prefix, lobby: true, url: this.lobbyUrl }).connect();
+    return this.lobby;
+  }
+
+  // Every other cell where I sit at a table in play (the lobby's metas name it): its
+  // connection, so my seat there is known ("Your turn" in the lobby, the page's title).
+  openMine(me) {
+    if (!this.creds || !me) return;
+    for (const t of this.store.tables.values()) {
+      const c = t.meta && t.meta.status === "playing" && t.meta.players.includes(me) ? t.meta.cell : null;
+      if (c && c.name !== this.home && this.map[c.name] && this.map[c.name].broker) {
+        this.looking.delete(c.name);   // kept: it is in use
+        this.open(c.name);
+      }
+    }
+  }
+
+  // The cell a new table of this page goes to, or null (the home cell's broker: one cell, or no lobby).
+  place() {
+    if (!this.active || !this.creds) return null;
+    const live = Object.keys(this.map).map((name, i) => ({ name, i, s: this.store.cellStatus.get(name) }))
+      .filter((c) => c.s && c.s.status === "online" && this.map[c.name].broker);
+    if (!live.length) return null;
+    live.sort((a, b) => (a.s.tables - b.s.tables) || (a.i - b.i));
+    return live[0].name;
+  }
+
+  // Send a request to cell `name`'s referee (null: home); its id.  A cell connection just
+  // opened sends it once connected, after its reply subscription (made in its own
+  // on("connect"), registered first), so the answer cannot come before we listen.
+  request(name, home, type, fields) {
+    if (!name || name === this.home || !this.map[name]) return home.request(type, fields);
+    const l = this.open(name);
+    if (l.client.connected) return l.request(type, fields);
+    const id = Math.random().toString(16).slice(2, 14);
+    l.client.once("connect", () => l.request(type, fields, id));
+    return id;
   }
 
   get active() { return Object.keys(this.map).length > 0; }
@@ -33,6 +89,8 @@ export class Cells {
   // The home link changed (log-in, log-out, watch): the cells' connections follow it.
   reset(home) {
     for (const l of this.links.values()) l.close();
+    if (this.lobby) this.lobby.close();   // the store was emptied: the lobby reopens (its retained metas again)
+    this.lobby = null;
     this.links.clear();
     this.looking.clear();
     this.creds = home && home.user && !home.guest ? { username: home.user, password: home.opts.password } : null;

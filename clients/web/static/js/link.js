@@ -19,6 +19,7 @@ export class Store {
     this.tables = new Map();      // id -> {meta, pub, seat, events: [], error, seen}
     this.tours = new Map();       // topic -> tournament message
     this.referee = null;          // referee_status
+    this.cellStatus = new Map();  // cell name -> its referee_status, from the lobby edge (js/cells.js)
     this.replies = new Map();     // request_id -> the referee's `created`, `seated`, `invites` or `error` (js/newtable.js)
     this.invites = new Map();     // table -> {seat: invite code}: the creator's, in memory only (js/gathering.js)
     this.ignored = [];            // the last messages valid.js refused: {topic, type, field}
@@ -37,6 +38,7 @@ export class Store {
 function topics(prefix) {
   return {
     status: `${prefix}/referee/status`,
+    cellStatus: `${prefix}/cells/+/referee/status`,   // on the lobby edge only
     metas: `${prefix}/t/+/public/meta`,
     tours: `${prefix}/tour/#`,
     seatAll: (user) => `${prefix}/t/+/seat/${user}/#`,
@@ -54,7 +56,9 @@ export class Link {
   // opts: {url, username (null = anonymous spectator), password, prefix,
   //        guest: {name} (a guest account: it may read only its own tables' topics, GUESTS.md),
   //        cell: name (a connection to another cell, js/cells.js: its watched tables, seats and
-  //              replies only -- the lobby and the page's status stay the home connection's)}
+  //              replies only -- the lobby and the page's status stay the home connection's),
+  //        lobby: true (the lobby edge, anonymous: every cell's metas, tournaments and, per cell,
+  //               `cells/<cell>/referee/status`, kept in store.cellStatus; referee/lobbyconf.py)}
   constructor(store, opts) {
     this.store = store;
     this.opts = opts;
@@ -90,7 +94,7 @@ export class Link {
       this.connectedAt = performance.now();
       this.setConnection("online", username ? tr("conn.online-as", { url, user: username }) : tr("conn.online-spectator", { url }));
       const watched = [...this.watching].flatMap((table) => this.tableSubs(table));
-      const subs = this.guest || this.opts.cell ? [...(username ? [this.t.reply(username)] : []), ...watched]
+      const subs = this.opts.lobby ? [this.t.metas, this.t.tours, this.t.cellStatus] : this.guest || this.opts.cell ? [...(username ? [this.t.reply(username)] : []), ...watched]
         : [this.t.status, this.t.metas, this.t.tours, ...watched];
       if (username && !this.guest) subs.push(this.t.seatAll(username), ...(this.opts.cell ? [] : [this.t.reply(username)]));
       client.subscribe(subs, { qos: 1 });
@@ -98,7 +102,7 @@ export class Link {
     });
     client.on("reconnect", () => this.setConnection("connecting", tr("conn.reconnecting", { url })));
     client.on("close", () => {
-      const was = this.opts.cell ? this.connection : this.store.connection;
+      const was = this.opts.cell || this.opts.lobby ? this.connection : this.store.connection;
       if (was && was.state === "online") this.setConnection("offline", tr("conn.lost"));
     });
     client.on("offline", () => this.setConnection("offline", tr("conn.unreachable", { url })));
@@ -115,7 +119,7 @@ export class Link {
   }
 
   setConnection(state, detail) {
-    if (this.opts.cell) this.connection = { state, detail };   // another cell's: shown at its tables (js/cells.js)
+    if (this.opts.cell || this.opts.lobby) this.connection = { state, detail };   // another cell's, or the lobby's (js/cells.js)
     else this.store.connection = { state, detail };
     this.store.changed();
   }
@@ -152,9 +156,8 @@ export class Link {
   }
 
   // A request on our own request topic (`create`, `rematch`); the answer lands in store.replies.
-  request(type, fields) {
+  request(type, fields, request_id = Math.random().toString(16).slice(2, 14)) {
     if (!this.user) throw new Error(tr("conn.login-first"));
-    const request_id = Math.random().toString(16).slice(2, 14);
     this.client.publish(this.t.request(this.user), encode(msg(type, { request_id, ...fields })), { qos: 1, retain: false });
     return request_id;
   }
@@ -175,6 +178,11 @@ export class Link {
     let m;
     try { m = decode(payload); } catch (err) { console.warn("undecodable message on", topic, err); return; }
     if (!m || typeof m !== "object" || m.v !== PROTOCOL_VERSION) return;   // unknown versions are ignored
+    if (this.opts.lobby && m.type === "referee_status") {   // the lobby edge: one status per cell
+      const cell = this.cellOfStatus(topic);
+      if (cell && !unreadable(m)) { this.store.cellStatus.set(cell, m); this.store.changed(); }
+      return;
+    }
     if (!this.mine(topic, m)) {
       console.warn("ignored a message on a topic that is not for it:", topic, m.type);
       return;
@@ -185,6 +193,12 @@ export class Link {
   // Act only on messages on the topic their type belongs to, and on seat topics only on our
   // own: a broker without per-user ACLs (the demo's amqtt replays every retained message to
   // everyone on reconnect) would otherwise show another seat's hand as ours.
+  // The cell a lobby-edge topic `<p>/cells/<cell>/referee/status` names, or null.
+  cellOfStatus(topic) {
+    const p = topic.slice(this.opts.prefix.length + 1).split("/");
+    return topic.startsWith(`${this.opts.prefix}/`) && p.length === 4 && p[0] === "cells" && p[2] === "referee" && p[3] === "status" ? p[1] : null;
+  }
+
   replyTopic(p) { return p.length === 3 && p[0] === "ctl" && p[1] === this.user && p[2] === "reply"; }
 
   mine(topic, m) {

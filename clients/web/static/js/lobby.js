@@ -18,9 +18,10 @@ function tableRow(t, me) {
   const m = t.meta;
   const seat = m && me ? m.players.indexOf(me) : -1;
   const result = m && m.result ? ` · ${resultLine(m)}` : "";
-  return h("li", { dataset: { table: t.id } },
+  const cell = m && m.cell && m.cell.name ? ` · ${tr("lobby.in-cell", { cell: m.cell.name })}` : "";   // several cells (js/cells.js)
+  return h("li", { dataset: { table: t.id, cell: m && m.cell ? m.cell.name : "" } },
     tableLink(t.id, m ? gameName(m.game, m) : tr("lobby.a-table")),
-    h("span", { class: "muted" }, m ? ` ${playerNames(m).join(", ")} · ${statusWords(m.status)}${result}` : ""),
+    h("span", { class: "muted" }, m ? ` ${playerNames(m).join(", ")} · ${statusWords(m.status)}${result}${cell}` : ""),
     seat >= 0 && m.status === "playing" ? h("span", { class: "badge mine" }, t.seat && (t.seat.to_move || []).includes(seat) ? tr("lobby.badge-turn") : tr("lobby.badge-seated")) : null);
 }
 
@@ -33,9 +34,13 @@ export function renderLobby(store, link, loginForm, refresh = () => {}, opts = {
   const live = tables.filter((t) => t.meta.status === "playing" && !mine.includes(t));
   const done = tables.filter((t) => t.meta.status !== "playing");
   const ref = store.referee;
+  const refLine = (r) => (r ? (r.status === "online" ? tr("lobby.referee-online", { n: r.tables }) : tr("lobby.referee", { status: r.status })) : tr("lobby.no-referee"));
+  const perCell = store.cellStatus && store.cellStatus.size   // the lobby edge: one referee status per cell
+    ? h("ul", { class: "cell-status" }, [...store.cellStatus].sort().map(([name, r]) =>
+      h("li", { class: `ref-${r.status}`, dataset: { cell: name } }, `${tr("lobby.cell", { cell: name })} · ${refLine(r)}`)))
+    : null;
   const out = [
-    h("p", { class: `referee ${ref ? `ref-${ref.status}` : ""}`, role: "status" },
-      ref ? (ref.status === "online" ? tr("lobby.referee-online", { n: ref.tables }) : tr("lobby.referee", { status: ref.status })) : tr("lobby.no-referee")),
+    perCell || h("p", { class: `referee ${ref ? `ref-${ref.status}` : ""}`, role: "status" }, refLine(ref)),
     loginForm,
     rulesLinks(),
   ];

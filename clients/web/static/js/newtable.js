@@ -97,8 +97,10 @@ export function requestOf(game, me) {
   return req;
 }
 
-// config: config.json (its `guests` says whether invite links can be redeemed here)
-export function renderNewTable(store, link, refresh, config = {}) {
+// config: config.json (its `guests` says whether invite links can be redeemed here);
+// send(type, fields, anyCell): the request's id -- where it goes is app.js's (js/cells.js
+// `place`: a table without waiting seats may go to another cell, see there).
+export function renderNewTable(store, link, refresh, config = {}, send = (type, fields) => link.request(type, fields)) {
   const me = link && link.user;
   if (!me) return [section(tr("nt.title"), h("p", {}, tr("nt.login")))];
   const { games, game } = gameOf(store);
@@ -115,7 +117,10 @@ export function renderNewTable(store, link, refresh, config = {}) {
   const form = h("form", { class: "new-table", on: { submit: (e) => {
     e.preventDefault();
     draft.error = null;
-    draft.pending = link.request("create", requestOf(game, me));
+    const req = requestOf(game, me);
+    // waiting seats (invite links, open seats) stay in the home cell: its gateway redeems the
+    // invites, and its lobby lists the open seats (gatherings are not on the lobby edge)
+    draft.pending = send("create", req, !req.waiting);
     refresh();
   } } },
     h("label", {}, `${tr("nt.game")} `, h("select", { dataset: { key: "nt-game" }, on: { change: (e) => { reset(games.find((g) => g.name === e.target.value)); refresh(); } } },

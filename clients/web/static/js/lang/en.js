@@ -40,6 +40,8 @@ export default {
   "lobby.a-table": "a table",
   "lobby.badge-turn": "your turn",
   "lobby.badge-seated": "seated",
+  "lobby.in-cell": "cell {cell}",
+  "lobby.cell": "Cell {cell}",
   "lobby.referee": "Referee {status}",
   "lobby.referee-online": "Referee online · {n} table(s) in play",
   "lobby.no-referee": "No referee status received yet.",

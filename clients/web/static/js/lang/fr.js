@@ -37,6 +37,8 @@ export default {
   "lobby.a-table": "une table",
   "lobby.badge-turn": "à vous",
   "lobby.badge-seated": "assis",
+  "lobby.in-cell": "cellule {cell}",
+  "lobby.cell": "Cellule {cell}",
   "lobby.referee": "Arbitre : {status}",
   "lobby.referee-online": (p) => `Arbitre en ligne · ${p.n} table${s(p.n)} en cours`,
   "lobby.no-referee": "Aucun état de l'arbitre reçu pour l'instant.",

@@ -1,0 +1,291 @@
+"""The lobby edge of a multi-cell deployment (issue 27, item 2; referee/lobbyconf.py).
+
+``summon broker init --cells 2 --edge`` writes two cells (each a players' broker and its
+edge) and ``DIR/lobby``: a fifth Mosquitto with a real bridge in from each cell's edge.
+Tables played in both cells appear on the lobby, each meta naming its cell; each cell's
+referee status is kept apart (``cells/<cell>/referee/status``); the per-move feed
+(``public_state``, ``events``) never crosses into the lobby (counted, against what the
+cells' edges carried); when cell c2's players' broker is killed its tables stay listed
+(the retained metas its edge and the lobby hold): the choice documented in lobbyconf.py.
+"""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+
+from summon.clients.cells import Cell, create_in_cells
+from summon.protocol.messages import Meta, RefereeStatus
+from summon.protocol.mqtt import BrokerUrl
+from tests.helpers import Probe
+
+pytestmark = pytest.mark.broker
+P = "summon/v1"
+
+
+def free_steps(step: int, count: int) -> int:
+    """A port free now with ``count - 1`` free neighbours ``step`` apart (cells are +10 each,
+    the lobby the next slot); out of the ephemeral range."""
+    import random
+
+    rng = random.Random()
+    while True:
+        base = rng.randrange(20000, 30000)
+        try:
+            for k in range(count):
+                with socket.socket() as s:
+                    s.bind(("127.0.0.1", base + step * k))
+            return base
+        except OSError:
+            continue
+
+
+@pytest.fixture
+def nim() -> Iterator[None]:
+    from summon.referee import games as registry
+
+    saved = dict(registry.GAMES), dict(registry.GAME_TYPES)
+    import tests.toygame as toy
+
+    registry.register_game(toy.GAME_TYPE, toy.NimGame())
+    yield
+    for table, old in zip((registry.GAMES, registry.GAME_TYPES), saved):
+        table.clear()
+        table.update(old)
+
+
+@pytest.fixture
+def deployment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, nim: None) -> Iterator[dict[str, Any]]:
+    """``broker init --cells 2 --edge`` (websockets on), accounts, five Mosquittos, a referee per cell."""
+    from click.testing import CliRunner
+
+    from summon.clients.cli import main
+    from summon.clients.profile import load_profile
+    from summon.referee.service import Referee, RefereeConfig
+    from tests.mosquitto import launch
+
+    root = tmp_path / "deploy"
+    port, spec, ws, edge, edge_ws = (free_steps(10, 3) for _ in range(5))
+    out = CliRunner().invoke(main, ["broker", "init", str(root), "--cells", "2", "--port", str(port),
+                                    "--spectator-port", str(spec), "--websockets-port", str(ws), "--edge",
+                                    "--edge-port", str(edge), "--edge-ws-port", str(edge_ws), "--run-as-root"])
+    assert out.exit_code == 0, out.output
+    monkeypatch.setenv("SUMMON_PROFILE", str(root / "summon.toml"))
+    prof = load_profile()
+    assert prof is not None
+    assert (prof.lobby_edge, prof.lobby_edge_ws) == (f"mqtt://127.0.0.1:{edge + 20}", f"ws://127.0.0.1:{edge_ws + 20}")
+    for user, role in [("referee", "referee"), ("director", "director"), ("north", "player"), ("east", "player")]:
+        got = CliRunner().invoke(main, ["accounts", "add", user, "--role", role, "--generate", "--no-reload"])
+        assert got.exit_code == 0, got.output
+    procs: dict[str, Any] = {}
+    refs: list[Any] = []
+    threads: list[threading.Thread] = []
+    try:
+        for k, c in enumerate(prof.cells):
+            d = root / "cells" / c.name
+            procs[c.name] = launch(d / "mosquitto.conf", [port + 10 * k, spec + 10 * k, ws + 10 * k])
+            procs[f"{c.name}-edge"] = launch(d / "edges" / "edge" / "mosquitto.conf", [edge + 10 * k, edge_ws + 10 * k])
+        procs["lobby"] = launch(root / "lobby" / "mosquitto.conf", [edge + 20, edge_ws + 20])
+        for c in prof.cells:
+            url = BrokerUrl.parse(c.broker).with_credentials("referee", prof.password_of("referee"))
+            refs.append(Referee(RefereeConfig(broker=url, client_id="referee", directors=frozenset({"director"}),
+                                              db=str(tmp_path / f"{c.name}.db"), db_sync="normal",
+                                              cell=c.to_wire())))
+        threads = [threading.Thread(target=r.run, daemon=True) for r in refs]
+        for t in threads:
+            t.start()
+        assert all(r.ready.wait(20) for r in refs)
+        yield {"root": root, "prof": prof, "procs": procs, "ports": {"port": port, "ws": ws, "spec": spec,
+                                                                      "edge": edge, "edge_ws": edge_ws}}
+    finally:
+        for r in refs:
+            r.request_stop()
+        for t in threads:
+            t.join(10)
+        for p in procs.values():
+            p.terminate()
+        for p in procs.values():
+            try:
+                p.wait(5)
+            except Exception:
+                p.kill()
+
+
+def creds(prof: Any, user: str) -> BrokerUrl:
+    return BrokerUrl.parse(prof.broker).with_credentials(user, prof.password_of(user))
+
+
+def test_the_lobby_lists_every_cells_tables_and_never_the_move_feed(deployment):
+    from summon.clients.bots import make_bot
+    from summon.clients.sdk import BotClient
+
+    prof, procs = deployment["prof"], deployment["procs"]
+    cells: list[Cell] = list(prof.cells)
+    feed = f"{P}/t/+/public/#"
+    lobby = Probe(BrokerUrl.parse(prof.lobby_edge), "lobby-watcher", (feed, f"{P}/cells/+/referee/status", f"{P}/tour/#"))
+    edges = [Probe(BrokerUrl.parse(c.edge), f"edge-watcher-{c.name}", (feed,)) for c in cells]
+    bots: list[BotClient] = []
+    try:
+        made = {}
+        for c in cells:
+            tid, where = create_in_cells(cells, creds(prof, "director"), "director", "nim", ["north", "east"],
+                                         cell=c.name, config={"heaps": 3, "size": 4}, seed=7)
+            made[tid] = where.name
+        for user in ("north", "east"):  # one connection per cell each
+            urls = [BrokerUrl.parse(c.broker).with_credentials(user, prof.password_of(user)) for c in cells]
+            bots.append(BotClient(make_bot("random", 3), urls[0], user, exit_when_finished=False, cells=urls[1:]))
+        for b in bots:
+            threading.Thread(target=lambda b=b: b.run(timeout=120), daemon=True).start()
+        # both tables finish; the lobby shows each one's final meta, naming its cell
+        for tid, name in made.items():
+            m = lobby.wait_for(lambda i, m, tid=tid: isinstance(m, Meta) and m.table == tid and m.status == "finished",
+                               60)
+            assert isinstance(m, Meta) and m.cell is not None and m.cell["name"] == name, m
+        # each cell's referee status, apart: the two would overwrite each other on one topic
+        for c in cells:
+            s = lobby.wait_for(lambda i, m, c=c: isinstance(m, RefereeStatus) and
+                               i.topic == f"{P}/cells/{c.name}/referee/status", 10)
+            assert isinstance(s, RefereeStatus) and s.status == "online"
+        # tournaments cross too (a director's retained tournament topic, on cell c2)
+        from summon.protocol.mqtt import Link
+        director = Link(BrokerUrl.parse(cells[1].broker).with_credentials("director", prof.password_of("director")),
+                        "director-tour").start()
+        director.publish(f"{P}/tour/director/lobby-test", b"\x80", qos=1, retain=True)
+        lobby.wait_for(lambda i, m: i.topic == f"{P}/tour/director/lobby-test", 10)
+        director.publish(f"{P}/tour/director/lobby-test", b"", qos=1, retain=True)
+        director.close()
+        # the per-move feed: on every cell's edge, never on the lobby
+        for e in edges:
+            e.collect(0.5)
+        lobby.collect(0.5)
+        from summon.protocol.messages import Events, PublicState
+
+        per_move = (PublicState, Events)
+        on_edges = [sum(1 for _, m in e.seen if isinstance(m, per_move)) for e in edges]
+        on_lobby = [i.topic for i, m in lobby.seen if isinstance(m, per_move)]
+        assert min(on_edges) > 4, on_edges
+        assert on_lobby == [], on_lobby[:5]
+        assert {i.topic.rsplit("/", 1)[1] for i, _ in lobby.seen if i.topic.startswith(f"{P}/t/")} == {"meta"}
+        # cell c2's players' broker dies: its table stays listed on the lobby (retained meta)
+        procs["c2"].terminate()
+        procs["c2"].wait(5)
+        c2_table = next(t for t, n in made.items() if n == "c2")
+        late = Probe(BrokerUrl.parse(prof.lobby_edge), "lobby-late", (f"{P}/t/+/public/meta",))
+        try:
+            for tid, name in made.items():
+                m = late.wait_for(lambda i, m, tid=tid: isinstance(m, Meta) and m.table == tid, 10)
+                assert isinstance(m, Meta) and m.cell is not None and m.cell["name"] == name
+        finally:
+            late.link.close()
+        assert c2_table in made
+    finally:
+        for b in bots:
+            b.request_stop()
+        for p in (lobby, *edges):
+            p.link.close()
+
+
+def test_the_lobby_conf_bridges_only_the_lobby_topics_inward():
+    from summon.referee.lobbyconf import lobby_acl_text, lobby_bridge, lobby_conf
+
+    conf = lobby_conf(1905, "/l/acl", "/l/passwd", [lobby_bridge("c1", "10.0.0.1", 1885),
+                                                     lobby_bridge("c2", "10.0.0.2", 1895)], websockets_port=9022)
+    lines = conf.splitlines()
+    assert [ln for ln in lines if ln.startswith("connection ")] == ["connection lobby-c1", "connection lobby-c2"]
+    assert "address 10.0.0.2:1895" in lines and "allow_anonymous true" in lines
+    topics = [ln for ln in lines if ln.startswith("topic ")]
+    assert all(" in 0 " in ln for ln in topics), "in only (nothing published on the lobby reaches a cell), QoS 0"
+    assert {ln.split()[1] for ln in topics} == {"t/+/public/meta", "tour/#", "referee/status"}
+    assert f"topic referee/status in 0 {P}/cells/c2/ {P}/" in lines
+    clientids = [ln.split()[1] for ln in lines if ln.startswith(("remote_clientid ", "local_clientid "))]
+    assert len(set(clientids)) == 4 and all(len(c) > 30 for c in clientids), "unguessable: the edges are anonymous"
+    acl = [ln for ln in lobby_acl_text().splitlines() if ln and not ln.startswith("#")]
+    assert acl == [f"topic read {P}/{t}" for t in ("t/+/public/meta", "tour/#", "cells/+/referee/status")]
+
+
+def test_watch_follow_comments_on_every_cells_tables(deployment):
+    """``summon watch --follow`` without an account: one connection to each cell's edge
+    (the lobby has no per-move feed to comment on), each line naming its cell."""
+    import os
+    import subprocess
+    import sys
+
+    prof = deployment["prof"]
+    cells: list[Cell] = list(prof.cells)
+    env = {**os.environ, "SUMMON_PROFILE": str(deployment["root"] / "summon.toml")}
+    for key in ("SUMMON_BROKER", "SUMMON_USER", "SUMMON_PASSWORD"):
+        env.pop(key, None)
+    for c in cells:  # a table in play in each cell (nobody has moved: each stays in play)
+        create_in_cells(cells, creds(prof, "director"), "director", "nim", ["north", "east"], cell=c.name,
+                        config={"heaps": 3, "size": 6}, seed=8)
+    follow = subprocess.Popen([sys.executable, "-m", "summon.clients.cli", "watch", "--follow"], env=env,
+                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    seen: set[str] = set()
+    try:
+        import queue
+
+        lines: queue.Queue[str] = queue.Queue()
+        out = follow.stdout
+        assert out is not None
+        threading.Thread(target=lambda: [lines.put(ln) for ln in iter(out.readline, "")], daemon=True).start()
+        deadline = time.monotonic() + 60
+        while seen != {"c1", "c2"} and time.monotonic() < deadline:
+            try:
+                line = lines.get(timeout=max(0.1, deadline - time.monotonic()))
+            except queue.Empty:
+                break
+            if line.startswith("[c1] ") or line.startswith("[c2] "):
+                seen.add(line[1:3])
+        assert seen == {"c1", "c2"}, seen
+    finally:
+        follow.terminate()
+        follow.wait(10)
+
+
+def test_the_lobby_holds_every_retained_meta_of_a_large_cell(deployment):
+    """1,500 tables' retained metas on cell c1, then the lobby (re)connects: it receives all
+    of them, and a QoS 1 subscriber there gets all of them (measured: with the bridge at
+    QoS 1 both stopped at 1,020, the edge's max_queued_messages plus the in-flight window)."""
+    from summon.protocol.mqtt import Link
+    from tests.mosquitto import launch
+
+    prof, procs, ports = deployment["prof"], deployment["procs"], deployment["ports"]
+    n = 1500
+    referee = Link(creds(prof, "referee"), "referee-fill").start()
+    try:
+        for i in range(n):
+            referee.publish(f"{P}/t/fill{i}/public/meta", b"\x80", retain=True)
+        referee.publish_wait(f"{P}/t/fill-last/public/meta", b"\x80", retain=True)
+    finally:
+        referee.close()
+    # (the cell's edge holds them too, but a QoS 1 subscriber there would be given only ~1,020)
+    procs["lobby"].terminate()
+    procs["lobby"].wait(5)
+    procs["lobby"] = launch(deployment["root"] / "lobby" / "mosquitto.conf", [ports["edge"] + 20, ports["edge_ws"] + 20])
+    import queue
+
+    deadline = time.monotonic() + 30
+    got: set[str] = set()
+    best = 0
+    while len(got) < n + 1 and time.monotonic() < deadline:  # the bridge connects within its restart_timeout
+        counter = Link(BrokerUrl.parse(prof.lobby_edge), f"lobby-count-{len(got)}",
+                       subscriptions=(f"{P}/t/+/public/meta",)).start()
+        try:
+            while True:
+                try:
+                    item = counter.inbox.get(timeout=2)
+                except queue.Empty:
+                    break
+                if item.topic.startswith(f"{P}/t/fill"):
+                    got.add(item.topic)
+        finally:
+            counter.close()
+        best = max(best, len(got))
+        if len(got) < n + 1:
+            got.clear()  # count one subscriber's whole retained delivery, not a union of several
+    assert best == n + 1, best
