@@ -13,8 +13,12 @@ discard turns) is printed for both sides, so the budget it would need is measure
 
 Run from the repository root (``nice`` it on a shared machine)::
 
-    python -m benchmarks.dragon_auction_match --boards 300 --jobs 2 --progress 50
-    python -m benchmarks.dragon_auction_match --boards 100 --deals 16 --shift 1.5
+    python -m benchmarks.dragon_auction_match --boards 800 --seed 1000 --jobs 2 --progress 100
+    python -m benchmarks.dragon_auction_match --boards 80 --phases bidding,option,discard
+    python -m benchmarks.dragon_auction_match --boards 300 --seed 5000 --budget 45   # the named bot's cap
+
+By default only the bidding is searched (what ``dragon-heuristic-bidsearch`` does); the
+figures are in docs/bots.md ("Search in the auction").
 
 Prints: boards, net points/board with its 95 % CI, boards won/lost/tied, boards where the
 two rooms reached different contracts (and their net), contracts bid and made per side

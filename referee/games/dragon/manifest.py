@@ -43,7 +43,7 @@ GAME_TYPE = GameType(
     bot_cost_ms={"dragon-heuristic": 0.42, "dragon-search": 45.0,
                  # benchmarks/dragon_pimc_match.py: 25-31 ms CPU per searched decision, <= 45 by budget
                  "dragon-pimc-ref": 45.0, "dragon-pimc": 45.0,
-                 # benchmarks/dragon_auction_match.py: the auction searched, <= 45 ms by budget; play is the heuristic's
+                 # benchmarks/dragon_auction_match.py: 44 ms CPU per bidding turn uncapped, <= 45 by budget; the rest is the heuristic's
                  "dragon-heuristic-bidsearch": 45.0},
     levels=(Level("easy", "random", 1, "any legal card: for children and newcomers"),
             Level("normal", "dragon-heuristic", 5, "plays by rules of thumb"),
