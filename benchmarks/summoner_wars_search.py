@@ -9,7 +9,8 @@ time (``time.process_time``) per ``choose`` call, for both bots side by side, be
 wall time is noisy on a shared machine.
 
 Run from the repository root:
-``python -m benchmarks.summoner_wars_search [--games 200] [--jobs 2] [--one-move --samples 6 --candidates 8]``.
+``python -m benchmarks.summoner_wars_search [--games 200] [--jobs 2] [--one-move --samples 6 --candidates 8]
+[--fitted] [--reply] [--json games.jsonl]``.
 
 What was tried and measured (issue 16, item 5 is NOT met; 1 Dec 2026, a 2-core machine at
 load 9-16, so only the CPU figures are meaningful as speeds):
@@ -27,6 +28,10 @@ one-move scoring (``--one-move``): Monte Carlo attacks    200    43.5% (36.8-50.
 same, first weights (threat 3, summoner 10)                60    46.7% (34.6-59.1%)   9.7 ms
 same, attacks only (moves from the heuristic)              60    46.7% (34.6-59.1%)   8.2 ms
 same, threat 6, summoner 14 (other seeds than the 200)     60    51.7% (39.3-63.8%)   9.9 ms
+issue 30: fitted evaluation (``--fitted``), 2 samples,     30    43.3% (27.4-60.8%)  29.0 ms
+  4 candidates, end of own turn (seed 1000)
+fitted + reply turn (``--fitted --reply``), 1 sample,      30    33.3% (19.2-51.2%)  38.0 ms
+  3 candidates (seed 1000)
 =======================================================  =====  ==================  ========
 
 (the heuristic itself: 0.4 ms per decision in the same runs).  Reading: scoring single
@@ -71,12 +76,13 @@ class Timed:
 
 
 def one_game(args: tuple) -> dict:
-    i, seed0, samples, max_candidates, weights, phases, rollout = args
+    i, seed0, samples, max_candidates, weights, phases, rollout, fitted, reply = args
     seed = seed0 + i
     s_seat = i % 2
     bots = [None, None]
     bots[s_seat] = Timed(SummonerWarsSearchBot(seed, samples=samples, max_candidates=max_candidates,
-                                                  weights=weights, phases=phases, rollout=rollout))
+                                                  weights=weights, phases=phases, rollout=rollout,
+                                                  fitted=fitted, reply=reply))
     bots[1 - s_seat] = Timed(make_bot(HEUR, seed + 100_000))
     config = SWAP if (i // 2) % 2 else {}
     state = G.new_state(2, config, seed)
@@ -89,6 +95,19 @@ def one_game(args: tuple) -> dict:
     return {"result": result, "reason": out.reason, "turns": state.turn, "search_seat": s_seat,
             "cpu": [bots[s_seat].cpu, bots[1 - s_seat].cpu],
             "calls": [bots[s_seat].calls, bots[1 - s_seat].calls]}
+
+
+class _Serial:
+    """``ProcessPoolExecutor``'s ``map`` in this process (``--jobs 1``)."""
+
+    def __enter__(self) -> "_Serial":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+    def map(self, fn, items):
+        return map(fn, items)
 
 
 def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -112,16 +131,27 @@ def main() -> None:
     ap.add_argument("--phases", default="attack,move", help="phases searched (the heuristic plays the rest)")
     ap.add_argument("--one-move", action="store_true", help="score each candidate right after the move "
                     "instead of at the end of the turn (the heuristic playing the rest; the default)")
+    ap.add_argument("--fitted", action="store_true", help="score by the fitted evaluation "
+                    "(summoner_wars_eval) instead of the hand-set one")
+    ap.add_argument("--reply", action="store_true", help="also play the opponent's reply turn (heuristic) "
+                    "before scoring")
+    ap.add_argument("--json", default="", help="append each finished game as a JSON line to this file")
     ap.add_argument("--jobs", type=int, default=1, help="processes (each game runs on one core)")
     args = ap.parse_args()
     phases = tuple(p for p in args.phases.split(",") if p)
-    jobs = [(i, args.seed, args.samples, args.candidates, args.weights, phases, not args.one_move) for i in range(args.games)]
+    jobs = [(i, args.seed, args.samples, args.candidates, args.weights, phases, not args.one_move,
+             args.fitted, args.reply) for i in range(args.games)]
     started = time.perf_counter()
-    if args.jobs > 1:
-        with ProcessPoolExecutor(args.jobs) as ex:
-            games = list(ex.map(one_game, jobs))
-    else:
-        games = [one_game(j) for j in jobs]
+    games = []
+    log = open(args.json, "a") if args.json else None
+    with ProcessPoolExecutor(args.jobs) if args.jobs > 1 else _Serial() as ex:
+        for g in ex.map(one_game, jobs):  # in game order: the same command prints the same games
+            games.append(g)
+            if log:
+                log.write(json.dumps(g) + "\n")
+                log.flush()
+    if log:
+        log.close()
     wall = time.perf_counter() - started
     n = len(games)
     score = sum(g["result"] for g in games)
@@ -133,6 +163,8 @@ def main() -> None:
     cpu_h = sum(g["cpu"][1] for g in games) / max(1, sum(g["calls"][1] for g in games))
     print(f"{SEARCH} (samples {args.samples}, candidates {args.candidates}, phases {args.phases}"
           f"{', one-move scoring' if args.one_move else ', rollout to the end of the turn'}"
+          f"{' and through the reply turn' if args.reply and not args.one_move else ''}"
+          f"{', fitted evaluation' if args.fitted else ', hand-set evaluation'}"
           f"{', weights ' + json.dumps(args.weights) if args.weights else ''}) vs {HEUR}: {n} games, "
           f"seats swapped every game, factions every two")
     print(f"  {SEARCH} won {wins}, lost {n - wins - draws}, drew {draws}: score {100 * score / n:.1f}% "
