@@ -76,13 +76,14 @@ class Timed:
 
 
 def one_game(args: tuple) -> dict:
-    i, seed0, samples, max_candidates, weights, phases, rollout, fitted, reply = args
+    i, seed0, samples, max_candidates, weights, phases, rollout, fitted, reply, *rest = args
+    margin = rest[0] if rest else 0.0
     seed = seed0 + i
     s_seat = i % 2
     bots = [None, None]
     bots[s_seat] = Timed(SummonerWarsSearchBot(seed, samples=samples, max_candidates=max_candidates,
                                                   weights=weights, phases=phases, rollout=rollout,
-                                                  fitted=fitted, reply=reply))
+                                                  fitted=fitted, reply=reply, margin=margin))
     bots[1 - s_seat] = Timed(make_bot(HEUR, seed + 100_000))
     config = SWAP if (i // 2) % 2 else {}
     state = G.new_state(2, config, seed)
@@ -135,12 +136,21 @@ def main() -> None:
                     "(summoner_wars_eval) instead of the hand-set one")
     ap.add_argument("--reply", action="store_true", help="also play the opponent's reply turn (heuristic) "
                     "before scoring")
+    ap.add_argument("--margin", type=float, default=0.0, help="play the heuristic's first choice unless a "
+                    "searched move scores more than this above it (win probability with --fitted)")
     ap.add_argument("--json", default="", help="append each finished game as a JSON line to this file")
+    ap.add_argument("--report", default="", help="only print the summary of a --json file (a run stopped early)")
     ap.add_argument("--jobs", type=int, default=1, help="processes (each game runs on one core)")
     args = ap.parse_args()
+    if args.report:
+        with open(args.report) as fh:
+            done = [json.loads(line) for line in fh if line.strip()]
+        print(f"{args.report} (the options named below are this command's: give the run's to label it)")
+        summary(done, args, 0.0)
+        return
     phases = tuple(p for p in args.phases.split(",") if p)
     jobs = [(i, args.seed, args.samples, args.candidates, args.weights, phases, not args.one_move,
-             args.fitted, args.reply) for i in range(args.games)]
+             args.fitted, args.reply, args.margin) for i in range(args.games)]
     started = time.perf_counter()
     games = []
     log = open(args.json, "a") if args.json else None
@@ -152,8 +162,12 @@ def main() -> None:
                 log.flush()
     if log:
         log.close()
-    wall = time.perf_counter() - started
-    n = len(games)
+    summary(games, args, time.perf_counter() - started)
+
+
+def summary(games: list[dict], args: argparse.Namespace, wall: float) -> None:
+    """Print the match: score with its Wilson interval, by seat, CPU per decision."""
+    n = max(1, len(games))
     score = sum(g["result"] for g in games)
     wins = sum(1 for g in games if g["result"] == 1.0)
     draws = sum(1 for g in games if g["result"] == 0.5)
@@ -165,7 +179,8 @@ def main() -> None:
           f"{', one-move scoring' if args.one_move else ', rollout to the end of the turn'}"
           f"{' and through the reply turn' if args.reply and not args.one_move else ''}"
           f"{', fitted evaluation' if args.fitted else ', hand-set evaluation'}"
-          f"{', weights ' + json.dumps(args.weights) if args.weights else ''}) vs {HEUR}: {n} games, "
+          f"{f', margin {args.margin}' if args.margin else ''}"
+          f"{', weights ' + json.dumps(args.weights) if args.weights else ''}) vs {HEUR}: {len(games)} games, "
           f"seats swapped every game, factions every two")
     print(f"  {SEARCH} won {wins}, lost {n - wins - draws}, drew {draws}: score {100 * score / n:.1f}% "
           f"(95% CI {100 * lo:.1f}-{100 * hi:.1f}%)")

@@ -125,8 +125,10 @@ class SummonerWarsSearchBot:
 
     def __init__(self, seed: int | None = None, samples: int = 2, max_candidates: int = 4,
                  weights: Mapping[str, float] | None = None, phases: tuple[str, ...] = ("attack", "move"),
-                 rollout: bool = True, fitted: bool = False, reply: bool = False) -> None:
+                 rollout: bool = True, fitted: bool = False, reply: bool = False,
+                 margin: float = 0.0) -> None:
         self.rollout = rollout
+        self.margin = margin  # a searched move must beat the heuristic's first choice by this
         self.reply = reply
         self._fitted = load_weights() if fitted else None
         self.weights = {**W, **(weights or {})}
@@ -167,7 +169,8 @@ class SummonerWarsSearchBot:
                 worlds = [reseed(base, self._rng) for _ in range(self.samples)]
                 scores = {mv: sum(self._value(self._after(fast_step(w, seat, mv), seat), seat)
                                   for w in worlds) / len(worlds) for mv in cands}
-                return max(cands, key=lambda mv: (scores[mv], -cands.index(mv)))
+                best = max(cands, key=lambda mv: (scores[mv], -cands.index(mv)))
+                return best if scores[best] > scores[cands[0]] + self.margin else cands[0]
             if view["phase"] == "attack":
                 worlds = [reseed(base, self._rng) for _ in range(self.samples)]
                 scores = {mv: sum(evaluate(self._resolve(fast_step(w, seat, mv), seat), seat, self.weights)

@@ -10,6 +10,7 @@ from benchmarks import summoner_wars_fit as fit_script
 from benchmarks import summoner_wars_search as bench
 from summon.clients.bots import make_bot
 from summon.clients.bots.summoner_wars_eval import FEATURES, features, load_weights, win_logit
+from summon.clients.bots.summoner_wars_board import Model
 from summon.clients.bots.summoner_wars_search import SummonerWarsSearchBot
 from summon.referee.games import GAMES
 
@@ -88,3 +89,17 @@ def test_reply_lookahead_plays_through_the_opponents_turn():
 def test_the_benchmark_plays_a_game_with_cpu_figures():
     g = bench.one_game((0, 0, 1, 2, {}, ("attack",), True, True, False))
     assert g["result"] in (0.0, 0.5, 1.0) and g["calls"][0] > 0 and g["cpu"][0] > 0
+
+
+def test_a_margin_no_search_can_beat_keeps_the_heuristics_first_choice():
+    st = _midgame(moves=60)
+    while not (st.phase in ("attack", "move") and st.pending is None and len(G.legal_moves(st, st.active)) > 2):
+        seat = G.to_move(st)[0]
+        st, _ = G.apply(st, seat, make_bot("summoner-wars-heuristic", 5).choose(G.view(st, seat), G.legal_moves(st, seat)))
+    seat = st.active
+    view, legal = G.view(st, seat), G.legal_moves(st, seat)
+    h = make_bot("summoner-wars-heuristic", 0)
+    model = Model(view)
+    first = sorted(legal, key=lambda mv: -h.score(model, view, mv))[0]
+    bot = SummonerWarsSearchBot(3, samples=1, max_candidates=3, fitted=True, margin=2.0)  # probabilities differ by < 1
+    assert bot.choose(view, legal) == first
