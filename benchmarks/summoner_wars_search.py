@@ -12,8 +12,8 @@ Run from the repository root:
 ``python -m benchmarks.summoner_wars_search [--games 200] [--jobs 2] [--one-move --samples 6 --candidates 8]
 [--fitted] [--reply] [--json games.jsonl]``.
 
-What was tried and measured (issue 16, item 5 is NOT met; 1 Dec 2026, a 2-core machine at
-load 9-16, so only the CPU figures are meaningful as speeds):
+What was tried and measured (issue 16, item 5 and issue 30, item 3 are NOT met; 1-2 Dec
+2026, a 2-core machine at load 9-16, so only the CPU figures are meaningful as speeds):
 
 =======================================================  =====  ==================  ========
 variant (all: determinized from views, dice re-seeded)   games  score (95% CI)      CPU/dec.
@@ -32,6 +32,9 @@ issue 30: fitted evaluation (``--fitted``), 2 samples,     30    43.3% (27.4-60.
   4 candidates, end of own turn (seed 1000)
 fitted + reply turn (``--fitted --reply``), 1 sample,      30    33.3% (19.2-51.2%)  38.0 ms
   3 candidates (seed 1000)
+fitted, 4 samples, 2 candidates (seed 2000)                40    50.0% (35.2-64.8%)  30.3 ms
+fitted, 3 samples, 3 candidates, ``--margin 0.05``        200    48.5% (41.7-55.4%)  30.7 ms
+  (seeds 0..199, the final run of issue 30 item 3)
 =======================================================  =====  ==================  ========
 
 (the heuristic itself: 0.4 ms per decision in the same runs).  Reading: scoring single
@@ -40,7 +43,8 @@ each side's threat on the other summoner) does not beat the hand-tuned heuristic
 move scores already hold the odds of each attack; the evaluation itself is the weak
 part.  What would be next: an evaluation fitted to game outcomes (self-play positions
 labelled by the winner), and a lookahead through the opponent's reply turn, which
-needs ~10x the per-decision budget used here.
+needs ~10x the per-decision budget used here.  Issue 30 tried both
+(the ``--fitted``, ``--reply`` and ``--margin`` rows; docs/bots.md reads them): no gain.
 """
 
 from __future__ import annotations
