@@ -33,6 +33,8 @@ issue 30: fitted evaluation (``--fitted``), 2 samples,     30    43.3% (27.4-60.
 fitted + reply turn (``--fitted --reply``), 1 sample,      30    33.3% (19.2-51.2%)  38.0 ms
   3 candidates (seed 1000)
 fitted, 4 samples, 2 candidates (seed 2000)                40    50.0% (35.2-64.8%)  30.3 ms
+fitted + reply, 2 samples, 3 candidates, margin 0.05       40    45.0% (30.7-60.2%)  66.3 ms
+  (seed 3000)
 fitted, 3 samples, 3 candidates, ``--margin 0.05``        200    48.5% (41.7-55.4%)  30.7 ms
   (seeds 0..199, the final run of issue 30 item 3)
 =======================================================  =====  ==================  ========
