@@ -9,10 +9,11 @@ time (``time.process_time``) per ``choose`` call, for both bots side by side, be
 wall time is noisy on a shared machine.
 
 Run from the repository root:
-``python -m benchmarks.summoner_wars_search [--games 200] [--jobs 2] [--one-move --samples 6 --candidates 8]``.
+``python -m benchmarks.summoner_wars_search [--games 200] [--jobs 2] [--one-move --samples 6 --candidates 8]
+[--fitted] [--reply] [--json games.jsonl]``.
 
-What was tried and measured (issue 16, item 5 is NOT met; 1 Dec 2026, a 2-core machine at
-load 9-16, so only the CPU figures are meaningful as speeds):
+What was tried and measured (issue 16, item 5 and issue 30, item 3 are NOT met; 1-2 Dec
+2026, a 2-core machine at load 9-16, so only the CPU figures are meaningful as speeds):
 
 =======================================================  =====  ==================  ========
 variant (all: determinized from views, dice re-seeded)   games  score (95% CI)      CPU/dec.
@@ -27,6 +28,15 @@ one-move scoring (``--one-move``): Monte Carlo attacks    200    43.5% (36.8-50.
 same, first weights (threat 3, summoner 10)                60    46.7% (34.6-59.1%)   9.7 ms
 same, attacks only (moves from the heuristic)              60    46.7% (34.6-59.1%)   8.2 ms
 same, threat 6, summoner 14 (other seeds than the 200)     60    51.7% (39.3-63.8%)   9.9 ms
+issue 30: fitted evaluation (``--fitted``), 2 samples,     30    43.3% (27.4-60.8%)  29.0 ms
+  4 candidates, end of own turn (seed 1000)
+fitted + reply turn (``--fitted --reply``), 1 sample,      30    33.3% (19.2-51.2%)  38.0 ms
+  3 candidates (seed 1000)
+fitted, 4 samples, 2 candidates (seed 2000)                40    50.0% (35.2-64.8%)  30.3 ms
+fitted + reply, 2 samples, 3 candidates, margin 0.05       40    45.0% (30.7-60.2%)  66.3 ms
+  (seed 3000)
+fitted, 3 samples, 3 candidates, ``--margin 0.05``        200    48.5% (41.7-55.4%)  30.7 ms
+  (seeds 0..199, the final run of issue 30 item 3)
 =======================================================  =====  ==================  ========
 
 (the heuristic itself: 0.4 ms per decision in the same runs).  Reading: scoring single
@@ -35,7 +45,8 @@ each side's threat on the other summoner) does not beat the hand-tuned heuristic
 move scores already hold the odds of each attack; the evaluation itself is the weak
 part.  What would be next: an evaluation fitted to game outcomes (self-play positions
 labelled by the winner), and a lookahead through the opponent's reply turn, which
-needs ~10x the per-decision budget used here.
+needs ~10x the per-decision budget used here.  Issue 30 tried both
+(the ``--fitted``, ``--reply`` and ``--margin`` rows; docs/bots.md reads them): no gain.
 """
 
 from __future__ import annotations
@@ -71,12 +82,14 @@ class Timed:
 
 
 def one_game(args: tuple) -> dict:
-    i, seed0, samples, max_candidates, weights, phases, rollout = args
+    i, seed0, samples, max_candidates, weights, phases, rollout, fitted, reply, *rest = args
+    margin = rest[0] if rest else 0.0
     seed = seed0 + i
     s_seat = i % 2
     bots = [None, None]
     bots[s_seat] = Timed(SummonerWarsSearchBot(seed, samples=samples, max_candidates=max_candidates,
-                                                  weights=weights, phases=phases, rollout=rollout))
+                                                  weights=weights, phases=phases, rollout=rollout,
+                                                  fitted=fitted, reply=reply, margin=margin))
     bots[1 - s_seat] = Timed(make_bot(HEUR, seed + 100_000))
     config = SWAP if (i // 2) % 2 else {}
     state = G.new_state(2, config, seed)
@@ -89,6 +102,19 @@ def one_game(args: tuple) -> dict:
     return {"result": result, "reason": out.reason, "turns": state.turn, "search_seat": s_seat,
             "cpu": [bots[s_seat].cpu, bots[1 - s_seat].cpu],
             "calls": [bots[s_seat].calls, bots[1 - s_seat].calls]}
+
+
+class _Serial:
+    """``ProcessPoolExecutor``'s ``map`` in this process (``--jobs 1``)."""
+
+    def __enter__(self) -> "_Serial":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+    def map(self, fn, items):
+        return map(fn, items)
 
 
 def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -112,18 +138,42 @@ def main() -> None:
     ap.add_argument("--phases", default="attack,move", help="phases searched (the heuristic plays the rest)")
     ap.add_argument("--one-move", action="store_true", help="score each candidate right after the move "
                     "instead of at the end of the turn (the heuristic playing the rest; the default)")
+    ap.add_argument("--fitted", action="store_true", help="score by the fitted evaluation "
+                    "(summoner_wars_eval) instead of the hand-set one")
+    ap.add_argument("--reply", action="store_true", help="also play the opponent's reply turn (heuristic) "
+                    "before scoring")
+    ap.add_argument("--margin", type=float, default=0.0, help="play the heuristic's first choice unless a "
+                    "searched move scores more than this above it (win probability with --fitted)")
+    ap.add_argument("--json", default="", help="append each finished game as a JSON line to this file")
+    ap.add_argument("--report", default="", help="only print the summary of a --json file (a run stopped early)")
     ap.add_argument("--jobs", type=int, default=1, help="processes (each game runs on one core)")
     args = ap.parse_args()
+    if args.report:
+        with open(args.report) as fh:
+            done = [json.loads(line) for line in fh if line.strip()]
+        print(f"{args.report} (the options named below are this command's: give the run's to label it)")
+        summary(done, args, 0.0)
+        return
     phases = tuple(p for p in args.phases.split(",") if p)
-    jobs = [(i, args.seed, args.samples, args.candidates, args.weights, phases, not args.one_move) for i in range(args.games)]
+    jobs = [(i, args.seed, args.samples, args.candidates, args.weights, phases, not args.one_move,
+             args.fitted, args.reply, args.margin) for i in range(args.games)]
     started = time.perf_counter()
-    if args.jobs > 1:
-        with ProcessPoolExecutor(args.jobs) as ex:
-            games = list(ex.map(one_game, jobs))
-    else:
-        games = [one_game(j) for j in jobs]
-    wall = time.perf_counter() - started
-    n = len(games)
+    games = []
+    log = open(args.json, "a") if args.json else None
+    with ProcessPoolExecutor(args.jobs) if args.jobs > 1 else _Serial() as ex:
+        for g in ex.map(one_game, jobs):  # in game order: the same command prints the same games
+            games.append(g)
+            if log:
+                log.write(json.dumps(g) + "\n")
+                log.flush()
+    if log:
+        log.close()
+    summary(games, args, time.perf_counter() - started)
+
+
+def summary(games: list[dict], args: argparse.Namespace, wall: float) -> None:
+    """Print the match: score with its Wilson interval, by seat, CPU per decision."""
+    n = max(1, len(games))
     score = sum(g["result"] for g in games)
     wins = sum(1 for g in games if g["result"] == 1.0)
     draws = sum(1 for g in games if g["result"] == 0.5)
@@ -133,7 +183,10 @@ def main() -> None:
     cpu_h = sum(g["cpu"][1] for g in games) / max(1, sum(g["calls"][1] for g in games))
     print(f"{SEARCH} (samples {args.samples}, candidates {args.candidates}, phases {args.phases}"
           f"{', one-move scoring' if args.one_move else ', rollout to the end of the turn'}"
-          f"{', weights ' + json.dumps(args.weights) if args.weights else ''}) vs {HEUR}: {n} games, "
+          f"{' and through the reply turn' if args.reply and not args.one_move else ''}"
+          f"{', fitted evaluation' if args.fitted else ', hand-set evaluation'}"
+          f"{f', margin {args.margin}' if args.margin else ''}"
+          f"{', weights ' + json.dumps(args.weights) if args.weights else ''}) vs {HEUR}: {len(games)} games, "
           f"seats swapped every game, factions every two")
     print(f"  {SEARCH} won {wins}, lost {n - wins - draws}, drew {draws}: score {100 * score / n:.1f}% "
           f"(95% CI {100 * lo:.1f}-{100 * hi:.1f}%)")
