@@ -37,7 +37,12 @@ from summon.protocol.mqtt import BrokerUrl, Link, LinkError
 from summon.protocol.topics import Topics, portable_name
 from summon.protocol.version import DEFAULT_PREFIX
 
-__all__ = ["Cell", "CellError", "cells_from_toml", "place", "cell_loads", "find_table"]
+__all__ = ["Cell", "CellError", "cells_from_toml", "cells_from_env", "other_cells", "place", "cell_loads",
+           "find_table", "ENV"]
+
+ENV = "SUMMON_CELLS"
+"""A bot's cell map from its launcher: a JSON object {cell name: players' broker URL}
+(examples/bots/README.md, protocol/README.md "Cells")."""
 
 
 class CellError(Exception):
@@ -108,6 +113,42 @@ def cells_from_toml(data: Any, where: str = "profile") -> tuple[Cell, ...]:
         except CellError as exc:
             raise CellError(f"{where}: [cells.{name}]: {exc}") from None
     return tuple(out)
+
+
+def cells_from_env(environ: Mapping[str, str]) -> tuple[Cell, ...]:
+    """The cells ``SUMMON_CELLS`` names (empty when unset or blank).
+
+    Why an environment variable: a bot in any language is told where to connect by its
+    environment (SUMMON_BROKER, ...), and a launcher (``summon bot-check --cells``, an
+    operator's script) knows the deployment's cells; the bot's own account works on every
+    cell's broker.  A bot that ignores it still plays every table of its home cell."""
+    import json
+
+    raw = environ.get(ENV, "").strip()
+    if not raw:
+        return ()
+    try:
+        data = json.loads(raw)
+    except ValueError as exc:
+        raise CellError(f"{ENV} is not JSON ({exc}): want {{\"cell name\": \"mqtt://HOST:PORT\", ...}}") from None
+    if not isinstance(data, dict) or not all(isinstance(v, str) for v in data.values()):
+        raise CellError(f"{ENV} must be a JSON object {{\"cell name\": \"mqtt://HOST:PORT\", ...}}")
+    try:
+        return tuple(Cell(str(name), url) for name, url in data.items())
+    except CellError as exc:
+        raise CellError(f"{ENV}: {exc}") from None
+
+
+def other_cells(home: BrokerUrl, cells: Sequence[Cell]) -> list[BrokerUrl]:
+    """The players' brokers of ``cells`` other than ``home`` (same host and port), with
+    ``home``'s credentials: the extra connections a client holds besides its home one.  Why
+    skip the home: two connections with one client id to one broker take each other over."""
+    out = []
+    for c in cells:
+        url = BrokerUrl.parse(c.broker).with_credentials(home.username, home.password)
+        if (url.host, url.port) != (home.host, home.port) and url not in out:
+            out.append(url)
+    return out
 
 
 def place(cells: Sequence[Cell], loads: Mapping[str, int | None], explicit: str | None = None) -> Cell:

@@ -85,7 +85,8 @@ def run_demo(opts: DemoOptions, out: Callable[[str], None] = print) -> int:
         for seat, kind in enumerate(opts.bots):
             if web is not None and seat == 0:
                 continue  # the person's seat
-            client = BotClient(make_bot(kind, bot_seed + seat), url, names[seat], table=table_id, pace=opts.pace)
+            client = BotClient(make_bot(kind, bot_seed + seat), url, names[seat], table=table_id, pace=opts.pace,
+                               cells=())  # the demo's own broker only, whatever SUMMON_CELLS says
             clients.append(client)
             t = threading.Thread(target=client.run, name=f"bot-{names[seat]}", daemon=True)
             t.start()

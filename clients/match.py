@@ -194,7 +194,8 @@ def run_match(game: str, boards: int, side_a: Side, side_b: Side, config: dict[s
                 if side.bot:
                     in_process.append((user, side.bot))
                 else:
-                    env = {**os.environ, "SUMMON_BROKER": f"mqtt://127.0.0.1:{broker.port}",
+                    # never the caller's SUMMON_CELLS (a deployment's): the match's bots play its private broker
+                    env = {**{k: v for k, v in os.environ.items() if k != "SUMMON_CELLS"}, "SUMMON_BROKER": f"mqtt://127.0.0.1:{broker.port}",
                            "SUMMON_HOST": "127.0.0.1", "SUMMON_PORT": str(broker.port), "SUMMON_USER": user,
                            "SUMMON_PASSWORD": passwords[user], "SUMMON_PREFIX": "summon/v1", "SUMMON_GAMES": game}
                     log = open(logs / f"{user}.log", "wb")

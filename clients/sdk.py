@@ -100,11 +100,19 @@ class BotClient:
         seed: int | None = None,
         on_connected: Callable[[], None] | None = None,
         pace: float = 0.0,
-        cells: Sequence[BrokerUrl] = (),
+        cells: Sequence[BrokerUrl] | None = None,
     ) -> None:
         """``cells``: the players' brokers of the deployment's other cells (clients/cells.py):
         one more connection to each, same username and password; a table is played on the
-        connection its states came from, so a move goes to the table's own cell."""
+        connection its states came from, so a move goes to the table's own cell.  ``None``
+        (the default): the cells ``SUMMON_CELLS`` names, if any, other than ``broker``
+        (examples/bots/README.md); ``()``: this broker only."""
+        if cells is None:
+            import os
+
+            from summon.clients.cells import cells_from_env, other_cells
+            cells = other_cells(broker.with_credentials(broker.username or username, broker.password),
+                                cells_from_env(os.environ))
         if not pace >= 0:  # also refuses NaN
             raise ValueError(f"pace must be >= 0 seconds, not {pace!r}")
         self.pace = float(pace)

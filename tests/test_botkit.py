@@ -209,3 +209,39 @@ def test_go_bot_passes_bot_check_and_plays_a_match(go_bot, tmp_path):
     result = matched(tmp_path, "--boards", "3", "--against", "random", "--", *go_bot)
     assert result["summary"]["boards"] == 3 and all(r["status"] == "finished" for b in result["boards"]
                                                      for r in b["rooms"])
+
+
+# --- cells: bot-check --cells (issue 27) ------------------------------------------------------
+
+def test_our_sdk_bot_follows_a_table_to_its_second_cell():
+    """`summon bot` reads SUMMON_CELLS (no profile cell map): one more connection, to c2."""
+    out = summon("bot-check", "--cells", "--moves", "3", "--", *sdk_bot("dragon-heuristic"))
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert f"{ALL_ROWS + 1} passed, 0 failed" in out.stdout, out.stdout
+    assert "played it to the end in cell c2" in out.stdout, out.stdout
+
+
+def test_a_bot_that_ignores_summon_cells_fails_only_the_cell_row_and_says_why():
+    """Last month's bot (SUMMON_CELLS unset before it starts) plays its home cell only."""
+    ignores = ["sh", "-c", 'unset SUMMON_CELLS; exec "$0" -m summon.clients.cli bot --broker "$SUMMON_BROKER" '
+               '-u "$SUMMON_USER" --bot dragon-heuristic', sys.executable]
+    rows, _ = run_botcheck(ignores, ["dragon"], moves=2, patience=3, cells=True)
+    table = render_rows(rows)
+    print(table)
+    assert len(rows) == ALL_ROWS + 1
+    assert {r.name for r in rows if not r.ok} == {"follows a table to its second cell"}, table
+    assert "the bot never moved at the table in cell c2: does it read SUMMON_CELLS?" in table, table
+
+
+def test_summon_cells_parsing():
+    from summon.clients.cells import Cell, CellError, cells_from_env, other_cells
+    from summon.protocol.mqtt import BrokerUrl
+
+    assert cells_from_env({}) == () and cells_from_env({"SUMMON_CELLS": " "}) == ()
+    cells = cells_from_env({"SUMMON_CELLS": '{"c1": "mqtt://127.0.0.1:1", "c2": "mqtt://127.0.0.1:2"}'})
+    assert cells == (Cell("c1", "mqtt://127.0.0.1:1"), Cell("c2", "mqtt://127.0.0.1:2"))
+    home = BrokerUrl(port=1).with_credentials("bob", "pw")
+    assert other_cells(home, cells) == [BrokerUrl(port=2).with_credentials("bob", "pw")]  # never the home twice
+    for bad in ("[1]", "nope", '{"c1": 3}', '{"a.b": "mqtt://h:1"}'):
+        with pytest.raises(CellError, match="SUMMON_CELLS"):
+            cells_from_env({"SUMMON_CELLS": bad})

@@ -25,13 +25,18 @@ class BotCheckError(Exception):
 
 def run_botcheck(command: Sequence[str], games: Sequence[str], patience: float = 5.0, moves: int = 10,
                  clock_s: float = 3.0, embedded: bool = False, say: Callable[[str], None] = lambda s: None,
-                 log_path: str | None = None, cwd: str | None = None) -> tuple[list[Row], str]:
-    """Run every check; (rows, a line about the setup).  Always tears everything down."""
+                 log_path: str | None = None, cwd: str | None = None, cells: bool = False) -> tuple[list[Row], str]:
+    """Run every check; (rows, a line about the setup).  Always tears everything down.
+
+    ``cells``: a second private cell too, named to the bot in SUMMON_CELLS, and the row
+    "follows a table to its second cell" (opt-in: a bot that plays one broker passes without it)."""
     try:
-        world = World(embedded=embedded, log_path=log_path)
+        world = World(embedded=embedded, log_path=log_path, cells=cells)
     except (RuntimeError, OSError) as exc:
         raise BotCheckError(f"cannot set up the private broker and referee: {exc}") from None
     setup = f"broker: {world.broker.kind}; bot account {world.user!r}; bot output in {world.log_path}"
+    if world.broker2 is not None:
+        setup += f"; a second cell c2 on port {world.broker2.port} (SUMMON_CELLS)"
     say(setup)
     try:
         rows = Checker(world, games, patience=patience, moves=moves, clock_s=clock_s, say=say).run(command, cwd=cwd)

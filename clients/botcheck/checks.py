@@ -71,13 +71,18 @@ class Checker:
         self._n = 0
         self.staged: list[str] = []  # tables the bot must leave alone
         self.seen_moves: set[str] = set()  # moves the checker's own seats could make: illegal-move candidates
+        self.in_c2: set[str] = set()  # tables made in the second cell (--cells)
 
     # --- talking to the referee (its loop thread) -----------------------------------------------
+    def _ref(self, tid: str) -> Any:
+        """The referee that owns ``tid``: the second cell's for a table made there (``--cells``)."""
+        return self.w.ref2 if tid in self.in_c2 else self.w.ref
+
     def _table(self, tid: str) -> Any:
-        return self.w.ref.tables[tid]
+        return self._ref(tid).tables[tid]
 
     def create(self, game: str, with_bot: bool = True, config: dict | None = None,
-               clock: dict | None = None) -> str:
+               clock: dict | None = None, second_cell: bool = False) -> str:
         from summon.referee.games import GAMES
 
         engine = GAMES[game]
@@ -87,7 +92,10 @@ class Checker:
         self._n += 1
         tid = f"check-{self._n}-{game}"
         cfg = dict(config or {})  # the rulebook's game: long enough for every check
-        self.w.call(lambda: self.w.ref.create_table(game, players, cfg, seed=self._n, table_id=tid, clock=clock))
+        if second_cell:
+            self.in_c2.add(tid)
+        ref = self._ref(tid)
+        ref.call(lambda: ref.create_table(game, players, cfg, seed=self._n, table_id=tid, clock=clock), 10.0)
         return tid
 
     def _opponent_move(self, tid: str, on_turn: Callable[[], None] | None = None) -> bool:
@@ -106,11 +114,11 @@ class Checker:
             if len(self.seen_moves) < 500:
                 self.seen_moves.update(legal)
             move = self.rng.choice(legal)
-            self.w.ref._play(t, t.players[seat], Move(seq=t.seq, move=move))
+            self._ref(tid)._play(t, t.players[seat], Move(seq=t.seq, move=move))
             if on_turn is not None and t.status == "playing" and t.seat_of(self.user) in t.game.to_move(t.state):
                 on_turn()
             return True
-        return bool(self.w.call(step))
+        return bool(self._ref(tid).call(step, 10.0))
 
     def gets_another_turn(self, tid: str) -> bool:
         """Will ``advance`` reach a turn of the bot before the game ends?  A dry run of the very
@@ -135,14 +143,14 @@ class Checker:
                 seat = movers[0]
                 state, _ = t.game.apply(state, seat, rng.choice(t.game.legal_moves(state, seat)))
             return False
-        return bool(self.w.call(run))
+        return bool(self._ref(tid).call(run, 10.0))
 
     def info(self, tid: str) -> tuple[int, str, bool]:
         """(seq, status, is the bot to move)."""
         def get() -> tuple[int, str, bool]:
             t = self._table(tid)
             return t.seq, t.status, t.status == "playing" and t.seat_of(self.user) in t.game.to_move(t.state)
-        return self.w.call(get)
+        return self._ref(tid).call(get, 10.0)
 
     def advance(self, tid: str, limit: int = 3000, on_turn: Callable[[], None] | None = None) -> int | None:
         """Play the other seats until the bot is to move: that state's seq (None: game over)."""
@@ -164,7 +172,7 @@ class Checker:
             if entry is None:
                 return "pending" if t.seq <= seq else "house"
             return "mine" if entry.user == self.user and not entry.flags else "house"
-        return self.w.call(get)
+        return self._ref(tid).call(get, 10.0)
 
     def await_move(self, tid: str, seq: int, timeout: float | None = None) -> bool:
         """Wait until the bot's own move for ``seq`` is accepted (without the house's help)."""
@@ -183,9 +191,9 @@ class Checker:
             t = self._table(tid)
             seat = t.seat_of(self.user)
             if t.status == "playing" and seat in t.game.to_move(t.state):
-                self.w.ref._play(t, self.user, Move(seq=t.seq, move=t.game.legal_moves(t.state, seat)[0]),
+                self._ref(tid)._play(t, self.user, Move(seq=t.seq, move=t.game.legal_moves(t.state, seat)[0]),
                                  flags=("house",))
-        self.w.call(step)
+        self._ref(tid).call(step, 10.0)
 
     def _alive(self) -> None:
         code = self.w.bot_exit()
@@ -270,6 +278,10 @@ class Checker:
                  "duplicate state", "reconnect", "move lost in a reconnect", "referee restart",
                  "illegal-move error", "rate/limited notice", "per-move clock; race with the house bot",
                  "ignores finished and other tables", "never sets the retain flag"]
+        if self.w.cells:  # --cells: right after the plays rows (opt-in: bots from before cells pass without it)
+            at = 1 + len(self.games)
+            checks.insert(at, self.check_second_cell)
+            names.insert(at, "follows a table to its second cell")
         for name, check in zip(names, checks):
             try:
                 check()
@@ -320,13 +332,43 @@ class Checker:
                  f"{moved} moves accepted" + (", to the end of the game" if finished else "")
                  + (f"; no accepted move for seq {missed} within {self.patience:g} s" if missed is not None else ""))
 
+    def check_second_cell(self) -> None:
+        """A table in the second cell (``--cells``), the bot seated: it must play it to the end
+        on a connection of its own to that cell's broker, told by SUMMON_CELLS.  One deal, so
+        the game ends soon; the first turn waits longer (the bot may still be connecting)."""
+        from summon.clients.botcheck.world import CELLS
+        from summon.referee.games import game_type
+
+        game, c2 = self.games[0], CELLS[1]
+        tid = self.create(game, config=dict(game_type(game).one_deal), second_cell=True)
+        moved, missed, first = 0, None, True
+        while True:
+            seq = self.advance(tid)
+            if seq is None:
+                break
+            if not self.await_move(tid, seq, self.patience + (10 if first else 0)):
+                missed = seq
+                break
+            moved, first = moved + 1, False
+        self._close(tid)
+        expected = f"plays a table in cell {c2} (SUMMON_CELLS) to the end, on its own connection to {c2}'s broker"
+        if moved == 0 and missed is not None:
+            did = f"the bot never moved at the table in cell {c2}: does it read SUMMON_CELLS?"
+        elif missed is not None:
+            did = f"{moved} moves accepted in cell {c2}, then no move for seq {missed} within {self.patience:g} s"
+        else:
+            did = f"played it to the end in cell {c2} ({moved} moves)"
+        if moved == 0 and missed is None:
+            raise Skipped(f"the game in cell {c2} ended before the bot had a turn")
+        self.row("follows a table to its second cell", missed is None, expected, did)
+
     def _close(self, tid: str) -> None:
         def close() -> None:
             t = self._table(tid)
             if t.status == "playing":
-                self.w.ref._close_table(self.w.ref.topics.reply("botcheck"),
+                self._ref(tid)._close_table(self._ref(tid).topics.reply("botcheck"),
                                         CloseTable(request_id="c", table=tid, reason="bot-check"), "botcheck")
-        self.w.call(close)
+        self._ref(tid).call(close, 10.0)
 
     def check_seq(self) -> None:
         # table/finished: a move that crossed the checker closing the table under it (not the bot's fault)

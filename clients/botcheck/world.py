@@ -30,7 +30,11 @@ __all__ = ["World", "PrivateBroker", "BOT_ENV", "find_mosquitto"]
 
 BOT_ENV = ("SUMMON_BROKER", "SUMMON_HOST", "SUMMON_PORT", "SUMMON_USER", "SUMMON_PASSWORD", "SUMMON_PREFIX",
            "SUMMON_GAMES")
-"""What the bot is told, in its environment (documented in examples/bots/README.md)."""
+"""What the bot is told, in its environment (documented in examples/bots/README.md); with
+``--cells`` also SUMMON_CELLS (``World.bot_env``)."""
+
+CELLS = ("c1", "c2")
+"""The cells' names of a ``--cells`` world: c1 the bot's home (SUMMON_BROKER), c2 the second."""
 
 
 def find_mosquitto() -> str | None:
@@ -89,15 +93,16 @@ class World:
     """Everything one bot-check run needs; ``close`` tears it all down (also on errors)."""
 
     def __init__(self, user: str = "candidate", prefix: str = DEFAULT_PREFIX, embedded: bool = False,
-                 log_path: str | None = None) -> None:
+                 log_path: str | None = None, cells: bool = False) -> None:
+        """``cells``: also a second private cell (``start_second_cell``), named in SUMMON_CELLS."""
         from summon.referee.service import Referee
 
         self.user = user
         self.prefix = prefix
         self.password = secrets.token_urlsafe(12)
         self.dir = Path(tempfile.mkdtemp(prefix="summon-botcheck-"))
-        self.broker = PrivateBroker(self.dir, {"referee": (rpw := secrets.token_urlsafe(12)), user: self.password},
-                              prefix, embedded)
+        self.users = {"referee": (rpw := secrets.token_urlsafe(12)), user: self.password}
+        self.broker = PrivateBroker(self.dir, self.users, prefix, embedded)
         self.referee_url = BrokerUrl(port=self.broker.port).with_credentials("referee", rpw)
         self.proxy = MqttProxy("127.0.0.1", self.broker.port)
         self.sent: list[tuple[float, str, bytes]] = []  # every payload the referee sent to the bot's seats
@@ -108,7 +113,18 @@ class World:
         self._thread: threading.Thread | None = None
         self.bot: subprocess.Popen[bytes] | None = None
         self.log_path = Path(log_path) if log_path else self.dir / "bot.log"
+        # the second cell (--cells): its broker, its referee (plain: the checks only play its table)
+        self.cells = cells
+        self.broker2: PrivateBroker | None = None
+        self.ref2: Referee | None = None
+        self._thread2: threading.Thread | None = None
         self.start_referee()
+        if cells:
+            try:
+                self.start_second_cell(embedded)
+            except BaseException:
+                self.close()
+                raise
 
     # --- the referee ----------------------------------------------------------------------
     def start_referee(self) -> None:
@@ -131,7 +147,8 @@ class World:
                 super()._send(out)
 
         cfg = RefereeConfig(broker=self.referee_url, prefix=self.prefix, client_id="referee",
-                            db=str(self.dir / "referee.db"), db_sync="normal", roles_file=None)
+                            db=str(self.dir / "referee.db"), db_sync="normal", roles_file=None,
+                            cell=self.cell_map()[CELLS[0]] if self.cells else None)
         from summon.clients.bots import HOUSE_BOTS
 
         self.ref = Watched(cfg, house_bots=HOUSE_BOTS)
@@ -139,6 +156,33 @@ class World:
         self._thread.start()
         if not self.ref.ready.wait(15):
             raise RuntimeError("the referee did not connect to the private broker")
+
+    def cell_map(self) -> dict[str, dict[str, Any]]:
+        """Each cell as its referee names it in ``created``/``meta`` (the bot's addresses: c1
+        through the proxy, c2 its broker directly)."""
+        out = {CELLS[0]: {"name": CELLS[0], "broker": f"mqtt://127.0.0.1:{self.proxy.port}", "edge": None}}
+        if self.broker2 is not None:
+            out[CELLS[1]] = {"name": CELLS[1], "broker": f"mqtt://127.0.0.1:{self.broker2.port}", "edge": None}
+        return out
+
+    def start_second_cell(self, embedded: bool) -> None:
+        """A second cell as a deployment has it: its own Mosquitto with the same accounts (the
+        bot's password works there too) and its own referee and store (a database per cell,
+        as tests/test_cells.py), the referee naming its cell in ``created`` and ``meta``."""
+        from summon.clients.bots import HOUSE_BOTS
+        from summon.referee.service import Referee, RefereeConfig
+
+        (self.dir / CELLS[1]).mkdir()
+        self.broker2 = PrivateBroker(self.dir / CELLS[1], self.users, self.prefix, embedded)
+        url = BrokerUrl(port=self.broker2.port).with_credentials("referee", self.users["referee"])
+        cfg = RefereeConfig(broker=url, prefix=self.prefix, client_id="referee",
+                            db=str(self.dir / CELLS[1] / "referee.db"), db_sync="normal", roles_file=None,
+                            cell=self.cell_map()[CELLS[1]])
+        self.ref2 = Referee(cfg, house_bots=HOUSE_BOTS)
+        self._thread2 = threading.Thread(target=self.ref2.run, name="botcheck-referee-c2", daemon=True)
+        self._thread2.start()
+        if not self.ref2.ready.wait(15):
+            raise RuntimeError("the second cell's referee did not connect to its private broker")
 
     def own_up(self, p: Any) -> Any:
         """The refusal of a move bot-check put in place of the bot's own, with a detail that
@@ -175,12 +219,17 @@ class World:
 
     # --- the bot ----------------------------------------------------------------------------
     def bot_env(self, games: Sequence[str]) -> dict[str, str]:
-        return {"SUMMON_BROKER": f"mqtt://127.0.0.1:{self.proxy.port}", "SUMMON_HOST": "127.0.0.1",
-                "SUMMON_PORT": str(self.proxy.port), "SUMMON_USER": self.user, "SUMMON_PASSWORD": self.password,
-                "SUMMON_PREFIX": self.prefix, "SUMMON_GAMES": ",".join(games)}
+        env = {"SUMMON_BROKER": f"mqtt://127.0.0.1:{self.proxy.port}", "SUMMON_HOST": "127.0.0.1",
+               "SUMMON_PORT": str(self.proxy.port), "SUMMON_USER": self.user, "SUMMON_PASSWORD": self.password,
+               "SUMMON_PREFIX": self.prefix, "SUMMON_GAMES": ",".join(games)}
+        if self.cells:  # every cell, the home one (SUMMON_BROKER's address) included
+            import json
+            env["SUMMON_CELLS"] = json.dumps({n: c["broker"] for n, c in self.cell_map().items()})
+        return env
 
     def start_bot(self, command: Sequence[str], games: Sequence[str], cwd: str | None = None) -> None:
-        env = {**os.environ, **self.bot_env(games)}
+        # never the caller's own SUMMON_CELLS (a deployment's): the bot sees this world only
+        env = {**{k: v for k, v in os.environ.items() if k != "SUMMON_CELLS"}, **self.bot_env(games)}
         self._log = open(self.log_path, "wb")
         try:
             self.bot = subprocess.Popen(list(command), env=env, cwd=cwd, stdin=subprocess.DEVNULL,
@@ -213,6 +262,12 @@ class World:
             self.ref.request_stop()
             if self._thread is not None:
                 self._thread.join(10)
+            if self.ref2 is not None:
+                self.ref2.request_stop()
+            if self._thread2 is not None:
+                self._thread2.join(10)
         finally:
             self.proxy.close()
             self.broker.stop()
+            if self.broker2 is not None:
+                self.broker2.stop()

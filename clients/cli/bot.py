@@ -32,13 +32,22 @@ def bot(broker_url: str, username: str | None, password: str | None, password_fi
         raise click.BadParameter(f"unknown bot; known: {', '.join(BOTS)}", param_hint="--bot")
     url = _broker(broker_url, username, password, password_file)
     cells = profile_cells(broker_url)  # the profile's cells: one connection to each (clients/cells.py)
-    more = []
-    if table is not None:
+    more: list = []
+    if table is not None and cells:
         url = follow_table(broker_url, url, table, prefix)
     elif cells:
         url, *more = [in_cell(url, c.broker) for c in cells]
+    else:  # no profile cell map: the launcher's SUMMON_CELLS, if any (examples/bots/README.md)
+        import os
+
+        from summon.clients.cells import CellError, cells_from_env, other_cells
+        try:
+            cells = cells_from_env(os.environ)
+        except CellError as exc:
+            raise click.UsageError(str(exc)) from None
+        more = other_cells(url, cells)
     where = f"table {table}" if table else "every table it is seated at"
-    where += f" in {len(cells)} cells" if more else ""
+    where += f" in {len(more) + 1} cells" if more else ""
     where += f", at least {pace:g} s a move" if pace else ""
     client = BotClient(lambda table: make_bot(bot_name, seed), url, username, table=table, prefix=prefix,
                        mqtt_version=int(mqtt_version), pace=pace, cells=more,

@@ -3,7 +3,8 @@
 The bot author's kit, with ``summon match``.  Thin click layer: flags ->
 ``clients.botcheck.run_botcheck``.  The bot is any command (after ``--``); it is told where
 to connect by environment variables (examples/bots/README.md): SUMMON_BROKER, SUMMON_HOST,
-SUMMON_PORT, SUMMON_USER, SUMMON_PASSWORD, SUMMON_PREFIX, SUMMON_GAMES.
+SUMMON_PORT, SUMMON_USER, SUMMON_PASSWORD, SUMMON_PREFIX, SUMMON_GAMES (and, with
+``--cells``, SUMMON_CELLS).
 """
 
 from __future__ import annotations
@@ -35,10 +36,13 @@ def _games(value: str) -> list[str]:
 @click.option("--moves", default=10, show_default=True, help="Turns played per claimed game.")
 @click.option("--clock", "clock_s", default=3.0, show_default=True, help="The per-move clock of the timed check (s).")
 @click.option("--embedded", is_flag=True, help="Use the embedded broker even when Mosquitto is installed.")
+@click.option("--cells", "cells", is_flag=True,
+              help="Also start a second private cell, name both in SUMMON_CELLS, and check that the bot plays "
+                   "a table there to the end.")
 @click.option("--log", "log_path", default=None, help="Write the bot's output here (default: a temporary file).")
 @click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
-def bot_check(games: str, patience: float, moves: int, clock_s: float, embedded: bool, log_path: str | None,
-              command: tuple[str, ...]) -> None:
+def bot_check(games: str, patience: float, moves: int, clock_s: float, embedded: bool, cells: bool,
+              log_path: str | None, command: tuple[str, ...]) -> None:
     """Check a bot (any language) against the protocol's hard cases: summon bot-check -- COMMAND...
 
     Starts a private broker and referee, runs COMMAND with SUMMON_BROKER, SUMMON_USER,
@@ -46,12 +50,15 @@ def bot_check(games: str, patience: float, moves: int, clock_s: float, embedded:
     Exit code 0 only if no check fails (SKIP: a case that could not be made, e.g. the game
     ended first; the row says why).  For the illegal-move check bot-check replaces one of
     the bot's moves on the wire with an illegal one; the refusal's detail says so.
+    With --cells a second cell is started too (its own broker, same accounts, its own
+    referee), SUMMON_CELLS names both, and one more row checks the bot follows a table there.
     """
     from summon.clients.botcheck import BotCheckError, render_rows, run_botcheck
 
     try:
         rows, _ = run_botcheck(list(command), _games(games), patience=patience, moves=moves, clock_s=clock_s,
-                               embedded=embedded, say=lambda line: click.echo(line, err=True), log_path=log_path)
+                               embedded=embedded, say=lambda line: click.echo(line, err=True), log_path=log_path,
+                               cells=cells)
     except BotCheckError as exc:
         click.echo(f"summon bot-check: {exc}", err=True)
         sys.exit(EXIT_FAILED)

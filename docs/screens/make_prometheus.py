@@ -50,7 +50,7 @@ def main() -> None:
     prom = subprocess.Popen([shutil.which("prometheus") or "prometheus", f"--config.file={config}",
                              f"--storage.tsdb.path={tmp / 'tsdb'}", f"--web.listen-address=127.0.0.1:{pport}"],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    clients = [BotClient(lambda t, i=i: make_bot("dragon-heuristic", i), broker.url(u), u, pace=0.05)
+    clients = [BotClient(lambda t, i=i: make_bot("dragon-heuristic", i), broker.url(u), u, pace=0.05, cells=())
                for i, u in enumerate(SEATS)]
     for c in clients:
         run_in_thread(lambda c=c: c.run(timeout=args.seconds + 30))
