@@ -231,6 +231,12 @@ def test_a_dead_cell_is_marked_unreachable_on_the_lobby(deployment):
     # the cell's edge holds its own link state too, readable anonymously there
     c2_edge = BrokerUrl.parse(prof.cells[1].edge)
     assert link_states(c2_edge, (f"{P}/cells/link",), {f"{P}/cells/link": b"0"}, 10) == {f"{P}/cells/link": b"0"}
+    # `summon create`'s placement asks each cell's broker itself: c2's is unreachable, not online
+    from summon.clients.cells import cell_loads, place
+
+    loads = cell_loads(list(prof.cells), creds(prof, "director"), timeout=3)
+    assert loads["c2"] is None and loads["c1"] is not None, loads
+    assert place(list(prof.cells), loads).name == "c1"
     d = deployment["root"] / "cells" / "c2"
     procs["c2"] = launch(d / "mosquitto.conf", [ports["port"] + 10, ports["spec"] + 10, ports["ws"] + 10])
     assert link_states(lobby, topics, up, 40) == up
