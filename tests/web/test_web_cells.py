@@ -256,7 +256,8 @@ def test_the_lobby_lists_the_tables_of_every_cell_and_opens_one_in_its_cell(lobb
         assert page.evaluate("() => window.summon.cells.lobby.user") is None  # anonymous there
         # the per-move feed never reaches the page through the lobby
         seen = page.evaluate("() => [...window.summon.cells.lobby.topicsSeen]")
-        assert seen and all(t.endswith("/public/meta") or "/referee/status" in t for t in seen), seen
+        assert seen and all(t.endswith(("/public/meta", "/link", "/edge")) or "/referee/status" in t
+                            for t in seen), seen   # (link, edge: each cell's bridge states, "1"/"0")
         page.click(f".tables.mine li[data-table='{made['b']}'] a")  # opened from the lobby: followed to cell b
         page.wait_for_selector(".status-line", timeout=20000)
         page.wait_for_function("() => window.summon.cells.links.has('b')", timeout=20000)
