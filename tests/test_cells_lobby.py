@@ -190,6 +190,64 @@ def test_the_lobby_lists_every_cells_tables_and_never_the_move_feed(deployment):
             p.link.close()
 
 
+def link_states(url: BrokerUrl, topics: tuple[str, ...], want: dict[str, bytes], timeout: float) -> dict[str, bytes]:
+    """The retained values of ``topics`` on ``url`` once they equal ``want`` (or at ``timeout``):
+    the live messages of one subscription, starting from its retained ones (no sleeps)."""
+    import queue
+
+    from summon.protocol.mqtt import Link
+
+    link = Link(url, f"link-watch-{time.monotonic_ns()}", subscriptions=topics).start()
+    got: dict[str, bytes] = {}
+    deadline = time.monotonic() + timeout
+    try:
+        while any(got.get(t) != v for t, v in want.items()) and time.monotonic() < deadline:
+            try:
+                item = link.inbox.get(timeout=0.2)
+            except queue.Empty:
+                continue
+            got[item.topic] = item.payload
+    finally:
+        link.close()
+    return got
+
+
+def test_a_dead_cell_is_marked_unreachable_on_the_lobby(deployment):
+    """Cell c2's players' broker dies: its referee's will cannot reach the edge, so the
+    lobby's ``cells/c2/referee/status`` stays "online"; the edge's bridge notification does
+    say it (``cells/c2/link`` goes "0", the lobby's own bridge to that edge stays "1"), and
+    goes back to "1" once the broker is back."""
+    from tests.mosquitto import launch
+
+    prof, procs, ports = deployment["prof"], deployment["procs"], deployment["ports"]
+    lobby = BrokerUrl.parse(prof.lobby_edge)
+    topics = tuple(f"{P}/cells/{c}/{k}" for c in ("c1", "c2") for k in ("link", "edge"))
+    up = {t: b"1" for t in topics}
+    assert link_states(lobby, topics, up, 20) == up
+    procs["c2"].terminate()
+    procs["c2"].wait(5)
+    down = {**up, f"{P}/cells/c2/link": b"0"}
+    assert link_states(lobby, topics, down, 20) == down
+    # the cell's edge holds its own link state too, readable anonymously there
+    c2_edge = BrokerUrl.parse(prof.cells[1].edge)
+    assert link_states(c2_edge, (f"{P}/cells/link",), {f"{P}/cells/link": b"0"}, 10) == {f"{P}/cells/link": b"0"}
+    # `summon create`'s placement asks each cell's broker itself: c2's is unreachable, not online
+    from summon.clients.cells import cell_loads, place
+
+    loads = cell_loads(list(prof.cells), creds(prof, "director"), timeout=3)
+    assert loads["c2"] is None and loads["c1"] is not None, loads
+    assert place(list(prof.cells), loads).name == "c1"
+    d = deployment["root"] / "cells" / "c2"
+    procs["c2"] = launch(d / "mosquitto.conf", [ports["port"] + 10, ports["spec"] + 10, ports["ws"] + 10])
+    assert link_states(lobby, topics, up, 40) == up
+    # the lobby's own bridge: c2's edge dies, cells/c2/edge goes "0" (and, measured, the
+    # edge's link "0" its closing bridge publishes reaches the lobby first: either says it)
+    procs["c2-edge"].terminate()
+    procs["c2-edge"].wait(5)
+    edge = f"{P}/cells/c2/edge"
+    assert link_states(lobby, topics, {edge: b"0"}, 20)[edge] == b"0"
+
+
 def test_the_lobby_conf_bridges_only_the_lobby_topics_inward():
     from summon.referee.lobbyconf import lobby_acl_text, lobby_bridge, lobby_conf
 
@@ -200,12 +258,14 @@ def test_the_lobby_conf_bridges_only_the_lobby_topics_inward():
     assert "address 10.0.0.2:1895" in lines and "allow_anonymous true" in lines
     topics = [ln for ln in lines if ln.startswith("topic ")]
     assert all(" in 0 " in ln for ln in topics), "in only (nothing published on the lobby reaches a cell), QoS 0"
-    assert {ln.split()[1] for ln in topics} == {"t/+/public/meta", "tour/#", "referee/status"}
+    assert {ln.split()[1] for ln in topics} == {"t/+/public/meta", "tour/#", "referee/status", "link"}
     assert f"topic referee/status in 0 {P}/cells/c2/ {P}/" in lines
+    assert f"topic link in 0 {P}/cells/c2/ {P}/cells/" in lines and f"notification_topic {P}/cells/c2/edge" in lines
     clientids = [ln.split()[1] for ln in lines if ln.startswith(("remote_clientid ", "local_clientid "))]
     assert len(set(clientids)) == 4 and all(len(c) > 30 for c in clientids), "unguessable: the edges are anonymous"
     acl = [ln for ln in lobby_acl_text().splitlines() if ln and not ln.startswith("#")]
-    assert acl == [f"topic read {P}/{t}" for t in ("t/+/public/meta", "tour/#", "cells/+/referee/status")]
+    assert acl == [f"topic read {P}/{t}" for t in ("t/+/public/meta", "tour/#", "cells/+/referee/status",
+                                                   "cells/+/link", "cells/+/edge")]
 
 
 def test_watch_follow_comments_on_every_cells_tables(deployment):

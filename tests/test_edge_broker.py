@@ -120,7 +120,8 @@ def edge_topic_allowed(topic: str) -> bool:
     if parts[:len(base)] != base:
         return False
     rest = parts[len(base):]
-    return (rest == ["referee", "status"] or (rest[:1] == ["tour"] and len(rest) >= 2)
+    return (rest == ["referee", "status"] or rest == ["cells", "link"]   # the edge's own bridge state (1/0)
+            or (rest[:1] == ["tour"] and len(rest) >= 2)
             or (len(rest) == 4 and rest[0] == "t" and rest[2] == "public" and rest[3] in ("meta", "state", "events")))
 
 

@@ -256,7 +256,8 @@ def test_the_lobby_lists_the_tables_of_every_cell_and_opens_one_in_its_cell(lobb
         assert page.evaluate("() => window.summon.cells.lobby.user") is None  # anonymous there
         # the per-move feed never reaches the page through the lobby
         seen = page.evaluate("() => [...window.summon.cells.lobby.topicsSeen]")
-        assert seen and all(t.endswith("/public/meta") or "/referee/status" in t for t in seen), seen
+        assert seen and all(t.endswith(("/public/meta", "/link", "/edge")) or "/referee/status" in t
+                            for t in seen), seen   # (link, edge: each cell's bridge states, "1"/"0")
         page.click(f".tables.mine li[data-table='{made['b']}'] a")  # opened from the lobby: followed to cell b
         page.wait_for_selector(".status-line", timeout=20000)
         page.wait_for_function("() => window.summon.cells.links.has('b')", timeout=20000)
@@ -359,3 +360,41 @@ def test_a_cell_down_pauses_its_table_in_words_and_the_other_cell_plays_on(two_c
     finally:
         context.close()
         web.stop()
+
+
+def test_a_dead_cell_is_unreachable_on_the_lobby_and_new_table_goes_elsewhere(lobby, browser, tmp_path):
+    """Cell b (no tables: the least loaded) loses its players' broker: its referee's last
+    status still says online on the lobby, but its edge's bridge state says 0, so the lobby
+    says b cannot be reached, and north's New table goes to cell a."""
+    brokers = lobby["brokers"]
+    create_table(brokers["a"].url("director"), "director", "nim", ["south", "west"], {"heaps": 1, "size": 9}, seed=1)
+    web = _web_lobby(lobby)
+    context = browser.new_context()
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    try:
+        login(page, web.url, "north")
+        page.wait_for_selector(".cell-status li[data-cell='b'].ref-online", timeout=20000)
+        brokers["b"].stop()
+        row = page.wait_for_selector(".cell-status li[data-cell='b'].cell-down", timeout=20000)
+        assert row.inner_text() == "Cell b cannot be reached right now: its tables will resume when it is back"
+        for width in (360, 1280):
+            page.set_viewport_size({"width": width, "height": 800})
+            page.screenshot(path=str(tmp_path / f"cell-down-{width}.png"), full_page=True)
+        page.click("a[data-key='link:new']")
+        page.wait_for_selector("form.new-table")
+        page.select_option("select[data-key='nt-game']", "nim")
+        page.select_option("select[data-key='nt-seat-1']", "account")
+        page.fill("input[data-key='nt-account-1']", "east")
+        page.dispatch_event("input[data-key='nt-account-1']", "input")
+        page.click("button[data-key='nt-start']")
+        page.wait_for_function("() => location.hash.startsWith('#/table/')", timeout=20000)
+        table = page.evaluate("decodeURIComponent(location.hash.split('/')[2])")
+        rec = Store(str(lobby["db"] / "a.db")).table(table)
+        assert rec is not None and tuple(rec.players) == ("north", "east"), rec  # placed in a
+        assert not errors, errors
+    finally:
+        context.close()
+        web.stop()
+        brokers["b"].restart()

@@ -229,7 +229,7 @@ function render() {
     if (screen === "new") {
       if (cells) cells.openLobby();   // the cells' referee statuses: where a new table goes
       return [nav, ...renderNewTable(store, link, render, config, (type, fields, anyCell) =>
-        (cells && anyCell ? cells.request(cells.place(), link, type, fields) : link.request(type, fields))),
+        (cells && anyCell ? placed(cells, link, type, fields) : link.request(type, fields))),
       link && link.user ? null : loginForm()];
     }
     const t = store.table(watched);
@@ -340,3 +340,11 @@ async function main() {
 }
 
 main();
+
+// A New table in the least-loaded reachable cell; when none can be reached, the words
+// (js/newtable.js shows them as its error and keeps the form as typed).
+function placed(cells, link, type, fields) {
+  const where = cells.place();
+  if (where === false) throw new Error(tr("err.page.no-cell"));
+  return cells.request(where, link, type, fields);
+}

@@ -62,12 +62,14 @@ export class Cells {
     }
   }
 
-  // The cell a new table of this page goes to, or null (the home cell's broker: one cell, or no lobby).
+  // The cell a new table of this page goes to, or null (the home cell's broker: one cell, or
+  // no lobby), or false: the lobby lists cells and none is both online and reachable (a cell
+  // whose bridges say "0" is skipped: its referee's last status may still say online).
   place() {
     if (!this.active || !this.creds) return null;
     const live = Object.keys(this.map).map((name, i) => ({ name, i, s: this.store.cellStatus.get(name) }))
-      .filter((c) => c.s && c.s.status === "online" && this.map[c.name].broker);
-    if (!live.length) return null;
+      .filter((c) => c.s && c.s.status === "online" && this.map[c.name].broker && !this.store.cellDown.has(c.name));
+    if (!live.length) return this.store.cellStatus.size ? false : null;   // false: no cell can be reached
     live.sort((a, b) => (a.s.tables - b.s.tables) || (a.i - b.i));
     return live[0].name;
   }

@@ -20,6 +20,8 @@ export class Store {
     this.tours = new Map();       // topic -> tournament message
     this.referee = null;          // referee_status
     this.cellStatus = new Map();  // cell name -> its referee_status, from the lobby edge (js/cells.js)
+    this.cellDown = new Set();    // cell names whose link or edge bridge says "0" (referee/lobbyconf.py)
+    this.cellLinks = new Map();   // "<cell>/link" or "<cell>/edge" -> "1" | "0"
     this.replies = new Map();     // request_id -> the referee's `created`, `seated`, `invites` or `error` (js/newtable.js)
     this.invites = new Map();     // table -> {seat: invite code}: the creator's, in memory only (js/gathering.js)
     this.ignored = [];            // the last messages valid.js refused: {topic, type, field}
@@ -39,6 +41,8 @@ function topics(prefix) {
   return {
     status: `${prefix}/referee/status`,
     cellStatus: `${prefix}/cells/+/referee/status`,   // on the lobby edge only
+    cellLink: `${prefix}/cells/+/link`,               // the lobby only: each cell's bridges, "1"/"0"
+    cellEdge: `${prefix}/cells/+/edge`,
     metas: `${prefix}/t/+/public/meta`,
     tours: `${prefix}/tour/#`,
     seatAll: (user) => `${prefix}/t/+/seat/${user}/#`,
@@ -94,7 +98,7 @@ export class Link {
       this.connectedAt = performance.now();
       this.setConnection("online", username ? tr("conn.online-as", { url, user: username }) : tr("conn.online-spectator", { url }));
       const watched = [...this.watching].flatMap((table) => this.tableSubs(table));
-      const subs = this.opts.lobby ? [this.t.metas, this.t.tours, this.t.cellStatus] : this.guest || this.opts.cell ? [...(username ? [this.t.reply(username)] : []), ...watched]
+      const subs = this.opts.lobby ? [this.t.metas, this.t.tours, this.t.cellStatus, this.t.cellLink, this.t.cellEdge] : this.guest || this.opts.cell ? [...(username ? [this.t.reply(username)] : []), ...watched]
         : [this.t.status, this.t.metas, this.t.tours, ...watched];
       if (username && !this.guest) subs.push(this.t.seatAll(username), ...(this.opts.cell ? [] : [this.t.reply(username)]));
       client.subscribe(subs, { qos: 1 });
@@ -175,6 +179,7 @@ export class Link {
     if (this.firstMessageAt === undefined) this.firstMessageAt = performance.now();
     this.topicsSeen.add(topic);
     if (!payload || payload.length === 0) return;   // a deleted retained message
+    if (this.opts.lobby && this.bridgeState(topic, payload)) return;
     let m;
     try { m = decode(payload); } catch (err) { console.warn("undecodable message on", topic, err); return; }
     if (!m || typeof m !== "object" || m.v !== PROTOCOL_VERSION) return;   // unknown versions are ignored
@@ -193,6 +198,18 @@ export class Link {
   // Act only on messages on the topic their type belongs to, and on seat topics only on our
   // own: a broker without per-user ACLs (the demo's amqtt replays every retained message to
   // everyone on reconnect) would otherwise show another seat's hand as ours.
+  // A lobby topic `<p>/cells/<cell>/link|edge` ("1"/"0", Mosquitto's bridge notifications):
+  // kept, and the cell marked down while either is "0".  True when the topic was one.
+  bridgeState(topic, payload) {
+    const p = topic.slice(this.opts.prefix.length + 1).split("/");
+    if (!topic.startsWith(`${this.opts.prefix}/`) || p.length !== 3 || p[0] !== "cells" || !["link", "edge"].includes(p[2])) return false;
+    const s = this.store;
+    s.cellLinks.set(`${p[1]}/${p[2]}`, payload.length === 1 && payload[0] === 0x30 ? "0" : "1");
+    const down = s.cellLinks.get(`${p[1]}/link`) === "0" || s.cellLinks.get(`${p[1]}/edge`) === "0";
+    if (down !== s.cellDown.has(p[1])) { if (down) s.cellDown.add(p[1]); else s.cellDown.delete(p[1]); s.changed(); }
+    return true;
+  }
+
   // The cell a lobby-edge topic `<p>/cells/<cell>/referee/status` names, or null.
   cellOfStatus(topic) {
     const p = topic.slice(this.opts.prefix.length + 1).split("/");

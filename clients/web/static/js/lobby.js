@@ -14,11 +14,12 @@ function tableLink(id, label) {
   return h("a", { href: `#/table/${encodeURIComponent(id)}`, class: "table-link", dataset: { table: id, key: `link:${id}` } }, label);
 }
 
-function tableRow(t, me) {
+function tableRow(t, me, store = null) {
   const m = t.meta;
   const seat = m && me ? m.players.indexOf(me) : -1;
   const result = m && m.result ? ` · ${resultLine(m)}` : "";
-  const cell = m && m.cell && m.cell.name ? ` · ${tr("lobby.in-cell", { cell: m.cell.name })}` : "";   // several cells (js/cells.js)
+  const down = store && m && m.cell && store.cellDown.has(m.cell.name);
+  const cell = m && m.cell && m.cell.name ? ` · ${tr(down ? "lobby.in-cell-down" : "lobby.in-cell", { cell: m.cell.name })}` : "";   // several cells (js/cells.js)
   return h("li", { dataset: { table: t.id, cell: m && m.cell ? m.cell.name : "" } },
     tableLink(t.id, m ? gameName(m.game, m) : tr("lobby.a-table")),
     h("span", { class: "muted" }, m ? ` ${playerNames(m).join(", ")} · ${statusWords(m.status)}${result}${cell}` : ""),
@@ -37,7 +38,9 @@ export function renderLobby(store, link, loginForm, refresh = () => {}, opts = {
   const refLine = (r) => (r ? (r.status === "online" ? tr("lobby.referee-online", { n: r.tables }) : tr("lobby.referee", { status: r.status })) : tr("lobby.no-referee"));
   const perCell = store.cellStatus && store.cellStatus.size   // the lobby edge: one referee status per cell
     ? h("ul", { class: "cell-status" }, [...store.cellStatus].sort().map(([name, r]) =>
-      h("li", { class: `ref-${r.status}`, dataset: { cell: name } }, `${tr("lobby.cell", { cell: name })} · ${refLine(r)}`)))
+      store.cellDown.has(name)   // its bridges say "0": its last status may still say online
+        ? h("li", { class: "ref-offline cell-down", dataset: { cell: name } }, tr("lobby.cell-down", { cell: name }))
+        : h("li", { class: `ref-${r.status}`, dataset: { cell: name } }, `${tr("lobby.cell", { cell: name })} · ${refLine(r)}`)))
     : null;
   const out = [
     perCell || h("p", { class: `referee ${ref ? `ref-${ref.status}` : ""}`, role: "status" }, refLine(ref)),
@@ -54,12 +57,12 @@ export function renderLobby(store, link, loginForm, refresh = () => {}, opts = {
   if (me) out.push(section(tr("lobby.your-tables"), mine.length || gathering.length ? h("ul", { class: "tables mine" },
     gathering.map((g) => h("li", { dataset: { table: g.table } }, tableLink(g.table, g.title || gameName(g.game)),
       h("span", { class: "muted" }, ` ${tr("lobby.gathering-line", { n: (g.open || []).length + (g.waiting || 0) })}`))),
-    mine.map((t) => tableRow(t, me)))
+    mine.map((t) => tableRow(t, me, store)))
     : h("p", { class: "muted" }, tr("lobby.not-at-table"))));
   out.push(openTables(store, me, false, opts.onSit || (() => {})));
-  out.push(section(tr("lobby.live"), live.length ? h("ul", { class: "tables live" }, live.map((t) => tableRow(t, me)))
+  out.push(section(tr("lobby.live"), live.length ? h("ul", { class: "tables live" }, live.map((t) => tableRow(t, me, store)))
     : h("p", { class: "muted" }, tr("lobby.none-live"))));
-  out.push(section(tr("lobby.finished"), done.length ? h("ul", { class: "tables done" }, done.slice(-50).reverse().map((t) => tableRow(t, me)))
+  out.push(section(tr("lobby.finished"), done.length ? h("ul", { class: "tables done" }, done.slice(-50).reverse().map((t) => tableRow(t, me, store)))
     : h("p", { class: "muted" }, tr("lobby.none-finished"))));
   out.push(section(tr("lobby.tournaments"), store.tours.size ? [...store.tours.values()].map(tournament)
     : h("p", { class: "muted" }, tr("lobby.none-tournament"))));

@@ -120,7 +120,7 @@ export function renderNewTable(store, link, refresh, config = {}, send = (type, 
     const req = requestOf(game, me);
     // waiting seats (invite links, open seats) stay in the home cell: its gateway redeems the
     // invites, and its lobby lists the open seats (gatherings are not on the lobby edge)
-    draft.pending = send("create", req, !req.waiting);
+    try { draft.pending = send("create", req, !req.waiting); } catch (err) { draft.error = { code: "page.no-cell", message: err.message }; }
     refresh();
   } } },
     h("label", {}, `${tr("nt.game")} `, h("select", { dataset: { key: "nt-game" }, on: { change: (e) => { reset(games.find((g) => g.name === e.target.value)); refresh(); } } },
