@@ -10,7 +10,11 @@ Why each test:
 * ``uniform_deal`` is exactly uniform: on a small ending where every consistent deal can
   be enumerated, each one is drawn about equally often (the biased ``determinize`` is
   the reason this sampler exists);
-* ``solve_points`` (the exact ending) equals a plain minimax through the checked engine;
+* ``solve_points`` (the exact ending) equals a plain minimax through the checked engine,
+  and its fast path (merged equivalent cards, a forced last trick scored directly) equals
+  its slow path on thousands of endings of two to four tricks, mid-trick included;
+* ``greedy_then_solve`` is the greedy rollout followed by the exact solve, and with no
+  exact tricks the greedy rollout itself;
 * a two-board duplicate match of the benchmark runs and reports (the long matches are
   ``benchmarks/dragon_pimc_match.py``).
 """
@@ -24,7 +28,8 @@ from collections import Counter
 import pytest
 
 from summon.clients.bots import BOTS, make_bot
-from summon.clients.bots.dragon_pimc import DragonPimcBot, DragonPimcRefBot, solve_points, uniform_deal
+from summon.clients.bots.dragon_pimc import (DragonPimcBot, DragonPimcRefBot, greedy_then_solve, solve_points,
+                                             uniform_deal)
 from summon.referee.games import GAMES
 from summon.referee.games.dragon import DragonGame, fast
 from summon.referee.games.dragon.cards import DESIGNATIONS, DRAGON_BIT, FULL_DECK, SUIT_MASKS
@@ -198,6 +203,48 @@ def test_the_exact_ending_equals_plain_minimax_through_the_engine():
         assert got[0] == want0 and got[0] + got[1] == 13
         checked += 1
     assert checked == 40
+
+
+def _random_ending(rng: random.Random, tricks: int) -> fast.Position:
+    """``tricks`` tricks left, random hands from the 53 cards (the rest out of play), any
+    designation, any point of the trick, either Dragon-follow rule."""
+    deck = list(range(53))
+    rng.shuffle(deck)
+    hands = tuple(sum(1 << c for c in deck[s * tricks:(s + 1) * tricks]) for s in range(4))
+    tp = 12 - tricks
+    pos = fast.Position(hands, rng.randrange(6), rng.randrange(4), (), (tp // 2, tp - tp // 2), tp,
+                        rng.randrange(4), 7, False, rng.random() < 0.5)
+    for _ in range(rng.randrange(4)):
+        pos = fast.step(pos, rng.choice(fast.legal_codes(pos)))
+    return pos
+
+
+def test_the_fast_solver_equals_its_slow_path():
+    rng = random.Random(31)
+    seen_dragon = 0
+    for tricks, n in ((2, 1500), (3, 600), (4, 60)):
+        for _ in range(n):
+            pos = _random_ending(rng, tricks)
+            seen_dragon += any(h & DRAGON_BIT for h in pos.hands) and pos.mode >= 4
+            assert solve_points(pos) == solve_points(pos, fast=False), pos
+    assert seen_dragon > 50  # the no-trump Dragon's declared ends were searched too
+
+
+def test_greedy_then_solve_is_the_greedy_rollout_then_the_exact_ending():
+    rng = random.Random(32)
+    for _ in range(300):
+        pos = _random_ending(rng, 12)
+        assert greedy_then_solve(pos, 0) == fast.rollout(pos, rng, "greedy")
+        exact = rng.choice([1, 2, 3])
+        trace: list[int] = []
+        fast.rollout(pos, rng, "greedy", trace)
+        cut = pos
+        for code in trace:
+            if not cut.trick and 12 - cut.tricks_played <= exact:
+                break
+            cut = fast.step(cut, code)
+        assert greedy_then_solve(pos, exact) == solve_points(cut)
+        assert greedy_then_solve(cut, exact) == solve_points(cut)
 
 
 def test_a_short_duplicate_match_runs_and_reports():
