@@ -419,9 +419,9 @@ class DragonPimcBot(_PimcBase):
 
     name = "dragon-pimc"
 
-    def __init__(self, seed: int | None = None, *, samples: int = 48, pool: int = 8, exact_tricks: int = 2,
-                 cpu_budget_ms: float | None = 45.0, use_auction: bool = False, end_exact: int = 0,
-                 policy: str = "greedy") -> None:
+    def __init__(self, seed: int | None = None, *, samples: int = 48, pool: int = 8, exact_tricks: int = 3,
+                 cpu_budget_ms: float | None = 45.0, use_auction: bool = False, end_exact: int = 3,
+                 policy: str = "keep-trumps") -> None:
         super().__init__(seed, samples, cpu_budget_ms)
         self.pool, self.exact_tricks, self.use_auction = pool, exact_tricks, use_auction
         self.end_exact, self.policy = end_exact, POLICIES[policy]
