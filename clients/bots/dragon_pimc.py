@@ -10,9 +10,15 @@ discards are ``dragon-heuristic``'s in both, so a match between them is about ca
 
 What ``dragon-pimc`` adds:
 
-* **Exact endings.**  With ``exact_tricks`` (2) tricks or fewer left, each sampled deal is
+* **Exact endings.**  With ``exact_tricks`` (3) tricks or fewer left, each sampled deal is
   solved exactly (``solve_points``: alpha-beta over the remaining cards on the bitmask
-  engine) instead of rolled out greedily.
+  engine, equivalent cards merged and a forced last trick scored directly) instead of
+  rolled out greedily.
+* **Better rollouts.**  Every rollout plays its last ``end_exact`` (3) tricks exactly
+  (``greedy_then_solve``: greedy play misses the perfect-play result of the last three
+  tricks in about a quarter of full rollouts), and before that the ``keep-trumps`` policy
+  (``keep_trumps``: greedy, but a sure trump is not cashed against opponents who hold
+  no trump -- greedy's most frequent mistake against the exact solver).
 * **Equivalent cards searched once** and, in no-trump, a Dragon declared at its losing
   end never searched (``dragon_search._distinct``): fewer candidates, less noise.
 * Ties go to the heuristic's card.
