@@ -50,8 +50,8 @@ def bot(name: str, seed: int, opts: dict[str, Any]) -> Any:
     if name == "dragon-pimc":
         from summon.clients.bots.dragon_pimc import DragonPimcBot
         return DragonPimcBot(seed, samples=opts.get("samples", 48), cpu_budget_ms=None,
-                             exact_tricks=opts.get("exact_tricks", 3), use_auction=bool(opts.get("auction")),
-                             end_exact=opts.get("end_exact", 3), policy=opts.get("policy", "keep-trumps"))
+                             exact_tricks=opts.get("exact_tricks", 2), use_auction=bool(opts.get("auction")),
+                             end_exact=opts.get("end_exact", 0), policy=opts.get("policy", "greedy"))
     if name == "dragon-search":
         from summon.clients.bots.dragon_search import DragonSearchBot
         return DragonSearchBot(seed, budget_ms=None, samples=opts.get("search_samples", 40))
@@ -227,10 +227,10 @@ def main() -> None:
     ap.add_argument("--samples", type=int, default=48, help="dragon-pimc deals per decision")
     ap.add_argument("--ref-samples", type=int, default=40, help="dragon-pimc-ref deals per decision")
     ap.add_argument("--search-samples", type=int, default=40, help="dragon-search deals per decision")
-    ap.add_argument("--exact-tricks", type=int, default=3, help="dragon-pimc solves this many last tricks exactly")
-    ap.add_argument("--end-exact", type=int, default=3,
+    ap.add_argument("--exact-tricks", type=int, default=2, help="dragon-pimc solves this many last tricks exactly")
+    ap.add_argument("--end-exact", type=int, default=0,
                     help="dragon-pimc rollouts solve this many last tricks exactly (greedy before)")
-    ap.add_argument("--policy", default="keep-trumps", help="dragon-pimc rollout policy (greedy, keep-trumps)")
+    ap.add_argument("--policy", default="greedy", help="dragon-pimc rollout policy (greedy, keep-trumps)")
     ap.add_argument("--auction", action="store_true", help="dragon-pimc with the auction weights (use_auction)")
     ap.add_argument("--no-baseline", action="store_true",
                     help="skip the third table (villain at all four seats) that splits declarer play from defence")

@@ -10,13 +10,14 @@ discards are ``dragon-heuristic``'s in both, so a match between them is about ca
 
 What ``dragon-pimc`` adds:
 
-* **Exact endings.**  With ``exact_tricks`` (3) tricks or fewer left, each sampled deal is
+* **Exact endings.**  With ``exact_tricks`` (2) tricks or fewer left, each sampled deal is
   solved exactly (``solve_points``: alpha-beta over the remaining cards on the bitmask
   engine, equivalent cards merged and a forced last trick scored directly) instead of
   rolled out greedily.
-* **Better rollouts.**  Every rollout plays its last ``end_exact`` (3) tricks exactly
+* **More exact rollouts** (options, off by default: measured worse, docs/bots.md).  Every
+  rollout plays its last ``end_exact`` tricks exactly
   (``greedy_then_solve``: greedy play misses the perfect-play result of the last three
-  tricks in about a quarter of full rollouts), and before that the ``keep-trumps`` policy
+  tricks in about a quarter of full rollouts), and before that ``policy="keep-trumps"``
   (``keep_trumps``: greedy, but a sure trump is not cashed against opponents who hold
   no trump -- greedy's most frequent mistake against the exact solver).
 * **Equivalent cards searched once** and, in no-trump, a Dragon declared at its losing
@@ -425,9 +426,9 @@ class DragonPimcBot(_PimcBase):
 
     name = "dragon-pimc"
 
-    def __init__(self, seed: int | None = None, *, samples: int = 48, pool: int = 8, exact_tricks: int = 3,
-                 cpu_budget_ms: float | None = 45.0, use_auction: bool = False, end_exact: int = 3,
-                 policy: str = "keep-trumps") -> None:
+    def __init__(self, seed: int | None = None, *, samples: int = 48, pool: int = 8, exact_tricks: int = 2,
+                 cpu_budget_ms: float | None = 45.0, use_auction: bool = False, end_exact: int = 0,
+                 policy: str = "greedy") -> None:
         super().__init__(seed, samples, cpu_budget_ms)
         self.pool, self.exact_tricks, self.use_auction = pool, exact_tricks, use_auction
         self.end_exact, self.policy = end_exact, POLICIES[policy]

@@ -50,7 +50,8 @@ def test_both_bots_are_registered():
 @pytest.mark.parametrize("config", [{}, {"nt_dragon_follow": "when-void", "summon_from_partner": False}])
 def test_pimc_bots_play_legal_searched_moves_through_the_checked_engine(config):
     bots = [DragonPimcBot(0, samples=4), DragonPimcRefBot(1, samples=3),
-            DragonPimcBot(2, samples=4, exact_tricks=3), DragonPimcRefBot(3, samples=3)]
+            DragonPimcBot(2, samples=4, exact_tricks=3, end_exact=3, policy="keep-trumps"),
+            DragonPimcRefBot(3, samples=3)]
     played = play_game(GAMES["dragon"], bots, seed=12, config={"max_hands": 2, **config})
     assert played.outcome is not None
     assert all(b.decisions > 8 and b.failures == 0 for b in bots)
