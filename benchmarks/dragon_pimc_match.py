@@ -50,7 +50,8 @@ def bot(name: str, seed: int, opts: dict[str, Any]) -> Any:
     if name == "dragon-pimc":
         from summon.clients.bots.dragon_pimc import DragonPimcBot
         return DragonPimcBot(seed, samples=opts.get("samples", 48), cpu_budget_ms=None,
-                             exact_tricks=opts.get("exact_tricks", 2), use_auction=bool(opts.get("auction")))
+                             exact_tricks=opts.get("exact_tricks", 2), use_auction=bool(opts.get("auction")),
+                             end_exact=opts.get("end_exact", 0), policy=opts.get("policy", "greedy"))
     if name == "dragon-search":
         from summon.clients.bots.dragon_search import DragonSearchBot
         return DragonSearchBot(seed, budget_ms=None, samples=opts.get("search_samples", 40))
@@ -227,6 +228,9 @@ def main() -> None:
     ap.add_argument("--ref-samples", type=int, default=40, help="dragon-pimc-ref deals per decision")
     ap.add_argument("--search-samples", type=int, default=40, help="dragon-search deals per decision")
     ap.add_argument("--exact-tricks", type=int, default=2, help="dragon-pimc solves this many last tricks exactly")
+    ap.add_argument("--end-exact", type=int, default=0,
+                    help="dragon-pimc rollouts solve this many last tricks exactly (greedy before)")
+    ap.add_argument("--policy", default="greedy", help="dragon-pimc rollout policy (greedy, keep-trumps)")
     ap.add_argument("--auction", action="store_true", help="dragon-pimc with the auction weights (use_auction)")
     ap.add_argument("--no-baseline", action="store_true",
                     help="skip the third table (villain at all four seats) that splits declarer play from defence")
@@ -239,7 +243,7 @@ def main() -> None:
         report(load(a.report), a.hero, a.villain)
         return
     opts = {"samples": a.samples, "ref_samples": a.ref_samples, "search_samples": a.search_samples,
-            "exact_tricks": a.exact_tricks, "auction": a.auction, "baseline": not a.no_baseline}
+            "exact_tricks": a.exact_tricks, "end_exact": a.end_exact, "policy": a.policy, "auction": a.auction, "baseline": not a.no_baseline}
     t0, c0 = time.perf_counter(), time.process_time()
     boards = run(a.boards, a.seed, a.hero, a.villain, opts, a.jobs, a.progress, a.json)
     report(boards, a.hero, a.villain)

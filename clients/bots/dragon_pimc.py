@@ -12,7 +12,14 @@ What ``dragon-pimc`` adds:
 
 * **Exact endings.**  With ``exact_tricks`` (2) tricks or fewer left, each sampled deal is
   solved exactly (``solve_points``: alpha-beta over the remaining cards on the bitmask
-  engine) instead of rolled out greedily.
+  engine, equivalent cards merged and a forced last trick scored directly) instead of
+  rolled out greedily.
+* **More exact rollouts** (options, off by default: measured worse, docs/bots.md).  Every
+  rollout plays its last ``end_exact`` tricks exactly
+  (``greedy_then_solve``: greedy play misses the perfect-play result of the last three
+  tricks in about a quarter of full rollouts), and before that ``policy="keep-trumps"``
+  (``keep_trumps``: greedy, but a sure trump is not cashed against opponents who hold
+  no trump -- greedy's most frequent mistake against the exact solver).
 * **Equivalent cards searched once** and, in no-trump, a Dragon declared at its losing
   end never searched (``dragon_search._distinct``): fewer candidates, less noise.
 * Ties go to the heuristic's card.
@@ -51,7 +58,7 @@ from summon.clients.bots.dragon_auction import FEATURE_MASKS as _FMASK, elsewher
 from summon.clients.bots.dragon_heuristic import DragonHeuristicBot
 from summon.clients.bots.dragon_search import _distinct
 from summon.referee.games.dragon.cards import DRAGON_BIT, FULL_DECK, SUIT_MASKS, cards_of
-from summon.referee.games.dragon.fast import LED, POWER, Position, legal_mask
+from summon.referee.games.dragon.fast import _BIT, LED, POWER, Position, _greedy, legal_mask
 from summon.referee.games.dragon.info import NO_DRAGON, Info, Tracker, determinize
 from summon.referee.games.dragon.search import MOVE_CODE, MOVE_TEXT, hand_deltas, rollout, step
 
@@ -171,10 +178,17 @@ def uniform_deal(info: Info, rng: random.Random, tries: int = 400) -> Position |
     return DealSampler(info).draw(rng, tries)
 
 
-def solve_points(pos: Position) -> tuple[int, int]:
+def solve_points(pos: Position, fast: bool = True) -> tuple[int, int]:
     """Final trick points per team with perfect play by all four seats from ``pos``
     (alpha-beta over the remaining cards; each partnership maximises its own points).
-    Exponential: meant for the last two or three tricks."""
+    Exponential: meant for the last two or three tricks.
+
+    ``fast`` (default) searches one card of every run of equivalent cards -- two cards of
+    a suit in the mover's hand with no card between them still in any hand or in the
+    trick win and lose exactly the same tricks, so only the lowest is tried -- and scores
+    a forced last trick without searching it.  Neither changes the value (tested against
+    ``fast=False`` and a plain minimax through the engine); together about twice as fast
+    on three tricks, which is what makes solving them inside every rollout affordable."""
     hands = list(pos.hands)
     mode, when_void = pos.mode, pos.when_void
     tp0 = pos.tricks_played
@@ -188,6 +202,17 @@ def solve_points(pos: Position) -> tuple[int, int]:
             return 0
         n = len(trick)
         if n == 0:
+            if fast and tp == 11 and (mode < 4 or not (hands[0] | hands[1] | hands[2] | hands[3]) & DRAGON_BIT):
+                # The last trick is forced (one card each, no Dragon end to declare;
+                # a trump-hand Dragon is code 52, its bit).
+                cs = [(hands[(leader + j) & 3] & -hands[(leader + j) & 3]).bit_length() - 1 for j in range(4)]
+                powers = power_t[led_t[cs[0]]]
+                bp, bi = powers[cs[0]], 0
+                for j in (1, 2, 3):
+                    p = powers[cs[j]]
+                    if p > bp:
+                        bp, bi = p, j
+                return 2 if (leader + bi) & 1 == 0 else 0
             key = (hands[0], hands[1], hands[2], hands[3], leader)
             hit = memo.get(key)
             if hit is not None:
@@ -195,7 +220,25 @@ def solve_points(pos: Position) -> tuple[int, int]:
         seat = (leader + n) & 3
         hand = hands[seat]
         mask, dragon = legal_mask(hand, mode, tuple(trick), when_void)
-        codes = cards_of(mask)
+        if fast and mask & (mask - 1):
+            live = hands[0] | hands[1] | hands[2] | hands[3]
+            for t in trick:
+                live |= _BIT[t]
+            codes = []
+            prev = -2
+            m = mask
+            while m:
+                low = m & -m
+                c = low.bit_length() - 1
+                m ^= low
+                if c < 52 and prev >= 0 and prev // 13 == c // 13 and \
+                        not live & (((1 << c) - 1) & ~((2 << prev) - 1)):
+                    prev = c
+                    continue
+                codes.append(c)
+                prev = c
+        else:
+            codes = cards_of(mask)
         if dragon:
             codes.extend(dragon)
         maxing = seat & 1 == 0
@@ -239,6 +282,71 @@ def solve_points(pos: Position) -> tuple[int, int]:
     total = 13 - tp0 if tp0 < 12 else 0  # points still to win (the last trick counts 2)
     v0 = value(pos.leader, list(pos.trick), tp0, -1, total + 1)
     return pts0[0] + v0, pts0[1] + (total - v0)
+
+
+def keep_trumps(hands: Sequence[int], mask: int, dragon: tuple[int, ...], trick: list[int], leader: int,
+                seat: int, mode: int, power_t: Sequence[Sequence[int]], led_t: Sequence[int], when_void: bool) -> int:
+    """The greedy rollout policy with one correction: a leader whose greedy lead is a
+    sure trump winner while neither opponent holds a trump leads its lowest side card
+    instead (the trump stays a sure winner for later, for ruffing or the double last trick).
+
+    Why this rule: against the exact solver on four-trick endings, cashing such a trump
+    was the greedy policy's most frequent mistake (28 % of its sure-trump leads were
+    wrong); with the rule its rollouts miss the perfect-play result a fifth less often
+    (tested)."""
+    code = _greedy(hands, mask, dragon, trick, leader, seat, mode, power_t, led_t, when_void)
+    if trick or mode >= 4 or not (code // 13 == mode or code == 52):
+        return code
+    trumps = SUIT_MASKS[mode] | DRAGON_BIT
+    side = mask & ~trumps
+    if not side or (hands[(seat + 1) & 3] | hands[(seat + 3) & 3]) & trumps:
+        return code
+    return min(cards_of(side), key=lambda c: c % 13)
+
+
+POLICIES = {"greedy": _greedy, "keep-trumps": keep_trumps}
+
+
+def greedy_then_solve(pos: Position, exact: int, policy: Any = _greedy) -> tuple[int, int]:
+    """Final trick points per team: ``pos`` played by the greedy rollout policy until
+    ``exact`` tricks are left (at a trick's start), those solved exactly (``solve_points``).
+
+    Why: the greedy policy is a cheap stand-in for perfect play; on the last tricks the
+    real thing costs about as much (two tricks: ~50 us against ~40 us of greedy play) and
+    removes the ending's misplays from every rollout.  ``exact = 0`` with the default
+    ``policy`` is exactly ``rollout(pos, rng, "greedy")`` (tested); ``policy`` is a
+    function with ``fast._greedy``'s signature (``POLICIES``)."""
+    hands = list(pos.hands)
+    mode, leader, when_void = pos.mode, pos.leader, pos.when_void
+    trick = list(pos.trick)
+    pts = list(pos.points)
+    tp = pos.tricks_played
+    led_t = LED[mode]
+    power_t = POWER[mode]
+    stop = 12 - exact
+    while tp < 12:
+        n = len(trick)
+        if n == 0 and tp >= stop:
+            return solve_points(Position((hands[0], hands[1], hands[2], hands[3]), mode, leader, (),
+                                         (pts[0], pts[1]), tp, pos.declarer, pos.level, pos.nohelp, when_void))
+        seat = (leader + n) & 3
+        hand = hands[seat]
+        mask, dragon = legal_mask(hand, mode, trick, when_void)
+        code = policy(hands, mask, dragon, trick, leader, seat, mode, power_t, led_t, when_void)
+        hands[seat] = hand & ~_BIT[code]
+        trick.append(code)
+        if n == 3:
+            powers = power_t[led_t[trick[0]]]
+            best, bi = powers[trick[0]], 0
+            for j in (1, 2, 3):
+                p = powers[trick[j]]
+                if p > best:
+                    best, bi = p, j
+            leader = (leader + bi) & 3
+            pts[leader & 1] += 2 if tp == 11 else 1
+            tp += 1
+            trick = []
+    return pts[0], pts[1]
 
 
 class _PimcBase:
@@ -319,9 +427,11 @@ class DragonPimcBot(_PimcBase):
     name = "dragon-pimc"
 
     def __init__(self, seed: int | None = None, *, samples: int = 48, pool: int = 8, exact_tricks: int = 2,
-                 cpu_budget_ms: float | None = 45.0, use_auction: bool = False) -> None:
+                 cpu_budget_ms: float | None = 45.0, use_auction: bool = False, end_exact: int = 0,
+                 policy: str = "greedy") -> None:
         super().__init__(seed, samples, cpu_budget_ms)
         self.pool, self.exact_tricks, self.use_auction = pool, exact_tricks, use_auction
+        self.end_exact, self.policy = end_exact, POLICIES[policy]
         self._table: Mapping[str, Mapping[int, float]] | None = None
         if use_auction:
             from summon.clients.bots.dragon_auction_table import LOG_RATIO
@@ -377,13 +487,16 @@ class DragonPimcBot(_PimcBase):
             totals[codes.index(MOVE_CODE[fallback])] += 1e-6
         rng = self._rng
         exact = 12 - info.tricks_played <= self.exact_tricks
+        end_exact, policy = self.end_exact, self.policy
+        custom = end_exact or policy is not _greedy
         deadline = None if self.cpu_budget_ms is None else c0 + self.cpu_budget_ms / 1000
         for k, (pos, weight) in enumerate(self._deals(info, view)):
             if deadline is not None and k >= 4 and time.process_time() > deadline:
                 break
             for i, code in enumerate(codes):
                 nxt = step(pos, code)
-                pts = solve_points(nxt) if exact else rollout(nxt, rng, "greedy")
+                pts = solve_points(nxt) if exact else (greedy_then_solve(nxt, end_exact, policy)
+                                                       if custom else rollout(nxt, rng, "greedy"))
                 d = hand_deltas(pos, pts)
                 totals[i] += weight * (d[team] - d[1 - team])
         return MOVE_TEXT[codes[max(range(len(codes)), key=totals.__getitem__)]]

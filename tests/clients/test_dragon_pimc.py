@@ -10,7 +10,13 @@ Why each test:
 * ``uniform_deal`` is exactly uniform: on a small ending where every consistent deal can
   be enumerated, each one is drawn about equally often (the biased ``determinize`` is
   the reason this sampler exists);
-* ``solve_points`` (the exact ending) equals a plain minimax through the checked engine;
+* ``solve_points`` (the exact ending) equals a plain minimax through the checked engine,
+  and its fast path (merged equivalent cards, a forced last trick scored directly) equals
+  its slow path on thousands of endings of two to four tricks, mid-trick included;
+* ``greedy_then_solve`` is the greedy rollout followed by the exact solve, and with no
+  exact tricks the greedy rollout itself;
+* the ``keep-trumps`` rollout policy differs from greedy only where it says, and its
+  rollouts reach the perfect-play result of four-trick endings more often than greedy's;
 * a two-board duplicate match of the benchmark runs and reports (the long matches are
   ``benchmarks/dragon_pimc_match.py``).
 """
@@ -24,7 +30,8 @@ from collections import Counter
 import pytest
 
 from summon.clients.bots import BOTS, make_bot
-from summon.clients.bots.dragon_pimc import DragonPimcBot, DragonPimcRefBot, solve_points, uniform_deal
+from summon.clients.bots.dragon_pimc import (DragonPimcBot, DragonPimcRefBot, greedy_then_solve, keep_trumps,
+                                             solve_points, uniform_deal)
 from summon.referee.games import GAMES
 from summon.referee.games.dragon import DragonGame, fast
 from summon.referee.games.dragon.cards import DESIGNATIONS, DRAGON_BIT, FULL_DECK, SUIT_MASKS
@@ -43,7 +50,8 @@ def test_both_bots_are_registered():
 @pytest.mark.parametrize("config", [{}, {"nt_dragon_follow": "when-void", "summon_from_partner": False}])
 def test_pimc_bots_play_legal_searched_moves_through_the_checked_engine(config):
     bots = [DragonPimcBot(0, samples=4), DragonPimcRefBot(1, samples=3),
-            DragonPimcBot(2, samples=4, exact_tricks=3), DragonPimcRefBot(3, samples=3)]
+            DragonPimcBot(2, samples=4, exact_tricks=3, end_exact=3, policy="keep-trumps"),
+            DragonPimcRefBot(3, samples=3)]
     played = play_game(GAMES["dragon"], bots, seed=12, config={"max_hands": 2, **config})
     assert played.outcome is not None
     assert all(b.decisions > 8 and b.failures == 0 for b in bots)
@@ -198,6 +206,96 @@ def test_the_exact_ending_equals_plain_minimax_through_the_engine():
         assert got[0] == want0 and got[0] + got[1] == 13
         checked += 1
     assert checked == 40
+
+
+def _random_ending(rng: random.Random, tricks: int) -> fast.Position:
+    """``tricks`` tricks left, random hands from the 53 cards (the rest out of play), any
+    designation, any point of the trick, either Dragon-follow rule."""
+    deck = list(range(53))
+    rng.shuffle(deck)
+    hands = tuple(sum(1 << c for c in deck[s * tricks:(s + 1) * tricks]) for s in range(4))
+    tp = 12 - tricks
+    pos = fast.Position(hands, rng.randrange(6), rng.randrange(4), (), (tp // 2, tp - tp // 2), tp,
+                        rng.randrange(4), 7, False, rng.random() < 0.5)
+    for _ in range(rng.randrange(4)):
+        pos = fast.step(pos, rng.choice(fast.legal_codes(pos)))
+    return pos
+
+
+def test_the_fast_solver_equals_its_slow_path():
+    rng = random.Random(31)
+    seen_dragon = 0
+    for tricks, n in ((2, 1500), (3, 600), (4, 60)):
+        for _ in range(n):
+            pos = _random_ending(rng, tricks)
+            seen_dragon += any(h & DRAGON_BIT for h in pos.hands) and pos.mode >= 4
+            assert solve_points(pos) == solve_points(pos, fast=False), pos
+    assert seen_dragon > 50  # the no-trump Dragon's declared ends were searched too
+
+
+def test_greedy_then_solve_is_the_greedy_rollout_then_the_exact_ending():
+    rng = random.Random(32)
+    for _ in range(300):
+        pos = _random_ending(rng, 12)
+        assert greedy_then_solve(pos, 0) == fast.rollout(pos, rng, "greedy")
+        exact = rng.choice([1, 2, 3])
+        trace: list[int] = []
+        fast.rollout(pos, rng, "greedy", trace)
+        cut = pos
+        for code in trace:
+            if not cut.trick and 12 - cut.tricks_played <= exact:
+                break
+            cut = fast.step(cut, code)
+        assert greedy_then_solve(pos, exact) == solve_points(cut)
+        assert greedy_then_solve(cut, exact) == solve_points(cut)
+
+
+def _play_out(pos: fast.Position, policy) -> fast.Position:
+    while not pos.over:
+        mask, dragon = fast.legal_mask(pos.hands[pos.turn], pos.mode, pos.trick, pos.when_void)
+        pos = fast.step(pos, policy(list(pos.hands), mask, dragon, list(pos.trick), pos.leader, pos.turn, pos.mode,
+                                    fast.POWER[pos.mode], fast.LED[pos.mode], pos.when_void))
+    return pos
+
+
+def test_keep_trumps_differs_from_greedy_only_on_a_sure_trump_lead_against_no_trumps():
+    rng = random.Random(33)
+    changed = 0
+    for _ in range(300):
+        pos = _random_ending(rng, 12)
+        while not pos.over:
+            args = (list(pos.hands), *fast.legal_mask(pos.hands[pos.turn], pos.mode, pos.trick, pos.when_void),
+                    list(pos.trick), pos.leader, pos.turn, pos.mode, fast.POWER[pos.mode], fast.LED[pos.mode],
+                    pos.when_void)
+            g, k = fast._greedy(*args), keep_trumps(*args)
+            if g != k:
+                changed += 1
+                trumps = SUIT_MASKS[pos.mode] | DRAGON_BIT
+                seat = pos.turn
+                assert not pos.trick and (1 << g if g < 52 else DRAGON_BIT) & trumps
+                assert not (pos.hands[(seat + 1) % 4] | pos.hands[(seat + 3) % 4]) & trumps
+                assert k < 52 and not (1 << k) & trumps and pos.hands[seat] >> k & 1
+            pos = fast.step(pos, g if rng.random() < 0.5 else k)
+    assert changed > 20
+
+
+def test_keep_trumps_rollouts_find_the_perfect_play_result_more_often_than_greedy():
+    misses = {"greedy": 0, "keep-trumps": 0}
+    for name, policy in (("greedy", fast._greedy), ("keep-trumps", keep_trumps)):
+        rng = random.Random(34)
+        for _ in range(300):
+            pos = _play_out_until(_random_ending(rng, 12), 4)
+            misses[name] += _play_out(pos, policy).points != solve_points(pos)
+    assert misses["keep-trumps"] < 0.9 * misses["greedy"], misses
+
+
+def _play_out_until(pos: fast.Position, tricks_left: int) -> fast.Position:
+    """Greedy play up to the first trick start with ``tricks_left`` tricks to go."""
+    while pos.trick or 12 - pos.tricks_played > tricks_left:
+        mask, dragon = fast.legal_mask(pos.hands[pos.turn], pos.mode, pos.trick, pos.when_void)
+        pos = fast.step(pos, fast._greedy(list(pos.hands), mask, dragon, list(pos.trick), pos.leader, pos.turn,
+                                          pos.mode, fast.POWER[pos.mode], fast.LED[pos.mode], pos.when_void))
+    return pos
 
 
 def test_a_short_duplicate_match_runs_and_reports():
