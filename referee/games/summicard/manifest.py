@@ -31,10 +31,11 @@ GAME_TYPE = GameType(
     ),
     # the lowest positive score wins: scores do not order the places
     scores_rank=False,
-    bots={"summicard-ev": "summon.clients.bots.summicard_ev:SummicardEVBot"},
+    bots={"summicard-easy": "summon.clients.bots.easy:SummicardEasyBot",
+          "summicard-ev": "summon.clients.bots.summicard_ev:SummicardEVBot"},
     default_bot="summicard-ev",
-    bot_cost_ms={"summicard-ev": 0.28},  # CPU per decision, measured
-    levels=(Level("easy", "random", 1, "any legal move: for children and newcomers"),
+    bot_cost_ms={"summicard-easy": 0.3, "summicard-ev": 0.28},  # CPU per decision, measured
+    levels=(Level("easy", "summicard-easy", 1, "plays like normal, with a beginner's mistakes: for children and newcomers"),
             Level("normal", "summicard-ev", 5, "plays the expected value"),
             Level("strong", "", 50, why="no search bot for Summicard yet")),
     hooks=ClientHooks(renderer="summon.clients.render.summicard:SummicardRenderer",
