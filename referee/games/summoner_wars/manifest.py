@@ -25,11 +25,12 @@ GAME_TYPE = GameType(
         OptionSpec("max_turns", "int", 200, "the game is drawn after this many turns (0: no limit)",
                    low=0, high=100_000, message="max_turns must be an integer 0..100000 (0 = no limit)"),
     ),
-    bots={"summoner-wars-heuristic": "summon.clients.bots.summoner_wars_heuristic:SummonerWarsHeuristicBot",
+    bots={"summoner-wars-easy": "summon.clients.bots.easy:SummonerWarsEasyBot",
+          "summoner-wars-heuristic": "summon.clients.bots.summoner_wars_heuristic:SummonerWarsHeuristicBot",
           "summoner-wars-search": "summon.clients.bots.summoner_wars_search:SummonerWarsSearchBot"},
     default_bot="summoner-wars-heuristic",
-    bot_cost_ms={"summoner-wars-heuristic": 0.49, "summoner-wars-search": 35.0},  # CPU per decision, measured
-    levels=(Level("easy", "random", 1, "any legal move: for children and newcomers"),
+    bot_cost_ms={"summoner-wars-easy": 0.5, "summoner-wars-heuristic": 0.49, "summoner-wars-search": 35.0},  # CPU per decision, measured
+    levels=(Level("easy", "summoner-wars-easy", 1, "plays like normal, with a beginner's mistakes: for children and newcomers"),
             Level("normal", "summoner-wars-heuristic", 5, "plays by rules of thumb"),
             Level("strong", "summoner-wars-search", 50, "looks ahead over sampled dice")),
     hooks=ClientHooks(renderer="summon.clients.render.summoner_wars:SummonerWarsRenderer",
