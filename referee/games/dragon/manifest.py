@@ -41,12 +41,12 @@ GAME_TYPE = GameType(
     default_bot="dragon-heuristic",
     # CPU per decision, measured (python3 -m benchmarks.house_bots_cost bot dragon dragon-search 4 8): dragon-search searches
     # card play only, 18 ms averaged over every decision, up to its budget in play
-    bot_cost_ms={"dragon-easy": 0.45, "dragon-heuristic": 0.42, "dragon-search": 45.0,
+    bot_cost_ms={"dragon-easy": 0.22, "dragon-heuristic": 0.42, "dragon-search": 45.0,
                  # benchmarks/dragon_pimc_match.py: 25-31 ms CPU per searched decision, <= 45 by budget
                  "dragon-pimc-ref": 45.0, "dragon-pimc": 45.0,
                  # benchmarks/dragon_auction_match.py: 44 ms mean CPU per bidding turn (a fixed 40 deals, no cap); the rest is the heuristic's
                  "dragon-heuristic-bidsearch": 45.0},
-    levels=(Level("easy", "dragon-easy", 1, "plays like normal, with a beginner's mistakes: for children and newcomers"),
+    levels=(Level("easy", "dragon-easy", 1, "plays by rules of thumb but makes a beginner's mistakes: for children and newcomers"),
             Level("normal", "dragon-heuristic", 5, "plays by rules of thumb"),
             Level("strong", "dragon-search", 50, "searches sampled deals (PIMC)")),
     hooks=ClientHooks(renderer="summon.clients.render.dragon:DragonRenderer",

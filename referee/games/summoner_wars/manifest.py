@@ -29,8 +29,8 @@ GAME_TYPE = GameType(
           "summoner-wars-heuristic": "summon.clients.bots.summoner_wars_heuristic:SummonerWarsHeuristicBot",
           "summoner-wars-search": "summon.clients.bots.summoner_wars_search:SummonerWarsSearchBot"},
     default_bot="summoner-wars-heuristic",
-    bot_cost_ms={"summoner-wars-easy": 0.5, "summoner-wars-heuristic": 0.49, "summoner-wars-search": 35.0},  # CPU per decision, measured
-    levels=(Level("easy", "summoner-wars-easy", 1, "plays like normal, with a beginner's mistakes: for children and newcomers"),
+    bot_cost_ms={"summoner-wars-easy": 0.32, "summoner-wars-heuristic": 0.49, "summoner-wars-search": 35.0},  # CPU per decision, measured
+    levels=(Level("easy", "summoner-wars-easy", 1, "plays by rules of thumb but makes a beginner's mistakes: for children and newcomers"),
             Level("normal", "summoner-wars-heuristic", 5, "plays by rules of thumb"),
             Level("strong", "summoner-wars-search", 50, "looks ahead over sampled dice")),
     hooks=ClientHooks(renderer="summon.clients.render.summoner_wars:SummonerWarsRenderer",
