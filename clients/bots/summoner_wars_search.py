@@ -47,10 +47,9 @@ from typing import Any, Mapping, Sequence
 
 from summon.clients.bots.summoner_wars_heuristic import SummonerWarsHeuristicBot
 from summon.clients.bots.summoner_wars_board import Model
-from summon.clients.bots.summoner_wars_eval import load_weights, win_logit
-from summon.referee.games.summoner_wars.board import dist
+from summon.clients.bots.summoner_wars_eval import load_weights, threat, win_logit
 from summon.referee.games.summoner_wars.cards import POOL
-from summon.referee.games.summoner_wars.query import attack_range, life, move_range, strength
+from summon.referee.games.summoner_wars.query import life, strength
 from summon.referee.games.summoner_wars.views import view as sw_view
 from summon.referee.games.summoner_wars.search import (SearchError, determinize, fast_legal, fast_step, info_state,
                                                 reseed)
@@ -63,30 +62,6 @@ ANSWER = ("reroll", "absorb", "frenzy", "riposte")  # "may" answers taken in sim
 MOVE_MARGIN = 0.5
 W = {"summoner": 14.0, "unit_strength": 1.6, "unit_life": 1.0, "champion": 3.0, "gate": 1.5,
      "magic": 0.25, "threat_on_me": 6.0, "threat_on_foe": 1.5, "win": 10_000.0}
-
-
-def _hit(state: Any, attack: str) -> float:
-    faces = state.config.faces
-    return sum(1 for f in faces if attack in f) / len(faces)
-
-
-def threat(state: Any, seat: int, target: int | None) -> float:
-    """Expected hits ``seat``'s units could bring on the card at ``target`` next turn:
-    units within a move plus their attack range, the 3 strongest (3 attacks a turn)."""
-    if target is None:
-        return 0.0
-    out = []
-    for c, p in enumerate(state.board):
-        if p is None or p.controller != seat:
-            continue
-        card = POOL[state.cards[p.uid]]
-        if not card.is_unit or card.is_structure:
-            continue
-        reach = move_range(state, c) + (1 if card.attack == "melee" else attack_range(state, c))
-        if dist(c, target) <= reach:
-            out.append(strength(state, c) * _hit(state, card.attack or "melee"))
-    out.sort(reverse=True)
-    return sum(out[:3])
 
 
 def evaluate(state: Any, seat: int, w: Mapping[str, float] = W) -> float:
