@@ -41,14 +41,17 @@ def create_table(
     timeout: float = 10.0,
     request_id: str | None = None,
     clock: Mapping[str, Any] | None = None,
+    computer: Mapping[str, str] | None = None,
 ) -> str:
     """Send a ``create`` request as ``username``; return the new table id.
 
     ``request_id`` defaults to a fresh random id, so two requests never take each
-    other's answers.
+    other's answers.  ``computer`` maps seats (``"1"``) to a level the referee's house bots
+    play there (that seat's ``players`` entry is ``""``).
     """
     req = CreateTable(request_id=request_id or _fresh_id(), game=game, players=list(players), config=dict(config or {}),
-                      table=table, seed=seed, clock=dict(clock) if clock else None)
+                      table=table, seed=seed, clock=dict(clock) if clock else None,
+                      computer=dict(computer) if computer else None)
     answer = _request(broker, username, req, Created, prefix, mqtt_version, timeout)
     return answer.table
 

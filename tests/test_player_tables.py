@@ -195,3 +195,27 @@ def test_a_players_create_names_the_tables_cell_like_a_directors(mosquitto):
 
 
 PLAYERS4 = ["north", "east", "south", "west"]
+
+
+def test_summon_create_seats_computers_by_level_and_refuses_an_unknown_level_in_words(mosquitto, referee):
+    """A director's ``summon create`` names computer seats the way the page and ``summon
+    games`` do (easy, normal, strong): ``computer:LEVEL`` in ``--players``."""
+    from click.testing import CliRunner
+
+    from summon.clients.cli import main as cli_main
+
+    flags = ["create", "--broker", f"mqtt://127.0.0.1:{mosquitto.port}", "-u", "director", "--password", "director-secret"]
+    bad = CliRunner().invoke(cli_main, [*flags, "--players", "north,computer:grandmaster,computer:easy,computer:easy"])
+    assert bad.exit_code == 2 and "seat 2: 'computer:grandmaster' is not a computer level of dragon" in bad.output
+    assert "levels: easy, normal, strong" in bad.output
+    watch = Probe(mosquitto.url("south"), "south", (T.all_meta(),))
+    made = CliRunner().invoke(cli_main, [*flags, "--players", "north,computer:easy,computer:normal,computer:strong",
+                                         "--option", "max_hands=1"])
+    assert made.exit_code == 0, made.output
+    table = made.output.strip().splitlines()[-1]
+    meta = watch.wait_for(lambda i, m: isinstance(m, Meta) and m.table == table, 15)
+    assert isinstance(meta, Meta)
+    assert meta.players == ["north", "computer-2", "computer-3", "computer-4"] and meta.house == [1, 2, 3]
+    games = CliRunner().invoke(cli_main, ["games"])
+    assert "computer levels (--players ...,computer:LEVEL): easy (dragon-easy), normal (dragon-heuristic), " \
+           "strong (dragon-search)" in games.output

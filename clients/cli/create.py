@@ -13,13 +13,42 @@ from summon.clients.cli.common import (EXIT_FAILED, broker_from_flags as _broker
 from summon.clients.cli.options import broker_options
 from summon.protocol.mqtt import LinkError
 
-__all__ = ["create"]
+__all__ = ["computer_seats", "create"]
+
+COMPUTER = "computer:"
+
+
+def computer_seats(game: str, entries: list[str]) -> tuple[list[str], dict[str, str]]:
+    """``--players`` entries to the request's players and ``computer`` seats: an entry
+    ``computer:LEVEL`` is a seat the referee's house bots play at that level (its player is
+    ``""``).  Checked here against the game's manifest, so a wrong level is refused in words
+    before anything is sent; usernames cannot hold ':' (portable names), so nobody is mistaken
+    for one."""
+    from summon.referee.games import GAME_TYPES
+
+    players, computer = [], {}
+    for seat, entry in enumerate(entries):
+        if not entry.startswith(COMPUTER):
+            players.append(entry)
+            continue
+        level = entry[len(COMPUTER):]
+        gt = GAME_TYPES.get(game)
+        levels = {lv.name: lv for lv in gt.levels} if gt is not None else {}
+        if gt is not None and (level not in levels or not levels[level].bot):
+            ready = ", ".join(n for n, lv in levels.items() if lv.bot)
+            raise click.BadParameter(f"seat {seat + 1}: {entry!r} is not a computer level of {game} (levels: {ready})",
+                                     param_hint="--players")
+        players.append("")
+        computer[str(seat)] = level
+    return players, computer
 
 
 @click.command(short_help="Create a table and print its id (as a director).")
 @broker_options
 @click.option("--game", default="dragon", show_default=True, help="Which game (see `summon games`).")
-@click.option("--players", required=True, help="Usernames in seat order, comma-separated.")
+@click.option("--players", required=True,
+              help="Usernames in seat order, comma-separated; computer:LEVEL (easy, normal, strong) for a seat the "
+                   "referee's own computer plays, e.g. grandma,computer:easy,mom,computer:normal.")
 @click.option("--table", default=None, help="Table id (default: chosen by the referee).")
 @click.option("--option", "options", multiple=True, metavar="KEY=VALUE", help="Table option, e.g. target=300.")
 @click.option("--seed", type=int, default=None,
@@ -42,6 +71,7 @@ def create(broker_url: str, username: str | None, password: str | None, password
     if not username:
         raise click.BadParameter("a director needs --username", param_hint="--username")
     config = _options(options)
+    seats, computer = computer_seats(game, [p for p in players.split(",") if p])  # refused before any prompt
     try:
         clock = TimeControl.parse_spec(clock_spec) if clock_spec else None
     except ClockError as exc:
@@ -53,7 +83,8 @@ def create(broker_url: str, username: str | None, password: str | None, password
     url = _broker(broker_url, username, password, password_file)
     kw: dict[str, Any] = dict(seed=seed, table=table, prefix=prefix, mqtt_version=int(mqtt_version), timeout=timeout,
               request_id=uuid.uuid4().hex[:12], clock=clock.to_wire() if clock else None)
-    seats = [p for p in players.split(",") if p]
+    if computer:
+        kw["computer"] = computer
     try:
         if cells:
             from summon.clients.cells import CellError, create_in_cells

@@ -10,7 +10,7 @@ __all__ = ["games"]
 @click.command(short_help="The games, their options and bots.")
 def games() -> None:
     """List the games this installation can referee."""
-    from summon.referee.games import GAMES
+    from summon.referee.games import GAME_TYPES, GAMES
 
     from summon.clients.bots import default_bot, game_bots
 
@@ -21,6 +21,8 @@ def games() -> None:
         click.echo(f"    options (--option KEY=VALUE) and defaults: {defaults}")
         bots = sorted(game_bots(name))
         click.echo(f"    bots: {', '.join(bots)} (default {default_bot(name)})")
+        levels = ", ".join(f"{lv.name} ({lv.bot})" if lv.bot else f"{lv.name} (none yet)" for lv in GAME_TYPES[name].levels)
+        click.echo(f"    computer levels (--players ...,computer:LEVEL): {levels}")
 
 
 def _option_text(value: object) -> str:
