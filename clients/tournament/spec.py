@@ -192,7 +192,7 @@ def parse_spec(data: Mapping[str, Any], digest: str = "") -> Spec:
     game, fmt, pairing = t["game"], t["format"], t["pairing"]
     seed, insecure = _seed(f["tournament"])
     team = len(TEAMS[game][0]) if game in TEAMS else 1
-    entrants = _entrants(f["entrant"], team, fmt)
+    entrants = _entrants(f["entrant"], team, fmt, game)
     _check_seating(game, fmt, len(entrants), team)
     rounds = _rounds(t, fmt, pairing, len(entrants))
     if f["clock"]:
@@ -295,7 +295,7 @@ def _seed(t: Mapping[str, Any]) -> tuple[str | int | None, bool]:
     return None, False
 
 
-def _entrants(raw: Any, team: int, fmt: str) -> tuple[Entrant, ...]:
+def _entrants(raw: Any, team: int, fmt: str, game: str = "") -> tuple[Entrant, ...]:
     if not isinstance(raw, list) or not raw:
         raise SpecError("entrant: at least one [[entrant]] is required")
     out: list[Entrant] = []
@@ -326,11 +326,26 @@ def _entrants(raw: Any, team: int, fmt: str) -> tuple[Entrant, ...]:
             accounts[m] = name
         if len(set(members)) != len(members):
             raise SpecError(f"{where}.members: an account appears twice")
-        bot = _get(e, "bot", str, None, where)
+        bot = _level_bot(game, _get(e, "bot", str, None, where), where)
         if fmt == "duplicate" and len(members) == team and bot is None:
             raise SpecError(_shared_rooms(where, team))
         out.append(Entrant(name=name, members=tuple(members), bot=bot))
     return tuple(out)
+
+
+def _level_bot(game: str, bot: str | None, where: str) -> str | None:
+    """``bot = "easy"`` / ``"normal"`` / ``"strong"``: the bot the game's manifest plays at that
+    level, so a tournament names computer players the way the page and ``summon create`` do."""
+    from summon.referee.gametype import LEVELS
+    from summon.referee.games import GAME_TYPES
+
+    if bot not in LEVELS or game not in GAME_TYPES:
+        return bot
+    level = next((lv for lv in GAME_TYPES[game].levels if lv.name == bot), None)
+    if level is None or not level.bot:
+        raise SpecError(f"{where}.bot: {game} has no {bot} computer player yet"
+                        + (f" ({level.why})" if level is not None and level.why else ""))
+    return level.bot
 
 
 def _shared_rooms(where: str, team: int) -> str:
