@@ -182,8 +182,8 @@ def start_init_broker(directory: Path, settings: BrokerSettings, accounts: dict[
 class RunningReferee:
     """A Referee on its own thread, stopped by ``stop`` (or as a context manager)."""
 
-    def __init__(self, config: RefereeConfig) -> None:
-        self.ref = Referee(config)
+    def __init__(self, config: RefereeConfig, house_bots: Any = None) -> None:
+        self.ref = Referee(config, house_bots)
         self.thread = threading.Thread(target=self.ref.run, daemon=True)
         self.thread.start()
         assert self.ref.ready.wait(10), "referee did not connect"

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from summon.clients.bots import make_bot
+from summon.clients.bots import HOUSE_BOTS, make_bot
 from summon.clients.sdk import BotClient
 from summon.protocol.messages import (Account, CloseTable, Closed, CreateTable, Created, Error, Gathering, GuestAccount,
                                       GuestRequest, Invites, Meta, Move, RefereeStatus, Rematch, Seated,
@@ -73,7 +73,8 @@ def ref(db, logs):
     running = RunningReferee(RefereeConfig(
         broker=db.url("referee"), client_id="referee", roles_file=str(db.accounts.dir.roles), mqtt_version=5,
         accounts_admin=str(root / "secrets" / "summon-admin.pw"), signup_mode="open",
-        signup_codes=str(root / "signup-codes"), guest_grace=1.0, player_open_tables=20, player_tables_per_hour=200))
+        signup_codes=str(root / "signup-codes"), guest_grace=1.0, player_open_tables=20, player_tables_per_hour=200),
+        HOUSE_BOTS)  # the computer seats below are "easy": the clients' dragon-easy
     yield running.ref
     running.stop()
 
