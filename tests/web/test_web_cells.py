@@ -378,7 +378,7 @@ def test_a_dead_cell_is_unreachable_on_the_lobby_and_new_table_goes_elsewhere(lo
         page.wait_for_selector(".cell-status li[data-cell='b'].ref-online", timeout=20000)
         brokers["b"].stop()
         row = page.wait_for_selector(".cell-status li[data-cell='b'].cell-down", timeout=20000)
-        assert row.inner_text() == "Cell b cannot be reached right now: its tables will resume when it is back"
+        assert row.inner_text() == "Game server b cannot be reached right now: its tables will resume when it is back"
         for width in (360, 1280):
             page.set_viewport_size({"width": width, "height": 800})
             page.screenshot(path=str(tmp_path / f"cell-down-{width}.png"), full_page=True)

@@ -46,7 +46,7 @@ def test_lobby_shows_tables_results_and_tournament_standings(stack, browser, tmp
         players = stack.table(finished.table).players
         assert f"{players[0]} & {players[2]} {scores[0]}" in row and f"{players[1]} & {players[3]} {scores[1]}" in row, row
         assert " / ".join(str(s) for s in scores) not in row, row
-        assert "Referee online" in page.inner_text(".referee")
+        assert "The game server is on" in page.inner_text(".referee")
         page.wait_for_selector(f"[data-tournament='{spec.id}']")
         card = page.inner_text(f"[data-tournament='{spec.id}']")
         assert "Lobby cup" in card and "finished" in card

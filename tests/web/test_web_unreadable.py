@@ -113,7 +113,7 @@ def test_the_lobby_ignores_and_logs_what_it_cannot_read(mosquitto_ws, web, publi
             assert page.query_selector(f"[data-table='{bad}']") is None, bad
         for bad in ("bad1", "bad2", "bad3", "bad4"):
             assert page.query_selector(f"[data-tournament='{bad}']") is None, bad
-        assert "No referee status received yet" in page.inner_text(".referee")
+        assert "Reaching the game server" in page.inner_text(".referee")
         ignored = [w for w in warnings if "cannot read" in w]
         assert len(ignored) == len(BAD) - 1, "\n".join(warnings)
         assert "tour/director/bad1" in " ".join(ignored) and "(pairings)" in " ".join(ignored)
@@ -122,11 +122,11 @@ def test_the_lobby_ignores_and_logs_what_it_cannot_read(mosquitto_ws, web, publi
         # The good message after a bad one is shown; a bad one after a good one leaves it.
         publisher.publish(f"{P}/referee/status", msgpack.packb({"v": 1, "type": "referee_status", "status": "online",
                                                                  "tables": 1}), retain=True)
-        page.wait_for_function("() => /Referee online/.test(document.querySelector('.referee').textContent)")
+        page.wait_for_function("() => /game server is on/.test(document.querySelector('.referee').textContent)")
         publisher.publish(f"{P}/referee/status", msgpack.packb({"v": 1, "type": "referee_status", "status": 1}))
         page.wait_for_function("(n) => window.summon.store.ignored.length > n", arg=len(BAD) - 1)
         _arrived(page, [])
-        assert "Referee online" in page.inner_text(".referee")
+        assert "The game server is on" in page.inner_text(".referee")
         assert not errors, errors
 
         # The table: its malformed public and seat states are refused, the page waits in words.
