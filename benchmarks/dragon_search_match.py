@@ -55,6 +55,9 @@ def bot(name: str, seed: int, samples: int | None, budget_ms: float | None) -> A
         if samples:
             return DragonSearchBot(seed, budget_ms=None, samples=samples)
         return DragonSearchBot(seed, budget_ms=budget_ms)
+    if name == "dragon-strong":  # no CPU cap: the same boards give the same figures on any load
+        from summon.clients.bots.dragon_bidder import DragonStrongBot
+        return DragonStrongBot(seed, card_budget_ms=None)
     return make_bot(name, seed)
 
 

@@ -55,7 +55,7 @@ def test_the_referee_publishes_each_games_form_with_its_levels(mosquitto, refere
     assert {o["name"]: o["default"] for o in dragon["options"]}["target"] == 500
     levels = {lv["level"]: lv for lv in dragon["levels"]}
     assert levels["easy"]["available"] and levels["normal"]["bot"] == "dragon-heuristic"
-    assert levels["strong"]["available"] and levels["strong"]["bot"] == "dragon-search"  # off the loop (housepool)
+    assert levels["strong"]["available"] and levels["strong"]["bot"] == "dragon-strong"  # off the loop (housepool)
     summicard = {lv["level"]: lv for lv in next(g for g in status.games if g["name"] == "summicard")["levels"]}
     assert not summicard["strong"]["available"] and "search" in summicard["strong"]["note"]
 
@@ -218,4 +218,4 @@ def test_summon_create_seats_computers_by_level_and_refuses_an_unknown_level_in_
     assert meta.players == ["north", "computer-2", "computer-3", "computer-4"] and meta.house == [1, 2, 3]
     games = CliRunner().invoke(cli_main, ["games"])
     assert "computer levels (--players ...,computer:LEVEL): easy (dragon-easy), normal (dragon-heuristic), " \
-           "strong (dragon-search)" in games.output
+           "strong (dragon-strong)" in games.output

@@ -400,7 +400,7 @@ def test_an_entrants_bot_may_be_a_level_named_as_on_the_page():
             "entrant": [{"name": "Kids", "members": ["north", "south"], "bot": "easy"},
                         {"name": "Pros", "members": ["east", "west"], "bot": "strong"}]}
     spec = parse_spec(data)
-    assert [e.bot for e in spec.entrants] == ["dragon-easy", "dragon-search"]  # the manifest's level bots
+    assert [e.bot for e in spec.entrants] == ["dragon-easy", "dragon-strong"]  # the manifest's level bots
     sc = {"tournament": {"id": "cup", "game": "summicard", "format": "round-robin", "seed": SECRET},
           "entrant": [{"name": "A", "members": ["north"], "bot": "strong"}, {"name": "B", "members": ["east"]}]}
     with pytest.raises(SpecError, match=r"entrant\[0\]\.bot: summicard has no strong computer player yet"):

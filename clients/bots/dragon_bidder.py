@@ -62,6 +62,7 @@ from typing import Any, Callable, Mapping, Sequence
 from summon.clients.bots.dragon_auction import CLASS_OF, DESIG_MODE, FEATURE_MASKS, roles
 from summon.clients.bots.dragon_cards import best_designations
 from summon.clients.bots.dragon_heuristic import DragonHeuristicBot
+from summon.clients.bots.dragon_pimc import DragonPimcBot
 from summon.referee.games.dragon.cards import CARD_BY_NAME, CARD_NAMES, DESIGNATIONS, DRAGON_BIT, FULL_DECK, SUIT_MASKS
 from summon.referee.games.dragon.fast import Position, rollout
 from summon.referee.games.dragon.rules import score_hand
@@ -487,6 +488,24 @@ class DragonHeuristicBidSearchBot(AuctionSearchBot):
     def __init__(self, seed: int | None = None, **search: Any) -> None:
         search.setdefault("cpu_budget_ms", None)
         super().__init__(DragonHeuristicBot(seed), seed, **search)
+
+
+class DragonStrongBot(AuctionSearchBot):
+    """``dragon-strong``: the searched auction over ``dragon-pimc``'s card play -- the two
+    pieces that measured best (docs/bots.md): the bidding of ``dragon-heuristic-bidsearch``
+    (+13.2 +- 7.6 points/board over the heuristic's) and PIMC card play on exactly uniform
+    deals (level with the textbook player, which beats ``dragon-search``'s biased sampler).
+
+    ``card_budget_ms``: the card player's CPU cap per decision (45 ms, under the strong
+    level's 50; None in the benchmarks, so their figures do not depend on the load);
+    ``card_samples``: its deals per decision (``dragon-pimc``'s 48)."""
+
+    name = "dragon-strong"
+
+    def __init__(self, seed: int | None = None, *, card_budget_ms: float | None = 45.0, card_samples: int = 48,
+                 **search: Any) -> None:
+        search.setdefault("cpu_budget_ms", None)
+        super().__init__(DragonPimcBot(seed, samples=card_samples, cpu_budget_ms=card_budget_ms), seed, **search)
 
 
 assert DESIGNATIONS == tuple(DESIG_MODE)  # the mode numbers of fast.Position

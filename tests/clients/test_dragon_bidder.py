@@ -11,7 +11,9 @@ Why each test:
   searched, with a budget fewer than asked;
 * the deal sampler keeps the sizes, the known cards and the Dragon's rule, and places the
   Dragon uniformly; ``fast_discard`` never sheds the Dragon;
-* the bot is registered and the benchmark plays two boards.
+* the bot is registered and the benchmark plays two boards;
+* ``dragon-strong`` (the searched auction over ``dragon-pimc``'s card play) plays whole
+  hands with both searches at work and neither failing.
 """
 
 from __future__ import annotations
@@ -22,8 +24,8 @@ from collections import Counter
 from contextlib import redirect_stdout
 
 from summon.clients.bots import BOTS, make_bot
-from summon.clients.bots.dragon_bidder import (AuctionSearch, AuctionSearchBot, DragonHeuristicBidSearchBot, deal,
-                                               fast_discard)
+from summon.clients.bots.dragon_bidder import (AuctionSearch, AuctionSearchBot, DragonHeuristicBidSearchBot,
+                                               DragonStrongBot, deal, fast_discard)
 from summon.clients.bots.dragon_heuristic import DragonHeuristicBot
 from summon.referee.games import GAMES
 from summon.referee.games.dragon.cards import DRAGON_BIT, FULL_DECK
@@ -137,3 +139,13 @@ def test_registered_and_the_benchmark_runs_two_boards():
         main(["--boards", "2", "--deals", "3"])
     out = buf.getvalue()
     assert "2 boards" in out and "net points/board" in out and "ms CPU per decision" in out
+
+
+def test_dragon_strong_searches_the_auction_and_the_card_play():
+    bots = [DragonStrongBot(s, deals=4, card_samples=4) if s % 2 == 0 else make_bot("dragon-heuristic", s)
+            for s in range(4)]
+    play_game(GAME, bots, seed=3, config={"max_hands": 2})
+    for b in bots[::2]:
+        assert b.auction_decisions > 0 and b.auction_failures == 0  # the bidding searched
+        assert b.inner.decisions > 0 and b.inner.failures == 0  # the card play searched (dragon-pimc)
+    assert BOTS["dragon-strong"] is DragonStrongBot
