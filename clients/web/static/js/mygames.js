@@ -93,11 +93,14 @@ function ratings(all) {
 
 const fmt = (x) => (typeof x === "number" ? x.toFixed(1) : "?");
 
-// A seat's name for people: mine is "you", a computer seat says its level.
+// A seat's name for people: mine is "you", a computer seat says its level -- or, for a
+// game played before its bot's level changed (the referee then sends the bot's own name,
+// e.g. "random"), just "Computer 2": a bot's name is our word, not the family's.
 function who(g, seat) {
   if (seat === g.seat) return tr("mg.you");
   const level = (g.computer || {})[String(seat)];
-  if (level) return tr("mg.computer", { n: seat + 1, level: has(`level.${level}`) ? tr(`level.${level}`) : level });
+  if (level && has(`level.${level}`)) return tr("mg.computer", { n: seat + 1, level: tr(`level.${level}`) });
+  if (level) return tr("mg.computer-plain", { n: seat + 1 });
   return g.players[seat];
 }
 

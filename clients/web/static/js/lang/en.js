@@ -570,6 +570,7 @@ export default {
   "mg.rating-detail": "(openskill: skill {mu} ± {sigma}; the rating is the skill less three times its uncertainty, so it grows as you play)",
   "mg.you": "you", "mg.you-cap": "You",
   "mg.computer": "Computer {n} ({level})",
+  "mg.computer-plain": "Computer {n}",
   "mg.won": "{we} won {a} to {b}",
   "mg.lost": "{we} lost {a} to {b}",
   "mg.drew": "{we} drew, {a} to {b}",

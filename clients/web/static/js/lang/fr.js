@@ -556,6 +556,7 @@ export default {
   "mg.rating-detail": "(openskill : niveau {mu} ± {sigma} ; le classement est le niveau moins trois fois son incertitude : il monte à mesure que vous jouez)",
   "mg.you": "vous", "mg.you-cap": "Vous",
   "mg.computer": "Ordinateur {n} ({level})",
+  "mg.computer-plain": "Ordinateur {n}",
   "mg.won": "{we} avez gagné {a} à {b}",
   "mg.lost": "{we} avez perdu {a} à {b}",
   "mg.drew": "{we} avez fait match nul, {a} à {b}",
