@@ -96,12 +96,15 @@ class _Timed:
 
     def __init__(self, bot: Any) -> None:
         self.bot, self.cpu, self.decisions, self.worst = bot, 0.0, 0, 0.0
+        self.bet_cpu, self.bets = 0.0, 0  # the Bomb betting's decisions alone (where a search spends)
 
     def choose(self, view: Any, legal: Any) -> str:
         t = time.process_time()
         move: str = self.bot.choose(view, legal)
         d = time.process_time() - t
         self.cpu, self.decisions, self.worst = self.cpu + d, self.decisions + 1, max(self.worst, d)
+        if view.get("phase") == "betting":
+            self.bet_cpu, self.bets = self.bet_cpu + d, self.bets + 1
         return move
 
 
@@ -137,6 +140,7 @@ def betting_match(hero: str, villain: str, seeds: int, players: int = 2, seed0: 
             "wins": wins, "win_rate": wins / n, "ci": wilson(wins, n), "chance": 1 / players,
             "chips": statistics.mean(nets), "chips_ci": half,
             "cpu_ms": 1000 * sum(t.cpu for t in timers) / max(1, decisions),
+            "bet_ms": 1000 * sum(t.bet_cpu for t in timers) / max(1, sum(t.bets for t in timers)),
             "worst_ms": 1000 * max(t.worst for t in timers)}
 
 
@@ -144,7 +148,8 @@ def match_line(r: Mapping[str, Any]) -> str:
     lo, hi = r["ci"]
     return (f"| {r['hero']} | {r['villain']} | {r['players']} | {r['sessions']} (seeds {r['seeds'][0]}-{r['seeds'][1]}) "
             f"| {r['win_rate']:.1%} ({lo:.1%}-{hi:.1%}); chance {r['chance']:.0%} "
-            f"| {r['chips']:+.2f} ± {r['chips_ci']:.2f} | {r['cpu_ms']:.2f} (max {r['worst_ms']:.1f}) |")
+            f"| {r['chips']:+.2f} ± {r['chips_ci']:.2f} | {r['cpu_ms']:.2f}; betting {r['bet_ms']:.2f} "
+            f"(max {r['worst_ms']:.1f}) |")
 
 
 MATCH_HEADER = ("| bot | against | players | sessions | sessions won (95 % CI) | chips won per session (95 % CI) "
