@@ -57,7 +57,7 @@ def row(game: str, hero: str, villain: str, games: int) -> str:
         wins, games = r["wins"], r["sessions"]
         note = (f"2-player betting sessions won (seeds {r['seeds'][0]}-{r['seeds'][1]}, seats swapped); "
                 f"chips {r['chips']:+.2f} ± {r['chips_ci']:.2f}/session; {r['cpu_ms']:.2f} ms CPU/decision, "
-                f"{r['bet_ms']:.2f} betting, max {r['worst_ms']:.1f}")
+                f"{r['bet_ms']:.2f} betting, p99 {r['p99_ms']:.1f}, max {r['worst_ms']:.1f}")
     else:
         wins = sw_match(games, hero, villain)
         note = "win rate (draw = 1/2), seats and factions swapped"

@@ -26,15 +26,14 @@ choice: the gap in strength is in the betting.  Side pots (``pots: "side"``) are
 as one pot (an approximation: the chips won are then slightly over-counted when a short
 stack is all in).  It reads only its seat's view (``seat``, ``own`` and public facts).
 CPU per decision: under a millisecond on average, a few at most with four players, and a
-budget (``BUDGET_S``, 20 ms of ``time.process_time``) stops trying moves if a decision
-ever runs long (benchmarks/summicard_bots.py prints the CPU).
+budget of search nodes (``NODE_BUDGET``, counted rather than timed so that the same seed
+always plays the same game) stops trying moves if a decision would run long (benchmarks/summicard_bots.py prints the CPU).
 """
 
 from __future__ import annotations
 
 import logging
 import random
-import time
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
@@ -51,7 +50,7 @@ SAMPLES = 48  # joint opponent Bombs sampled with more than one opponent
 MAX_STEPS = 64  # safety bound on a simulated betting round
 MY_DEPTH = 2  # my own moves searched (deeper ones: the EV rule on what the path says)
 MAX_OPPONENTS = 9  # more opponents still in: summicard-ev bets (the inference would outrun the budget)
-BUDGET_S = 0.020  # CPU (time.process_time) after which no further candidate move is tried
+NODE_BUDGET = 6_000  # deals visited in the search (about 2.5 us each) after which no further move of mine is tried
 
 
 @dataclass
@@ -255,7 +254,6 @@ class SummicardStrongBot:
     def _bet(self, view: Mapping[str, Any], legal: list[str]) -> str | None:
         if len(legal) == 1:
             return legal[0]
-        start = time.process_time()
         me = view["seat"]
         if sum(1 for p in view["players"] if p["status"] == "in") - 1 > MAX_OPPONENTS:
             return None
@@ -274,7 +272,7 @@ class SummicardStrongBot:
         finals = [{s: sums[s] - abs(b[i] - bocc) for i, s in enumerate(opps)} for _, b in samples]
         p_opp = {s: {v: self._p_opponent(view, s, v) for v in range(1, 14)} for s in opps}
         deals = [(w, {s: p_opp[s][b[i]] for i, s in enumerate(opps)}, f) for (w, b), f in zip(samples, finals)]
-        search = _Search(me, mine, low, closest, n_alive, view["players"][me]["bet"], start + BUDGET_S)
+        search = _Search(me, mine, low, closest, n_alive, view["players"][me]["bet"])
         return search.best(self._table_now(view), deals, legal)
 
     def _samples(self, post: dict[int, list[float]], opps: list[int]) -> list[tuple[float, tuple[int, ...]]]:
@@ -335,7 +333,7 @@ class _Search:
     closest: bool
     n_alive: int
     start_bet: int
-    deadline: float
+    nodes: int = 0
 
     def best(self, table: BetTable, deals: list[Deal], legal: list[str]) -> str | None:
         p = self._p(table, deals)
@@ -343,8 +341,8 @@ class _Search:
         for move in _sizes(table, self.me, p):
             if move not in legal:
                 continue
-            if best is not None and time.process_time() > self.deadline:
-                break  # out of time: the best move so far (the EV rule's is tried first)
+            if best is not None and self.nodes > NODE_BUDGET:
+                break  # out of budget: the best move so far (the EV rule's is tried first)
             t = table.copy()
             t.play(self.me, move)
             val = self._value(t, deals, 1, 0)
@@ -364,6 +362,7 @@ class _Search:
         return won / total
 
     def _value(self, t: BetTable, deals: list[Deal], depth: int, steps: int) -> float:
+        self.nodes += len(deals)  # the work of a node grows with the deals still on its path
         if not deals:
             return 0.0
         if t.over() or steps > MAX_STEPS:
@@ -375,7 +374,7 @@ class _Search:
             return self._value(t2, deals, depth, steps + 1)
         if s == self.me:
             p = self._p(t, deals)
-            if depth >= MY_DEPTH or time.process_time() > self.deadline:
+            if depth >= MY_DEPTH or self.nodes > NODE_BUDGET:
                 moves = [bet_rule(p, t.pot, t.high, t.bets[s], t.cap(s))]
             else:
                 moves = _sizes(t, s, p)
