@@ -25,9 +25,10 @@ Everything else (the buys, the base game's exchanges, reveals) is ``summicard-ev
 choice: the gap in strength is in the betting.  Side pots (``pots: "side"``) are valued
 as one pot (an approximation: the chips won are then slightly over-counted when a short
 stack is all in).  It reads only its seat's view (``seat``, ``own`` and public facts).
-CPU per decision: under a millisecond on average, a few at most with four players, and a
-budget of search nodes (``NODE_BUDGET``, counted rather than timed so that the same seed
-always plays the same game) stops trying moves if a decision would run long (benchmarks/summicard_bots.py prints the CPU).
+CPU: about 2 ms a betting decision heads-up, 5 ms with four players, 25 ms at the worst
+measured (docs/bots.md); a budget of search work (``NODE_BUDGET``, counted rather than
+timed, so that the same seed always plays the same game on any machine) stops trying
+moves if a decision would run long.
 """
 
 from __future__ import annotations
