@@ -2,6 +2,11 @@
 each pair of adjacent levels (and easy vs random) played against each other, win rate with
 a 95 % Wilson interval.  Seeded: the same command prints the same table.
 
+Summicard is measured in 2-player 10-hand *betting* sessions (20 chips each), where its
+skill shows (the base game's one hand is mostly luck): ``--games`` seeds from 20000, each
+played twice with the seats swapped, a session won by ending with more chips
+(``benchmarks.summicard_bots.betting_match``; ``--match`` there adds 3-4 players).
+
 Run from the repository root:  ``nice -n 10 python -m benchmarks.levels_table [--games 100]``.
 """
 
@@ -11,13 +16,14 @@ import argparse
 import math
 
 from benchmarks.bot_strength import match as dragon_match
-from benchmarks.summicard_bots import base_games
+from benchmarks.summicard_bots import betting_match
 from summon.clients.bots import make_bot
 from summon.referee.games import GAMES
 from summon.referee.selfplay import play_game
 
 PAIRS = {"dragon": [("dragon-easy", "random"), ("dragon-heuristic", "dragon-easy")],
-         "summicard": [("summicard-easy", "random"), ("summicard-ev", "summicard-easy")],
+         "summicard": [("summicard-easy", "random"), ("summicard-ev", "summicard-easy"),
+                       ("summicard-strong", "summicard-ev")],
          "summoner-wars": [("summoner-wars-easy", "random"), ("summoner-wars-heuristic", "summoner-wars-easy")]}
 SWAP = {"deck_0": "tidewardens", "deck_1": "cinder-vanguard"}
 
@@ -47,8 +53,11 @@ def row(game: str, hero: str, villain: str, games: int) -> str:
         wins = float(dragon_match(games, hero, villain)["wins"])
         note = "team win rate, seats swapped"
     elif game == "summicard":
-        wins = float(base_games(games, 2, hero, villain)["wins"])
-        note = "2-player base game win rate"
+        r = betting_match(hero, villain, games, 2)
+        wins, games = r["wins"], r["sessions"]
+        note = (f"2-player betting sessions won (seeds {r['seeds'][0]}-{r['seeds'][1]}, seats swapped); "
+                f"chips {r['chips']:+.2f} ± {r['chips_ci']:.2f}/session; {r['cpu_ms']:.2f} ms CPU/decision, "
+                f"{r['bet_ms']:.2f} betting, p99 {r['p99_ms']:.1f}, max {r['worst_ms']:.1f}")
     else:
         wins = sw_match(games, hero, villain)
         note = "win rate (draw = 1/2), seats and factions swapped"

@@ -57,7 +57,7 @@ def test_the_referee_publishes_each_games_form_with_its_levels(mosquitto, refere
     assert levels["easy"]["available"] and levels["normal"]["bot"] == "dragon-heuristic"
     assert levels["strong"]["available"] and levels["strong"]["bot"] == "dragon-strong"  # off the loop (housepool)
     summicard = {lv["level"]: lv for lv in next(g for g in status.games if g["name"] == "summicard")["levels"]}
-    assert not summicard["strong"]["available"] and "search" in summicard["strong"]["note"]
+    assert summicard["strong"]["available"] and summicard["strong"]["bot"] == "summicard-strong"
 
 
 def test_a_player_creates_a_table_with_three_computers_and_the_house_bots_play_it(mosquitto, referee):

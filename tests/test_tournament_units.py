@@ -395,7 +395,7 @@ def test_docstring_examples():
         assert doctest.testmod(module).failed == 0
 
 
-def test_an_entrants_bot_may_be_a_level_named_as_on_the_page():
+def test_an_entrants_bot_may_be_a_level_named_as_on_the_page(monkeypatch):
     data = {"tournament": {"id": "cup", "game": "dragon", "format": "round-robin", "seed": SECRET},
             "entrant": [{"name": "Kids", "members": ["north", "south"], "bot": "easy"},
                         {"name": "Pros", "members": ["east", "west"], "bot": "strong"}]}
@@ -403,5 +403,16 @@ def test_an_entrants_bot_may_be_a_level_named_as_on_the_page():
     assert [e.bot for e in spec.entrants] == ["dragon-easy", "dragon-strong"]  # the manifest's level bots
     sc = {"tournament": {"id": "cup", "game": "summicard", "format": "round-robin", "seed": SECRET},
           "entrant": [{"name": "A", "members": ["north"], "bot": "strong"}, {"name": "B", "members": ["east"]}]}
+    assert parse_spec(sc).entrants[0].bot == "summicard-strong"
+    # a game whose manifest has no bot for a level refuses it in words (every built-in game
+    # has all three now: the manifest is patched to one without a strong bot)
+    from dataclasses import replace
+
+    from summon.referee.gametype import Level
+    from summon.referee.games import GAME_TYPES
+
+    t = GAME_TYPES["summicard"]
+    levels = tuple(lv if lv.name != "strong" else Level("strong", "", 50, why="no search bot yet") for lv in t.levels)
+    monkeypatch.setitem(GAME_TYPES, "summicard", replace(t, levels=levels))
     with pytest.raises(SpecError, match=r"entrant\[0\]\.bot: summicard has no strong computer player yet"):
         parse_spec(sc)

@@ -10,8 +10,11 @@ Mistakes, per game:
 * Dragon: bids timidly or over-eagerly (one level off the heuristic's bid), and in play
   sometimes throws its highest card (leading winners too early, overtaking its partner,
   not counting trumps) or any legal card.
-* Summicard: misjudged bets (a random betting move instead of the expected-value one) and
-  exchanges decided on a whim.
+* Summicard: the mistakes of a player at a card table, not a random one -- sees a bet it
+  should abandon ("I want to see your cards"), takes fright and abandons a hand worth
+  seeing, does not press a strong hand (sees or bets 1 where the expected value raises),
+  and keeps a bad card to save the chip of an exchange or swaps a card that only looks
+  bad (a distance above 4).
 * Summoner Wars: sometimes any legal move (ignoring threats, wasting magic).
 """
 
@@ -77,7 +80,26 @@ class DragonEasyBot(_EasyBot):
 class SummicardEasyBot(_EasyBot):
     name = "summicard-easy"
     inner = SummicardEVBot
-    RATE = 0.4
+    RATE = 0.6
+
+    def _mistake(self, view: Mapping[str, Any], legal: list[str], move: str) -> str:
+        phase = view.get("phase")
+        if phase == "betting":
+            if move == "abandon":  # curious: pays to see the others' cards
+                return "see" if "see" in legal else move
+            if move == "see":  # takes fright at a bet
+                return "abandon" if self._rng.random() < 0.5 else move
+            # a strong hand not pressed: the least bet, or only a see
+            return "bet 1" if move.startswith("bet ") else ("see" if "see" in legal else move)
+        if phase in ("buy", "exchange"):
+            swap = "buy" if phase == "buy" else "exchange"
+            if move == swap:  # stingy or attached to the card: keeps it
+                return "keep"
+            me = view["players"][view["seat"]]
+            card = (view.get("own") or {}).get("peek") if phase == "buy" else me["cards"][view["round"] - 1]
+            looks_bad = card is not None and abs(card - view["boccino"]) > 4
+            return swap if looks_bad else move
+        return move
 
 
 class SummonerWarsEasyBot(_EasyBot):

@@ -28,7 +28,7 @@ from typing import Any, Mapping, Sequence
 
 from summon.clients.bots.summicard_model import Model
 
-__all__ = ["SummicardEVBot"]
+__all__ = ["SummicardEVBot", "bet_rule"]
 
 log = logging.getLogger("summon.bot.summicard")
 
@@ -99,19 +99,24 @@ class SummicardEVBot:
         return Model(view).p_win_final(final)
 
     def _bet(self, view: Mapping[str, Any], legal: list[str]) -> str:
-        p = self.win_probability(view)
         me = view["players"][view["seat"]]
-        pot = view["pot"]
         betting = view["betting"]
-        high, cap = betting["high"], betting["cap"]
-        if high == 0:  # opening: a cheap bet unless strong
-            k = max(1, min(cap, round((2 * p - 1) * pot))) if p > RAISE_AT else 1
-            return f"bet {k}"
-        to_call = high - me["bet"]
-        room = cap - high
-        if p > RAISE_AT and room > 0:
-            k = max(1, min(room, round((2 * p - 1) * (pot + to_call))))
-            return f"raise {k}"
-        if p * (pot + to_call) - to_call > 0:
-            return "see"
-        return "abandon"
+        return bet_rule(self.win_probability(view), view["pot"], betting["high"], me["bet"], betting["cap"])
+
+
+def bet_rule(p: float, pot: int, high: int, bet: int, cap: int) -> str:
+    """The EV bot's betting move from its P(win) ``p``, the pot (bets included), the
+    highest bet, its own bet and its cap.  A pure function so that ``summicard-strong``
+    can ask "what would an EV player holding this Bomb have done here?" cheaply.
+    (A player who cannot pay the highest bet is offered only ``abandon``: not asked.)"""
+    if high == 0:  # opening: a cheap bet unless strong
+        k = max(1, min(cap, round((2 * p - 1) * pot))) if p > RAISE_AT else 1
+        return f"bet {k}"
+    to_call = high - bet
+    room = cap - high
+    if p > RAISE_AT and room > 0:
+        k = max(1, min(room, round((2 * p - 1) * (pot + to_call))))
+        return f"raise {k}"
+    if p * (pot + to_call) - to_call > 0:
+        return "see"
+    return "abandon"

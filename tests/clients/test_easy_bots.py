@@ -40,3 +40,12 @@ def test_dragon_easy_beats_random_and_loses_to_normal():
 def test_summoner_wars_easy_beats_random_and_loses_to_normal():
     assert sw_match(6, "summoner-wars-easy", "random") == 6
     assert sw_match(6, "summoner-wars-heuristic", "summoner-wars-easy") >= 5
+
+
+def test_summicard_easy_beats_random_and_loses_to_normal_in_betting_sessions():
+    """Summicard's skill shows in the betting variant (the base game's one hand is mostly
+    luck): 2-player 10-hand sessions, seats swapped, seeded (benchmarks/summicard_bots.py)."""
+    from benchmarks.summicard_bots import betting_match
+
+    assert betting_match("summicard-easy", "random", 30, 2, seed0=3000)["win_rate"] > 0.55
+    assert betting_match("summicard-ev", "summicard-easy", 30, 2, seed0=3000)["win_rate"] > 0.55

@@ -32,14 +32,19 @@ GAME_TYPE = GameType(
     # the lowest positive score wins: scores do not order the places
     scores_rank=False,
     bots={"summicard-easy": "summon.clients.bots.easy:SummicardEasyBot",
-          "summicard-ev": "summon.clients.bots.summicard_ev:SummicardEVBot"},
+          "summicard-ev": "summon.clients.bots.summicard_ev:SummicardEVBot",
+          "summicard-strong": "summon.clients.bots.summicard_strong:SummicardStrongBot"},
     default_bot="summicard-ev",
-    bot_cost_ms={"summicard-easy": 0.24, "summicard-ev": 0.28},  # CPU per decision, measured
-    # easy stays random: summicard-easy (the expected value with 40 % random moves) measured no
-    # gap to either neighbour in 2-player games (53.5 % both ways over 400, benchmarks/levels_table.py)
-    levels=(Level("easy", "random", 1, "any legal move: for children and newcomers"),
+    # CPU per decision, measured (benchmarks/summicard_bots.py --match).  The strong bot's is
+    # the mean of its betting decisions heads-up (2.1 ms; about 5 ms with 4 players, its
+    # search bounded by a count of nodes): above INLINE_MS, so it decides off the referee's loop (referee/housepool.py)
+    bot_cost_ms={"summicard-easy": 0.24, "summicard-ev": 0.28, "summicard-strong": 2.1},
+    # each level beats the one below in 2-player betting sessions with a 95 % interval above
+    # even (docs/bots.md "Levels"; benchmarks/levels_table.py --game summicard).  The base
+    # game's single hand is mostly luck: no gap shows there.
+    levels=(Level("easy", "summicard-easy", 1, "the expected value with a card player's mistakes"),
             Level("normal", "summicard-ev", 5, "plays the expected value"),
-            Level("strong", "", 50, why="no search bot for Summicard yet")),
+            Level("strong", "summicard-strong", 50, "reads the others' bets: Monte Carlo over their Bombs")),
     hooks=ClientHooks(renderer="summon.clients.render.summicard:SummicardRenderer",
                       screen="summon.clients.tui.screens.summicard:SummicardScreen", web="summicard"),
 )
