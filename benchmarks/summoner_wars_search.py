@@ -10,7 +10,8 @@ wall time is noisy on a shared machine.
 
 Run from the repository root:
 ``python -m benchmarks.summoner_wars_search [--games 200] [--jobs 2] [--one-move --samples 6 --candidates 8]
-[--fitted] [--reply] [--json games.jsonl]``.
+[--fitted] [--reply] [--json games.jsonl]``; ``--hero summoner-wars-tactics`` measures another
+registered bot against the heuristic the same way (``--weights`` then go to that bot).
 
 What was tried and measured (issue 16, item 5 and issue 30, item 3 are NOT met; 1-2 Dec
 2026, a 2-core machine at load 9-16, so only the CPU figures are meaningful as speeds):
@@ -56,10 +57,11 @@ import json
 import math
 import time
 from collections import Counter
+from typing import Any
 from concurrent.futures import ProcessPoolExecutor
 
 from benchmarks.summoner_wars_bots import SWAP
-from summon.clients.bots import make_bot
+from summon.clients.bots import BOTS, make_bot
 from summon.clients.bots.summoner_wars_search import SummonerWarsSearchBot
 from summon.referee.games import GAMES
 
@@ -84,12 +86,16 @@ class Timed:
 def one_game(args: tuple) -> dict:
     i, seed0, samples, max_candidates, weights, phases, rollout, fitted, reply, *rest = args
     margin = rest[0] if rest else 0.0
+    hero = rest[1] if len(rest) > 1 else SEARCH
     seed = seed0 + i
     s_seat = i % 2
-    bots = [None, None]
-    bots[s_seat] = Timed(SummonerWarsSearchBot(seed, samples=samples, max_candidates=max_candidates,
-                                                  weights=weights, phases=phases, rollout=rollout,
-                                                  fitted=fitted, reply=reply, margin=margin))
+    bots: list[Any] = [None, None]
+    if hero == SEARCH:
+        bots[s_seat] = Timed(SummonerWarsSearchBot(seed, samples=samples, max_candidates=max_candidates,
+                                                      weights=weights, phases=phases, rollout=rollout,
+                                                      fitted=fitted, reply=reply, margin=margin))
+    else:  # another registered bot (``--hero``); ``--weights`` are its keyword weights when given
+        bots[s_seat] = Timed(BOTS[hero](seed, weights=weights) if weights else make_bot(hero, seed))
     bots[1 - s_seat] = Timed(make_bot(HEUR, seed + 100_000))
     config = SWAP if (i // 2) % 2 else {}
     state = G.new_state(2, config, seed)
@@ -98,6 +104,7 @@ def one_game(args: tuple) -> dict:
         move = bots[seat].choose(G.view(state, seat), G.legal_moves(state, seat))
         state, _ = G.apply(state, seat, move)
     out = G.outcome(state)
+    assert out is not None
     result = 0.5 if not out.winners else (1.0 if out.winners[0] == s_seat else 0.0)
     return {"result": result, "reason": out.reason, "turns": state.turn, "search_seat": s_seat,
             "cpu": [bots[s_seat].cpu, bots[1 - s_seat].cpu],
@@ -144,6 +151,8 @@ def main() -> None:
                     "before scoring")
     ap.add_argument("--margin", type=float, default=0.0, help="play the heuristic's first choice unless a "
                     "searched move scores more than this above it (win probability with --fitted)")
+    ap.add_argument("--hero", default=SEARCH, help="the bot measured against the heuristic (a registered "
+                    "name, e.g. summoner-wars-tactics; the search options apply to summoner-wars-search only)")
     ap.add_argument("--json", default="", help="append each finished game as a JSON line to this file")
     ap.add_argument("--report", default="", help="only print the summary of a --json file (a run stopped early)")
     ap.add_argument("--jobs", type=int, default=1, help="processes (each game runs on one core)")
@@ -156,7 +165,7 @@ def main() -> None:
         return
     phases = tuple(p for p in args.phases.split(",") if p)
     jobs = [(i, args.seed, args.samples, args.candidates, args.weights, phases, not args.one_move,
-             args.fitted, args.reply, args.margin) for i in range(args.games)]
+             args.fitted, args.reply, args.margin, args.hero) for i in range(args.games)]
     started = time.perf_counter()
     games = []
     log = open(args.json, "a") if args.json else None
@@ -181,18 +190,22 @@ def summary(games: list[dict], args: argparse.Namespace, wall: float) -> None:
     by_seat = {s: [g["result"] for g in games if g["search_seat"] == s] for s in (0, 1)}
     cpu_s = sum(g["cpu"][0] for g in games) / max(1, sum(g["calls"][0] for g in games))
     cpu_h = sum(g["cpu"][1] for g in games) / max(1, sum(g["calls"][1] for g in games))
-    print(f"{SEARCH} (samples {args.samples}, candidates {args.candidates}, phases {args.phases}"
-          f"{', one-move scoring' if args.one_move else ', rollout to the end of the turn'}"
-          f"{' and through the reply turn' if args.reply and not args.one_move else ''}"
-          f"{', fitted evaluation' if args.fitted else ', hand-set evaluation'}"
-          f"{f', margin {args.margin}' if args.margin else ''}"
-          f"{', weights ' + json.dumps(args.weights) if args.weights else ''}) vs {HEUR}: {len(games)} games, "
-          f"seats swapped every game, factions every two")
-    print(f"  {SEARCH} won {wins}, lost {n - wins - draws}, drew {draws}: score {100 * score / n:.1f}% "
+    hero = getattr(args, "hero", SEARCH)
+    if hero == SEARCH:
+        label = (f"{SEARCH} (samples {args.samples}, candidates {args.candidates}, phases {args.phases}"
+                 f"{', one-move scoring' if args.one_move else ', rollout to the end of the turn'}"
+                 f"{' and through the reply turn' if args.reply and not args.one_move else ''}"
+                 f"{', fitted evaluation' if args.fitted else ', hand-set evaluation'}"
+                 f"{f', margin {args.margin}' if args.margin else ''}"
+                 f"{', weights ' + json.dumps(args.weights) if args.weights else ''})")
+    else:
+        label = f"{hero}{' (weights ' + json.dumps(args.weights) + ')' if args.weights else ''}"
+    print(f"{label} vs {HEUR}: {len(games)} games, seats swapped every game, factions every two")
+    print(f"  {hero} won {wins}, lost {n - wins - draws}, drew {draws}: score {100 * score / n:.1f}% "
           f"(95% CI {100 * lo:.1f}-{100 * hi:.1f}%)")
     print("  as seat 0: " + f"{100 * sum(by_seat[0]) / max(1, len(by_seat[0])):.1f}%, as seat 1: "
           f"{100 * sum(by_seat[1]) / max(1, len(by_seat[1])):.1f}%")
-    print(f"  CPU per decision: {SEARCH} {1000 * cpu_s:.2f} ms, {HEUR} {1000 * cpu_h:.2f} ms "
+    print(f"  CPU per decision: {hero} {1000 * cpu_s:.2f} ms, {HEUR} {1000 * cpu_h:.2f} ms "
           f"(same run; all decisions, questions and one-move choices included)")
     print(f"  ended by: {dict(Counter(g['reason'] for g in games))}; "
           f"{sum(g['turns'] for g in games) / n:.1f} turns per game; {wall:.0f} s wall, {args.jobs} job(s)")
