@@ -1,6 +1,6 @@
 """The levels' strength table (docs/bots.md "Levels: how strong each is"): for each game,
-each pair of adjacent levels (and easy vs random) played against each other, win rate with
-a 95 % Wilson interval.  Seeded: the same command prints the same table.
+each pair of adjacent levels (and easy vs random, strong vs easy) played against each
+other, win rate with a 95 % Wilson interval.  Seeded: the same command prints the same table.
 
 Summicard is measured in 2-player 10-hand *betting* sessions (20 chips each), where its
 skill shows (the base game's one hand is mostly luck): ``--games`` seeds from 20000, each
@@ -21,10 +21,14 @@ from summon.clients.bots import make_bot
 from summon.referee.games import GAMES
 from summon.referee.selfplay import play_game
 
+# The Dragon's strong level is measured in duplicate instead (benchmarks/dragon_search_match.py):
+# whole games of searching seats cost minutes each.
 PAIRS = {"dragon": [("dragon-easy", "random"), ("dragon-heuristic", "dragon-easy")],
          "summicard": [("summicard-easy", "random"), ("summicard-ev", "summicard-easy"),
-                       ("summicard-strong", "summicard-ev")],
-         "summoner-wars": [("summoner-wars-easy", "random"), ("summoner-wars-heuristic", "summoner-wars-easy")]}
+                       ("summicard-strong", "summicard-ev"), ("summicard-strong", "summicard-easy")],
+         "summoner-wars": [("summoner-wars-easy", "random"), ("summoner-wars-heuristic", "summoner-wars-easy"),
+                           ("summoner-wars-tactics", "summoner-wars-heuristic"),
+                           ("summoner-wars-tactics", "summoner-wars-easy")]}
 SWAP = {"deck_0": "tidewardens", "deck_1": "cinder-vanguard"}
 
 
