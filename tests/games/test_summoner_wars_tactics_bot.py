@@ -73,3 +73,40 @@ def test_reach_threat_counts_only_enemies_that_can_attack_next_turn():
     m = Model(_view(board))
     assert reach_threat(m, (0, 0)) == 2 * 0.5  # the guard's expected hits only
     assert reach_threat(m, (0, 0), vacated=(0, 3)) == 2 * 0.5 * 2  # with a4 empty the slinger's line is clear
+
+
+def test_ward_option_plays_tidal_ward_when_enemies_can_reach_our_summoner():
+    # ``ward`` (an option, off by default: measured no gain) scores Tidal Ward by the attacks
+    # it blunts next turn; with nobody in reach it is worth less than its magic.
+    ward = {"card": "tidal-ward", "name": "Tidal Ward", "class": "standard", "cost": 1, "phase": "magic",
+            "active": True, "effect": "active_ward"}
+    near = [_item("a1", "maren", "summoner", 0, 8, damage=5, strength=2, attack="ranged"),
+            _item("a3", "ember-guard", "common", 1, 3, strength=2, attack="melee"),
+            _item("b3", "ember-guard", "common", 1, 3, strength=2, attack="melee"),
+            _item("f8", "pyra", "summoner", 1, 9, strength=3, attack="melee")]
+    far = [near[0], near[3]]
+    legal = ["event tidal-ward.61", "end"]
+    bot = SummonerWarsTacticsBot(1, weights={"ward": 1.0})
+    view = _view(near, "magic", hand_cards={"tidal-ward.61": ward}, players=[{"magic": 1}, {"magic": 0}])
+    assert bot.choose(view, legal) == "event tidal-ward.61"
+    view = _view(far, "magic", hand_cards={"tidal-ward.61": ward}, players=[{"magic": 1}, {"magic": 0}])
+    assert bot.choose(view, legal) == "end"
+
+
+def test_keeps_two_cards_and_discards_the_third_for_magic():
+    # The heuristic keeps its three best cards (often champions it cannot afford yet) and so
+    # summons less; tactics keeps two (``keep_n``) and turns the third into magic.
+    def unit(card: str, cls: str, cost: int, strength: int, life: int) -> dict:
+        return {"card": card, "name": card, "class": cls, "cost": cost, "strength": strength, "life": life,
+                "attack": "melee", "abilities": []}
+    hand = {"nerissa.50": unit("nerissa", "champion", 5, 3, 6), "old-thresh.51": unit("old-thresh", "champion", 4, 2, 8),
+            "driftwood-sellsword.43": unit("driftwood-sellsword", "common", 1, 2, 2)}
+    board = [_item("a1", "maren", "summoner", 0, 8, strength=2, attack="ranged"),
+             _item("f8", "pyra", "summoner", 1, 9, strength=3, attack="melee")]
+    view = _view(board, "magic", hand_cards=hand, players=[{"magic": 2}, {"magic": 0}])
+    legal = ["magic driftwood-sellsword.43", "magic nerissa.50", "magic old-thresh.51", "end"]
+    assert SummonerWarsTacticsBot(1).choose(view, legal) == "magic driftwood-sellsword.43"
+    assert SummonerWarsTacticsBot(1, weights={"keep_n": 3.0}).choose(view, legal) == "end"  # the heuristic's way
+    two = {k: v for k, v in hand.items() if k != "driftwood-sellsword.43"}
+    view = _view(board, "magic", hand_cards=two, players=[{"magic": 3}, {"magic": 0}])
+    assert SummonerWarsTacticsBot(1).choose(view, legal[1:]) == "end"

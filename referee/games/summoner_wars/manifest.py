@@ -31,7 +31,7 @@ GAME_TYPE = GameType(
           "summoner-wars-tactics": "summon.clients.bots.summoner_wars_tactics:SummonerWarsTacticsBot"},
     default_bot="summoner-wars-heuristic",
     bot_cost_ms={"summoner-wars-easy": 0.32, "summoner-wars-heuristic": 0.49, "summoner-wars-search": 35.0,
-                 "summoner-wars-tactics": 0.24},  # CPU per decision, measured
+                 "summoner-wars-tactics": 0.26},  # CPU per decision, measured
     levels=(Level("easy", "summoner-wars-easy", 1, "plays by rules of thumb but makes a beginner's mistakes: for children and newcomers"),
             Level("normal", "summoner-wars-heuristic", 5, "plays by rules of thumb"),
             # summoner-wars-tactics: 60.8 % (58.2-63.3 %) against normal over 1400 games on seeds
