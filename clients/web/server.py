@@ -298,25 +298,27 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
         status, ctype, body, extra = self._body()
+        # Counted before the answer is sent, everywhere here: a client that has its answer
+        # then finds it on /metrics (a scrape right after it raced the count under load).
         if status == HTTPStatus.NOT_MODIFIED:
-            self._headers(status, ctype, None, extra)
             self.meter.count("GET", self.path, status, 0, "identity")
+            self._headers(status, ctype, None, extra)
             return
+        self.meter.count("GET", self.path, status, len(body), extra.get("Content-Encoding", "identity"))
         self._headers(status, ctype, len(body), extra)
         self.wfile.write(body)
-        self.meter.count("GET", self.path, status, len(body), extra.get("Content-Encoding", "identity"))
 
     def do_HEAD(self) -> None:  # noqa: N802
         status, ctype, body, extra = self._body()
-        self._headers(status, ctype, None if status == HTTPStatus.NOT_MODIFIED else len(body), extra)
         self.meter.count("HEAD", self.path, status, 0, "identity")
+        self._headers(status, ctype, None if status == HTTPStatus.NOT_MODIFIED else len(body), extra)
 
     def _refuse(self) -> None:
         body = b"the Summon web server serves static files (and, with a gateway, POST /api/guest and /api/signup) only\n"
+        self.meter.count("other", self.path, HTTPStatus.METHOD_NOT_ALLOWED, len(body), "identity")
         self._headers(HTTPStatus.METHOD_NOT_ALLOWED, TYPES[".txt"], len(body), {"Connection": "close"})
         self.wfile.write(body)
         self.close_connection = True
-        self.meter.count("other", self.path, HTTPStatus.METHOD_NOT_ALLOWED, len(body), "identity")
 
     do_PUT = do_DELETE = do_PATCH = _refuse  # noqa: N815
 
@@ -369,9 +371,9 @@ class _Handler(BaseHTTPRequestHandler):
         # origin), and must not be taken for the next request.  The page posts rarely.
         self.close_connection = True
         body = answer.encoded()
+        self.meter.count("POST", "/api", answer.status, len(body), "identity")
         self._headers(answer.status, TYPES[".json"], len(body), {"Cache-Control": "no-store", "Connection": "close"})
         self.wfile.write(body)
-        self.meter.count("POST", "/api", answer.status, len(body), "identity")
 
 
 class WebServer:
