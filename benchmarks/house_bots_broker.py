@@ -19,8 +19,8 @@ for each setting:
 Each setting runs on a fresh referee process, with the bots inline (``presence`` told that
 every bot is cheap, as the loop was before ``referee/housepool.py``) and off the loop (the
 referee as it ships); the referee's CPU per house move is its utime+stime over the phase
-divided by the house moves it made (counted from the tables' seqs, read back by a
-``summon`` request at the end).  ``--rounds`` repeats the four settings, interleaved.
+divided by the house moves it made (the computer tables' seqs, which the referee process
+reports on its stdout when the benchmark asks on its stdin).  ``--rounds`` repeats the four settings, interleaved.
 """
 
 from __future__ import annotations
@@ -41,8 +41,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.referee_load import (  # noqa: E402
-    T, Director, await_ready, cpu_seconds, one_table, quantiles, stop, url)
-from summon.protocol.messages import CreateTable, encode  # noqa: E402
+    Director, await_ready, cpu_seconds, one_table, quantiles, stop, url)
 from tests.mosquitto import start_mosquitto  # noqa: E402
 
 ENDLESS = {"target": 1_000_000}  # the strong tables never end during a phase
@@ -91,13 +90,10 @@ def house_moves(ref: subprocess.Popen[str]) -> int:
 
 
 def create_strong(director: Director, tables: int, level: str) -> None:
-    """``tables`` tables of four computer players, created as the page creates them."""
-    waiting = {f"strong-{uuid.uuid4().hex[:8]}" for _ in range(tables)}
-    for tid in waiting:
-        director.link.publish(T.request("director"), encode(CreateTable(
-            request_id=tid, game="dragon", players=["", "", "", ""], table=tid, config=dict(ENDLESS),
-            computer={str(s): level for s in range(4)})))
-    director.barrier()  # every create above was handled before the barrier's answer
+    """``tables`` tables of four computer players, created as the page creates them (a
+    refused create, e.g. an unknown level, ends the run with the referee's words)."""
+    director.create("dragon", [f"strong-{uuid.uuid4().hex[:8]}" for _ in range(tables)], ["", "", "", ""],
+                    config=dict(ENDLESS), computer={str(s): level for s in range(4)})
 
 
 def warm_up(ref: subprocess.Popen[str], moves: int, timeout: float = 600.0) -> None:

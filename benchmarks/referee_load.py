@@ -518,7 +518,10 @@ class Director:
                                      f"({len(rids)} requests unanswered)") from None
             gap = min(gap * 2, 8.0)
 
-    def create(self, game: str, ids: list[str], players: list[str], window: int = 100) -> None:
+    def create(self, game: str, ids: list[str], players: list[str], window: int = 100,
+               config: dict[str, Any] | None = None, computer: dict[str, str] | None = None) -> None:
+        """Create a table per id (``config``, ``computer``: as in ``CreateTable``); a refusal
+        ends the run with the referee's words."""
         todo, waiting = list(ids), set()
         deadline = time.monotonic() + 60 + len(ids) * 0.05
         while todo or waiting:
@@ -526,7 +529,8 @@ class Director:
                 tid = todo.pop()
                 waiting.add(tid)
                 self.link.publish(T.request("director"), encode(CreateTable(
-                    request_id=tid, game=game, players=players, table=tid, seed=random.randrange(1 << 60))))
+                    request_id=tid, game=game, players=players, table=tid, seed=random.randrange(1 << 60),
+                    config=dict(config or {}), computer=computer)))
             try:
                 item = self.link.inbox.get(timeout=max(0.1, deadline - time.monotonic()))
             except queue.Empty:
