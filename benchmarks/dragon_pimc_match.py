@@ -51,7 +51,8 @@ def bot(name: str, seed: int, opts: dict[str, Any]) -> Any:
         from summon.clients.bots.dragon_pimc import DragonPimcBot
         return DragonPimcBot(seed, samples=opts.get("samples", 48), cpu_budget_ms=None,
                              exact_tricks=opts.get("exact_tricks", 2), use_auction=bool(opts.get("auction")),
-                             end_exact=opts.get("end_exact", 0), policy=opts.get("policy", "greedy"))
+                             end_exact=opts.get("end_exact", 0), policy=opts.get("policy", "greedy"),
+                             infer=tuple(opts.get("infer", ())), trust=opts.get("trust", 0.8))
     if name == "dragon-search":
         from summon.clients.bots.dragon_search import DragonSearchBot
         return DragonSearchBot(seed, budget_ms=None, samples=opts.get("search_samples", 40))
@@ -231,6 +232,9 @@ def main() -> None:
     ap.add_argument("--end-exact", type=int, default=0,
                     help="dragon-pimc rollouts solve this many last tricks exactly (greedy before)")
     ap.add_argument("--policy", default="greedy", help="dragon-pimc rollout policy (greedy, keep-trumps)")
+    ap.add_argument("--infer", default="", help="dragon-pimc reads the plays at these places in a trick, e.g. 2,3 "
+                    "(dragon_inference: a seat that did not beat an opponent's card held no card that would)")
+    ap.add_argument("--trust", type=float, default=0.8, help="share of dragon-pimc's deals drawn with the play inferences")
     ap.add_argument("--auction", action="store_true", help="dragon-pimc with the auction weights (use_auction)")
     ap.add_argument("--no-baseline", action="store_true",
                     help="skip the third table (villain at all four seats) that splits declarer play from defence")
@@ -243,7 +247,8 @@ def main() -> None:
         report(load(a.report), a.hero, a.villain)
         return
     opts = {"samples": a.samples, "ref_samples": a.ref_samples, "search_samples": a.search_samples,
-            "exact_tricks": a.exact_tricks, "end_exact": a.end_exact, "policy": a.policy, "auction": a.auction, "baseline": not a.no_baseline}
+            "exact_tricks": a.exact_tricks, "end_exact": a.end_exact, "policy": a.policy, "auction": a.auction,
+            "infer": tuple(int(x) for x in a.infer.split(",") if x), "trust": a.trust, "baseline": not a.no_baseline}
     t0, c0 = time.perf_counter(), time.process_time()
     boards = run(a.boards, a.seed, a.hero, a.villain, opts, a.jobs, a.progress, a.json)
     report(boards, a.hero, a.villain)

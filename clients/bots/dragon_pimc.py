@@ -56,6 +56,7 @@ from typing import Any, Mapping, Sequence
 
 from summon.clients.bots.dragon_auction import FEATURE_MASKS as _FMASK, elsewhere_key, log_weight_terms, roles
 from summon.clients.bots.dragon_heuristic import DragonHeuristicBot
+from summon.clients.bots.dragon_inference import play_denials
 from summon.clients.bots.dragon_search import _distinct
 from summon.referee.games.dragon.cards import DRAGON_BIT, FULL_DECK, SUIT_MASKS, cards_of
 from summon.referee.games.dragon.fast import _BIT, LED, POWER, Position, _greedy, legal_mask
@@ -94,7 +95,7 @@ class DealSampler:
     consistent deal with the same probability.  ``ok`` is False when no deal can be
     built (an inconsistent ``Info``); ``draw`` returns None when rejection fails."""
 
-    def __init__(self, info: Info) -> None:
+    def __init__(self, info: Info, deny: Sequence[int] | None = None) -> None:
         self.info = info
         me = info.seat
         self.others = others = [s for s in range(4) if s != me]
@@ -102,6 +103,9 @@ class DealSampler:
         for s in others:
             pool &= ~info.known[s]
         allowed = allowed_masks(info)
+        if deny:
+            for s in others:
+                allowed[s] &= ~deny[s]
         need = [0] * 5
         for s in others:
             need[s] = info.hand_sizes[s] - info.known[s].bit_count()
@@ -428,8 +432,9 @@ class DragonPimcBot(_PimcBase):
 
     def __init__(self, seed: int | None = None, *, samples: int = 48, pool: int = 8, exact_tricks: int = 2,
                  cpu_budget_ms: float | None = 45.0, use_auction: bool = False, end_exact: int = 0,
-                 policy: str = "greedy") -> None:
+                 policy: str = "greedy", infer: tuple[int, ...] = (), trust: float = 0.8) -> None:
         super().__init__(seed, samples, cpu_budget_ms)
+        self.infer, self.trust = infer, trust
         self.pool, self.exact_tricks, self.use_auction = pool, exact_tricks, use_auction
         self.end_exact, self.policy = end_exact, POLICIES[policy]
         self._table: Mapping[str, Mapping[int, float]] | None = None
@@ -442,6 +447,17 @@ class DragonPimcBot(_PimcBase):
         auction's likelihood ratio from ``pool`` times as many."""
         n = self.samples
         sampler = DealSampler(info)
+        if self.infer and not self._table:
+            deny = play_denials(self._tracker.tricks, info.mode, info.seat, self.infer)
+            inferred = DealSampler(info, deny) if any(deny) else None
+            out = []
+            for _ in range(n):
+                pos = None
+                if inferred is not None and inferred.ok and self._rng.random() < self.trust:
+                    pos = inferred.draw(self._rng)
+                    self.deals += 1
+                out.append((pos or self._deal(info, sampler), 1.0))
+            return out
         if not self._table:
             return [(self._deal(info, sampler), 1.0) for _ in range(n)]
         terms = log_weight_terms(self._table, roles(list(view.get("bids") or []), info.declarer, info.level,

@@ -99,6 +99,12 @@ class Tracker:
     _key: tuple[Any, ...] | None = None
     _tricks: dict[int, tuple[int, tuple[int, ...]]] = field(default_factory=dict)  # idx -> (leader, codes)
 
+    @property
+    def tricks(self) -> list[tuple[int, tuple[int, ...]]]:
+        """(leader, move codes) of every trick of this hand seen so far, in order (the
+        current one last, possibly incomplete): what play inference reads."""
+        return [self._tricks[i] for i in sorted(self._tricks)]
+
     def observe(self, view: Mapping[str, Any]) -> Info:
         """The ``Info`` after this view (a play-phase seat view as in SPEC.md)."""
         if view.get("phase") != "play" or "hand" not in view or not view.get("contract"):
