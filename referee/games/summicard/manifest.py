@@ -15,18 +15,18 @@ GAME_TYPE = GameType(
     options=(
         OptionSpec("variant", "choice", "base", "one hand (base), or a session of hands with chips (betting)",
                    choices=("base", "betting")),
-        OptionSpec("chips", "int", 20, "each player's starting chips (betting)", low=1, high=1000),
-        OptionSpec("hands", "int", 10, "hands in a session (betting)", low=1, high=10_000),
-        OptionSpec("decks", "int", 0, "decks in the shoe (0: enough for the deal and one exchange each)",
+        OptionSpec("chips", "int", 20, "chips each player starts with (betting)", low=1, high=1000),
+        OptionSpec("hands", "int", 10, "hands to play in the session (betting)", low=1, high=10_000),
+        OptionSpec("decks", "int", 0, "packs of cards shuffled together (0: just enough for every player's cards and one swap each)",
                    low=0, high=100),
-        OptionSpec("zero_score", "choice", "no-win", "a score of 0 is not positive (no-win), or the best score",
+        OptionSpec("zero_score", "choice", "no-win", "a final score of exactly 0: cannot win (no-win), or beats every other score (best)",
                    choices=("no-win", "best")),
-        OptionSpec("tie", "choice", "draw", "tied players draw cards until one wins, or share (split)",
+        OptionSpec("tie", "choice", "draw", "a tie: the tied players draw cards until one wins (draw), or share the win (split)",
                    choices=("draw", "split")),
-        OptionSpec("nobody_positive", "choice", "replay", "nobody positive: the hand is void (replay), or the "
-                   "score closest to zero wins", choices=("replay", "closest")),
-        OptionSpec("pots", "choice", "plain", "one pot that a player who cannot match the bet leaves (plain, "
-                   "the rulebook), or side pots for a player all in (side, our house rule)",
+        OptionSpec("nobody_positive", "choice", "replay", "when nobody ends above 0: play the hand again "
+                   "(replay), or the score closest to 0 wins (closest)", choices=("replay", "closest")),
+        OptionSpec("pots", "choice", "plain", "a player who cannot match a bet: drops out of the pot "
+                   "(plain, the rulebook), or stays in for the chips they have (side pots, our house rule)",
                    choices=("plain", "side")),
     ),
     # the lowest positive score wins: scores do not order the places

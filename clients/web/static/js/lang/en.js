@@ -567,7 +567,7 @@ export default {
   "mg.receiving": "Receiving the replay: part {n} of {of}…",
   "mg.no-rating": "No rating yet: finish a game first.",
   "mg.rating": (p) => `rating ${p.r} after ${p.n} game${s(p.n)}`,
-  "mg.rating-detail": "(openskill: skill {mu} ± {sigma}; the rating is the skill less three times its uncertainty, so it grows as you play)",
+  "mg.rating-detail": "(your skill is about {mu}, give or take {sigma}; the rating is its cautious low end, so it climbs as you play more games)",
   "mg.you": "you", "mg.you-cap": "You",
   "mg.computer": "Computer {n} ({level})",
   "mg.computer-plain": "Computer {n}",

@@ -553,7 +553,7 @@ export default {
   "mg.receiving": "Réception de la rediffusion : morceau {n} sur {of}…",
   "mg.no-rating": "Pas encore de classement : terminez d'abord une partie.",
   "mg.rating": (p) => `classement ${p.r} après ${p.n} partie${s(p.n)}`,
-  "mg.rating-detail": "(openskill : niveau {mu} ± {sigma} ; le classement est le niveau moins trois fois son incertitude : il monte à mesure que vous jouez)",
+  "mg.rating-detail": "(votre niveau est d’environ {mu}, à {sigma} près ; le classement en retient le bas prudent : il monte à mesure que vous jouez)",
   "mg.you": "vous", "mg.you-cap": "Vous",
   "mg.computer": "Ordinateur {n} ({level})",
   "mg.computer-plain": "Ordinateur {n}",
