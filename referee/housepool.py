@@ -257,10 +257,11 @@ class OffLoop:
         """The move for ``seat`` if one is ready (the pool's, or the fallback's); None while
         the pool thinks (ask again at the next tick)."""
         key = (table.id, seat)
-        legal = table.game.legal_moves(table.state, seat)
         answer = self._ready.pop(key, None)
         if answer is not None and answer.seq == table.seq:
-            if answer.move is not None and answer.move in legal:
+            # legal moves only once an answer is here: while the worker thinks, this runs
+            # at every tick of the loop, and must cost next to nothing
+            if answer.move is not None and answer.move in table.game.legal_moves(table.state, seat):
                 return answer.move
             if answer.move is not None:
                 log.warning("table %s: house bot %s answered an illegal move %r; the fallback plays",

@@ -32,11 +32,14 @@ def summon(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]
                           capture_output=True, timeout=timeout)
 
 
-def checked(*command: str, moves: int = 4) -> str:
-    """bot-check's table for ``command``; asserts every row passed."""
-    out = summon("bot-check", "--moves", str(moves), "--", *command)
+def checked(*command: str, moves: int = 4, cells: bool = False) -> str:
+    """bot-check's table for ``command``; asserts every row passed (with ``cells``, the row
+    that follows a table to a second cell too)."""
+    out = summon("bot-check", "--moves", str(moves), *(["--cells"] if cells else []), "--", *command)
     assert out.returncode == 0, out.stdout + out.stderr
-    assert f"{ALL_ROWS} passed, 0 failed" in out.stdout, out.stdout
+    assert f"{ALL_ROWS + cells} passed, 0 failed" in out.stdout, out.stdout
+    if cells:
+        assert "played it to the end in cell c2" in out.stdout, out.stdout
     return out.stdout
 
 
@@ -198,14 +201,16 @@ def go_bot(tmp_path_factory) -> list[str]:
 
 
 def test_javascript_bot_passes_bot_check_and_plays_a_match(js_bot, tmp_path):
-    print(checked(*js_bot))
+    """Every row, the second cell's too: the example reads SUMMON_CELLS."""
+    print(checked(*js_bot, cells=True))
     result = matched(tmp_path, "--boards", "3", "--against", "random", "--", *js_bot)
     assert result["summary"]["boards"] == 3 and all(r["status"] == "finished" for b in result["boards"]
                                                      for r in b["rooms"])
 
 
 def test_go_bot_passes_bot_check_and_plays_a_match(go_bot, tmp_path):
-    print(checked(*go_bot))
+    """Every row, the second cell's too: the example reads SUMMON_CELLS."""
+    print(checked(*go_bot, cells=True))
     result = matched(tmp_path, "--boards", "3", "--against", "random", "--", *go_bot)
     assert result["summary"]["boards"] == 3 and all(r["status"] == "finished" for b in result["boards"]
                                                      for r in b["rooms"])

@@ -1,12 +1,16 @@
 // A Summon bot in Go, from protocol/README.md alone: plays a random legal move at every
 // table where its username is seated, for ever.  Configuration from the environment (what
 // `summon bot-check` and `summon match` set): SUMMON_BROKER, SUMMON_USER, SUMMON_PASSWORD,
-// SUMMON_PREFIX.
+// SUMMON_PREFIX, and SUMMON_CELLS when the deployment has several cells (brokers): one more
+// connection to each, the same account on all, every table's moves sent on the connection
+// its states came from (onMessage answers on the client the message arrived on).
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"math/rand"
+	"net/url"
 	"os"
 	"os/signal"
 	"strings"
@@ -122,7 +126,42 @@ func main() {
 		os.Exit(2)
 	}
 	rand.Seed(time.Now().UnixNano())
-	broker := strings.Replace(env("SUMMON_BROKER", "mqtt://127.0.0.1:1883"), "mqtt://", "tcp://", 1)
+	home := env("SUMMON_BROKER", "mqtt://127.0.0.1:1883")
+	brokers := []string{home}
+	if raw := strings.TrimSpace(os.Getenv("SUMMON_CELLS")); raw != "" { // {"cell": "mqtt://HOST:PORT", ...}
+		cells := map[string]string{}
+		if err := json.Unmarshal([]byte(raw), &cells); err != nil {
+			fmt.Fprintln(os.Stderr, "SUMMON_CELLS is not a JSON object of cell addresses:", err)
+			os.Exit(2)
+		}
+		for _, addr := range cells {
+			if hostPort(addr) != hostPort(home) {
+				brokers = append(brokers, addr)
+			}
+		}
+	}
+	clients := []mqtt.Client{}
+	for _, b := range brokers {
+		clients = append(clients, dial(b))
+	}
+	stop := make(chan os.Signal, 1)
+	signal.Notify(stop, syscall.SIGINT, syscall.SIGTERM)
+	<-stop
+	for _, c := range clients {
+		c.Disconnect(250)
+	}
+}
+
+func hostPort(addr string) string {
+	if u, err := url.Parse(addr); err == nil {
+		return u.Host
+	}
+	return addr
+}
+
+// dial connects to one broker (retrying until it is up) with the bot's account.
+func dial(addr string) mqtt.Client {
+	broker := strings.Replace(addr, "mqtt://", "tcp://", 1)
 	opts := mqtt.NewClientOptions().AddBroker(broker).SetClientID(user).SetUsername(user).
 		SetPassword(os.Getenv("SUMMON_PASSWORD")).SetCleanSession(true).SetProtocolVersion(4).
 		SetAutoReconnect(true).SetMaxReconnectInterval(2 * time.Second).
@@ -132,11 +171,8 @@ func main() {
 	})
 	client := mqtt.NewClient(opts)
 	for t := client.Connect(); t.Wait() && t.Error() != nil; t = client.Connect() {
-		fmt.Println("connect:", t.Error()) // not up yet: try again
+		fmt.Println("connect:", addr, t.Error()) // not up yet: try again
 		time.Sleep(time.Second)
 	}
-	stop := make(chan os.Signal, 1)
-	signal.Notify(stop, syscall.SIGINT, syscall.SIGTERM)
-	<-stop
-	client.Disconnect(250)
+	return client
 }
