@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from summon.referee.games.dragon.cards import DRAGON_BIT, SUIT_MASKS
+from summon.referee.games.dragon.cards import DRAGON_BIT, SUIT_MASKS, cards_of
 from summon.referee.games.dragon.fast import LED, POWER
 
 __all__ = ["play_denials", "POSITIONS"]
@@ -34,13 +34,9 @@ _PLAIN = (1 << 52) - 1
 def _above(mask: int, powers: tuple[int, ...], lo: int, hi: int = 10_000) -> int:
     """The plain cards of ``mask`` whose power in this trick is in (lo, hi)."""
     out = 0
-    m = mask & _PLAIN
-    while m:
-        low = m & -m
-        c = low.bit_length() - 1
-        m ^= low
+    for c in cards_of(mask & _PLAIN):
         if lo < powers[c] < hi:
-            out |= low
+            out |= 1 << c
     return out
 
 

@@ -454,7 +454,8 @@ class DragonPimcBot(_PimcBase):
             for _ in range(n):
                 pos = None
                 if inferred is not None and inferred.ok and self._rng.random() < self.trust:
-                    pos = inferred.draw(self._rng)
+                    pos = inferred.draw(self._rng)  # None: rejection failed, a plain deal instead
+                if pos is not None:
                     self.deals += 1
                 out.append((pos or self._deal(info, sampler), 1.0))
             return out

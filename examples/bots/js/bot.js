@@ -17,9 +17,15 @@ const answered = new Map();  // table -> {seq, move} we last sent
 
 // The home broker, then every other cell SUMMON_CELLS names ({"cell": "mqtt://HOST:PORT"}).
 const sameBroker = (a, b) => { const x = new URL(a), y = new URL(b); return x.hostname === y.hostname && x.port === y.port; };
-let cells = {};
-try { cells = JSON.parse(process.env.SUMMON_CELLS || "{}"); } catch (err) { console.error("SUMMON_CELLS is not JSON:", String(err)); process.exit(2); }
-const urls = [url, ...Object.values(cells).filter((u) => !sameBroker(u, url))];
+let urls;
+try {
+  const cells = JSON.parse(process.env.SUMMON_CELLS || "{}");
+  if (!cells || typeof cells !== "object" || Array.isArray(cells)) throw new Error("not a JSON object");
+  urls = [url, ...Object.values(cells).filter((u) => !sameBroker(String(u), url))];
+} catch (err) {
+  console.error('SUMMON_CELLS must be {"cell name": "mqtt://HOST:PORT", ...}:', String(err));
+  process.exit(2);
+}
 
 function send(client, table, seq, move) {
   answered.set(table, { seq, move });
