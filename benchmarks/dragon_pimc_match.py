@@ -49,8 +49,9 @@ def bot(name: str, seed: int, opts: dict[str, Any]) -> Any:
         return DragonPimcRefBot(seed, samples=opts.get("ref_samples", 40))
     if name == "dragon-pimc":
         from summon.clients.bots.dragon_pimc import DragonPimcBot
-        return DragonPimcBot(seed, samples=opts.get("samples", 48), cpu_budget_ms=None,
-                             exact_tricks=opts.get("exact_tricks", 2), use_auction=bool(opts.get("auction")),
+        return DragonPimcBot(seed, samples=opts.get("samples", 200), cpu_budget_ms=None,
+                             exact_tricks=opts.get("exact_tricks", 4), use_auction=bool(opts.get("auction")),
+                             iimc_samples=opts.get("iimc_samples", 0),
                              end_exact=opts.get("end_exact", 0), policy=opts.get("policy", "greedy"),
                              infer=tuple(opts.get("infer", ())), trust=opts.get("trust", 0.8))
     if name == "dragon-search":
@@ -225,10 +226,13 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0, help="first deal seed")
     ap.add_argument("--hero", default="dragon-pimc")
     ap.add_argument("--villain", default="dragon-pimc-ref")
-    ap.add_argument("--samples", type=int, default=48, help="dragon-pimc deals per decision")
+    ap.add_argument("--samples", type=int, default=200, help="dragon-pimc deals per decision")
     ap.add_argument("--ref-samples", type=int, default=40, help="dragon-pimc-ref deals per decision")
     ap.add_argument("--search-samples", type=int, default=40, help="dragon-search deals per decision")
-    ap.add_argument("--exact-tricks", type=int, default=2, help="dragon-pimc solves this many last tricks exactly")
+    ap.add_argument("--exact-tricks", type=int, default=4, help="dragon-pimc solves this many last tricks exactly")
+    ap.add_argument("--iimc-samples", type=int, default=0,
+                    help="dragon-pimc's second look at close calls: this many deals played out by players who "
+                         "cannot see the other hands (0: none, the default)")
     ap.add_argument("--end-exact", type=int, default=0,
                     help="dragon-pimc rollouts solve this many last tricks exactly (greedy before)")
     ap.add_argument("--policy", default="greedy", help="dragon-pimc rollout policy (greedy, keep-trumps)")
@@ -247,7 +251,7 @@ def main() -> None:
         report(load(a.report), a.hero, a.villain)
         return
     opts = {"samples": a.samples, "ref_samples": a.ref_samples, "search_samples": a.search_samples,
-            "exact_tricks": a.exact_tricks, "end_exact": a.end_exact, "policy": a.policy, "auction": a.auction,
+            "exact_tricks": a.exact_tricks, "iimc_samples": a.iimc_samples, "end_exact": a.end_exact, "policy": a.policy, "auction": a.auction,
             "infer": tuple(int(x) for x in a.infer.split(",") if x), "trust": a.trust, "baseline": not a.no_baseline}
     t0, c0 = time.perf_counter(), time.process_time()
     boards = run(a.boards, a.seed, a.hero, a.villain, opts, a.jobs, a.progress, a.json)

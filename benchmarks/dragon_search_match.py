@@ -172,7 +172,7 @@ def report(boards: list[Board], hero: str, villain: str) -> None:
     dec = sum(b.decisions for b in boards)
     cpu = sum(b.cpu for b in boards)
     if dec:
-        print(f"  dragon-search: {dec} searched decisions, {1000 * cpu / dec:.1f} ms CPU per decision")
+        print(f"  searching seats (either side): {dec} searched decisions, {1000 * cpu / dec:.1f} ms CPU per decision")
 
 
 def main() -> None:

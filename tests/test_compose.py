@@ -268,15 +268,18 @@ def test_dockerfile():
     assert re.search(r'^ENTRYPOINT \["summon"\]', text, re.M)
     patterns = _dockerignore()
     for m in re.finditer(r"^(?:COPY|ADD)\s+(.+)$", text, re.M):
+        if "--from=" in m.group(1):
+            continue  # from an earlier stage, not from the build context
         parts = [p for p in m.group(1).split() if not p.startswith("--")]
         for src in parts[:-1]:
             assert (ROOT / src).exists(), f"Dockerfile copies missing {src}"
     # what pip install . needs is in the build context, not excluded by .dockerignore
     for needed in ("pyproject.toml", "summon/__init__.py", "protocol/__init__.py", "referee/__init__.py", "clients/__init__.py",
-                   "clients/cli/__init__.py", "referee/games/dragon/SPEC.md"):
+                   "clients/cli/__init__.py", "referee/games/dragon/SPEC.md", "setup.py", "clients/bots/_dragonplay.c"):
         assert (ROOT / needed).exists(), needed
         assert not _ignored(needed, patterns), f".dockerignore excludes {needed}"
-    for junk in (".git/config", "tests/conftest.py", "clients/__pycache__/cli.cpython-311.pyc"):
+    for junk in (".git/config", "tests/conftest.py", "clients/__pycache__/cli.cpython-311.pyc",
+                 "clients/bots/_dragonplay.cpython-311-x86_64-linux-gnu.so"):
         assert _ignored(junk, patterns), f".dockerignore lets {junk} into the image"
     # the console script the entrypoint names exists
     assert 'summon = "summon.clients.cli:main"' in (ROOT / "pyproject.toml").read_text()

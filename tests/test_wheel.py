@@ -49,9 +49,9 @@ def clean_copy(dest: Path) -> Path:
     package-data would still ship (measured: the old package-data passed this way)."""
     src = dest / "src"
     src.mkdir()
-    for name in ("pyproject.toml", "README.md"):
+    for name in ("pyproject.toml", "setup.py", "README.md"):
         shutil.copy2(ROOT / name, src / name)
-    junk = shutil.ignore_patterns("__pycache__", "*.pyc", "build", "*.egg-info")
+    junk = shutil.ignore_patterns("__pycache__", "*.pyc", "build", "*.egg-info", "*.so")
     for name in ("summon", *TOPS):
         shutil.copytree(ROOT / name, src / name, symlinks=True, ignore=junk)
     return src
@@ -87,18 +87,28 @@ def checkout_files() -> set[str]:
     files = set()
     for top in TOPS:
         for path in (ROOT / top).rglob("*"):
-            if path.is_file() and "__pycache__" not in path.parts and path.suffix != ".pyc":
+            if path.is_file() and "__pycache__" not in path.parts and path.suffix not in (".pyc", ".so", ".c"):
                 files.add("summon/" + path.relative_to(ROOT).as_posix())
     return files
 
 
 def test_the_wheel_holds_every_file_of_the_packages_and_nothing_else(wheel: Path) -> None:
     names = set(zipfile.ZipFile(wheel).namelist())
-    shipped = {n for n in names if not n.startswith("summon-")}  # without the .dist-info
+    shipped = {n for n in names if not n.startswith("summon-") and not n.endswith(".so")}  # no .dist-info; the
+    # compiled core is built, not a checkout file (the next test)
     expected = checkout_files() | {"summon/__init__.py"}
     assert sorted(expected - shipped) == [], "missing from the wheel"
     assert sorted(shipped - expected) == [], "in the wheel but not in the checkout's packages"
     assert "summon/protocol/schema.json" in shipped  # the file issue 26 found missing
+
+
+def test_the_wheel_holds_the_compiled_search_core_not_its_source(wheel: Path) -> None:
+    """setup.py's C extension is built into the wheel (CI has a compiler: .ci/run installs
+    one), as one module for this Python; its C source stays in the checkout."""
+    names = zipfile.ZipFile(wheel).namelist()
+    core = [n for n in names if n.startswith("summon/clients/bots/_dragonplay")]
+    assert len(core) == 1 and core[0].endswith(".so"), core
+    assert not any(n.endswith(".c") for n in names)
 
 
 def test_the_installed_command_reports_its_version_and_games(installed: Path, tmp_path: Path) -> None:
@@ -140,6 +150,8 @@ outside = sorted(n for n, m in sys.modules.items() if n.split(".")[0] == "summon
 assert not outside, f"loaded from outside the venv: {outside}"
 tops = sorted(n for n in sys.modules if n.split(".")[0] in ("protocol", "referee", "clients", "tests"))
 assert not tops, tops
+from summon.clients.bots import dragon_native
+assert dragon_native.NATIVE and dragon_native._native.__file__.startswith(prefix), "the compiled core"
 print(len(schema), sum(1 for n in sys.modules if n.startswith("summon")))
 """
     out = run([str(installed / "python"), "-c", code], cwd=tmp_path).stdout.split()

@@ -493,16 +493,17 @@ class DragonHeuristicBidSearchBot(AuctionSearchBot):
 class DragonStrongBot(AuctionSearchBot):
     """``dragon-strong``: the searched auction over ``dragon-pimc``'s card play -- the two
     pieces that measured best (docs/bots.md): the bidding of ``dragon-heuristic-bidsearch``
-    (+13.2 +- 7.6 points/board over the heuristic's) and PIMC card play on exactly uniform
-    deals (level with the textbook player, which beats ``dragon-search``'s biased sampler).
+    (+13.2 +- 7.6 points/board over the heuristic's) and ``dragon-pimc``'s card play (200
+    exactly uniform deals, the last four tricks solved exactly: it beats the textbook PIMC
+    player, which beats ``dragon-search``).
 
     ``card_budget_ms``: the card player's CPU cap per decision (45 ms, under the strong
     level's 50; None in the benchmarks, so their figures do not depend on the load);
-    ``card_samples``: its deals per decision (``dragon-pimc``'s 48)."""
+    ``card_samples``: its deals per decision (``dragon-pimc``'s 200)."""
 
     name = "dragon-strong"
 
-    def __init__(self, seed: int | None = None, *, card_budget_ms: float | None = 45.0, card_samples: int = 48,
+    def __init__(self, seed: int | None = None, *, card_budget_ms: float | None = 45.0, card_samples: int = 200,
                  **search: Any) -> None:
         search.setdefault("cpu_budget_ms", None)
         super().__init__(DragonPimcBot(seed, samples=card_samples, cpu_budget_ms=card_budget_ms), seed, **search)

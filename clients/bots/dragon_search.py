@@ -108,6 +108,9 @@ def _distinct(codes: list[int], info) -> list[int]:
     gone = info.hand
     for p in info.played:
         gone |= p
+    for t in info.trick:  # a card on the table still counts until its trick is won
+        if t < 52:
+            gone &= ~(1 << t)
     out: list[int] = []
     prev = -2
     for c in sorted(codes):

@@ -13,6 +13,10 @@ Why each test:
 * ``solve_points`` (the exact ending) equals a plain minimax through the checked engine,
   and its fast path (merged equivalent cards, a forced last trick scored directly) equals
   its slow path on thousands of endings of two to four tricks, mid-trick included;
+* the cards searched once for a class (``dragon_search._distinct``) really play the same:
+  in every ending of real games the exact value after a dropped card equals its kept
+  twin's -- including a card between them lying in the current trick, which once merged
+  them wrongly (holding the 6 and 8 over an opponent's 7, only the 6 was searched);
 * ``greedy_then_solve`` is the greedy rollout followed by the exact solve, and with no
   exact tricks the greedy rollout itself;
 * the ``keep-trumps`` rollout policy differs from greedy only where it says, and its
@@ -23,6 +27,7 @@ Why each test:
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import random
 from collections import Counter
@@ -30,6 +35,7 @@ from collections import Counter
 import pytest
 
 from summon.clients.bots import BOTS, make_bot
+from summon.clients.bots.dragon_search import _distinct
 from summon.clients.bots.dragon_pimc import (DragonPimcBot, DragonPimcRefBot, greedy_then_solve, keep_trumps,
                                              solve_points, uniform_deal)
 from summon.referee.games import GAMES
@@ -206,6 +212,44 @@ def test_the_exact_ending_equals_plain_minimax_through_the_engine():
         assert got[0] == want0 and got[0] + got[1] == 13
         checked += 1
     assert checked == 40
+
+
+def test_cards_searched_once_for_their_class_play_the_same():
+    checked = split_by_trick = 0
+    for st, rng in _games(60, 5100):
+        trackers = [Tracker() for _ in range(4)]
+        while st.phase == "play":
+            seat = st.turn
+            info = trackers[seat].observe(GAME.view(st, seat))
+            codes = sorted(fast.legal_codes(fast.from_state(st)))
+            kept = _distinct(codes, info)
+            plain = [c for c in codes if c < 52]
+            if st.tricks_played >= 8 and len(plain) > 1:  # four tricks or fewer left: solve exactly
+                truth = fast.from_state(st)
+                value = {c: solve_points(fast.step(truth, c)) for c in plain}
+                for c in plain:
+                    if c in kept:
+                        continue
+                    twin = max(k for k in kept if k < c and k // 13 == c // 13)
+                    assert value[c] == value[twin], (c, twin, info)
+                    checked += 1
+                for a, b in itertools.combinations(kept, 2):
+                    between = ((1 << b) - 1) & ~((1 << (a + 1)) - 1)
+                    if b < 52 and a // 13 == b // 13 and any(between >> t & 1 for t in info.trick):
+                        split_by_trick += 1  # kept apart only by a card on the table
+            st, _ = GAME.apply(st, seat, rng.choice(GAME.legal_moves(st, seat)))
+    assert checked > 100 and split_by_trick > 5
+
+
+def test_a_card_on_the_table_keeps_the_cards_around_it_apart():
+    wind = 13  # wind-1 is code 13: seat 0 holds wind-6 and wind-8, seat 3 led wind-7
+    info = Info(seat=0, designation="fire", declarer=1, level=5, option="kitty",
+                hand=(1 << wind + 5) | (1 << wind + 7), discards=0, played=(0, 0, 0, 1 << wind + 6),
+                trick=(wind + 6,), leader=3, points=(0, 0), tricks_played=0, hand_sizes=(2, 3, 3, 2),
+                voids=(0, 0, 0, 0), known=(0, 0, 0, 0), dragon=None, dragon_elsewhere=False)
+    assert _distinct([wind + 5, wind + 7], info) == [wind + 5, wind + 7]
+    gone = dataclasses.replace(info, trick=())  # once the 7 is won and gone, 6 and 8 play the same
+    assert _distinct([wind + 5, wind + 7], gone) == [wind + 5]
 
 
 def _random_ending(rng: random.Random, tricks: int) -> fast.Position:

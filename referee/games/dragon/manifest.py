@@ -51,7 +51,7 @@ GAME_TYPE = GameType(
                  "dragon-strong": 45.0},
     levels=(Level("easy", "dragon-easy", 1, "plays by rules of thumb but makes a beginner's mistakes: for children and newcomers"),
             Level("normal", "dragon-heuristic", 5, "plays by rules of thumb"),
-            # dragon-strong: +26.1 +- 13.6 points/board against normal, +32.8 +- 11.9 against
+            # dragon-strong: +37.0 +- 12.3 points/board against normal, +32.6 +- 12.4 against
             # dragon-search (300 boards each, docs/bots.md)
             Level("strong", "dragon-strong", 50, "thinks ahead over the deals the others may hold, when bidding and in play")),
     hooks=ClientHooks(renderer="summon.clients.render.dragon:DragonRenderer",

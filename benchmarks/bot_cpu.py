@@ -1,0 +1,74 @@
+"""CPU per decision of a computer player as a house seat plays it: mean, p95 and max per phase.
+
+Why: a level's CPU figure in docs/bots.md ("Levels: how strong each is") must be what a
+table's house seat spends -- the bot with its production settings (its CPU caps on), not
+the capless configuration the strength matches use to stay deterministic -- and its worst
+decisions matter as much as its mean (the house pool gives each decision a budget).
+
+Self-play with ``BOT`` at every seat, one hand per game for the Dragon (``max_hands`` 1),
+seeds from ``--seed``; each ``choose`` with more than one legal move is timed with
+``time.process_time`` (so the machine's load does not change it) and filed under the
+view's ``phase``.
+
+Run from the repository root:
+``nice -n 10 python -m benchmarks.bot_cpu dragon-strong --games 30 --seed 9000``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections import defaultdict
+from typing import Any, Mapping, Sequence
+
+from summon.clients.bots import make_bot
+from summon.referee.games import GAMES
+from summon.referee.selfplay import play_game
+
+
+class Timed:
+    """Wraps a bot; files the CPU of each real decision (more than one legal move) by phase."""
+
+    def __init__(self, inner: Any, into: dict[str, list[float]]) -> None:
+        self.inner, self.into = inner, into
+
+    def choose(self, view: Mapping[str, Any], legal: Sequence[str]) -> str:
+        c0 = time.process_time()
+        move = self.inner.choose(view, legal)
+        if len(legal) > 1:
+            self.into[str(view.get("phase", "-"))].append((time.process_time() - c0) * 1000)
+        return move
+
+
+def _line(name: str, ms: list[float]) -> str:
+    ms = sorted(ms)
+    p95 = ms[min(len(ms) - 1, int(0.95 * len(ms)))]
+    return (f"  {name:10s} {len(ms):6d} decisions   mean {sum(ms) / len(ms):6.1f} ms   "
+            f"p95 {p95:6.1f} ms   max {ms[-1]:6.1f} ms")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("bot", help="a bot name, e.g. dragon-strong")
+    ap.add_argument("--game", default="dragon")
+    ap.add_argument("--games", type=int, default=30)
+    ap.add_argument("--seed", type=int, default=9000)
+    a = ap.parse_args()
+    game = GAMES[a.game]
+    phases: dict[str, list[float]] = defaultdict(list)
+    config = {"max_hands": 1} if a.game == "dragon" else {}
+    seats = 4 if a.game == "dragon" else 2
+    t0 = time.monotonic()
+    for g in range(a.games):
+        seed = a.seed + g
+        bots = [Timed(make_bot(a.bot, seed * seats + s), phases) for s in range(seats)]
+        play_game(game, bots, seed=seed, config=config)
+    print(f"{a.bot}: CPU per decision (process time, more than one legal move), "
+          f"{a.games} games from seed {a.seed}, {time.monotonic() - t0:.0f} s wall")
+    for phase in sorted(phases):
+        print(_line(phase, phases[phase]))
+    print(_line("all", [x for v in phases.values() for x in v]))
+
+
+if __name__ == "__main__":
+    main()
