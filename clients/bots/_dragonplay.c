@@ -8,7 +8,7 @@
  * tricks becomes affordable inside every deal.  Nothing here is a new rule: the tables are
  * built the way fast.py builds them, and tests/clients/test_dragon_native.py proves
  * the rollout and the solver identical to their Python twins (fast.rollout / fast._greedy,
- * dragon_pimc.solve_points) over thousands of random positions, and the sampler uniform
+ * dragon_solve.solve_points) over thousands of random positions, and the sampler uniform
  * (every consistent deal of an enumerable ending drawn equally often).
  *
  * Move codes are fast.py's: 0..51 plain cards (suit * 13 + rank), 52 the Dragon in a
@@ -304,7 +304,7 @@ static void greedy_rollout(Pos *q)
  * remaining tricks does not depend on how the earlier ones went, so entries stay valid
  * across deals and candidate moves.  Cards that play the same (two cards of a suit in
  * the mover's hand with no card between them still live) are searched once, and a last
- * trick with one card each is scored directly -- both as dragon_pimc.solve_points. */
+ * trick with one card each is scored directly -- both as dragon_solve.solve_points. */
 
 typedef struct {
     u64 h[4];
@@ -1309,7 +1309,7 @@ static PyMethodDef methods[] = {
      "greedy(hands, mode, leader, trick, points, tricks_played, when_void) -> the greedy policy's move code"},
     {"solve", py_solve, METH_VARARGS,
      "solve(hands, mode, leader, trick, points, tricks_played, when_void) -> final trick points per team "
-     "with perfect play (dragon_pimc.solve_points)"},
+     "with perfect play (dragon_solve.solve_points)"},
     {"evaluate", py_evaluate, METH_VARARGS,
      "evaluate(deals, codes, mode, leader, trick, points, tricks_played, when_void, exact) -> team 0's final "
      "points, deal-major: each code played in each deal, then greedy rollout (or exact solve)"},

@@ -6,7 +6,7 @@ deals after each of these cards" (greedy rollouts, or exact play of the last tri
 see the other hands would" -- and it should not care whether the compiled core is there.
 The C core (``clients/bots/_dragonplay.c``, built by ``pip install``) is 60-300 times
 faster; where it could not be built (no C compiler) the same answers come from the
-Python engine (``referee/games/dragon/fast.py``, ``dragon_pimc.solve_points``), slowly.
+Python engine (``referee/games/dragon/fast.py``, ``dragon_solve.solve_points``), slowly.
 ``tests/clients/test_dragon_native.py`` holds the two to the same answers, move for move.
 ``NATIVE`` says which one runs.
 
@@ -20,6 +20,7 @@ from __future__ import annotations
 import random
 from typing import Any, Sequence
 
+from summon.clients.bots.dragon_solve import solve_points
 from summon.referee.games.dragon.fast import Position, rollout, step
 from summon.referee.games.dragon.info import Info
 
@@ -42,8 +43,6 @@ def final_points(deals: Sequence[Hands], codes: Sequence[int], pos: Position, ex
     if _native is not None:
         return list(_native.evaluate(deals, codes, pos.mode, pos.leader, pos.trick, pos.points,
                                      pos.tricks_played, pos.when_void, exact))
-    from summon.clients.bots.dragon_pimc import solve_points
-
     out = []
     rng = random.Random(0)  # the greedy rollout never draws from it
     for hands in deals:

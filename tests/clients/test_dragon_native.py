@@ -5,7 +5,7 @@ Why each test:
 * the core is built wherever the project is installed with a compiler (CI is such a
   machine), so its absence is a failure here, not a quiet slowdown of the strong level;
 * the greedy policy, the greedy rollout and the exact solver give the Python engine's
-  answers (``fast._greedy``, ``fast.rollout``, ``dragon_pimc.solve_points``) on thousands
+  answers (``fast._greedy``, ``fast.rollout``, ``dragon_solve.solve_points``) on thousands
   of random positions of every designation, mid-trick, either Dragon rule -- "identical",
   move for move, so a bot using the core plays exactly as with the Python loop;
 * ``final_points`` answers the same with and without the core, and the textbook player
