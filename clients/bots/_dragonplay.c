@@ -602,6 +602,38 @@ static PyObject *py_solve(PyObject *self, PyObject *args)
     return Py_BuildValue("ii", p0, total - p0);
 }
 
+/* The deals and move codes of evaluate() and iimc(), checked: ``*ds`` the deals as a fast
+ * sequence (a new reference for the caller to release), ``cc`` the codes, ``*nc`` their
+ * number.  -1 with a ValueError/TypeError set, and nothing to release, on bad input. */
+static int parse_deals_codes(PyObject *deals, PyObject *codes, PyObject **ds, int *cc, Py_ssize_t *nc)
+{
+    *ds = PySequence_Fast(deals, "deals must be a sequence of hand tuples");
+    if (!*ds)
+        return -1;
+    PyObject *cs = PySequence_Fast(codes, "codes must be a sequence of move codes");
+    if (!cs) {
+        Py_CLEAR(*ds);
+        return -1;
+    }
+    *nc = PySequence_Fast_GET_SIZE(cs);
+    int ok = *nc <= 64;
+    if (!ok)
+        PyErr_SetString(PyExc_ValueError, "at most 64 codes");
+    for (Py_ssize_t i = 0; ok && i < *nc; i++) {
+        long c = PyLong_AsLong(PySequence_Fast_GET_ITEM(cs, i));
+        if (c < 0 || c >= NCODES) {
+            if (!PyErr_Occurred())
+                PyErr_SetString(PyExc_ValueError, "move code out of range");
+            ok = 0;
+        }
+        cc[i] = (int)c;
+    }
+    Py_DECREF(cs);
+    if (!ok)
+        Py_CLEAR(*ds);
+    return ok ? 0 : -1;
+}
+
 /* evaluate(deals, codes, mode, leader, trick, points, tp, when_void, exact) -> list of
  * team 0's final points, deal-major (len(deals) * len(codes)): each code played in each
  * deal, then the hand finished by the greedy rollout, or solved exactly when ``exact``. */
@@ -612,30 +644,13 @@ static PyObject *py_evaluate(PyObject *self, PyObject *args)
     if (!PyArg_ParseTuple(args, "OOiiOO!ipp", &deals, &codes, &mode, &leader, &trick, &PyTuple_Type, &points, &tp,
                           &when_void, &exact))
         return NULL;
-    PyObject *ds = PySequence_Fast(deals, "deals must be a sequence of hand tuples");
-    if (!ds)
-        return NULL;
-    PyObject *cs = PySequence_Fast(codes, "codes must be a sequence of move codes");
-    if (!cs) {
-        Py_DECREF(ds);
-        return NULL;
-    }
-    Py_ssize_t nd = PySequence_Fast_GET_SIZE(ds), nc = PySequence_Fast_GET_SIZE(cs);
+    PyObject *ds;
     int cc[64];
+    Py_ssize_t nc;
+    if (parse_deals_codes(deals, codes, &ds, cc, &nc) < 0)
+        return NULL;
+    Py_ssize_t nd = PySequence_Fast_GET_SIZE(ds);
     PyObject *out = NULL;
-    if (nc > 64) {
-        PyErr_SetString(PyExc_ValueError, "at most 64 codes");
-        goto done;
-    }
-    for (Py_ssize_t i = 0; i < nc; i++) {
-        long c = PyLong_AsLong(PySequence_Fast_GET_ITEM(cs, i));
-        if (c < 0 || c >= NCODES) {
-            if (!PyErr_Occurred())
-                PyErr_SetString(PyExc_ValueError, "move code out of range");
-            goto done;
-        }
-        cc[i] = (int)c;
-    }
     if (exact && ensure_tt() < 0)
         goto done;
     out = PyList_New(nd * nc);
@@ -662,7 +677,6 @@ static PyObject *py_evaluate(PyObject *self, PyObject *args)
     }
 done:
     Py_DECREF(ds);
-    Py_DECREF(cs);
     return out;
 }
 
@@ -870,12 +884,9 @@ static int distinct_codes(u64 mask, const int *dc, int nd, int mode, u64 gone, i
         prev = c < 52 ? c : -2;
     }
     int losing = mode == 4 ? 1 : 0;
-    int kept = 0;
     for (int i = 0; i < nd; i++)
-        if (mode < 4 || (dc[i] - 53) % 2 != losing) {
+        if (mode < 4 || (dc[i] - 53) % 2 != losing)
             codes[nc++] = dc[i];
-            kept++;
-        }
     if (!nc)
         for (int i = 0; i < nd; i++)
             codes[nc++] = dc[i];
@@ -984,30 +995,13 @@ static PyObject *py_iimc(PyObject *self, PyObject *args)
     pub.k = k < 1 ? 1 : k;
     pub.depth = depth;
     pub.rng = seed;
-    PyObject *ds = PySequence_Fast(deals, "deals must be a sequence of hand tuples");
-    if (!ds)
-        return NULL;
-    PyObject *cs = PySequence_Fast(codes, "codes must be a sequence of move codes");
-    if (!cs) {
-        Py_DECREF(ds);
-        return NULL;
-    }
-    Py_ssize_t nd = PySequence_Fast_GET_SIZE(ds), nc = PySequence_Fast_GET_SIZE(cs);
+    PyObject *ds;
     int cc[64];
+    Py_ssize_t nc;
+    if (parse_deals_codes(deals, codes, &ds, cc, &nc) < 0)
+        return NULL;
+    Py_ssize_t nd = PySequence_Fast_GET_SIZE(ds);
     PyObject *out = NULL;
-    if (nc > 64) {
-        PyErr_SetString(PyExc_ValueError, "at most 64 codes");
-        goto done;
-    }
-    for (Py_ssize_t i = 0; i < nc; i++) {
-        long c = PyLong_AsLong(PySequence_Fast_GET_ITEM(cs, i));
-        if (c < 0 || c >= NCODES) {
-            if (!PyErr_Occurred())
-                PyErr_SetString(PyExc_ValueError, "move code out of range");
-            goto done;
-        }
-        cc[i] = (int)c;
-    }
     out = PyList_New(nd * nc);
     if (!out)
         goto done;
@@ -1033,7 +1027,6 @@ static PyObject *py_iimc(PyObject *self, PyObject *args)
     }
 done:
     Py_DECREF(ds);
-    Py_DECREF(cs);
     return out;
 }
 

@@ -29,7 +29,7 @@ try:  # the compiled core; optional (setup.py builds it when a C compiler is the
 except ImportError:  # pragma: no cover - exercised on machines without a compiler
     _native = None
 
-__all__ = ["NATIVE", "final_points", "uniform_deals", "iimc_points", "Hands"]
+__all__ = ["NATIVE", "final_points", "uniform_deals", "rejection_deals", "iimc_points", "Hands"]
 
 NATIVE = _native is not None
 Hands = tuple[int, int, int, int]
@@ -73,6 +73,12 @@ def uniform_deals(sampler: Any, count: int, rng: random.Random) -> list[Hands]:
                 allowed[pile] = sampler.slots[lo]
         return [tuple(h) for h in _native.deals_exact(sampler.base, sampler.free, allowed, need, count,
                                                       rng.getrandbits(64))]
+    return rejection_deals(sampler, count, rng)
+
+
+def rejection_deals(sampler: Any, count: int, rng: random.Random) -> list[Hands]:
+    """``uniform_deals`` without the C core: ``DealSampler.draw``'s rejection, up to 2,000
+    shuffles a deal, so it can come back short (never in the suite's real games)."""
     out: list[Hands] = []
     for _ in range(count):
         pos = sampler.draw(rng, 2000)

@@ -164,7 +164,7 @@ class DealSampler:
         return None
 
     def _build(self) -> Position:
-        info, free = self.info, self.free
+        free = self.free
         hands = list(self.base)
         for p, lo, hi in self.runs:
             if p != _ELSEWHERE:
@@ -172,9 +172,13 @@ class DealSampler:
                 for c in free[lo:hi]:
                     m |= 1 << c
                 hands[p] |= m
-        return Position((hands[0], hands[1], hands[2], hands[3]), info.mode, info.leader, info.trick,
-                        info.points, info.tricks_played, info.declarer, info.level,
-                        info.option == "nohelp", info.when_void)
+        return position(self.info, hands)
+
+
+def position(info: Info, hands: Sequence[int]) -> Position:
+    """The search position of one deal: these four hands, the rest as ``info`` has it."""
+    return Position((hands[0], hands[1], hands[2], hands[3]), info.mode, info.leader, info.trick, info.points,
+                    info.tricks_played, info.declarer, info.level, info.option == "nohelp", info.when_void)
 
 
 def uniform_deal(info: Info, rng: random.Random, tries: int = 400) -> Position | None:
@@ -248,6 +252,19 @@ def greedy_then_solve(pos: Position, exact: int, policy: Any = _greedy) -> tuple
     return pts[0], pts[1]
 
 
+def _add_scores(totals: list[float], deals: Sequence[tuple[Position, float]], pts: Sequence[int], team: int) -> None:
+    """Add to ``totals[i]`` each deal's weighted score difference for ``team`` after the
+    i-th candidate, from ``pts``: team 0's final trick points, deal-major (as
+    ``dragon_native.final_points`` and ``iimc_points`` return them)."""
+    nc = len(totals)
+    j = 0
+    for pos, weight in deals:
+        for i in range(nc):
+            d = hand_deltas(pos, (pts[j], 13 - pts[j]))
+            totals[i] += weight * (d[team] - d[1 - team])
+            j += 1
+
+
 class _PimcBase:
     """Shared PIMC machinery: heuristic for everything but card play; statistics."""
 
@@ -298,9 +315,7 @@ class _PimcBase:
         n = self.samples
         hands = uniform_deals(sampler, n, self._rng)
         self.deals += len(hands)
-        out = [Position((h[0], h[1], h[2], h[3]), info.mode, info.leader, info.trick, info.points,
-                        info.tricks_played, info.declarer, info.level, info.option == "nohelp", info.when_void)
-               for h in hands]
+        out = [position(info, h) for h in hands]
         while len(out) < n:  # no consistent deal (an impossible Info): the fallback sampler
             out.append(self._deal(info, sampler))
         return out
@@ -327,12 +342,7 @@ class DragonPimcRefBot(_PimcBase):
         # The greedy rollouts, in C when it is built: the same numbers as the Python loop
         # (tests/clients/test_dragon_native.py plays whole games both ways, move for move).
         pts = final_points([p.hands for p in deals], codes, deals[0], False)
-        j = 0
-        for pos in deals:
-            for i in range(len(codes)):
-                d = hand_deltas(pos, (pts[j], 13 - pts[j]))
-                totals[i] += d[team] - d[1 - team]
-                j += 1
+        _add_scores(totals, [(p, 1.0) for p in deals], pts, team)
         return MOVE_TEXT[codes[max(range(len(codes)), key=totals.__getitem__)]]
 
 
@@ -444,19 +454,16 @@ class DragonPimcBot(_PimcBase):
                 break
             part = deals[k:k + chunk]
             pts = final_points([p.hands for p, _ in part], codes, part[0][0], exact)
-            j = 0
-            for pos, weight in part:
-                for i in range(nc):
-                    d = hand_deltas(pos, (pts[j], 13 - pts[j]))
-                    totals[i] += weight * (d[team] - d[1 - team])
-                    j += 1
-                searched += weight
+            _add_scores(totals, part, pts, team)
+            searched += sum(weight for _, weight in part)
         order = sorted(range(nc), key=lambda i: -totals[i])
         best = order[0]
+        if exact or self.iimc_samples <= 0 or not NATIVE:
+            return MOVE_TEXT[codes[best]]
         # Stage 2: the close calls again, played out by players who cannot see the other hands.
         short = [i for i in order[:self.iimc_top]
                  if totals[i] >= totals[best] - self.iimc_margin * searched]
-        if len(short) < 2 or exact or self.iimc_samples <= 0 or not NATIVE:
+        if len(short) < 2:
             return MOVE_TEXT[codes[best]]
         if deadline is not None and time.process_time() > c0 + 0.5 * (deadline - c0):
             return MOVE_TEXT[codes[best]]  # no room left in the budget for a second look
@@ -470,11 +477,6 @@ class DragonPimcBot(_PimcBase):
                 break
             pts = iimc_points([p.hands for p, _ in part], cand, info, self.iimc_k, self.iimc_depth, rng)
             assert pts is not None  # NATIVE
-            j = 0
-            for pos, weight in part:
-                for i in range(len(cand)):
-                    d = hand_deltas(pos, (pts[j], 13 - pts[j]))
-                    second[i] += weight * (d[team] - d[1 - team])
-                    j += 1
+            _add_scores(second, part, pts, team)
         self.second_looks += 1
         return MOVE_TEXT[cand[max(range(len(cand)), key=second.__getitem__)]]
