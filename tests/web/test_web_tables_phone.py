@@ -16,6 +16,12 @@ CLIPPED = """() => [...document.querySelectorAll('.board .unit-name')].map(e => 
            clipped: e.scrollWidth > e.clientWidth + 1 || r.left < c.left - 0.5 || r.right > c.right + 0.5 || r.bottom > c.bottom + 0.5 }; })"""
 
 
+# The tops of the middle of the table and of my seat, once both are on the page.
+TOPS = """() => { const mid = document.querySelector('.sc-felt .sc-centre');
+  const me = document.querySelector('.sc-felt .seat-bottom');
+  return mid && me ? [mid.getBoundingClientRect().y, me.getBoundingClientRect().y] : null; }"""
+
+
 def test_summoner_wars_unit_names_are_whole_at_390_px(stack, browser):
     table = stack.create("summoner-wars", ["north", "p4"], {"first": 0}, {"p4": "random"}, seed=3)
     page = stack.page(browser, width=390, height=844)
@@ -42,9 +48,10 @@ def test_summicard_is_a_card_table_with_me_at_the_bottom(stack, browser):
         page.wait_for_selector(".sc-felt .seat-bottom[data-seat='0']")
         others = page.eval_on_selector_all(".sc-felt .sc-others .seat", "els => els.map(e => e.dataset.seat)")
         assert others == ["1", "2"]  # in turn order after me
-        me = page.locator(".sc-felt .seat-bottom").bounding_box()
-        middle = page.locator(".sc-felt .sc-centre").bounding_box()
-        assert middle["y"] < me["y"]
+        # Both measured in one turn of the page's script: the bots' moves re-render the felt,
+        # and an element measured a moment after it was found may be gone (None).
+        middle_y, me_y = page.wait_for_function(TOPS).json_value()
+        assert middle_y < me_y
         hint = page.inner_text(".boccino-hint")
         assert "distance from the Boccino" in hint and "lowest total above zero wins" in hint
         assert page.get_attribute(".card.boccino", "aria-label").startswith("the Boccino: ")
