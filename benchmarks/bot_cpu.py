@@ -21,7 +21,7 @@ import time
 from collections import defaultdict
 from typing import Any, Mapping, Sequence
 
-from summon.clients.bots import make_bot
+from summon.clients.bots import BOTS, make_bot
 from summon.referee.games import GAMES
 from summon.referee.selfplay import play_game
 
@@ -50,10 +50,14 @@ def _line(name: str, ms: list[float]) -> str:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("bot", help="a bot name, e.g. dragon-strong")
-    ap.add_argument("--game", default="dragon")
+    ap.add_argument("--game", default="dragon", choices=sorted(GAMES))
     ap.add_argument("--games", type=int, default=30)
     ap.add_argument("--seed", type=int, default=9000)
     a = ap.parse_args()
+    if a.bot not in BOTS:
+        ap.error(f"no bot named {a.bot!r}; the bots: {', '.join(sorted(BOTS))}")
+    if a.games < 1:
+        ap.error("--games must be 1 or more")
     game = GAMES[a.game]
     phases: dict[str, list[float]] = defaultdict(list)
     config = {"max_hands": 1} if a.game == "dragon" else {}
