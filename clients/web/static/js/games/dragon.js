@@ -151,7 +151,9 @@ function biddingBox(ctx) {
   const { meta, view, legal, onMove } = ctx;
   const bids = legal.filter((m) => m.startsWith("bid "));
   const high = [...(view.bids || [])].reverse().find((b) => b.bid !== "pass");
-  const out = [h("p", { class: "center-title" }, high ? tr("dragon.highest", { who: seatLabel(meta, high.seat), n: high.bid.split(" ")[1], d: designationText(high.bid.split(" ")[2]) }) : tr("dragon.no-bid"))];
+  // a bid in the view is "9 earth": its level, then its designation (SPEC.md, `bids`)
+  const [highN, highD] = high ? high.bid.split(" ") : [];
+  const out = [h("p", { class: "center-title" }, high ? tr("dragon.highest", { who: seatLabel(meta, high.seat), n: highN, d: designationText(highD) }) : tr("dragon.no-bid"))];
   if (bids.length || legal.includes("pass")) {
     const levels = [...new Set(bids.map((m) => Number(m.split(" ")[1])))].sort((a, b) => a - b);
     const level = ctx.ui.bidLevel && levels.includes(ctx.ui.bidLevel) ? ctx.ui.bidLevel : levels[0];
