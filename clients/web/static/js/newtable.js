@@ -6,7 +6,7 @@
 // line of this page changing.  The form sends one `create` on our request topic; on
 // `created` the page opens the table, on an error it says why in the referee's words.
 
-import { t as tr } from "./i18n.js";
+import { has, t as tr } from "./i18n.js";
 import { h, section } from "./ui.js";
 import { errorWords } from "./words.js";
 
@@ -42,7 +42,7 @@ function reset(game) {
   draft.accounts = Array.from({ length: game.max_seats }, () => "");
 }
 
-function optionField(o, refresh) {
+function optionField(gameName, o, refresh) {
   const value = o.name in draft.options ? draft.options[o.name] : o.default;
   const set = (v) => { draft.options[o.name] = v; refresh(); };
   const key = `nt-opt-${o.name}`;
@@ -55,9 +55,24 @@ function optionField(o, refresh) {
       on: { change: (e) => set(e.target.checked) } });
   } else if (o.type === "choice") {
     input = h("select", { dataset: { key }, name: o.name, on: { change: (e) => set(o.choices.find((c) => String(c) === e.target.value)) } },
-      o.choices.map((c) => h("option", { value: String(c), selected: c === value ? true : null }, String(c))));
+      o.choices.map((c) => h("option", { value: String(c), selected: c === value ? true : null }, choiceWords(gameName, o, c))));
   } else return null;   // "any": the game checks it; the rulebook default stands
-  return h("label", { class: "nt-option" }, `${o.doc} `, input, h("span", { class: "muted" }, ` ${tr("nt.rulebook", { v: String(o.default) })}`));
+  return h("label", { class: "nt-option" }, `${optionWords(gameName, o)} `, input,
+    h("span", { class: "muted" }, ` ${tr("nt.rulebook", { v: choiceWords(gameName, o, o.default) })}`));
+}
+
+// An option and its values as a sentence ("When all four players pass: the dealer must
+// bid"), not the manifest's wire words (`stick-dealer`, `true`); a game or option the
+// catalogue does not know yet falls back to the manifest's `doc` and the value itself.
+function optionWords(gameName, o) {
+  const key = `opt.${gameName}.${o.name}`;
+  return has(key) ? tr(key) : o.doc;
+}
+
+function choiceWords(gameName, o, c) {
+  if (o.type === "bool") return tr(c ? "opt.yes" : "opt.no");
+  const key = `opt.${gameName}.${o.name}.${c}`;
+  return has(key) ? tr(key) : String(c);
 }
 
 // opts.guests: this page's server can turn an invite into a guest (config.json `guests`)
@@ -125,7 +140,7 @@ export function renderNewTable(store, link, refresh, config = {}, send = (type, 
   } } },
     h("label", {}, `${tr("nt.game")} `, h("select", { dataset: { key: "nt-game" }, on: { change: (e) => { reset(games.find((g) => g.name === e.target.value)); refresh(); } } },
       games.map((g) => h("option", { value: g.name, selected: g.name === game.name ? true : null }, g.title)))),
-    h("fieldset", {}, h("legend", {}, tr("nt.rules")), game.options.map((o) => optionField(o, refresh))),
+    h("fieldset", {}, h("legend", {}, tr("nt.rules")), game.options.map((o) => optionField(game.name, o, refresh))),
     h("fieldset", {}, h("legend", {}, tr("nt.clock")),
       h("select", { dataset: { key: "nt-clock" }, on: { change: (e) => { draft.clock = e.target.value; refresh(); } } },
         [["none", tr("nt.clock-none")], ["quick", tr("nt.clock-quick")], ["casual", tr("nt.clock-casual")], ["turn", tr("nt.clock-turn")]]

@@ -5,7 +5,7 @@
 
 import { h, section, formatMs } from "./ui.js";
 import { chatPanel } from "./chat.js";
-import { errorWords, playerNames, reasonWords, refereeEventText, seatLabel, statusWords } from "./words.js";
+import { errorWords, isComputerSeat, playerNames, reasonWords, refereeEventText, seatLabel, statusWords } from "./words.js";
 import * as dragon from "./games/dragon.js";
 import * as summicard from "./games/summicard.js";
 import * as summonerWars from "./games/summoner_wars.js";
@@ -62,7 +62,8 @@ export function renderTable(t, opts) {
       h("button", { type: "button", class: "move", dataset: { key: "reclaim" }, on: { click: () => opts.onReclaim(t.id) } }, tr("table.reclaim"))));
   }
   const away = opts.replay ? null : awayNotices(meta, mySeat);
-  const othersHouse = meta && meta.house ? meta.house.filter((s) => s !== mySeat && awaySince(meta, s) === null) : [];
+  // people the computer stands in for (a computer's own seat needs no notice)
+  const othersHouse = meta && meta.house ? meta.house.filter((s) => s !== mySeat && awaySince(meta, s) === null && !isComputerSeat(meta, s)) : [];
   if (away) out.push(away);
   if (othersHouse.length && playing) {
     out.push(h("p", { class: "notice" }, tr("ev.autoplay", { who: othersHouse.map((s) => seatLabel(meta, s)).join(", ") })));
@@ -146,6 +147,7 @@ function feedPanel(t, meta, game) {
   const lines = [];
   for (const batch of t.events.slice().reverse()) {
     for (const e of batch.events.slice().reverse()) {
+      if (e.type === "autoplay" && isComputerSeat(meta, e.seat)) continue;  // a computer playing its own seat is no news
       const text = readable(() => refereeEventText(e, meta) || game.eventText(e, meta), () => e.type, t.id);
       if (text) lines.push(h("li", { class: `ev ev-${e.type}` }, text));
       if (lines.length >= 30) break;
