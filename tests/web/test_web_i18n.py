@@ -28,7 +28,7 @@ INTERACTIVE = {"button", "link", "textbox", "searchbox", "combobox", "listbox", 
                "menuitem", "tab", "switch", "slider", "spinbutton", "DisclosureTriangle", "img"}
 # Words the English page shows on the lobby and a Dragon table; none may show in French.
 ENGLISH = ["Your turn", "Your tables", "Live tables", "Finished", "Tournaments", "No tournament",
-           "Logged in", "Log out", "Connection", "Open a replay", "How to play", "Details",
+           "Logged in", "Log out", "Your account", "Open a replay", "How to play", "Details",
            "Bidding", "Highest bid", "Pass", "Your hand", "Trick points", "Playing to", "contract",
            "dealer", "is thinking", "What happened", "Nothing yet", "Chat", "Send", "Good luck",
            "Message the table", "Everyone watching", "Team", "Score", "tricks", "Us (", "Them (",

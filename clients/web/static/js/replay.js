@@ -101,7 +101,7 @@ export class ReplayViewer {
     const steps = this.steps();
     const controls = h("div", { class: "replay-controls" },
       h("label", {}, `${tr("replay.watch-as")} `, h("select", { dataset: { key: "replay-audience" }, on: { change: (e) => { this.audience = e.target.value; this.step = 0; this.refresh(); } } },
-        this.audiences().map((a) => h("option", { value: a, selected: a === this.audience }, a === "spectator" ? tr("nav.spectator") : this.seatName(Number(a)))))),
+        this.audiences().map((a) => h("option", { value: a, selected: a === this.audience }, a === "spectator" ? tr("replay.watcher") : this.seatName(Number(a)))))),
       h("button", { type: "button", dataset: { key: "replay-first" }, on: { click: () => this.go(0) } }, tr("replay.first")),
       h("button", { type: "button", dataset: { key: "replay-prev" }, on: { click: () => this.go(this.step - 1) } }, tr("replay.back")),
       h("button", { type: "button", dataset: { key: "replay-next" }, on: { click: () => this.go(this.step + 1) } }, tr("replay.next")),
