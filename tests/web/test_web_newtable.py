@@ -136,6 +136,16 @@ def test_new_table_says_its_rules_in_a_familys_words(stack, browser, out):
         options = page.eval_on_selector_all("select[name=all_pass] option", "os => os.map(o => o.textContent)")
         assert options == ["deal again", "the dealer must bid"], options
         assert "(the rulebook says: deal again)" in page.inner_text("form.new-table fieldset")
+        # the clock: none with computers only; 5 minutes a move once another person sits (issue 42, item 2)
+        assert page.eval_on_selector("select[data-key='nt-clock']", "s => s.value") == "none"
+        page.select_option("select[data-key='nt-seat-1']", "account")
+        page.wait_for_selector("input[data-key='nt-account-1']")
+        assert page.eval_on_selector("select[data-key='nt-clock']", "s => s.value") == "relaxed"
+        assert "5 minutes a move" in page.inner_text("select[data-key='nt-clock'] option:checked")
+        page.select_option("select[data-key='nt-clock']", "none")  # a choice made stays made
+        page.select_option("select[data-key='nt-seat-2']", "account")
+        page.wait_for_selector("input[data-key='nt-account-2']")
+        assert page.eval_on_selector("select[data-key='nt-clock']", "s => s.value") == "none"
         for label, (w, h) in {"narrow": (360, 740), "desktop": (1280, 900)}.items():
             page.set_viewport_size({"width": w, "height": h})
             overflow = page.evaluate("() => document.documentElement.scrollWidth - window.innerWidth")

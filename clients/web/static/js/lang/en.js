@@ -507,6 +507,7 @@ export default {
   "nt.clock": "Clock",
   "nt.clock-none": "No move clock: take your time",
   "nt.clock-casual": "Casual: a minute a move",
+  "nt.clock-relaxed": "Relaxed: 5 minutes a move, then the computer plays it",
   "nt.clock-turn": "Turn-based: days a move",
   "nt.days": "Days per move",
   "nt.starting": "Starting…",

@@ -493,6 +493,7 @@ export default {
   "nt.clock": "Pendule",
   "nt.clock-none": "Pas de pendule : prenez votre temps",
   "nt.clock-casual": "Détendu : une minute par coup",
+  "nt.clock-relaxed": "Tranquille : 5 minutes par coup, puis l’ordinateur le joue",
   "nt.clock-turn": "Par correspondance : des jours par coup",
   "nt.days": "Jours par coup",
   "nt.starting": "Lancement…",
