@@ -49,7 +49,9 @@ export function renderTable(t, opts) {
   };
   const players = meta ? meta.players : [];
   const turn = (state.to_move || []).map((s) => seatLabel(meta, s));
-  const status = h("div", { class: "status-line", role: "status", "aria-live": "polite", dataset: { seq: state.seq, status: state.status } },
+  // not a live region: "X is thinking…" four times a trick is noise; the page's one live
+  // region (announce.js) says your turn, the others' cards and each trick instead
+  const status = h("div", { class: "status-line", dataset: { seq: state.seq, status: state.status } },
     h("span", { class: `badge status-${state.status}` }, statusWords(state.status)),
     playing ? h("span", { class: `turn ${legal.length ? "mine" : ""}` },
       legal.length ? tr("table.your-turn") : turn.length ? tr("table.thinking", { who: turn.join(", "), n: turn.length }) : "") : null,

@@ -339,7 +339,7 @@ export function resultWords(meta, r) {
   return `${head}: ${teams.join(", ")}`;
 }
 
-// Each trick won, said by the live region from the referee's events (a state showing the
+// Each card the others play and each trick won, said by the live region from the referee's events (a state showing the
 // finished trick may never be drawn: the page draws only the newest state of a frame).
 // Only events that arrive after the table is open: no history read out on arrival.
 function announceTricks(ctx) {
@@ -349,6 +349,8 @@ function announceTricks(ctx) {
   for (const b of ctx.events) {
     if (!(b.seq > ctx.ui.heardUpTo)) continue;
     b.events.forEach((e, i) => {
+      // what the others do, as a player at the table hears it: bids and cards (never "X is thinking")
+      if (["bid", "pass", "play"].includes(e.type) && e.seat !== ctx.mySeat) announce(`play:${ctx.table}:${b.seq}:${i}`, eventText(e, ctx.meta));
       if (e.type === "trick") announce(`trick:${ctx.table}:${b.seq}:${i}`, tr(e.points > 1 ? "dragon.won-last" : "dragon.won", { who: seatLabel(ctx.meta, e.winner) }));
     });
   }
