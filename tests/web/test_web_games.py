@@ -50,6 +50,8 @@ def test_a_person_plays_a_betting_session_of_summicard(stack, browser):
         t = stack.table(table)
         outcome = t.game.outcome(t.state)
         assert page.get_attribute(".final-result", "data-scores") == str(list(outcome.scores)).replace(" ", "")
+        heads = page.eval_on_selector_all("main h2, main h3", "hs => hs.map(h => h.textContent)")
+        assert heads.count("Game over") == 1 and "Result" not in heads, heads  # one game-over panel
         assert "reveal" in sent and len(sent) >= 4, sent
         assert not page.errors, page.errors  # type: ignore[attr-defined]
     finally:
@@ -96,6 +98,9 @@ def test_a_person_plays_summoner_wars_selecting_units_and_targets(stack, browser
         t = stack.table(table)
         outcome = t.game.outcome(t.state)
         assert page.get_attribute(".final-result", "data-scores") == str(list(outcome.scores)).replace(" ", "")
+        heads = page.eval_on_selector_all("main h2, main h3", "hs => hs.map(h => h.textContent)")
+        assert heads.count("Game over") == 1 and "Result" not in heads, heads  # one game-over panel
+        assert "summoner-destroyed" not in page.inner_text(".final-result")  # in words
         assert not page.errors, page.errors  # type: ignore[attr-defined]
     finally:
         page.context.close()

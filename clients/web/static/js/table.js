@@ -106,6 +106,8 @@ export function resultLine(meta) {
   return `${winners.length ? tr("result.won-by", { who: winners.join(tr("and")) }) : tr("result.no-winner")}: ${scores.join(", ")} (${reasonWords(r.reason)}).`;
 }
 
+// The one game-over panel (each game's module says no result of its own: the same sentence
+// under "Result" and "Game over" read twice, issue 42 item 6).
 function resultPanel(meta) {
   return section(tr("result.title"), h("p", { class: "final-result", dataset: { scores: JSON.stringify(meta.result.scores) } }, resultLine(meta)));
 }

@@ -362,12 +362,6 @@ export const showsPlayers = true; // the seats around the table name them: no "P
 export function render(ctx) {
   const { meta, view } = ctx;
   const out = [];
-  if (view.result) {
-    const r = view.result;
-    out.push(section(tr("dragon.game-over"), h("p", { class: "game-result" },
-      r.winner_team === null ? `${tr("dragon.draw")}: ` : `${tr("dragon.win", { team: teamName(meta, r.winner_team) })}: `,
-      `${teamName(meta, 0)} ${r.scores[0]}, ${teamName(meta, 1)} ${r.scores[1]}.`)));
-  }
   announceTricks(ctx);
   const end = handEnd(ctx);
   if (end) out.push(end);

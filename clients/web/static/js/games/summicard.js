@@ -4,7 +4,7 @@
 // seats wrap in turn order (the one who plays after you first), not a ring.
 
 import { h, moveButton, section } from "../ui.js";
-import { reasonWords, seatLabel } from "../words.js";
+import { seatLabel } from "../words.js";
 import { backSvg, valueCardSvg, valueName, valueText } from "../cards.js";
 import { t as tr } from "../i18n.js";
 
@@ -144,11 +144,6 @@ function seatBox(ctx, p, where) {
 export function render(ctx) {
   const { meta, view, mySeat } = ctx;
   const out = [];
-  if (view.result) {
-    out.push(section(tr("dragon.game-over"), h("p", { class: "game-result" },
-      view.result.winners.length ? tr("sc.winner", { who: view.result.winners.map((s) => seatLabel(meta, s)).join(", ") }) : tr("result.no-winner"),
-      ` (${reasonWords(view.result.reason)}).`)));
-  }
   // The others in turn order, starting with the one who plays after me.
   const players = view.players || [];
   const at = players.findIndex((p) => p.seat === mySeat);

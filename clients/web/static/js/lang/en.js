@@ -99,7 +99,7 @@ export default {
   "table.reclaim": "Take my seat back",
   "table.players": "Players: {players}",
   "table.sent": "Your move is on its way…",
-  "result.title": "Result",
+  "result.title": "Game over",
   "result.won-by": "Won by {who}",
   "result.no-winner": "No winner",
   "details.table": "Table {id}",

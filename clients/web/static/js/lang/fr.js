@@ -93,7 +93,7 @@ export default {
   "table.reclaim": "Reprendre ma place",
   "table.players": "Joueurs : {players}",
   "table.sent": "Votre coup est en route…",
-  "result.title": "Résultat",
+  "result.title": "Partie terminée",
   "result.won-by": "Gagné par {who}",
   "result.no-winner": "Pas de gagnant",
   "details.table": "Table {id}",
