@@ -32,6 +32,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Iterable, Mapping, Sequence
 
 __all__ = ["TimeControl", "Clock", "ClockError", "DEFAULT_MOVES", "CASUAL_GRACE_S", "PLAYER_DEFAULT", "PRESETS",
+           "RELAXED_MOVE_S", "WITH_OTHERS_DEFAULT",
            "preset", "turn_based"]
 
 DEFAULT_MOVES = ("house", "random")
@@ -260,7 +261,16 @@ CASUAL_GRACE_S = 45
 lift ride (a reload is back in ~1 s), short enough that the others do not sit staring."""
 
 PLAYER_DEFAULT = "casual"
-PRESETS = ("casual", "turn-based", "none")
+RELAXED_MOVE_S = 300
+"""Seconds a person at the table may think before the house bot plays that one move for them
+(``relaxed``): a family stopped for 11 minutes behind someone who left the tab open on the
+rules (issue 42, item 2); five minutes is long for one move of any of our games, and the
+person loses one move, not the seat (after two in a row the house keeps it until they take
+it back with one click)."""
+WITH_OTHERS_DEFAULT = "relaxed"
+"""The default of a player's table that seats other people (invited, open seats, accounts):
+nobody there can be stalled for ever by someone who stays connected and does not move."""
+PRESETS = ("casual", "relaxed", "turn-based", "none")
 
 
 def turn_based(days: float = 1) -> dict[str, Any]:
@@ -274,6 +284,8 @@ def preset(name: str) -> dict[str, Any]:
     base, _, arg = name.partition(":")
     if base == "casual" and not arg:
         return {"grace": CASUAL_GRACE_S}
+    if base == "relaxed" and not arg:
+        return {"move": RELAXED_MOVE_S, "on_timeout": "house", "max_timeouts": 2, "grace": CASUAL_GRACE_S}
     if base == "turn-based":
         try:
             days = float(arg) if arg else 1
@@ -282,4 +294,4 @@ def preset(name: str) -> dict[str, Any]:
         return turn_based(days)
     if base == "none" and not arg:
         return {}
-    raise ClockError(f"no clock preset {name!r}; known: casual, turn-based[:DAYS], none")
+    raise ClockError(f"no clock preset {name!r}; known: casual, relaxed, turn-based[:DAYS], none")

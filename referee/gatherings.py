@@ -38,7 +38,7 @@ from summon.protocol.messages import (CloseTable, Closed, CreateTable, Created, 
                                       Sit, encode)
 from summon.protocol.topics import valid_name
 from summon.referee.games import GAME_TYPES, GAMES
-from summon.referee.presets import PLAYER_DEFAULT, preset
+from summon.referee.presets import WITH_OTHERS_DEFAULT, preset
 from summon.referee.clock import ClockError, TimeControl
 from summon.referee.engine import ConfigError
 from summon.referee.table import Publish, Table
@@ -235,7 +235,7 @@ class Gatherings:
             why = pt.budget.refusal(user, pt.open_tables(user))
             if why:
                 return refuse(ErrorCode.TABLE_BUDGET, why)
-            clock = clock if clock else preset(PLAYER_DEFAULT)
+            clock = clock if clock else preset(WITH_OTHERS_DEFAULT)  # it waits for other people
         elif req.seed is not None:
             return refuse(ErrorCode.TABLE_BAD_CONFIG, "a gathering's seed is the referee's (no seed with waiting seats)")
         table_id = req.table or f"{req.game}-{secrets.token_hex(4)}"

@@ -145,8 +145,12 @@ def is_rated(rec: TableRecord) -> bool:
         and rec.id.startswith(rec.game + "-")
 
 
-def game_entry(rec: TableRecord, user: str, computer: Mapping[int, str]) -> dict[str, Any]:
-    """One line of ``my_games.games`` (protocol/README.md, "My games")."""
+def game_entry(rec: TableRecord, user: str, computer: Mapping[int, str],
+               names: Mapping[int, str] | None = None) -> dict[str, Any]:
+    """One line of ``my_games.games`` (protocol/README.md, "My games").
+
+    ``names``: the display names guests chose (seat events ``name``); a guest's account is
+    a code (``g-23376efac3bca638``) that means nothing to the family who played with them."""
     gt = GAME_TYPES.get(rec.game)
     seat = rec.players.index(user)
     sides = sides_of(gt, len(rec.players))
@@ -168,6 +172,7 @@ def game_entry(rec: TableRecord, user: str, computer: Mapping[int, str]) -> dict
         "created": int(rec.created), "finished": int(rec.finished or rec.created),
         "players": list(rec.players),
         "computer": {str(s): level_of(gt, bot) for s, bot in sorted(computer.items())},
+        "names": {str(s): n for s, n in sorted((names or {}).items()) if n},
         "seat": seat,
         "result": {
             "outcome": outcome, "place": place[mine] + 1, "sides": len(sides),
@@ -255,9 +260,10 @@ def build_view(replay: Replay, seat: int | None) -> View:
 
 
 def list_games(user: str, recs: Sequence[TableRecord], computer: Mapping[str, Mapping[int, str]],
+               names: Mapping[str, Mapping[int, str]] | None = None,
                ) -> tuple[list[dict[str, Any]], dict[str, dict[str, Any]], bool]:
     """(games, ratings, more) of ``my_games`` (the worker process runs it)."""
-    games = [game_entry(r, user, computer.get(r.id, {})) for r in recs[:HISTORY_MAX]]
+    games = [game_entry(r, user, computer.get(r.id, {}), (names or {}).get(r.id)) for r in recs[:HISTORY_MAX]]
     return games, rate(user, recs, computer), len(recs) > HISTORY_MAX
 
 
@@ -380,16 +386,16 @@ class HistoryDesk:
             return
         reply = self.ref.topics.reply(user)
 
-        def read(store: Any) -> tuple[list[TableRecord], dict[str, dict[int, str]]]:
+        def read(store: Any) -> tuple[list[TableRecord], dict[str, dict[int, str]], dict[str, dict[int, str]]]:
             recs = store.finished_of(user, RATED_MAX)
             if req.game is not None:
                 recs = [r for r in recs if r.game == req.game]
-            return recs, store.computer_seats(r.id for r in recs)
+            return recs, store.computer_seats(r.id for r in recs), store.seat_names(r.id for r in recs[:HISTORY_MAX])
         early = None if self._own_reader() else read(self.ref.store)
 
         def work() -> list[Publish]:
-            recs, computer = early if early is not None else read(self._reader())
-            games, ratings, more = self._cpu(list_games, user, recs, computer)
+            recs, computer, names = early if early is not None else read(self._reader())
+            games, ratings, more = self._cpu(list_games, user, recs, computer, names)
             while True:  # the packet limit: leave the oldest out until it fits
                 payload = encode(MyGames(request_id=req.request_id, games=games, ratings=ratings, more=more))
                 if len(payload) + len(reply) <= MAX_PACKET_BYTES - 1024 or not games:

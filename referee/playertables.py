@@ -45,7 +45,7 @@ from summon.referee import views
 from summon.referee.games import GAME_TYPES
 from summon.referee.gametype import GameType
 from summon.referee.table import Publish
-from summon.referee.presets import PLAYER_DEFAULT, preset
+from summon.referee.presets import PLAYER_DEFAULT, WITH_OTHERS_DEFAULT, preset
 
 if TYPE_CHECKING:
     from summon.referee.service import Referee
@@ -188,8 +188,10 @@ class PlayerTables:
             return refuse(ErrorCode.TABLE_BAD_CONFIG, str(exc))
         if user not in players:
             return refuse(ErrorCode.AUTH_FORBIDDEN, f"a table you create must seat you: put {user!r} at a seat")
-        # a player's table with no clock still gets the default for absent players (presets.py)
-        clock = req.clock if req.clock else preset(PLAYER_DEFAULT)
+        # a player's table with no clock still gets the default for absent players, and one
+        # that seats other people a move limit too (presets.py)
+        others = [p for s, p in enumerate(players) if p != user and s not in computer]
+        clock = req.clock if req.clock else preset(WITH_OTHERS_DEFAULT if others else PLAYER_DEFAULT)
         self._make(user, reply, [req.request_id], req.game, players, req.config, clock, computer)
 
     def _refuser(self, reply: str, ref: str) -> Callable[[ErrorCode, str], None]:

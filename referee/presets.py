@@ -10,6 +10,12 @@ from a preset shows the resulting map in ``meta.clock``.
   closed, the phone lost its network) for ``CASUAL_GRACE_S`` is replaced by the house bot,
   and gets the seat back the moment they return.  The default for tables people create
   (``PLAYER_DEFAULT``): a closed tab never stalls the table.
+* ``relaxed`` -- as ``casual``, and each move has ``RELAXED_MOVE_S`` (5 minutes): a move
+  not made by then is played by the house bot, and after two such moves in a row the house
+  bot keeps the seat until the player takes it back.  The default for a player's table that
+  seats **other people** (invited, open seats, other accounts: ``WITH_OTHERS_DEFAULT``): a
+  person who leaves the page open and walks away stalls the others five minutes, not for
+  ever (issue 42, item 2).
 * ``turn-based`` (``turn-based:DAYS``, 1 to 7 days per move, default 1) -- being away is
   normal here, so no grace: the player has DAYS for each move; a turn not played in time
   is played by the house bot (``on_timeout`` ``house``), and after two such turns in a row
@@ -25,6 +31,8 @@ are named and documented, and what callers import.
 
 from __future__ import annotations
 
-from summon.referee.clock import CASUAL_GRACE_S, PLAYER_DEFAULT, PRESETS, preset, turn_based
+from summon.referee.clock import (CASUAL_GRACE_S, PLAYER_DEFAULT, PRESETS, RELAXED_MOVE_S, WITH_OTHERS_DEFAULT, preset,
+                                  turn_based)
 
-__all__ = ["CASUAL_GRACE_S", "PLAYER_DEFAULT", "PRESETS", "preset", "turn_based"]
+__all__ = ["CASUAL_GRACE_S", "PLAYER_DEFAULT", "PRESETS", "RELAXED_MOVE_S", "WITH_OTHERS_DEFAULT", "preset",
+           "turn_based"]

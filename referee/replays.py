@@ -175,6 +175,13 @@ def steps(replay: Replay, audience: int | None) -> Iterator[Step]:
         while said and said[0].seq <= step.seq:
             step.received.append(Received("public/chat", line_message(rec.id, said.pop(0))))
 
+    # Who sat where, as the live meta said it from the first state: the names guests chose
+    # (``name`` seat events) and the computer seats (``house`` at seq 0, ``computer:<bot>``),
+    # so the replay says "Lily" and "Computer 4" where the table did, not account codes.
+    table.names = {e.seat: e.reason or "" for e in pending  # type: ignore[attr-defined]
+                   if e.kind == "name" and e.at_seq == 0}
+    table.bots = frozenset(rec.players[e.seat] for e in pending  # type: ignore[attr-defined]
+                           if e.kind == "house" and e.at_seq == 0 and (e.reason or "").startswith("computer:"))
     first = Step(0, keep(table.snapshot()))
     seat_changes(first)
     chat_until(first)

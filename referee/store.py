@@ -383,15 +383,26 @@ class Store:
 
     def computer_seats(self, table_ids: Iterable[str]) -> dict[str, dict[int, str]]:
         """table -> seat -> bot of the seats the house played from the start (``computer:<bot>``, seq 0)."""
+        return {tid: {seat: reason[len("computer:"):] for seat, reason in seats.items()
+                      if reason.startswith("computer:")}
+                for tid, seats in self._seat_facts("house", table_ids).items()}
+
+    def seat_names(self, table_ids: Iterable[str]) -> dict[str, dict[int, str]]:
+        """table -> seat -> the display name a guest chose (``name`` seat events, seq 0): what
+        "My games" and replays show instead of the guest's account code."""
+        return self._seat_facts("name", table_ids)
+
+    def _seat_facts(self, kind: str, table_ids: Iterable[str]) -> dict[str, dict[int, str]]:
+        """table -> seat -> reason of the ``kind`` seat events at seq 0 (the table's creation)."""
         ids = list(table_ids)
         out: dict[str, dict[int, str]] = {}
         for i in range(0, len(ids), 500):
             chunk = ids[i:i + 500]
             rows = self._db.execute(
-                "SELECT table_id, seat, reason FROM seat_events WHERE kind = 'house' AND at_seq = 0"
-                f" AND reason LIKE 'computer:%' AND table_id IN ({','.join('?' * len(chunk))})", chunk).fetchall()
+                "SELECT table_id, seat, reason FROM seat_events WHERE kind = ? AND at_seq = 0"
+                f" AND table_id IN ({','.join('?' * len(chunk))})", [kind, *chunk]).fetchall()
             for tid, seat, reason in rows:
-                out.setdefault(tid, {})[int(seat)] = reason[len("computer:"):]
+                out.setdefault(tid, {})[int(seat)] = reason or ""
         return out
 
     def close(self) -> None:

@@ -460,14 +460,22 @@ class PgStore:
         return [r for r in map(_table, rows) if user in r.players]
 
     def computer_seats(self, table_ids: Iterable[str]) -> dict[str, dict[int, str]]:
+        return {tid: {seat: reason[len("computer:"):] for seat, reason in seats.items()
+                      if reason.startswith("computer:")}
+                for tid, seats in self._seat_facts("house", table_ids).items()}
+
+    def seat_names(self, table_ids: Iterable[str]) -> dict[str, dict[int, str]]:
+        return self._seat_facts("name", table_ids)
+
+    def _seat_facts(self, kind: str, table_ids: Iterable[str]) -> dict[str, dict[int, str]]:
         ids = list(table_ids)
         out: dict[str, dict[int, str]] = {}
         if not ids:
             return out
-        rows = self._read("SELECT table_id, seat, reason FROM seat_events WHERE kind = 'house' AND at_seq = 0"
-                          " AND reason LIKE 'computer:%%' AND table_id = ANY(%s)", (ids,))
+        rows = self._read("SELECT table_id, seat, reason FROM seat_events WHERE kind = %s AND at_seq = 0"
+                          " AND table_id = ANY(%s)", (kind, ids))
         for tid, seat, reason in rows:
-            out.setdefault(tid, {})[int(seat)] = reason[len("computer:"):]
+            out.setdefault(tid, {})[int(seat)] = reason or ""
         return out
 
     def _read(self, sql: str, args: tuple[Any, ...]) -> list[tuple[Any, ...]]:

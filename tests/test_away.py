@@ -73,3 +73,22 @@ def test_presets_are_plain_clock_maps():
     for bad in ("turn-based:8", "turn-based:x", "sometimes"):
         with pytest.raises(ClockError):
             TimeControl.parse_spec(bad)
+
+
+def test_relaxed_preset_plays_for_a_connected_person_who_does_not_move():
+    """Connected but not moving (the page left open on the rules): after RELAXED_MOVE_S the
+    house bot plays that one move; the person is never away, so presence alone never would."""
+    from summon.referee.presets import RELAXED_MOVE_S
+    r = Recorded()
+    table = r.table(preset("relaxed"))
+    seat = table.game.to_move(table.state)[0]
+    start = table.clock.started[seat]
+    r.take()
+    r.ref.seats.tick(start + RELAXED_MOVE_S - 0.1)
+    assert table.seq == 0 and r.take() == []
+    r.ref.seats.tick(start + RELAXED_MOVE_S)
+    sent = r.take()
+    assert table.seq == 1
+    assert {"type": "timeout", "seat": seat, "by": "house"} in [e for _, m, _ in sent if hasattr(m, "events")
+                                                                  for e in m.events]
+    assert table.house == {}  # one move, not the seat: the second in a row hands it over

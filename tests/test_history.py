@@ -41,6 +41,8 @@ def test_a_dragon_result_is_told_by_partnership():
     entry = game_entry(rec(), "north", {1: "dragon-heuristic"})
     assert entry["seat"] == 0 and entry["title"] == "Summon the Dragon" and entry["rated"]
     assert entry["computer"] == {"1": "normal"}  # the level's word, from the manifest
+    assert entry["names"] == {}
+    assert game_entry(rec(), "north", {}, {2: "Lily"})["names"] == {"2": "Lily"}  # a guest, by the name she chose
     r = entry["result"]
     assert r["outcome"] == "won" and r["partners"] == [2] and r["score"] == 152
     assert r["others"] == [{"seats": [1, 3], "score": 98, "place": 2}]
@@ -120,11 +122,14 @@ def test_the_store_finds_a_persons_finished_tables(store_url):
                                   finished_at=10.0 + i)
         store.seat_event("dragon-00000003", SeatEvent(0, 1, "house", "computer:random", 1.0))
         store.seat_event("dragon-00000003", SeatEvent(5, 2, "house", "absent", 1.0))  # not a computer seat
+        store.seat_event("dragon-00000003", SeatEvent(0, 2, "name", "Lily", 1.0))  # a guest's chosen name
         got = store.finished_of("north", 50)
         assert [r.id for r in got] == ["dragon-00000003", "dragon-00000001"]  # newest first; not "northwest"
         assert [r.id for r in store.finished_of("east", 2)] == ["dragon-00000004", "dragon-00000003"]
         assert store.computer_seats([r.id for r in got]) == {"dragon-00000003": {1: "random"}}
         assert store.computer_seats([]) == {}
+        assert store.seat_names([r.id for r in got]) == {"dragon-00000003": {2: "Lily"}}
+        assert store.seat_names([]) == {}
     finally:
         store.close()
 

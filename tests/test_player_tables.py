@@ -219,3 +219,27 @@ def test_summon_create_seats_computers_by_level_and_refuses_an_unknown_level_in_
     games = CliRunner().invoke(cli_main, ["games"])
     assert "computer levels (--players ...,computer:LEVEL): easy (dragon-easy), normal (dragon-heuristic), " \
            "strong (dragon-strong)" in games.output
+
+
+def test_a_players_table_with_other_people_gets_a_move_limit_by_default(mosquitto, referee):
+    """Sam left his page open on the rules and the table waited 11 minutes (issue 42, item 2):
+    a player's table that seats other people, with no clock named, gets the ``relaxed`` preset
+    (5 minutes a move, then the house bot plays it); one with only computers keeps the plain
+    absence rule, and a clock the creator names is kept."""
+    from summon.referee.presets import RELAXED_MOVE_S
+    grandma = asker(mosquitto, "north", T.all_meta())
+    clocks = {}
+    for label, players, comp, clock in (
+            ("with mom", ["north", "east", "", ""], computers(2, 3), None),
+            ("computers only", ["north", "", "", ""], computers(1, 2, 3), None),
+            ("named", ["north", "east", "", ""], computers(2, 3), {"grace": 45})):
+        created = ask(grandma, "north", CreateTable(request_id=rid(), game="dragon", players=players,
+                                                      config={"max_hands": 1}, computer=comp, clock=clock))
+        assert isinstance(created, Created), created
+        meta = grandma.wait_for(lambda i, m: isinstance(m, Meta) and m.table == created.table, 10)
+        clocks[label] = meta.clock
+    mom = clocks["with mom"]
+    assert mom["move"] == RELAXED_MOVE_S == 300 and mom["on_timeout"] == "house" and mom["max_timeouts"] == 2, clocks
+    assert not (clocks["computers only"] or {}).get("move"), clocks
+    assert not (clocks["named"] or {}).get("move"), clocks
+    grandma.close()

@@ -56,7 +56,8 @@ def computer_seats(game: str, entries: list[str]) -> tuple[list[str], dict[str, 
                    "Default: the referee draws a secret 256-bit one.")
 @click.option("--clock", "clock_spec", default=None, metavar="KEY=VALUE,...",
               help="Time control for this table, e.g. move=30,bank=600,increment=5 (seconds; see referee/clock.py), "
-                   "or a preset: casual (the house bot plays for a player away 45 s), turn-based[:DAYS], none.")
+                   "or a preset: casual (the house bot plays for a player away 45 s), relaxed (casual, and 5 minutes "
+                   "a move), turn-based[:DAYS], none.")
 @click.option("--timeout", default=10.0, show_default=True,
               help="Give up after this many seconds without the referee's answer.")
 @click.option("--cell", default=None, help="The cell of the profile's map to create it in (default: the cell whose "

@@ -80,6 +80,8 @@ def play_to_end(page: Any, choose: Callable[[Any], None], timeout: float = 300.0
         extra = set(offered(page)) - legal
         assert not extra, f"the page offers moves that are not legal: {sorted(extra)[:5]}"
         assert not page.query_selector(".error"), page.inner_text(".error")
+        unfilled = page.evaluate(r"() => document.body.innerText.match(/\{[a-z]+\}/g)")
+        assert not unfilled, f"a template's placeholder reached the screen: {unfilled}"
         choose(page)
         page.wait_for_function(
             "(seq) => { const s = document.querySelector('.status-line'); return !!s && s.dataset.seq !== seq; }",

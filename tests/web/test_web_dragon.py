@@ -58,6 +58,9 @@ def run_hand(stack: Any, browser: Any, keyboard: bool, seed: int) -> None:
         assert sum(m.startswith("discard ") for m in person.sent) == 5, "five discards after the kitty"
         assert sum(m.startswith("play ") for m in person.sent) == 12, "every card of the hand played by the page"
         page.wait_for_selector(".final-result")
+        # one game-over panel, not "Result" and "Game over" saying it twice
+        heads = page.eval_on_selector_all("main h2, main h3", "hs => hs.map(h => h.textContent)")
+        assert heads.count("Game over") == 1 and "Result" not in heads, heads
         t = stack.table(table)
         outcome = t.game.outcome(t.state)
         shown = [int(page.inner_text(f"tr[data-team='{i}'] .team-score")) for i in (0, 1)]

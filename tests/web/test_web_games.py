@@ -50,6 +50,8 @@ def test_a_person_plays_a_betting_session_of_summicard(stack, browser):
         t = stack.table(table)
         outcome = t.game.outcome(t.state)
         assert page.get_attribute(".final-result", "data-scores") == str(list(outcome.scores)).replace(" ", "")
+        heads = page.eval_on_selector_all("main h2, main h3", "hs => hs.map(h => h.textContent)")
+        assert heads.count("Game over") == 1 and "Result" not in heads, heads  # one game-over panel
         assert "reveal" in sent and len(sent) >= 4, sent
         assert not page.errors, page.errors  # type: ignore[attr-defined]
     finally:
@@ -96,6 +98,49 @@ def test_a_person_plays_summoner_wars_selecting_units_and_targets(stack, browser
         t = stack.table(table)
         outcome = t.game.outcome(t.state)
         assert page.get_attribute(".final-result", "data-scores") == str(list(outcome.scores)).replace(" ", "")
+        heads = page.eval_on_selector_all("main h2, main h3", "hs => hs.map(h => h.textContent)")
+        assert heads.count("Game over") == 1 and "Result" not in heads, heads  # one game-over panel
+        assert "summoner-destroyed" not in page.inner_text(".final-result")  # in words
+        assert not page.errors, page.errors  # type: ignore[attr-defined]
+    finally:
+        page.context.close()
+
+
+def test_a_bet_is_chosen_with_a_stepper_not_a_row_of_numbers(stack, browser, out):
+    """Summicard's bet (issue 42, item 9): one amount picked with − / + or a quick choice and one
+    button that sends it; the page never offers more than one bet amount at once."""
+    table = stack.create("summicard", ["north", "p1", "p2"], {"variant": "betting", "hands": 3, "chips": 20},
+                         {"p1": "random", "p2": "random"}, seed=5)
+    page = stack.page(browser, width=360, height=800)
+    bets: list[str] = []
+
+    def choose(page: Any) -> None:
+        moves = offered(page)
+        amounts = [m for m in moves if m.startswith(("bet ", "raise "))]
+        assert len(amounts) <= 1, moves  # one button per verb: the amount chosen
+        legal = state(page)["legal"]
+        if amounts and not bets:
+            verb = amounts[0].split(" ")[0]
+            choices = sorted(int(m.split(" ")[1]) for m in legal if m.startswith(verb + " "))
+            assert len(page.query_selector_all(f"[data-key^='sc-{verb}-q']")) <= 3
+            page.click(f"button[data-key='sc-{verb}-more']")  # one chip more than the least
+            page.wait_for_selector(f"button[data-move='{verb} {choices[1]}']")
+            if len(choices) > 2:
+                page.click(f"button[data-key='sc-{verb}-q{choices[-1]}']")  # the most, in one touch
+                page.wait_for_selector(f"button[data-move='{verb} {choices[-1]}']")
+                assert "all you may" in page.inner_text(f"button[data-key='sc-{verb}-q{choices[-1]}']")
+            page.screenshot(path=str(out / "summicard-bet-phone.png"), full_page=True)
+            move = offered(page)[[m.split(" ")[0] for m in offered(page)].index(verb)]
+            bets.append(move)
+        else:
+            move = next((m for m in ("see", "keep", "reveal", "exchange", "buy", "fold") if m in moves), moves[0])
+        page.click(f"button[data-move='{move}']")
+
+    try:
+        login(page, stack.web.url, "north")
+        open_table(page, table)
+        play_to_end(page, choose)
+        assert bets, "the page never offered north a bet in three hands"
         assert not page.errors, page.errors  # type: ignore[attr-defined]
     finally:
         page.context.close()

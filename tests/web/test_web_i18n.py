@@ -28,7 +28,7 @@ INTERACTIVE = {"button", "link", "textbox", "searchbox", "combobox", "listbox", 
                "menuitem", "tab", "switch", "slider", "spinbutton", "DisclosureTriangle", "img"}
 # Words the English page shows on the lobby and a Dragon table; none may show in French.
 ENGLISH = ["Your turn", "Your tables", "Live tables", "Finished", "Tournaments", "No tournament",
-           "Logged in", "Log out", "Connection", "Open a replay", "How to play", "Details",
+           "Logged in", "Log out", "Your account", "Open a replay", "How to play", "Details",
            "Bidding", "Highest bid", "Pass", "Your hand", "Trick points", "Playing to", "contract",
            "dealer", "is thinking", "What happened", "Nothing yet", "Chat", "Send", "Good luck",
            "Message the table", "Everyone watching", "Team", "Score", "tricks", "Us (", "Them (",
@@ -137,6 +137,11 @@ def test_every_control_is_named_and_your_turn_is_announced(stack, browser):
         said = page.evaluate("() => window.__said")
         tricks = [t for t in said if "won the trick" in t]
         assert len(tricks) >= 8, said
+        # the others' cards are heard as they are played (issue 42, item 8); "thinking" never is
+        plays = sum(len(re.findall(r"\b(?:east|south|west) plays\b", t)) for t in said)
+        assert plays >= 20, said
+        assert not [t for t in said if "thinking" in t], said
+        assert page.get_attribute(".status-line", "aria-live") is None
         hand = [t for t in said if "Hand 1: " in t]
         assert len(hand) == 1 and ("made it" in hand[0] or "were set" in hand[0]), said
         assert not page.errors, page.errors  # type: ignore[attr-defined]
@@ -179,6 +184,7 @@ def test_a_french_browser_gets_french_and_the_switch_brings_english(stack, brows
         # the switch: English, kept across a reload
         page.click("button[data-key='lang']")
         page.wait_for_function("() => document.documentElement.lang === 'en'")
+        assert page.text_content("#announce") != "À vous de jouer"  # the French words do not linger
         assert "Your hand" in page.inner_text(".my-hand")
         assert page.inner_text("button[data-key='lang']") == "Français"
         page.reload()

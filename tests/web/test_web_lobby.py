@@ -40,6 +40,10 @@ def test_lobby_shows_tables_results_and_tournament_standings(stack, browser, tmp
         page.wait_for_selector(f"ul.tables.live [data-table='{live}']")
         page.wait_for_selector(f"ul.tables.mine [data-table='{mine}']")
         page.wait_for_selector(f"ul.tables.done [data-table='{finished.table}']")
+        # my row reads "... in play your turn" / "... in play seated": words, not "in playseated"
+        line = page.inner_text(f"ul.tables.mine li[data-table='{mine}']")
+        assert "in play seated" in line or "in play your turn" in line, line
+        assert "Your account" in page.inner_text("main") and "Connection" not in page.inner_text("main")  # issue 42, item 7
         row = page.inner_text(f"ul.tables.done li[data-table='{finished.table}']")
         scores = stack.table(finished.table).game.outcome(stack.table(finished.table).state).scores
         # each team's score once, by name (the result repeats it per seat: [ns, ew, ns, ew])

@@ -24,10 +24,11 @@ pytestmark = pytest.mark.broker
 WIDTHS = {"narrow": (360, 740), "desktop": (1280, 900)}  # the phone we promise, and a desktop
 
 
-def finish(stack, players, computer=None, seed=1) -> str:
+def finish(stack, players, computer=None, seed=1, names=None) -> str:
     """A Dragon table (one hand) played to its end: random moves for people, house bots for computers."""
     ref = stack.referee
-    table = ref.call(lambda: ref.create_table("dragon", list(players), {"max_hands": 1}, computer=computer or {}))
+    table = ref.call(lambda: ref.create_table("dragon", list(players), {"max_hands": 1}, computer=computer or {},
+                                              names=names))
     rng = random.Random(seed)
     deadline = time.monotonic() + 60
     while ref.call(lambda: table.status) == "playing":
@@ -59,8 +60,11 @@ def shoot(page, name, out):
 
 def test_my_games_lists_results_and_opens_my_own_replay(browser, stack, out):
     # seat 4's bot, random, is no level's bot today (the Dragon's easy level was random once):
-    # the page says "Computer 4", never a bot's name
-    family = finish(stack, ["north", "computer-2", "south", "computer-4"], {1: "dragon-easy", 3: "random"}, seed=3)
+    # the page says "Computer 4", never a bot's name; south is a guest who came by an invite
+    # link as "Lily": her account is a code, and no screen may show it (issue 42, item 1)
+    guest = "g-23376efac3bca638"
+    family = finish(stack, ["north", "computer-2", guest, "computer-4"], {1: "dragon-easy", 3: "random"}, seed=3,
+                    names={2: "Lily"})
     plain = finish(stack, ["north", "east", "south", "west"], seed=4)
     page = stack.page(browser)
     try:
@@ -73,12 +77,15 @@ def test_my_games_lists_results_and_opens_my_own_replay(browser, stack, out):
         rec = stack.referee.store.table(family)
         ns, ew = rec.result["scores"][0], rec.result["scores"][1]
         verb = "won" if 0 in rec.result["winners"] else "lost" if rec.result["winners"] else "drew"
-        assert words.startswith(f"You and south {verb}") and f"{ns} to {ew}" in words, words
+        assert words.startswith(f"You and Lily {verb}") and f"{ns} to {ew}" in words, words
         who = page.inner_text(f"li.my-game[data-table='{family}']")
-        assert "With south, against Computer 2 (easy) and Computer 4" in who, who
+        assert "With Lily, against Computer 2 (easy) and Computer 4" in who, who
+        assert guest not in page.inner_text("body")
         assert "Computer 4 (" not in who and "random" not in who, who
         rating = page.inner_text("ul.ratings li[data-game='dragon']")
-        assert "Summon the Dragon" in rating and "after 2 games" in rating
+        # two games say little about a person: the page says when a rating will show
+        assert "Summon the Dragon" in rating and "shows after 5 games (2 so far)" in rating, rating
+        assert "give or take" not in rating and "-" not in rating.split(":")[1], rating
         shoot(page, "my-games", out)
 
         # the replay of the family game, as north saw it, fetched over MQTT
@@ -87,9 +94,12 @@ def test_my_games_lists_results_and_opens_my_own_replay(browser, stack, out):
         page.wait_for_selector(".replay-controls")
         assert page.url.endswith("#/replay")
         assert page.eval_on_selector_all(".replay-controls select option", "os => os.map(o => o.value)") == ["0"]
+        assert page.inner_text(".replay-controls select option") == "north"  # not "seat 0 (north)"
         first = GAMES["dragon"].new_state(4, rec.config, rec.seed)
         shown = page.eval_on_selector_all(".replay-table .hand .card", "cs => cs.map(c => c.textContent)")
         assert len(shown) == len(display_names(first.hands[0]))
+        seen = page.inner_text("body")  # the replay names the guest and the computers as the table did
+        assert "Lily" in seen and "Computer 2" in seen and guest not in seen and "computer-2" not in seen, seen
         page.screenshot(path=str(out / "my-games-replay-desktop.png"), full_page=True)
         steps = len({m.seq for m in export(stack.referee.store, family).moves}) + 1
         status = page.inner_text(".replay-controls [role=status]")

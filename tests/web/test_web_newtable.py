@@ -74,6 +74,9 @@ def test_new_table_with_three_computers_to_the_first_card(stack, browser):
             if move.startswith("play "):
                 first_card = move
     assert first_card, "north never played a card"
+    # the computers play their own seats: no notice says so, and no word of ours (issue 42, item 7)
+    main = page.inner_text("main")
+    assert "house bot" not in main and "playing for Computer" not in main, main
     print(f"\nclicks from 'New table' to the first card played: {clicks}")
     assert not page.errors, page.errors
 
@@ -106,3 +109,48 @@ def test_play_again_moves_both_pages_to_the_next_table(stack, browser):
     for p in (grandma, mom):
         p.wait_for_function("() => document.querySelector('.status-line').dataset.status === 'playing'", timeout=15000)
         assert not p.errors, p.errors
+
+
+WIRE_WORDS = ("stick-dealer", "redeal", "when-void", "any-time", "play-on", "bidder-wins", "no-win", "nobody_positive",
+              "true", "false", "rulebook:", "(plain", "(replay", "(betting)")
+
+
+def test_new_table_says_its_rules_in_a_familys_words(stack, browser, out):
+    """Every game's rules on New table read as sentences: no option's wire value (`stick-dealer`,
+    `true`) and no "(rulebook: true)" (issue 42, item 7); the rulebook's choice is named."""
+    page = stack.page(browser)
+    try:
+        login(page, stack.web.url, "north")
+        page.click("a[data-key='link:new']")
+        page.wait_for_selector("form.new-table")
+        games = page.eval_on_selector_all("select[data-key='nt-game'] option", "os => os.map(o => o.value)")
+        assert {"dragon", "summicard", "summoner-wars"} <= set(games), games
+        for game in games:
+            page.select_option("select[data-key='nt-game']", game)
+            page.wait_for_function("(g) => document.querySelector(\"select[data-key='nt-game']\").value === g", arg=game)
+            rules = page.inner_text("form.new-table fieldset")
+            shown = [w for w in WIRE_WORDS if w in rules]
+            assert not shown, f"{game}: {shown} in {rules!r}"
+        page.select_option("select[data-key='nt-game']", "dragon")
+        page.wait_for_selector("text=When all four players pass")
+        options = page.eval_on_selector_all("select[name=all_pass] option", "os => os.map(o => o.textContent)")
+        assert options == ["deal again", "the dealer must bid"], options
+        assert "(the rulebook says: deal again)" in page.inner_text("form.new-table fieldset")
+        # the clock: none with computers only; 5 minutes a move once another person sits (issue 42, item 2)
+        assert page.eval_on_selector("select[data-key='nt-clock']", "s => s.value") == "none"
+        page.select_option("select[data-key='nt-seat-1']", "account")
+        page.wait_for_selector("input[data-key='nt-account-1']")
+        assert page.eval_on_selector("select[data-key='nt-clock']", "s => s.value") == "relaxed"
+        assert "5 minutes a move" in page.inner_text("select[data-key='nt-clock'] option:checked")
+        page.select_option("select[data-key='nt-clock']", "none")  # a choice made stays made
+        page.select_option("select[data-key='nt-seat-2']", "account")
+        page.wait_for_selector("input[data-key='nt-account-2']")
+        assert page.eval_on_selector("select[data-key='nt-clock']", "s => s.value") == "none"
+        for label, (w, h) in {"narrow": (360, 740), "desktop": (1280, 900)}.items():
+            page.set_viewport_size({"width": w, "height": h})
+            overflow = page.evaluate("() => document.documentElement.scrollWidth - window.innerWidth")
+            assert overflow <= 0, f"New table at {w} px is {overflow} px too wide"
+            page.screenshot(path=str(out / f"new-table-rules-{label}.png"), full_page=True)
+        assert not page.errors, page.errors
+    finally:
+        page.context.close()

@@ -8,7 +8,14 @@
 
 const said = new Set();
 let batch = null;
-const ORDER = { trick: 0, hand: 1, turn: 2 };   // what happened, then what it means, then what to do
+const ORDER = { play: 0, trick: 1, hand: 2, turn: 3 };   // what was done, what happened, what it means, then what to do
+
+// A new table or a new language: what was said about the last one must not linger (a reader
+// moving through the page would hear the old table's words, in the old language).
+export function silence() {
+  const el = document.getElementById("announce");
+  if (el) { el.textContent = ""; el.dataset.key = ""; }
+}
 
 export function announce(key, text) {
   if (said.has(key) || !text) return;
@@ -18,7 +25,7 @@ export function announce(key, text) {
     batch = { keys: [], texts: [] };
     queueMicrotask(() => {
       const el = document.getElementById("announce");
-      const items = batch.keys.map((k, i) => [k, batch.texts[i]]).sort((a, b) => (ORDER[a[0].split(":")[0]] ?? 3) - (ORDER[b[0].split(":")[0]] ?? 3));
+      const items = batch.keys.map((k, i) => [k, batch.texts[i]]).sort((a, b) => (ORDER[a[0].split(":")[0]] ?? 4) - (ORDER[b[0].split(":")[0]] ?? 4));
       if (el) {
         el.dataset.key = items.map(([k]) => k).join(" ");
         el.textContent = items.map(([, t]) => t).join(" ");

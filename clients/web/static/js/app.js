@@ -24,6 +24,7 @@ import { updateTurns } from "./turns.js";
 import { tickAway } from "./away.js";
 import { renderNewTable } from "./newtable.js";
 import { MyGames } from "./mygames.js";
+import { silence } from "./announce.js";
 import { LANG_NAMES, lang, setLang, t as tr } from "./i18n.js";
 import { activeGuest, forgetGuest, invite, inviteKey, moveGuest, renderJoin, savedGuest, signupForm, takeInvite } from "./join.js";
 import { renderGathering, renewState } from "./gathering.js";
@@ -304,7 +305,7 @@ function langSwitch() {
   const other = lang() === "en" ? "fr" : "en";
   return h("button", { type: "button", class: "small lang-switch", lang: other, dataset: { key: "lang", lang: other },
     "aria-label": tr("nav.lang-switch", { lang: LANG_NAMES[other] }),
-    on: { click: () => { setLang(other); render(); } } }, LANG_NAMES[other]);
+    on: { click: () => { setLang(other); silence(); render(); } } }, LANG_NAMES[other]);
 }
 
 function schedule() {
@@ -318,7 +319,7 @@ async function main() {
   store.listeners.add(schedule);
   store.listeners.add(() => updateTurns(store, link));   // the title and notifications: also in the background
   document.addEventListener("visibilitychange", () => updateTurns(store, link));
-  window.addEventListener("hashchange", () => { if (takeInvite()) { ended = null; joinInvite(); } else render(); });
+  window.addEventListener("hashchange", () => { silence(); if (takeInvite()) { ended = null; joinInvite(); } else render(); });
   // A broker the server's Content-Security-Policy does not list: say so (it would otherwise
   // look like an unreachable broker, retried for ever).
   document.addEventListener("securitypolicyviolation", (e) => {

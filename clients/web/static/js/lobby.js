@@ -23,6 +23,7 @@ function tableRow(t, me, store = null) {
   return h("li", { dataset: { table: t.id, cell: m && m.cell ? m.cell.name : "" } },
     tableLink(t.id, m ? gameName(m.game, m) : tr("lobby.a-table")),
     h("span", { class: "muted" }, m ? ` ${playerNames(m).join(", ")} · ${statusWords(m.status)}${result}${cell}` : ""),
+    seat >= 0 && m.status === "playing" ? " " : null,  // "in play seated", not "in playseated" (read aloud, copied)
     seat >= 0 && m.status === "playing" ? h("span", { class: "badge mine" }, t.seat && (t.seat.to_move || []).includes(seat) ? tr("lobby.badge-turn") : tr("lobby.badge-seated")) : null);
 }
 

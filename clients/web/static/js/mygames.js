@@ -82,16 +82,22 @@ function replayProgress(mg, store) {
   return h("p", { class: "notice", role: "status" }, first ? tr("mg.receiving", { n: got, of: first.parts }) : tr("mg.preparing"));
 }
 
+// A rating says little after one or two games ("-1.5, give or take 8.2" after a first game
+// read as a verdict): the page shows it from RATED_AFTER games on, and says how many to go.
+export const RATED_AFTER = 5;
+
 function ratings(all) {
   const games = Object.entries(all);
   if (!games.length) return h("p", { class: "muted" }, tr("mg.no-rating"));
   return h("ul", { class: "ratings" }, games.map(([name, r]) => h("li", { dataset: { game: name } },
     h("strong", {}, `${r.title || name}:`), " ",
-    h("span", { class: "rating" }, tr("mg.rating", { r: fmt(r.ordinal), n: r.games })), " ",
-    h("span", { class: "muted" }, tr("mg.rating-detail", { mu: fmt(r.mu), sigma: fmt(r.sigma) })))));
+    r.games < RATED_AFTER
+      ? h("span", { class: "rating muted" }, tr("mg.rating-soon", { after: RATED_AFTER, n: r.games }))
+      : [h("span", { class: "rating" }, tr("mg.rating", { r: fmt(r.ordinal), n: r.games })), " ",
+        h("span", { class: "muted" }, tr("mg.rating-detail"))])));
 }
 
-const fmt = (x) => (typeof x === "number" ? x.toFixed(1) : "?");
+const fmt = (x) => (typeof x === "number" ? String(Math.round(x)) : "?");
 
 // A seat's name for people: mine is "you", a computer seat says its level -- or, for a
 // game played before its bot's level changed (the referee then sends the bot's own name,
@@ -101,7 +107,9 @@ function who(g, seat) {
   const level = (g.computer || {})[String(seat)];
   if (level && has(`level.${level}`)) return tr("mg.computer", { n: seat + 1, level: tr(`level.${level}`) });
   if (level) return tr("mg.computer-plain", { n: seat + 1 });
-  return g.players[seat];
+  // a guest's account is a code (g-23376efac3bca638): the name they chose is who they were
+  const shown = (g.names || {})[String(seat)];
+  return shown || g.players[seat];
 }
 
 const list = (names) => (names.length <= 1 ? names.join("") : `${names.slice(0, -1).join(", ")}${tr("and")}${names[names.length - 1]}`);

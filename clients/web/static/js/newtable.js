@@ -6,7 +6,7 @@
 // line of this page changing.  The form sends one `create` on our request topic; on
 // `created` the page opens the table, on an error it says why in the referee's words.
 
-import { t as tr } from "./i18n.js";
+import { has, t as tr } from "./i18n.js";
 import { h, section } from "./ui.js";
 import { errorWords } from "./words.js";
 
@@ -17,14 +17,26 @@ import { errorWords } from "./words.js";
 const DAY = 86400;
 const AWAY_GRACE = 45;
 const QUICK_GRACE = 10;   // "quick": someone who leaves is played for after 10 s (a short evening game)
+// "relaxed" (referee/clock.py RELAXED_MOVE_S): 5 minutes a move, then the computer plays
+// that move; the default as soon as another person sits at the table, so someone who
+// leaves the page open and walks away cannot stall the others for ever (issue 42, item 2).
+const RELAXED_MOVE = 300;
 export function clockOf(preset, days) {
   if (preset === "quick") return { grace: QUICK_GRACE };
   if (preset === "casual") return { move: 60, on_timeout: "house", max_timeouts: 2, grace: AWAY_GRACE };
+  if (preset === "relaxed") return { move: RELAXED_MOVE, on_timeout: "house", max_timeouts: 2, grace: AWAY_GRACE };
   if (preset === "turn") return { move: Math.max(1, Math.min(7, days)) * DAY, on_timeout: "house", max_timeouts: 2 };
   return { grace: AWAY_GRACE };
 }
 
-const draft = { game: null, options: {}, seats: null, who: [], accounts: [], clock: "none", days: 1, pending: null, error: null };
+// clock: the preset chosen, or null for the default of the seats chosen (clockChoice)
+const draft = { game: null, options: {}, seats: null, who: [], accounts: [], clock: null, days: 1, pending: null, error: null };
+
+function clockChoice() {
+  if (draft.clock) return draft.clock;
+  const others = draft.who.slice(0, draft.seats).some((w) => w === "invite" || w === "open" || w === "account");
+  return others ? "relaxed" : "none";
+}
 
 function gameOf(store) {
   const games = (store.referee && store.referee.games) || [];
@@ -42,7 +54,7 @@ function reset(game) {
   draft.accounts = Array.from({ length: game.max_seats }, () => "");
 }
 
-function optionField(o, refresh) {
+function optionField(gameName, o, refresh) {
   const value = o.name in draft.options ? draft.options[o.name] : o.default;
   const set = (v) => { draft.options[o.name] = v; refresh(); };
   const key = `nt-opt-${o.name}`;
@@ -55,9 +67,24 @@ function optionField(o, refresh) {
       on: { change: (e) => set(e.target.checked) } });
   } else if (o.type === "choice") {
     input = h("select", { dataset: { key }, name: o.name, on: { change: (e) => set(o.choices.find((c) => String(c) === e.target.value)) } },
-      o.choices.map((c) => h("option", { value: String(c), selected: c === value ? true : null }, String(c))));
+      o.choices.map((c) => h("option", { value: String(c), selected: c === value ? true : null }, choiceWords(gameName, o, c))));
   } else return null;   // "any": the game checks it; the rulebook default stands
-  return h("label", { class: "nt-option" }, `${o.doc} `, input, h("span", { class: "muted" }, ` ${tr("nt.rulebook", { v: String(o.default) })}`));
+  return h("label", { class: "nt-option" }, `${optionWords(gameName, o)} `, input,
+    h("span", { class: "muted" }, ` ${tr("nt.rulebook", { v: choiceWords(gameName, o, o.default) })}`));
+}
+
+// An option and its values as a sentence ("When all four players pass: the dealer must
+// bid"), not the manifest's wire words (`stick-dealer`, `true`); a game or option the
+// catalogue does not know yet falls back to the manifest's `doc` and the value itself.
+function optionWords(gameName, o) {
+  const key = `opt.${gameName}.${o.name}`;
+  return has(key) ? tr(key) : o.doc;
+}
+
+function choiceWords(gameName, o, c) {
+  if (o.type === "bool") return tr(c ? "opt.yes" : "opt.no");
+  const key = `opt.${gameName}.${o.name}.${c}`;
+  return has(key) ? tr(key) : String(c);
 }
 
 // opts.guests: this page's server can turn an invite into a guest (config.json `guests`)
@@ -92,7 +119,7 @@ export function requestOf(game, me) {
     else if (who === "invite" || who === "open") { players.push(""); waiting[String(i)] = who; }
     else { players.push(""); computer[String(i)] = who.slice("computer:".length); }
   }
-  const req = { game: game.name, players, config: { ...draft.options }, clock: clockOf(draft.clock, draft.days), computer };
+  const req = { game: game.name, players, config: { ...draft.options }, clock: clockOf(clockChoice(), draft.days), computer };
   if (Object.keys(waiting).length) req.waiting = waiting;
   return req;
 }
@@ -125,12 +152,12 @@ export function renderNewTable(store, link, refresh, config = {}, send = (type, 
   } } },
     h("label", {}, `${tr("nt.game")} `, h("select", { dataset: { key: "nt-game" }, on: { change: (e) => { reset(games.find((g) => g.name === e.target.value)); refresh(); } } },
       games.map((g) => h("option", { value: g.name, selected: g.name === game.name ? true : null }, g.title)))),
-    h("fieldset", {}, h("legend", {}, tr("nt.rules")), game.options.map((o) => optionField(o, refresh))),
+    h("fieldset", {}, h("legend", {}, tr("nt.rules")), game.options.map((o) => optionField(game.name, o, refresh))),
     h("fieldset", {}, h("legend", {}, tr("nt.clock")),
       h("select", { dataset: { key: "nt-clock" }, on: { change: (e) => { draft.clock = e.target.value; refresh(); } } },
-        [["none", tr("nt.clock-none")], ["quick", tr("nt.clock-quick")], ["casual", tr("nt.clock-casual")], ["turn", tr("nt.clock-turn")]]
-          .map(([v, label]) => h("option", { value: v, selected: draft.clock === v ? true : null }, label))),
-      draft.clock === "turn" ? h("label", {}, ` ${tr("nt.days")} `, h("input", { type: "number", min: 1, max: 7, value: draft.days,
+        [["none", tr("nt.clock-none")], ["quick", tr("nt.clock-quick")], ["relaxed", tr("nt.clock-relaxed")], ["casual", tr("nt.clock-casual")], ["turn", tr("nt.clock-turn")]]
+          .map(([v, label]) => h("option", { value: v, selected: clockChoice() === v ? true : null }, label))),
+      clockChoice() === "turn" ? h("label", {}, ` ${tr("nt.days")} `, h("input", { type: "number", min: 1, max: 7, value: draft.days,
         dataset: { key: "nt-days" }, on: { change: (e) => { draft.days = Number(e.target.value); } } })) : null),
     h("fieldset", {}, h("legend", {}, tr("nt.players")), seatCount,
       h("ol", { class: "nt-seats" }, Array.from({ length: draft.seats }, (_, i) => seatField(game, i, me, refresh, { guests: !!config.guests }))),

@@ -7,6 +7,7 @@ import { h, section } from "./ui.js";
 import { Store } from "./link.js";
 import { renderTable } from "./table.js";
 import { t as tr } from "./i18n.js";
+import { seatLabel } from "./words.js";
 
 export class ReplayViewer {
   constructor(refresh) {
@@ -74,6 +75,14 @@ export class ReplayViewer {
     return store.table(this.file.table);
   }
 
+  // A seat as the table named it (its meta: a guest's chosen name, "Computer 4"), not
+  // "seat 0" or an account code.
+  seatName(seat) {
+    const frames = Object.values(this.file.frames || {}).flat();
+    const meta = (frames.find((f) => f.topic === "public/meta") || {}).message || { players: this.file.players };
+    return seatLabel(meta, seat);
+  }
+
   go(step) {
     const n = this.steps().length;
     this.step = Math.max(0, Math.min(n - 1, step));
@@ -92,7 +101,7 @@ export class ReplayViewer {
     const steps = this.steps();
     const controls = h("div", { class: "replay-controls" },
       h("label", {}, `${tr("replay.watch-as")} `, h("select", { dataset: { key: "replay-audience" }, on: { change: (e) => { this.audience = e.target.value; this.step = 0; this.refresh(); } } },
-        this.audiences().map((a) => h("option", { value: a, selected: a === this.audience }, a === "spectator" ? tr("nav.spectator") : `${tr("seat.n", { n: a })}${this.file.players ? ` (${this.file.players[Number(a)]})` : ""}`)))),
+        this.audiences().map((a) => h("option", { value: a, selected: a === this.audience }, a === "spectator" ? tr("replay.watcher") : this.seatName(Number(a)))))),
       h("button", { type: "button", dataset: { key: "replay-first" }, on: { click: () => this.go(0) } }, tr("replay.first")),
       h("button", { type: "button", dataset: { key: "replay-prev" }, on: { click: () => this.go(this.step - 1) } }, tr("replay.back")),
       h("button", { type: "button", dataset: { key: "replay-next" }, on: { click: () => this.go(this.step + 1) } }, tr("replay.next")),

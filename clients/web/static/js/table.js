@@ -5,7 +5,7 @@
 
 import { h, section, formatMs } from "./ui.js";
 import { chatPanel } from "./chat.js";
-import { errorWords, playerNames, reasonWords, refereeEventText, seatLabel, statusWords } from "./words.js";
+import { errorWords, isComputerSeat, playerNames, reasonWords, refereeEventText, seatLabel, statusWords } from "./words.js";
 import * as dragon from "./games/dragon.js";
 import * as summicard from "./games/summicard.js";
 import * as summonerWars from "./games/summoner_wars.js";
@@ -49,7 +49,9 @@ export function renderTable(t, opts) {
   };
   const players = meta ? meta.players : [];
   const turn = (state.to_move || []).map((s) => seatLabel(meta, s));
-  const status = h("div", { class: "status-line", role: "status", "aria-live": "polite", dataset: { seq: state.seq, status: state.status } },
+  // not a live region: "X is thinking…" four times a trick is noise; the page's one live
+  // region (announce.js) says your turn, the others' cards and each trick instead
+  const status = h("div", { class: "status-line", dataset: { seq: state.seq, status: state.status } },
     h("span", { class: `badge status-${state.status}` }, statusWords(state.status)),
     playing ? h("span", { class: `turn ${legal.length ? "mine" : ""}` },
       legal.length ? tr("table.your-turn") : turn.length ? tr("table.thinking", { who: turn.join(", "), n: turn.length }) : "") : null,
@@ -62,7 +64,8 @@ export function renderTable(t, opts) {
       h("button", { type: "button", class: "move", dataset: { key: "reclaim" }, on: { click: () => opts.onReclaim(t.id) } }, tr("table.reclaim"))));
   }
   const away = opts.replay ? null : awayNotices(meta, mySeat);
-  const othersHouse = meta && meta.house ? meta.house.filter((s) => s !== mySeat && awaySince(meta, s) === null) : [];
+  // people the computer stands in for (a computer's own seat needs no notice)
+  const othersHouse = meta && meta.house ? meta.house.filter((s) => s !== mySeat && awaySince(meta, s) === null && !isComputerSeat(meta, s)) : [];
   if (away) out.push(away);
   if (othersHouse.length && playing) {
     out.push(h("p", { class: "notice" }, tr("ev.autoplay", { who: othersHouse.map((s) => seatLabel(meta, s)).join(", ") })));
@@ -103,6 +106,8 @@ export function resultLine(meta) {
   return `${winners.length ? tr("result.won-by", { who: winners.join(tr("and")) }) : tr("result.no-winner")}: ${scores.join(", ")} (${reasonWords(r.reason)}).`;
 }
 
+// The one game-over panel (each game's module says no result of its own: the same sentence
+// under "Result" and "Game over" read twice, issue 42 item 6).
 function resultPanel(meta) {
   return section(tr("result.title"), h("p", { class: "final-result", dataset: { scores: JSON.stringify(meta.result.scores) } }, resultLine(meta)));
 }
@@ -146,6 +151,7 @@ function feedPanel(t, meta, game) {
   const lines = [];
   for (const batch of t.events.slice().reverse()) {
     for (const e of batch.events.slice().reverse()) {
+      if (e.type === "autoplay" && isComputerSeat(meta, e.seat)) continue;  // a computer playing its own seat is no news
       const text = readable(() => refereeEventText(e, meta) || game.eventText(e, meta), () => e.type, t.id);
       if (text) lines.push(h("li", { class: `ev ev-${e.type}` }, text));
       if (lines.length >= 30) break;

@@ -23,9 +23,15 @@ export function seatLabel(meta, seat) {
   const shown = meta && meta.names && typeof meta.names[String(seat)] === "string" ? meta.names[String(seat)] : null;
   if (shown) return shown;
   const name = meta && meta.players ? meta.players[seat] : null;
-  // a computer seat (referee/playertables.py names it computer-<n>): say so in words
-  if (name && /^computer-\d+$/.test(name) && (meta.bots || []).includes(name)) return t("seat.computer", { n: name.slice(9) });
+  if (isComputerSeat(meta, seat)) return t("seat.computer", { n: name.slice(9) });
   return name ? `${name}` : t("seat.n", { n: seat });
+}
+
+// A seat the computer holds from the start (referee/playertables.py names it computer-<n>
+// and meta lists it in `bots`), as opposed to a person's seat it stands in for.
+export function isComputerSeat(meta, seat) {
+  const name = meta && meta.players ? meta.players[seat] : null;
+  return !!name && /^computer-\d+$/.test(name) && (meta.bots || []).includes(name);
 }
 
 // Every seat's label, in seat order ("grandma, Mom, Computer 4").

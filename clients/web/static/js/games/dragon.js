@@ -151,7 +151,9 @@ function biddingBox(ctx) {
   const { meta, view, legal, onMove } = ctx;
   const bids = legal.filter((m) => m.startsWith("bid "));
   const high = [...(view.bids || [])].reverse().find((b) => b.bid !== "pass");
-  const out = [h("p", { class: "center-title" }, high ? tr("dragon.highest", { who: seatLabel(meta, high.seat), n: high.bid.split(" ")[1], d: designationText(high.bid.split(" ")[2]) }) : tr("dragon.no-bid"))];
+  // a bid in the view is "9 earth": its level, then its designation (SPEC.md, `bids`)
+  const [highN, highD] = high ? high.bid.split(" ") : [];
+  const out = [h("p", { class: "center-title" }, high ? tr("dragon.highest", { who: seatLabel(meta, high.seat), n: highN, d: designationText(highD) }) : tr("dragon.no-bid"))];
   if (bids.length || legal.includes("pass")) {
     const levels = [...new Set(bids.map((m) => Number(m.split(" ")[1])))].sort((a, b) => a - b);
     const level = ctx.ui.bidLevel && levels.includes(ctx.ui.bidLevel) ? ctx.ui.bidLevel : levels[0];
@@ -337,7 +339,7 @@ export function resultWords(meta, r) {
   return `${head}: ${teams.join(", ")}`;
 }
 
-// Each trick won, said by the live region from the referee's events (a state showing the
+// Each card the others play and each trick won, said by the live region from the referee's events (a state showing the
 // finished trick may never be drawn: the page draws only the newest state of a frame).
 // Only events that arrive after the table is open: no history read out on arrival.
 function announceTricks(ctx) {
@@ -347,6 +349,8 @@ function announceTricks(ctx) {
   for (const b of ctx.events) {
     if (!(b.seq > ctx.ui.heardUpTo)) continue;
     b.events.forEach((e, i) => {
+      // what the others do, as a player at the table hears it: bids and cards (never "X is thinking")
+      if (["bid", "pass", "play"].includes(e.type) && e.seat !== ctx.mySeat) announce(`play:${ctx.table}:${b.seq}:${i}`, eventText(e, ctx.meta));
       if (e.type === "trick") announce(`trick:${ctx.table}:${b.seq}:${i}`, tr(e.points > 1 ? "dragon.won-last" : "dragon.won", { who: seatLabel(ctx.meta, e.winner) }));
     });
   }
@@ -358,12 +362,6 @@ export const showsPlayers = true; // the seats around the table name them: no "P
 export function render(ctx) {
   const { meta, view } = ctx;
   const out = [];
-  if (view.result) {
-    const r = view.result;
-    out.push(section(tr("dragon.game-over"), h("p", { class: "game-result" },
-      r.winner_team === null ? `${tr("dragon.draw")}: ` : `${tr("dragon.win", { team: teamName(meta, r.winner_team) })}: `,
-      `${teamName(meta, 0)} ${r.scores[0]}, ${teamName(meta, 1)} ${r.scores[1]}.`)));
-  }
   announceTricks(ctx);
   const end = handEnd(ctx);
   if (end) out.push(end);

@@ -4,7 +4,7 @@
 // seats wrap in turn order (the one who plays after you first), not a ring.
 
 import { h, moveButton, section } from "../ui.js";
-import { reasonWords, seatLabel } from "../words.js";
+import { seatLabel } from "../words.js";
 import { backSvg, valueCardSvg, valueName, valueText } from "../cards.js";
 import { t as tr } from "../i18n.js";
 
@@ -59,12 +59,37 @@ function movesBox(ctx) {
     h("div", { class: "moves" }, [...groups.entries()].map(([verb, moves]) =>
       moves.length === 1 && moves[0] === verb
         ? moveButton(verb, words[verb] || verb, onMove)
-        : h("div", { class: "move-group amounts", role: "group", "aria-label": verb === "bet" ? tr("sc.bet-chips") : tr("sc.raise-chips") },
-            h("span", { class: "verb" }, verb === "bet" ? tr("sc.bet-label") : tr("sc.raise-label")),
-            moves.map((m) => {
-              const n = m.split(" ").slice(1).join(" ");
-              return moveButton(m, n, onMove, { class: "small amount", aria: tr(verb === "bet" ? "sc.bet-n" : "sc.raise-n", { n: Number(n) }) });
-            })))));
+        : amountPicker(ctx, verb, moves))));
+}
+
+// A bet or a raise: one amount chosen with − / + (or a slider, or a quick choice: the least,
+// the middle, the most), then one button that sends it -- not a row of 19 numbered buttons
+// (18 more on a raise).  The amount is kept in ctx.ui between renders; only legal amounts
+// can be chosen, and the button names exactly the move it sends.
+function amountPicker(ctx, verb, moves) {
+  const amounts = moves.map((m) => Number(m.split(" ")[1])).filter(Number.isFinite).sort((a, b) => a - b);
+  const key = `sc-${verb}`;
+  const n = amounts.includes(ctx.ui[key]) ? ctx.ui[key] : amounts[0];
+  const at = amounts.indexOf(n);
+  const set = (v) => { ctx.ui[key] = v; ctx.refresh(); };
+  const nearest = (v) => amounts.reduce((best, a) => (Math.abs(a - v) < Math.abs(best - v) ? a : best), amounts[0]);
+  const low = amounts[0], high = amounts[amounts.length - 1], mid = amounts[Math.floor((amounts.length - 1) / 2)];
+  const quick = [...new Set([low, mid, high])];
+  const bet = verb === "bet";
+  return h("div", { class: "move-group amounts", role: "group", "aria-label": bet ? tr("sc.bet-chips") : tr("sc.raise-chips") },
+    h("span", { class: "verb" }, bet ? tr("sc.bet-label") : tr("sc.raise-label")),
+    h("span", { class: "stepper" },
+      h("button", { type: "button", class: "small step", disabled: at <= 0 ? true : null, "aria-label": tr("sc.less"),
+        dataset: { key: `${key}-less` }, on: { click: () => set(amounts[at - 1]) } }, "−"),
+      h("input", { type: "range", min: low, max: high, step: 1, value: n, "aria-label": tr("sc.how-many"),
+        dataset: { key: `${key}-range` }, on: { change: (e) => set(nearest(Number(e.target.value))) } }),
+      h("button", { type: "button", class: "small step", disabled: at >= amounts.length - 1 ? true : null, "aria-label": tr("sc.more"),
+        dataset: { key: `${key}-more` }, on: { click: () => set(amounts[at + 1]) } }, "+")),
+    h("span", { class: "quick" }, quick.map((v) => h("button", { type: "button", class: `small quick${v === n ? " chosen" : ""}`,
+      "aria-pressed": v === n ? "true" : "false", dataset: { key: `${key}-q${v}`, amount: v }, on: { click: () => set(v) } },
+      v === high && quick.length > 1 ? tr("sc.most", { n: v }) : String(v)))),
+    moveButton(`${verb} ${n}`, tr(bet ? "sc.bet-go" : "sc.raise-go", { n }), ctx.onMove,
+      { class: "amount-go", aria: tr(bet ? "sc.bet-n" : "sc.raise-n", { n }) }));
 }
 
 function centre(ctx) {
@@ -119,11 +144,6 @@ function seatBox(ctx, p, where) {
 export function render(ctx) {
   const { meta, view, mySeat } = ctx;
   const out = [];
-  if (view.result) {
-    out.push(section(tr("dragon.game-over"), h("p", { class: "game-result" },
-      view.result.winners.length ? tr("sc.winner", { who: view.result.winners.map((s) => seatLabel(meta, s)).join(", ") }) : tr("result.no-winner"),
-      ` (${reasonWords(view.result.reason)}).`)));
-  }
   // The others in turn order, starting with the one who plays after me.
   const players = view.players || [];
   const at = players.findIndex((p) => p.seat === mySeat);

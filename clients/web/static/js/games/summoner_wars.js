@@ -96,10 +96,6 @@ export function render(ctx) {
       return h("div", { role: "gridcell", class: cls, "aria-label": label, title: u ? u.name : null, dataset: { cell } }, content);
     }))));
   const out = [];
-  if (view.result) {
-    out.push(section(tr("dragon.game-over"), h("p", { class: "game-result" },
-      view.result.winner === null ? tr("dragon.draw") : tr("sw.wins", { who: seatLabel(meta, view.result.winner) }), ` (${view.result.reason}).`)));
-  }
   out.push(section(tr("sw.turn-head", { n: view.turn, who: seatLabel(meta, view.active), phase: phaseWord(view.phase) }),
     h("div", { class: "sw-players" }, (view.players || []).map((p) => h("div", { class: `sw-player owner-${p.seat}`, dataset: { seat: p.seat } },
       h("strong", {}, seatLabel(meta, p.seat)), ` · ${p.faction || ""}`,
