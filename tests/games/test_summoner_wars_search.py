@@ -63,7 +63,7 @@ def test_determinized_states_show_the_seat_its_view_with_fresh_dice():
 
 @pytest.mark.slow
 def test_determinized_states_over_many_games():
-    assert _check_views(60, 7) > 10_000
+    assert _check_views(64, 7) > 10_000  # 60 games gave 10,000+ until Immolate gained magic (issue 46): shorter games
 
 
 def test_samples_depend_only_on_the_views():
