@@ -8,7 +8,9 @@ The C core (``clients/bots/_dragonplay.c``, built by ``pip install``) is 60-300 
 faster; where it could not be built (no C compiler) the same answers come from the
 Python engine (``referee/games/dragon/fast.py``, ``dragon_solve.solve_points``), slowly.
 ``tests/clients/test_dragon_native.py`` holds the two to the same answers, move for move.
-``NATIVE`` says which one runs.
+``NATIVE`` says which one runs.  The C core refuses, with a ValueError in words, anything
+that is not a real position (a code of another mode, a card the seat to move does not
+hold, a card in two hands, a revoke, an integer out of range): its loops trust their input.
 
 ``final_points`` is deterministic (the greedy rollout and the solver use no randomness),
 so a bot using it plays exactly as it would with the Python loop; ``uniform_deals`` and

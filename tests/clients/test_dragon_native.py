@@ -201,7 +201,7 @@ def test_bad_input_is_refused_in_words():
     with pytest.raises(ValueError, match="mode"):
         core.rollout((1, 2, 4, 8), 9, 0, (), (0, 0), 11, False)
     with pytest.raises(ValueError, match="hand sizes"):
-        core.rollout((1, 2, 4, 8), 0, 0, (), (0, 0), 10, False)  # one card each, but two tricks to play
+        core.rollout((1, 2, 4, 8), 0, 0, (), (5, 5), 10, False)  # one card each, but two tricks to play
     with pytest.raises(ValueError, match="code"):
         core.evaluate([(1, 2, 4, 8)], [99], 0, 0, (), (0, 0), 11, False, False)
     with pytest.raises(ValueError, match="add up"):

@@ -208,8 +208,14 @@ def test_riposte_is_the_defenders_choice_during_the_attackers_turn():
     assert piece(s3, "c4") is None and s3.players[1].magic == 1  # an ability of a card it controls
 
 
-def test_immolate_damages_adjacent_enemies_without_magic():
-    """DESTROY: no magic if the effect of a destroyed enemy card destroys another card."""
+def _magic_events(ev):
+    return [(e["seat"], e["change"]) for e in ev if e["type"] == "magic" and e["reason"] == "destroyed"]
+
+
+def test_immolate_that_destroys_enemy_cards_gains_the_zealots_controller_magic():
+    """DESTROY: "Gain 1 magic ... if an event or ability from a card you control causes a card
+    your opponent controls to be destroyed"; the exception is only for "a destroyed *enemy*
+    card", so the dead Zealot's own controller gains 1 per enemy card its Immolate destroys."""
     s = scenario({**BASE, "c4": ("pyre-zealot", 0, {"damage": 1}), "c5": ("reef-slinger", 1),
                   "b4": ("tide-caller", 1, {"damage": 1}), "d4": ("ember-hound", 0)},
                  phase="attack", active=1, config=HIT, magic=(0, 0))
@@ -217,7 +223,39 @@ def test_immolate_damages_adjacent_enemies_without_magic():
     assert piece(s2, "c4") is None
     assert piece(s2, "c5") is None and piece(s2, "b4") is None  # 1 damage each: both destroyed
     assert piece(s2, "d4").damage == 0  # friendly to the zealot
-    assert s2.players[1].magic == 1 and s2.players[0].magic == 0
+    assert s2.players[1].magic == 1  # the attack that destroyed the Zealot
+    assert s2.players[0].magic == 2  # Immolate: one for each enemy card it destroyed
+    assert _magic_events(ev) == [(1, 1), (0, 1), (0, 1)]
+
+
+def test_immolate_chain_each_zealot_gains_its_own_controller_magic():
+    """A chain (mirror match): seat 1's attack destroys seat 0's Zealot; its Immolate destroys
+    seat 1's damaged Zealot (seat 0 +1), whose Immolate destroys a damaged seat-0 Hound
+    (seat 1 +1) and leaves seat 1's own Guard alone."""
+    s = scenario({"d1": ("pyra", 0), "c8": ("pyra", 1), "d3": ("gate-10", 0), "c6": ("gate-10", 1),
+                  "c4": ("pyre-zealot", 0, {"damage": 1}), "c5": ("ember-guard", 1),
+                  "b4": ("pyre-zealot", 1, {"damage": 1}), "a4": ("ember-hound", 0, {"damage": 1}),
+                  "b5": ("ember-guard", 1)},
+                 phase="attack", active=1, config={**HIT, "deck_1": "cinder-vanguard"}, magic=(0, 0))
+    s2, ev = play(s, "attack c5 c4")
+    assert piece(s2, "c4") is None and piece(s2, "b4") is None and piece(s2, "a4") is None
+    assert piece(s2, "c5").damage == 1  # seat 0's Immolate: the attacker is an enemy of it
+    assert piece(s2, "b5").damage == 0  # friendly to seat 1's Zealot, not adjacent to seat 0's
+    assert (s2.players[0].magic, s2.players[1].magic) == (1, 2)
+    assert _magic_events(ev) == [(1, 1), (0, 1), (1, 1)]
+
+
+def test_immolate_of_a_taken_zealot_gains_the_seat_that_controlled_it_when_destroyed():
+    """CONTROL (Drowned Oath): a Zealot seat 1 has taken is destroyed by seat 0's attack (an
+    enemy card to seat 0 then: +1); its Immolate hits seat 0's cards and gains seat 1."""
+    s = scenario({**BASE, "c4": ("pyre-zealot", 0, {"damage": 1, "controller": 1}), "c5": ("ember-guard", 0),
+                  "b4": ("ember-hound", 0, {"damage": 1}), "d4": ("tide-caller", 1, {"damage": 1})},
+                 phase="attack", active=0, config=HIT, magic=(0, 0))
+    s2, ev = play(s, "attack c5 c4")
+    assert piece(s2, "c4") is None and piece(s2, "b4") is None
+    assert piece(s2, "d4").damage == 1  # friendly to the Zealot's controller at that moment
+    assert (s2.players[0].magic, s2.players[1].magic) == (1, 1)
+    assert _magic_events(ev) == [(0, 1), (1, 1)]
 
 
 # --- activated abilities --------------------------------------------------------------------
@@ -241,6 +279,19 @@ def test_fury_spends_boost_for_strength_until_end_of_turn():
     assert next(e for e in play(s2, "attack c4 c5")[1] if e["type"] == "attack")["strength"] == 4
     s4, _ = play(s3, "end")
     assert strength(s4, parse_cell("c4")) == 2  # the bonus ended with the turn
+
+
+def test_fury_once_per_turn_and_before_attacking_as_its_card_text_says():
+    """The engine's limits on Fury are on the card, in words: once per turn, before it attacks."""
+    s = scenario({**BASE, "c4": ("ember-guard", 0, {"boost": 2}), "c5": ("tide-caller", 1)}, phase="attack",
+                 config=MISS)
+    s2, _ = play(s, "ability c4 fury")
+    assert piece(s2, "c4").boost == 1 and "ability c4 fury" not in legal(s2)  # boost left, used this turn
+    fury = next(a for a in abilities(s, parse_cell("c4")) if a.name == "Fury")
+    assert "once per turn" in fury.text.lower() and "before this unit attacks" in fury.text
+    t, _ = play(scenario({**BASE, "c4": ("ember-guard", 0, {"boost": 1}), "c5": ("tide-caller", 1)},
+                         phase="attack", config=MISS), "attack c4 c5")
+    assert "ability c4 fury" not in legal(t)  # it has attacked
 
 
 def test_undertow_pulls_along_a_clear_line_instead_of_attacking():

@@ -320,7 +320,7 @@ def test_phases_pass_automatically_when_end_is_the_only_move():
 
 
 @pytest.mark.parametrize("move, says", [
-    ("summon ember-guard.{g} e5", "adjacent to a gate you control"),
+    ("summon ember-guard.{g} e5", "next to one of your gates"),
     ("summon varka.{v} c3", "costs 5 magic; you have 3"),
     ("summon ember-guard.{g2} c3", "identical copies are offered once"),
     ("move c4-c6", "Move Phase"),

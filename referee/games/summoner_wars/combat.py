@@ -6,10 +6,12 @@ happen "when destroyed" must resolve before those that happen "after this unit a
 ("AFTER").  Each step is pure data, so a state can stop at a question and resume.
 
 Who gains magic when a card is destroyed is decided in one place, ``destroy``, from the
-*source* of the destruction: an attack or an effect of a card some seat controls gains
-that seat 1 magic if the card destroyed was controlled by the other seat; the effect of a
-card that was itself destroyed ("dead") and the cost of inaction ("rule") gain nothing,
-and cards under a destroyed card are discarded, not destroyed.
+*source* of the destruction: an attack, an effect of a card some seat controls, or the
+effect of a card that was itself destroyed ("dead": Immolate) gains that seat 1 magic if
+the card destroyed was controlled by the other seat -- DESTROY's "an event or ability
+from a card you control", whose exception is only for "a destroyed *enemy* card"
+(RULES-NOTES.md).  The cost of inaction ("rule") gains nothing, and cards under a
+destroyed card are discarded, not destroyed.
 """
 
 from __future__ import annotations
@@ -25,7 +27,8 @@ from .work import Work
 
 __all__ = ["declare_attack", "attack_damage", "after_attack", "add_damage", "destroy", "discard_piece"]
 
-# A source is (kind, seat): kind "attack" | "effect" | "dead" | "rule".
+# A source is (kind, seat): kind "attack" | "effect" | "dead" | "rule"; seat is who controlled
+# the attacker or the card whose effect it is (for "dead", at the moment it was destroyed).
 Source = tuple[str, "int | None"]
 
 
@@ -189,7 +192,7 @@ def destroy(w: Work, cell: int, source: Source) -> None:
     w.ev("destroy", {"cell": NAMES[cell], "card": w.cards[p.uid], "owner": p.owner,
                      "controller": p.controller, "by": kind})
     discard_piece(w, cell)
-    if kind in ("attack", "effect") and by is not None and by != p.controller:
+    if kind in ("attack", "effect", "dead") and by is not None and by != p.controller:
         w.gain(by, 1, "destroyed")
     for a in ondeath:
         w.collected.append(Trigger(a.effect, a.slug, p.uid, cell, p.controller))

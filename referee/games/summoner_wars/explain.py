@@ -66,14 +66,14 @@ def _why_not_card(s: Any, seat: int, m: Move, text: str) -> str | None:
 def _why_not_summon(s: Any, seat: int, card: Card, text: str) -> str:
     if not {"common", "champion"} & card.classes:
         return f"{text!r}: only commons and champions are summoned"
-    return f"{text!r}: a unit is summoned onto an empty space adjacent to a gate you control " \
+    return f"{text!r}: a unit comes into play on an empty space next to one of your gates " \
            f"({', '.join(NAMES[c] for c in summon_cells(s, seat)) or 'none'})"
 
 
 def _why_not_build(s: Any, seat: int, card: Card, text: str) -> str:
     if not card.is_structure:
         return f"{text!r}: only structures are built"
-    return f"{text!r}: build on an empty space adjacent to your summoner or in your back 3 rows " \
+    return f"{text!r}: a structure goes on an empty space next to your summoner or in your three back rows " \
            f"({', '.join(NAMES[c] for c in build_cells(s, seat))})"
 
 

@@ -107,7 +107,10 @@ def info_state(views: Mapping[str, Any] | Iterable[Mapping[str, Any]],
             continue
         gone = _owned(a, opp) - _owned(b, opp)
         under = Counter(u for x in b["board"] for u in x["under"]) - Counter(u for x in a["board"] for u in x["under"])
-        known += gone - under
+        # Devour may ask first: the card leaves the board in one step and goes under the
+        # devourer in a later one, so what goes under comes off the running count.
+        known += gone
+        known -= under
     known_list = list(known.elements())[: v["players"][opp]["discard_pile"]]
     used = []
     for text in own_moves:
