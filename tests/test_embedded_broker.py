@@ -103,3 +103,19 @@ def test_a_subscribe_made_while_the_broker_sends_another_client_its_retained_bac
             client.loop_stop()
             client.disconnect()
         broker.stop()
+
+
+def test_late_acknowledgements_are_not_shown_but_other_amqtt_warnings_are(caplog):
+    """Issue 47 item 7: "Received PUBACK for unknown pending message" lines ended the demo."""
+    import logging
+
+    broker = EmbeddedBroker().start()
+    try:
+        amqtt_log = logging.getLogger("amqtt.mqtt.protocol.handler")
+        with caplog.at_level(logging.WARNING, logger="amqtt.mqtt.protocol.handler"):
+            amqtt_log.warning("Received PUBACK for unknown pending message Id: '45'")
+            amqtt_log.warning("PUBACK waiter with Id '46' already done")
+            amqtt_log.warning("Timeout waiting for PUBACK for packet ID 47")
+        assert [r.getMessage() for r in caplog.records] == ["Timeout waiting for PUBACK for packet ID 47"]
+    finally:
+        broker.stop()
