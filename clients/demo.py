@@ -26,6 +26,7 @@ __all__ = ["DemoOptions", "run_demo"]
 
 log = logging.getLogger("summon.demo")
 COMPASS = ("north", "east", "south", "west")
+SUBSCRIBE_WAIT = 60.0  # seconds for every bot and the commentator to be subscribed (a loaded machine: 10+)
 
 
 def seat_names(n: int) -> list[str]:
@@ -91,6 +92,13 @@ def run_demo(opts: DemoOptions, out: Callable[[str], None] = print) -> int:
             t = threading.Thread(target=client.run, name=f"bot-{names[seat]}", daemon=True)
             t.start()
             threads.append(t)
+        deaf = _wait_subscribed({"the commentator": watcher.subscribed,
+                                 **{c.username: c.subscribed for c in clients}}, SUBSCRIBE_WAIT)
+        if deaf:
+            out(f"The demo's broker did not acknowledge the subscriptions of {', '.join(deaf)} within "
+                f"{SUBSCRIBE_WAIT:.0f} s, so the game could not be played; please report it (summon demo "
+                f"--broker mqtt://HOST:PORT plays it on a Mosquitto of yours)")
+            return 1
         options = "; ".join(f"{k} {v}" for k, v in opts.config.items())
         dealt = f"seed {seed}" if seed is not None else "secret random seed"
         if opts.pace:
@@ -118,6 +126,21 @@ def run_demo(opts: DemoOptions, out: Callable[[str], None] = print) -> int:
             web.stop()
         if broker is not None:
             broker.stop()
+
+
+def _wait_subscribed(who: Mapping[str, Callable[[], bool]], timeout: float) -> list[str]:
+    """Wait until each client says it is subscribed; return those that are not, in order.
+
+    Why before the table is created, with a bound: a client whose SUBSCRIBE the broker never
+    answers receives nothing, so the game waits for it for ever (issue 47: amqtt lost SUBACKs,
+    and the demo sat silent for 900 s).  Seat states are retained, so the order is not needed
+    for the game itself; the wait is there so that such a failure is said at once, in words."""
+    deadline = time.monotonic() + timeout
+    while True:
+        missing = [name for name, ok in who.items() if not ok()]
+        if not missing or time.monotonic() > deadline:
+            return missing
+        time.sleep(0.05)
 
 
 def _start_web(opts: DemoOptions, broker: EmbeddedBroker | None, user: str, table_id: str,

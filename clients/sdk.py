@@ -155,6 +155,11 @@ class BotClient:
     def request_stop(self) -> None:
         self._stop.set()
 
+    def subscribed(self) -> bool:
+        """Whether the broker acknowledged this client's subscriptions on every connection
+        (its SUBACKs): from then on every state published for it reaches it."""
+        return all(link.subscribed.is_set() for link in self._links)
+
     def run(self, timeout: float | None = None) -> dict[str, TableProgress]:
         """Connect and play until stopped (or, for one table, until it finishes)."""
         self.running.set()

@@ -62,6 +62,10 @@ class Watcher:
         self._link.start()
         return self
 
+    def subscribed(self) -> bool:
+        """Whether the broker acknowledged the watcher's subscription (its SUBACK)."""
+        return self._link.subscribed.is_set()
+
     def run(self, timeout: float | None = None, unknown_after: float | None = None) -> dict[str, Any] | None:
         """Print until the table finishes (returns the result), or timeout/stop (None).
 
