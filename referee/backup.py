@@ -8,8 +8,9 @@ reader does not block the writer).
 
 A restore writes the backup into the store through the same API (so a stale ``-wal`` of the
 old file cannot be replayed over it), and refuses to replace an existing store without
-``force``: the referee must be stopped first, or it would keep writing its own history over
-the restored one.  What players see after a restore: docs/operations.md.
+``force``, and -- ``force`` or not -- while a referee holds the store (referee/hold.py: it
+names the referee's pid, host and account): the referee must be stopped first, or it would
+keep writing its own history over the restored one.  What players see after a restore: docs/operations.md.
 
 PostgreSQL (a fleet's store) is backed up with its own tools, ``pg_dump`` / ``pg_restore``
 (docs/operations.md): they are consistent while the fleet runs, and they are what a
@@ -20,6 +21,8 @@ from __future__ import annotations
 
 import os
 import sqlite3
+
+from summon.referee.hold import Held, hold_store
 
 __all__ = ["BackupError", "backup_sqlite", "restore_sqlite"]
 
@@ -91,8 +94,25 @@ def backup_sqlite(db: str, dest: str, force: bool = False) -> str:
 
 
 def restore_sqlite(source: str, db: str, force: bool = False) -> str:
-    """Write the backup ``source`` into the store ``db``; returns a summary of what it holds."""
+    """Write the backup ``source`` into the store ``db``; returns a summary of what it holds.
+
+    Refused while a referee holds ``db`` (referee/hold.py), ``--force`` or not: it would go on
+    writing its own history over the restored one.  The store is held during the restore,
+    so no referee starts on it halfway."""
     _refuse_url(db)
+    try:
+        hold = hold_store(db)
+    except Held as exc:
+        raise BackupError(f"{exc}, then restore") from None
+    except OSError as exc:
+        raise BackupError(f"cannot lock {db}: {exc}") from None
+    try:
+        return _restore(source, db, force)
+    finally:
+        hold.release()
+
+
+def _restore(source: str, db: str, force: bool) -> str:
     if os.path.exists(db) and not force:
         raise BackupError(f"{db} exists: stop its referee, then --force to replace it")
     try:

@@ -472,7 +472,10 @@ class HistoryDesk:
                     import multiprocessing
                     methods = multiprocessing.get_all_start_methods()
                     ctx = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
-                    self._procs = concurrent.futures.ProcessPoolExecutor(1, mp_context=ctx)
+                    from summon.referee.lifeline import lifeline, watch
+                    # the worker ends with the referee, even a killed one (referee/lifeline.py)
+                    self._procs = concurrent.futures.ProcessPoolExecutor(1, mp_context=ctx, initializer=watch,
+                                                                         initargs=(lifeline().end,))
                 return self._procs.submit(fn, *args).result()
             except ValueError:
                 raise

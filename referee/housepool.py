@@ -15,7 +15,9 @@ referee never imports the clients' bots, it passes the factory object along, pic
 
 Why ``forkserver`` (``spawn`` where there is none): the referee holds an MQTT socket and a
 database; a plain ``fork`` would copy them, and the fork's exit could close or corrupt them.
-A forkserver child inherits none of our descriptors.
+A forkserver child inherits none of our descriptors.  Every worker watches the referee's
+lifeline (``referee/lifeline.py``) and exits the moment the referee is gone, even killed with
+SIGKILL; then the forkserver and the resource tracker end by themselves (issue 47).
 
 Rules the pool keeps (``OffLoop``):
 
@@ -39,6 +41,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from summon.referee.gametype import INLINE_MS
+from summon.referee.lifeline import lifeline, watch
 
 if TYPE_CHECKING:
     from summon.referee.table import Table
@@ -84,8 +87,11 @@ def ask_for(table: "Table", seat: int, bot: str, seed: int, budget_ms: float | N
     return Ask((table.id, seat), table.seq, bot, seed, budget_ms, view, tuple(table.game.legal_moves(table.state, seat)))
 
 
-def _serve(conn: Any, factory: Any) -> None:
-    """A worker's loop: one bot per key, made by the referee's factory, answering in order."""
+def _serve(conn: Any, factory: Any, line: Any = None) -> None:
+    """A worker's loop: one bot per key, made by the referee's factory, answering in order;
+    it ends with the referee, however that ends (``line``: referee/lifeline.py)."""
+    if line is not None:
+        watch(line)
     bots: dict[tuple[str, int], Any] = {}
     while True:
         try:
@@ -134,7 +140,7 @@ class HousePool:
 
     def _start(self, i: int) -> _Worker:
         ours, theirs = self._ctx.Pipe()
-        proc = self._ctx.Process(target=_serve, args=(theirs, self.factory), daemon=True,
+        proc = self._ctx.Process(target=_serve, args=(theirs, self.factory, lifeline().end), daemon=True,
                                  name=f"summon-housebot-{i}")
         proc.start()
         theirs.close()

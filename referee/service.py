@@ -52,6 +52,7 @@ from summon.referee.guests import Guests
 from summon.referee.store import SeatEvent
 from summon.referee.fleet import Fleet, share_group
 from summon.referee.history import HistoryDesk
+from summon.referee.hold import Hold, hold_in_store, hold_referee
 from summon.referee.meter import METER
 from summon.referee.recovery import Recovery
 from summon.referee.store import MEMORY, Store, StoreError, open_store
@@ -168,9 +169,11 @@ class RefereeConfig:
 class Referee:
     """Hosts many tables in one process over one MQTT connection."""
 
-    def __init__(self, config: RefereeConfig, house_bots: HouseBots | None = None) -> None:
+    def __init__(self, config: RefereeConfig, house_bots: HouseBots | None = None, hold: Hold | None = None) -> None:
         """``house_bots``: who plays an absent seat (the CLI passes the clients' bots; without
-        one, a random legal move: the referee does not import the clients, referee/core.py)."""
+        one, a random legal move: the referee does not import the clients, referee/core.py).
+        ``hold``: the account and store, already held by the caller (``hold_referee``; the CLI
+        takes it before its slow imports); else ``startup`` takes it."""
         self.config = config
         self.house_bots: HouseBots = house_bots if house_bots is not None else RandomHouseBots()
         self.topics = Topics(config.prefix)
@@ -183,6 +186,8 @@ class Referee:
         self.ready = threading.Event()
         self._stop = threading.Event()
         self._link: LoopLink | None = None
+        self._hold = hold or Hold()  # the account and the store, held from startup() to shutdown() (referee/hold.py)
+        self._hold_given = hold is not None
         self.store: Store = None  # type: ignore[assignment]  # opened in startup()
         self.recovery = Recovery(self)  # durable first; restore; republish after reconnects
         self.seats = SeatKeeper(self)  # clocks' timeouts, presence, house bots
@@ -227,9 +232,29 @@ class Referee:
             self.shutdown()
 
     def startup(self) -> None:
+        """Hold the account and the store (referee/hold.py), open the store, connect, restore.
+
+        The holds come first: a second referee on a held account is refused (``Held``) before
+        it touches the store or the broker, where connecting would take the first one's
+        connection over.  Anything that fails here gives the holds back."""
+        cfg = self.config
+        account = cfg.broker.username or cfg.client_id
+        if not self._hold_given:
+            self._hold = hold_referee(account, f"{cfg.broker.host}:{cfg.broker.port}", cfg.db)  # Held: refused in words
+        try:
+            self._startup(account)
+        except BaseException:
+            self._hold.release()
+            if self.store is not None:
+                self.store.close()
+            raise
+
+    def _startup(self, account: str) -> None:
         extra = ({"owner": f"{self.config.client_id}:{secrets.token_hex(4)}", "ttl": self.config.lease_ttl}
                  if self.config.db.startswith(("postgresql://", "postgres://")) else {})
         self.store = open_store(self.config.db, sync=self.config.db_sync, **extra)  # StoreError before we connect
+        if self.store.shared:  # a fleet's store: the same account on another machine of the fleet
+            self._hold.extra.append(hold_in_store(self.store, account))
         subscriptions: tuple[str, ...] = (self.topics.all_moves(), self.topics.all_chat(),
                                           self.topics.all_requests(), self.topics.all_presence())
         if self.store.shared:
@@ -416,6 +441,7 @@ class Referee:
         self.history.close()  # its worker thread
         if self.store is not None:
             self.store.close()
+        self._hold.release()  # another referee may have the account and the store now
         log.info("referee stopped")
 
     # --- calls from other threads -------------------------------------------------------------

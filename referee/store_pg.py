@@ -11,6 +11,7 @@ zero-setup default for a single referee (``referee/store.py``).
 Same interface and same rows as ``Store`` (``tables``, ``moves``, ``seat_events``, ``chat``), plus::
 
     leases(table_id PRIMARY KEY, owner, epoch, expires)
+    holders(account PRIMARY KEY, holder)    who holds each referee account (referee/hold.py)
 
 * **Owner**: one referee process (``client_id:random``, new at every start, so a restarted
   referee is a new owner and adopts its old tables like anyone else).
@@ -100,6 +101,10 @@ CREATE TABLE IF NOT EXISTS members (
     owner    TEXT PRIMARY KEY,
     expires  TIMESTAMPTZ NOT NULL
 );
+CREATE TABLE IF NOT EXISTS holders (
+    account  TEXT PRIMARY KEY,
+    holder   TEXT NOT NULL
+);
 CREATE TABLE IF NOT EXISTS fleet_secrets (
     name     TEXT PRIMARY KEY,
     value    TEXT NOT NULL
@@ -117,6 +122,7 @@ FENCED_MOVE = (
     " SELECT table_id, %s, %s, %s, %s, %s, %s, %s FROM f ON CONFLICT DO NOTHING")
 
 SCHEMA_LOCK = 0x53554D4D  # pg_advisory_xact_lock key: referees starting together create the schema once
+ACCOUNT_LOCK = 0x53554D41  # pg_try_advisory_lock(ACCOUNT_LOCK, hashtext(account)): one referee per account
 
 
 class LeaseLost(StoreError):
@@ -394,6 +400,32 @@ class PgStore:
         if row is None:  # inserted or kept by the statement just before, in the same transaction
             raise StoreError(f"the fleet's secret vanished from {self.path} while it was read")
         return str(row[0])
+
+    def hold_account(self, account: str, holder: str) -> str | None:
+        """Hold ``account`` for as long as this connection lives; None, or (when another session
+        holds it) what its holder wrote in ``holders`` (JSON, referee/hold.py).
+
+        Why a session advisory lock: the server drops it the moment the holder's connection
+        ends (a killed referee's socket closes), so a crash never blocks a restart, and no row
+        has to expire.  The keepalives bound how long a vanished machine's hold lasts (~30 s)."""
+        try:
+            for setting in ("tcp_keepalives_idle = 15", "tcp_keepalives_interval = 5", "tcp_keepalives_count = 3"):
+                self._db.execute(f"SET {setting}")
+            row = self._db.execute("SELECT pg_try_advisory_lock(%s, hashtext(%s))", (ACCOUNT_LOCK, account)).fetchone()
+            if not (row and row[0]):
+                who = self._db.execute("SELECT holder FROM holders WHERE account = %s", (account,)).fetchone()
+                return str(who[0]) if who else "{}"
+            self._db.execute("INSERT INTO holders (account, holder) VALUES (%s, %s)"
+                             " ON CONFLICT (account) DO UPDATE SET holder = EXCLUDED.holder", (account, holder))
+        except psycopg.Error as exc:
+            raise StoreError(f"could not hold the account {account!r} in {self.path}: {_first_line(exc)}") from None
+        return None
+
+    def release_account(self, account: str) -> None:
+        try:
+            self._db.execute("SELECT pg_advisory_unlock(%s, hashtext(%s))", (ACCOUNT_LOCK, account))
+        except psycopg.Error:
+            pass  # a closed connection released it already
 
     def leave(self) -> None:
         """A graceful stop: no longer among the live referees."""

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import ctypes
+import os
 import random
+import signal
+import sys
 import threading
 import time
 from typing import Any, Iterator
@@ -23,8 +27,74 @@ def pytest_report_header(config: pytest.Config) -> str | None:
     return None if seed is None else f"test order shuffled with --shuffle={seed}"
 
 
+PR_SET_CHILD_SUBREAPER = 36  # linux/prctl.h
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Adopt the orphans of what the tests start (Linux's child subreaper), so that the check
+    at the end (``pytest_sessionfinish``) finds them: a killed referee's workers would
+    otherwise be re-parented to init and look like nobody's (issue 47: 63 left per run)."""
+    if sys.platform.startswith("linux"):
+        try:
+            ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+        except (OSError, AttributeError):
+            pass
+
+
+def _own_helpers() -> set[int]:
+    """This process's own multiprocessing forkserver and resource tracker: they end with it
+    (their pipes close when it exits), so they are not left behind; a killed referee's, adopted
+    by us, are not these."""
+    from multiprocessing import forkserver, resource_tracker
+    pids = {getattr(forkserver._forkserver, "_forkserver_pid", None),  # type: ignore[attr-defined]
+            getattr(resource_tracker._resource_tracker, "_pid", None)}  # type: ignore[attr-defined]
+    return {p for p in pids if p}
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """The run must leave nothing running: list what it started that still runs, kill it, fail.
+
+    What counts: every descendant of this process (orphans included, see ``pytest_configure``)
+    still running 5 s after the last test, except this process's own forkserver and resource
+    tracker and their workers (in-process referees' pools: they watch this process's lifeline,
+    referee/lifeline.py, and end with it).  Under pytest-xdist each worker checks its own
+    descendants; the controller, whose children are the workers, checks nothing."""
+    config = session.config
+    if not sys.platform.startswith("linux"):
+        return
+    if getattr(config, "workerinput", None) is None and config.pluginmanager.hasplugin("dsession"):
+        return  # the xdist controller
+    from tests.procs import descendants, wait_gone
+
+    helpers = _own_helpers()
+    found = [p for p in descendants(os.getpid()) if p.pid not in helpers and p.ppid not in helpers]
+    left = wait_gone([p.pid for p in found], 5.0)
+    if not left:
+        return
+    config._summon_left_running = [str(p) for p in left]  # type: ignore[attr-defined]
+    for p in left:
+        try:
+            os.kill(p.pid, signal.SIGKILL)
+        except OSError:
+            pass
+    if getattr(config, "workerinput", None) is not None:  # an xdist worker: its report goes to stderr
+        sys.stderr.write(_left_report(config._summon_left_running) + "\n")  # type: ignore[attr-defined]
+    if session.exitstatus == 0:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def _left_report(lines: list[str]) -> str:
+    return (f"LEFT RUNNING: {len(lines)} process(es) the tests started were still running after the run "
+            f"(killed now; a test or a component does not stop what it starts):\n  " + "\n  ".join(lines))
+
+
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
-    """Print the shuffle seed at the end too (``-q`` hides the header): a failing order can be re-run."""
+    """Print the shuffle seed at the end too (``-q`` hides the header): a failing order can be re-run;
+    and what the run left running (``pytest_sessionfinish``)."""
+    left = getattr(config, "_summon_left_running", None)
+    if left:
+        terminalreporter.write_line(_left_report(left), red=True, bold=True)
     seed = _shuffle_seed(config)
     if seed is not None:
         terminalreporter.write_line(f"test order shuffled with --shuffle={seed}")

@@ -30,7 +30,8 @@ EXIT_CODES = (
                   "you left before the end"),
     (EXIT_USAGE, "bad command line or input (the message names the flag)"),
     (EXIT_UNREACHABLE, "no broker answered at that address"),
-    (EXIT_REFUSED, "the broker refused the username/password, or another client took the account's connection"),
+    (EXIT_REFUSED, "the broker refused the username/password, or another client took (or, for `summon referee`, "
+                   "already holds) the account's connection"),
     (EXIT_FOREIGN, "the broker at the profile's address is not the profile's: it accepts anonymous logins "
                    "(e.g. Debian's system Mosquitto on that port)"),
 )

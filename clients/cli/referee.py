@@ -79,7 +79,7 @@ def referee(broker_url: str, username: str | None, password: str | None, passwor
             cell: str | None = None) -> None:
     """Run the referee: host every table on this broker until stopped."""
     from summon.referee.clock import ClockError, TimeControl
-    from summon.referee.service import CreateRefused, Referee, RefereeConfig
+    from summon.referee.hold import Held, hold_referee
     from summon.referee.store import StoreError
 
     try:
@@ -97,7 +97,15 @@ def referee(broker_url: str, username: str | None, password: str | None, passwor
             raise click.BadParameter(f"no cell {cell!r} in the profile's map (cells: {names})", param_hint="--cell")
         if broker_url is None:
             broker_url = served.broker
-    cfg = RefereeConfig(broker=_broker(broker_url, username, password, password_file), prefix=prefix,
+    broker = _broker(broker_url, username, password, password_file)
+    try:  # before the referee's imports (most of a second): a second referee is refused at once (referee/hold.py)
+        hold = hold_referee(broker.username or client_id, f"{broker.host}:{broker.port}", db)
+    except Held as exc:  # another referee has the account (4, like a taken-over connection) or the store (1)
+        click.echo(f"summon referee: {exc}", err=True)
+        sys.exit(EXIT_REFUSED if exc.account else EXIT_FAILED)
+    from summon.referee.service import CreateRefused, Referee, RefereeConfig
+
+    cfg = RefereeConfig(broker=broker, prefix=prefix,
                         client_id=client_id, directors=frozenset(directors), mqtt_version=int(mqtt_version),
                         db=db, db_sync=db_sync, clock=clock, lease_ttl=lease_ttl, share_group=share_group,
                         roles_file=roles_file, connect_timeout=connect_timeout,
@@ -107,12 +115,15 @@ def referee(broker_url: str, username: str | None, password: str | None, passwor
                         cell=served.to_wire() if served is not None else None)
     from summon.clients.bots import HOUSE_BOTS
 
-    ref = Referee(cfg, house_bots=HOUSE_BOTS)  # the referee hosts the clients' bots, never imports them
+    ref = Referee(cfg, house_bots=HOUSE_BOTS, hold=hold)  # the referee hosts the clients' bots, never imports them
     _on_signals(ref.request_stop)
     try:
         ref.startup()
     except LinkError as exc:
         link_failed("referee", exc)
+    except Held as exc:  # the account, held in a fleet's shared store by a referee on another machine
+        click.echo(f"summon referee: {exc}", err=True)
+        sys.exit(EXIT_REFUSED if exc.account else EXIT_FAILED)
     except StoreError as exc:
         click.echo(f"summon referee: {exc}", err=True)
         sys.exit(EXIT_FAILED)
