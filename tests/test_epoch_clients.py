@@ -2,7 +2,7 @@
 
 A state of another epoch replaces the one held whatever its seq (a restore took the table
 back); within one epoch a lower seq is a late message and is ignored.  The whole path, with a
-real referee, store restore, browser and ``summon play``: tests/test_restore_clients.py.
+real referee, store restore, browser and ``summon play``: tests/web/test_web_restore.py.
 """
 
 from __future__ import annotations
