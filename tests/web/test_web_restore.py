@@ -117,6 +117,18 @@ class Person:
         page.click(f"button[data-move='{move}']")
 
 
+def chat_texts(page: Any) -> list[str]:
+    return page.eval_on_selector_all(".chat-line .chat-text", "els => els.map(e => e.textContent)")
+
+
+def say(page: Any, text: str) -> None:
+    """North says ``text`` in the table chat, and the page shows it (the referee relayed it)."""
+    page.fill(".chat-input", text)
+    page.press(".chat-input", "Enter")
+    page.wait_for_function("(text) => [...document.querySelectorAll('.chat-line .chat-text')]"
+                           ".some((e) => e.textContent === text)", arg=text, timeout=15000)
+
+
 class Play:
     """``summon play --plain`` as east, answering "1" (the first choice) to every question."""
 
@@ -192,6 +204,7 @@ def test_a_restore_mid_hand_goes_on_under_sdk_bots_the_page_and_summon_play(brok
         backed_up = int(re.search(r"(\d+) move\(s\)", out.stdout).group(1))  # type: ignore[union-attr]
         # play on well past the backup: every client has seen later states than the backup's
         drive(lambda: rail.seq >= backed_up + 10 and page_seq() > backed_up, "play after the backup")
+        say(page, "said after the backup")
         assert ref.terminate() == 0
         rail.pump()
         later = rail.seq
@@ -214,6 +227,10 @@ def test_a_restore_mid_hand_goes_on_under_sdk_bots_the_page_and_summon_play(brok
         assert all(bot.running.is_set() and bot.tables[table].rollbacks == 1 for bot in bots)
         assert "The referee went back to an earlier point of the game" in play.text()
         assert page.evaluate("(id) => window.summon.store.tables.get(id).epoch", table) == rail.epoch
+        # the chat went back too (its lines are in the store): the next line takes the number of the
+        # undone one, and the page shows it, not the line it replaces
+        say(page, "said after the restore")
+        assert "said after the backup" not in chat_texts(page)
         words = []
         while not said.empty():
             words.append(said.get())

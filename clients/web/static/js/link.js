@@ -303,9 +303,14 @@ const epoch = (m) => m.epoch || 0;
 const newer = (m, held) => epoch(m) !== epoch(held) || m.seq >= held.seq;
 
 // A message of a new epoch: the events after its seq were undone by the restore, forget them.
+// Gone back (a lower seq than ours): the chat lines after the backup are gone from the referee
+// too, and it numbers new lines from its restored count again, so the lines kept by `n` are
+// dropped and the retained chat_log it republishes next fills them in.
 function backTo(t, m) {
   if (t.epoch === undefined) t.epoch = epoch(m);
   if (epoch(m) === t.epoch) return;
+  const held = t.seat || t.pub;
+  if (held && m.seq < held.seq) t.chat = null;
   t.epoch = epoch(m);
   t.events = t.events.filter((b) => b.seq <= m.seq);
   t.error = null;
