@@ -112,9 +112,14 @@ class Person:
             move = next((m for m in offered(page) if m.startswith(("play ", "discard "))), None)
             if move is None:
                 return
+        from playwright.sync_api import TimeoutError as PlaywrightTimeout  # (installed when a browser runs)
+
+        try:
+            page.click(f"button[data-move='{move}']", timeout=3000)
+        except PlaywrightTimeout:
+            return  # the state changed under the click (the table went back): look again
         self.done = key
         self.moves += 1
-        page.click(f"button[data-move='{move}']")
 
 
 def chat_texts(page: Any) -> list[str]:
