@@ -236,10 +236,14 @@ def test_a_restore_mid_hand_goes_on_under_sdk_bots_the_page_and_summon_play(brok
         # undone one, and the page shows it, not the line it replaces
         say(page, "said after the restore")
         assert "said after the backup" not in chat_texts(page)
-        words = []
-        while not said.empty():
-            words.append(said.get())
-        assert any("went back to an earlier point" in w for w in words), words[-10:]
+        words: list[str] = []
+        deadline = time.monotonic() + 10
+        while not any("went back to an earlier point" in w for w in words):  # summon watch said so
+            assert time.monotonic() < deadline, words[-10:]
+            try:
+                words.append(said.get(timeout=0.5))
+            except queue.Empty:
+                pass
     finally:
         context.close()
         web.stop()
