@@ -3,7 +3,7 @@
 What a bot author gets for free: the MQTT connection (TCP_NODELAY, reconnect with
 backoff, resubscribe), discovery of every table where the bot's username is seated,
 ``seq`` bookkeeping (answer each state once, re-send after a reconnect, never act on a
-stale state), error logging, and a safe fallback when ``choose`` raises or returns a
+stale state, follow a table restored to an earlier seq: its new ``epoch``), error logging, and a safe fallback when ``choose`` raises or returns a
 move that is not legal (a random legal move, logged loudly).  ``pace`` makes a bot
 watchable: at least that many seconds between seeing its turn and sending its move.
 
@@ -62,6 +62,8 @@ class TableProgress:
     """What the client knows about one table it is seated at."""
 
     seq: int = -1
+    epoch: int = 0  # the table's epoch of ``seq`` (protocol/README.md, "Epoch")
+    rollbacks: int = 0  # how often the table came back at an earlier seq than we had seen (a restore)
     answered: tuple[int, str] | None = None  # (seq, move) last sent
     finished: bool = False
     moves_sent: int = 0
@@ -248,7 +250,9 @@ class BotClient:
             self._on_state(table, progress, msg, item.retain)
 
     def _on_state(self, table: str, progress: TableProgress, st: SeatState, retained: bool) -> None:
-        if st.seq < progress.seq:
+        if st.epoch != progress.epoch:
+            self._new_epoch(table, progress, st)
+        elif st.seq < progress.seq:
             return  # an older state delivered late: ignore
         seen = time.monotonic()
         if progress.pending is not None and progress.pending[1] != st.seq:
@@ -277,6 +281,21 @@ class BotClient:
             progress.pending = (seen + self.pace, st.seq, move)
             return
         self._send(table, progress, st.seq, move)
+
+    def _new_epoch(self, table: str, progress: TableProgress, st: SeatState) -> None:
+        """The referee rebuilt the table from its store (protocol/README.md, "Epoch"): its state
+        replaces ours whatever its seq.  At a lower seq than ours the table was restored from a
+        backup: the moves after it never happened, so the bot's memory of them goes (a factory's
+        bot is made again), and a table we saw finish may be playing again.  The move we sent for
+        this very seq (if any) still fits: the history up to it is the same, so it is re-sent."""
+        if st.seq < progress.seq:
+            log.warning("%s: table %s was restored to an earlier point (state %d, we had seen %d); playing on "
+                        "from there", self.username, table, st.seq, progress.seq)
+            progress.rollbacks += 1
+            progress.finished = False
+            self._bots.pop(table, None)
+        progress.epoch, progress.seq = st.epoch, -1
+        progress.pending = None
 
     def bot_for(self, table: str) -> Bot:
         """The bot that plays ``table`` (made by the factory on first use, if there is one)."""

@@ -135,6 +135,13 @@ class Watcher:
                 self.closed = True
                 self.out(f"Table {msg.table} was closed by a director; no result.")
         elif isinstance(msg, PublicState):
+            held = self.state
+            if held is not None and msg.seq < held.seq:
+                if msg.epoch == held.epoch:
+                    return  # a late state
+                # a new epoch at an earlier seq: the referee's store was restored (protocol/README.md, "Epoch")
+                self.out(f"Table {msg.table}: the referee went back to an earlier point of the game; "
+                         "the last moves are undone and play goes on from there.")
             self.state = msg
         elif isinstance(msg, Events):
             if self._renderer is None:

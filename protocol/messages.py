@@ -282,6 +282,11 @@ class SeatState(Message):
     # a bot at a timed table tells its own accepted move from the house bot's (issue 15, item 15).
     last: dict[str, Any] | None = None
     house: bool = False  # the house bot plays this seat now (meta.house, on the seat's own topic)
+    # Which life of the table this is (protocol/README.md, "Epoch"): 0 until the referee rebuilds
+    # the table from its store, then a new value each time (a restart, a restore from a backup, a
+    # fleet's takeover).  A state of another epoch replaces the one a client holds whatever its
+    # seq: after a restore the table comes back at the backup's (lower) seq.
+    epoch: int = 0
 
 
 @dataclass(frozen=True)
@@ -296,6 +301,7 @@ class PublicState(Message):
     to_move: list[int]
     view: dict[str, Any]
     clock: dict[str, Any] | None = None  # time left per seat when the table has a time control
+    epoch: int = 0  # the table's life, as in ``seat_state`` (protocol/README.md, "Epoch")
 
 
 @dataclass(frozen=True)
@@ -306,6 +312,7 @@ class Events(Message):
     table: str
     seq: int
     events: list[dict[str, Any]]
+    epoch: int = 0  # the table's life, as in ``seat_state`` (protocol/README.md, "Epoch")
 
 
 @dataclass(frozen=True)

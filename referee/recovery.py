@@ -20,8 +20,14 @@ Why these rules (the promise: a tournament game survives anything short of losin
   table, an ``interrupted`` event and a ``meta`` with status ``"interrupted"``; the
   restore publishes a ``resumed`` event and the ``meta`` with status ``"playing"``.
 
-Clients need nothing special: a state with a seq they already answered means "send your
-move again" (the seq rule makes a duplicate harmless).
+Clients need nothing special after a restart: a state with a seq they already answered means
+"send your move again" (the seq rule makes a duplicate harmless).  A table rebuilt here gets a
+new **epoch** (``new_epoch``), carried in its seat states, public state and events: when the
+store was restored from a backup, the table comes back at the backup's seq, lower than the one
+clients last saw, and the new epoch is how they tell that from an old state delivered late
+(protocol/README.md, "Epoch").  Why every rebuild and not only a rollback: the referee cannot
+know that its store went back -- the highest seq it published is exactly what the restore
+lost -- so every life of a table gets its own epoch, and a client compares.
 """
 
 from __future__ import annotations
@@ -46,9 +52,23 @@ from summon.referee.table import HistoryEntry, Publish, Table
 if TYPE_CHECKING:
     from summon.referee.core import RefereeCore
 
-__all__ = ["Recovery", "RestoreReport", "ReplayError", "rebuild"]
+__all__ = ["Recovery", "RestoreReport", "ReplayError", "rebuild", "new_epoch"]
 
 log = logging.getLogger("summon.referee.recovery")
+
+
+_last_epoch = 0
+
+
+def new_epoch() -> int:
+    """A table epoch never given before by this process and, in practice, by any referee before
+    it: Unix milliseconds, and one more than the last when the clock has not moved (or went back).
+
+    Why the wall clock: a restored store carries no trace of the epochs published after the
+    backup, so a counter kept in it would hand out one of those again."""
+    global _last_epoch
+    _last_epoch = max(int(time.time() * 1000), _last_epoch + 1)
+    return _last_epoch
 
 
 class ReplayError(Exception):
@@ -74,6 +94,7 @@ def rebuild(rec: TableRecord, moves: Sequence[MoveRecord], seat_events: Sequence
         raise ReplayError(f"table {rec.id}: no game {rec.game!r} in this installation")
     game = GAMES[rec.game]
     table = Table(rec.id, game, rec.players, rec.config, rec.seed, topics)
+    table.epoch = new_epoch()  # a new life of the table (module docstring)
     table.timing = TimeControl.from_wire(rec.clock)
     clock = (Clock.start(table.timing, len(rec.players), game.to_move(table.state), 0.0)
              if table.timing is not None and table.timing.timed else None)

@@ -89,6 +89,10 @@ class Table:
         self.topics = topics
         self.state = game.new_state(len(players), merged, seed)  # raises ConfigError
         self.seq = 0
+        # Which life of the table (protocol/README.md, "Epoch"): 0 here; referee/recovery.py gives a
+        # table it rebuilds from the store a new one, so clients can tell a restore that took the
+        # table back to an earlier seq from an old state delivered late.
+        self.epoch = 0
         self.history: list[HistoryEntry] = []
         self._seat_of = {user: seat for seat, user in enumerate(self.players)}
         # topics built (and their names checked) once, not on every move

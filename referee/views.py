@@ -52,7 +52,7 @@ class ViewedTable(Protocol):
 EventsMsg = Events  # the message class (``events`` is also a common argument name here)
 
 __all__ = ["seat_message", "public_message", "events_message", "meta_message", "move_payloads", "MovePieces",
-           "last_move"]
+           "last_move", "epoch_of"]
 
 
 def seat_message(table: ViewedTable, seat: int, events: Sequence[Event] = ()) -> SeatState:
@@ -71,6 +71,7 @@ def seat_message(table: ViewedTable, seat: int, events: Sequence[Event] = ()) ->
         clock=clock_wire(table),
         last=last_move(table),
         house=seat in getattr(table, "house", {}),
+        epoch=epoch_of(table),
     )
 
 
@@ -96,12 +97,20 @@ def public_message(table: ViewedTable) -> PublicState:
         to_move=list(game.to_move(state)),
         view=game.view(state, None),
         clock=clock_wire(table),
+        epoch=epoch_of(table),
     )
 
 
 def events_message(table: ViewedTable, events: Sequence[Event]) -> Events:
     """One accepted move's events as a spectator may see them."""
-    return Events(table=table.id, seq=table.seq, events=[table.game.event_view(e, None) for e in events])
+    return Events(table=table.id, seq=table.seq, events=[table.game.event_view(e, None) for e in events],
+                  epoch=epoch_of(table))
+
+
+def epoch_of(table: ViewedTable) -> int:
+    """The table's epoch (protocol/README.md, "Epoch"): set by the referee when it rebuilds the
+    table from its store (referee/recovery.py); 0 for a table this referee created."""
+    return getattr(table, "epoch", 0)
 
 
 def meta_message(table: ViewedTable) -> Meta:
@@ -177,7 +186,7 @@ def _seat_view_bytes(pk: "msgpack.Packer", public: dict, public_pairs: bytes, ex
 
 
 _SEAT_FIELDS = ("table", "game", "seat", "seq", "status", "to_move", "legal", "view", "events", "clock", "last",
-                "house")
+                "house", "epoch")
 if field_names(SeatState) != _SEAT_FIELDS:  # move_payloads spells the seat state out in this order
     raise RuntimeError("SeatState's fields changed: update referee/views.py move_payloads")
 
@@ -208,7 +217,7 @@ class MovePieces:
     """
 
     __slots__ = ("seats", "_heads", "_progress", "_tail", "_clock", "_public_view", "_public", "_extras",
-                 "_views", "_legal", "_events", "_seat_events", "_house", "_has_events", "_seq")
+                 "_views", "_legal", "_events", "_seat_events", "_house", "_has_events", "_seq", "_epoch")
 
     def __init__(self, table: ViewedTable, events: Sequence[Event] = ()) -> None:
         pk = packer()
@@ -248,6 +257,7 @@ class MovePieces:
         own = range(seats) if not plain else sorted({s for e in events for s in e.private if 0 <= s < seats})
         self._seat_events = {s: [game.event_view(e, s) for e in events] for s in own}
         self._house = frozenset(getattr(table, "house", {}))
+        self._epoch = _EPOCH + pk.pack(epoch_of(table))  # last in all three messages
 
     def seat(self, seat: int) -> bytes:
         """The ``seat_state`` of ``seat``."""
@@ -263,15 +273,15 @@ class MovePieces:
         legal = self._legal.get(seat)
         return b"".join((self._heads[0][seat], self._progress, _NO_LEGAL if legal is None else _LEGAL + pk.pack(legal),
                          _VIEW, view, self._events if own_events is None else _EVENTS + pk.pack(own_events),
-                         self._tail, _HOUSE if seat in self._house else _NO_HOUSE))
+                         self._tail, _HOUSE if seat in self._house else _NO_HOUSE, self._epoch))
 
     def events(self) -> bytes | None:
         """The spectators' ``events`` message (None: the move had no events)."""
-        return self._heads[2] + packer().pack(self._seq) + self._events if self._has_events else None
+        return self._heads[2] + packer().pack(self._seq) + self._events + self._epoch if self._has_events else None
 
     def public(self) -> bytes:
         """The ``public_state``."""
-        return b"".join((self._heads[1], self._progress, _VIEW, self._public_view, self._clock))
+        return b"".join((self._heads[1], self._progress, _VIEW, self._public_view, self._clock, self._epoch))
 
 
 def _key(name: str) -> bytes:
@@ -279,11 +289,11 @@ def _key(name: str) -> bytes:
 
 
 _SEQ, _STATUS, _TO_MOVE, _VIEW, _CLOCK, _LAST = map(_key, ("seq", "status", "to_move", "view", "clock", "last"))
-_EVENTS, _LEGAL = _key("events"), _key("legal")
+_EVENTS, _LEGAL, _EPOCH = _key("events"), _key("legal"), _key("epoch")
 _NO_LEGAL = _LEGAL + packer().pack([])
 _HOUSE, _NO_HOUSE = _key("house") + packer().pack(True), _key("house") + packer().pack(False)
-_PUBLIC_FIELDS = ("table", "game", "seq", "status", "to_move", "view", "clock")
-_EVENTS_FIELDS = ("table", "seq", "events")
+_PUBLIC_FIELDS = ("table", "game", "seq", "status", "to_move", "view", "clock", "epoch")
+_EVENTS_FIELDS = ("table", "seq", "events", "epoch")
 if field_names(PublicState) != _PUBLIC_FIELDS or field_names(EventsMsg) != _EVENTS_FIELDS:
     raise RuntimeError("PublicState's or Events' fields changed: update referee/views.py move_payloads")
 

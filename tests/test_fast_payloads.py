@@ -72,6 +72,8 @@ def check_games(tables: "list[tuple[Table, random.Random]]", at_least: int) -> N
             now += rng.uniform(0.1, 3.0)
             if rng.random() < 0.1:  # the house bot takes a seat over, or hands it back
                 table.house = {s: "away" for s in range(len(table.players)) if rng.random() < 0.3}
+            if rng.random() < 0.05:  # rebuilt from the store (a restart, a restore): a new epoch, Unix ms
+                table.epoch = rng.randrange(1 << 31, 1 << 42)
             flags = rng.choice([(), (), ("house",), ("timeout", "random")])  # shown as "last"
             out = table.handle_move(table.players[seat], Move(seq=table.seq, move=move), now=now, flags=flags)
             assert len(out) > 1, out

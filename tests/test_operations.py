@@ -448,9 +448,12 @@ def test_a_backup_taken_mid_game_resumes_after_a_restore(mosquitto, tmp_path):
 
 def _resumes_at(seats: "Seats", backed_up: int, later: int) -> None:
     """After a restore: every seat is told the table is back at the backed-up seq (retained
-    states republished); a client still at the later seq re-sends and is refused as stale
+    states republished), under a new epoch (protocol/README.md, "Epoch"); a client still at the later seq re-sends and is refused as stale
     (nothing forked); the game goes on from the backed-up seq."""
+    before = {s.epoch for s in seats.states.values()}
     seats.read(lambda: seats.at(backed_up), timeout=30)
+    after = {s.epoch for s in seats.states.values()}
+    assert len(after) == 1 and not after & before, "a new epoch: clients can tell the restore from a late state"
     mover = SEATS[seats.states[SEATS[0]].to_move[0]]
     seats.send(mover, later, seats.states[mover].legal[0])
     seats.read(lambda: any(e.code == "move/stale" for e in seats.errors))

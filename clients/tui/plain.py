@@ -114,6 +114,11 @@ class PlainPlayer:
         if not told["intro"] and board.meta is not None:
             told["intro"] = True
             self._say_intro(board, screen)
+        if told.setdefault("rollbacks", 0) != board.rollbacks:
+            told["rollbacks"] = board.rollbacks
+            told["events"] = min(told["events"], board.rolled_to)  # what comes after it is said again
+            self.say("The referee went back to an earlier point of the game: the last moves are undone, "
+                     "and play goes on from there.")
         fresh = st.seq != told["seq"]
         if fresh:
             self._say_events(board, told, screen)

@@ -73,6 +73,8 @@ class Board:
     version: int = 0  # bumped on every change: the UI redraws when it moves
     missed: bool = False  # states were skipped (e.g. while disconnected)
     received_at: float = 0.0  # monotonic time of the newest state (for a running clock)
+    rollbacks: int = 0  # how often the table came back at an earlier state (a restore from a backup)
+    rolled_to: int = -1  # the seq it came back at, the last time
 
     @property
     def players(self) -> list[str]:
@@ -229,9 +231,16 @@ class PlayerSession(BotClient):
 
     def _on_state(self, table: str, progress: TableProgress, st: SeatState, retained: bool) -> None:
         board = self._board(table)
-        if st.seq < progress.seq:
+        if st.seq < progress.seq and st.epoch == progress.epoch:
             return
-        super()._on_state(table, progress, st, retained)
+        rollbacks = progress.rollbacks
+        super()._on_state(table, progress, st, retained)  # a new epoch: the SDK follows it (its ``_new_epoch``)
+        if progress.rollbacks != rollbacks:
+            # restored to an earlier point: the events after it never happened
+            board.events = deque(((s, ev) for s, ev in board.events if s <= st.seq), maxlen=board.events.maxlen)
+            board.events_seq = min(board.events_seq, st.seq)
+            board.rollbacks += 1
+            board.rolled_to = st.seq
         if board.state is not None and st.seq > board.state.seq + 1:
             board.missed = True
         if st.seq > board.events_seq:

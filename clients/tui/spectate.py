@@ -132,9 +132,17 @@ class PublicBoard:
     state: PublicState | None = None
     events: deque[tuple[int, Any]] = field(default_factory=lambda: deque(maxlen=200))
     events_seq: int = -1
+    events_epoch: int = 0  # the table's epoch of ``events_seq`` (protocol/README.md, "Epoch")
     version: int = 0
     touched: float = 0.0
     received_at: float = 0.0  # when the newest public state came (for a running clock)
+
+    def back_to(self, epoch: int, seq: int) -> None:
+        """A new epoch of the table: forget the events after ``seq`` (a restore undid them)."""
+        if epoch == self.events_epoch:
+            return
+        self.events = deque(((s, ev) for s, ev in self.events if s <= seq), maxlen=self.events.maxlen)
+        self.events_seq, self.events_epoch = min(self.events_seq, seq), epoch
 
 
 class SpectatorSession:
@@ -200,10 +208,14 @@ class SpectatorSession:
         if isinstance(msg, Meta):
             board.meta = msg
         elif isinstance(msg, PublicState):
-            if board.state is None or msg.seq >= board.state.seq:
+            if board.state is None or msg.epoch != board.state.epoch or msg.seq >= board.state.seq:
+                if board.state is not None and msg.seq < board.state.seq:
+                    board.back_to(msg.epoch, msg.seq)  # a new epoch: restored to an earlier point
                 board.state = msg
                 board.received_at = time.monotonic()
-        elif isinstance(msg, Events) and msg.seq > board.events_seq:
+        elif isinstance(msg, Events) and (msg.seq > board.events_seq or msg.epoch != board.events_epoch):
+            if msg.epoch != board.events_epoch:
+                board.back_to(msg.epoch, msg.seq)
             board.events.extend((msg.seq, ev) for ev in msg.events)
             board.events_seq = msg.seq
         board.version += 1

@@ -36,6 +36,7 @@ type seatState struct { // the fields of seat_state and error that we use
 	Table  string   `msgpack:"table"`
 	Seat   int64    `msgpack:"seat"`
 	Seq    int64    `msgpack:"seq"`
+	Epoch  int64    `msgpack:"epoch"` // 0 when absent (protocol/README.md, "Epoch")
 	Status string   `msgpack:"status"`
 	ToMove []int64  `msgpack:"to_move"`
 	Legal  []string `msgpack:"legal"`
@@ -95,8 +96,8 @@ func onMessage(c mqtt.Client, msg mqtt.Message) {
 	st, known := latest[m.Table]
 	switch {
 	case parts[n-1] == "state" && m.Type == "seat_state":
-		if known && m.Seq < st.Seq {
-			return // a late, older state
+		if known && m.Seq < st.Seq && m.Epoch == st.Epoch {
+			return // a late, older state (another epoch: the table was restored to an earlier point)
 		}
 		latest[m.Table] = m
 		if !myTurn(m) {

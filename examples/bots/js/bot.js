@@ -57,7 +57,7 @@ function connect(to) {
       if (m.v !== 1) return;
       const st = latest.get(m.table);
       if (kind === "state" && m.type === "seat_state") {
-        if (st && m.seq < st.seq) return;                      // a late, older state
+        if (st && m.seq < st.seq && (m.epoch || 0) === (st.epoch || 0)) return;   // a late, older state (a new epoch: restored)
         latest.set(m.table, m);
         if (!myTurn(m)) return;                                // finished tables are history, not a turn
         const prev = answered.get(m.table);

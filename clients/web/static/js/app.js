@@ -160,7 +160,8 @@ function loginForm() {
 function onMove(table, seq, move) {
   try {
     via(table).move(table, seq, move);
-    ui.sent = { table, seq, move };
+    const t = store.table(table);
+    ui.sent = { table, seq, move, epoch: t.seat ? t.seat.epoch || 0 : 0 };
   } catch (err) {
     store.table(table).error = { code: "client", detail: err.message };
   }
@@ -249,6 +250,7 @@ function render() {
     const chat = { user: link && link.user ? link.user : null, send: (body) => via(t.id).chat(t.id, body) };
     const body = renderTable(t, { onMove: link && link.user ? onMove : null, onReclaim: (id) => via(id).reclaim(id), onRematch, ui, now: () => performance.now(), refresh: render, chat });
     const sent = ui.sent && ui.sent.table === watched && t.seat && t.seat.seq === ui.sent.seq
+      && (t.seat.epoch || 0) === ui.sent.epoch
       ? h("p", { class: "sent", role: "status" }, tr("table.sent", { move: ui.sent.move })) : null;
     const trouble = cells ? cells.trouble(watched) : null;   // the table's cell's connection, when it is not the home one
     const shown = trouble || store.connection;

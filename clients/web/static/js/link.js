@@ -268,14 +268,16 @@ export function applyMessage(store, topic, m) {
       else if (m.type === "meta") store.table(m.table).meta = m;
       else if (m.type === "public_state") {
         const t = store.table(m.table);
-        if (!t.pub || m.seq >= t.pub.seq) { t.pub = m; t.pubAt = store.now(); }
+        if (!t.pub || newer(m, t.pub)) { backTo(t, m); t.pub = m; t.pubAt = store.now(); }
       } else if (m.type === "events") {
         const t = store.table(m.table);
+        backTo(t, m);
         addEvents(t, m.seq, m.events, "public");
       } else if (m.type === "seat_state") {
         const t = store.table(m.table);
-        if (!t.seat || m.seq >= t.seat.seq) {
-          const fresh = !t.seat || m.seq > t.seat.seq;
+        if (!t.seat || newer(m, t.seat)) {
+          backTo(t, m);
+          const fresh = !t.seat || m.seq !== t.seat.seq || epoch(m) !== epoch(t.seat);
           t.seat = m; t.seatAt = store.now();
           if (fresh && m.events && m.events.length) addEvents(t, m.seq, m.events, "seat");
           if (fresh) t.error = null;
@@ -292,6 +294,26 @@ export function applyMessage(store, topic, m) {
       } else return false;
     } catch (err) { console.warn("could not use a message on", topic, err); return false; }
     return true;
+}
+
+// A table's epoch (protocol/README.md, "Epoch"): 0 until the referee rebuilds the table from
+// its store, a new number each time it does.  A state of another epoch replaces ours whatever
+// its seq: after a restore from a backup the table comes back at an earlier seq.
+const epoch = (m) => m.epoch || 0;
+const newer = (m, held) => epoch(m) !== epoch(held) || m.seq >= held.seq;
+
+// A message of a new epoch: the events after its seq were undone by the restore, forget them.
+// Gone back (a lower seq than ours): the chat lines after the backup are gone from the referee
+// too, and it numbers new lines from its restored count again, so the lines kept by `n` are
+// dropped and the retained chat_log it republishes next fills them in.
+function backTo(t, m) {
+  if (t.epoch === undefined) t.epoch = epoch(m);
+  if (epoch(m) === t.epoch) return;
+  const held = t.seat || t.pub;
+  if (held && m.seq < held.seq) t.chat = null;
+  t.epoch = epoch(m);
+  t.events = t.events.filter((b) => b.seq <= m.seq);
+  t.error = null;
 }
 
 // Events reach a player twice (its seat_state's private copy and the public feed) and may

@@ -57,7 +57,7 @@ export function renderTable(t, opts) {
       legal.length ? tr("table.your-turn") : turn.length ? tr("table.thinking", { who: turn.join(", "), n: turn.length }) : "") : null,
     mySeat !== null ? h("span", { class: "muted" }, ` · ${tr("table.you-are", { who: seatLabel(meta, mySeat) })}`) : h("span", { class: "muted" }, ` · ${tr("table.watching")}`));
   // Said once per turn by the page's one live region (announce.js), however often the page re-renders.
-  if (legal.length && !opts.replay) announce(`turn:${t.id}:${state.seq}`, tr("table.your-turn"));
+  if (legal.length && !opts.replay) announce(`turn:${t.id}:${state.epoch || 0}:${state.seq}`, tr("table.your-turn"));
   const out = [head, status];
   if (meta && meta.house && mySeat !== null && meta.house.includes(mySeat) && playing) {
     out.push(h("div", { class: "notice house" }, `${tr("table.house-mine")} `,

@@ -32,7 +32,7 @@ const clock = shape({ remaining_ms: opt(list(nullable(num))), bank_ms: opt(list(
                       running: opt(list(int)), move_ms: opt(num) });
 const event = shape({ type: str });
 const state = { table: str, game: str, seq: int, status: str, to_move: opt(list(int)), view: opt(map),
-                events: opt(list(event)), clock: opt(clock) };
+                events: opt(list(event)), clock: opt(clock), epoch: opt(int) };
 
 // A chat line: `text` is shown as a text node (ui.js `h`), never as markup.
 const chatLine = { table: opt(str), n: int, user: str, seat: opt(int), seq: opt(int), text: str, at: opt(num),
@@ -57,7 +57,7 @@ const SHAPES = {
           away: opt(list(shape({ seat: int, since: num }))), names: opt(map), cell: opt(cell) },
   public_state: state,
   seat_state: { ...state, seat: int, legal: opt(list(str)), house: opt(bool), last: opt(map) },
-  events: { table: str, seq: int, events: list(event) },
+  events: { table: str, seq: int, events: list(event), epoch: opt(int) },
   error: { code: str, detail: opt(str), table: opt(str), ref: opt(str) },
   chat_line: chatLine,
   chat_log: { table: str, lines: list(shape(chatLine)) },
