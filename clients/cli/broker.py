@@ -394,18 +394,23 @@ def _need_dir(directory: str | None) -> str:
     return directory
 
 
-def _keep_password(directory: str, username: str) -> tuple[str, Path]:
-    """A fresh random password for ``username``, kept 0600 where the profile says (DIR/secrets)."""
+def _keep_password(directory: str, username: str, password: str) -> Path:
+    """Keep ``password`` for ``username`` 0600 where the profile says (DIR/secrets).
+
+    Called only after the broker took the account or the password, so a name the account
+    rules refuse never reaches the file system (issue 47: ``accounts add BAD/NAME
+    --generate`` ended in a FileNotFoundError traceback, and ``../x`` wrote DIR/x.pw)."""
     prof = _profile()
     where = Path(prof.secrets_dir) if prof and prof.secrets_dir else Path(directory) / "secrets"
-    where.mkdir(mode=0o700, parents=True, exist_ok=True)
     path = where / f"{username}.pw"
-    password = secrets.token_urlsafe(18)
+    if path.parent != where or username.strip(".") == "":
+        raise AccountsError(f"invalid username {username!r}: its password file would be outside {where}")
+    where.mkdir(mode=0o700, parents=True, exist_ok=True)
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w", encoding="utf-8") as fh:
         os.fchmod(fh.fileno(), 0o600)
         fh.write(password + "\n")
-    return password, path
+    return path
 
 
 def _password(password: str | None, password_file: str | None) -> str:
@@ -538,8 +543,9 @@ def add(username: str, role: str, password: str | None, password_file: str | Non
             if username in (acc.live_roles() if isinstance(acc, DynsecAccounts) else acc.roles()):
                 raise AccountsError(f"{username} already exists; `summon accounts passwd {username}` changes "
                                     f"its password")
-            secret, kept = _keep_password(str(acc.dir.root), username)
+            secret = secrets.token_urlsafe(18)
             click.echo(acc.add(username, role, secret, reload=not no_reload))
+            kept = _keep_password(str(acc.dir.root), username, secret)
             click.echo(f"its password is kept in {kept} (0600)")
         else:
             click.echo(acc.add(username, role, _password(password, password_file), reload=not no_reload))
@@ -563,13 +569,25 @@ def remove(username: str, directory: str, no_reload: bool) -> None:
 @accounts.command("passwd")
 @click.argument("username")
 @_password_options
+@click.option("--generate", is_flag=True,
+              help="Make up a new random password and keep it in DIR/secrets/USERNAME.pw (0600), replacing the "
+                   "kept one (as `accounts add --generate`).")
 @_dir_option
 @_no_reload
-def passwd(username: str, password: str | None, password_file: str | None, directory: str, no_reload: bool) -> None:
+def passwd(username: str, password: str | None, password_file: str | None, generate: bool, directory: str,
+           no_reload: bool) -> None:
     """Change USERNAME's password (connections made with the old one are dropped)."""
     acc = _open(directory)
+    if generate and (password is not None or password_file):
+        raise click.UsageError("--generate makes the password up: drop --password/--password-file")
     try:
-        click.echo(acc.set_password(username, _password(password, password_file), reload=not no_reload))
+        if generate:
+            secret = secrets.token_urlsafe(18)
+            click.echo(acc.set_password(username, secret, reload=not no_reload))
+            kept = _keep_password(str(acc.dir.root), username, secret)
+            click.echo(f"its new password is kept in {kept} (0600)")
+        else:
+            click.echo(acc.set_password(username, _password(password, password_file), reload=not no_reload))
     except AccountsError as exc:
         _fail(exc)
 
