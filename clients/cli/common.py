@@ -87,6 +87,19 @@ def broker_from_flags(url: str | None, username: str | None, password: str | Non
     return parsed.with_credentials(username, password)
 
 
+def account_role(username: str | None) -> str | None:
+    """``username``'s role from the profile's roles file, when this machine can read it."""
+    prof = profile()
+    if not username or prof is None or not prof.roles_file:
+        return None
+    from summon.referee.accounts import read_roles
+
+    try:
+        return read_roles(prof.roles_file).get(username)
+    except OSError:
+        return None
+
+
 def _listeners(prof: Profile) -> set[tuple[str, int]]:
     """The profile's password-only listeners (players', spectators'; never the anonymous edge)."""
     out = set()
