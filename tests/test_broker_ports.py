@@ -205,6 +205,8 @@ def test_ports_with_a_taken_port_refuses_and_names_a_way_that_works(tmp_path, pr
     taken = base_port(2)
     procs.append(launch(anonymous_broker(tmp_path, taken + 1), [taken + 1]))  # where the spectators would go
     conf_before = (root / "mosquitto.conf").read_text()
+    r = run("broker", "ports", str(root), "--port", str(base), ok=False)
+    assert r.returncode == 1 and "already" in r.stderr, r.stderr
     r = run("broker", "ports", str(root), "--port", str(taken), ok=False)
     assert r.returncode == 1 and f"{taken + 1} (spectators)" in r.stderr, r.stderr
     assert (root / "mosquitto.conf").read_text() == conf_before

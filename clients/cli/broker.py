@@ -496,6 +496,8 @@ def ports(directory: str, players_port: int | None) -> None:
             shift = free_shift(layout)
         else:
             shift = players_port - layout.listeners[0].port
+            if shift == 0:
+                raise AccountsError(f"the players' listener of {layout.root} is on {players_port} already")
             busy = busy_ports(layout, shift)
             if busy:
                 raise AccountsError(f"--port {players_port} moves every port by {shift:+d}, and these would be "
