@@ -23,6 +23,7 @@ import signal
 import statistics
 import subprocess
 import tempfile
+import threading
 import time
 from collections import defaultdict
 from dataclasses import dataclass
@@ -180,10 +181,11 @@ def run_match(game: str, boards: int, side_a: Side, side_b: Side, config: dict[s
     ref = Referee(RefereeConfig(broker=base.with_credentials("referee", passwords["referee"]), client_id="referee",
                                 directors=frozenset({DIRECTOR}), db=":memory:", roles_file=None,
                                 create_seats_per_minute=0), house_bots=HOUSE_BOTS)
-    import threading
     thread = threading.Thread(target=ref.run, name="match-referee", daemon=True)
     thread.start()
     procs: list[subprocess.Popen[bytes]] = []
+    owners: list[tuple[str, str, tuple[str, ...]]] = []  # (account, side, command) of each of procs
+    runner_done = threading.Event()
     fleet = BotFleet()
     try:
         if not ref.ready.wait(15):
@@ -202,6 +204,7 @@ def run_match(game: str, boards: int, side_a: Side, side_b: Side, config: dict[s
                     try:
                         procs.append(subprocess.Popen(list(side.command), env=env, stdin=subprocess.DEVNULL,
                                                       stdout=log, stderr=subprocess.STDOUT, start_new_session=True))
+                        owners.append((user, label, side.command))
                     except OSError as exc:
                         raise MatchError(f"cannot start {shlex.join(side.command)}: {exc}") from None
         fleet.start(lambda u: base.with_credentials(u, passwords[u]), in_process)
@@ -210,8 +213,20 @@ def run_match(game: str, boards: int, side_a: Side, side_b: Side, config: dict[s
                              work / "progress.json", say=say,
                              on_result=(lambda k: progress(k, total)) if progress else None)
         started = time.monotonic()
-        prog = runner.run(timeout=timeout)
+        died: list[BotDeath] = []
+        watch = threading.Thread(target=_watch_bots, args=(procs, owners, runner, died, started, runner_done),
+                                 daemon=True, name="match-bot-watch")
+        watch.start()
+        try:
+            prog = runner.run(timeout=timeout)
+        finally:
+            runner_done.set()
         elapsed = time.monotonic() - started
+        if died:
+            d = died[0]
+            raise MatchError(f"{d.label}'s bot command exited with status {d.status} after {d.after:.1f} s "
+                             f"(account {d.user}: `{shlex.join(d.command)}`), so the match stopped; the end of its "
+                             f"output ({logs / (d.user + '.log')}):\n{_tail(logs / (d.user + '.log'))}")
         dead = [p for p in procs if p.poll() is not None]
         if prog.status != "finished":
             why = f"; {len(dead)} bot process(es) exited (see {logs})" if dead else ""
@@ -232,6 +247,42 @@ def run_match(game: str, boards: int, side_a: Side, side_b: Side, config: dict[s
         ref.request_stop()
         thread.join(10)
         broker.stop()
+
+
+@dataclass(frozen=True)
+class BotDeath:
+    user: str
+    label: str
+    command: tuple[str, ...]
+    status: int
+    after: float
+
+
+def _watch_bots(procs: Sequence["subprocess.Popen[bytes]"], owners: Sequence[tuple[str, str, tuple[str, ...]]],
+                runner: Runner, died: list[BotDeath], started: float, done: threading.Event) -> None:
+    """Stop the match the moment a bot command exits, whatever its status.
+
+    Why (issue 47): a bot that died (a missing module, a crash) used to be noticed by nobody;
+    each of its tables waited the no-show time (60 s) and was forfeited, and the match ended
+    with a "winner".  A bot command plays until it is stopped, so an exit is always news."""
+    while not done.is_set():
+        for p, (user, label, command) in zip(procs, owners):
+            status = p.poll()
+            if status is not None:
+                died.append(BotDeath(user, label, tuple(command), status, time.monotonic() - started))
+                runner.request_stop()
+                return
+        done.wait(0.2)
+
+
+def _tail(path: Path, lines: int = 12) -> str:
+    """The last lines of a bot's log (its stdout and stderr), indented, for the error message."""
+    try:
+        text = path.read_bytes()[-8192:].decode("utf-8", "replace")
+    except OSError as exc:
+        return f"  (cannot read it: {exc.strerror})"
+    out = [ln for ln in text.splitlines() if ln.strip()][-lines:]
+    return "\n".join("  " + ln for ln in out) or "  (it printed nothing)"
 
 
 def _result(game: str, labels: tuple[str, str], games: Sequence[Any], runner: MatchRunner, margin: int,

@@ -25,6 +25,13 @@ DEFAULT_BROKER = "mqtt://127.0.0.1:1883"
 FILENAME = "summon.toml"
 
 
+KNOWN_KEYS = ("broker", "spectators", "edge", "prefix", "broker_dir", "roles_file", "secrets_dir", "passwords",
+              "signup", "cells", "lobby")
+"""Every top-level key and table a profile may hold; any other is refused by name (issue 47:
+a misspelled ``brokr = ...`` was ignored, and the command silently used 1883)."""
+SIGNUP_KEYS = ("mode",)  # [signup]
+
+
 class ProfileError(Exception):
     """The profile named by SUMMON_PROFILE is missing or unreadable."""
 
@@ -83,6 +90,9 @@ def load_profile(environ: dict[str, str] | None = None) -> Profile | None:
         raise ProfileError(f"{ENV}={name}: no such file (`summon broker init DIR` writes DIR/{FILENAME})") from None
     except (OSError, tomllib.TOMLDecodeError) as exc:
         raise ProfileError(f"{ENV}={name}: cannot read it: {exc}") from None
+    _refuse_unknown(path, data, KNOWN_KEYS)
+    if isinstance(data.get("signup"), dict):
+        _refuse_unknown(path, data["signup"], SIGNUP_KEYS, "[signup] ")
     known = {k: data.get(k) for k in ("broker", "spectators", "edge", "prefix", "broker_dir", "roles_file",
                                       "secrets_dir")}
     for key, value in known.items():
@@ -111,6 +121,17 @@ def load_profile(environ: dict[str, str] | None = None) -> Profile | None:
         raise ProfileError(f"{path}: [lobby] edge_ws must be a ws:// or wss:// URL")
     return Profile(path=str(path), passwords=passwords, signup_mode=mode, cells=cells,
                    lobby_edge=lobby.get("edge"), lobby_edge_ws=lobby.get("edge_ws"), **known)
+
+
+def _refuse_unknown(path: Path, table: dict[str, Any], keys: tuple[str, ...], where: str = "") -> None:
+    """A key nobody reads is a typo until shown otherwise: name it, the nearest known one, and all."""
+    import difflib
+
+    for key in table:
+        if key not in keys:
+            near = difflib.get_close_matches(key, keys, n=1)
+            raise ProfileError(f"{path}: unknown {where}key {key!r}" + (f" (did you mean {near[0]!r}?)" if near else "")
+                               + f"; known keys: {', '.join(keys)}")
 
 
 def write_profile(directory: str | os.PathLike[str], *, broker: str, spectators: str | None, edge: str | None,

@@ -71,23 +71,31 @@ def anonymous_login(host: str, port: int, *, tls: bool = False, timeout: float =
             pass
 
 
-def foreign_broker_message(host: str, port: int, profile_path: str, broker_dir: str | None = None) -> str:
-    """What to tell the operator: what we saw, the likely cause, and the two ways out."""
-    conf = f"{broker_dir}/mosquitto.conf" if broker_dir else "DIR/mosquitto.conf"
+def foreign_broker_message(host: str, port: int, profile_path: str, broker_dir: str | None = None,
+                           conf: str | None = None) -> str:
+    """What to tell the operator: what we saw, the likely cause, and the two ways out.
+
+    ``conf`` is the config of ours that should listen there (on a deployment of cells, a
+    cell's: ``broker_dir`` has none of its own).  The way out that moves ours is
+    ``summon broker ports``, which keeps the layout -- accounts in passwd files or in the
+    plugin, websockets, edges, cells -- and picks ports that are free (issue 47: the old
+    advice, ``broker init ... --force``, dropped or refused them)."""
+    conf = conf or (f"{broker_dir}/mosquitto.conf" if broker_dir else "DIR/mosquitto.conf")
     init_dir = broker_dir or "DIR"
     return (f"the broker on {host}:{port} accepted an anonymous login, so it is not the one your profile "
             f"({profile_path}) describes: ours refuses anonymous logins. Most likely Debian's system Mosquitto "
             f"(started by `apt-get install mosquitto`) holds that port, and `mosquitto -c {conf}` could not start "
             f"there (\"Address already in use\"). Stop it: `sudo systemctl stop mosquitto && sudo systemctl "
-            f"disable mosquitto`, then start ours again; or move ours to other ports: `summon broker init "
-            f"{init_dir} --port 11883 --spectator-port 11884 --force` (accounts are kept). Nothing was sent.")
+            f"disable mosquitto`, then start ours again; or move ours to free ports, keeping its accounts, "
+            f"websockets, edges and cells: `summon broker ports {init_dir}` (it prints what to start). "
+            "Nothing was sent.")
 
 
 def check_refuses_anonymous(broker: BrokerUrl, profile_path: str, broker_dir: str | None = None,
-                            timeout: float = DEFAULT_TIMEOUT) -> bool | None:
+                            timeout: float = DEFAULT_TIMEOUT, conf: str | None = None) -> bool | None:
     """Raise ``ForeignBroker`` if ``broker`` accepts an anonymous login; else the probe's
     answer (False: refused, as ours does; None: cannot tell)."""
     got = anonymous_login(broker.host, broker.port, tls=broker.tls, timeout=timeout)
     if got:
-        raise ForeignBroker(foreign_broker_message(broker.host, broker.port, profile_path, broker_dir))
+        raise ForeignBroker(foreign_broker_message(broker.host, broker.port, profile_path, broker_dir, conf))
     return got

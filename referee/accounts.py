@@ -70,6 +70,7 @@ feed (referee/guests.py)."""
 SPECTATOR_LISTENER_ROLES = frozenset({"spectator", "edge"})
 PLAYERS_LISTENER_ROLES = frozenset(ROLES) - SPECTATOR_LISTENER_ROLES
 SETTINGS = "summon-broker.json"
+LOCAL_ACL = "acl.local"  # the operator's own ACL lines, appended to the generated acl (Accounts._local_acl)
 ROLES_HEADER = """\
 # Summon accounts: "username role" per line (written by `summon accounts`; the referee re-reads it).
 # Roles: player, bot, director, referee, spectator, edge, gateway.  Passwords are in passwd / spectators.passwd.
@@ -317,9 +318,24 @@ class Accounts:
         players_names = [u for u, r in ordered if r in PLAYERS_LISTENER_ROLES and r != "gateway"]
         spectator_names = [u for u, r in ordered if r in SPECTATOR_LISTENER_ROLES]
         _write(self.dir.acl, acl_text(prefix, referees[0] if referees else "referee", referees, directors,
-                                      players_names), 0o640)
+                                      players_names) + self._local_acl(), 0o640)
         _write(self.dir.spectators_acl, spectator_acl_text(prefix, spectator_names), 0o640)
         _write(self.dir.roles, ROLES_HEADER + "".join(f"{u} {r}\n" for u, r in ordered), 0o640)
+
+    def _local_acl(self) -> str:
+        """The operator's own lines (``DIR/acl.local``), appended to the generated ACL verbatim.
+
+        Why: ``acl`` is regenerated from the roles on every change, so lines added to it by
+        hand -- e.g. ``user monitor`` / ``topic read $SYS/broker/#`` for the referee's
+        ``--metrics-broker-sys`` account (docs/operations.md) -- were erased by the next
+        ``summon accounts`` (issue 47).  Mosquitto adds a second ``user NAME`` block's lines to
+        the same account, so the operator's lines only ever add rights."""
+        path = self.dir.root / LOCAL_ACL
+        if not path.exists():
+            return ""
+        text = path.read_text(encoding="utf-8")
+        return f"\n# --- from {path} (the operator's own lines, kept by `summon accounts`)\n" + text + (
+            "" if text.endswith("\n") else "\n")
 
     def add(self, user: str, role: str, password: str, reload: bool = True) -> str:
         """Create ``user`` with ``role``; returns what the broker reload did."""

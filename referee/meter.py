@@ -20,7 +20,7 @@ from __future__ import annotations
 import bisect
 from collections import defaultdict
 
-__all__ = ["METER", "Histogram", "Meter", "topic_kind"]
+__all__ = ["METER", "Histogram", "Meter", "topic_kind", "TOPIC_KINDS", "TAKEOVER_REASONS"]
 
 # Seconds: a move is handled in ~0.1-1 ms, a commit (fsync) in ~0.05-20 ms.
 TIME_BUCKETS = (0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
@@ -70,6 +70,10 @@ class Meter:
     def commit(self, seconds: float, messages: int) -> None:
         self.commit_seconds.observe(seconds)
         self.batch_messages.observe(messages)
+
+
+TOPIC_KINDS = ("move", "chat", "request", "presence", "other")  # what topic_kind returns
+TAKEOVER_REASONS = ("timeouts", "absent")  # why the house bot takes a seat (referee/presence.py)
 
 
 def topic_kind(topic: str) -> str:

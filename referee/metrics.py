@@ -37,7 +37,8 @@ from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Histo
 from prometheus_client.exposition import CONTENT_TYPE_LATEST, generate_latest
 from prometheus_client.registry import Collector
 
-from summon.referee.meter import METER, Histogram, Meter
+from summon.protocol.errors import ErrorCode
+from summon.referee.meter import METER, TAKEOVER_REASONS, TOPIC_KINDS, Histogram, Meter
 
 if TYPE_CHECKING:
     from summon.protocol.mqtt import BrokerUrl
@@ -75,6 +76,42 @@ def readiness(ref: "Referee", meter: Meter = METER, now: float | None = None) ->
     return not why, why
 
 
+def _with_zeros(counts: dict[str, int], known: Iterable[str]) -> list[tuple[str, int]]:
+    """Every known label value, 0 until its first event, and any other seen.
+
+    Why: a labelled series that does not exist yet is "No data" in Grafana, not 0, and
+    ``rate()``/``increase()`` miss its first event (there is no earlier sample); a panel of
+    refused moves looked broken on a quiet day (issue 47)."""
+    out = {str(k): 0 for k in known}
+    out.update(dict(counts))
+    return sorted(out.items())
+
+
+def build_info() -> GaugeMetricFamily:
+    """``summon_build_info{version, protocol, python} 1``: which build answers (issue 47), e.g.
+    to tell a fleet's referees apart during a rolling upgrade."""
+    import platform
+    from importlib.metadata import PackageNotFoundError, version
+
+    from summon.protocol.version import PROTOCOL_VERSION
+
+    try:
+        ours = version("summon")
+    except PackageNotFoundError:  # run from a checkout without installing it
+        ours = "unknown"
+    info = GaugeMetricFamily("summon_build_info", "1, labelled with the running build: summon's version, the "
+                             "protocol version, Python's.", labels=["version", "protocol", "python"])
+    info.add_metric([ours, str(PROTOCOL_VERSION), platform.python_version()], 1)
+    return info
+
+
+class BuildInfoCollector(Collector):
+    """``summon_build_info`` on every component's port (MetricsPort)."""
+
+    def collect(self) -> Iterator[Any]:
+        yield build_info()
+
+
 def _histogram(name: str, doc: str, h: Histogram) -> HistogramMetricFamily:
     buckets, total = h.snapshot()
     return HistogramMetricFamily(name, doc, buckets=buckets, sum_value=total)
@@ -107,7 +144,7 @@ class RefereeCollector(Collector):
                                   value=stats.moves if stats else 0)
         errors = CounterMetricFamily("summon_errors", "Error messages sent (refused moves and requests), by code.",
                                      labels=["code"])
-        for code, n in sorted(dict(m.errors).items()):
+        for code, n in _with_zeros(m.errors, ErrorCode):
             errors.add_metric([code], n)
         yield errors
         yield _histogram("summon_move_seconds", "Time to handle one move message (decode, check, apply, store "
@@ -121,12 +158,12 @@ class RefereeCollector(Collector):
                                   value=m.timeouts)
         takeovers = CounterMetricFamily("summon_house_takeovers", "Seats the house bot took, by reason.",
                                         labels=["reason"])
-        for reason, n in sorted(dict(m.takeovers).items()):
+        for reason, n in _with_zeros(m.takeovers, TAKEOVER_REASONS):
             takeovers.add_metric([reason], n)
         yield takeovers
         limited = CounterMetricFamily("summon_rate_limited_messages", "Inbound messages dropped by the rate "
                                       "limiter, by kind of topic.", labels=["kind"])
-        for kind, n in sorted(dict(m.limited).items()):
+        for kind, n in _with_zeros(m.limited, TOPIC_KINDS):
             limited.add_metric([kind], n)
         yield limited
         connects, connected = ref.connection()
@@ -242,6 +279,7 @@ class MetricsPort:
         ProcessCollector(registry=self.registry)
         PlatformCollector(registry=self.registry)
         GCCollector(registry=self.registry)
+        self.registry.register(BuildInfoCollector())
         for collector in collectors:
             self.registry.register(collector)
         self.health, self.ready = health, ready or health

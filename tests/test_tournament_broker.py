@@ -241,8 +241,12 @@ def test_tables_lost_in_a_referee_restart_are_created_again(mosquitto, tmp_path)
     assert g.seed == derive_seed(prog.secret, 1, 1)
 
 
-def test_cli_runs_a_tournament_file_with_its_bots_and_reports(mosquitto, referee, tmp_path):
-    spec_file = tmp_path / "cup.toml"
+def test_cli_runs_a_tournament_file_with_its_bots_and_reports(mosquitto, referee, tmp_path, monkeypatch):
+    """The progress file and the report go to the current directory, not beside the tournament
+    file (issue 47: README's run wrote them into the checkout's examples/ folder)."""
+    (tmp_path / "examples").mkdir()
+    spec_file = tmp_path / "examples" / "cup.toml"
+    monkeypatch.chdir(tmp_path)
     spec_file.write_text(f"""
 [tournament]
 id = "cli{uuid.uuid4().hex[:6]}"
@@ -267,6 +271,7 @@ bot = "random"
                                         "--bot-passwords", str(mosquitto.directory), "--timeout", "60"])
     assert out.exit_code == 0, out.output
     assert "tournament" in out.output and "finished" in out.output and "1 tables created" in out.output
+    assert [p.name for p in (tmp_path / "examples").iterdir()] == ["cup.toml"], "nothing written beside the file"
     report = tmp_path / "cup-report"
     assert {p.name for p in report.iterdir()} == {"report.json", "games.csv", "standings.csv"}
     # the deal secret: drawn for this run, kept in the owner-only progress file, published in the report

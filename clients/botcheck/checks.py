@@ -49,6 +49,18 @@ class Row:
         return "SKIP" if self.skipped else "PASS" if self.ok else "FAIL"
 
 
+MISSING = {"Cannot find module": "its packages are not installed: `npm install` in the bot's folder "
+                                "(for the example: `cd examples/bots/js && npm install`)",
+           "ModuleNotFoundError": "a Python module is missing: install it for the interpreter that runs the bot",
+           "cannot find package": "a Go package is missing: see examples/bots/README.md, \"Go\""}
+
+
+def missing_package_hint(output: str) -> str:
+    """What to do when a bot died for want of a package (issue 47: 12 FAILs, the cause only
+    MODULE_NOT_FOUND in the first row's output)."""
+    return next((f" -- {why}" for sign, why in MISSING.items() if sign in output), "")
+
+
 class BotExited(Exception):
     """The bot's process ended: every check from here on fails."""
 
@@ -287,7 +299,8 @@ class Checker:
                 check()
             except BotExited as exc:
                 tail = self.w.bot_log_tail(5).replace("\n", " | ")
-                self.row(name, False, "the bot keeps running", f"{exc}; its last output: {tail or '(none)'}")
+                self.row(name, False, "the bot keeps running", f"{exc}; its last output: {tail or '(none)'}"
+                         + missing_package_hint(self.w.bot_log_tail(40)))
                 for rest in names[names.index(name) + 1:]:
                     self.row(rest, False, "-", "not run: the bot had exited")
                 break

@@ -19,6 +19,7 @@ from summon.clients.profile import ENV as PROFILE_ENV, write_profile
 
 from summon.protocol.version import DEFAULT_PREFIX
 from summon.referee.accounts import ROLES, Accounts, AccountsError, BrokerSettings, EdgeDir, EdgeSettings, init_broker
+from summon.referee.brokerports import CELLS_FILE, LOBBY_DIR
 from summon.referee.dynsec import DynsecRefused, DynsecUnavailable
 from summon.referee.dynsec_dir import (
     DynsecAccounts, init_dynsec_broker, is_dynsec_dir, migrate_to_dynsec, open_accounts,
@@ -105,7 +106,10 @@ def _edge_next(ed: EdgeDir, e: EdgeSettings) -> None:
 @click.option("--websockets-port", type=int, default=None,
               help="Also serve players over websockets (Mosquitto 2.0.11 binds every interface for it).")
 @click.option("--run-as-root", is_flag=True, help="Keep root rights (only for throwaway directories under /tmp).")
-@click.option("--force", is_flag=True, help="Rewrite the config of an existing directory (accounts are kept).")
+@click.option("--force", is_flag=True,
+              help="Rewrite an existing directory from these flags alone (accounts are kept; a listener, edge or "
+                   "cell not asked for here is not written). To move ports and keep everything: `summon broker "
+                   "ports DIR`.")
 @click.option("--accounts", "accounts_mode", type=click.Choice(["passwd", "dynsec"]), default="passwd",
               show_default=True,
               help="Where accounts live: passwd/acl files reloaded by SIGHUP, or the broker's dynamic security "
@@ -131,6 +135,7 @@ def init(directory: str, port: int, spectator_port: int, no_spectators: bool, bi
     cannot disconnect a player here.  Its bridge account (role edge) gets a random
     password.  More edges: `summon broker edge DIR --name edge2 --port 1886 --ws-port 9003`.
     """
+    _refuse_reshaping(directory, force, cells)
     if cells > 1:
         return _init_cells(directory, cells, port, spectator_port, no_spectators, bind, prefix, websockets_port,
                            run_as_root, force, accounts_mode, edge, edge_kw)
@@ -147,11 +152,13 @@ def init(directory: str, port: int, spectator_port: int, no_spectators: bool, bi
     edge_settings = _edge_settings(edge_kw) if edge else None
     if edge and accounts_mode == "dynsec":
         raise click.UsageError("--edge is not made in dynsec mode yet: init in passwd mode with --edge, then "
-                               "`summon broker migrate DIR --to dynsec`")
+                               "`summon broker migrate DIR --to dynsec` (an existing directory keeps its edges "
+                               "when `summon broker ports DIR` moves its ports)")
     try:
         if accounts_mode == "passwd" and force and is_dynsec_dir(directory):
             raise AccountsError(f"{directory} keeps its accounts in the dynamic security plugin: add "
-                                "--accounts dynsec to rewrite its config")
+                                "--accounts dynsec to rewrite its config (`summon broker ports "
+                                f"{directory}` moves its ports and keeps everything else)")
         d = (init_dynsec_broker if accounts_mode == "dynsec" else init_broker)(directory, settings, force=force)
         ed = Accounts(d.root).add_edge(edge_settings, force=force) if edge_settings else None
     except AccountsError as exc:
@@ -179,7 +186,18 @@ def init(directory: str, port: int, spectator_port: int, no_spectators: bool, bi
     click.echo("  summon referee -u referee")
 
 
-CELLS_FILE = "cells.txt"  # in a multi-cell directory: one "NAME DIR" line per cell
+
+
+def _refuse_reshaping(directory: str, force: bool, cells: int) -> None:
+    """``init --force`` on a deployment of cells must ask for the same number of cells: on
+    ``DIR`` itself, one broker would sit beside the cells with no account, and the profile
+    would forget them (issue 47)."""
+    where = Path(directory) / CELLS_FILE
+    if force and where.exists():
+        have = sum(1 for line in where.read_text(encoding="utf-8").splitlines() if line.strip())
+        if have != cells:
+            raise click.UsageError(f"{directory} is a deployment of {have} cells: `summon broker ports {directory}` "
+                                   f"moves its ports and keeps its accounts; `--cells {have} --force` rewrites it")
 
 
 def _init_cells(directory: str, n: int, port: int, spectator_port: int, no_spectators: bool, bind: str, prefix: str,
@@ -239,9 +257,6 @@ def _init_cells(directory: str, n: int, port: int, spectator_port: int, no_spect
         click.echo(f"  mosquitto -c {d.conf} &  summon referee -u referee --cell {c.name} --db postgresql://...")
     if lobby:
         click.echo(f"  mosquitto -c {root / LOBBY_DIR / 'mosquitto.conf'} &   # the lobby edge: every cell's tables")
-
-
-LOBBY_DIR = "lobby"  # DIRECTORY/lobby/: the lobby edge of a multi-cell deployment (referee/lobbyconf.py)
 
 
 def _write_lobby(root: Path, made: list[tuple[Any, Any]], edge_kw: dict[str, Any], prefix: str, run_as_root: bool,
@@ -311,7 +326,7 @@ def check(wait_s: float) -> None:
     """
     import time
 
-    from summon.clients.cli.common import EXIT_FOREIGN, EXIT_UNREACHABLE
+    from summon.clients.cli.common import EXIT_FOREIGN, EXIT_UNREACHABLE, broker_conf
     from summon.protocol.brokercheck import anonymous_login, foreign_broker_message
     from summon.protocol.mqtt import BrokerUrl
 
@@ -328,13 +343,14 @@ def check(wait_s: float) -> None:
                 break
             time.sleep(0.1)  # nothing listening yet: Mosquitto may still be starting
         if got is None:
+            conf = broker_conf(prof.broker_dir, b.port) or f"{prof.broker_dir or 'DIR'}/mosquitto.conf"
             click.echo(f"summon broker check: nothing answered on {b.host}:{b.port} ({name}) within {wait_s:g} s: "
-                       f"is Mosquitto running (`mosquitto -c {prof.broker_dir or 'DIR'}/mosquitto.conf`)? "
+                       f"is Mosquitto running (`mosquitto -c {conf}`)? "
                        "Its own output says why it stopped", err=True)
             sys.exit(EXIT_UNREACHABLE)
         if got and prof.passwords:  # `passwords = false`: a hand-written profile of an anonymous broker
-            click.echo(f"summon broker check: {foreign_broker_message(b.host, b.port, prof.path, prof.broker_dir)}",
-                       err=True)
+            click.echo("summon broker check: " + foreign_broker_message(
+                b.host, b.port, prof.path, prof.broker_dir, broker_conf(prof.broker_dir, b.port)), err=True)
             sys.exit(EXIT_FOREIGN)
     click.echo("summon broker check: ours answers on " +
                ", ".join(f"{BrokerUrl.parse(u).host}:{BrokerUrl.parse(u).port} ({n})" for n, u in names) +
@@ -378,18 +394,23 @@ def _need_dir(directory: str | None) -> str:
     return directory
 
 
-def _keep_password(directory: str, username: str) -> tuple[str, Path]:
-    """A fresh random password for ``username``, kept 0600 where the profile says (DIR/secrets)."""
+def _keep_password(directory: str, username: str, password: str) -> Path:
+    """Keep ``password`` for ``username`` 0600 where the profile says (DIR/secrets).
+
+    Called only after the broker took the account or the password, so a name the account
+    rules refuse never reaches the file system (issue 47: ``accounts add BAD/NAME
+    --generate`` ended in a FileNotFoundError traceback, and ``../x`` wrote DIR/x.pw)."""
     prof = _profile()
     where = Path(prof.secrets_dir) if prof and prof.secrets_dir else Path(directory) / "secrets"
-    where.mkdir(mode=0o700, parents=True, exist_ok=True)
     path = where / f"{username}.pw"
-    password = secrets.token_urlsafe(18)
+    if path.parent != where or username.strip(".") == "":
+        raise AccountsError(f"invalid username {username!r}: its password file would be outside {where}")
+    where.mkdir(mode=0o700, parents=True, exist_ok=True)
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w", encoding="utf-8") as fh:
         os.fchmod(fh.fileno(), 0o600)
         fh.write(password + "\n")
-    return password, path
+    return path
 
 
 def _password(password: str | None, password_file: str | None) -> str:
@@ -453,6 +474,52 @@ def migrate(directory: str, to: str) -> None:
     click.echo(f"  mosquitto -c {d.conf}")
 
 
+@broker.command("ports")
+@click.argument("directory", type=click.Path(file_okay=False, exists=True))
+@click.option("--port", "players_port", type=click.IntRange(1, 65535), default=None,
+              help="The players' listener's new port (of the first cell); every other port moves by the same "
+                   "step. [default: the first of +10000, +20000, ... that finds every port free]")
+def ports(directory: str, players_port: int | None) -> None:
+    """Move every listener of DIRECTORY to free ports, keeping everything else.
+
+    Every port of the layout moves by one step: the players', spectators', TLS and
+    websockets listeners, each edge (its bridge follows), every cell and the lobby edge;
+    the profile follows.  Accounts (passwd files or the dynamic security plugin), roles,
+    edges' bridge passwords and the prefix stay as they are.  For a port held by another
+    broker, e.g. Debian's own Mosquitto on 1883.  Restart the brokers after.
+    """
+    from summon.referee.brokerports import busy_ports, free_shift, move_ports, read_layout
+
+    try:
+        layout = read_layout(directory)
+        if players_port is None:
+            shift = free_shift(layout)
+        else:
+            shift = players_port - layout.listeners[0].port
+            if shift == 0:
+                raise AccountsError(f"the players' listener of {layout.root} is on {players_port} already")
+            busy = busy_ports(layout, shift)
+            if busy:
+                raise AccountsError(f"--port {players_port} moves every port by {shift:+d}, and these would be "
+                                    "taken or out of range: " + ", ".join(f"{x.port + shift} ({x.what})" for x in busy)
+                                    + f"; `summon broker ports {directory}` finds free ones")
+        running = layout.running()
+        after = move_ports(layout, shift)
+    except AccountsError as exc:
+        raise click.ClickException(str(exc)) from None
+    click.echo(f"moved every port of {after.root} by {shift:+d}; accounts, edges and cells are kept:")
+    for old, new in zip(layout.listeners, after.listeners):
+        click.echo(f"  {new.what}: {old.port} -> {new.port}")
+    if (after.root / "summon.toml").exists():
+        click.echo(f"rewrote the profile {after.root / 'summon.toml'}: every summon command follows")
+    click.echo("next:")
+    for conf, pid in running.items():
+        click.echo(f"  kill $(cat {conf.parent / 'mosquitto.pid'})   # pid {pid} still listens on the old ports")
+    for conf in after.confs:
+        click.echo(f"  mosquitto -c {conf} &")
+    click.echo("  summon broker check")
+
+
 @click.group(short_help="Add, remove, list accounts; change passwords.")
 def accounts() -> None:
     """Add, remove and list broker accounts; change passwords (no broker restart)."""
@@ -478,8 +545,9 @@ def add(username: str, role: str, password: str | None, password_file: str | Non
             if username in (acc.live_roles() if isinstance(acc, DynsecAccounts) else acc.roles()):
                 raise AccountsError(f"{username} already exists; `summon accounts passwd {username}` changes "
                                     f"its password")
-            secret, kept = _keep_password(str(acc.dir.root), username)
+            secret = secrets.token_urlsafe(18)
             click.echo(acc.add(username, role, secret, reload=not no_reload))
+            kept = _keep_password(str(acc.dir.root), username, secret)
             click.echo(f"its password is kept in {kept} (0600)")
         else:
             click.echo(acc.add(username, role, _password(password, password_file), reload=not no_reload))
@@ -503,13 +571,25 @@ def remove(username: str, directory: str, no_reload: bool) -> None:
 @accounts.command("passwd")
 @click.argument("username")
 @_password_options
+@click.option("--generate", is_flag=True,
+              help="Make up a new random password and keep it in DIR/secrets/USERNAME.pw (0600), replacing the "
+                   "kept one (as `accounts add --generate`).")
 @_dir_option
 @_no_reload
-def passwd(username: str, password: str | None, password_file: str | None, directory: str, no_reload: bool) -> None:
+def passwd(username: str, password: str | None, password_file: str | None, generate: bool, directory: str,
+           no_reload: bool) -> None:
     """Change USERNAME's password (connections made with the old one are dropped)."""
     acc = _open(directory)
+    if generate and (password is not None or password_file):
+        raise click.UsageError("--generate makes the password up: drop --password/--password-file")
     try:
-        click.echo(acc.set_password(username, _password(password, password_file), reload=not no_reload))
+        if generate:
+            secret = secrets.token_urlsafe(18)
+            click.echo(acc.set_password(username, secret, reload=not no_reload))
+            kept = _keep_password(str(acc.dir.root), username, secret)
+            click.echo(f"its new password is kept in {kept} (0600)")
+        else:
+            click.echo(acc.set_password(username, _password(password, password_file), reload=not no_reload))
     except AccountsError as exc:
         _fail(exc)
 

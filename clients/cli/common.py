@@ -88,6 +88,19 @@ def broker_from_flags(url: str | None, username: str | None, password: str | Non
     return parsed.with_credentials(username, password)
 
 
+def account_role(username: str | None) -> str | None:
+    """``username``'s role from the profile's roles file, when this machine can read it."""
+    prof = profile()
+    if not username or prof is None or not prof.roles_file:
+        return None
+    from summon.referee.accounts import read_roles
+
+    try:
+        return read_roles(prof.roles_file).get(username)
+    except OSError:
+        return None
+
+
 def _listeners(prof: Profile) -> set[tuple[str, int]]:
     """The profile's password-only listeners (players', spectators'; never the anonymous edge)."""
     out = set()
@@ -101,11 +114,29 @@ def _listeners(prof: Profile) -> set[tuple[str, int]]:
     return out
 
 
+def broker_conf(broker_dir: str | None, port: int) -> str | None:
+    """The config of ours that opens ``port`` (a cell's, an edge's), for advice; None if unknown.
+
+    On a deployment of cells ``broker_dir`` holds no mosquitto.conf of its own (issue 47:
+    the advice named one that did not exist)."""
+    if not broker_dir:
+        return None
+    from summon.referee.accounts import AccountsError
+    from summon.referee.brokerports import read_layout
+
+    try:
+        layout = read_layout(broker_dir)
+    except (AccountsError, OSError, ValueError):
+        return None
+    return str(next((x.conf for x in layout.listeners if x.port == port), layout.confs[0]))
+
+
 @functools.lru_cache(maxsize=None)
 def _refuses_anonymous(host: str, port: int, tls: bool, profile_path: str, broker_dir: str | None) -> None:
     from summon.protocol.brokercheck import check_refuses_anonymous
 
-    check_refuses_anonymous(BrokerUrl(host, port, tls=tls), profile_path, broker_dir)
+    check_refuses_anonymous(BrokerUrl(host, port, tls=tls), profile_path, broker_dir,
+                            conf=broker_conf(broker_dir, port))
 
 
 def check_profile_broker(prof: Profile, broker: BrokerUrl) -> None:

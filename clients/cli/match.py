@@ -28,9 +28,12 @@ __all__ = ["match"]
 @click.option("--timeout", default=1800.0, show_default=True, help="Give up after this many seconds.")
 @click.option("--out", "out_path", default=None, help="Where to save the results (JSON) [default: match-<time>.json].")
 @click.option("--embedded", is_flag=True, help="Use the embedded broker even when Mosquitto is installed.")
+@click.option("--name", "name", default=None,
+              help="Side A's name in the results [default: the bot's name, or the command's script].")
 @click.argument("command", nargs=-1, type=click.UNPROCESSED)
 def match(game: str, boards: int, bot_name: str | None, against: str | None, options: tuple[str, ...],
-          max_tables: int, timeout: float, out_path: str | None, embedded: bool, command: tuple[str, ...]) -> None:
+          max_tables: int, timeout: float, out_path: str | None, embedded: bool, name: str | None,
+          command: tuple[str, ...]) -> None:
     """A local duplicate match: summon match --game dragon --boards 500 -- COMMAND...
 
     Prints net points per board for side A with a 95% confidence interval, contracts made
@@ -49,7 +52,9 @@ def match(game: str, boards: int, bot_name: str | None, against: str | None, opt
         raise click.BadParameter("give side A as a command after -- or as --bot NAME (not both)", param_hint="COMMAND")
     if bot_name and bot_name not in BOTS:
         raise click.BadParameter(f"unknown bot; known: {', '.join(BOTS)}", param_hint="--bot")
-    side_a = Side(bot_name, bot=bot_name) if bot_name else Side(_label(command), command=command)
+    if name is not None and not name.strip():
+        raise click.BadParameter("give a name with some letters in it", param_hint="--name")
+    side_a = Side(name or bot_name, bot=bot_name) if bot_name else Side(name or _label(command), command=command)
     against = against or default_bot(game)
     if " " in against:
         argv = tuple(shlex.split(against))
@@ -77,9 +82,18 @@ def match(game: str, boards: int, bot_name: str | None, against: str | None, opt
 
 
 def _label(argv: tuple[str, ...]) -> str:
-    """A side's name from its command: the script after an interpreter, else the program."""
+    """A side's name from its command: the script after an interpreter (and its options), else
+    the program.  Never an option: ``python3 mybot.py --quiet`` is "mybot" (issue 47: it was
+    "--quiet"); ``--name`` says it outright."""
     from pathlib import Path
 
     interpreters = ("node", "python", "python3", "sh", "bash", "deno", "ruby", "java")
-    name = argv[-1] if Path(argv[0]).name in interpreters and len(argv) > 1 else argv[0]
+    if Path(argv[0]).name not in interpreters:
+        return Path(argv[0]).stem or argv[0]
+    if "-m" in argv[1:-1]:  # python3 -m package
+        return argv[argv.index("-m") + 1]
+    if {"-c", "-e"} & set(argv[1:]):  # code on the command line: no script to name it after
+        return Path(argv[0]).name
+    args = [a for a in argv[1:] if not a.startswith("-")]
+    name = args[0] if args else argv[0]
     return Path(name).stem or name

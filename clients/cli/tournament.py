@@ -15,24 +15,31 @@ from pathlib import Path
 
 import click
 
-from summon.protocol.mqtt import LinkError
+from summon.protocol.mqtt import BrokerUrl, LinkError, LinkRefused
 
 __all__ = ["tournament"]
 
 from summon.clients.cli.common import EXIT_FAILED, EXIT_USAGE, link_failed, on_signals as _on_signals, profile as _profile
 from summon.clients.cli.common import broker_from_flags as _broker
-from summon.clients.cli.common import serve_metrics
+from summon.clients.cli.common import account_role, serve_metrics
 from summon.clients.cli.options import broker_options, log_format_option, port_options
 
 
 def _default_progress(file: str) -> Path:
+    """``./STEM.progress.json`` in the current directory, where the run was started.
+
+    Why not beside FILE any more (issue 47): FILE is often one of the checkout's examples
+    (README's walkthrough runs examples/tournaments/dragon-quick.toml), and a run wrote its
+    progress and report into the project's own examples/ folder.  A progress file a previous
+    version left beside FILE is still found, so a run started then resumes."""
     p = Path(file)
-    return p.with_name(p.stem + ".progress.json")
+    here = Path(p.stem + ".progress.json")
+    beside = p.with_name(here.name)
+    return beside if not here.exists() and beside.exists() else here
 
 
 def _default_report(file: str) -> Path:
-    p = Path(file)
-    return p.with_name(p.stem + "-report")
+    return Path(Path(file).stem + "-report")  # in the current directory, as the progress file
 
 
 def _load(file: str):  # type: ignore[no-untyped-def]
@@ -56,9 +63,10 @@ def tournament() -> None:
 @log_format_option
 @click.argument("file", type=click.Path(exists=True, dir_okay=False))
 @click.option("--progress", "progress_path", default=None,
-              help="The runner's state file (default: FILE.progress.json beside FILE); resumes from it.")
+              help="The runner's state file (default: ./STEM.progress.json for FILE STEM.toml, in the current "
+                   "directory); resumes from it.")
 @click.option("--report", "report_dir", default=None,
-              help="Where to write report.json, games.csv and standings.csv (default: FILE-report/).")
+              help="Where to write report.json, games.csv and standings.csv (default: ./STEM-report/).")
 @click.option("--run-bots", is_flag=True, help="Also run, in this process, the bots named by entrants' `bot` keys.")
 @click.option("--bot-passwords", type=click.Path(exists=True, file_okay=False), default=None,
               help="Directory of <account>.pw files (first line: the password) for --run-bots "
@@ -176,11 +184,22 @@ def standings_cmd(broker_url: str, username: str | None, password: str | None, p
     from summon.protocol.mqtt import Link
     from summon.protocol.topics import Topics
 
-    broker = _broker(broker_url, username, password, password_file)
+    # Standings are public: a spectator account reads them on the spectators' listener, the
+    # only one where it can log in (issue 47: sent to the players' port, the refusal blamed
+    # its password).  Its role comes from the profile's roles file when this machine reads it.
+    spectator = account_role(username) in ("spectator", "edge")
+    broker = _broker(broker_url, username, password, password_file, audience="spectator" if spectator else "player")
     topic = Topics(prefix).tournament(director, tournament_id)
     try:
         link = Link(broker, broker.username or f"standings-{int(time.time() * 1000) % 10**8}",
                     subscriptions=(topic,), mqtt_version=int(mqtt_version)).start()
+    except LinkRefused as exc:
+        prof = _profile()
+        if broker_url is None and prof is not None and prof.spectators and not spectator and broker.username:
+            at = BrokerUrl.parse(prof.spectators)
+            exc = LinkRefused(f"{exc}; if {broker.username} is a spectator account, it logs in on the "
+                              f"spectators' listener only: add --broker mqtt://{at.host}:{at.port}")
+        link_failed("tournament standings", exc)
     except LinkError as exc:
         link_failed("tournament standings", exc)
     try:
