@@ -347,6 +347,10 @@ class Gatherings:
         for seat in req.renew or []:
             if g.waiting.get(seat) != "invite":
                 return refuse(ErrorCode.TABLE_BAD_CONFIG, f"seat {seat} is not an invite seat")
+        if req.renew:  # a renewal may delete a guest: a broker command, budgeted per account (issue 41 F6)
+            why = self.ref.guests.budgets.take_renewal(user, len(req.renew))
+            if why:
+                return refuse(ErrorCode.RATE_LIMITED, why)
         changed = False
         for seat in req.renew or []:
             guest = g.guests.pop(seat, None)

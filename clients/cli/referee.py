@@ -104,7 +104,9 @@ def referee(broker_url: str, username: str | None, password: str | None, passwor
                         accounts_admin=accounts_admin or _default_admin(prof), guest_grace=guest_grace,
                         gathering_ttl=gathering_ttl, signup_mode=signup or (prof.signup_mode if prof else "none"),
                         signup_codes=str(Path(prof.broker_dir) / "signup-codes") if prof and prof.broker_dir else None,
-                        cell=served.to_wire() if served is not None else None)
+                        cell=served.to_wire() if served is not None else None,
+                        max_accounts=prof.signup_max_accounts if prof else RefereeConfig.max_accounts,
+                        reserved_names=frozenset({metrics_broker_sys} if metrics_broker_sys else ()))
     from summon.clients.bots import HOUSE_BOTS
 
     ref = Referee(cfg, house_bots=HOUSE_BOTS)  # the referee hosts the clients' bots, never imports them
