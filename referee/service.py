@@ -113,6 +113,10 @@ class RefereeConfig:
     # and creations (rematches too) per player in any hour; 0 = no limit.
     player_open_tables: int = 3
     player_tables_per_hour: int = 10
+    # issue 41 F7: invitation seats at a table a player creates, and waiting tables a person
+    # may sit at (open seats taken) at once; 0 = no limit.
+    player_invite_seats: int = 8
+    player_waiting_seats: int = 3
     keep_closed_s: float = 60.0  # a closed table is forgotten (and its retained states cleared) after this
     # `summon accounts` roles file: directors (besides `directors`) and bots (flagged in
     # meta) are read from it, and re-read when it changes.
@@ -705,6 +709,8 @@ class Referee:
         if isinstance(req, CreateTable) and not self.is_director(user):  # a player's: budgeted
             self.player_tables.create(user, req)
             return
+        if isinstance(req, CloseTable) and not self.is_director(user) and self.player_tables.close_unplayed(user, req):
+            return  # its creator, while no other person has played there
         if not self.is_director(user):
             self._send_error(reply, ErrorCode.AUTH_FORBIDDEN, f"{user!r} is not a director", ref=req.request_id)
             return
@@ -734,6 +740,10 @@ class Referee:
             return
         self._send([_ForTable(reply, encode(Created(request_id=req.request_id, table=table.id, cell=self.cell_wire())),
                               table=table.id)])
+
+    def close_table_for(self, reply: str, req: CloseTable, user: str) -> None:
+        """Close ``req.table`` for ``user`` after the caller checked it may (referee/playertables.py)."""
+        self._close_table(reply, req, user)
 
     def _close_table(self, reply: str, req: CloseTable, user: str) -> None:
         table = self.tables.get(req.table)

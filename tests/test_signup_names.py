@@ -15,17 +15,18 @@ import pytest
 
 from summon.clients.bots import HOUSE_BOTS
 from summon.protocol.messages import (Account, CloseTable, Closed, CreateTable, Created, Error, GuestAccount, Invites,
-                                      Signup)
+                                      Seated, Signup, Sit)
 from summon.referee.accounts import Accounts, AccountsError, init_broker
 from summon.referee.dynsec import DynsecCommandError, find_plugin
 from summon.referee.service import RefereeConfig
 from tests.secbroker import RunningReferee
-from tests.test_dynsec import start_dynsec_broker
+from tests.test_dynsec import start_dynsec_broker, wait_until
 from tests.test_guests import ask, asker, make_gathering, redeem, rid
 
 pytestmark = [pytest.mark.broker,
               pytest.mark.skipif(find_plugin() is None, reason="mosquitto_dynamic_security.so not installed")]
-ACCOUNTS = {"referee": "referee", "web": "gateway", "gran": "player", "boss": "director", "fan": "spectator"}
+ACCOUNTS = {"referee": "referee", "web": "gateway", "gran": "player", "aunt": "player", "boss": "director",
+            "fan": "spectator"}
 GOOD_PW = "correct horse battery"
 
 
@@ -199,3 +200,42 @@ def test_f6_invitation_renewals_are_budgeted_per_account(db, ref):
     finally:
         web.close()
         gran.close()
+
+
+# --- F2/F7: seats a stranger can hold, invitations a table can hand out -------------------------------------
+def test_f7_invite_seats_per_table_and_waiting_tables_per_person_are_bounded(db, ref):
+    web, gran, aunt = asker(db, "web"), asker(db, "gran"), asker(db, "aunt")
+    original = ref.config
+    try:
+        ref.config = dataclasses.replace(original, player_invite_seats=2, player_waiting_seats=1)
+        many = ask(gran, "gran", CreateTable(request_id=rid(), game="dragon", players=["gran", "", "", ""],
+                                             waiting={"1": "invite", "2": "invite", "3": "invite"}))
+        assert isinstance(many, Error) and many.code == "table/bad-config" and "at most 2 invitation seats" in many.detail
+        first = make_gathering(web, gran, {"1": "open", "2": "open"}, computer={"3": "easy"})
+        second = make_gathering(web, gran, {"1": "open", "2": "open"}, computer={"3": "easy"})
+        sat = ask(aunt, "aunt", Sit(request_id=rid(), table=first.table, seat=1))
+        assert isinstance(sat, Seated), sat
+        more = ask(aunt, "aunt", Sit(request_id=rid(), table=second.table, seat=1))
+        assert isinstance(more, Error) and more.code == "table/budget" and "already wait at 1 table" in more.detail, more
+        for t in (first, second):
+            assert isinstance(ask(gran, "gran", CloseTable(request_id=rid(), table=t.table)), Closed)
+    finally:
+        ref.config = original
+        for p in (web, gran, aunt):
+            p.close()
+
+
+def test_f2_a_creator_closes_its_table_while_no_other_person_has_played(db, ref):
+    web, gran, aunt = asker(db, "web"), asker(db, "gran"), asker(db, "aunt")
+    try:
+        g = make_gathering(web, gran, {"1": "open"}, computer={"2": "easy", "3": "easy"})
+        assert isinstance(ask(aunt, "aunt", Sit(request_id=rid(), table=g.table, seat=1)), Seated)
+        assert wait_until(lambda: ref.call(lambda: g.table in ref.tables))  # the table started: aunt holds seat 1
+        not_hers = ask(aunt, "aunt", CloseTable(request_id=rid(), table=g.table, reason="squat"))
+        assert isinstance(not_hers, Error) and not_hers.code == "auth/forbidden", not_hers
+        closed = ask(gran, "gran", CloseTable(request_id=rid(), table=g.table, reason="nobody played"))
+        assert isinstance(closed, Closed), closed
+        assert ref.call(lambda: ref.tables[g.table].status) == "closed"
+    finally:
+        for p in (web, gran, aunt):
+            p.close()
