@@ -29,7 +29,10 @@ def _default_admin(prof: Any) -> str | None:
 @click.command(short_help="Run the referee: host every table on the broker.")
 @broker_options(mqtt_version="5")
 @click.option("--client-id", default="summon-referee", show_default=True)
-@click.option("--director", "directors", multiple=True, help="Username allowed to create tables (repeatable).")
+@click.option("--director", "directors", multiple=True,
+              help="Username allowed to create tables (repeatable). Ignored where accounts are made at run time "
+                   "(--accounts-admin, or its default from a dynsec broker directory), where anyone could sign up "
+                   "as that name: there a director is an account of role director.")
 @click.option("--create", "creates", multiple=True, metavar="[ID=]GAME:USER,USER,...",
               help="Create a table at start-up (repeatable), e.g. dragon:ann,bob,cy,dee; with ID= "
                    "(e.g. table1=dragon:ann,bob,cy,dee) a restart that restores it does not create it again.")
