@@ -55,6 +55,10 @@ class Profile:
     # [signup] mode: "none" (default), "open" (anyone may make an account from the page) or
     # "code" (with a code from DIR/signup-codes, `summon accounts codes --new N`); issue 23.
     signup_mode: str = "none"
+    # [signup] max_accounts: sign-up closes itself (in words) once the broker holds this many
+    # accounts, guests aside (issue 41 F3: 20 a minute would be 28,800 a day, and each account
+    # makes every later dynsec change slower, docs/identity.md); 0 = no cap.
+    signup_max_accounts: int = 2000
     # A deployment of several cells (clients/cells.py): ``[cells.NAME]`` tables, each with the
     # cell's players' ``broker`` and its ``edge``; empty for one broker.  ``broker`` above is
     # then the cell this installation's own commands use by default (usually the first).
@@ -105,6 +109,9 @@ def load_profile(environ: dict[str, str] | None = None) -> Profile | None:
     mode = signup.get("mode", "none") if isinstance(signup, dict) else None
     if mode not in ("none", "open", "code"):
         raise ProfileError(f"{path}: [signup] mode must be \"none\", \"open\" or \"code\", got {mode!r}")
+    cap = signup.get("max_accounts", 2000)
+    if not isinstance(cap, int) or isinstance(cap, bool) or cap < 0:
+        raise ProfileError(f"{path}: [signup] max_accounts must be a whole number (0: no cap), got {cap!r}")
     from summon.clients.cells import CellError, cells_from_toml
 
     try:
@@ -119,7 +126,7 @@ def load_profile(environ: dict[str, str] | None = None) -> Profile | None:
         raise ProfileError(f"{path}: [lobby] holds edge = \"mqtt://HOST:PORT\" and edge_ws = \"ws://HOST:PORT\" only")
     if lobby.get("edge_ws") and not lobby["edge_ws"].startswith(("ws://", "wss://")):
         raise ProfileError(f"{path}: [lobby] edge_ws must be a ws:// or wss:// URL")
-    return Profile(path=str(path), passwords=passwords, signup_mode=mode, cells=cells,
+    return Profile(path=str(path), passwords=passwords, signup_mode=mode, signup_max_accounts=cap, cells=cells,
                    lobby_edge=lobby.get("edge"), lobby_edge_ws=lobby.get("edge_ws"), **known)
 
 

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import unicodedata
 
+from summon.protocol.text import poses_as, visible_problem
+
 __all__ = ["MAX_CHARS", "LOG_LINES", "LOG_BYTES", "PRESETS", "clean_text", "ChatTextError"]
 
 MAX_CHARS = 300
@@ -35,9 +37,6 @@ PRESETS: dict[str, str] = {
 }
 """Preset phrases (id -> text) for phones: ``{"type": "chat", "preset": "gg"}``."""
 
-_ALLOWED_CONTROLS: frozenset[str] = frozenset()  # no newline, no tab: a chat line is one line
-
-
 class ChatTextError(ValueError):
     """The text cannot be relayed; ``code`` is the error code (``chat/...``), ``args[0]`` the words."""
 
@@ -51,10 +50,12 @@ def clean_text(text: str) -> str:
     """The text as relayed: trimmed, NFC-normalised; raises ``ChatTextError`` if refused.
 
     Refused: empty after trimming (``chat/empty``), longer than ``MAX_CHARS``
-    (``chat/too-long``), or holding a control or formatting character -- newlines, tabs,
-    escape sequences, bidirectional overrides, zero-width characters (``chat/bad-text``):
-    a chat line must read the same on every screen, and a right-to-left override could
-    make it read as something else.
+    (``chat/too-long``), or (``chat/bad-text``) what protocol/text.py refuses in names too: a
+    control, formatting or line-separator character -- newlines, tabs, U+2028, escape
+    sequences, bidirectional overrides, zero-width characters --, a line that only looks
+    empty (U+3164, U+2800), more than ``MAX_MARKS`` marks on one letter, or a start that
+    poses as the referee, the computer or a seat (``ＲＥＦＥＲＥＥ: ...``): a chat line must read
+    the same on every screen, and say who really wrote it.
     """
     text = unicodedata.normalize("NFC", text.strip())
     if not text:
@@ -62,8 +63,10 @@ def clean_text(text: str) -> str:
     if len(text) > MAX_CHARS:
         raise ChatTextError("chat/too-long", f"a chat message is at most {MAX_CHARS} characters; "
                                              f"this one has {len(text)}: not sent")
-    for ch in text:
-        if unicodedata.category(ch) in ("Cc", "Cf", "Cs", "Co", "Cn") and ch not in _ALLOWED_CONTROLS:
-            raise ChatTextError("chat/bad-text", f"a chat message may not hold control or formatting characters "
-                                                 f"(found U+{ord(ch):04X}): not sent")
+    why = visible_problem(text)  # the same cleaning as display names (protocol/text.py)
+    if why:
+        raise ChatTextError("chat/bad-text", f"a chat message: {why}: not sent")
+    if poses_as(text):
+        raise ChatTextError("chat/bad-text", "a chat message may not start like a line of the referee, the "
+                                             "computer or a seat (\"Referee: ...\"): not sent")
     return text

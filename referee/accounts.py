@@ -47,6 +47,7 @@ from typing import Any, Iterator, Mapping
 
 from summon.protocol.topics import PORTABLE_CHARS, portable_name, valid_name
 from summon.protocol.version import DEFAULT_PREFIX
+from summon.referee.names import new_account_refusal
 from summon.referee.brokerconf import (
     Bridge, TlsFiles, acl_text, edge_acl_text, edge_conf, mosquitto_conf, password_line, spectator_acl_text,
     write_new,
@@ -350,6 +351,9 @@ class Accounts:
             roles, hashes = self.roles(), self._hashes()
             if user in roles:
                 raise AccountsError(f"{user!r} already exists (role {roles[user]})")
+            why = new_account_refusal(user, role, roles)  # referee/names.py: the rule sign-up uses too
+            if why:
+                raise AccountsError(why)
             roles[user] = role
             hashes[user] = password_line(user, password)
             self._save(roles, hashes)
@@ -498,6 +502,16 @@ class RoleBook:
     def role(self, user: str) -> str | None:
         self.refresh()
         return self._roles.get(user)
+
+    def all(self) -> Mapping[str, str]:
+        """Every ``user -> role`` known now (read-only: do not change it)."""
+        self.refresh()
+        return self._roles
+
+    @property
+    def stamp(self) -> tuple[int, int] | None:
+        """Changes whenever the roles read change (for caches built from them)."""
+        return self._stamp
 
     def has_role(self, user: str, role: str) -> bool:
         return self.role(user) == role

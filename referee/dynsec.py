@@ -487,6 +487,12 @@ class DynsecAdmin:
         self.request([{"command": "addRoleACL", "rolename": role, **a.as_json()}
                       for a in guest_table_acls(user, table, self.prefix)])
 
+    def client_names(self) -> list[str]:
+        """Every client's username (the start-up sweep: guests to delete, accounts to count)."""
+        data = self.request([{"command": "listClients", "verbose": False, "count": -1, "offset": 0}])[0]
+        names = data.get("data", {}).get("clients", [])
+        return [n if isinstance(n, str) else n.get("username", "") for n in names]
+
     def guest_clients(self) -> list[str]:
         """Every client whose name looks like a guest's (``g-<16 hex>``): the start-up sweep."""
         data = self.request([{"command": "listClients", "verbose": False, "count": -1, "offset": 0}])[0]

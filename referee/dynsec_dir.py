@@ -39,6 +39,7 @@ from summon.referee.accounts import (
     ROLES, ROLES_HEADER, Accounts, AccountsError, BrokerDir, BrokerSettings, _read_hashes, _write, init_broker,
     read_roles,
 )
+from summon.referee.names import new_account_refusal
 from summon.referee.dynsec import (
     DynsecAdmin, DynsecError, config_json, find_plugin, hash_fields, hash_from_passwd_line,
 )
@@ -218,6 +219,11 @@ class DynsecAccounts:
 
     def add(self, user: str, role: str, password: str, reload: bool = True) -> str:
         with self.admin() as a:
+            existing = a.accounts()
+            if user not in existing:  # (an existing name: the plugin answers "already exists")
+                why = new_account_refusal(user, role, existing)  # referee/names.py: the rule sign-up uses too
+                if why:
+                    raise AccountsError(why)
             a.add_account(user, role, password)
             self._export(a.accounts())
         return f"{user} created in the broker's dynamic security plugin (role {role})"

@@ -236,6 +236,11 @@ class Gatherings:
             if why:
                 return refuse(ErrorCode.TABLE_BUDGET, why)
             clock = clock if clock else preset(WITH_OTHERS_DEFAULT)  # it waits for other people
+            invites = sum(1 for k in waiting.values() if k == "invite")
+            cap = self.ref.config.player_invite_seats
+            if cap and invites > cap:  # each is a guest account for up to gathering_ttl (issue 41 F7)
+                return refuse(ErrorCode.TABLE_BAD_CONFIG, f"at most {cap} invitation seats at a table you create "
+                              f"({invites} asked): make the others open seats or computer players")
         elif req.seed is not None:
             return refuse(ErrorCode.TABLE_BAD_CONFIG, "a gathering's seed is the referee's (no seed with waiting seats)")
         table_id = req.table or f"{req.game}-{secrets.token_hex(4)}"
@@ -328,6 +333,11 @@ class Gatherings:
             return refuse(ErrorCode.SEAT_TAKEN, "you already have a seat at this table")
         if req.seat not in g.open_seats():
             return refuse(ErrorCode.SEAT_TAKEN, f"seat {req.seat} is not open (taken, by invitation, or no such seat)")
+        cap = self.ref.config.player_waiting_seats
+        sitting = sum(1 for o in self.held.values() if o.state == "waiting" and o.creator != user and user in o.players)
+        if cap and sitting >= cap and not self.ref.is_director(user):  # issue 41 F2/F7: no squatting every open seat
+            return refuse(ErrorCode.TABLE_BUDGET, f"you already wait at {sitting} tables others made (at most {cap}): "
+                          "play there, or wait until one starts")
         g.players[req.seat] = user
         log.info("gathering %s: %s sits at seat %d", g.id, user, req.seat, extra={"table": g.id, "user": user})
         self.ref.send([Publish(reply, encode(Seated(request_id=req.request_id, table=g.id, seat=req.seat)))])
@@ -347,6 +357,10 @@ class Gatherings:
         for seat in req.renew or []:
             if g.waiting.get(seat) != "invite":
                 return refuse(ErrorCode.TABLE_BAD_CONFIG, f"seat {seat} is not an invite seat")
+        if req.renew:  # a renewal may delete a guest: a broker command, budgeted per account (issue 41 F6)
+            why = self.ref.guests.budgets.take_renewal(user, len(req.renew))
+            if why:
+                return refuse(ErrorCode.RATE_LIMITED, why)
         changed = False
         for seat in req.renew or []:
             guest = g.guests.pop(seat, None)

@@ -45,29 +45,30 @@ import queue
 import secrets
 import threading
 import time
-import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
 from summon.protocol.errors import ErrorCode
 from summon.protocol.messages import Account, GuestAccount, GuestRequest, Signup, encode
+from summon.protocol.text import visible_problem
 from summon.protocol.topics import valid_name
 from summon.referee.dynsec import GUEST_NAME, DynsecAdmin, DynsecCommandError
+from summon.referee.names import display_refusal, reserved_refusal
 from summon.referee.table import Publish
 
 if TYPE_CHECKING:
     from summon.referee.service import Referee
 
 __all__ = ["Budgets", "AdminWorker", "Guests", "clean_name", "SIGNUP_MODES", "read_codes", "take_code",
-           "new_codes", "guest_name", "is_guest_name"]
+           "new_codes", "guest_name", "is_guest_name", "password_refusal"]
 
 log = logging.getLogger("summon.referee.guests")
 
 SIGNUP_MODES = ("none", "open", "code")
 MAX_NAME = 24
 MIN_PASSWORD = 8
-RESERVED_PREFIXES = ("g-", "summon-", "computer-")
+MIN_PASSWORD_SCORE = 2  # zxcvbn's 0..4
 
 
 def guest_name() -> str:
@@ -79,17 +80,37 @@ def is_guest_name(user: str) -> bool:
 
 
 def clean_name(name: str) -> str:
-    """A display name trimmed, or raise ``ValueError`` in words: 1..24 characters, no
-    control or formatting character (a newline, a bidi override)."""
-    bad = [c for c in name if unicodedata.category(c) in ("Cc", "Cf", "Co", "Cs", "Zl", "Zp")]
-    if bad:
-        raise ValueError(f"a name may not hold control or formatting characters ({bad[0]!r})")
+    """A display name trimmed, or raise ``ValueError`` in words: 1..24 characters, and what
+    chat refuses too (protocol/text.py: no control, formatting or line-separator character,
+    nothing that only looks empty, at most a few marks on one letter)."""
+    why = visible_problem(name) if name.strip() else ""
+    if why:
+        raise ValueError(f"a name: {why}")
     name = " ".join(name.split())
     if not name:
         raise ValueError("a name is needed (1 to 24 characters)")
     if len(name) > MAX_NAME:
         raise ValueError(f"a name has at most {MAX_NAME} characters ({len(name)} given)")
     return name
+
+
+def password_refusal(password: str, user: str = "") -> str:
+    """Why ``password`` is too easy to guess ("" when it is not), in words a person can act on.
+
+    zxcvbn (pyproject.toml says why that library) estimates the guesses an attacker needs,
+    knowing common passwords, words, names, keyboard patterns and the account's own name;
+    score 2 (about 10^6..10^8 guesses) resists guessing through the page's budgets.  It
+    reads the first 72 characters (its own limit, and a longer password is long enough).
+    """
+    if len(password) < MIN_PASSWORD:
+        return f"a password has at least {MIN_PASSWORD} characters"
+    from zxcvbn import zxcvbn  # imported on first use: a referee without sign-up never loads its word lists
+
+    result = zxcvbn(password[:72], user_inputs=[user, "summon"] if user else ["summon"])
+    if result["score"] >= MIN_PASSWORD_SCORE:
+        return ""
+    warning = result.get("feedback", {}).get("warning") or "it is a common password or pattern"
+    return f"that password is too easy to guess ({warning.rstrip('.')}): add another word or two"
 
 
 # --- sign-up codes: one per line, single use ---------------------------------------------------
@@ -147,6 +168,13 @@ class BudgetFigures:
     guests_per_min: int = 60
     signups_per_min: int = 20
     live_guests: int = 2000
+    # issue 41 F1: a refused request (bad invite code, invalid name, weak password, taken
+    # name) counts here, per source, and never in the windows above: strangers probing
+    # codes from ten addresses used to spend everyone's guest minute before the code was read.
+    failures_per_client_min: int = 10
+    # issue 41 F6: invitation renewals per account (each renewed seat counts one; a renewal
+    # that deletes a guest is a broker command like a guest's creation).
+    renewals_per_account_min: int = 10
 
 
 class Budgets:
@@ -173,10 +201,15 @@ class Budgets:
             self._clients.move_to_end(key)
         return w
 
-    def take_guest(self, client: str, live: int) -> str:
+    def guest_refusal(self, client: str, live: int) -> str:
+        """Why a guest request from ``client`` may not even be read now ("" when it may);
+        counts nothing: ``take_guest`` counts a good one, ``fail`` a refused one."""
         now = self.clock()
         mine = self._client("guest", client, self.f.guests_per_client_min, 60)
-        if mine.full(now):
+        why = self._failures_refusal(client, now)
+        if why:
+            pass
+        elif mine.full(now):
             why = (f"too many guest requests from your address ({self.f.guests_per_client_min} a minute): "
                    f"try again in {mine.wait(now)} s")
         elif self._guest_all.full(now):
@@ -184,28 +217,67 @@ class Budgets:
                    f"try again in {self._guest_all.wait(now)} s")
         elif self.f.live_guests and live >= self.f.live_guests:
             why = f"this service has as many guests as it can hold ({self.f.live_guests}): try again later"
-        else:
-            mine.times.append(now)
-            self._guest_all.times.append(now)
-            return ""
-        self.refused += 1
+        if why:
+            self.refused += 1
         return why
 
-    def take_signup(self, client: str) -> str:
+    def take_guest(self, client: str, live: int = 0) -> str:
+        """Check and count a guest that is about to be made (its code and name were good)."""
+        why = self.guest_refusal(client, live)
+        if not why:
+            now = self.clock()
+            self._client("guest", client, self.f.guests_per_client_min, 60).times.append(now)
+            self._guest_all.times.append(now)
+        return why
+
+    def signup_refusal(self, client: str) -> str:
+        """As ``guest_refusal``, for a sign-up."""
         now = self.clock()
         mine = self._client("signup", client, self.f.signups_per_client_hour, 3600)
-        if mine.full(now):
+        why = self._failures_refusal(client, now)
+        if why:
+            pass
+        elif mine.full(now):
             why = (f"too many sign-ups from your address ({self.f.signups_per_client_hour} an hour): "
                    f"try again in {max(1, mine.wait(now) // 60)} minute(s)")
         elif self._signup_all.full(now):
             why = (f"too many sign-ups right now ({self.f.signups_per_min} a minute): "
                    f"try again in {self._signup_all.wait(now)} s")
-        else:
-            mine.times.append(now)
-            self._signup_all.times.append(now)
-            return ""
-        self.refused += 1
+        if why:
+            self.refused += 1
         return why
+
+    def take_signup(self, client: str) -> str:
+        why = self.signup_refusal(client)
+        if not why:
+            now = self.clock()
+            self._client("signup", client, self.f.signups_per_client_hour, 3600).times.append(now)
+            self._signup_all.times.append(now)
+        return why
+
+    def fail(self, client: str) -> None:
+        """A request from ``client`` refused for what it held (code, name, password): counted
+        against that source only."""
+        self._client("fail", client, self.f.failures_per_client_min, 60).times.append(self.clock())
+
+    def _failures_refusal(self, client: str, now: float) -> str:
+        w = self._client("fail", client, self.f.failures_per_client_min, 60)
+        if w.full(now):
+            return (f"too many refused requests from your address ({self.f.failures_per_client_min} a minute): "
+                    f"try again in {w.wait(now)} s")
+        return ""
+
+    def take_renewal(self, account: str, seats: int) -> str:
+        """``seats`` invitation renewals by ``account``: refused in words past the budget, else counted."""
+        now = self.clock()
+        w = self._client("renew", account, self.f.renewals_per_account_min, 60)
+        w.full(now)
+        if self.f.renewals_per_account_min and len(w.times) + seats > self.f.renewals_per_account_min:
+            self.refused += 1
+            return (f"too many new invitation links from {account!r} ({self.f.renewals_per_account_min} a minute): "
+                    f"try again in {w.wait(now)} s")
+        w.times.extend([now] * seats)
+        return ""
 
 
 # --- the admin connection, off the loop ---------------------------------------------------------
@@ -288,13 +360,16 @@ class Guests:
         self.ref = referee
         cfg = referee.config
         self.budgets = Budgets(BudgetFigures(cfg.guests_per_client_min, cfg.signups_per_client_hour,
-                                             cfg.guests_per_min, cfg.signups_per_min, cfg.live_guests))
+                                             cfg.guests_per_min, cfg.signups_per_min, cfg.live_guests,
+                                             cfg.failures_per_client_min, cfg.renewals_per_account_min))
         self.worker: AdminWorker | None = None
         self.live: dict[str, GuestRec] = {}
         self.pending = 0  # guests being made (count against the live cap)
         self._last_tick = 0.0
         self.made = 0
         self.deleted = 0
+        self.accounts = 0  # accounts on the broker besides guests: counted at start (sweep), then per sign-up
+        self.signups_pending = 0
 
     # --- set-up -----------------------------------------------------------------------------
     @property
@@ -323,7 +398,7 @@ class Guests:
             for seat, p in enumerate(t.players):
                 if is_guest_name(p):
                     self.live[p] = GuestRec(p, t.id, seat, getattr(t, "names", {}).get(seat, p))
-        self.worker.submit(lambda a: a.guest_clients(), self._swept)
+        self.worker.submit(lambda a: a.client_names(), self._swept)
         log.info("guests and sign-up: accounts made through the dynamic security admin %s", user)
 
     def _swept(self, names: Any, error: BaseException | None) -> None:
@@ -331,7 +406,8 @@ class Guests:
             log.warning("guest sweep: could not list the broker's clients: %s", error)
             return
         held = set(self.live) | set(self.ref.gatherings.guest_users())
-        orphans = [n for n in names if n not in held]
+        self.accounts += sum(1 for n in names if not is_guest_name(n))
+        orphans = [n for n in names if is_guest_name(n) and n not in held]
         for n in orphans:
             self._delete(n, "its table is not held here (sweep at start)")
         if orphans:
@@ -368,16 +444,22 @@ class Guests:
         if self.worker is None:
             return refuse(ErrorCode.GUEST_UNAVAILABLE, "guest play needs the broker's accounts in dynamic security "
                           "(summon broker migrate DIR --to dynsec) and the referee started with --accounts-admin")
-        why = self.budgets.take_guest(req.client, self.live_count())
+        why = self.budgets.guest_refusal(req.client, self.live_count())
         if why:
             return refuse(ErrorCode.GUEST_BUDGET, why)
         try:
             name = clean_name(req.name)
+            bad = display_refusal(name, self.ref.privileged_keys())
+            if bad:
+                raise ValueError(bad)
         except ValueError as exc:
+            self.budgets.fail(req.client)  # this source's failures only (issue 41 F1)
             return refuse(ErrorCode.GUEST_BAD_NAME, str(exc))
         found = self.ref.gatherings.claim_invite(req.invite)
         if isinstance(found, str):
+            self.budgets.fail(req.client)
             return refuse(ErrorCode.GUEST_BAD_INVITE, found)
+        self.budgets.take_guest(req.client)  # checked just above: counted, never refused here
         g, seat = found
         name = g.unique_name(name)
         user, password = guest_name(), secrets.token_urlsafe(24)  # 192 bits
@@ -412,24 +494,30 @@ class Guests:
         if self.worker is None:
             return refuse(ErrorCode.SIGNUP_UNAVAILABLE, "sign-up needs the broker's accounts in dynamic security "
                           "and the referee started with --accounts-admin")
-        why = self.budgets.take_signup(req.client)
+        why = self.budgets.signup_refusal(req.client)
         if why:
             return refuse(ErrorCode.SIGNUP_BUDGET, why)
         user = req.user
-        if not valid_name(user) or user.lower().startswith(RESERVED_PREFIXES) or user in ("referee", "admin"):
-            return refuse(ErrorCode.SIGNUP_BAD_NAME, "an account name is 1 to 64 of A-Z a-z 0-9 _ . - "
-                          "(not starting with g-, summon- or computer-)")
-        if len(req.password) < MIN_PASSWORD:
-            return refuse(ErrorCode.SIGNUP_WEAK_PASSWORD, f"a password has at least {MIN_PASSWORD} characters")
-        if self.ref.roles.role(user) is not None:
-            return refuse(ErrorCode.SIGNUP_TAKEN, f"{user!r} is taken: choose another name")
+        failed = self._signup_failure(user, req.password)
         codes = Path(self.ref.config.signup_codes) if self.ref.config.signup_codes else None
-        if mode == "code":
+        if failed is None:
+            failed = self._accounts_cap()
+        if failed is None and mode == "code":
             if codes is None or not req.code or not take_code(codes, req.code):
-                return refuse(ErrorCode.SIGNUP_BAD_CODE, "that sign-up code is not valid (each code works once)")
+                failed = (ErrorCode.SIGNUP_BAD_CODE, "that sign-up code is not valid (each code works once)")
+        if failed is not None:
+            if failed[0] != ErrorCode.SIGNUP_BUDGET:
+                self.budgets.fail(req.client)  # this source's failures only (issue 41 F1)
+            return refuse(*failed)
+        self.budgets.take_signup(req.client)
         code = req.code
 
+        self.signups_pending += 1
+
         def done(_: Any, error: BaseException | None) -> None:
+            self.signups_pending -= 1
+            if error is None:
+                self.accounts += 1
             if error is not None:
                 if mode == "code" and codes is not None and code:
                     with open(codes, "a") as fh:  # not used after all
@@ -443,6 +531,31 @@ class Guests:
 
         password = req.password
         self.worker.submit(lambda a: a.add_account(user, "player", password), done)
+
+    def _signup_failure(self, user: str, password: str) -> "tuple[ErrorCode, str] | None":
+        """What is wrong with a sign-up's name or password, in words (None: nothing)."""
+        if not valid_name(user):
+            return ErrorCode.SIGNUP_BAD_NAME, "an account name is 1 to 64 of A-Z a-z 0-9 _ . -"
+        why = reserved_refusal(user, self.ref.privileged_keys())  # referee/names.py: one rule for every path
+        if why:
+            return ErrorCode.SIGNUP_BAD_NAME, why
+        if self.ref.roles.role(user) is not None:
+            return ErrorCode.SIGNUP_TAKEN, f"{user!r} is taken: choose another name"
+        twin = self.ref.account_lookalike(user)
+        if twin is not None:
+            return ErrorCode.SIGNUP_TAKEN, f"{user!r} looks like the name of an existing account: choose another name"
+        weak = password_refusal(password, user)
+        if weak:
+            return ErrorCode.SIGNUP_WEAK_PASSWORD, weak
+        return None
+
+    def _accounts_cap(self) -> "tuple[ErrorCode, str] | None":
+        """The profile's total cap on signed-up accounts (issue 41 F3); None when under it."""
+        cap = self.ref.config.max_accounts
+        if cap and self.accounts + self.signups_pending >= cap:
+            return (ErrorCode.SIGNUP_BUDGET, f"this service has as many accounts as it can hold ({cap}): ask its "
+                    "operator, or play as a guest from an invitation")
+        return None
 
     # --- lifetime -----------------------------------------------------------------------------------
     def _delete(self, user: str, why: str) -> None:

@@ -40,7 +40,7 @@ import time
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from summon.protocol.errors import ErrorCode
-from summon.protocol.messages import CreateTable, Created, Rematch, encode
+from summon.protocol.messages import CloseTable, CreateTable, Created, Rematch, encode
 from summon.referee import views
 from summon.referee.games import GAME_TYPES
 from summon.referee.gametype import GameType
@@ -230,6 +230,23 @@ class PlayerTables:
         return table
 
     # --- rematch ---------------------------------------------------------------------------------
+    def close_unplayed(self, user: str, req: CloseTable) -> bool:
+        """A creator's ``close`` of its own table while no other person has played a move there
+        (issue 41 F2: a stranger who took an open seat and never moved held the table, and the
+        creator's budget, for good).  False: not ``user``'s table (the caller refuses)."""
+        table = self.ref.tables.get(req.table)
+        if table is None or getattr(table, "creator", None) != user or table.status != "playing":
+            return False
+        reply = self.ref.topics.reply(user)
+        played = sorted({h.user for h in table.history
+                         if h.user != user and not h.flags and not h.user.startswith("computer-")})
+        if played:
+            self.ref.send_error(reply, ErrorCode.AUTH_FORBIDDEN, "another person has played at this table, so only "
+                                "the game's end (or a director) closes it", req.table, ref=req.request_id)
+            return True
+        self.ref.close_table_for(reply, req, user)
+        return True
+
     def rematch(self, user: str, req: Rematch) -> None:
         reply = self.ref.topics.reply(user)
         refuse = self._refuser(reply, req.request_id)

@@ -49,6 +49,8 @@ from summon.referee.presence import SeatKeeper
 from summon.referee.playertables import COMPUTER, PlayerTables, computer_bot
 from summon.referee.gatherings import Gatherings
 from summon.referee.guests import Guests
+from summon.referee.names import key_set, privileged_names
+from summon.protocol.confusables import name_key
 from summon.referee.store import SeatEvent
 from summon.referee.fleet import Fleet, share_group
 from summon.referee.history import HistoryDesk
@@ -112,6 +114,10 @@ class RefereeConfig:
     # and creations (rematches too) per player in any hour; 0 = no limit.
     player_open_tables: int = 3
     player_tables_per_hour: int = 10
+    # issue 41 F7: invitation seats at a table a player creates, and waiting tables a person
+    # may sit at (open seats taken) at once; 0 = no limit.
+    player_invite_seats: int = 8
+    player_waiting_seats: int = 3
     keep_closed_s: float = 60.0  # a closed table is forgotten (and its retained states cleared) after this
     # `summon accounts` roles file: directors (besides `directors`) and bots (flagged in
     # meta) are read from it, and re-read when it changes.
@@ -164,6 +170,15 @@ class RefereeConfig:
     guests_per_min: int = 60
     signups_per_min: int = 20
     live_guests: int = 2000
+    # issue 41: refused guest/sign-up requests per source a minute (never the global windows),
+    # invitation renewals per account a minute, and the most accounts the broker may hold
+    # before sign-up closes itself (the profile's [signup] max_accounts; 0 = no cap).
+    failures_per_client_min: int = 10
+    renewals_per_account_min: int = 10
+    max_accounts: int = 2_000
+    # Names no stranger may take besides the roles file's privileged accounts and the
+    # directors (referee/names.py): e.g. the metrics account of --metrics-broker-sys.
+    reserved_names: frozenset[str] = frozenset()
 
 
 class Referee:
@@ -202,6 +217,8 @@ class Referee:
         self._batch_first = False  # the message being handled is the batch's first
         self._status_due = False  # a table was created, closed or ended: publish the status at the next tick
         self.fleet: Fleet | None = None  # set in startup() when the store is shared (referee/fleet.py)
+        self._privileged: tuple[Any, frozenset[str]] | None = None  # (roles stamp, keys): privileged_keys()
+        self._lookalikes: tuple[Any, dict[str, str]] | None = None  # (roles stamp, key -> account)
         self.retained_cleared = 0  # retained junk on move/request topics deleted (tests, benchmarks)
         self._sweep_due = False  # 3.1.1: junk seen, or messages dropped: ask for the retained ones again
         self._sweep_presence = False  # ... on presence topics too (every user's notice comes again)
@@ -273,6 +290,12 @@ class Referee:
         self._link.start(timeout=self.config.connect_timeout)  # retained junk may arrive (and go) meanwhile
         self.recovery.restore()
         self.guests.start()  # after restore: the held tables' guests live on, the others are swept
+        if self.config.accounts_admin:  # is_director: a bare --director name counts for nothing here
+            for name in sorted(self.config.directors):
+                if not self.roles.has_role(name, "director"):
+                    log.warning("--director %s ignored: where accounts are made at run time (--accounts-admin), "
+                                "a director is an account of role director (summon accounts add %s --role "
+                                "director); sign-up refuses the name", name, name)
         self.gatherings.start()  # the retained gatherings a stopped referee left: cancelled
         self.history.warm()  # My games' worker process, started off the loop (referee/history.py)
         self._status("online")
@@ -712,6 +735,8 @@ class Referee:
         if isinstance(req, CreateTable) and not self.is_director(user):  # a player's: budgeted
             self.player_tables.create(user, req)
             return
+        if isinstance(req, CloseTable) and not self.is_director(user) and self.player_tables.close_unplayed(user, req):
+            return  # its creator, while no other person has played there
         if not self.is_director(user):
             self._send_error(reply, ErrorCode.AUTH_FORBIDDEN, f"{user!r} is not a director", ref=req.request_id)
             return
@@ -741,6 +766,10 @@ class Referee:
             return
         self._send([_ForTable(reply, encode(Created(request_id=req.request_id, table=table.id, cell=self.cell_wire())),
                               table=table.id)])
+
+    def close_table_for(self, reply: str, req: CloseTable, user: str) -> None:
+        """Close ``req.table`` for ``user`` after the caller checked it may (referee/playertables.py)."""
+        self._close_table(reply, req, user)
 
     def _close_table(self, reply: str, req: CloseTable, user: str) -> None:
         table = self.tables.get(req.table)
@@ -814,8 +843,37 @@ class Referee:
 
     # --- roles and rate limits ---------------------------------------------------------------
     def is_director(self, user: str) -> bool:
-        """``--director`` names, plus accounts with role ``director`` in the roles file."""
-        return user in self.config.directors or self.roles.has_role(user, "director")
+        """Accounts with role ``director`` in the roles file, plus ``--director`` names --
+        except where accounts are made at run time (``--accounts-admin``: guests, sign-up):
+        there a director is an account with the director role and nothing else, since a
+        bare flag name that had no account could be signed up by anyone (issue 41 F0)."""
+        if self.roles.has_role(user, "director"):
+            return True
+        return user in self.config.directors and not self.config.accounts_admin
+
+    def privileged_keys(self) -> frozenset[str]:
+        """The look-alike keys of every name the referee treats as privileged (referee/names.py),
+        cached until the roles file changes."""
+        self.roles.refresh()
+        stamp = self.roles.stamp
+        if self._privileged is None or self._privileged[0] != stamp:
+            cfg = self.config
+            others = {cfg.accounts_admin_user, cfg.client_id, cfg.broker.username or "", *cfg.reserved_names}
+            names = privileged_names(self.roles.all(), cfg.directors, others)
+            self._privileged = (stamp, key_set(names))
+        return self._privileged[1]
+
+    def account_lookalike(self, user: str) -> str | None:
+        """An account of the roles file whose name reads like ``user`` (not ``user`` itself)."""
+        self.roles.refresh()
+        stamp = self.roles.stamp
+        if self._lookalikes is None or self._lookalikes[0] != stamp:
+            keys: dict[str, str] = {}
+            for name in self.roles.all():
+                keys.setdefault(name_key(name), name)
+            self._lookalikes = (stamp, keys)
+        twin = self._lookalikes[1].get(name_key(user))
+        return twin if twin is not None and twin != user else None
 
     def _answer_limited(self, item: Limited) -> None:
         """One ``rate/limited`` error for a burst of dropped messages (never one per message)."""

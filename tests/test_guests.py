@@ -416,7 +416,9 @@ def test_a_flood_of_guest_and_signup_requests_is_refused_past_the_budget_and_pla
         codes[c] = codes.get(c, 0) + 1
     print(f"\nflood: {len(answers)} answers in {elapsed:.1f} s: {codes}")
     assert len(answers) == 1000, codes
-    assert codes.get("guest/budget", 0) >= 490 and codes.get("signup/budget", 0) >= 497, codes
+    # the first ten refusals (weak passwords, junk codes) spend this client's failure budget, then
+    # every request from it is refused by budget (issue 41: failures count per source only)
+    assert codes.get("guest/budget", 0) >= 490 and codes.get("signup/budget", 0) >= 490, codes
     # the budget is counted before any broker command: at most the first redemptions reached the admin
     jobs = (ref.guests.worker.jobs_done if ref.guests.worker else 0) - jobs_before
     assert jobs <= 1, jobs

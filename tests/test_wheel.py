@@ -136,7 +136,8 @@ data = [res.files("summon.referee.games.summoner_wars").joinpath("data", "core.t
         res.files("summon.clients.web").joinpath("static", "index.html"),
         res.files("summon.clients.web").joinpath("static", "vendor", "mqtt.esm.js"),
         res.files("summon.referee.games.dragon").joinpath("SPEC.md"),
-        res.files("summon.protocol").joinpath("README.md")]
+        res.files("summon.protocol").joinpath("README.md"),
+        res.files("summon.protocol").joinpath("confusables.tsv")]
 for f in data:
     assert f.is_file(), f
     assert str(f).startswith(prefix), f"{f} is not the installed copy"

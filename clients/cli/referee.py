@@ -29,7 +29,10 @@ def _default_admin(prof: Any) -> str | None:
 @click.command(short_help="Run the referee: host every table on the broker.")
 @broker_options(mqtt_version="5")
 @click.option("--client-id", default="summon-referee", show_default=True)
-@click.option("--director", "directors", multiple=True, help="Username allowed to create tables (repeatable).")
+@click.option("--director", "directors", multiple=True,
+              help="Username allowed to create tables (repeatable). Ignored where accounts are made at run time "
+                   "(--accounts-admin, or its default from a dynsec broker directory), where anyone could sign up "
+                   "as that name: there a director is an account of role director.")
 @click.option("--create", "creates", multiple=True, metavar="[ID=]GAME:USER,USER,...",
               help="Create a table at start-up (repeatable), e.g. dragon:ann,bob,cy,dee; with ID= "
                    "(e.g. table1=dragon:ann,bob,cy,dee) a restart that restores it does not create it again.")
@@ -112,7 +115,9 @@ def referee(broker_url: str, username: str | None, password: str | None, passwor
                         accounts_admin=accounts_admin or _default_admin(prof), guest_grace=guest_grace,
                         gathering_ttl=gathering_ttl, signup_mode=signup or (prof.signup_mode if prof else "none"),
                         signup_codes=str(Path(prof.broker_dir) / "signup-codes") if prof and prof.broker_dir else None,
-                        cell=served.to_wire() if served is not None else None)
+                        cell=served.to_wire() if served is not None else None,
+                        max_accounts=prof.signup_max_accounts if prof else RefereeConfig.max_accounts,
+                        reserved_names=frozenset({metrics_broker_sys} if metrics_broker_sys else ()))
     from summon.clients.bots import HOUSE_BOTS
 
     ref = Referee(cfg, house_bots=HOUSE_BOTS, hold=hold)  # the referee hosts the clients' bots, never imports them

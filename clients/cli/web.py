@@ -143,11 +143,16 @@ def _gateway(where: str | None, user: str, password_file: str | None, prefix: st
               help="What the page offers on its login screen, as the referee is told (`summon referee --signup`): "
                    "none, open sign-up, or sign-up with a code. Needs a gateway. Default: the profile's "
                    "[signup] mode, else none.")
+@click.option("--public-name", "public_names", multiple=True, metavar="NAME[:PORT]",
+              help="A name people reach this server by (repeatable), e.g. games.example.org behind a TLS "
+                   "proxy: the gateway answers only requests whose Host is one of them (a DNS-rebinding page "
+                   "cannot use visitors' browsers). Default: --host:--port and the loopback names (and this "
+                   "machine's name when --host is 0.0.0.0).")
 @port_options
 @log_format_option
 def web(broker: str | None, edge: str | None, prefix: str, host: str, port: int, gateway: str | None,
         gateway_user: str, gateway_password_file: str | None, signup: str | None, metrics_port: int | None,
-        metrics_bind: str) -> None:
+        metrics_bind: str, public_names: tuple[str, ...] = ()) -> None:
     """Serve the web client (play, watch, tournaments, replays) on http://HOST:PORT/.
 
     Serves the page's static files and its config.json: the page talks to the broker itself
@@ -167,7 +172,7 @@ def web(broker: str | None, edge: str | None, prefix: str, host: str, port: int,
                        guests=relay is not None, signup=signup, cells=_profile_cells(),
                        lobby=_profile_lobby())
     try:
-        server = WebServer(config, host=host, port=port, gateway=relay)
+        server = WebServer(config, host=host, port=port, gateway=relay, public_names=public_names)
     except OSError as exc:
         click.echo(f"summon web: cannot listen on {host}:{port}: {exc.strerror or exc}; choose another --port", err=True)
         sys.exit(EXIT_FAILED)

@@ -35,15 +35,16 @@ import posixpath
 import threading
 from dataclasses import dataclass, field
 from http import HTTPStatus
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 from summon.clients.web.gateway import API_PATHS, MAX_BODY, Gateway, GatewayAnswer, refusal, validate
+from summon.referee.metrics import QuietHTTPServer
 
 __all__ = ["STATIC", "StaticFiles", "WebConfig", "WebMeter", "WebServer", "accepts_gzip", "csp_header", "path_class",
-           "security_headers"]
+           "security_headers", "default_names", "host_allowed"]
 
 STATIC = Path(__file__).parent / "static"
 TYPES = {".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8",
@@ -84,6 +85,32 @@ class WebConfig:
         if self.lobby:
             out["lobby"] = self.lobby
         return out
+
+
+LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
+WILDCARD_BINDS = ("", "0.0.0.0", "::")
+
+
+def default_names(host: str, port: int) -> "frozenset[str]":
+    """The names a server started on ``host:port`` is reached by when none are configured:
+    ``host:port`` itself, the loopback names, and, bound to every interface, this machine's
+    host name (a phone on the home network types ``http://<machine>:8080/``)."""
+    hosts = {host.lower()} | set(LOOPBACK_NAMES) if host not in WILDCARD_BINDS else set(LOOPBACK_NAMES)
+    if host in WILDCARD_BINDS:
+        import socket
+
+        hosts |= {socket.gethostname().lower(), socket.getfqdn().lower()}
+    return frozenset(f"{h}:{port}" for h in hosts if h) | (frozenset(hosts) if port == 80 else frozenset())
+
+
+def host_allowed(header: str, names: "frozenset[str]") -> bool:
+    """Is a ``Host`` header one of ``names``?  A name without a port matches any port (behind a
+    proxy the port people type is not this server's); with one, that port only."""
+    host = header.strip().lower()
+    if not host or host in names:
+        return bool(host)
+    bare = host.rsplit(":", 1)[0] if not host.endswith("]") else host
+    return bare in names
 
 
 def _origin(url: str) -> str | None:
@@ -248,6 +275,7 @@ class _Handler(BaseHTTPRequestHandler):
     files: StaticFiles
     meter: WebMeter
     gateway: Gateway | None = None
+    public_names: "frozenset[str]" = frozenset()
 
     def log_message(self, fmt: str, *args: Any) -> None:  # quiet: the CLI prints the URL once
         pass
@@ -333,6 +361,12 @@ class _Handler(BaseHTTPRequestHandler):
             return refusal(HTTPStatus.NOT_FOUND, f"{op}/unavailable",
                            "this page's server has no gateway to the game service (summon web --gateway): "
                            "guest play and sign-up are off")
+        if not host_allowed(self.headers.get("Host") or "", self.public_names):
+            # A DNS-rebinding page (evil.example resolving to this server) sends its own
+            # name as Host and as Origin, which then agree: only the names this server is
+            # reached by may ask (issue 41 F9).
+            return refusal(HTTPStatus.MISDIRECTED_REQUEST, "web/bad-host",
+                           "this server is not reached by that name (summon web --public-name NAME)")
         origin = self.headers.get("Origin")
         forwarded = self.headers.get("X-Forwarded-Proto")
         allowed = {self._own_origin()}
@@ -379,15 +413,20 @@ class _Handler(BaseHTTPRequestHandler):
 class WebServer:
     """The static server on its own thread (``start``/``stop``), or in the foreground (``serve``)."""
 
-    def __init__(self, config: WebConfig, host: str = "127.0.0.1", port: int = 8080, gateway: Gateway | None = None) -> None:
+    def __init__(self, config: WebConfig, host: str = "127.0.0.1", port: int = 8080, gateway: Gateway | None = None,
+                 public_names: "tuple[str, ...]" = ()) -> None:
+        """``public_names``: the names (``host`` or ``host:port``) people reach this server by,
+        checked against ``Host`` on the gateway's API; none given: ``default_names``."""
         self.meter = WebMeter()
         self.gateway = gateway
-        handler = type("Handler", (_Handler,), {"web_config": config, "files": StaticFiles(), "meter": self.meter,
-                                                "gateway": gateway})
-        self.httpd = ThreadingHTTPServer((host, port), handler)
-        self.httpd.daemon_threads = True
+        names = frozenset(n.lower() for n in public_names)
+        handler: type[_Handler] = type("Handler", (_Handler,), {
+            "web_config": config, "files": StaticFiles(), "meter": self.meter, "gateway": gateway, "public_names": names})
+        self.httpd = QuietHTTPServer((host, port), handler)
         self.host = host
         self.port = int(self.httpd.server_address[1])
+        if not names:  # (port 0: known only once bound)
+            handler.public_names = default_names(host, self.port)
         self._thread: threading.Thread | None = None
 
     @property

@@ -45,9 +45,11 @@ def server(echo):
 
 
 def post(server: WebServer, path: str, body: bytes | str, origin: str | None = "self",
-         ctype: str = "application/json") -> tuple[int, dict[str, Any], dict[str, str]]:
+         ctype: str = "application/json", host: str | None = None) -> tuple[int, dict[str, Any], dict[str, str]]:
     conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
     headers = {"Content-Type": ctype}
+    if host is not None:
+        headers["Host"] = host
     if origin == "self":
         origin = f"http://127.0.0.1:{server.port}"
     if origin is not None:
@@ -73,6 +75,60 @@ def test_a_foreign_origin_is_refused(server, echo, origin):
     status, body, _ = post(server, "/api/guest", json.dumps({"invite": "abc", "name": "Mom"}), origin=origin)
     assert status == 403 and body["error"] == "web/bad-origin" and "did not come from this page" in body["detail"]
     assert not echo.calls
+
+
+def test_a_dns_rebinding_page_is_refused_by_its_host(server, echo):
+    """issue 41 F9: evil.example resolving to this server sends Host and Origin that agree."""
+    evil = f"evil.example:{server.port}"
+    status, body, _ = post(server, "/api/signup", json.dumps({"user": "mallory", "password": "long-enough-pw"}),
+                           origin=f"http://{evil}", host=evil)
+    assert status == 421 and body["error"] == "web/bad-host", body
+    assert not echo.calls
+    for name in (f"localhost:{server.port}", f"127.0.0.1:{server.port}"):  # the loopback names still work
+        status, body, _ = post(server, "/api/guest", json.dumps({"invite": "abc", "name": "Mom"}),
+                               origin=f"http://{name}", host=name)
+        assert status == 200, (name, body)
+
+
+def test_configured_public_names_are_the_only_ones(echo):
+    s = WebServer(WebConfig(broker="ws://127.0.0.1:9001", guests=True), port=0, gateway=echo,  # type: ignore[arg-type]
+                  public_names=("games.example.org",)).start()
+    try:
+        ok = post(s, "/api/guest", json.dumps({"invite": "abc", "name": "Mom"}), origin="http://games.example.org",
+                  host="games.example.org")
+        assert ok[0] == 200, ok
+        status, body, _ = post(s, "/api/guest", json.dumps({"invite": "abc", "name": "Mom"}))  # 127.0.0.1: not named
+        assert status == 421 and body["error"] == "web/bad-host"
+    finally:
+        s.stop()
+
+
+def test_an_aborted_metrics_scrape_is_one_log_line(caplog, capfd):
+    """issue 41 F9: a scrape whose client hangs up wrote a whole traceback to stderr (the JSON log)."""
+    import logging
+    import socket
+    import struct
+    import time
+
+    from summon.referee.metrics import MetricsPort
+
+    port = MetricsPort([], 0, health=lambda: (True, [])).start()
+    caplog.set_level(logging.INFO, logger="summon")
+    try:
+        for _ in range(5):
+            sock = socket.create_connection(("127.0.0.1", port.port), timeout=5)
+            sock.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\n")  # no blank line: the server waits
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            sock.close()  # RST: the server's read fails
+        deadline = time.monotonic() + 10
+        while port.httpd.aborted < 5 and time.monotonic() < deadline:
+            time.sleep(0.02)
+    finally:
+        port.close()
+    err = capfd.readouterr().err
+    assert "Traceback" not in err and "ConnectionResetError" not in err, err[-2000:]
+    lines = [r for r in caplog.records if "ended early" in r.getMessage()]
+    assert len(lines) == 5 and all(r.exc_info is None for r in lines), [r.getMessage() for r in caplog.records]
 
 
 @pytest.mark.parametrize("ctype", ["text/plain", "application/x-www-form-urlencoded", "multipart/form-data", ""])
