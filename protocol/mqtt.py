@@ -216,7 +216,10 @@ class Link:
             self.connects += 1
             self._sessions.connected()
             self.connected.set()
-            log.debug("%s: connected to %s", self.client_id, self.broker)
+            if self.connects > 1:  # the first connect is the caller's to say; a reconnect is news
+                log.info("%s: reconnected to %s:%d", self.client_id, self.broker.host, self.broker.port)
+            else:
+                log.debug("%s: connected to %s", self.client_id, self.broker)
         except Exception:
             log.exception("%s: error in on_connect", self.client_id)
 

@@ -56,8 +56,15 @@ def broker_options(f: Callable[..., Any] | None = None, *, mqtt_version: str = "
 
 
 def _set_log_format(ctx: click.Context, param: click.Parameter, value: str | None) -> None:
+    """Only the long-running services take --log-format, so this is also where they log at
+    INFO unless ``summon --log-level`` (or SUMMON_LOG_LEVEL) said otherwise: an operator who
+    left one running reads what its tables did without asking (issue 40)."""
+    import logging
+
     from summon.clients.logjson import use_format
 
+    if ctx.find_root().params.get("log_level") is None:
+        logging.getLogger().setLevel(logging.INFO)
     if value:
         use_format(value)
 
