@@ -74,13 +74,15 @@ def test_broker_init_says_websockets_open_everywhere(tmp_path: Path) -> None:
     (["--broker", "ws://192.0.2.7:9001"], "--broker"),
     (["--broker", "ws://127.0.0.1:9001", "--host", "0.0.0.0"], "--host"),
     (["--broker", "wss://games.example.org:9001", "--host", ""], "--host"),
+    (["--broker", "wss://games.example.org:9001", "--gateway", "192.0.2.7:1883", "--gateway-password-file",
+      "/dev/null"], "--gateway"),
 ])
 def test_web_refuses_passwords_in_clear(args: list[str], flag: str) -> None:
     out = _run("web", *args, "--port", "0")
     assert out.exit_code == 2, out.output
     words = " ".join(out.output.split())
     assert f"Invalid value for {flag}" in words and "in clear" in words and "--insecure" in words
-    assert "wss://" in words or "https://" in words  # the TLS way
+    assert "wss://" in words or "https://" in words or "127.0.0.1:PORT" in words  # the way without clear text
 
 
 def test_web_refuses_a_profile_cell_in_clear(tmp_path: Path) -> None:

@@ -108,7 +108,8 @@ def _profile_signup() -> str:
     return prof.signup_mode if prof else "none"
 
 
-def _gateway(where: str | None, user: str, password_file: str | None, prefix: str) -> "Gateway | None":
+def _gateway(where: str | None, user: str, password_file: str | None, prefix: str,
+             insecure: bool = False) -> "Gateway | None":
     """The gateway's MQTT connection, or None without a gateway; exits in words when it cannot be made."""
     kept = None
     if not password_file:
@@ -123,6 +124,9 @@ def _gateway(where: str | None, user: str, password_file: str | None, prefix: st
     host, _, port = where.rpartition(":")
     if not host or not port.isdigit():
         raise click.BadParameter("must be HOST:PORT of the players' broker (MQTT over tcp)", param_hint="--gateway")
+    if not insecure and not is_loopback(host):  # the gateway logs in over plain MQTT
+        refuse_in_clear(f"--gateway {where} is another machine, and the gateway logs in there over plain MQTT as "
+                        f"{user!r}", "Run summon web on the broker's machine (--gateway 127.0.0.1:PORT)", "--gateway")
     if password_file:
         try:
             with open(password_file, encoding="utf-8") as f:
@@ -192,7 +196,7 @@ def web(broker: str | None, edge: str | None, prefix: str, host: str, port: int,
     broker_ws, cells = _ws_url(broker, "--broker"), _profile_cells()
     if not insecure:
         _refuse_plain(broker_ws, cells, host, logs_in=bool(broker_ws))
-    relay = _gateway(gateway, gateway_user, gateway_password_file, prefix)
+    relay = _gateway(gateway, gateway_user, gateway_password_file, prefix, insecure)
     if signup is None:
         signup = _profile_signup()
     config = WebConfig(broker=broker_ws, edge=_ws_url(edge, "--edge"), prefix=prefix,
