@@ -580,7 +580,7 @@ class LoopLink:
 
     def _refuse(self, why: str) -> None:
         self.refused = why
-        log.info("%s: %s", self.client_id, why)
+        log.debug("%s: %s", self.client_id, why)  # the owner says it (LinkRefused / service.py): once, at INFO too
         self._drop_socket()
 
     def _wait_wake(self, timeout: float) -> None:

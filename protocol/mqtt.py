@@ -254,7 +254,7 @@ class Link:
         """Stop for good: paho would otherwise retry (or kick the other client) every second."""
         self.refused = why
         self._refused.set()
-        log.info("%s: %s", self.client_id, why)  # the caller says it (LinkRefused): once, not twice
+        log.debug("%s: %s", self.client_id, why)  # the caller says it (LinkRefused): once, not twice (INFO is on)
         try:
             self._client.disconnect()
         except Exception:
