@@ -291,6 +291,7 @@ class LoopLink:
                     self._retry_delay = min(self._retry_delay * 2, 10.0)
                     return
                 self._retry_delay = 1.0
+                log.info("%s: reconnected to %s:%d", self.client_id, self.broker.host, self.broker.port)
                 sock = self._sock
             else:
                 self._wait_wake(min(timeout, self._retry_at - now))
@@ -579,7 +580,7 @@ class LoopLink:
 
     def _refuse(self, why: str) -> None:
         self.refused = why
-        log.info("%s: %s", self.client_id, why)
+        log.debug("%s: %s", self.client_id, why)  # the owner says it (LinkRefused / service.py): once, at INFO too
         self._drop_socket()
 
     def _wait_wake(self, timeout: float) -> None:

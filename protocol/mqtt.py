@@ -216,7 +216,10 @@ class Link:
             self.connects += 1
             self._sessions.connected()
             self.connected.set()
-            log.debug("%s: connected to %s", self.client_id, self.broker)
+            if self.connects > 1:  # the first connect is the caller's to say; a reconnect is news
+                log.info("%s: reconnected to %s:%d", self.client_id, self.broker.host, self.broker.port)
+            else:
+                log.debug("%s: connected to %s", self.client_id, self.broker)
         except Exception:
             log.exception("%s: error in on_connect", self.client_id)
 
@@ -251,7 +254,7 @@ class Link:
         """Stop for good: paho would otherwise retry (or kick the other client) every second."""
         self.refused = why
         self._refused.set()
-        log.info("%s: %s", self.client_id, why)  # the caller says it (LinkRefused): once, not twice
+        log.debug("%s: %s", self.client_id, why)  # the caller says it (LinkRefused): once, not twice (INFO is on)
         try:
             self._client.disconnect()
         except Exception:

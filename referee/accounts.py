@@ -91,6 +91,7 @@ class BrokerSettings:
     bind: str = "127.0.0.1"
     spectator_port: int | None = 1884
     tls_port: int | None = None
+    tls_bind: str | None = None  # the TLS listener's address when it differs from bind (issue 40)
     certfile: str | None = None
     keyfile: str | None = None
     cafile: str | None = None
@@ -214,6 +215,7 @@ def conf_for(d: BrokerDir, s: BrokerSettings) -> str:
                       "spectator_acl_file": str(d.spectators_acl)}
     return mosquitto_conf(s.port, str(d.passwd), str(d.acl), bind=s.bind, persistence_dir=str(d.data),
                           run_as_root=s.run_as_root, tls_port=s.tls_port if tls else None, tls=tls,
+                          tls_bind=s.tls_bind,
                           websockets_port=s.websockets_port, pid_file=str(d.pid), **spectators)  # type: ignore[arg-type]
 
 

@@ -292,12 +292,15 @@ def mosquitto_conf(
     tls: TlsFiles | None = None,
     websockets_port: int | None = None,
     pid_file: str | None = None,
+    tls_bind: str | None = None,
 ) -> str:
     """A complete mosquitto.conf: the players' listener, and optionally the spectators',
     a TLS and a websockets listener (all authenticated, all one-client-id-per-username).
 
     ``bind=""`` listens on every interface (inside a container).  TLS and websockets
     listeners serve players (same password file and ACL as the players' listener).
+    ``tls_bind`` (default: ``bind``) lets the TLS listener alone face the network while the
+    plain ones stay on 127.0.0.1, where a password never crosses a network in clear.
     """
     if spectator_port is not None and not (spectator_password_file and spectator_acl_file):
         raise ValueError("a spectators' listener needs its password file and ACL")
@@ -341,7 +344,8 @@ def mosquitto_conf(
         extra = [f"certfile {tls.certfile}", f"keyfile {tls.keyfile}", "tls_version tlsv1.2"]
         if tls.cafile:
             extra += [f"cafile {tls.cafile}", "require_certificate false"]
-        lines += _listener(tls_port, bind, password_file, acl_file, "players over TLS (mqtts://)", extra)
+        lines += _listener(tls_port, bind if tls_bind is None else tls_bind, password_file, acl_file,
+                           "players over TLS (mqtts://)", extra)
     if websockets_port is not None:
         lines += _listener(websockets_port, bind, password_file, acl_file,
                            "players over websockets (Mosquitto 2.0.11 binds every interface here)",

@@ -164,6 +164,9 @@ class Fleet:
                 n += 1
             else:
                 self.disown(rec.id)
+        for rec in recs:
+            if rec.id in self.ref.tables:  # one line per table (docs/operations.md "Logs")
+                log.info("table %s adopted: its referee stopped renewing its lease", rec.id, extra={"table": rec.id})
         if recs:
             self.adopted += n
             log.warning("adopted %d table(s) whose referee stopped renewing its lease: %s", n,

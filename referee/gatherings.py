@@ -265,7 +265,7 @@ class Gatherings:
             if k == "invite":
                 self._new_code(g, s)
         self.held[table_id] = g
-        log.info("gathering %s: %s, waiting for seat(s) %s", table_id, req.game,
+        log.info("table %s created: %s, waiting for seat(s) %s", table_id, req.game,
                  ", ".join(f"{s} ({k})" for s, k in sorted(waiting.items())), extra={"table": table_id})
         self.ref.send([Publish(reply, encode(Created(request_id=req.request_id, table=table_id, waiting=True,
                                                      invites={str(s): c for s, c in sorted(g.codes.items())},
@@ -396,7 +396,7 @@ class Gatherings:
             self._codes.pop(code, None)
         g.codes.clear()
         self.ref.guests.delete(list(g.guests.values()), f"gathering {g.id} {why}")
-        log.info("gathering %s %s", g.id, why, extra={"table": g.id})
+        log.info("table %s %s before it started", g.id, why, extra={"table": g.id})
         self._publish(g)
 
     # --- start -------------------------------------------------------------------------------------
@@ -411,7 +411,6 @@ class Gatherings:
             self._end(g, "cancelled", "could not start")
             return
         g.state, g.ended_at = "started", time.monotonic()
-        log.info("gathering %s started", g.id, extra={"table": g.id})
         self._publish(g)
 
     # --- the loop's tick ---------------------------------------------------------------------------

@@ -231,6 +231,8 @@ class Recovery:
             if table is not None:
                 restored += 1
                 moves += len(table.history)
+                log.info("table %s restored: %d move(s) replayed, %s", table.id, len(table.history), table.status,
+                         extra={"table": table.id})
         report = RestoreReport(restored, moves, tuple(failed), time.perf_counter() - start)
         if restored or failed:
             log.warning("restored %d table(s), %d move(s) replayed, in %.1f ms%s", restored, moves,
@@ -286,7 +288,7 @@ class Recovery:
             return
         self._connects = connects
         tables = sorted(self.ref.tables.values(), key=lambda t: t.status != "playing")  # playing first
-        log.warning("reconnected to the broker: publishing the states of %d table(s) again", len(tables))
+        log.info("after the reconnect: publishing the states of %d table(s) again", len(tables))
         for table in tables:
             self.ref.send(self.states(table))
         self.ref.publish_status("online")

@@ -63,6 +63,14 @@ __all__ = ["RefereeConfig", "Referee", "RefereeError"]
 
 log = logging.getLogger("summon.referee")
 
+# Requests refused for who asked or how much they asked: each gets one INFO line (a bad
+# move does not: it is the game's business, and at 200 µs a move it would flood the log).
+# rate/limited has its own WARNING per dropped burst (_answer_limited), not one per message,
+# and one line per create refused for its seats a minute (_handle_request).
+REFUSALS = frozenset({ErrorCode.AUTH_FORBIDDEN, ErrorCode.TABLE_BUDGET, ErrorCode.GUEST_BUDGET,
+                      ErrorCode.GUEST_BAD_INVITE, ErrorCode.SIGNUP_CLOSED, ErrorCode.SIGNUP_BAD_CODE,
+                      ErrorCode.SIGNUP_BUDGET, ErrorCode.HISTORY_BUDGET, ErrorCode.REPLAY_NOT_YOURS})
+
 MAX_BATCH = 1024
 MAX_BATCH_S = 0.2
 """Most messages, and longest time, taken under one group commit: this bounds the publish
@@ -553,7 +561,11 @@ class Referee:
         self.tables[table_id] = table
         if self.fleet is not None:
             self.fleet.own(table_id)  # its states (and the reply) leave once its moves reach us
-        log.info("table %s: %s for %s", table_id, game, ", ".join(players), extra={"table": table_id})
+        # one line per table-level event (docs/operations.md "Logs"), never one per move: at
+        # 200 µs a move a line each would be the log's whole content.  Names only, no view.
+        house = "".join(f"; seat {s} the computer ({b})" for s, b in sorted((computer or {}).items()))
+        log.info("table %s %s: %s for %s%s", table_id, "started" if table_id in self.gatherings.held else "created",
+                 game, ", ".join(players), house, extra={"table": table_id})
         self._send(table.snapshot())
         self._status_due = True  # at the next tick, after the commit (a pass over every table)
         return table
@@ -668,6 +680,8 @@ class Referee:
             return
         seat = table.seat_of(user)
         if seat is not None and computer_bot(table.house.get(seat)):  # no account moves for a computer player
+            self._log_refused(self.topics.seat_error(table.id, user), ErrorCode.AUTH_FORBIDDEN,
+                              f"seat {seat} is a computer player's", table.id)
             self._send([table.error(user, ErrorCode.AUTH_FORBIDDEN, f"seat {seat} is a computer player's")])
             return
         if isinstance(move, Reclaim):
@@ -691,7 +705,7 @@ class Referee:
         if len(out) > 1:
             self.seats.after_move(table, table.history[-1].seat, flags)
         if table.status != "playing" and len(out) > 1:
-            log.info("table %s finished: %s", table.id, table.game.outcome(table.state), extra={"table": table.id})
+            log.info("table %s ended: %s", table.id, table.game.outcome(table.state), extra={"table": table.id})
             # the status's table count, at the next tick: counting is a pass over every
             # table, and at a thousand tables games end every few milliseconds
             self._status_due = True
@@ -748,6 +762,8 @@ class Referee:
             return
         seats = len(req.players)
         if not self.create_budget.take(user, seats):  # referee/tablecap.py
+            self._log_refused(reply, ErrorCode.RATE_LIMITED, f"{seats} seat(s) of new tables past the minute's budget",
+                              None)
             self._send_error(reply, ErrorCode.RATE_LIMITED,
                              f"more than {self.config.create_seats_per_minute:g} seats of new tables per minute "
                              f"from {user!r}: not created; try again later", ref=req.request_id)
@@ -996,7 +1012,18 @@ class Referee:
     def _send_error(self, topic: str, code: ErrorCode, detail: str, table: str | None = None,
                     ref: str | None = None) -> None:
         METER.errors[str(code)] += 1  # referee/metrics.py
+        if code in REFUSALS:
+            self._log_refused(topic, code, detail, table)
         self._send([Publish(topic, encode(Error(code=str(code), detail=detail, table=table, ref=ref)))])
+
+    def _log_refused(self, topic: str, code: ErrorCode, detail: str, table: str | None) -> None:
+        """One line per request refused for who asked or how much (REFUSALS): what an operator
+        looks for when someone says "it won't let me".  The detail is the words the asker was
+        sent, so it holds nothing they may not see, and no card: these refusals never name one."""
+        parts = topic.rsplit("/", 2)  # .../ctl/<user>/reply and .../seat/<user>/error: the asker's own
+        user = parts[1] if len(parts) == 3 and parts[2] in ("reply", "error") else None
+        log.info("refused %s: %s: %s", user or topic, code, detail,
+                 extra={"user": user, "code": str(code), **({"table": table} if table else {})})
 
     def _status(self, status: str, wait: bool = False) -> None:
         """Publish the referee's retained status now.  Its table count is a pass over every

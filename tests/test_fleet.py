@@ -14,6 +14,7 @@ Every test has its own Mosquitto and its own PostgreSQL database (tests/pg.py).
 
 from __future__ import annotations
 
+import logging
 import random
 import statistics
 import sys
@@ -147,7 +148,7 @@ def test_a_batch_the_server_aborted_is_never_reported_durable(pg_url):
 
 # --- what an adopter publishes -------------------------------------------------------------------
 
-def test_an_adopted_table_is_republished_redacted_to_each_seat(pg_url):
+def test_an_adopted_table_is_republished_redacted_to_each_seat(pg_url, caplog):
     """The adoption path builds its payloads with the same view functions: each seat's state
     goes to that seat's topic only and holds no card hidden from it (nor does the public one)."""
     from summon.protocol.messages import PublicState, SeatState
@@ -170,7 +171,9 @@ def test_an_adopted_table_is_republished_redacted_to_each_seat(pg_url):
     r = Recorded()
     r.ref.store = PgStore(pg_url, owner="adopter")
     r.ref.fleet = Fleet(r.ref, "g")
+    caplog.set_level(logging.INFO, logger="summon.referee")
     assert r.ref.fleet.adopt() == 1 and r.ref.tables[tid].seq == 30
+    assert f"table {tid} adopted: its referee stopped renewing its lease" in caplog.text  # one line per table
     sent = r.take()
     seat_msgs = {topic: m for topic, m, _ in sent if isinstance(m, SeatState)}
     assert set(seat_msgs) == {T.seat_state(tid, u) for u in PLAYERS}

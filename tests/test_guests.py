@@ -145,7 +145,7 @@ def test_display_names_and_budgets_in_words():
 
 
 # --- over the broker ------------------------------------------------------------------------------------------
-def test_invite_redeemed_open_seat_taken_table_starts_and_the_guest_is_fenced(db, ref):
+def test_invite_redeemed_open_seat_taken_table_starts_and_the_guest_is_fenced(db, ref, logs):
     web, gran, aunt = asker(db, "web"), asker(db, "gran"), asker(db, "aunt")
     created = make_gathering(web, gran, {"1": "invite", "2": "open"}, computer={"3": "easy"})
     table = created.table
@@ -185,6 +185,12 @@ def test_invite_redeemed_open_seat_taken_table_starts_and_the_guest_is_fenced(db
     taken = ask(gran, "gran", Sit(request_id=rid(), table=table, seat=2))
     assert isinstance(taken, Error) and taken.code in ("seat/taken", "table/unknown")
     gathering(db, table, "started")
+    # the operator's log: one line when it was created, one when it started (docs/operations.md "Logs"),
+    # and one per refusal for who asked (the gateway's is the only account that may redeem)
+    said = "\n".join(logs.lines)
+    assert f"table {table} created: dragon, waiting for seat(s) 1 (invite), 2 (open)" in said
+    assert f"table {table} started: dragon for gran, {acc.user}, aunt, " in said and "seat 3 the computer" in said
+    assert "refused gran: auth/forbidden: " in said and "refused web: guest/bad-invite: " in said
     watch = Probe(db.url("fan"), "fan", (T.meta(table),), mqtt_version=5)
     meta = watch.wait_for(lambda i, m: isinstance(m, Meta) and m.table == table, 10)
     watch.close()

@@ -9,6 +9,7 @@ the same seed gives without any interruption.
 
 from __future__ import annotations
 
+import re
 import uuid
 
 import pytest
@@ -104,6 +105,9 @@ def test_sigterm_interrupts_and_a_restart_finishes_the_same_game(mosquitto, tmp_
         watch.wait_for(lambda i, m: isinstance(m, RefereeStatus) and m.status == "offline", 10)
         ref.start()
         ref.wait_up()
+        # the operator's log: one line for the table it resumed (docs/operations.md "Logs")
+        assert any(re.search(rf"INFO table {table} restored: \d+ move\(s\) replayed, playing$", ln) for ln in ref.log), \
+            ref.log[-20:]
         watch.wait_for(lambda i, m: isinstance(m, Events) and m.events == [{"type": "resumed"}], 10)
         done = watch.wait_for(lambda i, m: isinstance(m, Meta) and m.status == "finished", 120)
         for t in threads:

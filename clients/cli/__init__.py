@@ -39,11 +39,14 @@ _EPILOG = ("Every command that talks to the broker reads its address, prefix and
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100}, epilog=_EPILOG)
 @click.version_option(package_name="summon", prog_name="summon", message="%(prog)s %(version)s")
-@click.option("--log-level", default="WARNING", show_default=True,
-              type=click.Choice(["DEBUG", "INFO", "WARNING", "ERROR"], case_sensitive=False))
-def main(log_level: str) -> None:
+@click.option("--log-level", default=None, envvar="SUMMON_LOG_LEVEL",
+              type=click.Choice(["DEBUG", "INFO", "WARNING", "ERROR"], case_sensitive=False),
+              help="[default: INFO for the services (referee, web, bot, tournament run), WARNING for the rest; "
+                   "also SUMMON_LOG_LEVEL]")
+def main(log_level: str | None) -> None:
     """Summon: card and board games refereed over MQTT."""
-    logging.basicConfig(level=log_level.upper(), format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    # A service's level is settled by its --log-format option (options.py), which knows it is one.
+    logging.basicConfig(level=(log_level or "WARNING").upper(), format="%(asctime)s %(name)s %(levelname)s %(message)s")
 
 
 for _command in (demo.demo, referee.referee, bot.bot, watch.watch, create.create, close.close, games.games,

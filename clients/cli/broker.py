@@ -14,7 +14,8 @@ from typing import Any, NoReturn
 
 import click
 
-from summon.clients.cli.common import profile as _profile
+from summon.clients.cli.common import is_loopback, profile as _profile, refuse_in_clear
+from summon.clients.cli.options import insecure_option
 from summon.clients.profile import ENV as PROFILE_ENV, write_profile
 
 from summon.protocol.version import DEFAULT_PREFIX
@@ -99,6 +100,9 @@ def _edge_next(ed: EdgeDir, e: EdgeSettings) -> None:
               help="Address to listen on; '' for every interface (e.g. in a container).")
 @click.option("--prefix", default=DEFAULT_PREFIX, show_default=True, help="Topic prefix the ACL protects.")
 @click.option("--tls-port", type=int, default=None, help="Also listen with TLS here (needs --certfile, --keyfile).")
+@click.option("--tls-bind", default=None,
+              help="Address of the TLS listener alone (default: --bind); '' = every interface, so that only "
+                   "mqtts:// faces the network while the plain listeners stay on --bind 127.0.0.1.")
 @click.option("--certfile", type=click.Path(exists=True, dir_okay=False), default=None, help="PEM server certificate.")
 @click.option("--keyfile", type=click.Path(exists=True, dir_okay=False), default=None, help="PEM private key.")
 @click.option("--cafile", type=click.Path(exists=True, dir_okay=False), default=None,
@@ -122,10 +126,11 @@ def _edge_next(ed: EdgeDir, e: EdgeSettings) -> None:
               help="Also write an edge broker (DIR/edges/NAME/): a separate Mosquitto for anonymous, read-only "
                    "spectators, bridged in from the spectators' listener (public topics only).")
 @_edge_options("edge-")
+@insecure_option
 def init(directory: str, port: int, spectator_port: int, no_spectators: bool, bind: str, prefix: str,
          tls_port: int | None, certfile: str | None, keyfile: str | None, cafile: str | None,
          websockets_port: int | None, run_as_root: bool, force: bool, accounts_mode: str, edge: bool,
-         cells: int = 1, **edge_kw: object) -> None:
+         cells: int = 1, tls_bind: str | None = None, insecure: bool = False, **edge_kw: object) -> None:
     """Write DIRECTORY/mosquitto.conf, ACLs, password and roles files (commented).
 
     With --edge, also DIRECTORY/edges/NAME/mosquitto.conf and acl: an edge broker that
@@ -134,7 +139,17 @@ def init(directory: str, port: int, spectator_port: int, no_spectators: bool, bi
     and lets nobody publish.  It is its own Mosquitto process, so a client id used there
     cannot disconnect a player here.  Its bridge account (role edge) gets a random
     password.  More edges: `summon broker edge DIR --name edge2 --port 1886 --ws-port 9003`.
+
+    Plain listeners (MQTT, and its accounts' passwords) on an address beyond this machine
+    are refused unless --insecure: keep --bind 127.0.0.1 and open TLS to the network
+    (--tls-port with --tls-bind '', or a TLS proxy in front of the websockets listener).
     """
+    if not insecure and not is_loopback(bind):
+        refuse_in_clear(f"--bind {bind!r} opens the plain MQTT listeners (players' and spectators' accounts log in "
+                        "there) beyond this machine",
+                        "Keep --bind 127.0.0.1 and let other machines in over TLS only: --tls-port 8883 --certfile "
+                        "CERT --keyfile KEY --tls-bind '' (mqtts://), and for the web page a TLS proxy in front of "
+                        "the websockets listener (docs/web.md, \"Anything beyond localhost: TLS\")", "--bind")
     _refuse_reshaping(directory, force, cells)
     if cells > 1:
         return _init_cells(directory, cells, port, spectator_port, no_spectators, bind, prefix, websockets_port,
@@ -145,7 +160,8 @@ def init(directory: str, port: int, spectator_port: int, no_spectators: bool, bi
 
     settings = BrokerSettings(prefix=prefix, port=port, bind=bind,
                               spectator_port=None if no_spectators else spectator_port,
-                              tls_port=tls_port, websockets_port=websockets_port, run_as_root=run_as_root,
+                              tls_port=tls_port, tls_bind=tls_bind, websockets_port=websockets_port,
+                              run_as_root=run_as_root,
                               certfile=absolute(certfile), keyfile=absolute(keyfile), cafile=absolute(cafile))
     if edge and no_spectators:
         raise click.UsageError("--edge bridges from the spectators' listener: drop --no-spectators")
@@ -176,6 +192,10 @@ def init(directory: str, port: int, spectator_port: int, no_spectators: bool, bi
         click.echo(f"wrote {d.conf} (and acl, passwd, spectators.*, roles) in {d.root}")
     if ed is not None and edge_settings is not None:
         _edge_next(ed, edge_settings)
+    if websockets_port is not None:
+        click.echo(f"note: Mosquitto 2.0.11 opens the websockets port {websockets_port} on every interface whatever "
+                   "--bind says, without TLS: firewall it from other machines and reach it through a TLS proxy "
+                   "(wss://; docs/web.md)")
     click.echo(f"wrote the profile {prof}: every summon command reads the broker's address from it")
     click.echo("next:")
     click.echo(f"  export {PROFILE_ENV}={prof}")

@@ -8,6 +8,7 @@ any one of them imports alone (tests/test_layers.py imports every module by itse
 from __future__ import annotations
 
 import functools
+import ipaddress
 import os
 import signal
 import sys
@@ -20,7 +21,7 @@ from summon.protocol.mqtt import BrokerUrl, LinkError, LinkRefused
 
 __all__ = ["serve_metrics", "EXIT_OK", "EXIT_FAILED", "EXIT_USAGE", "EXIT_UNREACHABLE", "EXIT_REFUSED", "EXIT_FOREIGN", "EXIT_CODES",
            "check_profile_broker", "broker_from_flags", "profile", "link_failed", "on_signals", "leave_on_sigterm",
-           "parse_options", "start_metrics"]
+           "parse_options", "start_metrics", "is_loopback", "refuse_in_clear"]
 
 # One table for every command (README "Exit codes"; `summon --help` says it too).
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_UNREACHABLE, EXIT_REFUSED, EXIT_FOREIGN = 0, 1, 2, 3, 4, 5
@@ -35,6 +36,32 @@ EXIT_CODES = (
     (EXIT_FOREIGN, "the broker at the profile's address is not the profile's: it accepts anonymous logins "
                    "(e.g. Debian's system Mosquitto on that port)"),
 )
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` names this machine only (127.0.0.0/8, ::1, localhost).
+
+    Why by name and not by resolving it: what matters is where the operator *meant* the
+    traffic to go; a host name that resolves to 127.0.0.1 here is another machine's address
+    for the browsers it is given to.  ``''``, ``0.0.0.0`` and ``::`` are every interface."""
+    host = host.strip().strip("[]")
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def refuse_in_clear(what: str, tls: str, flag: str) -> NoReturn:
+    """Stop a command that would let passwords cross the network unencrypted (issue 40).
+
+    ``what``: the listener or address in words; ``tls``: the encrypted way to do the same.
+    A usage error on ``flag`` (exit 2) that names ``--insecure``, so it is never a warning
+    lost in a log, and the operator who means it (a lab, a container's own network) can say so."""
+    raise click.BadParameter(f"{what}: passwords would cross the network in clear, readable by anyone on the "
+                             f"way. {tls}. If nobody else can reach this network (a lab, a container's own "
+                             f"network), say --insecure.", param_hint=flag)
 
 
 @functools.lru_cache(maxsize=None)

@@ -4,6 +4,8 @@
   --mqtt-version, with the same names, defaults and help on every networked command.
 - ``metrics_options``: ``--metrics-port PORT`` and friends (referee/metrics.py; served by
   ``clients.cli.common.start_metrics``; docs/operations.md).
+- ``insecure_option``: ``--insecure``, the operator's word that passwords may cross a network
+  in clear (``summon web``, ``summon broker init``; clients.cli.common.refuse_in_clear).
 - ``log_format_option``: ``--log-format json`` on every long-running command (clients/logjson.py).
 """
 
@@ -16,7 +18,7 @@ import click
 from summon.clients.cli.common import profile
 from summon.protocol.version import DEFAULT_PREFIX
 
-__all__ = ["broker_options", "log_format_option", "metrics_options", "port_options"]
+__all__ = ["broker_options", "insecure_option", "log_format_option", "metrics_options", "port_options"]
 
 
 def _default_prefix() -> str:
@@ -54,8 +56,15 @@ def broker_options(f: Callable[..., Any] | None = None, *, mqtt_version: str = "
 
 
 def _set_log_format(ctx: click.Context, param: click.Parameter, value: str | None) -> None:
+    """Only the long-running services take --log-format, so this is also where they log at
+    INFO unless ``summon --log-level`` (or SUMMON_LOG_LEVEL) said otherwise: an operator who
+    left one running reads what its tables did without asking (issue 40)."""
+    import logging
+
     from summon.clients.logjson import use_format
 
+    if ctx.find_root().params.get("log_level") is None:
+        logging.getLogger().setLevel(logging.INFO)
     if value:
         use_format(value)
 
@@ -66,6 +75,13 @@ def log_format_option(f: Callable[..., Any]) -> Callable[..., Any]:
                         envvar="SUMMON_LOG_FORMAT", expose_value=False, is_eager=True, callback=_set_log_format,
                         help="Log lines as plain text, or one JSON object per line (time, level, logger, "
                              "message, table, user) for a log shipper.")(f)
+
+
+def insecure_option(f: Callable[..., Any]) -> Callable[..., Any]:
+    """``--insecure``: allow plain (unencrypted) listeners or URLs beyond this machine."""
+    return click.option("--insecure", is_flag=True,
+                        help="Allow plain ws:// / mqtt:// (no TLS) beyond this machine: passwords then cross the "
+                             "network in clear. Only for a network nobody else can reach.")(f)
 
 
 def _port_options() -> list[Callable[[Callable[..., Any]], Callable[..., Any]]]:

@@ -11,8 +11,8 @@ import click
 if TYPE_CHECKING:
     from summon.clients.web.gateway import Gateway
 
-from summon.clients.cli.common import EXIT_FAILED, on_signals, serve_metrics
-from summon.clients.cli.options import log_format_option, port_options
+from summon.clients.cli.common import EXIT_FAILED, is_loopback, on_signals, refuse_in_clear, serve_metrics
+from summon.clients.cli.options import insecure_option, log_format_option, port_options
 from summon.protocol.version import DEFAULT_PREFIX
 
 __all__ = ["web"]
@@ -26,6 +26,30 @@ def _ws_url(value: str | None, flag: str) -> str:
     if "@" in value.split("//", 1)[1].split("/", 1)[0]:
         raise click.BadParameter("no credentials in the URL: the page asks for them", param_hint=flag)
     return value
+
+
+_TLS_WS = ("Give a wss:// URL instead: a TLS proxy in front of the broker's websockets listener "
+           "(docs/web.md, \"Anything beyond localhost: TLS\"), or Mosquitto's own certfile/keyfile there")
+
+
+def _refuse_plain(broker: str, cells: tuple[tuple[str, str, str], ...], host: str, logs_in: bool) -> None:
+    """What ``--insecure`` must allow (issue 40): the page's passwords never cross a network in clear.
+
+    A ``ws://`` broker beyond this machine gets every log-in's password unencrypted (the
+    page sends it over that websocket), and so does every cell's broker the profile lists
+    (one account for all cells).  A page served over plain http beyond this machine can be
+    rewritten on the way to send them anywhere, and its sign-up and invite answers carry
+    passwords too.  Loopback addresses are fine: nothing crosses a network."""
+    from urllib.parse import urlsplit
+
+    for url, flag in [(broker, "--broker"), *((ws, f"the profile's [cells.{name}] ws") for name, ws, _ in cells)]:
+        if url.startswith("ws://") and not is_loopback(urlsplit(url).hostname or ""):
+            refuse_in_clear(f"{url} is a plain websockets URL beyond this machine, and the page logs in there",
+                            _TLS_WS, flag)
+    if logs_in and not is_loopback(host):
+        refuse_in_clear(f"--host {host!r} serves the log-in page over plain http:// beyond this machine",
+                        "Keep --host 127.0.0.1 and put a TLS proxy in front of it, serving https:// (docs/web.md, "
+                        "\"Anything beyond localhost: TLS\")", "--host")
 
 
 def _profile_gateway(user: str) -> tuple[str | None, str | None]:
@@ -84,7 +108,8 @@ def _profile_signup() -> str:
     return prof.signup_mode if prof else "none"
 
 
-def _gateway(where: str | None, user: str, password_file: str | None, prefix: str) -> "Gateway | None":
+def _gateway(where: str | None, user: str, password_file: str | None, prefix: str,
+             insecure: bool = False) -> "Gateway | None":
     """The gateway's MQTT connection, or None without a gateway; exits in words when it cannot be made."""
     kept = None
     if not password_file:
@@ -99,6 +124,9 @@ def _gateway(where: str | None, user: str, password_file: str | None, prefix: st
     host, _, port = where.rpartition(":")
     if not host or not port.isdigit():
         raise click.BadParameter("must be HOST:PORT of the players' broker (MQTT over tcp)", param_hint="--gateway")
+    if not insecure and not is_loopback(host):  # the gateway logs in over plain MQTT
+        refuse_in_clear(f"--gateway {where} is another machine, and the gateway logs in there over plain MQTT as "
+                        f"{user!r}", "Run summon web on the broker's machine (--gateway 127.0.0.1:PORT)", "--gateway")
     if password_file:
         try:
             with open(password_file, encoding="utf-8") as f:
@@ -148,11 +176,12 @@ def _gateway(where: str | None, user: str, password_file: str | None, prefix: st
                    "proxy: the gateway answers only requests whose Host is one of them (a DNS-rebinding page "
                    "cannot use visitors' browsers). Default: --host:--port and the loopback names (and this "
                    "machine's name when --host is 0.0.0.0).")
+@insecure_option
 @port_options
 @log_format_option
 def web(broker: str | None, edge: str | None, prefix: str, host: str, port: int, gateway: str | None,
         gateway_user: str, gateway_password_file: str | None, signup: str | None, metrics_port: int | None,
-        metrics_bind: str, public_names: tuple[str, ...] = ()) -> None:
+        metrics_bind: str, public_names: tuple[str, ...] = (), insecure: bool = False) -> None:
     """Serve the web client (play, watch, tournaments, replays) on http://HOST:PORT/.
 
     Serves the page's static files and its config.json: the page talks to the broker itself
@@ -162,14 +191,21 @@ def web(broker: str | None, edge: str | None, prefix: str, host: str, port: int,
     The page logs in only to the --broker given here: a broker named in a link
     (?broker=...) is refused and shown as such, so a link cannot send a password to a
     stranger's broker.  Without --broker there is no login at all.
+
+    Beyond this machine the page must be https:// and its broker wss:// (a TLS proxy in
+    front, docs/web.md): a plain ws:// --broker on another address, or --host beyond
+    127.0.0.1 with log-in on, is refused unless --insecure says the network is yours alone.
     """
     from summon.clients.web.server import WebConfig, WebServer
 
-    relay = _gateway(gateway, gateway_user, gateway_password_file, prefix)
+    broker_ws, cells = _ws_url(broker, "--broker"), _profile_cells()
+    if not insecure:
+        _refuse_plain(broker_ws, cells, host, logs_in=bool(broker_ws))
+    relay = _gateway(gateway, gateway_user, gateway_password_file, prefix, insecure)
     if signup is None:
         signup = _profile_signup()
-    config = WebConfig(broker=_ws_url(broker, "--broker"), edge=_ws_url(edge, "--edge"), prefix=prefix,
-                       guests=relay is not None, signup=signup, cells=_profile_cells(),
+    config = WebConfig(broker=broker_ws, edge=_ws_url(edge, "--edge"), prefix=prefix,
+                       guests=relay is not None, signup=signup, cells=cells,
                        lobby=_profile_lobby())
     try:
         server = WebServer(config, host=host, port=port, gateway=relay, public_names=public_names)
