@@ -2,7 +2,7 @@
 
 deploy/mosquitto/ (mosquitto.conf, acl, passwd, spectators.*, roles) is the main broker;
 deploy/mosquitto-edge/ (mosquitto.conf, acl, an empty passwd) is the edge broker of
-compose.yaml's ``edge`` service: anonymous read-only spectators, bridged in from the
+compose.demo.yaml's ``edge`` service: anonymous read-only spectators, bridged in from the
 main broker's spectators' listener with the ``edge`` account.
 
 Why generated: the ACL is the security model (a player's identity is the username
@@ -54,8 +54,8 @@ SPECTATOR_PORT = 1884
 WS_PORT = 9001       # players over websockets (the web page; every cell of the compose `cells` profile)
 EDGE_PORT = 1885     # anonymous read-only spectators, MQTT
 EDGE_WS_PORT = 9002  # anonymous read-only spectators, websockets (the web page)
-MAIN_HOST = "mosquitto"  # compose.yaml's service name of the main broker
-CONFIG_DIR = "/mosquitto/config"  # where compose.yaml mounts deploy/mosquitto/
+MAIN_HOST = "mosquitto"  # compose.demo.yaml's service name of the main broker
+CONFIG_DIR = "/mosquitto/config"  # where compose.demo.yaml mounts deploy/mosquitto/
 DATA_DIR = "/mosquitto/data"      # the eclipse-mosquitto image's data volume
 
 

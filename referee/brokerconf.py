@@ -3,7 +3,7 @@
 Why generated from code: the ACL *is* the security model (identity = the username
 segment of the move topic that only that user may write), so there is one source of truth
 -- this module -- used by the test suite's broker, by ``deploy/mosquitto/`` (checked to be
-identical by a test), by compose.yaml and by ``summon broker init``.  Password hashes use
+identical by a test), by compose.demo.yaml and by ``summon broker init``.  Password hashes use
 Mosquitto's own format (PBKDF2-SHA512, 101 iterations, 12-byte salt:
 ``$7$101$salt$hash``), so no ``mosquitto_passwd`` binary is needed to write them
 (``password_line`` says why not more iterations).

@@ -80,8 +80,17 @@ OWNER_ROLE = "summon-owner"
 ADMIN_ROLE = "summon-admin"
 
 
+PLUGIN_ENV = "SUMMON_DYNSEC_PLUGIN"
+
+
 def find_plugin() -> str | None:
-    """Where Debian (or a local build) put ``mosquitto_dynamic_security.so``."""
+    """Where Debian (or a local build) put ``mosquitto_dynamic_security.so``.
+
+    ``$SUMMON_DYNSEC_PLUGIN`` names it outright, existing here or not: in compose.yaml the
+    summon image writes the broker's config, but the plugin lives in the broker image (the
+    broker image links it to that path; deploy/broker.Dockerfile)."""
+    if os.environ.get(PLUGIN_ENV):
+        return os.environ[PLUGIN_ENV]
     return next((p for p in PLUGIN_PATHS if os.path.exists(p)), None)
 
 

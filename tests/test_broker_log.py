@@ -124,7 +124,7 @@ def _healthcheck(test: list[str], port: int) -> int:
 @pytest.mark.skipif(shutil.which("mosquitto_sub") is None, reason="mosquitto_sub (mosquitto-clients) not installed")
 def test_the_compose_healthchecks_tell_a_running_broker_from_a_missing_one(tmp_path):
     yaml = pytest.importorskip("yaml")
-    services = yaml.safe_load((ROOT / "compose.yaml").read_text())["services"]
+    services = yaml.safe_load((ROOT / "compose.demo.yaml").read_text())["services"]
     main, edge = services["mosquitto"]["healthcheck"]["test"], services["edge"]["healthcheck"]["test"]
     conf, port, spectator_port = _deploy_copy(tmp_path)
     proc = _start_verbose(conf, [port, spectator_port])

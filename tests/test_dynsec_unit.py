@@ -65,3 +65,18 @@ def test_config_puts_members_in_groups_and_conf_drops_the_files():
     assert "password_file" not in conf and "acl_file" not in conf
     assert conf.index("plugin /x/plugin.so") < conf.index("listener 1")
     assert "per_listener_settings false" in conf and "use_username_as_clientid true" in conf
+
+
+def test_plugin_path_from_the_environment(monkeypatch, tmp_path):
+    """compose.yaml: the summon image writes the broker's config, the plugin lives in the
+    broker image.  SUMMON_DYNSEC_PLUGIN names it even though no such file exists here
+    (the old find_plugin only looked at this machine's files: None, and `broker migrate`
+    refused "mosquitto_dynamic_security.so not found")."""
+    from summon.referee import dynsec
+
+    elsewhere = str(tmp_path / "not-here" / "mosquitto_dynamic_security.so")
+    monkeypatch.setenv("SUMMON_DYNSEC_PLUGIN", elsewhere)
+    assert dynsec.find_plugin() == elsewhere
+    monkeypatch.setattr(dynsec, "PLUGIN_PATHS", (str(tmp_path / "none.so"),))
+    monkeypatch.delenv("SUMMON_DYNSEC_PLUGIN")
+    assert dynsec.find_plugin() is None
