@@ -29,7 +29,7 @@ KNOWN_KEYS = ("broker", "spectators", "edge", "prefix", "broker_dir", "roles_fil
               "signup", "cells", "lobby")
 """Every top-level key and table a profile may hold; any other is refused by name (issue 47:
 a misspelled ``brokr = ...`` was ignored, and the command silently used 1883)."""
-SIGNUP_KEYS = ("mode",)  # [signup]
+SIGNUP_KEYS = ("mode", "max_accounts")  # [signup]
 
 
 class ProfileError(Exception):
