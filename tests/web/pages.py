@@ -96,3 +96,18 @@ def press(page: Any, selector: str, keyboard: bool) -> None:
         page.keyboard.press("Enter")
     else:
         page.click(selector)
+
+
+WIDTHS = {"narrow": (360, 740), "desktop": (1280, 900)}  # the phone we promise, and a desktop
+
+
+def shoot(page: Any, name: str, out: Any) -> None:
+    """The page at phone and desktop width, checked for sideways overflow, saved as NAME-LABEL.png."""
+    for label, (w, h) in WIDTHS.items():
+        page.set_viewport_size({"width": w, "height": h})
+        page.wait_for_timeout(150)
+        overflow = page.evaluate("() => document.documentElement.scrollWidth - window.innerWidth")
+        assert overflow <= 0, f"{name} at {w} px is {overflow} px too wide"
+        path = out / f"{name}-{label}.png"
+        page.screenshot(path=str(path), full_page=True)
+        assert path.stat().st_size > 5000

@@ -18,12 +18,9 @@ from summon.protocol.messages import Move
 from summon.referee.games import GAMES
 from summon.referee.games.dragon.cards import display_names
 from summon.referee.replays import export
-from tests.web.pages import login
+from tests.web.pages import login, shoot
 
 pytestmark = pytest.mark.broker
-WIDTHS = {"narrow": (360, 740), "desktop": (1280, 900)}  # the phone we promise, and a desktop
-
-
 def finish(stack, players, computer=None, seed=1, names=None) -> str:
     """A Dragon table (one hand) played to its end: random moves for people, house bots for computers."""
     ref = stack.referee
@@ -45,17 +42,6 @@ def finish(stack, players, computer=None, seed=1, names=None) -> str:
         if not ref.call(one):
             time.sleep(0.02)  # polled: the house bot moves within the loop's next pass
     return table.id
-
-
-def shoot(page, name, out):
-    for label, (w, h) in WIDTHS.items():
-        page.set_viewport_size({"width": w, "height": h})
-        page.wait_for_timeout(150)
-        overflow = page.evaluate("() => document.documentElement.scrollWidth - window.innerWidth")
-        assert overflow <= 0, f"{name} at {w} px is {overflow} px too wide"
-        path = out / f"{name}-{label}.png"
-        page.screenshot(path=str(path), full_page=True)
-        assert path.stat().st_size > 5000
 
 
 def test_my_games_lists_results_and_opens_my_own_replay(browser, stack, out):

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from tests.web.pages import login, offered
+from tests.web.pages import login, offered, shoot
 
 pytestmark = pytest.mark.broker
 
@@ -146,11 +146,7 @@ def test_new_table_says_its_rules_in_a_familys_words(stack, browser, out):
         page.select_option("select[data-key='nt-seat-2']", "account")
         page.wait_for_selector("input[data-key='nt-account-2']")
         assert page.eval_on_selector("select[data-key='nt-clock']", "s => s.value") == "none"
-        for label, (w, h) in {"narrow": (360, 740), "desktop": (1280, 900)}.items():
-            page.set_viewport_size({"width": w, "height": h})
-            overflow = page.evaluate("() => document.documentElement.scrollWidth - window.innerWidth")
-            assert overflow <= 0, f"New table at {w} px is {overflow} px too wide"
-            page.screenshot(path=str(out / f"new-table-rules-{label}.png"), full_page=True)
+        shoot(page, "new-table-rules", out)
         assert not page.errors, page.errors
     finally:
         page.context.close()
