@@ -35,7 +35,7 @@ def test_clock_counts_down_and_the_house_bot_seat_is_reclaimed(stack, browser):
                                "Number(e.textContent.split(':')[1]) < first; }", arg=[running, first], timeout=10000)
         # north does not move: it times out once and the house bot takes the seat
         page.wait_for_selector(".notice.house", timeout=20000)
-        assert "house bot is playing your seat" in page.inner_text(".notice.house")
+        assert "The computer is playing for you" in page.inner_text(".notice.house")
         page.wait_for_selector(".feed .ev-house")
         page.click("button[data-key='reclaim']")
         page.wait_for_selector(".feed .ev-reclaim", timeout=15000)

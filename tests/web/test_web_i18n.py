@@ -113,7 +113,7 @@ def test_every_control_is_named_and_your_turn_is_announced(stack, browser):
         s = state(page)
         assert s["view"]["phase"] == "bidding", s["view"]["phase"]
         # the live region outside #app says it, keyed by this table and this state's seq
-        page.wait_for_function(HAS_KEY, arg=f"turn:{table}:{s['seq']}")
+        page.wait_for_function(HAS_KEY, arg=f"turn:{table}:{s.get('epoch') or 0}:{s['seq']}")
         assert page.text_content("#announce") == "Your turn"
         live = page.eval_on_selector("#announce", "e => [e.getAttribute('aria-live'), e.closest('#app') === null]")
         assert live == ["polite", True]
@@ -121,7 +121,8 @@ def test_every_control_is_named_and_your_turn_is_announced(stack, browser):
         assert not unnamed(page), ("bidding", unnamed(page))
         until_playing(page, DragonPerson(keyboard=False))
         # a later turn is announced too (its own key: each turn once)
-        page.wait_for_function(HAS_KEY, arg=f"turn:{table}:{state(page)['seq']}")
+        now = state(page)
+        page.wait_for_function(HAS_KEY, arg=f"turn:{table}:{now.get('epoch') or 0}:{now['seq']}")
         assert page.query_selector_all(".my-hand button.card")
         assert not unnamed(page), ("playing", unnamed(page))
         # every card in the hand is named for a screen reader: "7 of fire", "the Dragon"
