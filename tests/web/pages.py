@@ -101,9 +101,11 @@ def press(page: Any, selector: str, keyboard: bool) -> None:
 WIDTHS = {"narrow": (360, 740), "desktop": (1280, 900)}  # the phone we promise, and a desktop
 
 
-def shoot(page: Any, name: str, out: Any) -> None:
-    """The page at phone and desktop width, checked for sideways overflow, saved as NAME-LABEL.png."""
-    for label, (w, h) in WIDTHS.items():
+def shoot(page: Any, name: str, out: Any, widths: "dict[str, tuple[int, int]] | None" = None,
+          keep: "tuple[str, ...] | None" = None) -> None:
+    """The page at each width (default: phone and desktop), checked for sideways overflow,
+    saved as NAME-LABEL.png; a label not in ``keep`` (default: all) is checked, then deleted."""
+    for label, (w, h) in (widths or WIDTHS).items():
         page.set_viewport_size({"width": w, "height": h})
         page.wait_for_timeout(150)
         overflow = page.evaluate("() => document.documentElement.scrollWidth - window.innerWidth")
@@ -111,3 +113,5 @@ def shoot(page: Any, name: str, out: Any) -> None:
         path = out / f"{name}-{label}.png"
         page.screenshot(path=str(path), full_page=True)
         assert path.stat().st_size > 5000
+        if keep is not None and label not in keep:
+            path.unlink()

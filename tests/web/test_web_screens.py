@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.web.pages import MY_TURN, login, offered, open_table, state
+from tests.web import pages
 from tests.web.test_web_dragon import BOTS, DragonPerson
 
 pytestmark = pytest.mark.broker
@@ -18,16 +19,7 @@ KEEP = ("phone", "desktop")
 
 
 def shoot(page, name: str, out: Path, keep: tuple[str, ...] = KEEP) -> None:
-    for label, (w, h) in WIDTHS.items():
-        page.set_viewport_size({"width": w, "height": h})
-        page.wait_for_timeout(150)
-        overflow = page.evaluate("() => document.documentElement.scrollWidth - window.innerWidth")
-        assert overflow <= 0, f"{name} at {w} px is {overflow} px too wide"
-        path = out / f"{name}-{label}.png"
-        page.screenshot(path=str(path), full_page=True)
-        assert path.stat().st_size > 5000
-        if label not in keep:
-            path.unlink()
+    pages.shoot(page, name, out, WIDTHS, keep)
 
 
 def on_first_screen(page, selector: str) -> bool:
