@@ -41,6 +41,7 @@ def positions(count: int, seed: int = 0):
 def _view(st, seat):
     v = G.view(st, seat)
     v.pop("last_hand")  # not rebuilt from a view (SPEC.md, search interface)
+    v.pop("sheet")  # nor the score sheet: earlier hands do not change a decision
     return v
 
 
@@ -64,7 +65,7 @@ def test_samples_depend_only_on_the_view():
     rng = random.Random(3)
     for st, seat in positions(600, seed=1):
         other = determinize(info_state(G.view(st, seat)), rng, stop_at_hand_end=False)
-        other = replace(other, last_hand=st.last_hand, void_hands=st.void_hands)  # same view, other cards
+        other = replace(other, last_hand=st.last_hand, sheet=st.sheet, void_hands=st.void_hands)  # same view, other cards
         a = sample_hidden(info_state(G.view(st, seat)), random.Random(5))
         b = sample_hidden(info_state(G.view(other, seat)), random.Random(5))
         assert a == b

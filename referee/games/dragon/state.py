@@ -126,6 +126,10 @@ class State:
     last_trick: tuple[tuple[TrickEntry, ...], int, int] | None = None  # (cards, winner, points)
     last_hand: HandResult | None = None
     result: Result | None = None
+    # Every finished hand so far, in order: the score sheet (issue 42).  Why kept in the
+    # state: a page opened mid-game (or re-opened) must show the whole sheet, and the
+    # events that carried older hands are gone by then.
+    sheet: tuple[HandResult, ...] = ()
 
     @property
     def agreed(self) -> Contract:
@@ -163,12 +167,13 @@ def deal_cards(seed: Any, hand_no: int, dealer: int) -> tuple[Seats, int]:
 
 def fresh_hand(config: Config, seed: Any, hand_no: int, dealer: int,
                scores: Teams, last_hand: HandResult | None,
-               dealt: tuple[Seats, int] | None = None) -> State:
+               dealt: tuple[Seats, int] | None = None,
+               sheet: tuple[HandResult, ...] = ()) -> State:
     """A state at the start of a hand's bidding (``dealt`` overrides the shuffle)."""
     hands, kitty = dealt if dealt is not None else deal_cards(seed, hand_no, dealer)
     return State(config=config, seed=seed, hand_no=hand_no, dealer=dealer, scores=scores,
                  phase="bidding", turn=(dealer + 1) % 4, hands=hands, kitty=kitty,
-                 last_hand=last_hand)
+                 last_hand=last_hand, sheet=sheet)
 
 
 def state_from_deal(hands: Sequence[Sequence[str]], kitty: Sequence[str], *, dealer: int = 0,

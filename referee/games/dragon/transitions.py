@@ -178,13 +178,15 @@ def _end_hand(st: State, events: list[Event], emit: bool) -> tuple[State, list[E
     scores = (st.scores[0] + deltas[0], st.scores[1] + deltas[1])
     summary = HandResult(st.hand_no, c.seat, c.level, c.designation, c.option,
                          points >= c.level, st.trick_points, deltas, scores, False)
-    return _after_hand(replace(st, scores=scores, last_hand=summary), bt, events, emit)
+    return _after_hand(replace(st, scores=scores, last_hand=summary, sheet=st.sheet + (summary,)),
+                       bt, events, emit)
 
 
 def _throw_in(st: State, events: list[Event], emit: bool) -> tuple[State, list[Event]]:
     summary = HandResult(st.hand_no, None, None, None, None, None, (0, 0), (0, 0),
                          st.scores, True)
-    return _after_hand(replace(st, last_hand=summary), None, events, emit, thrown_in=True)
+    return _after_hand(replace(st, last_hand=summary, sheet=st.sheet + (summary,)), None, events, emit,
+                       thrown_in=True)
 
 
 def _after_hand(st: State, bidder_team: int | None, events: list[Event], emit: bool,
@@ -203,7 +205,7 @@ def _after_hand(st: State, bidder_team: int | None, events: list[Event], emit: b
     if emit and thrown_in:
         events.append(Event("redeal", {"reason": "all-passed"}))
     nxt = fresh_hand(st.config, st.seed, st.hand_no + 1, (st.dealer + 1) % 4, st.scores,
-                     st.last_hand)
+                     st.last_hand, sheet=st.sheet)
     if emit:
         events.append(deal_event(nxt))
     return nxt, events

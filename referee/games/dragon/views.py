@@ -19,7 +19,7 @@ from typing import Any
 from .cards import CARD_NAMES, SUITS, display_names
 from .state import Config, HandResult, State, TrickEntry
 
-__all__ = ["view", "all_views", "trick_items", "hand_result_dict", "as_text"]
+__all__ = ["view", "all_views", "trick_items", "hand_result_dict", "sheet_row", "as_text"]
 
 
 def as_text(as_suit: int | None, high: bool | None) -> str | None:
@@ -47,6 +47,25 @@ def hand_result_dict(r: HandResult) -> dict[str, Any]:
         "deltas": list(r.deltas),
         "scores": list(r.scores),
         "thrown_in": r.thrown_in,
+    }
+
+
+def sheet_row(r: HandResult) -> dict[str, Any]:
+    """One line of the score sheet: a finished hand, shorter than ``hand_result_dict``.
+
+    Why shorter: the sheet rides in every view of every move (a whole game is ~14 hands),
+    so it keeps only what a score sheet shows -- who bid what, made or set, the trick
+    points, the score change and the running totals.  A thrown-in hand has no bidder and
+    no bid."""
+    return {
+        "hand_no": r.hand_no,
+        "bidder": r.bidder,
+        "bid": None if r.thrown_in or r.level is None else _bid_text(r.level, r.designation),
+        "option": r.option,
+        "made": r.made,
+        "points": list(r.trick_points),
+        "deltas": list(r.deltas),
+        "scores": list(r.scores),
     }
 
 
@@ -127,6 +146,7 @@ def _public(state: State) -> dict[str, Any]:
         "tricks_played": state.tricks_played,
         "discarding": {"seat": queue[0][0], "remaining": queue[0][1]} if queue else None,
         "last_hand": None if state.last_hand is None else hand_result_dict(state.last_hand),
+        "sheet": [sheet_row(r) for r in state.sheet],
         "result": None if r is None else {
             "winner_team": r.winner_team, "scores": list(r.scores), "reason": r.reason,
         },

@@ -207,19 +207,21 @@ def finish_hand(st: State, events: list[Event]) -> tuple[State, list[Event]]:
                           tiebreaks=tuple(all_rounds), uncontested=uncontested, carry=carry,
                           chips=chips)
     events.append(Event("hand_end", hand_summary_dict(summary)))
+    sheet = st.sheet + (summary,)
     if over:
         result = _result(st, chips, tuple(winners))
         events.append(Event("game_end", {"winners": list(result.winners), "scores": list(result.scores),
                                          "reason": result.reason}))
         return replace(st, phase="over", turn=-1, chips=chips, pot=0, carry=0, to_act=(),
-                       last_hand=summary, result=result), events
+                       last_hand=summary, sheet=sheet, result=result), events
     if st.stop_at_hand_end:  # a search state (search.py): the hand is settled, deal nothing
         players = tuple(replace(p, bet=0) for p in st.players)  # the bets are paid out
         return replace(st, phase="hand_end", turn=-1, players=players, chips=chips, pot=carry, carry=carry,
-                       to_act=(), last_hand=summary), events
+                       to_act=(), last_hand=summary, sheet=sheet), events
     nxt = _next_dealer(st, chips)
     void = 0 if winners else st.void_hands + 1
-    new = start_hand(st.config, st.seed, st.n, st.decks, st.hand_no + 1, nxt, chips, carry, void, summary)
+    new = start_hand(st.config, st.seed, st.n, st.decks, st.hand_no + 1, nxt, chips, carry, void, summary,
+                     sheet=sheet)
     events.append(Event("deal", {"hand_no": new.hand_no, "dealer": new.dealer, "boccino": new.boccino,
                                  "order": order(new), "decks": new.decks, "pot": new.pot,
                                  "carry": new.carry, "chips": None if new.chips is None else list(new.chips)}))

@@ -154,6 +154,9 @@ class State:
     bettors: tuple[int, ...] = ()  # seats that took part in the betting round
     void_hands: int = 0
     last_hand: HandSummary | None = None
+    # Every finished hand so far, in order: the score sheet (issue 42).  Kept in the state
+    # because a page opened mid-session must show it whole; older events are gone by then.
+    sheet: tuple[HandSummary, ...] = ()
     result: Result | None = None
     stop_at_hand_end: bool = False  # search states: stop in phase "hand_end", deal nothing
 
@@ -209,7 +212,8 @@ def new_session(seats: int, config: Mapping[str, Any], seed: Any) -> State:
 
 def start_hand(cfg: Config, seed: Any, n: int, decks: int, hand_no: int, dealer: int,
                chips: tuple[int, ...] | None, carry: int, void_hands: int,
-               last_hand: HandSummary | None, shoe: tuple[int, ...] | None = None) -> State:
+               last_hand: HandSummary | None, shoe: tuple[int, ...] | None = None,
+               sheet: tuple[HandSummary, ...] = ()) -> State:
     """A state at the start of round 1: dealt, antes paid, first player to move."""
     statuses = ["in" if chips is None or chips[s] > 0 else "out" for s in range(n)]
     pot = carry
@@ -222,7 +226,7 @@ def start_hand(cfg: Config, seed: Any, n: int, decks: int, hand_no: int, dealer:
     return State(config=cfg, seed=seed, n=n, decks=decks, hand_no=hand_no, dealer=dealer,
                  boccino=boccino, shoe=shoe, drawn=drawn, reserves=0,
                  players=players, phase="reveal", round=1, turn=first, chips=chips,
-                 pot=pot, carry=carry, void_hands=void_hands, last_hand=last_hand)
+                 pot=pot, carry=carry, void_hands=void_hands, last_hand=last_hand, sheet=sheet)
 
 
 def state_from_cards(boccino: int, mains: Sequence[Sequence[int]], bombs: Sequence[int],

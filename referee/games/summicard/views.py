@@ -21,7 +21,7 @@ from .cards import distance
 from .rules import bet_limit, final, main_sum, order
 from .state import HandSummary, Player, State
 
-__all__ = ["view", "hand_summary_dict", "player_public"]
+__all__ = ["view", "hand_summary_dict", "sheet_row", "player_public"]
 
 
 def player_public(p: Player, seat: int, boccino: int, betting: bool) -> dict[str, Any]:
@@ -75,6 +75,29 @@ def hand_summary_dict(h: HandSummary) -> dict[str, Any]:
     }
 
 
+def sheet_row(h: HandSummary) -> dict[str, Any]:
+    """One line of the score sheet: a finished hand in what a sheet shows.
+
+    Why not ``hand_summary_dict``: the sheet rides in every view of every move, so it keeps
+    the winners, each player's final score as shown at the end (null for a Bomb never
+    turned up), the chips each won from the pots and the chips after (betting only)."""
+    b = h.boccino
+    won: list[int] | None = None
+    if h.chips is not None:
+        won = [0] * len(h.players)
+        for r in h.pots:
+            for s, x in zip(r.winners, r.shares):
+                won[s] += x
+    return {
+        "hand_no": h.hand_no,
+        "boccino": b,
+        "winners": list(h.winners),
+        "finals": [final(p, b) if p.bomb_shown else None for p in h.players],
+        "won": won,
+        "chips": None if h.chips is None else list(h.chips),
+    }
+
+
 def view(state: State, audience: int | None) -> dict[str, Any]:
     """Everything ``audience`` (a seat, or ``None`` for a spectator) may know."""
     if audience is not None and (type(audience) is not int or not 0 <= audience < state.n):
@@ -103,6 +126,7 @@ def view(state: State, audience: int | None) -> dict[str, Any]:
         "betting": {"high": state.high, "cap": bet_limit(state, state.turn), "to_act": list(state.to_act),
                     "bettors": list(state.bettors)} if betting_open else None,
         "last_hand": None if state.last_hand is None else hand_summary_dict(state.last_hand),
+        "sheet": [sheet_row(h) for h in state.sheet],
         "result": None if r is None else {"winners": list(r.winners), "scores": list(r.scores),
                                           "reason": r.reason},
     }

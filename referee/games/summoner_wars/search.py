@@ -204,7 +204,8 @@ def state_from_sample(info: InfoState, sample: Sample, seed: int) -> State:
     st = State(config=cfg, seed=seed, cards=cards, board=tuple(board), players=(players[0], players[1]),
                first=v["first"], turn=v["turn"], active=v["active"],
                phase=v["phase"] if v["phase"] != "over" else "summon", targeted_enemy=v["targeted_enemy"],
-               result=None if v["result"] is None else Result(v["result"]["winner"], v["result"]["reason"]))
+               result=None if v["result"] is None else Result(v["result"]["winner"], v["result"]["reason"]),
+               sheet=tuple((r["turn"], r["seat"], *r["magic"], *r["summoner_damage"]) for r in v.get("sheet", ())))
     # "until the end of the turn" strength: whatever the printed card and auras do not explain
     bonus = {}
     for c, b in items:

@@ -185,6 +185,10 @@ class State:
     pending: Pending | None = None
     rolls: int = 0
     result: Result | None = None
+    # The score sheet (issue 42): one row per finished turn (and the turn the game ended
+    # in), ``(turn, seat, magic0, magic1, summoner_damage0, summoner_damage1)``.  Kept in
+    # the state because a page opened mid-game must show it whole.
+    sheet: tuple[tuple[int, int, int, int, int, int], ...] = ()
 
 
 def card_of(state: Any, uid: int) -> Card:

@@ -22,6 +22,7 @@ from summon.referee.engine import Event
 
 from .abilities import activate, resolve_trigger
 from .board import NAMES
+from .cards import POOL
 from .combat import add_damage, after_attack, attack_damage, declare_attack, reroll
 from .events_cards import play_event
 from .moves import Move
@@ -132,6 +133,7 @@ def _check_win(w: Work) -> None:
         w.result = Result(None, "both-summoners-destroyed")
     w.pending = None
     w.stack.clear()
+    _sheet_row(w)
     w.ev("game_end", {"winner": w.result.winner, "reason": w.result.reason, "turn": w.turn})
 
 
@@ -208,6 +210,7 @@ def _end_turn(w: Work) -> None:
                 w.ev("control", {"cell": NAMES[c], "seat": p.owner, "until": None})
             w.board[c] = replace(p, controller=p.owner if p.lent else p.controller, lent=False,
                                  base=None, bonus=0)
+    _sheet_row(w)
     if w.emit:
         w.ev("turn_end", _snapshot(w))
     w.moved.clear()
@@ -229,6 +232,19 @@ def _end_turn(w: Work) -> None:
         pl.active.clear()
     w.phase = "summon"
     w.ev("turn", {"turn": w.turn, "seat": w.active})
+
+
+def _sheet_row(w: Work) -> None:
+    """Write the finished turn on the score sheet: both magic piles and the damage on both
+    summoners (a destroyed summoner counts its whole life)."""
+    damage = []
+    for seat in (0, 1):
+        cell = summoner_cell(w, seat)
+        if cell is None:
+            damage.append(POOL[w.config.decks[seat].summoner].life)
+        else:
+            damage.append(w.at(cell).damage)
+    w.sheet = (*w.sheet, (w.turn, w.active, w.players[0].magic, w.players[1].magic, damage[0], damage[1]))
 
 
 def _snapshot(w: Work) -> dict[str, Any]:

@@ -97,6 +97,8 @@ def view(s: Any, audience: int | None) -> dict[str, Any]:
         "targeted_enemy": s.targeted_enemy,
         "pending": None if pend is None else {"seat": pend.seat, "kind": pend.kind},
         "result": None if r is None else {"winner": r.winner, "reason": r.reason},
+        "sheet": [{"turn": t, "seat": seat, "magic": [m0, m1], "summoner_damage": [d0, d1]}
+                  for t, seat, m0, m1, d0, d1 in s.sheet],
     }
     if audience is not None:
         pl = s.players[audience]

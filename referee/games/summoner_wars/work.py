@@ -54,6 +54,7 @@ class Work:
         self.pending = s.pending
         self.rolls = s.rolls
         self.result = s.result
+        self.sheet: tuple[tuple[int, int, int, int, int, int], ...] = s.sheet
         self.events: list[Event] = []
         self.collected: list[Trigger] = []
         self.emit = emit
@@ -64,7 +65,7 @@ class Work:
                      turn=self.turn, active=self.active, phase=self.phase, moved=tuple(self.moved),
                      attacked=tuple(self.attacked), extra=tuple(self.extra), used=tuple(self.used),
                      targeted_enemy=self.targeted_enemy, stack=tuple(self.stack), pending=self.pending,
-                     rolls=self.rolls, result=self.result)
+                     rolls=self.rolls, result=self.result, sheet=self.sheet)
 
     # --- small helpers ---------------------------------------------------------------
     def card(self, uid: int) -> Card:
