@@ -33,6 +33,10 @@ def test_replay_viewer_steps_through_each_audience(browser, out):
         page.click("button[data-key='replay-last']")
         page.wait_for_selector(".replay-table .final-result")
         assert page.get_attribute(".final-result", "data-scores") == json.dumps(data["result"]["scores"]).replace(" ", "")
+        # the replay's last step has the game's whole score sheet, open (issue 42: a sheet in history too)
+        last = [f["message"] for f in data["frames"]["spectator"] if f["message"]["type"] == "public_state"][-1]
+        hands = last["view"]["sheet"]
+        assert hands and page.eval_on_selector_all(".replay-table .score-sheet[open] tbody tr", "rs => rs.length") == len(hands)
         # as seat 2: its own hand at the start, exactly as the seat received it
         page.select_option(".replay-controls select", "2")
         page.wait_for_selector(".replay-table .hand")

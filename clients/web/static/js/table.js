@@ -14,6 +14,7 @@ import { howtoFold } from "./howto.js";
 import { awayChip, awayNotices, awaySince } from "./away.js";
 import { has, t as tr } from "./i18n.js";
 import { announce } from "./announce.js";
+import { sheetPanel } from "./sheet.js";
 
 const GAMES = { dragon, summicard, "summoner-wars": summonerWars };
 // A game's title comes from the tables' meta (the referee reads it from the game's manifest);
@@ -73,7 +74,11 @@ export function renderTable(t, opts) {
   if (t.error && !opts.replay) out.push(h("div", { class: "error", role: "alert" }, errorWords(t.error)));
   if (meta && meta.result && !playing) out.push(resultPanel(meta));
   if (meta && meta.status === "finished" && mySeat !== null && opts.onRematch && !opts.replay) out.push(playAgain(t.id, meta, mySeat, opts));
+  // the score sheet: right under the game-over panel once the game is over, else under the table
+  const sheet = readable(() => sheetPanel(ctx, game, !playing), () => null, t.id);
+  if (!playing) out.push(sheet);
   out.push(h("div", { class: `game game-${state.game}` }, readable(() => game.render(ctx), () => generic.render(ctx), t.id)));
+  if (playing) out.push(sheet);
   out.push(howtoFold(state.game, opts.ui));
   if (opts.chat || opts.replay) {
     out.push(chatPanel(t, { ...(opts.chat || {}), seated: mySeat !== null, replay: !!opts.replay, refresh: opts.refresh }));

@@ -357,6 +357,30 @@ function announceTricks(ctx) {
   ctx.ui.heardUpTo = newest;
 }
 
+// The score sheet's columns (sheet.js draws it): the contract, made or set, both teams'
+// trick points, then each team's score change and running total.
+export function sheet(ctx) {
+  const { meta, view } = ctx;
+  const rows = view.sheet.map((r) => {
+    const [n, d] = r.bid ? r.bid.split(" ") : [null, null];
+    const bid = r.bid ? `${seatLabel(meta, r.bidder)}: ${n} ${designationText(d)}${r.option ? `, ${optionName(r.option)}` : ""}` : tr("sheet.thrown-in");
+    // made or set under the contract, not in a column of its own: five columns fit a phone
+    const made = r.made === null ? null : h("span", { class: `outcome ${r.made ? "made" : "set"}` }, r.made ? tr("dragon.made-it") : tr("dragon.were-set"));
+    return {
+      mark: r.made === null ? "thrown-in" : r.made ? "made" : "set",
+      data: { hand: r.hand_no },
+      cells: [String(r.hand_no), h("span", {}, h("span", { class: "bid" }, bid), made ? [" ", made] : null), `${r.points[0]}–${r.points[1]}`,
+        ...[0, 1].map((t) => h("span", {}, h("strong", { class: "total" }, String(r.scores[t])), h("span", { class: "muted delta" }, `(${signed(r.deltas[t])})`)))],
+    };
+  });
+  return {
+    caption: tr("sheet.caption.dragon"),
+    wrap: [1, 2],   // the contract may take two lines on a phone: the totals stay in view
+    head: [tr("sheet.hand"), tr("sheet.contract"), tr("dragon.trick-points"), teamName(meta, 0), teamName(meta, 1)],
+    rows,
+  };
+}
+
 export const showsPlayers = true; // the seats around the table name them: no "Players:" line
 
 export function render(ctx) {

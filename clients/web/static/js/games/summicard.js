@@ -141,6 +141,24 @@ function seatBox(ctx, p, where) {
   ctx.clocks(p.seat));
 }
 
+// The score sheet's columns (sheet.js draws it): per hand, each player's final score as
+// shown at the end (a star for the winners) and, when betting, the chips won and held.
+export function sheet(ctx) {
+  const { meta, view } = ctx;
+  const seats = (meta && meta.players ? meta.players : view.players || []).map((_, s) => s);
+  const rows = view.sheet.map((r) => ({
+    data: { hand: r.hand_no },
+    cells: [String(r.hand_no), ...seats.map((s) => {
+      const won = (r.winners || []).includes(s);
+      const f = r.finals[s];
+      return h("span", { class: won ? "winner" : null },
+        f === null || f === undefined ? "—" : String(f), won ? h("span", { "aria-label": tr("sheet.won") }, " ★") : null,
+        r.chips ? h("span", { class: "muted chipline" }, `${r.won[s] ? `+${r.won[s]} → ` : ""}${tr("sheet.chips", { n: r.chips[s] })}`) : null);
+    })],
+  }));
+  return { caption: tr("sheet.caption.summicard"), head: [tr("sheet.hand"), ...seats.map((s) => seatLabel(meta, s))], rows };
+}
+
 export function render(ctx) {
   const { meta, view, mySeat } = ctx;
   const out = [];

@@ -61,6 +61,21 @@ function unitWords(meta, u) {
     `${u.strength !== undefined ? `, ${tr("sw.strength", { n: u.strength })}` : ""}${u.boost ? `, ${tr("sw.boost", { n: u.boost })}` : ""}`;
 }
 
+// The score sheet's columns (sheet.js draws it): per turn, whose it was, then each
+// player's magic and the damage on their summoner as the turn ended.
+export function sheet(ctx) {
+  const { meta, view } = ctx;
+  const name = (s) => seatLabel(meta, s);
+  return {
+    caption: tr("sheet.caption.summoner-wars"),
+    head: [tr("sheet.turn"), tr("sheet.player"), ...[0, 1].flatMap((s) => [tr("sheet.magic-of", { who: name(s) }), tr("sheet.damage-of", { who: name(s) })])],
+    rows: view.sheet.map((r) => ({
+      data: { turn: r.turn },
+      cells: [String(r.turn), name(r.seat), String(r.magic[0]), String(r.summoner_damage[0]), String(r.magic[1]), String(r.summoner_damage[1])],
+    })),
+  };
+}
+
 export function render(ctx) {
   const { meta, view, legal, onMove, mySeat, ui } = ctx;
   const parsed = legal.map(parseMove);
