@@ -1,0 +1,124 @@
+"""Claims of protocol/README.md checked against a real Mosquitto and referee (issue 43, item 6).
+
+Why: a stranger writes a bot from that document alone, so each sentence that says what the
+referee does must be what it does.  Each test here sends what the sentence is about and
+reads what comes back; the sentences they hold are quoted in the test's words.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Iterator
+
+import msgpack
+import pytest
+
+from summon.clients.director import create_table
+from summon.protocol.topics import Topics
+from tests.helpers import Probe
+from tests.mosquitto import add_referee_accounts
+
+pytestmark = pytest.mark.broker
+
+T = Topics()
+
+
+def _referee(mosquitto, **kw):
+    from summon.clients.bots import HOUSE_BOTS
+    from summon.referee.service import Referee, RefereeConfig
+
+    ref = Referee(RefereeConfig(broker=mosquitto.url("referee"), client_id="referee",
+                                directors=frozenset({"director"}), **kw), house_bots=HOUSE_BOTS)
+    thread = threading.Thread(target=ref.run, daemon=True)
+    thread.start()
+    assert ref.ready.wait(10), "referee did not connect"
+    return ref, thread
+
+
+@pytest.fixture()
+def broker(mosquitto):
+    """The test's Mosquitto with an ``auditor`` account of the referee's rights, to count
+    what the broker holds retained anywhere (added before any referee connects: it restarts)."""
+    add_referee_accounts(mosquitto, ["auditor"])
+    return mosquitto
+
+
+def _retained(mosquitto, topic: str) -> list[bytes]:
+    """The non-empty retained messages a fresh subscriber is given on ``topic`` (a filter):
+    it waits for the echo of a probe it publishes after subscribing, and the broker sends a
+    subscription's retained messages before that."""
+    mark = f"{T.prefix}/audit/probe"
+    probe = Probe(mosquitto.url("auditor"), "auditor", (topic, mark))
+    try:
+        probe.publish(mark, b"end")
+        probe.wait_for(lambda i, m: i.topic == mark, timeout=10)
+        return [i.payload for i, _ in probe.seen if i.topic != mark and i.retain and i.payload]
+    finally:
+        probe.close()
+
+
+def _gone(broker, topic: str, timeout: float = 15.0) -> bool:
+    """Whether the broker stops holding anything retained on ``topic`` within ``timeout``
+    (the deletion is a publish of the referee's own, which may still be on its way)."""
+    deadline = time.monotonic() + timeout
+    while _retained(broker, topic):
+        if time.monotonic() > deadline:
+            return False
+    return True
+
+
+def _send_retained_move(broker, table: str):
+    """North (seat 1, to move at seq 0) publishes a legal move for the right `seq`, retained."""
+    north = Probe(broker.url("north"), "north", (f"{T.prefix}/t/+/seat/north/#",), mqtt_version=5)
+    state = north.wait_for(lambda i, m: m is not None and m.TYPE == "seat_state", timeout=10)
+    assert state.seq == 0 and state.seat in state.to_move and state.legal
+    north.publish(T.move(table, "north"), msgpack.packb({"v": 1, "type": "move", "seq": 0, "move": state.legal[0]}),
+                  retain=True)
+    return north
+
+
+def test_a_retained_move_sent_to_an_mqtt5_referee_is_refused_deleted_and_not_applied(broker):
+    """"What not to do": the document said a retained move published while the referee is
+    connected "*is* applied like any move".  On MQTT 5, as `summon referee` connects, the
+    referee sees the publisher's retain flag: the move -- a legal one, for the right `seq` --
+    is refused with `msg/malformed`, deleted from the broker, and the table does not move."""
+    ref, thread = _referee(broker, mqtt_version=5)
+    try:
+        table = create_table(broker.url("director"), "director", "summicard", ["east", "north"])  # seat 1 begins
+        north = _send_retained_move(broker, table)
+        err = north.wait_for(lambda i, m: m is not None and m.TYPE == "error", new=True, timeout=15)
+        north.close()
+        assert err.code == "msg/malformed" and "must not be retained" in err.detail, err
+        assert (err.seq, err.ref) == (None, None)  # as the `error` table says of a refused retained message
+        assert ref.call(lambda: ref.tables[table].seq) == 0, "the retained move was applied"
+        assert _gone(broker, T.move(table, "north")), "the retained move is still on the broker"
+        assert len(_retained(broker, T.meta(table))) == 1  # and the auditor does see what is retained
+    finally:
+        ref.request_stop()
+        thread.join(10)
+
+
+def test_a_retained_move_sent_to_an_mqtt311_referee_is_applied_and_its_copy_deleted_later(broker):
+    """The same with `summon referee --mqtt-version 3`: MQTT 3.1.1 clears the retain flag for
+    a subscriber that is already connected, so the referee cannot tell, and the move is
+    applied like any move; the copy the broker keeps is deleted (and refused) when a referee
+    next subscribes -- here a restarted one."""
+    ref, thread = _referee(broker, mqtt_version=3)
+    try:
+        table = create_table(broker.url("director"), "director", "summicard", ["east", "north"])
+        north = _send_retained_move(broker, table)
+        state = north.wait_for(lambda i, m: m is not None and m.TYPE == "seat_state" and m.seq == 1, timeout=15)
+        north.close()
+        assert state.last == {"seat": 1, "by": "seat"}
+        assert len(_retained(broker, T.move(table, "north"))) == 1
+    finally:
+        ref.request_stop()
+        thread.join(10)
+    ref, thread = _referee(broker, mqtt_version=3)
+    try:
+        assert _gone(broker, T.move(table, "north")), "a new referee did not delete the stored copy"
+        assert ref.retained_cleared >= 1
+    finally:
+        ref.request_stop()
+        thread.join(10)
