@@ -274,3 +274,15 @@ def test_max_hands_says_what_the_wire_carries():
     mh = GAMES["dragon"].config_defaults()["max_hands"]
     assert mh == 0
     assert "the wire carries the int `0`" in README.read_text()
+
+
+def test_names_are_said_as_the_code_takes_new_ones():
+    """Issue 43, item 6: the Transport section allowed `.` in usernames and table ids while the
+    Cells section and the code (new table ids, new accounts, sign-up) refuse it."""
+    from summon.protocol.topics import PORTABLE_CHARS, portable_name
+
+    text = README.read_text()
+    transport = text[text.index("## Transport: MQTT"):text.index("## Encoding: msgpack")]
+    assert f"1 to 64 characters of `{PORTABLE_CHARS}`" in transport
+    assert "`A-Z a-z 0-9 _ . -`" not in text
+    assert not portable_name("gr.an") and portable_name("gr_an-2")

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import threading
 import time
-from typing import Iterator
 
 import msgpack
 import pytest

@@ -535,7 +535,7 @@ export default {
   "join.ended": "This invitation has ended: the table is over, was cancelled, or its link was replaced by a new one. Ask the person who invited you for a new link.",
   "signup.title": "New here? Make an account",
   "signup.user": "Choose a username",
-  "signup.user-rule": "Letters, digits, dots, dashes and underscores",
+  "signup.user-rule": "Letters, digits, dashes and underscores",
   "signup.password": "Choose a password",
   "signup.code": "Invitation code",
   "signup.code-hint": "The person who runs this game service gives out these codes; each one makes one account.",

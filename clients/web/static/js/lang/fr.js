@@ -521,7 +521,7 @@ export default {
   "join.ended": "Cette invitation a pris fin : la table est terminée, a été annulée, ou son lien a été remplacé par un nouveau. Demandez un nouveau lien à la personne qui vous a invité.",
   "signup.title": "Nouveau ? Créez un compte",
   "signup.user": "Choisissez un nom d'utilisateur",
-  "signup.user-rule": "Lettres, chiffres, points, tirets et soulignés",
+  "signup.user-rule": "Lettres, chiffres, tirets et soulignés",
   "signup.password": "Choisissez un mot de passe",
   "signup.code": "Code d'invitation",
   "signup.code-hint": "La personne qui gère ce service de jeu distribue ces codes ; chacun ouvre un seul compte.",
