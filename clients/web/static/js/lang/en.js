@@ -590,7 +590,7 @@ export default {
   "err.signup/closed": "Making an account here is closed: ask the person who runs this game service.",
   "err.signup/bad-code": "That invitation code is not valid (or was used already).",
   "err.signup/taken": "That username is taken: choose another.",
-  "err.signup/bad-name": "That username cannot be used: letters, digits, dots, dashes and underscores only, and not a name the game service keeps for itself (or one that looks like it). Choose another.",
+  "err.signup/bad-name": "That username cannot be used: letters, digits, dashes and underscores only, and not a name the game service keeps for itself (or one that looks like it). Choose another.",
   "err.signup/bad-request": "Fill in a username and a password.",
   "err.signup/weak-password": "That password is too easy to guess: use at least 8 characters, and add another word or two.",
   "err.signup/budget": "Too many accounts were asked for from here just now, or the game service is full: try again later.",

@@ -576,7 +576,7 @@ export default {
   "err.signup/closed": "La création de compte est fermée ici : demandez à la personne qui gère ce service.",
   "err.signup/bad-code": "Ce code d'invitation n'est pas valable (ou a déjà servi).",
   "err.signup/taken": "Ce nom d'utilisateur est pris : choisissez-en un autre.",
-  "err.signup/bad-name": "Ce nom d'utilisateur n'est pas possible : lettres, chiffres, points, tirets et soulignés seulement, et pas un nom que le service de jeu garde pour lui (ni un nom qui lui ressemble). Choisissez-en un autre.",
+  "err.signup/bad-name": "Ce nom d'utilisateur n'est pas possible : lettres, chiffres, tirets et soulignés seulement, et pas un nom que le service de jeu garde pour lui (ni un nom qui lui ressemble). Choisissez-en un autre.",
   "err.signup/bad-request": "Remplissez un nom d'utilisateur et un mot de passe.",
   "err.signup/weak-password": "Ce mot de passe est trop facile à deviner : au moins 8 caractères, et ajoutez un ou deux mots.",
   "err.signup/budget": "Trop de comptes ont été demandés d'ici récemment, ou le service de jeu est plein : réessayez plus tard.",
