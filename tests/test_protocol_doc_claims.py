@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import threading
 import time
+from pathlib import Path
 
 import msgpack
 import pytest
@@ -121,3 +122,35 @@ def test_a_retained_move_sent_to_an_mqtt311_referee_is_applied_and_its_copy_dele
     finally:
         ref.request_stop()
         thread.join(10)
+
+
+def _error(probe: Probe, topic: str, payload: dict):
+    probe.publish(topic, msgpack.packb(payload))
+    return probe.wait_for(lambda i, m: m is not None and m.TYPE == "error", new=True, timeout=15)
+
+
+def test_table_unknown_carries_the_request_id_on_a_request_and_null_on_a_move_topic(mosquitto, referee):
+    """The `error` table said `ref` is null for `table/unknown`, while a `close` of an unknown
+    table was answered with `ref` = its `request_id`.  Every other error of a decoded request
+    carries its `request_id` (it is how a director or a page tells which request failed, and
+    "`ref` null" means "your request could not be decoded"), so the code's answer is the
+    contract, for `close` as for `rematch`, `sit` and `replay`; only a move topic's
+    `table/unknown` has `ref` null (the payload is not read).  The document now says so."""
+    director = Probe(mosquitto.url("director"), "director", (T.reply("director"),))
+    north = Probe(mosquitto.url("north"), "north", (T.reply("north"), f"{T.prefix}/t/+/seat/north/#"))
+    try:
+        for who, req in ((director, {"type": "close", "request_id": "c1", "table": "nosuch-1"}),
+                         (north, {"type": "rematch", "request_id": "r1", "table": "nosuch-1"}),
+                         (north, {"type": "sit", "request_id": "s1", "table": "nosuch-1", "seat": 0}),
+                         (north, {"type": "replay", "request_id": "p1", "table": "nosuch-1"})):
+            user = "director" if who is director else "north"
+            err = _error(who, T.request(user), {"v": 1, **req})
+            assert (err.code, err.ref, err.seq, err.table) == ("table/unknown", req["request_id"], None, "nosuch-1"), req
+        err = _error(north, T.move("nosuch-1", "north"), {"v": 1, "type": "move", "seq": 0, "move": "pass"})
+        assert (err.code, err.ref, err.seq, err.table) == ("table/unknown", None, None, "nosuch-1")
+    finally:
+        director.close()
+        north.close()
+    text = (Path(__file__).resolve().parent.parent / "protocol" / "README.md").read_text()
+    row = next(line for line in text.splitlines() if line.startswith("| `ref` | str\\|null |"))
+    assert "`table/unknown` included" in row and "`table/unknown` on a move topic" in row
