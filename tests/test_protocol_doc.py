@@ -222,14 +222,16 @@ def test_the_topic_table_has_every_topic_and_its_message_types():
 
 
 def test_request_types_named_wherever_the_doc_lists_them():
-    """Item 3: the strict decoding step and the request paragraph name what the referee
-    accepts on a request topic -- the decoder's own list."""
-    from summon.protocol.messages import CloseTable, CreateTable
+    """Item 3, and issue 43 item 6 (step 8 still said "only create or close"): the strict
+    decoding step names what the referee accepts on a request topic -- the decoder's own list."""
+    from summon.referee.service import REQUESTS
 
     text = README.read_text()
-    accepted = " or ".join(f"`{c.TYPE}`" for c in (CreateTable, CloseTable))
-    assert f"only {accepted} on a request topic" in text
-    assert "Requests (`create`, `close`) go through" in text
+    names = [f"`{c.TYPE}`" for c in REQUESTS]
+    accepted = ", ".join(names[:-1]) + f" or {names[-1]}"
+    step = text[text.index("8. `type` missing"):text.index("9. Any key other")]
+    assert f"on a request topic only {accepted}" in " ".join(step.split()), step
+    assert "Requests (every type of step 8's request-topic list) go through" in text
 
 
 def test_how_long_retained_messages_stay_is_said_once_and_is_the_referees_defaults():
