@@ -198,19 +198,21 @@ def test_the_topic_table_has_every_topic_and_its_message_types():
     """Every topic the code defines is a row of the topic table, with the message types the
     referee accepts or sends there (items 1 and 3: `close`/`closed` on the request topics)."""
     from summon.protocol.topics import Topics
+    from summon.referee.service import REQUESTS
 
     t = Topics("PFX")
     names = {"PFX": "<p>", "xuserx": "<user>", "xtablex": "<table>", "xdirx": "<director>", "xtourx": "<tournament>"}
     expected = {
         t.referee_status(): {"referee_status"},
-        t.request("xuserx"): {"create", "close", "rematch", "history", "replay"},
-        t.reply("xuserx"): {"created", "closed", "error", "my_games", "replay_part"},
+        t.request("xuserx"): {c.TYPE for c in REQUESTS},
+        t.reply("xuserx"): {"created", "closed", "error", "seated", "invites", "guest_account", "account", "my_games",
+                            "replay_part"},
         t.meta("xtablex"): {"meta"}, t.public_state("xtablex"): {"public_state"}, t.events("xtablex"): {"events"},
         t.seat_state("xtablex", "xuserx"): {"seat_state"}, t.seat_error("xtablex", "xuserx"): {"error"},
         t.move("xtablex", "xuserx"): {"move", "reclaim"}, t.presence("xuserx"): {"presence"},
         t.tournament("xdirx", "xtourx"): {"tournament"},
         t.chat("xtablex", "xuserx"): {"chat"}, t.public_chat("xtablex"): {"chat_line"},
-        t.chat_log("xtablex"): {"chat_log"},
+        t.chat_log("xtablex"): {"chat_log"}, t.gathering("xtablex"): {"gathering"},
     }
     expected = {re.sub("|".join(names), lambda m: names[m[0]], k): v for k, v in expected.items()}
     tables, _ = _tables(README.read_text())
@@ -288,3 +290,24 @@ def test_names_are_said_as_the_code_takes_new_ones():
     assert f"1 to 64 characters of `{PORTABLE_CHARS}`" in transport
     assert "`A-Z a-z 0-9 _ . -`" not in text
     assert not portable_name("gr.an") and portable_name("gr_an-2")
+
+
+def test_every_field_table_lists_every_field_of_its_message():
+    """Issue 43, item 6: `meta.names` (and `public_state.clock`, `create.waiting`,
+    `created.waiting`/`invites`, `referee_status.gatherings`) were sent but missing from their
+    message's table of fields.  Every "### `type`" section that has a field table lists
+    every field of that message's dataclass, and no field it does not have."""
+    import dataclasses
+
+    parts = re.split(r"^### `([a-z_]+)`.*$", README.read_text(), flags=re.M)
+    checked = set()
+    for name, body in zip(parts[1::2], parts[2::2]):
+        tables, _ = _tables(body.split("\n## ")[0])
+        fields_tables = [tb for tb in tables if tb and tb[0][0] == "field"]
+        if not fields_tables:
+            continue
+        documented = {f for row in fields_tables[0][1:] for f in re.findall(r"`([a-z_]+)`", row[0])}
+        fields = {f.name for f in dataclasses.fields(MESSAGE_TYPES[name])}
+        assert documented == fields, f"{name}: missing {fields - documented}, not a field {documented - fields}"
+        checked.add(name)
+    assert {"meta", "public_state", "create", "created", "referee_status", "seat_state", "error"} <= checked
