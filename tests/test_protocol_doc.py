@@ -311,3 +311,23 @@ def test_every_field_table_lists_every_field_of_its_message():
         assert documented == fields, f"{name}: missing {fields - documented}, not a field {documented - fields}"
         checked.add(name)
     assert {"meta", "public_state", "create", "created", "referee_status", "seat_state", "error"} <= checked
+
+
+def test_each_error_code_has_one_row_and_the_closed_messages_are_all_named():
+    """Issue 43, item 6: `internal/error` had two rows (both saying it is never sent, which it
+    is: tests/test_group_commit.py), and Compatibility named five of the thirteen messages a
+    client sends as decoded closed.  The list is protocol/messages.py's CLIENT_SENT and
+    protocol/schema.json's `additionalProperties: false` alike."""
+    from summon.protocol.errors import ErrorCode
+    from summon.protocol.messages import CLIENT_SENT
+
+    text = README.read_text()
+    tables, _ = _tables(text)
+    (codes,) = [tb for tb in tables if tb[0] == ["code", "sent when"] and len(tb) > 20]  # not Chat's own table
+    names = [row[0].strip("`") for row in codes[1:]]
+    assert sorted(names) == sorted(c.value for c in ErrorCode), set(names) ^ {c.value for c in ErrorCode}
+    assert "reserved: today such a failure" not in text
+    schema = json.loads((ROOT / "protocol" / "schema.json").read_text())
+    closed = {name for name, d in schema["$defs"].items() if d.get("additionalProperties") is False}
+    para = " ".join(text[text.index("[`protocol/schema.json`](schema.json) encodes the same"):].split("are closed")[0].split())
+    assert set(re.findall(r"`([a-z_]+)`", para)) == set(CLIENT_SENT) == closed
