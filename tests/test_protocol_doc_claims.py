@@ -154,3 +154,58 @@ def test_table_unknown_carries_the_request_id_on_a_request_and_null_on_a_move_to
     text = (Path(__file__).resolve().parent.parent / "protocol" / "README.md").read_text()
     row = next(line for line in text.splitlines() if line.startswith("| `ref` | str\\|null |"))
     assert "`table/unknown` included" in row and "`table/unknown` on a move topic" in row
+
+
+def test_retained_lifetimes_can_be_shortened_for_a_test_and_are_kept(broker, tmp_path):
+    """"How long retained messages stay": an hour, a day and a minute could not be checked,
+    since nothing let a tester shorten them.  `summon referee --keep-finished --keep-meta
+    --keep-closed` do (RefereeConfig.keep_*_s).  Here, with 1, 3 and 1 s: a finished table's
+    seat and public states go first, not before 1 s after the end; its meta, with the result,
+    not before 3 s; a closed table's every retained message about 1 s after the close; and then
+    a fresh subscriber is given nothing retained for either table."""
+    import subprocess
+    import sys
+
+    from summon.clients.bots import make_bot
+    from summon.clients.director import close_table
+    from summon.clients.sdk import BotClient
+    from tests.helpers import run_in_thread
+
+    P = T.prefix
+    url = f"mqtt://127.0.0.1:{broker.port}"
+    proc = subprocess.Popen([sys.executable, "-m", "summon.clients.cli", "referee", "--broker", url, "-u", "referee",
+                             "--password", "referee-secret", "--client-id", "referee", "--director", "director",
+                             "--db", str(tmp_path / "referee.db"), "--mqtt-version", "5",
+                             "--keep-finished", "1", "--keep-meta", "3", "--keep-closed", "1"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    watch = Probe(broker.url("auditor"), "auditor", (f"{P}/t/#", T.referee_status()))
+    try:
+        watch.wait_for(lambda i, m: m is not None and m.TYPE == "referee_status" and m.status == "online", 30)
+        players = ["north", "east"]
+        bots = [BotClient(make_bot("random", i), broker.url(u), u, table="keep-1") for i, u in enumerate(players)]
+        threads = [run_in_thread(lambda c=c: c.run(timeout=60)) for c in bots]
+        create_table(broker.url("director"), "director", "summicard", players, table="keep-1")
+        watch.wait_for(lambda i, m: m is not None and m.TYPE == "meta" and m.status == "finished", 60)
+        ended = time.monotonic()
+        create_table(broker.url("director"), "director", "summicard", players, table="keep-2")
+        close_table(broker.url("director"), "director", "keep-2", reason="test")
+        closed = time.monotonic()
+
+        def cleared(topic: str) -> float:
+            watch.wait_for(lambda i, m: i.topic == topic and not i.payload, 30)
+            return time.monotonic()
+        states = max(cleared(t) for t in (T.public_state("keep-1"), *(T.seat_state("keep-1", u) for u in players)))
+        meta = cleared(T.meta("keep-1"))
+        gone = max(cleared(t) for t in (T.meta("keep-2"), T.public_state("keep-2"),
+                                         *(T.seat_state("keep-2", u) for u in players)))
+        for t in threads:
+            t.join(30)
+    finally:
+        watch.close()
+        proc.terminate()
+        out, err = proc.communicate(timeout=15)
+    slack = 0.2  # the end and the deletions travel to the watcher alike; the referee counts from its own tick
+    assert 1.0 - slack <= states - ended and 3.0 - slack <= meta - ended, (states - ended, meta - ended)
+    assert states < meta and 1.0 - slack <= gone - closed, (states - ended, meta - ended, gone - closed)
+    assert not _retained(broker, f"{P}/t/keep-1/#") and not _retained(broker, f"{P}/t/keep-2/#")
+    assert proc.returncode == 0, err
