@@ -539,7 +539,7 @@ export default {
   "signup.password": "Choose a password",
   "signup.code": "Invitation code",
   "signup.code-hint": "The person who runs this game service gives out these codes; each one makes one account.",
-  "signup.rules": "A username of letters, digits, . - or _; a password of at least 8 characters that is hard to guess (a few words together work well).",
+  "signup.rules": "A username of letters, digits, dashes (-) or underscores (_); a password of at least 8 characters that is hard to guess (a few words together work well).",
   "signup.go": "Make my account",
   "signup.making": "Making your account…",
   // the waiting room (gathering.js)

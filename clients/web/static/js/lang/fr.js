@@ -525,7 +525,7 @@ export default {
   "signup.password": "Choisissez un mot de passe",
   "signup.code": "Code d'invitation",
   "signup.code-hint": "La personne qui gère ce service de jeu distribue ces codes ; chacun ouvre un seul compte.",
-  "signup.rules": "Un nom d'utilisateur en lettres, chiffres, . - ou _ ; un mot de passe d'au moins 8 caractères, difficile à deviner (quelques mots ensemble conviennent bien).",
+  "signup.rules": "Un nom d'utilisateur en lettres, chiffres, tirets (-) ou soulignés (_) ; un mot de passe d'au moins 8 caractères, difficile à deviner (quelques mots ensemble conviennent bien).",
   "signup.go": "Créer mon compte",
   "signup.making": "Création du compte…",
   // la salle d'attente (gathering.js)
