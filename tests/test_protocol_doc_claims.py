@@ -179,6 +179,14 @@ def test_retained_lifetimes_can_be_shortened_for_a_test_and_are_kept(broker, tmp
                              "--keep-finished", "1", "--keep-meta", "3", "--keep-closed", "1"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     watch = Probe(broker.url("auditor"), "auditor", (f"{P}/t/#", T.referee_status()))
+    deleted: dict[str, float] = {}  # topic -> when its deletion (an empty retained publish) arrived
+    put = watch.link.inbox.put
+
+    def stamped(item, *args, **kwargs):  # on paho's thread, as it arrives (the test drains it later)
+        if not item.payload:
+            deleted.setdefault(item.topic, time.monotonic())
+        put(item, *args, **kwargs)
+    watch.link.inbox.put = stamped  # type: ignore[method-assign]
     try:
         watch.wait_for(lambda i, m: m is not None and m.TYPE == "referee_status" and m.status == "online", 30)
         players = ["north", "east"]
@@ -186,14 +194,14 @@ def test_retained_lifetimes_can_be_shortened_for_a_test_and_are_kept(broker, tmp
         threads = [run_in_thread(lambda c=c: c.run(timeout=60)) for c in bots]
         create_table(broker.url("director"), "director", "summicard", players, table="keep-1")
         watch.wait_for(lambda i, m: m is not None and m.TYPE == "meta" and m.status == "finished", 60)
-        ended = time.monotonic()
+        ended = time.monotonic()  # drained as it came: the test waited here while the bots played
         create_table(broker.url("director"), "director", "summicard", players, table="keep-2")
+        closed = time.monotonic()  # before the close: the referee's own clock starts after it
         close_table(broker.url("director"), "director", "keep-2", reason="test")
-        closed = time.monotonic()
 
         def cleared(topic: str) -> float:
             watch.wait_for(lambda i, m: i.topic == topic and not i.payload, 30)
-            return time.monotonic()
+            return deleted[topic]
         states = max(cleared(t) for t in (T.public_state("keep-1"), *(T.seat_state("keep-1", u) for u in players)))
         meta = cleared(T.meta("keep-1"))
         gone = max(cleared(t) for t in (T.meta("keep-2"), T.public_state("keep-2"),
@@ -204,8 +212,12 @@ def test_retained_lifetimes_can_be_shortened_for_a_test_and_are_kept(broker, tmp
         watch.close()
         proc.terminate()
         out, err = proc.communicate(timeout=15)
-    slack = 0.2  # the end and the deletions travel to the watcher alike; the referee counts from its own tick
+    # the end's meta and the deletions travel to the watcher alike (the referee counts from its
+    # own tick, at or after the end); slack for a loaded machine delaying one more than the other
+    slack = 0.5
+    print(f"states deleted {states - ended:.2f} s and meta {meta - ended:.2f} s after the end; "
+          f"the closed table's {gone - closed:.2f} s after the close")
     assert 1.0 - slack <= states - ended and 3.0 - slack <= meta - ended, (states - ended, meta - ended)
-    assert states < meta and 1.0 - slack <= gone - closed, (states - ended, meta - ended, gone - closed)
+    assert states < meta and 1.0 <= gone - closed, (states - ended, meta - ended, gone - closed)
     assert not _retained(broker, f"{P}/t/keep-1/#") and not _retained(broker, f"{P}/t/keep-2/#")
     assert proc.returncode == 0, err
