@@ -43,9 +43,30 @@ def _reject_ext(code: int, data: bytes) -> Any:
     raise DecodeError(ErrorCode.MSG_MALFORMED, f"msgpack ext type {code} is not allowed")
 
 
+KEYS_ARE_STRINGS = "map keys must be strings"
+
+
+_MSGPACK_NAMES = {"int": "an integer", "float": "a float", "bool": "a boolean", "NoneType": "nil", "list": "an array",
+                  "tuple": "an array", "dict": "a map", "bytes": "bin (bytes)"}
+
+
+def _key_error(python_type: str) -> DecodeError:
+    found = _MSGPACK_NAMES.get(python_type, python_type)
+    return DecodeError(ErrorCode.MSG_MALFORMED, f"{KEYS_ARE_STRINGS} (msgpack str), not {found}")
+
+
+def _check_keys(item: dict[Any, Any]) -> None:
+    """A bin key (bytes) gets past msgpack's ``strict_map_key``, which refuses the others."""
+    for k in item:
+        if type(k) is not str:
+            raise _key_error(type(k).__name__)
+
+
 def _depth(value: Any, limit: int) -> None:
-    """Fail if ``value`` nests deeper than ``limit`` (iteratively: no recursion bomb)."""
+    """Fail if ``value`` nests deeper than ``limit`` (iteratively: no recursion bomb), or
+    if a map, at any depth, has a key that is not a string."""
     if type(value) is dict and not any(isinstance(v, (dict, list)) for v in value.values()):
+        _check_keys(value)
         return  # a flat map (a move): depth 1
     stack: list[tuple[Any, int]] = [(value, 1)]
     while stack:
@@ -53,6 +74,8 @@ def _depth(value: Any, limit: int) -> None:
         if isinstance(item, (dict, list)):
             if depth > limit:
                 raise DecodeError(ErrorCode.MSG_TOO_DEEP, f"nesting deeper than {limit}")
+            if isinstance(item, dict):
+                _check_keys(item)
             children = item.values() if isinstance(item, dict) else item
             stack.extend((c, depth + 1) for c in children)
 
@@ -71,6 +94,19 @@ def _looks_like_json(payload: bytes | bytearray | memoryview) -> bool:
     except ValueError:
         return False
     return True
+
+
+def _in_words(exc: Exception) -> DecodeError:
+    """What msgpack refused, said so a bot's author knows what to fix (its exceptions are a
+    ``ValueError`` whatever the fault: the class name alone told nobody anything)."""
+    text = str(exc)
+    if isinstance(exc, UnicodeDecodeError):
+        return DecodeError(ErrorCode.MSG_MALFORMED, "a string is not valid UTF-8 (text is msgpack str, UTF-8)")
+    if "is not allowed for map key" in text:  # msgpack's strict_map_key: "int is not allowed for map key ..."
+        return _key_error(text.split(" is not allowed", 1)[0])
+    if isinstance(exc, ValueError) and "Unpack failed" in text:  # e.g. "Unpack failed: incomplete input"
+        return DecodeError(ErrorCode.MSG_MALFORMED, f"not valid msgpack ({text.removeprefix('Unpack failed: ')})")
+    return DecodeError(ErrorCode.MSG_MALFORMED, f"not valid msgpack ({type(exc).__name__})")
 
 
 def unpack(payload: bytes, max_bytes: int = MAX_INBOUND_BYTES, max_depth: int = MAX_DEPTH) -> Any:
@@ -99,6 +135,6 @@ def unpack(payload: bytes, max_bytes: int = MAX_INBOUND_BYTES, max_depth: int = 
     except Exception as exc:  # any msgpack/decoding failure (ValueError, UnicodeError, ...)
         if _looks_like_json(payload):
             raise DecodeError(ErrorCode.MSG_MALFORMED, JSON_HINT) from None
-        raise DecodeError(ErrorCode.MSG_MALFORMED, f"not valid msgpack ({type(exc).__name__})") from None
+        raise _in_words(exc) from None
     _depth(data, max_depth)
     return data

@@ -49,7 +49,7 @@ class ErrorCode(enum.StrEnum):
     SIGNUP_CLOSED = "signup/closed"        # sign-up is off on this service (profile [signup] mode = "none")
     SIGNUP_BAD_CODE = "signup/bad-code"    # mode "code": no code, or not one of the unused codes
     SIGNUP_TAKEN = "signup/taken"          # an account of that name exists
-    SIGNUP_BAD_NAME = "signup/bad-name"    # not an account name (1-64 of A-Z a-z 0-9 _ . -, not g-..., not summon-...)
+    SIGNUP_BAD_NAME = "signup/bad-name"    # not an account name (1-64 of A-Z a-z 0-9 _ -, not g-..., not summon-...)
     SIGNUP_WEAK_PASSWORD = "signup/weak-password"  # fewer than 8 characters
     SIGNUP_BUDGET = "signup/budget"        # too many sign-ups (per client per hour, overall per minute)
     SIGNUP_UNAVAILABLE = "signup/unavailable"  # no dynamic-security admin, or the broker did not answer

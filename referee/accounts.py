@@ -11,7 +11,7 @@ with an account of role ``edge`` (see referee/brokerconf.py for why a separate p
 
 Why roles live in a plain file next to ``passwd``: the broker enforces *where* an account
 may read and write (the ACL), the referee enforces *what* it may ask for (only directors
-create tables) and shows *who* is a bot (``meta.bots``).  Both read the same file, and the
+create tables for others; a bot creates none) and shows *who* is a bot (``meta.bots``).  Both read the same file, and the
 referee re-reads it when it changes, so ``summon accounts`` needs no referee restart.
 
 Why SIGHUP rather than the dynamic-security plugin (measured on Mosquitto 2.0.11): the

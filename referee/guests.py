@@ -52,7 +52,7 @@ from typing import TYPE_CHECKING, Any, Callable
 from summon.protocol.errors import ErrorCode
 from summon.protocol.messages import Account, GuestAccount, GuestRequest, Signup, encode
 from summon.protocol.text import visible_problem
-from summon.protocol.topics import valid_name
+from summon.protocol.topics import PORTABLE_CHARS, portable_name, valid_name
 from summon.referee.dynsec import GUEST_NAME, DynsecAdmin, DynsecCommandError
 from summon.referee.names import display_refusal, reserved_refusal
 from summon.referee.table import Publish
@@ -534,8 +534,9 @@ class Guests:
 
     def _signup_failure(self, user: str, password: str) -> "tuple[ErrorCode, str] | None":
         """What is wrong with a sign-up's name or password, in words (None: nothing)."""
-        if not valid_name(user):
-            return ErrorCode.SIGNUP_BAD_NAME, "an account name is 1 to 64 of A-Z a-z 0-9 _ . -"
+        if not portable_name(user):  # what the broker's accounts take now (protocol/topics.py): no '.'
+            return ErrorCode.SIGNUP_BAD_NAME, f"an account name is 1 to 64 of {PORTABLE_CHARS}" + (
+                " (no '.': other MQTT engines split topic levels at it)" if valid_name(user) else "")
         why = reserved_refusal(user, self.ref.privileged_keys())  # referee/names.py: one rule for every path
         if why:
             return ErrorCode.SIGNUP_BAD_NAME, why

@@ -194,9 +194,9 @@ class PlayerTables:
         clock = req.clock if req.clock else preset(WITH_OTHERS_DEFAULT if others else PLAYER_DEFAULT)
         self._make(user, reply, [req.request_id], req.game, players, req.config, clock, computer)
 
-    def _refuser(self, reply: str, ref: str) -> Callable[[ErrorCode, str], None]:
+    def _refuser(self, reply: str, ref: str, table: str | None = None) -> Callable[[ErrorCode, str], None]:
         def refuse(code: ErrorCode, detail: str) -> None:
-            self.ref.send_error(reply, code, detail, ref=ref)
+            self.ref.send_error(reply, code, detail, table, ref=ref)
         return refuse
 
     def _make(self, user: str, reply: str, refs: list[str], game: str, players: list[str], config: Mapping[str, Any],
@@ -249,7 +249,7 @@ class PlayerTables:
 
     def rematch(self, user: str, req: Rematch) -> None:
         reply = self.ref.topics.reply(user)
-        refuse = self._refuser(reply, req.request_id)
+        refuse = self._refuser(reply, req.request_id, req.table)  # `table`: the table concerned, as for a close
         table = self.ref.tables.get(req.table)
         fleet = self.ref.fleet
         if table is None and fleet is not None and fleet.is_foreign(req.table):

@@ -30,7 +30,7 @@ from typing import Any, Callable, Mapping, Sequence
 from summon.protocol.errors import DecodeError, ErrorCode, TopicError
 from summon.protocol.messages import (CloseTable, Closed, CreateTable, Created, Error, GuestRequest, Invites, Move, Reclaim,
                                RefereeStatus, Rematch, Signup, Sit, decode, encode)
-from summon.protocol.messages import History, ReplayRequest
+from summon.protocol.messages import History, Message, ReplayRequest
 from summon.protocol.looplink import Caught, LoopLink
 from summon.protocol.mqtt import BrokerUrl, Incoming
 from summon.protocol.topics import PORTABLE_CHARS, Topics, portable_name, valid_name
@@ -70,6 +70,11 @@ log = logging.getLogger("summon.referee")
 REFUSALS = frozenset({ErrorCode.AUTH_FORBIDDEN, ErrorCode.TABLE_BUDGET, ErrorCode.GUEST_BUDGET,
                       ErrorCode.GUEST_BAD_INVITE, ErrorCode.SIGNUP_CLOSED, ErrorCode.SIGNUP_BAD_CODE,
                       ErrorCode.SIGNUP_BUDGET, ErrorCode.HISTORY_BUDGET, ErrorCode.REPLAY_NOT_YOURS})
+
+REQUESTS: tuple[type[Message], ...] = (CreateTable, CloseTable, Rematch, Sit, Invites, GuestRequest, Signup, History,
+                                       ReplayRequest)
+"""The message types a request topic (``<p>/ctl/<user>/request``) takes; any other is
+``msg/unknown-type`` (protocol/README.md, "Strict decoding", step 8, names the same list)."""
 
 MAX_BATCH = 1024
 MAX_BATCH_S = 0.2
@@ -713,8 +718,7 @@ class Referee:
     def _handle_request(self, user: str, msg: Incoming) -> None:
         reply = self.topics.reply(user)
         try:
-            req = decode(msg.payload, accept=(CreateTable, CloseTable, Rematch, Sit, Invites, GuestRequest, Signup,
-                                              History, ReplayRequest))
+            req = decode(msg.payload, accept=REQUESTS)
         except DecodeError as exc:
             self._send_error(reply, exc.code, exc.detail)
             return

@@ -80,12 +80,16 @@ def test_a_close_from_a_player_and_of_an_unknown_table(mosquitto, referee):
     assert (err.ref, err.seq) == ("c1", None)
 
 
-def test_a_request_topic_takes_create_and_close_and_nothing_else(mosquitto, referee):
-    """Strict decoding step 8: a move on a request topic is msgpack/unknown-type, naming both."""
+def test_a_request_topic_takes_the_request_types_and_nothing_else(mosquitto, referee):
+    """Strict decoding step 8: a move on a request topic is msgpack/unknown-type, naming every
+    type a request topic takes (the list the document gives)."""
+    from summon.referee.service import REQUESTS
+
     director = _probe(mosquitto, "director")
     err = _error(director, f"{P}/ctl/director/request", {"v": 1, "type": "move", "seq": 0, "move": "pass"},
                  "msg/unknown-type")
-    assert "create" in err.detail and "close" in err.detail and err.ref is None
+    assert err.detail.endswith(f"(expected {', '.join(c.TYPE for c in REQUESTS)})"), err.detail
+    assert err.ref is None
     err = _error(director, f"{P}/ctl/director/request", {"v": 1, "type": "closed", "request_id": "x", "table": "t"},
                  "msg/unknown-type")
 

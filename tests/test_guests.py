@@ -328,6 +328,7 @@ def test_signup_modes(db, ref, tmp_path):
         ref.config = dataclasses.replace(original, signup_mode="open")
         for user, pw, code in [("g-0123456789abcdef", "long enough", "signup/bad-name"),
                                ("bad name", "long enough", "signup/bad-name"),
+                               ("gr.an", "long enough", "signup/bad-name"),  # a '.' is no longer given
                                ("newbie", "short", "signup/weak-password")]:
             got = ask(web, "web", Signup(request_id=rid(), user=user, password=pw, client=f"10.1.1.{len(user)}"))
             assert isinstance(got, Error) and got.code == code, (user, got)

@@ -102,6 +102,38 @@ def test_strict_decoding_gives_the_right_code(payload, code):
     assert info.value.detail
 
 
+@pytest.mark.parametrize("data, found", [
+    ({1: 2}, "an integer"),
+    ({"v": 1, "type": "move", "seq": 0, "move": "pass", 7: 1}, "an integer"),
+    ({"v": 1, "type": "create", "request_id": "r", "game": "dragon", "players": [], "config": {2.5: 1}}, "a float"),
+    ({"v": 1, None: 1}, "nil"),
+    ({"v": 1, True: 1}, "a boolean"),
+    ({"v": 1, (1, 2): 1}, "an array"),
+    ({"v": 1, b"type": "move"}, "bin (bytes)"),  # a bin key got past msgpack: msg/bad-field, or nothing when nested
+    ({"v": 1, "type": "create", "config": [{b"target": 100}]}, "bin (bytes)"),
+])
+def test_a_map_key_that_is_not_a_string_is_said_in_words(data, found):
+    """Issue 43, item 6: an integer map key was "not valid msgpack (ValueError)", which told a
+    bot's author nothing; a bin key was not refused at all (strict decoding, step 5, says
+    both are msg/malformed)."""
+    from summon.protocol.codec import unpack
+
+    with pytest.raises(DecodeError) as info:
+        unpack(msgpack.packb(data, use_bin_type=True, strict_types=False))
+    assert info.value.code == ErrorCode.MSG_MALFORMED
+    assert info.value.detail == f"map keys must be strings (msgpack str), not {found}"
+
+
+def test_other_msgpack_faults_are_said_in_words():
+    from summon.protocol.codec import unpack
+
+    for payload, detail in ((b"\xa2\xff\xfe", "a string is not valid UTF-8 (text is msgpack str, UTF-8)"),
+                            (msgpack.packb({"v": 1})[:-1], "not valid msgpack (incomplete input)")):
+        with pytest.raises(DecodeError) as info:
+            unpack(payload)
+        assert (info.value.code, info.value.detail) == (ErrorCode.MSG_MALFORMED, detail), payload
+
+
 @settings(max_examples=3000, deadline=None)
 @given(st.binary(max_size=300))
 def test_random_bytes_never_escape_as_anything_but_decode_error(payload):

@@ -70,6 +70,18 @@ def _default_admin(prof: Any) -> str | None:
                    "`summon accounts codes --new N` (default: the profile's [signup] mode, else none).")
 @click.option("--cell", default=None, help="The cell of the profile's map this referee serves: its broker "
               "(unless --broker) and the cell named in every created and meta (clients/cells.py).")
+@click.option("--keep-finished", "keep_finished", type=click.FloatRange(0, 30 * 86400), default=3600.0,
+              show_default=True, metavar="SECONDS",
+              help="For tests: a finished table's seat and public states are deleted from the broker this long "
+                   "after the game ended (and a restart restores finished tables this recent).")
+@click.option("--keep-meta", "keep_meta", type=click.FloatRange(0, 365 * 86400), default=86400.0,
+              show_default=True, metavar="SECONDS",
+              help="For tests: a finished table's meta (its result) is deleted from the broker this long after the "
+                   "game ended (never before --keep-finished).")
+@click.option("--keep-closed", "keep_closed", type=click.FloatRange(0, 30 * 86400), default=60.0,
+              show_default=True, metavar="SECONDS",
+              help="For tests: a closed table's retained messages, and a gathering's once it stopped waiting, "
+                   "are deleted this long after.")
 @metrics_options  # --metrics-port, --metrics-bind, --metrics-broker-sys (docs/operations.md)
 @log_format_option
 def referee(broker_url: str, username: str | None, password: str | None, password_file: str | None,
@@ -79,7 +91,8 @@ def referee(broker_url: str, username: str | None, password: str | None, passwor
             metrics_bind: str = "127.0.0.1", metrics_broker_sys: str | None = None,
             metrics_sys_password_file: str | None = None, accounts_admin: str | None = None,
             guest_grace: float = 1800.0, gathering_ttl: float = 7 * 86400.0, signup: str | None = None,
-            cell: str | None = None) -> None:
+            cell: str | None = None, keep_finished: float = 3600.0, keep_meta: float = 86400.0,
+            keep_closed: float = 60.0) -> None:
     """Run the referee: host every table on this broker until stopped."""
     from summon.referee.clock import ClockError, TimeControl
     from summon.referee.hold import Held, hold_referee
@@ -117,7 +130,8 @@ def referee(broker_url: str, username: str | None, password: str | None, passwor
                         signup_codes=str(Path(prof.broker_dir) / "signup-codes") if prof and prof.broker_dir else None,
                         cell=served.to_wire() if served is not None else None,
                         max_accounts=prof.signup_max_accounts if prof else RefereeConfig.max_accounts,
-                        reserved_names=frozenset({metrics_broker_sys} if metrics_broker_sys else ()))
+                        reserved_names=frozenset({metrics_broker_sys} if metrics_broker_sys else ()),
+                        keep_finished_s=keep_finished, keep_meta_s=keep_meta, keep_closed_s=keep_closed)
     from summon.clients.bots import HOUSE_BOTS
 
     ref = Referee(cfg, house_bots=HOUSE_BOTS, hold=hold)  # the referee hosts the clients' bots, never imports them

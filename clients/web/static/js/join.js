@@ -168,7 +168,7 @@ export function signupForm(opts) {
     opts.refresh();
   } } },
     h("label", {}, `${tr("signup.user")} `, h("input", { name: "user", required: true, autocomplete: "username", value: signup.user,
-      pattern: "[A-Za-z0-9_.\\-]{1,64}", title: tr("signup.user-rule"), dataset: { key: "su-user", keep: "" } })),
+      pattern: "[A-Za-z0-9_\\-]{1,64}", title: tr("signup.user-rule"), dataset: { key: "su-user", keep: "" } })),
     h("label", {}, `${tr("signup.password")} `, h("input", { name: "password", type: "password", required: true, minlength: 8,
       autocomplete: "new-password", dataset: { key: "su-password", keep: "" } })),
     h("p", { class: "muted" }, tr("signup.rules")),
