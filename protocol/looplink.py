@@ -465,6 +465,39 @@ class LoopLink:
         self._last_sent = time.monotonic()
 
     def _read(self) -> None:
+        """Take what the socket has and act on each whole packet in it.
+
+        Why each kind has its own ``_on_*`` method: a handler answers ``None`` to go on, or
+        the reason the connection is lost (``""`` when the handler has dealt with the end
+        itself), so this loop reads as what it is -- receive, parse, dispatch -- and a
+        malformed packet stops the read at once, before any later packet of the same read.
+        """
+        data = self._receive()
+        if data is None:
+            return
+        try:
+            packets = self._parser.feed(data)
+        except wire.WireError as exc:
+            self._lost(f"bad packet from the broker: {exc}")
+            return
+        acked = False
+        for kind, flags, body in packets:
+            # the hot path first: most packets are publishes
+            problem = self._on_publish(flags, body) if kind == wire.PUBLISH else self._on_other(kind, body)
+            if problem is not None:
+                if problem:
+                    self._lost(problem)
+                return
+            acked = acked or kind == wire.PUBACK
+        if acked and self._queued:  # once for the read, not once per acknowledgement
+            self._fill_window()
+
+    def _on_other(self, kind: int, body: bytes) -> str | None:
+        handler = self._HANDLERS.get(kind)
+        return handler(self, body) if handler is not None else None  # CONNACK out of turn: nothing to do
+
+    def _receive(self) -> memoryview | None:
+        """The bytes one ``recv`` got, or ``None`` (nothing yet, or the connection is lost)."""
         sock = self._sock
         assert sock is not None
         try:
@@ -472,78 +505,81 @@ class LoopLink:
             # for every call (for 256 KiB an mmap and its page faults, ~30 us each time)
             n = sock.recv_into(self._rbuf)
         except (BlockingIOError, ssl.SSLWantReadError, ssl.SSLWantWriteError):
-            return
+            return None
         except OSError as exc:
             self._lost(f"receive failed: {exc}")
-            return
+            return None
         if not n:
             self._lost("the broker closed the connection")
-            return
+            return None
         self._last_heard = time.monotonic()
+        return self._rview[:n]
+
+    def _on_publish(self, flags: int, body: bytes) -> str | None:
         try:
-            packets = self._parser.feed(self._rview[:n])
+            topic, payload, qos, retain, mid, props = wire.publish_parts(flags, body, v5=self._v5)
         except wire.WireError as exc:
-            self._lost(f"bad packet from the broker: {exc}")
-            return
-        acked = False
-        for kind, flags, body in packets:
-            if kind in (wire.PUBACK, wire.SUBACK) and len(body) < 2:
-                self._lost(f"bad packet from the broker: a {'PUBACK' if kind == wire.PUBACK else 'SUBACK'} of "
-                           f"{len(body)} byte(s)")
-                return
-            if kind == wire.PUBLISH:
-                try:
-                    topic, payload, qos, retain, mid, props = wire.publish_parts(flags, body, v5=self._v5)
-                except wire.WireError as exc:
-                    self._lost(f"bad PUBLISH from the broker: {exc}")
-                    return
-                if qos:
-                    self._out += wire.puback(mid)
-                self.received += 1
-                self.received_bytes += len(body)
-                if props and self._tagged and not self._tagged.isdisjoint(wire.subscription_ids(props)):
-                    self.inbox.put(Caught(topic, payload, retain))
-                else:
-                    self.inbox.put(Incoming(topic, payload, retain))
-            elif kind == wire.PUBACK:
-                mid = (body[0] << 8) | body[1]
-                if self._unacked.pop(mid, None) is not None and len(body) > 2 and body[2] >= 0x80:
-                    log.warning("%s: the broker refused publish %d (reason %d)", self.client_id, mid, body[2])
-                acked = True
-            elif kind == wire.SUBACK:
-                mid = (body[0] << 8) | body[1]
-                self._pending_subacks.discard(mid)
-                codes = body[2:]
-                if self._v5 and codes:
-                    try:
-                        got = wire.varint_at(codes, 0)
-                    except wire.WireError as exc:
-                        self._lost(f"bad SUBACK from the broker: {exc}")
-                        return
-                    codes = codes[got[1] + got[0]:] if got else b""
-                refused = any(c >= 0x80 for c in codes)
-                if refused:
-                    log.warning("%s: the broker refused a subscription (reasons %s)", self.client_id, list(codes))
-                if mid in self._mid_filters:
-                    self._acked(mid, not refused)
-            elif kind == wire.UNSUBACK:
-                if len(body) >= 2:
-                    mid = (body[0] << 8) | body[1]
-                    self._pending_subacks.discard(mid)
-                    self._acked(mid, True)
-            elif kind == wire.PINGRESP:
-                self._ping_out = False
-            elif kind == wire.DISCONNECT:
-                reason = body[0] if body else 0
-                if reason == TAKEN_OVER:
-                    self._refuse(taken_over(self.broker, self.client_id))
-                    self._drop_socket()
-                    return
-                self._lost(f"the broker disconnected us (reason {reason})")
-                return
-            # CONNACK out of turn: nothing to do
-        if acked and self._queued:  # once for the read, not once per acknowledgement
-            self._fill_window()
+            return f"bad PUBLISH from the broker: {exc}"
+        if qos:
+            self._out += wire.puback(mid)
+        self.received += 1
+        self.received_bytes += len(body)
+        if props and self._tagged and not self._tagged.isdisjoint(wire.subscription_ids(props)):
+            self.inbox.put(Caught(topic, payload, retain))
+        else:
+            self.inbox.put(Incoming(topic, payload, retain))
+        return None
+
+    def _on_puback(self, body: bytes) -> str | None:
+        if len(body) < 2:
+            return f"bad packet from the broker: a PUBACK of {len(body)} byte(s)"
+        mid = (body[0] << 8) | body[1]
+        if self._unacked.pop(mid, None) is not None and len(body) > 2 and body[2] >= 0x80:
+            log.warning("%s: the broker refused publish %d (reason %d)", self.client_id, mid, body[2])
+        return None
+
+    def _on_suback(self, body: bytes) -> str | None:
+        if len(body) < 2:
+            return f"bad packet from the broker: a SUBACK of {len(body)} byte(s)"
+        mid = (body[0] << 8) | body[1]
+        self._pending_subacks.discard(mid)
+        codes = body[2:]
+        if self._v5 and codes:  # MQTT 5: the reason codes follow the properties
+            try:
+                got = wire.varint_at(codes, 0)
+            except wire.WireError as exc:
+                return f"bad SUBACK from the broker: {exc}"
+            codes = codes[got[1] + got[0]:] if got else b""
+        refused = any(c >= 0x80 for c in codes)
+        if refused:
+            log.warning("%s: the broker refused a subscription (reasons %s)", self.client_id, list(codes))
+        if mid in self._mid_filters:
+            self._acked(mid, not refused)
+        return None
+
+    def _on_unsuback(self, body: bytes) -> str | None:
+        if len(body) >= 2:
+            mid = (body[0] << 8) | body[1]
+            self._pending_subacks.discard(mid)
+            self._acked(mid, True)
+        return None
+
+    def _on_pingresp(self, body: bytes) -> str | None:
+        self._ping_out = False
+        return None
+
+    def _on_disconnect(self, body: bytes) -> str | None:
+        reason = body[0] if body else 0
+        if reason == TAKEN_OVER:
+            self._refuse(taken_over(self.broker, self.client_id))
+            self._drop_socket()
+            return ""
+        return f"the broker disconnected us (reason {reason})"
+
+    _HANDLERS: dict[int, Callable[["LoopLink", bytes], "str | None"]] = {
+        wire.PUBACK: _on_puback, wire.SUBACK: _on_suback, wire.UNSUBACK: _on_unsuback, wire.PINGRESP: _on_pingresp,
+        wire.DISCONNECT: _on_disconnect,
+    }
 
     def _keep_alive(self) -> None:
         now = time.monotonic()
