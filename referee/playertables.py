@@ -258,7 +258,7 @@ class PlayerTables:
         if table is None:
             return refuse(ErrorCode.TABLE_UNKNOWN, f"no table {req.table!r} on this referee (or it ended too long ago)")
         seat = table.seat_of(user)
-        if seat is None or computer_bot(table.house.get(seat)):
+        if seat is None or computer_bot(table.house.get(seat)) or table.house.get(seat) == "left":
             return refuse(ErrorCode.SEAT_UNKNOWN, f"only the players of table {table.id} may ask to play it again")
         if table.status == "playing":
             return refuse(ErrorCode.TABLE_BAD_CONFIG, "this game is not over yet: play again once it has ended")
@@ -271,7 +271,8 @@ class PlayerTables:
             return
         asks = self._asks.setdefault(table.id, {})
         asks[seat] = (user, req.request_id)
-        people = [s for s in range(len(table.players)) if not computer_bot(table.house.get(s))]
+        people = [s for s in range(len(table.players))  # a seat its person left is the computer's now
+                  if not computer_bot(table.house.get(s)) and table.house.get(s) != "left"]
         table.rematch = sorted(asks)  # type: ignore[attr-defined]
         if any(s not in asks for s in people):
             self.ref.send([Publish(table.topics.meta(table.id), encode(views.meta_message(table)), retain=True)])
@@ -282,7 +283,8 @@ class PlayerTables:
         players, computer, names = [], {}, {}
         old_names = getattr(table, "names", {})
         for new, old in enumerate(order):
-            bot = computer_bot(table.house.get(old))
+            bot = computer_bot(table.house.get(old)) or (  # a leaver's seat: the computer again
+                self.ref.house_bots.default(table.game.name) if table.house.get(old) == "left" else None)
             if bot is not None:
                 computer[new] = bot
                 players.append(f"computer-{new + 1}")

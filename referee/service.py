@@ -28,8 +28,8 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
 from summon.protocol.errors import DecodeError, ErrorCode, TopicError
-from summon.protocol.messages import (CloseTable, Closed, CreateTable, Created, Error, GuestRequest, Invites, Move, Reclaim,
-                               RefereeStatus, Rematch, Signup, Sit, decode, encode)
+from summon.protocol.messages import (CloseTable, Closed, CreateTable, Created, Error, GuestRequest, HandOver, Invites,
+                                      Leave, Move, Reclaim, RefereeStatus, Rematch, Signup, Sit, decode, encode)
 from summon.protocol.messages import History, ReplayRequest
 from summon.protocol.looplink import Caught, LoopLink
 from summon.protocol.mqtt import BrokerUrl, Incoming
@@ -48,6 +48,7 @@ from summon.referee.core import HouseBots, RandomHouseBots
 from summon.referee.presence import SeatKeeper
 from summon.referee.playertables import COMPUTER, PlayerTables, computer_bot
 from summon.referee.gatherings import Gatherings
+from summon.referee.seatchange import SeatChanges
 from summon.referee.guests import Guests
 from summon.referee.names import key_set, privileged_names
 from summon.protocol.confusables import name_key
@@ -217,6 +218,7 @@ class Referee:
         self.chat = ChatDesk(self)  # table chat: seated players write, watchers read (referee/chat.py)
         self.player_tables = PlayerTables(self)  # players' create, computer seats, rematch
         self.gatherings = Gatherings(self)  # tables waiting for players: invite and open seats
+        self.seatchange = SeatChanges(self)  # leave a table; hand an idle person's seat to the computer
         self.guests = Guests(self)  # the gateway's guest/sign-up ops; guests' lifetime (dynsec admin, off the loop)
         self.history = HistoryDesk(self)  # "My games": finished tables, ratings, own replays (referee/history.py)
         self._closing = False
@@ -679,6 +681,10 @@ class Referee:
             self._send([table.error(user, exc.code, exc.detail)])
             return
         seat = table.seat_of(user)
+        if seat is not None and table.house.get(seat) == "left":  # referee/seatchange.py: gone for good
+            self._send([table.error(user, ErrorCode.SEAT_LEFT, f"you left this table: the computer plays seat {seat} "
+                                    "to the end")])
+            return
         if seat is not None and computer_bot(table.house.get(seat)):  # no account moves for a computer player
             self._log_refused(self.topics.seat_error(table.id, user), ErrorCode.AUTH_FORBIDDEN,
                               f"seat {seat} is a computer player's", table.id)
@@ -714,16 +720,16 @@ class Referee:
         reply = self.topics.reply(user)
         try:
             req = decode(msg.payload, accept=(CreateTable, CloseTable, Rematch, Sit, Invites, GuestRequest, Signup,
-                                              History, ReplayRequest))
+                                              History, ReplayRequest, Leave, HandOver))
         except DecodeError as exc:
             self._send_error(reply, exc.code, exc.detail)
             return
         if isinstance(req, (GuestRequest, Signup)):  # the web gateway's (referee/guests.py)
             self.guests.handle(user, req)
             return
-        if self.guests.is_guest(user) and not isinstance(req, Rematch):
+        if self.guests.is_guest(user) and not isinstance(req, (Rematch, Leave, HandOver)):
             self._send_error(reply, ErrorCode.AUTH_FORBIDDEN, "guests cannot create tables: make an account "
-                             "(a guest may only play its seat, and ask to play again)", ref=req.request_id)
+                             "(a guest may only play its seat, leave, and ask to play again)", ref=req.request_id)
             return
         if self.roles.has_role(user, "gateway"):
             self._send_error(reply, ErrorCode.AUTH_FORBIDDEN, "the web gateway's account asks only for guests and "
@@ -740,6 +746,12 @@ class Referee:
             return
         if isinstance(req, Sit):
             self.gatherings.sit(user, req)
+            return
+        if isinstance(req, Leave):  # any person seated (referee/seatchange.py)
+            self.seatchange.leave(user, req)
+            return
+        if isinstance(req, HandOver):
+            self.seatchange.hand_over(user, req)
             return
         if isinstance(req, Invites):
             self.gatherings.invites(user, req)
@@ -799,14 +811,19 @@ class Referee:
         if table.status != "playing":
             self._send_error(reply, ErrorCode.TABLE_FINISHED, table.over_detail(), req.table, ref=req.request_id)
             return
-        reason = req.reason[:200]
+        self.end_table(table, req.reason[:200], user)
+        self._send([Publish(reply, encode(Closed(request_id=req.request_id, table=table.id)))])
+
+    def end_table(self, table: Table, reason: str, user: str) -> None:
+        """Close ``table`` (in play) for ``reason``: a director's or creator's ``close``, or the
+        last person's ``leave`` (referee/seatchange.py)."""
         self.store.close_table(table.id, time.time())  # durable first: a restart must not revive it
         self.recovery.on_undo(lambda: setattr(table, "closed", None))  # if the group commit fails
         log.info("table %s closed by %s: %s", table.id, user, reason or "no reason given",
                  extra={"table": table.id, "user": user})
         self._send(table.close(reason))
-        self._send([Publish(reply, encode(Closed(request_id=req.request_id, table=table.id)))])
         self.guests.table_closed(table.id)  # its guests go now (referee/guests.py)
+        self.seatchange.forget(table.id)
         self._status_due = True
 
     def _handle_forwarded(self, user: str, payload: bytes) -> None:

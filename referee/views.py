@@ -133,6 +133,7 @@ def meta_message(table: ViewedTable) -> Meta:
         next=getattr(table, "next", None),
         names={str(s): n for s, n in sorted(getattr(table, "names", {}).items())},  # guests' display names
         cell=getattr(table, "cell", None),  # set by the referee of a cell (RefereeConfig.cell)
+        left=sorted(s for s, why in getattr(table, "house", {}).items() if why == "left"),  # referee/seatchange.py
     )
 
 
