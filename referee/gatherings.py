@@ -235,6 +235,9 @@ class Gatherings:
             why = pt.budget.refusal(user, pt.open_tables(user))
             if why:
                 return refuse(ErrorCode.TABLE_BUDGET, why)
+            why = self.ref.too_many_seats([p for s, p in enumerate(players) if p and s not in computer], user)
+            if why:
+                return refuse(ErrorCode.TABLE_TOO_MANY_SEATS, why)
             clock = clock if clock else preset(WITH_OTHERS_DEFAULT)  # it waits for other people
             invites = sum(1 for k in waiting.values() if k == "invite")
             cap = self.ref.config.player_invite_seats
@@ -333,6 +336,9 @@ class Gatherings:
             return refuse(ErrorCode.SEAT_TAKEN, "you already have a seat at this table")
         if req.seat not in g.open_seats():
             return refuse(ErrorCode.SEAT_TAKEN, f"seat {req.seat} is not open (taken, by invitation, or no such seat)")
+        why = self.ref.too_many_seats([user], user)  # issue 41 F2: started tables count too
+        if why:
+            return refuse(ErrorCode.TABLE_TOO_MANY_SEATS, why)
         cap = self.ref.config.player_waiting_seats
         sitting = sum(1 for o in self.held.values() if o.state == "waiting" and o.creator != user and user in o.players)
         if cap and sitting >= cap and not self.ref.is_director(user):  # issue 41 F2/F7: no squatting every open seat

@@ -351,6 +351,7 @@ class GuestRec:
     seat: int
     name: str
     finished_at: float | None = None  # monotonic: when its table was first seen finished
+    by: str = ""  # the account whose invitation made it (its cap of live guests: player_live_guests)
 
 
 class Guests:
@@ -370,6 +371,7 @@ class Guests:
         self.deleted = 0
         self.accounts = 0  # accounts on the broker besides guests: counted at start (sweep), then per sign-up
         self.signups_pending = 0
+        self._pending_by: collections.Counter[str] = collections.Counter()  # guests being made, per inviting account
 
     # --- set-up -----------------------------------------------------------------------------
     @property
@@ -397,7 +399,8 @@ class Guests:
         for t in self.ref.tables.values():  # the guests of restored tables live on
             for seat, p in enumerate(t.players):
                 if is_guest_name(p):
-                    self.live[p] = GuestRec(p, t.id, seat, getattr(t, "names", {}).get(seat, p))
+                    self.live[p] = GuestRec(p, t.id, seat, getattr(t, "names", {}).get(seat, p),
+                                            by=getattr(t, "creator", None) or "")
         self.worker.submit(lambda a: a.client_names(), self._swept)
         log.info("guests and sign-up: accounts made through the dynamic security admin %s", user)
 
@@ -424,6 +427,10 @@ class Guests:
 
     def live_count(self) -> int:
         return len(self.live) + self.pending
+
+    def live_by(self, account: str) -> int:
+        """Live guests (and guests being made) from ``account``'s invitations (issue 41 F7)."""
+        return sum(1 for g in self.live.values() if g.by == account) + self._pending_by[account]
 
     # --- the gateway's ops ----------------------------------------------------------------------
     def handle(self, user: str, req: GuestRequest | Signup) -> None:
@@ -459,8 +466,16 @@ class Guests:
         if isinstance(found, str):
             self.budgets.fail(req.client)
             return refuse(ErrorCode.GUEST_BAD_INVITE, found)
-        self.budgets.take_guest(req.client)  # checked just above: counted, never refused here
         g, seat = found
+        cap = self.ref.config.player_live_guests
+        have = self.live_by(g.creator)
+        if cap and g.player_path and have >= cap:  # issue 41 F7: one account's invitations hold so many accounts
+            self.ref.gatherings.unclaim(g.id, seat)
+            return refuse(ErrorCode.GUEST_BUDGET, f"{g.creator} already has {have} guests playing at their tables "
+                          f"(at most {cap}): the invitation works again once one of those games ends")
+        self.budgets.take_guest(req.client)  # checked just above: counted, never refused here
+        by = g.creator
+        self._pending_by[by] += 1
         name = g.unique_name(name)
         user, password = guest_name(), secrets.token_urlsafe(24)  # 192 bits
         self.pending += 1
@@ -468,6 +483,9 @@ class Guests:
 
         def done(_: Any, error: BaseException | None) -> None:
             self.pending -= 1
+            self._pending_by[by] -= 1
+            if self._pending_by[by] <= 0:
+                del self._pending_by[by]
             if error is not None:
                 log.error("guest for table %s seat %d not made: %s", table, seat, error)
                 self.ref.gatherings.unclaim(table, seat)
@@ -475,7 +493,7 @@ class Guests:
             if not self.ref.gatherings.seat_guest(table, seat, user, name):  # cancelled meanwhile
                 self._delete(user, "its gathering ended while it was made")
                 return refuse(ErrorCode.GUEST_BAD_INVITE, "this invitation was cancelled")
-            self.live[user] = GuestRec(user, table, seat, name)
+            self.live[user] = GuestRec(user, table, seat, name, by=by)
             self.made += 1
             log.info("guest %s seated at %s seat %d", user, table, seat, extra={"table": table, "user": user})
             self.ref.send([Publish(reply, encode(GuestAccount(request_id=req.request_id, user=user, password=password,

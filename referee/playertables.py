@@ -188,6 +188,9 @@ class PlayerTables:
             return refuse(ErrorCode.TABLE_BAD_CONFIG, str(exc))
         if user not in players:
             return refuse(ErrorCode.AUTH_FORBIDDEN, f"a table you create must seat you: put {user!r} at a seat")
+        why = self.ref.too_many_seats([p for s, p in enumerate(players) if s not in computer], user)  # issue 41 F2
+        if why:
+            return refuse(ErrorCode.TABLE_TOO_MANY_SEATS, why)
         # a player's table with no clock still gets the default for absent players, and one
         # that seats other people a move limit too (presets.py)
         others = [p for s, p in enumerate(players) if p != user and s not in computer]

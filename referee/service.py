@@ -127,6 +127,10 @@ class RefereeConfig:
     # may sit at (open seats taken) at once; 0 = no limit.
     player_invite_seats: int = 8
     player_waiting_seats: int = 3
+    # issue 41 F2/F7: tables (in play or waiting) an account sits at at once, and live guests
+    # made from one account's invitations (the profile's [signup] max_seats / max_guests); 0 = no limit.
+    player_seats: int = 10
+    player_live_guests: int = 16
     keep_closed_s: float = 60.0  # a closed table is forgotten (and its retained states cleared) after this
     # `summon accounts` roles file: directors (besides `directors`) and bots (flagged in
     # meta) are read from it, and re-read when it changes.
@@ -497,6 +501,28 @@ class Referee:
         self.inbox.put((run, concurrent.futures.Future()))
         if self._link is not None:
             self._link.wake()
+
+    def seats_taken(self, user: str) -> int:
+        """Tables ``user`` sits at now: games in play it has not left, and waiting tables."""
+        n = 0
+        for tid in self.seats.seated.get(user, ()):
+            table = self.tables.get(tid)
+            seat = table.seat_of(user) if table is not None else None
+            if table is not None and seat is not None and table.status == "playing" and table.house.get(seat) != "left":
+                n += 1
+        return n + sum(1 for g in self.gatherings.held.values() if g.state == "waiting" and user in g.players)
+
+    def too_many_seats(self, users: Sequence[str], asker: str) -> str:
+        """Why one of ``users`` may not take one more seat now ("" if each may; directors aside),
+        in words for ``asker``."""
+        cap = self.config.player_seats
+        for user in users if cap else ():
+            taken = self.seats_taken(user)
+            if taken >= cap and not self.is_director(user):
+                who = "you already sit" if user == asker else f"{user!r} already sits"
+                return (f"{who} at {taken} tables (at most {cap} at once): finish or leave one "
+                        "before taking another seat")
+        return ""
 
     def status_due(self) -> None:
         """Publish the referee's status at the next tick (a gathering changed)."""

@@ -153,3 +153,35 @@ def test_without_its_host_a_majority_of_the_other_persons_hands_the_seat_over(mo
     second = ask(south, "south", HandOver(request_id=rid(), table=made.table, seat=1))
     assert isinstance(second, HandedOver) and second.done, second
     assert referee.call(lambda: referee.tables[made.table].house.get(1)) == "idle"
+
+
+def test_an_account_sits_at_a_bounded_number_of_tables_at_once(mosquitto, referee):
+    """Issue 41 F2: before, the waiting-table cap (3) freed itself as each table started, so one
+    account could sit at any number of started tables; now every table it sits at counts."""
+    import dataclasses
+
+    north, east = asker(mosquitto, "north"), asker(mosquitto, "east")
+    original = referee.config
+    referee.config = dataclasses.replace(original, player_seats=2)
+    try:
+        mine = ask(east, "east", CreateTable(request_id=rid(), game="dragon", players=["east", "", "", ""],
+                                             computer={"1": "easy", "2": "easy", "3": "easy"}))
+        assert isinstance(mine, Created), mine
+        first = started(referee, north, east, "east")  # east's second table
+        made = ask(north, "north", CreateTable(request_id=rid(), game="dragon", players=["north", "", "", ""],
+                                               waiting={"1": "open"}, computer={"2": "easy", "3": "easy"}))
+        assert isinstance(made, Created), made
+        third = ask(east, "east", Sit(request_id=rid(), table=made.table, seat=1))
+        assert isinstance(third, Error) and third.code == "table/too-many-seats", third
+        assert "2 tables (at most 2 at once)" in third.detail
+        again = ask(east, "east", CreateTable(request_id=rid(), game="dragon", players=["east", "", "", ""],
+                                              computer={"1": "easy", "2": "easy", "3": "easy"}))
+        assert isinstance(again, Error) and again.code == "table/too-many-seats", again
+        south = asker(mosquitto, "south")
+        named = ask(south, "south", CreateTable(request_id=rid(), game="dragon", players=["south", "east", "", ""],
+                                                computer={"2": "easy", "3": "easy"}))
+        assert isinstance(named, Error) and named.code == "table/too-many-seats" and "'east'" in named.detail, named
+        assert isinstance(ask(east, "east", Leave(request_id=rid(), table=first)), Left)  # one seat freed
+        assert isinstance(ask(east, "east", Sit(request_id=rid(), table=made.table, seat=1)), Seated)
+    finally:
+        referee.config = original
