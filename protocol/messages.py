@@ -419,6 +419,7 @@ class Meta(Message):
     names: dict[str, Any] = field(default_factory=dict)  # {"<seat>": display name} for guests: show it instead of players[seat]
     cell: dict[str, Any] | None = None  # {"name", "broker", "edge"}: the table's cell (as in `created`); None in one cell
     left: list[int] = field(default_factory=list)  # seats whose person left (`leave`): the computer plays them to the end
+    host: str | None = None  # the seated creator who may hand an idle seat to the computer (`hand_over`); None: no host
 
 
 @dataclass(frozen=True)

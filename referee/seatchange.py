@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 from summon.protocol.errors import ErrorCode
 from summon.protocol.messages import HandedOver, HandOver, Leave, Left, encode
+from summon.referee import views
 from summon.referee.table import Publish
 
 if TYPE_CHECKING:
@@ -151,9 +152,9 @@ class SeatChanges:
         if waited < grace:
             return refuse(ErrorCode.SEAT_NOT_IDLE, f"{shown(table, seat)} has had this turn for {int(waited)} s: "
                           f"the computer may play for them after {int(grace)} s")
-        creator = getattr(table, "creator", None)
+        creator = views.host_of(table)
         host = table.seat_of(creator) if creator else None
-        if host is not None and host != seat and is_person(table, host):
+        if host is not None and host != seat:
             if user != creator:
                 return refuse(ErrorCode.AUTH_FORBIDDEN, f"only the table's host ({shown(table, host)}) may let the "
                               "computer play for someone")

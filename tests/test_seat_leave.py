@@ -124,6 +124,7 @@ def test_the_host_hands_an_idle_persons_seat_to_the_computer_and_the_person_take
     north, east = asker(mosquitto, "north"), asker(mosquitto, "east")
     table = started(referee, north, east, "east", clock={"grace": 600})  # no move limit: the 180 s grace
     watch = Probe(mosquitto.url("south"), "south", (T.meta(table),))
+    assert meta_where(watch, table, lambda m: True).host == "north"  # the page shows the host its button
     assert referee.call(lambda: referee.tables[table].game.to_move(referee.tables[table].state)) == (1,)
     early = ask(north, "north", HandOver(request_id=rid(), table=table, seat=1))
     assert isinstance(early, Error) and early.code == "seat/not-idle" and "180 s" in early.detail, early
@@ -145,6 +146,8 @@ def test_without_its_host_a_majority_of_the_other_persons_hands_the_seat_over(mo
     made = ask(director, "director", CreateTable(request_id=rid(), game="dragon", players=["north", "east", "south", ""],
                                                  config={"max_hands": 1}, computer={"3": "easy"}))
     assert isinstance(made, Created), made  # a director's table: no host seated
+    watch = Probe(mosquitto.url("west"), "west", (T.meta(made.table),))
+    assert meta_where(watch, made.table, lambda m: True).host is None
     backdate(referee, made.table, 1, 181)
     first = ask(north, "north", HandOver(request_id=rid(), table=made.table, seat=1))
     assert isinstance(first, HandedOver) and not first.done and (first.asks, first.needed) == (1, 2), first
