@@ -95,6 +95,8 @@ class SeatChanges:
         if self.ref.gatherings.leave(user, req):  # a waiting table: the seat waits again
             return
         table = self.ref.tables.get(req.table)
+        if table is None and self._forwarded(user, req):
+            return
         if table is None:
             return refuse(ErrorCode.TABLE_UNKNOWN, f"no table {req.table!r} on this referee")
         seat = table.seat_of(user)
@@ -131,6 +133,8 @@ class SeatChanges:
             self.ref.send([Publish(reply, encode(HandedOver(request_id=req.request_id, table=req.table, seat=req.seat,
                                                             done=done, asks=asks, needed=needed)))])
         table = self.ref.tables.get(req.table)
+        if table is None and self._forwarded(user, req):
+            return
         if table is None:
             return refuse(ErrorCode.TABLE_UNKNOWN, f"no game {req.table!r} is being played on this referee")
         mine = table.seat_of(user)
@@ -160,6 +164,7 @@ class SeatChanges:
                               "computer play for someone")
             self._take(table, seat, f"by the host {user}", now)
             return answer(True)
+        self._prune()
         others = [s for s in range(len(table.players)) if s != seat and is_person(table, s)]
         needed = len(others) // 2 + 1
         since = now - waited
@@ -181,6 +186,19 @@ class SeatChanges:
         self._asks.pop((table.id, seat), None)
         log.info("table %s: seat %d handed to the computer %s", table.id, seat, why, extra={"table": table.id})
         self.ref.seats.take(table, seat, IDLE, now)
+
+    def _forwarded(self, user: str, req: Leave | HandOver) -> bool:
+        """In a fleet, a table another referee holds: pass the request on (its holder answers)."""
+        fleet = self.ref.fleet
+        if fleet is None or not fleet.is_foreign(req.table):
+            return False
+        fleet.forward(user, encode(req))
+        return True
+
+    def _prune(self) -> None:
+        """Forget the asks of tables no longer in play (a game ended while people asked)."""
+        for key in [k for k in self._asks if getattr(self.ref.tables.get(k[0]), "status", None) != "playing"]:
+            del self._asks[key]
 
     def forget(self, table_id: str) -> None:
         for key in [k for k in self._asks if k[0] == table_id]:

@@ -855,10 +855,10 @@ class Referee:
     def _handle_forwarded(self, user: str, payload: bytes) -> None:
         """A request another referee of the fleet passed on: only the table's holder acts."""
         try:
-            req = decode(payload, accept=(CloseTable, Rematch))
+            req = decode(payload, accept=(CloseTable, Rematch, Leave, HandOver))
         except DecodeError:
             return
-        assert isinstance(req, (CloseTable, Rematch))
+        assert isinstance(req, (CloseTable, Rematch, Leave, HandOver))
         if req.table in self.tables:
             self._handle_request(user, Incoming(self.topics.request(user), payload, False))
 
