@@ -15,7 +15,7 @@ import pytest
 from summon.clients.bots import make_bot
 from summon.clients.sdk import BotClient
 from summon.protocol.messages import (Closed, CreateTable, Created, Error, HandedOver, HandOver, Leave, Left, Meta, Move,
-                                      Reclaim, Seated, Sit, encode)
+                                      Reclaim, Rematch, Seated, Sit, encode)
 from summon.protocol.topics import Topics
 from tests.helpers import Probe, run_in_thread
 
@@ -98,6 +98,24 @@ def test_after_leaving_a_started_game_the_computer_plays_the_seat_to_the_end(mos
     done = meta_where(watch, table, lambda m: m.status == "finished")
     assert done.result is not None and done.left == [1]
     thread.join(30)
+    # play again: east is not asked; the computer takes its seat at the new table
+    bot.request_stop()
+    north = asker(mosquitto, "north")
+    again = ask(north, "north", Rematch(request_id=rid(), table=table))
+    assert isinstance(again, Created), again
+    assert referee.call(lambda: referee.tables[again.table].players) == ("computer-1", "computer-2", "computer-3",
+                                                                          "north")  # seats turned by one
+
+
+def test_a_creator_who_leaves_its_table_is_no_longer_its_host_nor_charged_for_it(mosquitto, referee):
+    north, east = asker(mosquitto, "north"), asker(mosquitto, "east")
+    table = started(referee, north, east, "east")
+    watch = Probe(mosquitto.url("south"), "south", (T.meta(table),))
+    assert referee.call(lambda: referee.player_tables.open_tables("north")) == 1
+    left = ask(north, "north", Leave(request_id=rid(), table=table))
+    assert isinstance(left, Left) and left.then == "computer", left  # east plays on
+    assert meta_where(watch, table, lambda m: m.left == [0]).host is None
+    assert referee.call(lambda: referee.player_tables.open_tables("north")) == 0
 
 
 def test_the_last_person_leaving_ends_the_table(mosquitto, referee):
