@@ -166,9 +166,11 @@ class PlayerTables:
     def open_tables(self, user: str) -> int:
         """Tables ``user`` created still in play (but those it left: the others finish them,
         referee/seatchange.py), and its gatherings still waiting."""
-        return (sum(1 for t in self.ref.tables.values() if getattr(t, "creator", None) == user and t.status == "playing"
-                    and t.house.get(t.seat_of(user) if t.seat_of(user) is not None else -1) != "left")
-                + self.ref.gatherings.open_by(user))
+        def counted(t: "Table") -> bool:
+            seat = t.seat_of(user)
+            return (getattr(t, "creator", None) == user and t.status == "playing"
+                    and (seat is None or t.house.get(seat) != "left"))
+        return sum(1 for t in self.ref.tables.values() if counted(t)) + self.ref.gatherings.open_by(user)
 
     # --- create ----------------------------------------------------------------------------------
     def create(self, user: str, req: CreateTable) -> None:
