@@ -50,3 +50,38 @@ def test_the_host_hands_an_idle_seat_to_the_computer_then_leaves(stack, browser,
         assert not page.errors, page.errors  # type: ignore[attr-defined]
     finally:
         page.context.close()
+
+
+def test_a_person_leaves_a_waiting_table_from_its_waiting_room(stack, browser):
+    """Before: a person who took an open seat of a waiting table could not give it back."""
+    import uuid
+
+    from summon.protocol.messages import CreateTable, Created, encode
+    from summon.protocol.topics import Topics
+    from tests.helpers import Probe
+
+    t = Topics()
+    south = Probe(stack.broker.url("south"), "south", (t.reply("south"),))
+    try:
+        rid = uuid.uuid4().hex[:8]
+        south.publish(t.request("south"), encode(CreateTable(request_id=rid, game="dragon", players=["south", "", "", ""],
+                                                             waiting={"1": "open", "2": "open"}, computer={"3": "easy"})))
+        made = south.wait_for(lambda i, m: isinstance(m, Created) and m.request_id == rid, 15)
+        assert isinstance(made, Created)
+    finally:
+        south.close()
+    ref = stack.referee
+    page = stack.page(browser, 360, 740)
+    try:
+        login(page, stack.web.url, "north")
+        page.evaluate("(id) => { location.hash = '#/table/' + encodeURIComponent(id); }", made.table)
+        page.click("button[data-key='sit-1']")
+        page.wait_for_selector("button[data-key='gather-leave']", timeout=15000)
+        assert ref.call(lambda: ref.gatherings.held[made.table].open_seats()) == [2]
+        assert not page.query_selector("button[data-key='sit-2']")  # seated: no second seat offered
+        page.click("button[data-key='gather-leave']")
+        page.wait_for_selector("button[data-key='sit-1']", timeout=15000)
+        assert ref.call(lambda: ref.gatherings.held[made.table].open_seats()) == [1, 2]
+        assert not page.errors, page.errors  # type: ignore[attr-defined]
+    finally:
+        page.context.close()

@@ -306,10 +306,11 @@ function gatheringRoom(t) {
     if (reply.type !== "invites") t.error = reply;
   }
   const mySeat = guest && guest.cred.table === g.table ? guest.cred.seat
-    : (g.seats.find((s) => s.kind === "person" && s.name === me) || { seat: null }).seat;
+    : (g.seats.find((s) => s.kind !== "computer" && s.kind !== "invite" && s.name === me) || { seat: null }).seat;   // a person named, or an open seat taken
   const body = renderGathering(g, { me, guest: !!(link && link.guest), mySeat, invites: store.invites.get(g.table) || null,
     refresh: render, ui, onSit: (seat) => sit(g.table, seat),
     onCancel: () => { via(g.table).request("close", { table: g.table, reason: tr("gather.cancel-reason") }); },
+    onLeave: () => { via(g.table).request("leave", { table: g.table }); },
     onRenew: (seat) => {
       renewing.set(via(g.table).request("invites", { table: g.table, renew: [seat] }), { table: g.table, seat });
       renewState(g.table, seat, "pending");
