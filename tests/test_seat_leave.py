@@ -206,3 +206,26 @@ def test_an_account_sits_at_a_bounded_number_of_tables_at_once(mosquitto, refere
         assert isinstance(ask(east, "east", Sit(request_id=rid(), table=made.table, seat=1)), Seated)
     finally:
         referee.config = original
+
+
+def test_a_seat_left_stays_the_computers_after_a_referee_restart(mosquitto, tmp_path):
+    """The leave is stored like every takeover (a seat event): a restored table keeps it."""
+    from summon.clients.bots import HOUSE_BOTS
+    from summon.referee.service import RefereeConfig
+    from tests.secbroker import RunningReferee
+
+    config = RefereeConfig(broker=mosquitto.url("referee"), client_id="referee", directors=frozenset({"director"}),
+                           db=str(tmp_path / "referee.db"))
+    director, east = asker(mosquitto, "director"), asker(mosquitto, "east")
+    with RunningReferee(config, HOUSE_BOTS) as ref:
+        made = ask(director, "director", CreateTable(request_id=rid(), game="dragon",
+                                                     players=["north", "east", "south", "west"]))
+        assert isinstance(made, Created), made
+        assert isinstance(ask(east, "east", Leave(request_id=rid(), table=made.table)), Left)
+    with RunningReferee(config, HOUSE_BOTS) as ref:
+        assert ref.call(lambda: ref.tables[made.table].house.get(1)) == "left"
+        east.close()
+        east = asker(mosquitto, "east", T.seat_all(made.table, "east"))
+        east.publish(T.move(made.table, "east"), encode(Reclaim()))
+        err = east.wait_for(lambda i, m: isinstance(m, Error) and m.table == made.table, 10, new=True)
+        assert isinstance(err, Error) and err.code == "seat/left", err
