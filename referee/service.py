@@ -70,7 +70,8 @@ log = logging.getLogger("summon.referee")
 # and one line per create refused for its seats a minute (_handle_request).
 REFUSALS = frozenset({ErrorCode.AUTH_FORBIDDEN, ErrorCode.TABLE_BUDGET, ErrorCode.GUEST_BUDGET,
                       ErrorCode.GUEST_BAD_INVITE, ErrorCode.SIGNUP_CLOSED, ErrorCode.SIGNUP_BAD_CODE,
-                      ErrorCode.SIGNUP_BUDGET, ErrorCode.HISTORY_BUDGET, ErrorCode.REPLAY_NOT_YOURS})
+                      ErrorCode.SIGNUP_BUDGET, ErrorCode.HISTORY_BUDGET, ErrorCode.REPLAY_NOT_YOURS,
+                      ErrorCode.TABLE_TOO_MANY_SEATS})
 
 MAX_BATCH = 1024
 MAX_BATCH_S = 0.2

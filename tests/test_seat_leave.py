@@ -176,11 +176,12 @@ def test_without_its_host_a_majority_of_the_other_persons_hands_the_seat_over(mo
     assert referee.call(lambda: referee.tables[made.table].house.get(1)) == "idle"
 
 
-def test_an_account_sits_at_a_bounded_number_of_tables_at_once(mosquitto, referee):
+def test_an_account_sits_at_a_bounded_number_of_tables_at_once(mosquitto, referee, caplog):
     """Issue 41 F2: before, the waiting-table cap (3) freed itself as each table started, so one
     account could sit at any number of started tables; now every table it sits at counts."""
     import dataclasses
 
+    caplog.set_level("INFO", logger="summon.referee")
     north, east = asker(mosquitto, "north"), asker(mosquitto, "east")
     original = referee.config
     referee.config = dataclasses.replace(original, player_seats=2)
@@ -195,6 +196,7 @@ def test_an_account_sits_at_a_bounded_number_of_tables_at_once(mosquitto, refere
         third = ask(east, "east", Sit(request_id=rid(), table=made.table, seat=1))
         assert isinstance(third, Error) and third.code == "table/too-many-seats", third
         assert "2 tables (at most 2 at once)" in third.detail
+        assert any("refused east: table/too-many-seats" in r.getMessage() for r in caplog.records)  # for the operator
         again = ask(east, "east", CreateTable(request_id=rid(), game="dragon", players=["east", "", "", ""],
                                               computer={"1": "easy", "2": "easy", "3": "easy"}))
         assert isinstance(again, Error) and again.code == "table/too-many-seats", again
