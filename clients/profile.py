@@ -29,7 +29,7 @@ KNOWN_KEYS = ("broker", "spectators", "edge", "prefix", "broker_dir", "roles_fil
               "signup", "cells", "lobby")
 """Every top-level key and table a profile may hold; any other is refused by name (issue 47:
 a misspelled ``brokr = ...`` was ignored, and the command silently used 1883)."""
-SIGNUP_KEYS = ("mode", "max_accounts")  # [signup]
+SIGNUP_KEYS = ("mode", "max_accounts", "max_seats", "max_guests")  # [signup]
 
 
 class ProfileError(Exception):
@@ -59,6 +59,11 @@ class Profile:
     # accounts, guests aside (issue 41 F3: 20 a minute would be 28,800 a day, and each account
     # makes every later dynsec change slower, docs/identity.md); 0 = no cap.
     signup_max_accounts: int = 2000
+    # [signup] max_seats: tables one account sits at at once, in play or waiting (issue 41 F2: an
+    # account took every open seat and never moved); max_guests: live guests one account's
+    # invitations hold (F7).  0 = no limit.
+    signup_max_seats: int = 10
+    signup_max_guests: int = 16
     # A deployment of several cells (clients/cells.py): ``[cells.NAME]`` tables, each with the
     # cell's players' ``broker`` and its ``edge``; empty for one broker.  ``broker`` above is
     # then the cell this installation's own commands use by default (usually the first).
@@ -112,6 +117,12 @@ def load_profile(environ: dict[str, str] | None = None) -> Profile | None:
     cap = signup.get("max_accounts", 2000)
     if not isinstance(cap, int) or isinstance(cap, bool) or cap < 0:
         raise ProfileError(f"{path}: [signup] max_accounts must be a whole number (0: no cap), got {cap!r}")
+    limits: list[int] = []
+    for key, default in (("max_seats", 10), ("max_guests", 16)):
+        value = signup.get(key, default) if isinstance(signup, dict) else default
+        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+            raise ProfileError(f"{path}: [signup] {key} must be a whole number (0: no limit), got {value!r}")
+        limits.append(value)
     from summon.clients.cells import CellError, cells_from_toml
 
     try:
@@ -127,6 +138,7 @@ def load_profile(environ: dict[str, str] | None = None) -> Profile | None:
     if lobby.get("edge_ws") and not lobby["edge_ws"].startswith(("ws://", "wss://")):
         raise ProfileError(f"{path}: [lobby] edge_ws must be a ws:// or wss:// URL")
     return Profile(path=str(path), passwords=passwords, signup_mode=mode, signup_max_accounts=cap, cells=cells,
+                   signup_max_seats=limits[0], signup_max_guests=limits[1],
                    lobby_edge=lobby.get("edge"), lobby_edge_ws=lobby.get("edge_ws"), **known)
 
 

@@ -41,6 +41,10 @@ class ErrorCode(enum.StrEnum):
     CHAT_UNKNOWN_PRESET = "chat/unknown-preset"  # a preset id the referee does not have
     TABLE_BUDGET = "table/budget"          # a player's tables: too many open, or created this hour
     SEAT_TAKEN = "seat/taken"              # `sit`: that seat is not open (taken, invite-only, or no such seat)
+    TABLE_NOT_SEATED = "table/not-seated"  # `leave`/`hand_over`: you do not sit at this table (or left it already)
+    SEAT_LEFT = "seat/left"                # a move or reclaim for a seat its person left: the computer plays it now
+    SEAT_NOT_IDLE = "seat/not-idle"        # `hand_over`: that seat's person is not idle past the grace, or is no person
+    TABLE_TOO_MANY_SEATS = "table/too-many-seats"  # you already sit at the most tables at once (player_seats)
     # --- guests and sign-up (from the web gateway; referee/guests.py) -------------------
     GUEST_BAD_INVITE = "guest/bad-invite"  # unknown, expired, cancelled or already used invite code
     GUEST_BAD_NAME = "guest/bad-name"      # display name empty, over 24 characters, or with control characters

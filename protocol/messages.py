@@ -25,7 +25,8 @@ from summon.protocol.version import MAX_INBOUND_BYTES, PROTOCOL_VERSION
 
 __all__ = [
     "Message", "Move", "CreateTable", "Created", "Error", "SeatState", "PublicState",
-    "Events", "Meta", "RefereeStatus", "Tournament", "CloseTable", "Closed", "Reclaim", "Presence", "Chat", "ChatLine", "ChatLog", "Rematch", "Sit", "Seated", "Invites", "GuestRequest",
+    "Events", "Meta", "RefereeStatus", "Tournament", "CloseTable", "Closed", "Reclaim", "Presence", "Chat", "ChatLine", "ChatLog", "Rematch", "Sit", "Seated", "Leave", "Left", "HandOver",
+    "HandedOver", "Invites", "GuestRequest",
     "GuestAccount", "Signup", "Account", "Gathering", "History", "MyGames", "ReplayRequest", "ReplayPart",
     "MESSAGE_TYPES", "CLIENT_SENT", "encode", "decode",
     "field_names",
@@ -109,6 +110,54 @@ class Seated(Message):
     request_id: str
     table: str
     seat: int
+
+
+@dataclass(frozen=True)
+class Leave(Message):
+    """A person leaves a table it sits at (referee/seatchange.py): at a waiting table its seat
+    waits again; at a started one the computer plays it to the end (or, with nobody left, the
+    table ends).  Answered by ``left``."""
+
+    TYPE: ClassVar[str] = "leave"
+    request_id: str
+    table: str
+
+
+@dataclass(frozen=True)
+class Left(Message):
+    """Reply to ``leave``: ``then`` is what became of the seat -- ``"open"`` (it waits again),
+    ``"computer"`` (the computer plays it) or ``"ended"`` (nobody was left: the table ended)."""
+
+    TYPE: ClassVar[str] = "left"
+    request_id: str
+    table: str
+    seat: int
+    then: str
+
+
+@dataclass(frozen=True)
+class HandOver(Message):
+    """Ask that the computer play an idle person's seat (referee/seatchange.py): the table's
+    creator alone, or at a table without its creator a majority of the other persons."""
+
+    TYPE: ClassVar[str] = "hand_over"
+    request_id: str
+    table: str
+    seat: int
+
+
+@dataclass(frozen=True)
+class HandedOver(Message):
+    """Reply to ``hand_over``: ``done`` once the computer plays the seat; else ``asks`` of the
+    ``needed`` persons have asked so far (a table without its creator)."""
+
+    TYPE: ClassVar[str] = "handed_over"
+    request_id: str
+    table: str
+    seat: int
+    done: bool
+    asks: int = 0
+    needed: int = 0
 
 
 @dataclass(frozen=True)
@@ -369,6 +418,8 @@ class Meta(Message):
     next: str | None = None  # the rematch's table, once every person accepted: every page moves there
     names: dict[str, Any] = field(default_factory=dict)  # {"<seat>": display name} for guests: show it instead of players[seat]
     cell: dict[str, Any] | None = None  # {"name", "broker", "edge"}: the table's cell (as in `created`); None in one cell
+    left: list[int] = field(default_factory=list)  # seats whose person left (`leave`): the computer plays them to the end
+    host: str | None = None  # the seated creator who may hand an idle seat to the computer (`hand_over`); None: no host
 
 
 @dataclass(frozen=True)
@@ -477,7 +528,8 @@ class ReplayPart(Message):
 MESSAGE_TYPES: dict[str, type[Message]] = {
     cls.TYPE: cls
     for cls in (Move, CreateTable, Created, CloseTable, Closed, Error, SeatState, PublicState, Events, Meta,
-                RefereeStatus, Tournament, Reclaim, Presence, Chat, ChatLine, ChatLog, Rematch, Sit, Seated, Invites,
+                RefereeStatus, Tournament, Reclaim, Presence, Chat, ChatLine, ChatLog, Rematch, Sit, Seated, Leave, Left,
+                HandOver, HandedOver, Invites,
                 GuestRequest, GuestAccount, Signup, Account, Gathering, History, MyGames, ReplayRequest, ReplayPart)
 }
 
@@ -525,7 +577,7 @@ def _hints(cls: type[Message]) -> dict[str, Any]:
 
 
 CLIENT_SENT: frozenset[str] = frozenset({"move", "reclaim", "presence", "create", "close", "chat", "rematch", "sit",
-                                        "invites", "guest", "signup", "history", "replay"})
+                                        "leave", "hand_over", "invites", "guest", "signup", "history", "replay"})
 """The messages a client sends to the referee: decoded *closed* (an unknown field is
 ``msg/bad-field``, so a typo or an identity claim is caught at once).  Every other message
 is one a client receives, decoded *open*: a field it does not know is ignored, because the

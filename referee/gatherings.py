@@ -34,8 +34,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from summon.protocol.errors import ErrorCode
-from summon.protocol.messages import (CloseTable, Closed, CreateTable, Created, Gathering as GatheringMsg, Invites, Seated,
-                                      Sit, encode)
+from summon.protocol.messages import (CloseTable, Closed, CreateTable, Created, Gathering as GatheringMsg, Invites, Leave,
+                                      Left, Seated, Sit, encode)
 from summon.protocol.topics import valid_name
 from summon.referee.games import GAME_TYPES, GAMES
 from summon.referee.presets import WITH_OTHERS_DEFAULT, preset
@@ -235,6 +235,9 @@ class Gatherings:
             why = pt.budget.refusal(user, pt.open_tables(user))
             if why:
                 return refuse(ErrorCode.TABLE_BUDGET, why)
+            why = self.ref.too_many_seats([p for s, p in enumerate(players) if p and s not in computer], user)
+            if why:
+                return refuse(ErrorCode.TABLE_TOO_MANY_SEATS, why)
             clock = clock if clock else preset(WITH_OTHERS_DEFAULT)  # it waits for other people
             invites = sum(1 for k in waiting.values() if k == "invite")
             cap = self.ref.config.player_invite_seats
@@ -333,6 +336,9 @@ class Gatherings:
             return refuse(ErrorCode.SEAT_TAKEN, "you already have a seat at this table")
         if req.seat not in g.open_seats():
             return refuse(ErrorCode.SEAT_TAKEN, f"seat {req.seat} is not open (taken, by invitation, or no such seat)")
+        why = self.ref.too_many_seats([user], user)  # issue 41 F2: started tables count too
+        if why:
+            return refuse(ErrorCode.TABLE_TOO_MANY_SEATS, why)
         cap = self.ref.config.player_waiting_seats
         sitting = sum(1 for o in self.held.values() if o.state == "waiting" and o.creator != user and user in o.players)
         if cap and sitting >= cap and not self.ref.is_director(user):  # issue 41 F2/F7: no squatting every open seat
@@ -388,6 +394,38 @@ class Gatherings:
             return True
         self._end(g, "cancelled", f"cancelled by {user}")
         self.ref.send([Publish(reply, encode(Closed(request_id=req.request_id, table=g.id)))])
+        return True
+
+    def leave(self, user: str, req: Leave) -> bool:
+        """``leave`` of a waiting table (referee/seatchange.py): the seat waits again -- open, or
+        for a fresh invitation (the creator's ``invites`` gives it) when it was an invite seat.
+        The creator leaving cancels its gathering.  False: ``req.table`` is not waiting here."""
+        g = self.held.get(req.table)
+        if g is None or g.state != "waiting":
+            return False
+        reply = self.ref.topics.reply(user)
+        if user not in g.players or g.players.index(user) in g.computer:
+            self.ref.send_error(reply, ErrorCode.TABLE_NOT_SEATED, f"you do not sit at table {g.id}", g.id,
+                                ref=req.request_id)
+            return True
+        seat = g.players.index(user)
+        then = "open"
+        if user == g.creator:
+            self._end(g, "cancelled", f"cancelled: its creator {user} left")
+            then = "ended"
+        else:
+            g.players[seat] = ""
+            g.names.pop(seat, None)
+            guest = g.guests.pop(seat, None)
+            if guest is not None:
+                self.ref.guests.delete([guest], f"it left gathering {g.id}")
+            if g.waiting.get(seat) == "invite":
+                self._new_code(g, seat)
+            else:  # an open seat, or an account the creator named: anyone may take it now
+                g.waiting[seat] = "open"
+            log.info("gathering %s: %s leaves seat %d", g.id, user, seat, extra={"table": g.id, "user": user})
+            self._publish(g)
+        self.ref.send([Publish(reply, encode(Left(request_id=req.request_id, table=g.id, seat=seat, then=then)))])
         return True
 
     def _end(self, g: Gathering, state: str, why: str) -> None:

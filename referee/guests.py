@@ -69,6 +69,7 @@ SIGNUP_MODES = ("none", "open", "code")
 MAX_NAME = 24
 MIN_PASSWORD = 8
 MIN_PASSWORD_SCORE = 2  # zxcvbn's 0..4
+LEFT_DELETE_S = 2.0  # a guest that left its table is deleted this long after its answer went out (GuestRec.left_at)
 
 
 def guest_name() -> str:
@@ -351,6 +352,8 @@ class GuestRec:
     seat: int
     name: str
     finished_at: float | None = None  # monotonic: when its table was first seen finished
+    by: str = ""  # the account whose invitation made it (its cap of live guests: player_live_guests)
+    left_at: float | None = None  # monotonic: when it left its table (deleted LEFT_DELETE_S later)
 
 
 class Guests:
@@ -370,6 +373,7 @@ class Guests:
         self.deleted = 0
         self.accounts = 0  # accounts on the broker besides guests: counted at start (sweep), then per sign-up
         self.signups_pending = 0
+        self._pending_by: collections.Counter[str] = collections.Counter()  # guests being made, per inviting account
 
     # --- set-up -----------------------------------------------------------------------------
     @property
@@ -397,7 +401,8 @@ class Guests:
         for t in self.ref.tables.values():  # the guests of restored tables live on
             for seat, p in enumerate(t.players):
                 if is_guest_name(p):
-                    self.live[p] = GuestRec(p, t.id, seat, getattr(t, "names", {}).get(seat, p))
+                    self.live[p] = GuestRec(p, t.id, seat, getattr(t, "names", {}).get(seat, p),
+                                            by=getattr(t, "creator", None) or "")
         self.worker.submit(lambda a: a.client_names(), self._swept)
         log.info("guests and sign-up: accounts made through the dynamic security admin %s", user)
 
@@ -424,6 +429,10 @@ class Guests:
 
     def live_count(self) -> int:
         return len(self.live) + self.pending
+
+    def live_by(self, account: str) -> int:
+        """Live guests (and guests being made) from ``account``'s invitations (issue 41 F7)."""
+        return sum(1 for g in self.live.values() if g.by == account) + self._pending_by[account]
 
     # --- the gateway's ops ----------------------------------------------------------------------
     def handle(self, user: str, req: GuestRequest | Signup) -> None:
@@ -459,8 +468,16 @@ class Guests:
         if isinstance(found, str):
             self.budgets.fail(req.client)
             return refuse(ErrorCode.GUEST_BAD_INVITE, found)
-        self.budgets.take_guest(req.client)  # checked just above: counted, never refused here
         g, seat = found
+        cap = self.ref.config.player_live_guests
+        have = self.live_by(g.creator)
+        if cap and g.player_path and have >= cap:  # issue 41 F7: one account's invitations hold so many accounts
+            self.ref.gatherings.unclaim(g.id, seat)
+            return refuse(ErrorCode.GUEST_BUDGET, f"{g.creator} already has {have} guests playing at their tables "
+                          f"(at most {cap}): the invitation works again once one of those games ends")
+        self.budgets.take_guest(req.client)  # checked just above: counted, never refused here
+        by = g.creator
+        self._pending_by[by] += 1
         name = g.unique_name(name)
         user, password = guest_name(), secrets.token_urlsafe(24)  # 192 bits
         self.pending += 1
@@ -468,6 +485,9 @@ class Guests:
 
         def done(_: Any, error: BaseException | None) -> None:
             self.pending -= 1
+            self._pending_by[by] -= 1
+            if self._pending_by[by] <= 0:
+                del self._pending_by[by]
             if error is not None:
                 log.error("guest for table %s seat %d not made: %s", table, seat, error)
                 self.ref.gatherings.unclaim(table, seat)
@@ -475,7 +495,7 @@ class Guests:
             if not self.ref.gatherings.seat_guest(table, seat, user, name):  # cancelled meanwhile
                 self._delete(user, "its gathering ended while it was made")
                 return refuse(ErrorCode.GUEST_BAD_INVITE, "this invitation was cancelled")
-            self.live[user] = GuestRec(user, table, seat, name)
+            self.live[user] = GuestRec(user, table, seat, name, by=by)
             self.made += 1
             log.info("guest %s seated at %s seat %d", user, table, seat, extra={"table": table, "user": user})
             self.ref.send([Publish(reply, encode(GuestAccount(request_id=req.request_id, user=user, password=password,
@@ -603,6 +623,17 @@ class Guests:
 
         self.worker.submit(job, finished)
 
+    def left(self, user: str, now: float) -> None:
+        """``user`` (a guest) left its table: delete it ``LEFT_DELETE_S`` later, not at once.
+
+        Why later: its ``left`` answer goes out on the referee's connection and the deletion
+        on the admin's; deleted first, the broker drops the guest before the answer reaches
+        it (seen on a loaded run: the page would never hear that it left).  Meanwhile the
+        referee refuses its moves there (``seat/left``), so the seconds give it nothing."""
+        g = self.live.get(user)
+        if g is not None and g.left_at is None:
+            g.left_at = now
+
     def tick(self, now: float) -> None:
         """Once a second: delete the guests whose table is gone, closed, or finished past the grace."""
         if not self.live or now - self._last_tick < 1.0:
@@ -612,7 +643,9 @@ class Guests:
         gone: list[tuple[str, str]] = []
         for u, g in self.live.items():
             t = self.ref.tables.get(g.table)
-            if t is None:
+            if g.left_at is not None and now - g.left_at >= LEFT_DELETE_S:
+                gone.append((u, f"it left table {g.table}"))
+            elif t is None:
                 if g.table not in self.ref.gatherings.waiting_ids():
                     gone.append((u, f"table {g.table} is no longer held"))
             elif t.status == "closed":

@@ -73,7 +73,7 @@ class Meter:
 
 
 TOPIC_KINDS = ("move", "chat", "request", "presence", "other")  # what topic_kind returns
-TAKEOVER_REASONS = ("timeouts", "absent")  # why the house bot takes a seat (referee/presence.py)
+TAKEOVER_REASONS = ("timeouts", "absent", "left", "idle")  # why the house bot takes a seat (presence.py, seatchange.py)
 
 
 def topic_kind(topic: str) -> str:

@@ -164,9 +164,13 @@ class PlayerTables:
         return players, computer
 
     def open_tables(self, user: str) -> int:
-        """Tables ``user`` created still in play, and its gatherings still waiting."""
-        return (sum(1 for t in self.ref.tables.values() if getattr(t, "creator", None) == user and t.status == "playing")
-                + self.ref.gatherings.open_by(user))
+        """Tables ``user`` created still in play (but those it left: the others finish them,
+        referee/seatchange.py), and its gatherings still waiting."""
+        def counted(t: "Table") -> bool:
+            seat = t.seat_of(user)
+            return (getattr(t, "creator", None) == user and t.status == "playing"
+                    and (seat is None or t.house.get(seat) != "left"))
+        return sum(1 for t in self.ref.tables.values() if counted(t)) + self.ref.gatherings.open_by(user)
 
     # --- create ----------------------------------------------------------------------------------
     def create(self, user: str, req: CreateTable) -> None:
@@ -188,6 +192,9 @@ class PlayerTables:
             return refuse(ErrorCode.TABLE_BAD_CONFIG, str(exc))
         if user not in players:
             return refuse(ErrorCode.AUTH_FORBIDDEN, f"a table you create must seat you: put {user!r} at a seat")
+        why = self.ref.too_many_seats([p for s, p in enumerate(players) if s not in computer], user)  # issue 41 F2
+        if why:
+            return refuse(ErrorCode.TABLE_TOO_MANY_SEATS, why)
         # a player's table with no clock still gets the default for absent players, and one
         # that seats other people a move limit too (presets.py)
         others = [p for s, p in enumerate(players) if p != user and s not in computer]
@@ -258,7 +265,7 @@ class PlayerTables:
         if table is None:
             return refuse(ErrorCode.TABLE_UNKNOWN, f"no table {req.table!r} on this referee (or it ended too long ago)")
         seat = table.seat_of(user)
-        if seat is None or computer_bot(table.house.get(seat)):
+        if seat is None or computer_bot(table.house.get(seat)) or table.house.get(seat) == "left":
             return refuse(ErrorCode.SEAT_UNKNOWN, f"only the players of table {table.id} may ask to play it again")
         if table.status == "playing":
             return refuse(ErrorCode.TABLE_BAD_CONFIG, "this game is not over yet: play again once it has ended")
@@ -271,7 +278,8 @@ class PlayerTables:
             return
         asks = self._asks.setdefault(table.id, {})
         asks[seat] = (user, req.request_id)
-        people = [s for s in range(len(table.players)) if not computer_bot(table.house.get(s))]
+        people = [s for s in range(len(table.players))  # a seat its person left is the computer's now
+                  if not computer_bot(table.house.get(s)) and table.house.get(s) != "left"]
         table.rematch = sorted(asks)  # type: ignore[attr-defined]
         if any(s not in asks for s in people):
             self.ref.send([Publish(table.topics.meta(table.id), encode(views.meta_message(table)), retain=True)])
@@ -282,7 +290,8 @@ class PlayerTables:
         players, computer, names = [], {}, {}
         old_names = getattr(table, "names", {})
         for new, old in enumerate(order):
-            bot = computer_bot(table.house.get(old))
+            bot = computer_bot(table.house.get(old)) or (  # a leaver's seat: the computer again
+                self.ref.house_bots.default(table.game.name) if table.house.get(old) == "left" else None)
             if bot is not None:
                 computer[new] = bot
                 players.append(f"computer-{new + 1}")

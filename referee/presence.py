@@ -85,9 +85,22 @@ class SeatKeeper:
         table.timing = timing
         table.clock = (Clock.start(timing, len(table.players), table.game.to_move(table.state), now)
                        if timing is not None and timing.timed else None)
+        self.note_turns(table, now)
         self.watch(table)
 
+    @staticmethod
+    def note_turns(table: "Table", now: float, mover: int | None = None) -> None:
+        """When each seat to move began its turn (``table.turn_since``, monotonic): what
+        ``hand_over`` reads at a table without a clock (referee/seatchange.py).  Live only: a
+        restored table's turns start at the restore, as its clocks do (downtime is not idleness)."""
+        old = getattr(table, "turn_since", {})
+        to_move = table.game.to_move(table.state) if table.status == "playing" else ()
+        table.turn_since = {s: old[s] if s in old and s != mover else now  # type: ignore[attr-defined]
+                            for s in to_move}
+
     def watch(self, table: "Table") -> None:
+        if not hasattr(table, "turn_since"):  # restored (or adopted): its turns start now
+            self.note_turns(table, time.monotonic())
         for user in table.players:
             self.seated.setdefault(user, set()).add(table.id)
         if self.away_since:
@@ -292,7 +305,8 @@ class SeatKeeper:
 
     # --- seats changing hands ---------------------------------------------------------------------
     def take(self, table: "Table", seat: int, reason: str, now: float | None = None) -> None:
-        """The house bot takes ``seat`` (reason "timeouts" or "absent"); durable, then published."""
+        """The house bot takes ``seat`` (reason "timeouts" or "absent"; "left" and "idle" from
+        referee/seatchange.py); durable, then published."""
         self.ref.store.seat_event(table.id, SeatEvent(table.seq, seat, "house", reason, time.time()))
         table.house[seat] = reason
         METER.takeovers[reason] += 1  # referee/metrics.py
@@ -317,6 +331,7 @@ class SeatKeeper:
         self.ref.store.seat_event(table.id, SeatEvent(table.seq, seat, "reclaim", None, time.time()))
         del table.house[seat]
         self.absent_held.get(user, set()).discard(table.id)
+        self.note_turns(table, time.monotonic() if now is None else now, seat)  # back: not idle from the start
         if table.clock is not None:
             # your turn: your clock starts again when you are back
             now = time.monotonic() if now is None else now
@@ -326,6 +341,7 @@ class SeatKeeper:
 
     def after_move(self, table: "Table", seat: int, flags: tuple[str, ...]) -> None:
         """A move the player sent themselves was accepted: they are present, and hold their seat."""
+        self.note_turns(table, time.monotonic(), seat)
         if not flags:
             user = table.players[seat]
             if self.offline.pop(user, None) is not None:  # a move from somebody we thought gone

@@ -28,8 +28,8 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
 from summon.protocol.errors import DecodeError, ErrorCode, TopicError
-from summon.protocol.messages import (CloseTable, Closed, CreateTable, Created, Error, GuestRequest, Invites, Move, Reclaim,
-                               RefereeStatus, Rematch, Signup, Sit, decode, encode)
+from summon.protocol.messages import (CloseTable, Closed, CreateTable, Created, Error, GuestRequest, HandOver, Invites,
+                                      Leave, Move, Reclaim, RefereeStatus, Rematch, Signup, Sit, decode, encode)
 from summon.protocol.messages import History, Message, ReplayRequest
 from summon.protocol.looplink import Caught, LoopLink
 from summon.protocol.mqtt import BrokerUrl, Incoming
@@ -48,6 +48,7 @@ from summon.referee.core import HouseBots, RandomHouseBots
 from summon.referee.presence import SeatKeeper
 from summon.referee.playertables import COMPUTER, PlayerTables, computer_bot
 from summon.referee.gatherings import Gatherings
+from summon.referee.seatchange import SeatChanges
 from summon.referee.guests import Guests
 from summon.referee.names import key_set, privileged_names
 from summon.protocol.confusables import name_key
@@ -69,10 +70,11 @@ log = logging.getLogger("summon.referee")
 # and one line per create refused for its seats a minute (_handle_request).
 REFUSALS = frozenset({ErrorCode.AUTH_FORBIDDEN, ErrorCode.TABLE_BUDGET, ErrorCode.GUEST_BUDGET,
                       ErrorCode.GUEST_BAD_INVITE, ErrorCode.SIGNUP_CLOSED, ErrorCode.SIGNUP_BAD_CODE,
-                      ErrorCode.SIGNUP_BUDGET, ErrorCode.HISTORY_BUDGET, ErrorCode.REPLAY_NOT_YOURS})
+                      ErrorCode.SIGNUP_BUDGET, ErrorCode.HISTORY_BUDGET, ErrorCode.REPLAY_NOT_YOURS,
+                      ErrorCode.TABLE_TOO_MANY_SEATS})
 
 REQUESTS: tuple[type[Message], ...] = (CreateTable, CloseTable, Rematch, Sit, Invites, GuestRequest, Signup, History,
-                                       ReplayRequest)
+                                       ReplayRequest, Leave, HandOver)
 """The message types a request topic (``<p>/ctl/<user>/request``) takes; any other is
 ``msg/unknown-type`` (protocol/README.md, "Strict decoding", step 8, names the same list)."""
 
@@ -131,6 +133,10 @@ class RefereeConfig:
     # may sit at (open seats taken) at once; 0 = no limit.
     player_invite_seats: int = 8
     player_waiting_seats: int = 3
+    # issue 41 F2/F7: tables (in play or waiting) an account sits at at once, and live guests
+    # made from one account's invitations (the profile's [signup] max_seats / max_guests); 0 = no limit.
+    player_seats: int = 10
+    player_live_guests: int = 16
     keep_closed_s: float = 60.0  # a closed table is forgotten (and its retained states cleared) after this
     # `summon accounts` roles file: directors (besides `directors`) and bots (flagged in
     # meta) are read from it, and re-read when it changes.
@@ -222,6 +228,7 @@ class Referee:
         self.chat = ChatDesk(self)  # table chat: seated players write, watchers read (referee/chat.py)
         self.player_tables = PlayerTables(self)  # players' create, computer seats, rematch
         self.gatherings = Gatherings(self)  # tables waiting for players: invite and open seats
+        self.seatchange = SeatChanges(self)  # leave a table; hand an idle person's seat to the computer
         self.guests = Guests(self)  # the gateway's guest/sign-up ops; guests' lifetime (dynsec admin, off the loop)
         self.history = HistoryDesk(self)  # "My games": finished tables, ratings, own replays (referee/history.py)
         self._closing = False
@@ -501,6 +508,28 @@ class Referee:
         if self._link is not None:
             self._link.wake()
 
+    def seats_taken(self, user: str) -> int:
+        """Tables ``user`` sits at now: games in play it has not left, and waiting tables."""
+        n = 0
+        for tid in self.seats.seated.get(user, ()):
+            table = self.tables.get(tid)
+            seat = table.seat_of(user) if table is not None else None
+            if table is not None and seat is not None and table.status == "playing" and table.house.get(seat) != "left":
+                n += 1
+        return n + sum(1 for g in self.gatherings.held.values() if g.state == "waiting" and user in g.players)
+
+    def too_many_seats(self, users: Sequence[str], asker: str) -> str:
+        """Why one of ``users`` may not take one more seat now ("" if each may; directors aside),
+        in words for ``asker``."""
+        cap = self.config.player_seats
+        for user in users if cap else ():
+            taken = self.seats_taken(user)
+            if taken >= cap and not self.is_director(user):
+                who = "you already sit" if user == asker else f"{user!r} already sits"
+                return (f"{who} at {taken} tables (at most {cap} at once): finish or leave one "
+                        "before taking another seat")
+        return ""
+
     def status_due(self) -> None:
         """Publish the referee's status at the next tick (a gathering changed)."""
         self._status_due = True
@@ -684,6 +713,10 @@ class Referee:
             self._send([table.error(user, exc.code, exc.detail)])
             return
         seat = table.seat_of(user)
+        if seat is not None and table.house.get(seat) == "left":  # referee/seatchange.py: gone for good
+            self._send([table.error(user, ErrorCode.SEAT_LEFT, f"you left this table: the computer plays seat {seat} "
+                                    "to the end")])
+            return
         if seat is not None and computer_bot(table.house.get(seat)):  # no account moves for a computer player
             self._log_refused(self.topics.seat_error(table.id, user), ErrorCode.AUTH_FORBIDDEN,
                               f"seat {seat} is a computer player's", table.id)
@@ -725,9 +758,9 @@ class Referee:
         if isinstance(req, (GuestRequest, Signup)):  # the web gateway's (referee/guests.py)
             self.guests.handle(user, req)
             return
-        if self.guests.is_guest(user) and not isinstance(req, Rematch):
+        if self.guests.is_guest(user) and not isinstance(req, (Rematch, Leave, HandOver)):
             self._send_error(reply, ErrorCode.AUTH_FORBIDDEN, "guests cannot create tables: make an account "
-                             "(a guest may only play its seat, and ask to play again)", ref=req.request_id)
+                             "(a guest may only play its seat, leave, and ask to play again)", ref=req.request_id)
             return
         if self.roles.has_role(user, "gateway"):
             self._send_error(reply, ErrorCode.AUTH_FORBIDDEN, "the web gateway's account asks only for guests and "
@@ -744,6 +777,12 @@ class Referee:
             return
         if isinstance(req, Sit):
             self.gatherings.sit(user, req)
+            return
+        if isinstance(req, Leave):  # any person seated (referee/seatchange.py)
+            self.seatchange.leave(user, req)
+            return
+        if isinstance(req, HandOver):
+            self.seatchange.hand_over(user, req)
             return
         if isinstance(req, Invites):
             self.gatherings.invites(user, req)
@@ -803,23 +842,28 @@ class Referee:
         if table.status != "playing":
             self._send_error(reply, ErrorCode.TABLE_FINISHED, table.over_detail(), req.table, ref=req.request_id)
             return
-        reason = req.reason[:200]
+        self.end_table(table, req.reason[:200], user)
+        self._send([Publish(reply, encode(Closed(request_id=req.request_id, table=table.id)))])
+
+    def end_table(self, table: Table, reason: str, user: str) -> None:
+        """Close ``table`` (in play) for ``reason``: a director's or creator's ``close``, or the
+        last person's ``leave`` (referee/seatchange.py)."""
         self.store.close_table(table.id, time.time())  # durable first: a restart must not revive it
         self.recovery.on_undo(lambda: setattr(table, "closed", None))  # if the group commit fails
         log.info("table %s closed by %s: %s", table.id, user, reason or "no reason given",
                  extra={"table": table.id, "user": user})
         self._send(table.close(reason))
-        self._send([Publish(reply, encode(Closed(request_id=req.request_id, table=table.id)))])
         self.guests.table_closed(table.id)  # its guests go now (referee/guests.py)
+        self.seatchange.forget(table.id)
         self._status_due = True
 
     def _handle_forwarded(self, user: str, payload: bytes) -> None:
         """A request another referee of the fleet passed on: only the table's holder acts."""
         try:
-            req = decode(payload, accept=(CloseTable, Rematch))
+            req = decode(payload, accept=(CloseTable, Rematch, Leave, HandOver))
         except DecodeError:
             return
-        assert isinstance(req, (CloseTable, Rematch))
+        assert isinstance(req, (CloseTable, Rematch, Leave, HandOver))
         if req.table in self.tables:
             self._handle_request(user, Incoming(self.topics.request(user), payload, False))
 

@@ -133,7 +133,20 @@ def meta_message(table: ViewedTable) -> Meta:
         next=getattr(table, "next", None),
         names={str(s): n for s, n in sorted(getattr(table, "names", {}).items())},  # guests' display names
         cell=getattr(table, "cell", None),  # set by the referee of a cell (RefereeConfig.cell)
+        left=sorted(s for s, why in getattr(table, "house", {}).items() if why == "left"),  # referee/seatchange.py
+        host=host_of(table),
     )
+
+
+def host_of(table: ViewedTable) -> str | None:
+    """The table's creator while it sits there as a person (not left): who alone may hand an
+    idle seat to the computer (referee/seatchange.py); None: a table without its host."""
+    creator = getattr(table, "creator", None)
+    seat = table.players.index(creator) if creator in table.players else None
+    if seat is None:
+        return None
+    why = getattr(table, "house", {}).get(seat) or ""
+    return None if why == "left" or why.startswith("computer:") else creator
 
 
 def away_wire(table: ViewedTable) -> list[dict]:

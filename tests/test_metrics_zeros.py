@@ -37,7 +37,7 @@ def test_known_labels_start_at_zero_and_the_build_is_named():
     fams = {f.name: f for f in text_string_to_metric_families(text)}
     errors = samples(fams, "summon_errors", "code")
     assert errors["move/illegal"] == 2 and errors["move/stale"] == 0 and errors["internal/error"] == 0, errors
-    assert samples(fams, "summon_house_takeovers", "reason") == {"timeouts": 0, "absent": 0}
+    assert samples(fams, "summon_house_takeovers", "reason") == {"timeouts": 0, "absent": 0, "left": 0, "idle": 0}
     assert samples(fams, "summon_rate_limited_messages", "kind") == {
         "move": 0, "chat": 0, "request": 0, "presence": 0, "other": 0}
     info = [s for s in fams["summon_build_info"].samples]

@@ -51,3 +51,15 @@ def test_an_unknown_signup_key_too_and_the_command_says_it_in_one_line(tmp_path)
 def test_every_profile_we_write_or_ship_loads(tmp_path):
     assert load_profile({"SUMMON_PROFILE": str(profile(tmp_path, ""))}) is not None
     assert load_profile({"SUMMON_PROFILE": str(ROOT / "deploy" / "cells" / "summon.toml")}) is not None
+
+
+def test_the_seat_and_guest_caps_are_read_from_signup_and_checked(tmp_path):
+    """Issue 41 F2/F7: ``[signup] max_seats`` / ``max_guests`` reach the referee (before, both
+    were unknown keys and the profile was refused)."""
+    path = profile(tmp_path, "")
+    path.write_text(path.read_text() + '\n[signup]\nmax_seats = 4\nmax_guests = 2\n')
+    prof = load_profile({"SUMMON_PROFILE": str(path)})
+    assert prof is not None and (prof.signup_max_seats, prof.signup_max_guests) == (4, 2)
+    path.write_text(path.read_text().replace("max_seats = 4", "max_seats = -1"))
+    with pytest.raises(ProfileError, match=r"\[signup\] max_seats must be a whole number"):
+        load_profile({"SUMMON_PROFILE": str(path)})

@@ -14,6 +14,7 @@ from summon.protocol.messages import (
 from summon.protocol.messages import Tournament
 from summon.protocol.messages import Presence, Reclaim, Rematch
 from summon.protocol.messages import Account, Gathering, GuestAccount, GuestRequest, Invites, Seated, Signup, Sit
+from summon.protocol.messages import HandedOver, HandOver, Leave, Left
 from summon.protocol.messages import Chat, ChatLine, ChatLog
 from summon.protocol.messages import History, MyGames, ReplayPart, ReplayRequest
 from summon.protocol.mqtt import BrokerUrl
@@ -43,6 +44,10 @@ SAMPLES = [
     Rematch(request_id="r1", table="dragon-1a2b"),
     Sit(request_id="s1", table="dragon-1a2b", seat=2),
     Seated(request_id="s1", table="dragon-1a2b", seat=2),
+    Leave(request_id="l1", table="dragon-1a2b"),
+    Left(request_id="l1", table="dragon-1a2b", seat=2, then="computer"),
+    HandOver(request_id="h1", table="dragon-1a2b", seat=1),
+    HandedOver(request_id="h1", table="dragon-1a2b", seat=1, done=False, asks=1, needed=2),
     Invites(request_id="i1", table="dragon-1a2b", renew=[1]),
     GuestRequest(request_id="g1", invite="code", name="Tom", client="203.0.113.7"),
     GuestAccount(request_id="g1", user="g-0123456789abcdef", password="pw", table="dragon-1a2b", seat=1, name="Tom"),

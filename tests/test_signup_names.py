@@ -15,7 +15,10 @@ import pytest
 
 from summon.clients.bots import HOUSE_BOTS
 from summon.protocol.messages import (Account, CloseTable, Closed, CreateTable, Created, Error, GuestAccount, Invites,
-                                      Seated, Signup, Sit)
+                                      Leave, Left, Seated, Signup, Sit)
+from summon.protocol.mqtt import BrokerUrl
+from summon.protocol.topics import Topics
+from tests.helpers import Probe
 from summon.referee.accounts import Accounts, AccountsError, init_broker
 from summon.referee.dynsec import DynsecCommandError, find_plugin
 from summon.referee.service import RefereeConfig
@@ -28,6 +31,7 @@ pytestmark = [pytest.mark.broker,
 ACCOUNTS = {"referee": "referee", "web": "gateway", "gran": "player", "aunt": "player", "boss": "director",
             "fan": "spectator"}
 GOOD_PW = "correct horse battery"
+T = Topics()
 
 
 @pytest.fixture(scope="module")
@@ -239,3 +243,36 @@ def test_f2_a_creator_closes_its_table_while_no_other_person_has_played(db, ref)
     finally:
         for p in (web, gran, aunt):
             p.close()
+
+
+def test_f7_live_guests_per_inviting_account_are_bounded(db, ref):
+    """Before: any number of an account's invitations became live guests at once (8 a table, a
+    table after another); now its live guests are capped (``player_live_guests``, the profile's
+    ``[signup] max_guests``), and a guest who leaves a started table is deleted at once."""
+    web, gran = asker(db, "web"), asker(db, "gran")
+    original = ref.config
+    try:
+        have = ref.call(lambda: ref.guests.live_by("gran"))  # this module's other tests made some
+        ref.config = dataclasses.replace(original, player_live_guests=have + 1)
+        g = make_gathering(web, gran, {"1": "invite", "2": "invite"}, computer={"3": "easy"})
+        first = redeem(web, g.invites["1"], "Tom", client="10.7.0.1")
+        assert isinstance(first, GuestAccount), first
+        second = redeem(web, g.invites["2"], "Ann", client="10.7.0.2")
+        assert isinstance(second, Error) and second.code == "guest/budget" and f"{have + 1} guests" in second.detail, second
+        ref.config = original  # the invitation works again once there is room
+        second = redeem(web, g.invites["2"], "Ann", client="10.7.0.3")
+        assert isinstance(second, GuestAccount), second
+        assert wait_until(lambda: ref.call(lambda: g.table in ref.tables))  # both seats taken: it started
+        guest = Probe(BrokerUrl(host="127.0.0.1", port=db.settings.port).with_credentials(first.user, first.password),
+                      first.user, (T.reply(first.user),), mqtt_version=5)
+        try:
+            left = ask(guest, first.user, Leave(request_id=rid(), table=g.table), types=(Left, Error))
+            assert isinstance(left, Left) and left.then == "computer", left
+        finally:
+            guest.close()
+        assert wait_until(lambda: ref.call(lambda: first.user not in ref.guests.live))
+        assert isinstance(ask(gran, "gran", CloseTable(request_id=rid(), table=g.table)), Closed)
+    finally:
+        ref.config = original
+        web.close()
+        gran.close()

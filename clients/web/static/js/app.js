@@ -13,7 +13,7 @@
 // SHA-256, so reopening the link on this device gives the seat back.
 
 import { h, rerender, section } from "./ui.js";
-import { errorWords } from "./words.js";
+import { errorWords, seatLabel } from "./words.js";
 import { Link, Store } from "./link.js";
 import { Cells } from "./cells.js";
 import { renderLobby } from "./lobby.js";
@@ -43,6 +43,7 @@ let ended = null;         // words shown on #/join when a kept guest credential 
 const sitting = { request: null, table: null };
 const askedInvites = new Set();
 const renewing = new Map();   // request_id of an `invites` renew -> {table, seat}
+const seatAsks = new Map();   // request_id of a `leave` / `hand_over` -> {table, who}: its answer shows at the table
 const replay = new ReplayViewer(() => render());
 // My games (#/games): its answers arrive through the store; a replay opens in the viewer
 const myGames = new MyGames(() => render());
@@ -247,8 +248,24 @@ function render() {
     if (t.meta && t.meta.next && t.meta.status === "finished" && guest) moveGuest(guest.key, t.meta.next);
     if (t.meta && t.meta.next && t.meta.status === "finished") setTimeout(() => { if (location.hash === `#/table/${encodeURIComponent(watched)}`) location.hash = `#/table/${encodeURIComponent(t.meta.next)}`; }, 0);
     const onRematch = link && link.user ? (id) => { via(id).request("rematch", { table: id }); } : null;
+    for (const [id, ask] of seatAsks) {   // "Leave table" / "Let the computer play": a refusal or a count shows here
+      const reply = store.replies.get(id);
+      if (!reply) continue;
+      seatAsks.delete(id);
+      const at = store.table(ask.table);
+      if (reply.type === "error") at.error = reply;
+      else if (reply.type === "handed_over" && !reply.done) at.notice = tr("table.hand-asked", { who: ask.who, asks: reply.asks, needed: reply.needed });
+      else at.notice = null;
+    }
+    const seatAsk = (id, type, fields, who) => {
+      try { seatAsks.set(via(id).request(type, { table: id, ...fields }), { table: id, who }); } catch (err) { store.table(id).error = { code: "client", detail: err.message }; }
+      store.table(id).notice = null;
+      render();
+    };
+    const onLeave = link && link.user ? (id) => seatAsk(id, "leave", {}, null) : null;
+    const onHandOver = link && link.user ? (id, seat) => seatAsk(id, "hand_over", { seat }, seatLabel(t.meta, seat)) : null;
     const chat = { user: link && link.user ? link.user : null, send: (body) => via(t.id).chat(t.id, body) };
-    const body = renderTable(t, { onMove: link && link.user ? onMove : null, onReclaim: (id) => via(id).reclaim(id), onRematch, ui, now: () => performance.now(), refresh: render, chat });
+    const body = renderTable(t, { onMove: link && link.user ? onMove : null, onReclaim: (id) => via(id).reclaim(id), onRematch, onLeave, onHandOver, ui, now: () => performance.now(), refresh: render, chat });
     const sent = ui.sent && ui.sent.table === watched && t.seat && t.seat.seq === ui.sent.seq
       && (t.seat.epoch || 0) === ui.sent.epoch
       ? h("p", { class: "sent", role: "status" }, tr("table.sent", { move: ui.sent.move })) : null;
@@ -289,10 +306,11 @@ function gatheringRoom(t) {
     if (reply.type !== "invites") t.error = reply;
   }
   const mySeat = guest && guest.cred.table === g.table ? guest.cred.seat
-    : (g.seats.find((s) => s.kind === "person" && s.name === me) || { seat: null }).seat;
+    : (g.seats.find((s) => s.kind !== "computer" && s.kind !== "invite" && s.name === me) || { seat: null }).seat;   // a person named, or an open seat taken
   const body = renderGathering(g, { me, guest: !!(link && link.guest), mySeat, invites: store.invites.get(g.table) || null,
     refresh: render, ui, onSit: (seat) => sit(g.table, seat),
     onCancel: () => { via(g.table).request("close", { table: g.table, reason: tr("gather.cancel-reason") }); },
+    onLeave: () => { via(g.table).request("leave", { table: g.table }); },
     onRenew: (seat) => {
       renewing.set(via(g.table).request("invites", { table: g.table, renew: [seat] }), { table: g.table, seat });
       renewState(g.table, seat, "pending");
@@ -321,7 +339,7 @@ async function main() {
   store.listeners.add(schedule);
   store.listeners.add(() => updateTurns(store, link));   // the title and notifications: also in the background
   document.addEventListener("visibilitychange", () => updateTurns(store, link));
-  window.addEventListener("hashchange", () => { silence(); if (takeInvite()) { ended = null; joinInvite(); } else render(); });
+  window.addEventListener("hashchange", () => { silence(); updateTurns(store, link); if (takeInvite()) { ended = null; joinInvite(); } else render(); });
   // A broker the server's Content-Security-Policy does not list: say so (it would otherwise
   // look like an unreachable broker, retried for ever).
   document.addEventListener("securitypolicyviolation", (e) => {

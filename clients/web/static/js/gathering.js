@@ -64,7 +64,7 @@ function seatWords(s, creator) {
   return tr("gather.open");
 }
 
-// g: the gathering message; opts: {me (username or null), guest (bool), mySeat, invites ({seat: code}|null), onSit(seat), onCancel(), onRenew(seat), refresh, ui}
+// g: the gathering message; opts: {me (username or null), guest (bool), mySeat, invites ({seat: code}|null), onSit(seat), onCancel(), onLeave(), onRenew(seat), refresh, ui}
 export function renderGathering(g, opts) {
   const title = gameName(g.game, g);
   if (g.state === "cancelled" || g.state === "expired") {
@@ -99,6 +99,8 @@ export function renderGathering(g, opts) {
     howtoFold(g.game, opts.ui)];
   if (creator) {
     out.push(h("p", {}, h("button", { type: "button", class: "small", dataset: { key: "gather-cancel" }, on: { click: () => opts.onCancel() } }, tr("gather.cancel"))));
+  } else if (seatedHere && !opts.guest && opts.onLeave) {   // the seat waits for someone else again
+    out.push(h("p", {}, h("button", { type: "button", class: "small", dataset: { key: "gather-leave" }, on: { click: () => opts.onLeave() } }, tr("table.leave"))));
   }
   return out;
 }

@@ -232,7 +232,7 @@ export class Link {
       case "seat_state": return atTable && p[2] === "seat" && p[3] === this.user && p[4] === "state";
       case "error": return (p[0] === "t" && p[2] === "seat" && p[3] === this.user && p[4] === "error") || this.replyTopic(p);
       case "gathering": return atTable && p[2] === "public" && p[3] === "gathering" && p.length === 4;
-      case "created": case "seated": case "invites": return this.replyTopic(p);
+      case "created": case "seated": case "invites": case "left": case "handed_over": return this.replyTopic(p);
       case "my_games": case "replay_part": return this.replyTopic(p);   // My games (js/mygames.js)
       default: return false;
     }
@@ -253,7 +253,7 @@ export function applyMessage(store, topic, m) {
       return false;
     }
     try {
-      if (["created", "seated", "invites"].includes(m.type) || (m.type === "error" && parts[parts.length - 1] === "reply")) {
+      if (["created", "seated", "invites", "left", "handed_over"].includes(m.type) || (m.type === "error" && parts[parts.length - 1] === "reply")) {
         if (!store.replies) return false;
         store.replies.set(m.type === "error" ? m.ref : m.request_id, m);
         if (m.type === "created" && m.cell && store.tables) store.table(m.table).createdCell = m.cell;   // js/cells.js

@@ -60,10 +60,14 @@ export function renderTable(t, opts) {
   // Said once per turn by the page's one live region (announce.js), however often the page re-renders.
   if (legal.length && !opts.replay) announce(`turn:${t.id}:${state.epoch || 0}:${state.seq}`, tr("table.your-turn"));
   const out = [head, status];
-  if (meta && meta.house && mySeat !== null && meta.house.includes(mySeat) && playing) {
+  const iLeft = mySeat !== null && meta && (meta.left || []).includes(mySeat);
+  if (iLeft && playing) out.push(h("p", { class: "notice left", role: "status" }, tr("table.left-mine")));
+  else if (meta && meta.house && mySeat !== null && meta.house.includes(mySeat) && playing) {
     out.push(h("div", { class: "notice house" }, `${tr("table.house-mine")} `,
       h("button", { type: "button", class: "move", dataset: { key: "reclaim" }, on: { click: () => opts.onReclaim(t.id) } }, tr("table.reclaim"))));
   }
+  if (playing && mySeat !== null && !iLeft && !opts.replay && opts.onHandOver) out.push(...handOver(t, state, meta, mySeat, opts));
+  if (t.notice && !opts.replay) out.push(h("p", { class: "notice", role: "status" }, t.notice));
   const away = opts.replay ? null : awayNotices(meta, mySeat);
   // people the computer stands in for (a computer's own seat needs no notice)
   const othersHouse = meta && meta.house ? meta.house.filter((s) => s !== mySeat && awaySince(meta, s) === null && !isComputerSeat(meta, s)) : [];
@@ -85,7 +89,50 @@ export function renderTable(t, opts) {
   }
   out.push(feedPanel(t, meta, game));
   if (players.length && !game.showsPlayers) out.push(h("p", { class: "muted" }, tr("table.players", { players: playerNames(meta).join(", ") })));
+  if (playing && mySeat !== null && !iLeft && !opts.replay && opts.onLeave) out.push(leaveControl(t.id, opts));
   out.push(detailsFold(t, state, mySeat, opts.ui));
+  return out;
+}
+
+// "Leave table", asked twice: the second question says what happens (referee/seatchange.py).
+function leaveControl(id, opts) {
+  const ui = opts.ui || {};
+  if (ui.leaving !== id) {
+    return h("p", { class: "leave" }, h("button", { type: "button", class: "small", dataset: { key: "leave" },
+      on: { click: () => { ui.leaving = id; opts.refresh(); } } }, tr("table.leave")));
+  }
+  return h("div", { class: "notice leave-confirm", role: "alertdialog", "aria-label": tr("table.leave") },
+    h("p", {}, tr("table.leave-confirm")),
+    h("button", { type: "button", class: "move", dataset: { key: "leave-yes" }, on: { click: () => { ui.leaving = null; opts.onLeave(id); } } }, tr("table.leave-yes")),
+    " ",
+    h("button", { type: "button", dataset: { key: "leave-no" }, on: { click: () => { ui.leaving = null; opts.refresh(); } } }, tr("table.leave-no")));
+}
+
+// The seats waiting for a person who has not moved for the grace (referee/seatchange.py: the
+// table's per-move limit, else 180 s; or the clock already played for them): the host -- or,
+// at a table without one, any other person -- may let the computer play there.  The page
+// counts from when it got the state that started the turn; the referee has the last word.
+const HAND_OVER_GRACE_MS = 180000;
+let idleTimer = null;
+
+function handOver(t, state, meta, mySeat, opts) {
+  if (!meta) return [];
+  const me = meta.players[mySeat];
+  if (meta.host ? meta.host !== me : false) return [];
+  const grace = meta.clock && meta.clock.move ? meta.clock.move * 1000 : HAND_OVER_GRACE_MS;
+  const since = t.seat ? t.seatAt : t.pubAt;
+  const out = [];
+  let next = null;
+  for (const s of state.to_move || []) {
+    if (s === mySeat || (meta.house || []).includes(s) || isComputerSeat(meta, s)) continue;
+    const timedOut = state.clock && state.clock.timeouts && state.clock.timeouts[s] >= 1;
+    const due = timedOut ? 0 : grace - (opts.now() - since);
+    if (due > 0) { next = next === null ? due : Math.min(next, due); continue; }
+    out.push(h("p", { class: "hand-over" }, h("button", { type: "button", class: "small", dataset: { key: "hand-over", seat: s },
+      on: { click: () => opts.onHandOver(t.id, s) } }, tr("table.hand-over", { who: seatLabel(meta, s) }))));
+  }
+  clearTimeout(idleTimer);
+  if (next !== null && opts.refresh) idleTimer = setTimeout(opts.refresh, next + 50);
   return out;
 }
 

@@ -12,6 +12,7 @@
 
 import { h } from "./ui.js";
 import { gameName } from "./table.js";
+import { seatLabel } from "./words.js";
 import { t as tr } from "./i18n.js";
 
 const KEEP = 300;
@@ -46,13 +47,28 @@ export function myTurns(store, me) {
 
 const key = (t) => `${t.id}:${t.seat.seq}`;
 
+// On a table's screen the tab says whose turn it is there: "Your turn — Summon", "Grandma's
+// turn — Summon" (a tab in the background tells the family who they wait for); null
+// elsewhere, or when nobody is to move (the lobby's count of my turns is the title then).
+export function tableTitle(store, me) {
+  const m = /^#\/table\/([^/]+)$/.exec(location.hash);
+  const t = m ? store.tables.get(decodeURIComponent(m[1])) : null;
+  const s = t ? t.seat || t.pub : null;
+  if (!s || s.status !== "playing" || (t.meta && t.meta.status !== "playing")) return null;
+  const to = s.to_move || [];
+  const mine = t.seat && to.includes(t.seat.seat) && !(t.meta && t.meta.players && t.meta.players[t.seat.seat] !== me)
+    && !(t.meta && (t.meta.left || []).includes(t.seat.seat));
+  if (mine) return tr("turns.title-mine");
+  return to.length ? tr("turns.title-of", { who: to.map((seat) => seatLabel(t.meta, seat)).join(tr("and")) }) : null;
+}
+
 export function notifySupported() { return typeof window.Notification === "function"; }
 
 // Called on every store change and on visibilitychange.
 export function updateTurns(store, link) {
   const me = link ? link.user : null;
   const turns = myTurns(store, me);
-  document.title = turns.length ? tr("turns.title", { n: turns.length }) : "Summon";
+  document.title = tableTitle(store, me) || (turns.length ? tr("turns.title", { n: turns.length }) : "Summon");
   const hidden = document.visibilityState === "hidden";
   for (const t of turns) {
     const k = key(t);

@@ -45,7 +45,7 @@ export function refereeEventText(e, meta) {
   switch (e.type) {
     case "timeout": return t(e.by === "random" ? "ev.timeout-referee" : "ev.timeout-house", { who: who(e.seat) });
     case "autoplay": return t("ev.autoplay", { who: who(e.seat) });
-    case "house": return t(e.reason === "absent" ? "ev.house-absent" : "ev.house-timeouts", { who: who(e.seat) });
+    case "house": return t({ absent: "ev.house-absent", left: "ev.house-left", idle: "ev.house-idle" }[e.reason] || "ev.house-timeouts", { who: who(e.seat) });
     case "reclaim": return t("ev.reclaim", { who: who(e.seat) });
     case "interrupted": return t("ev.interrupted");
     case "resumed": return t("ev.resumed");
