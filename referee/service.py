@@ -208,6 +208,9 @@ class Referee:
         self.create_budget = CreateBudget(config.create_seats_per_minute, config.create_seats_burst)
         self.pruner = TablePruner(self)  # forgets ended tables (referee/tablecap.py)
         self.roles = RoleBook(config.roles_file)
+        # The web gateway relays many people as one account: its requests are counted per
+        # requester by the guest budgets, not by the per-user limiter (referee/ratelimit.py).
+        self.inbox.unmetered = lambda user: self.roles.has_role(user, "gateway")  # type: ignore[attr-defined]
         self.ready = threading.Event()
         self._stop = threading.Event()
         self._link: LoopLink | None = None
