@@ -1,10 +1,14 @@
 """Referee load: what one accepted move costs, next to the broker's own round trip (prints figures).
 
     python benchmarks/referee_load.py [--tables 1000] [--game dragon] [--db-sync normal]
-                                      [--referees 1] [--db URL] [--pace 2] [--seconds 10]
+                                      [--referees 1] [--db URL] [--pace 2] [--seconds 10] [--mqtt 5]
 
-One run, one fresh Mosquitto (tests/mosquitto.py config, TCP_NODELAY both sides), every
-client and referee a separate process, so the figures sit side by side:
+One run, one fresh Mosquitto (tests/mosquitto.py: the config ``summon broker init`` writes,
+referee/brokerconf.py, so TCP_NODELAY and ``max_inflight_messages``, the Receive Maximum an
+MQTT 5 referee gets, are the deployed ones), every client and referee a separate process, so
+the figures sit side by side.  The referees speak MQTT 5, ``summon referee``'s default
+(``--mqtt 3.1.1`` for the other; issue 45: the benchmark used to measure 3.1.1, which
+nothing deploys):
 
 1. **raw**: QoS1 ping-pong between two Python ``Link`` clients over the very topics a move
    uses (``t/X/move/p1`` -> ``t/X/seat/p1/state``, an echo of seat-state size): the floor.
