@@ -192,7 +192,12 @@ def test_the_generated_broker_lets_the_referee_keep_1000_publishes_in_flight(mos
     runs) left Mosquitto's default, 20: three moves of the referee's output per round trip."""
     from summon.referee.brokerconf import MAX_INFLIGHT
 
+    from summon.referee.brokerconf import Bridge, edge_conf
+    from summon.referee.lobbyconf import lobby_conf
+
     assert "max_inflight_messages 1000" in (mosquitto.directory / "mosquitto.conf").read_text()
+    assert "max_inflight_messages 1000" in edge_conf(1885, "/acl", "/passwd", Bridge("edge", "127.0.0.1", 1884, "pw", "x1"))
+    assert "max_inflight_messages 1000" in lobby_conf(1886, "/acl", "/passwd", [])
     link = LoopLink(mosquitto.url("referee"), "referee", mqtt_version=5).start()
     try:
         assert link._window == MAX_INFLIGHT == 1000, link._window
