@@ -248,6 +248,19 @@ def test_one_address_past_its_burst_gets_a_429_saying_when():
     assert limits.refusal("guest", "10.0.0.5") is None and limits.refusal("guest", "10.0.0.5") is not None
 
 
+def test_the_addresses_remembered_are_bounded():
+    clock = Clock()
+    limits = SourceLimits(per_source=(2.0, 0.001), overall=(1e9, 1e9), clock=clock)
+    limits.MAX_SOURCES = 100
+    for i in range(100):
+        limits.refusal("guest", f"10.0.{i}.1")
+    assert limits.refusal("guest", "10.0.0.1") is None  # remembered: its second request
+    for i in range(100, 150):  # a flood of new addresses: the least recently used are forgotten
+        limits.refusal("guest", f"10.0.{i}.1")
+    assert len(limits._sources) <= 100
+    assert limits.refusal("guest", "10.0.0.1") is not None  # used lately: still remembered, now empty
+
+
 def test_everyone_together_past_the_overall_limit_gets_a_429_and_keeps_their_own_budget():
     clock = Clock()
     limits = SourceLimits(per_source=(2.0, 1.0), overall=(3.0, 1.0), clock=clock)
