@@ -390,3 +390,15 @@ def test_a_burst_of_connections_is_accepted_not_reset():
     finally:
         s.stop()
     assert not errors and statuses == [200] * 120, (len(errors), errors[:2])
+
+
+def test_the_page_has_words_for_the_gateways_own_429():
+    """A family reads the page's words, not the server's English detail (join.js ``refusal``):
+    the gateway's new ``guest/limited`` and ``signup/limited`` have them in every language."""
+    from pathlib import Path
+
+    lang = Path(__file__).resolve().parents[2] / "clients" / "web" / "static" / "js" / "lang"
+    for name in ("en.js", "fr.js"):
+        text = (lang / name).read_text(encoding="utf-8")
+        for code in ("guest/limited", "signup/limited"):
+            assert f'"err.{code}":' in text, (name, code)
