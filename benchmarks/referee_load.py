@@ -1,10 +1,14 @@
 """Referee load: what one accepted move costs, next to the broker's own round trip (prints figures).
 
     python benchmarks/referee_load.py [--tables 1000] [--game dragon] [--db-sync normal]
-                                      [--referees 1] [--db URL] [--pace 2] [--seconds 10]
+                                      [--referees 1] [--db URL] [--pace 2] [--seconds 10] [--mqtt 5]
 
-One run, one fresh Mosquitto (tests/mosquitto.py config, TCP_NODELAY both sides), every
-client and referee a separate process, so the figures sit side by side:
+One run, one fresh Mosquitto (tests/mosquitto.py: the config ``summon broker init`` writes,
+referee/brokerconf.py, so TCP_NODELAY and ``max_inflight_messages``, the Receive Maximum an
+MQTT 5 referee gets, are the deployed ones), every client and referee a separate process, so
+the figures sit side by side.  The referees speak MQTT 5, ``summon referee``'s default
+(``--mqtt 3.1.1`` for the other; issue 45: the benchmark used to measure 3.1.1, which
+nothing deploys):
 
 1. **raw**: QoS1 ping-pong between two Python ``Link`` clients over the very topics a move
    uses (``t/X/move/p1`` -> ``t/X/seat/p1/state``, an echo of seat-state size): the floor.
@@ -111,7 +115,7 @@ def cpu_seconds(pid: int, task: int | None = None) -> float:
 
 # --- child processes ---------------------------------------------------------------------------
 def child_referee(port: int, client_id: str, db: str, db_sync: str, routing: str = "owner",
-                  mqtt_version: str = "3") -> None:
+                  mqtt_version: str = "5") -> None:
     from summon.referee.service import Referee, RefereeConfig
 
     if routing == "all":
@@ -741,8 +745,8 @@ def main() -> None:
                     "the flat-out phase for each size, with each --routing, interleaved")
     ap.add_argument("--routing", default=None, help="the sweep's move routing(s): owner (today's), all (the "
                     "fleet before issue 27: every referee gets every move), or owner,all (the sweep's default)")
-    ap.add_argument("--mqtt", choices=["3", "5"], default="3", help="the sweep's referees' MQTT version "
-                    "(3.1.1, the referee's default, or 5)")
+    ap.add_argument("--mqtt", choices=["3.1.1", "3", "5"], default="5", help="the referees' MQTT version: 5 "
+                    "(`summon referee`'s default, what is deployed) or 3.1.1 (also written 3)")
     ap.add_argument("--rounds", type=int, default=1, help="the sweep's rounds (each runs every size and routing)")
     ap.add_argument("--pace", type=float, default=2.0, help="seconds between moves per table in the paced phase")
     ap.add_argument("--seconds", type=float, default=10.0, help="length of the flat-out phase")
@@ -751,6 +755,7 @@ def main() -> None:
     ap.add_argument("--pings", type=int, default=1000, help="raw round trips timed")
     ap.add_argument("--blocks", type=int, default=4, help="raw and one-table timed in this many alternating blocks")
     args = ap.parse_args()
+    args.mqtt = "3" if args.mqtt == "3.1.1" else args.mqtt
     try:
         counts = [int(x) for x in str(args.referees).split(",")]
         if not counts or min(counts) < 1:
@@ -817,7 +822,7 @@ def run_phases(args: Any, ap: argparse.ArgumentParser) -> None:
             raw += r
             pong_cpu.append(us)
             refs = [spawn("_referee", mosq.port, f"referee-{i}" if args.referees > 1 else "referee", db,
-                          args.db_sync) for i in range(args.referees)]
+                          args.db_sync, "owner", args.mqtt) for i in range(args.referees)]
             await_ready(refs)
             director.barrier()
             o, od, us = one_table(mosq.port, director, args.game, args.moves // args.blocks, cpu)
@@ -846,7 +851,7 @@ def run_phases(args: Any, ap: argparse.ArgumentParser) -> None:
         load = os.getloadavg()
         print(f"referee_load: game {args.game}, {args.referees} referee(s), store "
               f"{'sqlite' if args.db is None else args.db.split(':', 1)[0]} sync {args.db_sync}, "
-              f"load average {load[0]:.2f} {load[1]:.2f}")
+              f"MQTT {'3.1.1' if args.mqtt == '3' else '5'}, load average {load[0]:.2f} {load[1]:.2f}")
         print(f"in-process Table.handle_move   CPU {fast_us:6.0f} us/move  (reference build {ref_us:.0f} us, "
               f"engine apply alone {apply_us:.0f} us)")
         print(f"raw broker QoS1 ping-pong    {len(raw):6} round trips  p50 {rp50:7.2f} ms  p99 {rp99:7.2f} ms  "

@@ -35,6 +35,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from summon.clients.web.gateway import SourceLimits  # noqa: E402
 from tests.web.conftest import CHROMIUM_ARGS, chromium_path  # noqa: E402
 from tests.web.test_web_family import PLAY_PREFS, Family, table_of  # noqa: E402
 from tests.web.test_web_invite import gather  # noqa: E402
@@ -163,6 +164,7 @@ def main() -> int:
 
     with tempfile.TemporaryDirectory() as tmp:
         fam = Family(Path(tmp) / "broker", accounts={"boss": "director", "grandma": "player"},
+                     limits=SourceLimits(per_source=(1e6, 1e6), overall=(1e6, 1e6)),
                      guests_per_client_min=0, guests_per_min=0, live_guests=0)  # every guest comes from 127.0.0.1
         try:
             with sync_playwright() as p:

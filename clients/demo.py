@@ -68,7 +68,8 @@ def run_demo(opts: DemoOptions, out: Callable[[str], None] = print) -> int:
         out(f"Embedded MQTT broker on {broker.url} (local demo only)")
     else:
         url = BrokerUrl.parse(opts.broker_url)
-    referee = Referee(RefereeConfig(broker=url, client_id="demo-referee"), house_bots=HOUSE_BOTS)
+    # MQTT 3.1.1: the embedded broker (amqtt) speaks nothing else; with --broker, as before.
+    referee = Referee(RefereeConfig(broker=url, client_id="demo-referee", mqtt_version=3), house_bots=HOUSE_BOTS)
     threads: list[threading.Thread] = []
     clients: list[BotClient] = []
     ref_thread = threading.Thread(target=referee.run, name="referee", daemon=True)

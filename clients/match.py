@@ -180,7 +180,8 @@ def run_match(game: str, boards: int, side_a: Side, side_b: Side, config: dict[s
     say(f"broker: {broker.kind}; bot output in {logs}")
     ref = Referee(RefereeConfig(broker=base.with_credentials("referee", passwords["referee"]), client_id="referee",
                                 directors=frozenset({DIRECTOR}), db=":memory:", roles_file=None,
-                                create_seats_per_minute=0), house_bots=HOUSE_BOTS)
+                                create_seats_per_minute=0, mqtt_version=3),  # amqtt, when embedded: 3.1.1 only
+                  house_bots=HOUSE_BOTS)
     thread = threading.Thread(target=ref.run, name="match-referee", daemon=True)
     thread.start()
     procs: list[subprocess.Popen[bytes]] = []

@@ -59,11 +59,12 @@ from summon.protocol.version import DEFAULT_PREFIX
 
 __all__ = [
     "acl_text", "spectator_acl_text", "password_line", "verify_password_line", "mosquitto_conf",
-    "write_broker_dir", "TlsFiles", "MAX_PACKET_BYTES", "EDGE_TOPICS", "LINK_TOPIC", "edge_acl_text", "edge_conf",
+    "write_broker_dir", "TlsFiles", "MAX_INFLIGHT", "MAX_PACKET_BYTES", "EDGE_TOPICS", "LINK_TOPIC", "edge_acl_text", "edge_conf",
     "Bridge", "PBKDF2_ITERATIONS", "write_new", "PUBLIC_TOPICS",
 ]
 
 MAX_PACKET_BYTES = 64 * 1024
+MAX_INFLIGHT = 1000  # max_inflight_messages: the Receive Maximum MQTT 5 clients get (mosquitto_conf says why)
 """The broker disconnects any client that sends a bigger packet (MQTT 5: reason 0x95).
 
 Why 64 KiB and not less: Mosquitto 2.0.11 has one ``max_packet_size`` for every client on
@@ -314,6 +315,12 @@ def mosquitto_conf(
         "set_tcp_nodelay true",
         "# At the default 1000, Mosquitto silently drops QoS1 messages to a slow subscriber.",
         "max_queued_messages 100000",
+        "# Sent to MQTT 5 clients as their Receive Maximum: the QoS1 publishes one client may have",
+        "# unacknowledged.  The default 20 is 3 moves of the referee's output (~6 messages a move:",
+        "# seat states, public state, events), so a busy referee waited a round trip every 3 moves.",
+        "# 1000 (the referee's own window, protocol/looplink.py) holds ~160 moves' output; one",
+        "# client's unacknowledged publishes stay bounded, by max_packet_size each.",
+        f"max_inflight_messages {MAX_INFLIGHT}",
         "# Every client's packets, the referee's too (its largest message is ~23 KB); the referee",
         "# reads at most 8 KiB of a player's payload.  Bigger packets disconnect the sender.",
         f"max_packet_size {MAX_PACKET_BYTES}",
@@ -404,6 +411,10 @@ def edge_conf(
         "# Anonymous clients: bound what a slow or stalled one may cost (it catches up from",
         "# the retained states; events are not retained).",
         "max_queued_messages 1000",
+        "# QoS1 publishes in flight to one client (and its MQTT 5 Receive Maximum): a spectator",
+        "# of many tables gets ~6 messages a move; at Mosquitto's default 20 it waited a round",
+        "# trip every 3 moves.  The main broker's figure (brokerconf.MAX_INFLIGHT).",
+        f"max_inflight_messages {MAX_INFLIGHT}",
         f"max_packet_size {MAX_PACKET_BYTES}",
         "persistence false",
         "log_type error",

@@ -47,7 +47,7 @@ import secrets
 from dataclasses import dataclass
 from typing import Sequence
 
-from summon.referee.brokerconf import MAX_PACKET_BYTES
+from summon.referee.brokerconf import MAX_INFLIGHT, MAX_PACKET_BYTES
 from summon.protocol.version import DEFAULT_PREFIX
 
 __all__ = ["LOBBY_TOPICS", "LOBBY_READS", "cell_link_topic", "cell_edge_topic", "LobbyBridge", "lobby_acl_text", "lobby_conf", "lobby_bridge", "cell_status_topic"]
@@ -118,6 +118,9 @@ def lobby_conf(port: int, acl_file: str, password_file: str, bridges: Sequence[L
         "# cell, bridged in from each cell's edge.  Never the per-move feed.",
         "set_tcp_nodelay true",
         "max_queued_messages 1000",
+        "# QoS1 publishes in flight to one client (its MQTT 5 Receive Maximum): as every broker",
+        "# we write (brokerconf.MAX_INFLIGHT), not Mosquitto's default 20.",
+        f"max_inflight_messages {MAX_INFLIGHT}",
         f"max_packet_size {MAX_PACKET_BYTES}",
         "persistence false",
         "log_type error",

@@ -431,3 +431,21 @@ def test_the_two_cell_profile(compose):
         assert bot["environment"]["SUMMON_PASSWORD"] == f"{seat}-secret"
         assert bot["depends_on"]["mosquitto-c2"] == {"condition": "service_healthy"}
         assert float(_opt(args, "--pace") or 0) >= 0.5
+
+
+def test_the_family_composes_web_server_trusts_its_caddy_for_the_persons_address():
+    """compose.yaml: Caddy reaches ``summon web`` from 127.0.0.1 (one network namespace), so
+    without --trusted-proxy every person had the proxy's address and one shared window in the
+    per-address limits of invites and sign-up."""
+    from summon.clients.cli import main
+
+    family = yaml.safe_load((ROOT / "compose.yaml").read_text())["services"]
+    args = _args(family["web"]["command"])
+    at = args.index("web")
+    assert args[args.index("--trusted-proxy") + 1] == "127.0.0.1", args
+    assert family["proxy"]["network_mode"] == family["web"]["network_mode"] == "service:pod"
+    import re
+
+    defaults = [re.sub(r"\$\{\w+(?::-([^}]*))?[^}]*\}", lambda m: m.group(1) or "x", a) for a in args[at + 1:]]
+    ctx = main.commands["web"].make_context("web", defaults)
+    assert ctx.params["trusted_proxy"] == ("127.0.0.1",)

@@ -186,6 +186,25 @@ def test_no_broker_is_a_link_error_naming_it() -> None:
         LoopLink(BrokerUrl(port=port), "referee").start(timeout=1.0)
 
 
+def test_the_generated_broker_lets_the_referee_keep_1000_publishes_in_flight(mosquitto: Mosquitto) -> None:
+    """issue 45: on MQTT 5 Mosquitto sends ``max_inflight_messages`` as its Receive Maximum and
+    the link obeys it.  The generated config (referee/brokerconf.py, which the fixture's broker
+    runs) left Mosquitto's default, 20: three moves of the referee's output per round trip."""
+    from summon.referee.brokerconf import MAX_INFLIGHT
+
+    from summon.referee.brokerconf import Bridge, edge_conf
+    from summon.referee.lobbyconf import lobby_conf
+
+    assert "max_inflight_messages 1000" in (mosquitto.directory / "mosquitto.conf").read_text()
+    assert "max_inflight_messages 1000" in edge_conf(1885, "/acl", "/passwd", Bridge("edge", "127.0.0.1", 1884, "pw", "x1"))
+    assert "max_inflight_messages 1000" in lobby_conf(1886, "/acl", "/passwd", [])
+    link = LoopLink(mosquitto.url("referee"), "referee", mqtt_version=5).start()
+    try:
+        assert link._window == MAX_INFLIGHT == 1000, link._window
+    finally:
+        link.close()
+
+
 def test_a_takeover_ends_it_for_good(mosquitto: Mosquitto) -> None:
     link = LoopLink(mosquitto.url("referee"), "referee", mqtt_version=5).start()
     other = Link(mosquitto.url("referee"), "referee-2", mqtt_version=5).start()  # same account: same client id

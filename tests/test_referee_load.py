@@ -25,6 +25,7 @@ def test_referee_load_runs_every_phase_and_reports_no_errors():
     # timeout only catches a hang)
     assert out.returncode == 0, out.stderr[-3000:]
     text = out.stdout
+    assert ", MQTT 5, " in text, text  # the benchmark's default is what is deployed (issue 45)
     for line in ("raw broker QoS1 ping-pong", "fan-out floor", "one table", "20 tables flat out",
                  "20 tables, a move every 0.5 s"):
         assert line in text, text
@@ -39,3 +40,18 @@ def test_referee_load_refuses_a_fleet_without_postgresql():
     out = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "referee_load.py"), "--referees", "2"],
                          capture_output=True, text=True, timeout=60)
     assert out.returncode != 0 and "PostgreSQL" in out.stderr
+
+
+def test_the_referees_config_and_the_benchmark_default_to_the_mqtt_of_summon_referee():
+    """issue 45: ``summon referee`` runs MQTT 5, but ``RefereeConfig`` (every test's and
+    benchmark's referee) and ``referee_load.py --mqtt`` defaulted to 3.1.1, so the figures
+    measured a protocol nobody deployed."""
+    from summon.clients.cli.referee import referee
+    from summon.referee.service import RefereeConfig
+
+    deployed = next(p.default for p in referee.params if p.name == "mqtt_version")
+    assert RefereeConfig().mqtt_version == int(deployed) == 5
+    out = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "referee_load.py"), "--help"],
+                         capture_output=True, text=True, timeout=60)
+    text = " ".join(out.stdout.split())
+    assert re.search(r"--mqtt \{3.1.1,3,5\}", text) and "5 (`summon referee`'s default" in text, text

@@ -91,6 +91,19 @@ def test_the_limiter_counts_bytes_as_well_as_messages():
     assert isinstance(notice, Limited) and notice.dropped == 99
 
 
+def test_the_web_gateway_is_not_limited_as_one_user():
+    """issue 41 F8: every person's invite and sign-up arrives as the gateway account's request;
+    counted as one user, a burst from many people was dropped unread (504s).  Its requests are
+    counted per requester by the guest budgets instead; everyone else is limited as before."""
+    clock = FakeClock()
+    inbox = RateLimitedInbox(RateLimiter(rate=2, burst=5, clock=clock))
+    inbox.unmetered = lambda user: user == "web"
+    for user in ("web", "mallory"):
+        for _ in range(40):
+            inbox.put(Incoming(f"{P}/ctl/{user}/request", b"\x80", False))
+    assert inbox.qsize() == 45 and inbox.dropped_total == 35  # web's 40, mallory's burst of 5
+
+
 def test_the_create_budget_counts_seats_per_director():
     clock = FakeClock()
     budget = CreateBudget(per_minute=60, burst=12, clock=clock)  # 1 seat a second, 12 saved up

@@ -148,7 +148,8 @@ class World:
 
         cfg = RefereeConfig(broker=self.referee_url, prefix=self.prefix, client_id="referee",
                             db=str(self.dir / "referee.db"), db_sync="normal", roles_file=None,
-                            cell=self.cell_map()[CELLS[0]] if self.cells else None)
+                            cell=self.cell_map()[CELLS[0]] if self.cells else None,
+                            mqtt_version=3)  # the embedded broker (amqtt) speaks 3.1.1 only
         from summon.clients.bots import HOUSE_BOTS
 
         self.ref = Watched(cfg, house_bots=HOUSE_BOTS)
@@ -177,7 +178,7 @@ class World:
         url = BrokerUrl(port=self.broker2.port).with_credentials("referee", self.users["referee"])
         cfg = RefereeConfig(broker=url, prefix=self.prefix, client_id="referee",
                             db=str(self.dir / CELLS[1] / "referee.db"), db_sync="normal", roles_file=None,
-                            cell=self.cell_map()[CELLS[1]])
+                            cell=self.cell_map()[CELLS[1]], mqtt_version=3)  # (amqtt: 3.1.1 only)
         self.ref2 = Referee(cfg, house_bots=HOUSE_BOTS)
         self._thread2 = threading.Thread(target=self.ref2.run, name="botcheck-referee-c2", daemon=True)
         self._thread2.start()

@@ -176,12 +176,18 @@ def _gateway(where: str | None, user: str, password_file: str | None, prefix: st
                    "proxy: the gateway answers only requests whose Host is one of them (a DNS-rebinding page "
                    "cannot use visitors' browsers). Default: --host:--port and the loopback names (and this "
                    "machine's name when --host is 0.0.0.0).")
+@click.option("--trusted-proxy", "trusted_proxy", multiple=True, metavar="ADDR",
+              help="The address (or network) of a proxy in front of this server, e.g. 127.0.0.1 for a TLS "
+                   "proxy on this machine (repeatable, or a comma list): for requests from it, the person's "
+                   "address is read from X-Forwarded-For, so the per-address limits of invites and sign-up "
+                   "count each person. From any other address that header is ignored.")
 @insecure_option
 @port_options
 @log_format_option
 def web(broker: str | None, edge: str | None, prefix: str, host: str, port: int, gateway: str | None,
         gateway_user: str, gateway_password_file: str | None, signup: str | None, metrics_port: int | None,
-        metrics_bind: str, public_names: tuple[str, ...] = (), insecure: bool = False) -> None:
+        metrics_bind: str, public_names: tuple[str, ...] = (), trusted_proxy: tuple[str, ...] = (),
+        insecure: bool = False) -> None:
     """Serve the web client (play, watch, tournaments, replays) on http://HOST:PORT/.
 
     Serves the page's static files and its config.json: the page talks to the broker itself
@@ -196,8 +202,12 @@ def web(broker: str | None, edge: str | None, prefix: str, host: str, port: int,
     front, docs/web.md): a plain ws:// --broker on another address, or --host beyond
     127.0.0.1 with log-in on, is refused unless --insecure says the network is yours alone.
     """
-    from summon.clients.web.server import WebConfig, WebServer
+    from summon.clients.web.server import WebConfig, WebServer, trusted_proxies
 
+    try:
+        trusted_proxies(trusted_proxy)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--trusted-proxy") from None
     broker_ws, cells = _ws_url(broker, "--broker"), _profile_cells()
     if not insecure:
         _refuse_plain(broker_ws, cells, host, logs_in=bool(broker_ws))
@@ -208,7 +218,8 @@ def web(broker: str | None, edge: str | None, prefix: str, host: str, port: int,
                        guests=relay is not None, signup=signup, cells=cells,
                        lobby=_profile_lobby())
     try:
-        server = WebServer(config, host=host, port=port, gateway=relay, public_names=public_names)
+        server = WebServer(config, host=host, port=port, gateway=relay, public_names=public_names,
+                           proxies=trusted_proxy)
     except OSError as exc:
         click.echo(f"summon web: cannot listen on {host}:{port}: {exc.strerror or exc}; choose another --port", err=True)
         sys.exit(EXIT_FAILED)

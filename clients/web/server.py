@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import gzip
 import hashlib
+import ipaddress
 import json
 import mimetypes
 import os
@@ -37,14 +38,14 @@ from dataclasses import dataclass, field
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence, TypeAlias
 from urllib.parse import urlsplit
 
 from summon.clients.web.gateway import API_PATHS, MAX_BODY, Gateway, GatewayAnswer, refusal, validate
 from summon.referee.metrics import QuietHTTPServer
 
 __all__ = ["STATIC", "StaticFiles", "WebConfig", "WebMeter", "WebServer", "accepts_gzip", "csp_header", "path_class",
-           "security_headers", "default_names", "host_allowed"]
+           "security_headers", "default_names", "host_allowed", "client_address", "trusted_proxies"]
 
 STATIC = Path(__file__).parent / "static"
 TYPES = {".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8",
@@ -111,6 +112,56 @@ def host_allowed(header: str, names: "frozenset[str]") -> bool:
         return bool(host)
     bare = host.rsplit(":", 1)[0] if not host.endswith("]") else host
     return bare in names
+
+
+Proxies: TypeAlias = "tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...]"
+
+
+def trusted_proxies(values: "Sequence[str]") -> Proxies:
+    """``--trusted-proxy`` values (each an address or a network, or a comma list of them) as
+    networks; ``ValueError`` in words for one that is neither."""
+    nets = []
+    for value in values:
+        for item in (v.strip() for v in value.split(",")):
+            if not item:
+                continue
+            try:
+                nets.append(ipaddress.ip_network(item, strict=False))
+            except ValueError:
+                raise ValueError(f"{item!r} is not an IP address or network (e.g. 127.0.0.1, 10.0.0.0/8)") from None
+    return tuple(nets)
+
+
+def _ip(text: str) -> "ipaddress.IPv4Address | ipaddress.IPv6Address | None":
+    try:
+        ip = ipaddress.ip_address(text.strip().strip("[]"))
+    except ValueError:
+        return None
+    return (ip.ipv4_mapped or ip) if isinstance(ip, ipaddress.IPv6Address) else ip
+
+
+def client_address(peer: str, forwarded: "Sequence[str]", proxies: Proxies) -> str:
+    """Whom a request is from: the TCP peer, unless the peer is one of ``proxies``; then the
+    rightmost ``X-Forwarded-For`` entry that is not a trusted proxy (each proxy appends the
+    address it was reached from, so entries left of that one are whatever the client wrote).
+
+    Why: behind Caddy every request comes from 127.0.0.1, so the per-address limits (the
+    gateway's and the referee's guest budgets) were one window for everybody.  Why only
+    from a trusted peer: anyone can send the header, and a spoofed one would give a flooder
+    a fresh window per request.  A malformed entry where the client's should be: the peer."""
+    def trusted(ip: "ipaddress.IPv4Address | ipaddress.IPv6Address | None") -> bool:
+        return ip is not None and any(ip.version == net.version and ip in net for net in proxies)
+
+    if not proxies or not trusted(_ip(peer)):
+        return peer
+    hops = [h.strip() for line in forwarded for h in line.split(",") if h.strip()]
+    for hop in reversed(hops):
+        ip = _ip(hop)
+        if ip is None:
+            return peer
+        if not trusted(ip):
+            return str(ip)
+    return str(_ip(hops[0])) if hops else peer  # every hop a proxy of ours: the first one
 
 
 def _origin(url: str) -> str | None:
@@ -276,6 +327,7 @@ class _Handler(BaseHTTPRequestHandler):
     meter: WebMeter
     gateway: Gateway | None = None
     public_names: "frozenset[str]" = frozenset()
+    proxies: Proxies = ()
 
     def log_message(self, fmt: str, *args: Any) -> None:  # quiet: the CLI prints the URL once
         pass
@@ -393,7 +445,8 @@ class _Handler(BaseHTTPRequestHandler):
             return refusal(HTTPStatus.BAD_REQUEST, "web/bad-json", "the body is not JSON")
         except ValueError as exc:
             return refusal(HTTPStatus.BAD_REQUEST, f"{op}/bad-request", str(exc))
-        return self.gateway.call(op, fields, client=str(self.client_address[0]))
+        client = client_address(str(self.client_address[0]), self.headers.get_all("X-Forwarded-For") or [], self.proxies)
+        return self.gateway.call(op, fields, client=client)
 
     def do_POST(self) -> None:  # noqa: N802
         op = API_PATHS.get(urlsplit(self.path).path)
@@ -406,23 +459,34 @@ class _Handler(BaseHTTPRequestHandler):
         self.close_connection = True
         body = answer.encoded()
         self.meter.count("POST", "/api", answer.status, len(body), "identity")
-        self._headers(answer.status, TYPES[".json"], len(body), {"Cache-Control": "no-store", "Connection": "close"})
+        self._headers(answer.status, TYPES[".json"], len(body),
+                      {"Cache-Control": "no-store", "Connection": "close", **answer.headers})
         self.wfile.write(body)
+
+
+class _WebHTTPServer(QuietHTTPServer):
+    # socketserver's listen backlog is 5: a burst of people (60 connections at once, each
+    # POST answered in a few ms to a second) had one connection in three reset by the kernel
+    # before a thread could accept it.  The kernel caps this at net.core.somaxconn.
+    request_queue_size = 1024
 
 
 class WebServer:
     """The static server on its own thread (``start``/``stop``), or in the foreground (``serve``)."""
 
     def __init__(self, config: WebConfig, host: str = "127.0.0.1", port: int = 8080, gateway: Gateway | None = None,
-                 public_names: "tuple[str, ...]" = ()) -> None:
+                 public_names: "tuple[str, ...]" = (), proxies: "Sequence[str]" = ()) -> None:
         """``public_names``: the names (``host`` or ``host:port``) people reach this server by,
-        checked against ``Host`` on the gateway's API; none given: ``default_names``."""
+        checked against ``Host`` on the gateway's API; none given: ``default_names``.
+        ``proxies``: the addresses (or networks) of the proxies in front whose
+        ``X-Forwarded-For`` is believed (``client_address``)."""
         self.meter = WebMeter()
         self.gateway = gateway
         names = frozenset(n.lower() for n in public_names)
         handler: type[_Handler] = type("Handler", (_Handler,), {
-            "web_config": config, "files": StaticFiles(), "meter": self.meter, "gateway": gateway, "public_names": names})
-        self.httpd = QuietHTTPServer((host, port), handler)
+            "web_config": config, "files": StaticFiles(), "meter": self.meter, "gateway": gateway, "public_names": names,
+            "proxies": trusted_proxies(proxies)})
+        self.httpd = _WebHTTPServer((host, port), handler)
         self.host = host
         self.port = int(self.httpd.server_address[1])
         if not names:  # (port 0: known only once bound)

@@ -31,7 +31,7 @@ from click.testing import CliRunner
 from summon.clients.bots import HOUSE_BOTS
 from summon.clients.cli import main as cli_main
 from summon.clients.embedded_broker import free_port
-from summon.clients.web.gateway import Gateway
+from summon.clients.web.gateway import Gateway, SourceLimits
 from summon.clients.web.server import WebConfig, WebServer
 from summon.protocol.mqtt import BrokerUrl
 from summon.referee.accounts import Accounts, BrokerSettings, EdgeSettings
@@ -53,10 +53,11 @@ class Family:
     """Main broker (dynsec, websockets) + edge + referee + ``summon web`` with its gateway."""
 
     def __init__(self, root: Path, signup: str = "open", accounts: dict[str, str] | None = None,
-                 **referee: Any) -> None:
+                 limits: SourceLimits | None = None, **referee: Any) -> None:
         """``signup``: the referee's and the page's sign-up mode; ``accounts``: more accounts
-        (user -> role, password ``<user>-pw``) made before the referee starts; ``referee``:
-        more RefereeConfig fields (benchmarks/web_invite.py lifts the budgets)."""
+        (user -> role, password ``<user>-pw``) made before the referee starts; ``limits``: the
+        gateway's own per-address limits (default: its defaults); ``referee``: more
+        RefereeConfig fields (benchmarks/web_invite.py lifts the budgets, and ``limits``)."""
         self.root = root
         self.procs: list[Any] = []
         self.settings = BrokerSettings(port=free_port(), spectator_port=free_port(), websockets_port=free_port(),
@@ -84,7 +85,7 @@ class Family:
         self.thread = threading.Thread(target=self.referee.run, daemon=True)
         self.thread.start()
         assert self.referee.ready.wait(10), "referee did not connect"
-        gateway = Gateway("127.0.0.1", self.settings.port, "web", "web-pw").start()
+        gateway = Gateway("127.0.0.1", self.settings.port, "web", "web-pw", limits=limits).start()
         self.web = WebServer(WebConfig(broker=f"ws://127.0.0.1:{self.settings.websockets_port}",
                                        edge=f"ws://127.0.0.1:{self.edge.websockets_port}", guests=True, signup=signup),
                              port=0, gateway=gateway).start()

@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from summon.clients.web.gateway import MAX_BODY, Gateway, GatewayAnswer, status_of
-from summon.clients.web.server import WebConfig, WebServer, csp_header
+from summon.clients.web.gateway import MAX_BODY, Gateway, GatewayAnswer, SourceLimits, status_of
+from summon.clients.web.server import WebConfig, WebServer, client_address, csp_header, trusted_proxies
 from summon.protocol.codec import pack, unpack
 
 
@@ -45,9 +45,10 @@ def server(echo):
 
 
 def post(server: WebServer, path: str, body: bytes | str, origin: str | None = "self",
-         ctype: str = "application/json", host: str | None = None) -> tuple[int, dict[str, Any], dict[str, str]]:
+         ctype: str = "application/json", host: str | None = None,
+         extra: dict[str, str] | None = None) -> tuple[int, dict[str, Any], dict[str, str]]:
     conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
-    headers = {"Content-Type": ctype}
+    headers = {"Content-Type": ctype, **(extra or {})}
     if host is not None:
         headers["Host"] = host
     if origin == "self":
@@ -224,3 +225,180 @@ def test_the_gateway_relays_on_its_own_request_topic_and_maps_answers():
     a = g.call("guest", {"invite": "a", "name": "Mom"}, "10.0.0.5")
     assert a.status == 504 and "did not answer within 0.3 s" in a.body["detail"]
     assert not g._waiting
+
+
+# --- issue 41 F8: the gateway's own limits, and 429 rather than 504 ---------------------------
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_one_address_past_its_burst_gets_a_429_saying_when():
+    clock = Clock()
+    limits = SourceLimits(per_source=(10.0, 1 / 3), overall=(200.0, 50.0), clock=clock)
+    assert all(limits.refusal("guest", "10.0.0.5") is None for _ in range(10))
+    a = limits.refusal("guest", "10.0.0.5")
+    assert a is not None and a.status == 429 and a.body["error"] == "guest/limited"
+    assert a.body["detail"] == "too many requests from your address: try again in 3 s" and a.headers == {"Retry-After": "3"}
+    assert limits.refusal("guest", "10.0.0.6") is None  # another address has its own window
+    clock.now += 3.0
+    assert limits.refusal("guest", "10.0.0.5") is None and limits.refusal("guest", "10.0.0.5") is not None
+
+
+def test_the_addresses_remembered_are_bounded():
+    clock = Clock()
+    limits = SourceLimits(per_source=(2.0, 0.001), overall=(1e9, 1e9), clock=clock)
+    limits.MAX_SOURCES = 100
+    for i in range(100):
+        limits.refusal("guest", f"10.0.{i}.1")
+    assert limits.refusal("guest", "10.0.0.1") is None  # remembered: its second request
+    for i in range(100, 150):  # a flood of new addresses: the least recently used are forgotten
+        limits.refusal("guest", f"10.0.{i}.1")
+    assert len(limits._sources) <= 100
+    assert limits.refusal("guest", "10.0.0.1") is not None  # used lately: still remembered, now empty
+
+
+def test_everyone_together_past_the_overall_limit_gets_a_429_and_keeps_their_own_budget():
+    clock = Clock()
+    limits = SourceLimits(per_source=(2.0, 1.0), overall=(3.0, 1.0), clock=clock)
+    assert [limits.refusal("signup", f"10.0.0.{i}") for i in range(3)] == [None, None, None]
+    a = limits.refusal("signup", "10.0.0.9")
+    assert a is not None and a.status == 429 and "too many people are asking right now: try again in 1 s" == a.body["detail"]
+    clock.now += 1.0
+    assert limits.refusal("signup", "10.0.0.9") is None  # the refused one cost 10.0.0.9 nothing
+    assert limits.refusal("signup", "10.0.0.9") is not None  # (the overall bucket again)
+
+
+def test_a_request_the_referee_dropped_as_rate_limited_is_a_429_not_a_504():
+    """An older referee drops past the gateway account's budget and says ``rate/limited`` on
+    the reply topic for no request in particular: the request it never answered is a 429."""
+    g = Gateway("127.0.0.1", 1, "web", "pw", timeout=0.3)
+    answering(g, None)
+    publish = g.link.publish
+
+    def dropped(topic: str, payload: bytes, retain: bool = False, qos: int = 1) -> None:
+        publish(topic, payload, retain, qos)
+        g._answer(pack({"v": 1, "type": "error", "code": "rate/limited", "detail": "more than 50 messages per second"}))
+
+    g.link.publish = dropped  # type: ignore[method-assign]
+    a = g.call("guest", {"invite": "a", "name": "Mom"}, "10.0.0.5")
+    assert a.status == 429 and a.body["detail"] == "the game service is busy just now: try again in 1 s"
+    assert a.headers == {"Retry-After": "1"}
+
+
+def test_the_referees_budget_refusal_carries_retry_after():
+    g = Gateway("127.0.0.1", 1, "web", "pw", timeout=0.3)
+    answering(g, {"type": "error", "code": "guest/budget",
+                  "detail": "too many guest requests from your address (10 a minute): try again in 12 s"})
+    a = g.call("guest", {"invite": "a", "name": "Mom"}, "10.0.0.5")
+    assert a.status == 429 and a.headers == {"Retry-After": "12"}
+    answering(g, {"type": "error", "code": "signup/budget", "detail": "too many sign-ups (3 an hour): try again in 2 minute(s)"})
+    assert g.call("signup", {"user": "u", "password": "p"}, "10.0.0.5").headers == {"Retry-After": "120"}
+
+
+def test_a_limited_request_gets_its_429_and_retry_after_over_http():
+    limits = SourceLimits(per_source=(1.0, 0.1))
+    g = Gateway("127.0.0.1", 1, "web", "pw", timeout=0.3, limits=limits)
+    answering(g, {"type": "error", "code": "guest/bad-invite", "detail": "no such invitation"})
+    s = WebServer(WebConfig(broker="ws://127.0.0.1:9001", guests=True), port=0, gateway=g).start()
+    try:
+        assert post(s, "/api/guest", json.dumps({"invite": "abc", "name": "Mom"}))[0] == 403
+        status, body, headers = post(s, "/api/guest", json.dumps({"invite": "abc", "name": "Mom"}))
+        assert status == 429 and body["error"] == "guest/limited" and headers["Retry-After"] == "10", (body, headers)
+    finally:
+        s.stop()
+
+
+# --- --trusted-proxy: whose address a request is ------------------------------------------------
+def test_a_spoofed_forwarded_for_from_an_untrusted_peer_is_ignored(server, echo):
+    status, _, _ = post(server, "/api/guest", json.dumps({"invite": "abc", "name": "Mom"}),
+                        extra={"X-Forwarded-For": "203.0.113.7"})
+    assert status == 200 and echo.calls[-1][2] == "127.0.0.1"
+
+
+def test_a_trusted_proxys_forwarded_for_is_the_persons_address(echo):
+    s = WebServer(WebConfig(broker="ws://127.0.0.1:9001", guests=True), port=0, gateway=echo,  # type: ignore[arg-type]
+                  proxies=("127.0.0.1",)).start()
+    try:
+        # the client wrote 6.6.6.6 itself; Caddy appended the address it was reached from
+        status, _, _ = post(s, "/api/guest", json.dumps({"invite": "abc", "name": "Mom"}),
+                            extra={"X-Forwarded-For": "6.6.6.6, 203.0.113.7"})
+        assert status == 200 and echo.calls[-1][2] == "203.0.113.7"
+        post(s, "/api/guest", json.dumps({"invite": "abc", "name": "Mom"}))  # no header: the proxy itself
+        assert echo.calls[-1][2] == "127.0.0.1"
+    finally:
+        s.stop()
+
+
+TRUSTED = trusted_proxies(["127.0.0.1", "10.0.0.0/8,::1"])
+
+
+@pytest.mark.parametrize("peer, forwarded, expected", [
+    ("198.51.100.1", ["203.0.113.7"], "198.51.100.1"),             # an untrusted peer: its header is ignored
+    ("127.0.0.1", [], "127.0.0.1"),                                # a trusted peer that says nothing
+    ("127.0.0.1", ["203.0.113.7"], "203.0.113.7"),
+    ("127.0.0.1", ["1.1.1.1, 203.0.113.7"], "203.0.113.7"),        # the rightmost: the rest is the client's word
+    ("127.0.0.1", ["203.0.113.7, 10.1.2.3"], "203.0.113.7"),       # a proxy of ours in between is skipped
+    ("127.0.0.1", ["1.1.1.1", "203.0.113.7"], "203.0.113.7"),      # two header lines are one list
+    ("::1", ["2001:db8::5"], "2001:db8::5"),
+    ("::ffff:127.0.0.1", ["203.0.113.7"], "203.0.113.7"),          # an IPv4 peer on a dual-stack socket
+    ("127.0.0.1", ["1.1.1.1, not-an-address"], "127.0.0.1"),       # garbage where the client should be
+    ("127.0.0.1", ["10.0.0.1, 10.0.0.2"], "10.0.0.1"),             # all ours: the first
+])
+def test_client_address(peer, forwarded, expected):
+    assert client_address(peer, forwarded, TRUSTED) == expected
+    assert client_address(peer, forwarded, ()) == peer  # without --trusted-proxy: always the peer
+
+
+def test_a_trusted_proxy_that_is_not_an_address_is_refused_in_words():
+    with pytest.raises(ValueError, match="'caddy' is not an IP address or network"):
+        trusted_proxies(["127.0.0.1,caddy"])
+
+
+def test_a_burst_of_connections_is_accepted_not_reset():
+    """socketserver's listen backlog of 5 reset one connection in three of a burst of 60 people
+    posting at once (the kernel's accept queue overflowed while each thread waited on the
+    referee); the web server's backlog is 1024."""
+    import threading
+    import time
+
+    class Slow(Echo):
+        def call(self, op: str, fields: dict[str, Any], client: str) -> GatewayAnswer:
+            time.sleep(0.3)
+            return super().call(op, fields, client)
+
+    s = WebServer(WebConfig(broker="ws://127.0.0.1:9001", guests=True), port=0, gateway=Slow()).start()  # type: ignore[arg-type]
+    errors: list[str] = []
+    statuses: list[int] = []
+
+    def one() -> None:
+        try:
+            statuses.append(post(s, "/api/guest", json.dumps({"invite": "abc", "name": "Mom"}))[0])
+        except OSError as exc:
+            errors.append(repr(exc))
+
+    try:
+        for _ in range(2):
+            threads = [threading.Thread(target=one) for _ in range(60)]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join(60)
+    finally:
+        s.stop()
+    assert not errors and statuses == [200] * 120, (len(errors), errors[:2])
+
+
+def test_the_page_has_words_for_the_gateways_own_429():
+    """A family reads the page's words, not the server's English detail (join.js ``refusal``):
+    the gateway's new ``guest/limited`` and ``signup/limited`` have them in every language."""
+    from pathlib import Path
+
+    lang = Path(__file__).resolve().parents[2] / "clients" / "web" / "static" / "js" / "lang"
+    for name in ("en.js", "fr.js"):
+        text = (lang / name).read_text(encoding="utf-8")
+        for code in ("guest/limited", "signup/limited"):
+            assert f'"err.{code}":' in text, (name, code)
