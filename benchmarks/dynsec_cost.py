@@ -9,7 +9,9 @@ mosquitto.conf and dynsec.json), and:
 (a) one account change: ``add_account`` + ``remove_account`` of a player (createRole,
     createClient, deleteClient, deleteRole: four plugin commands) through the admin:
     wall time, and the broker's CPU time for it (utime + stime from /proc, so the other
-    jobs on the machine do not count); the median of ``--changes``;
+    jobs on the machine do not count); the median of ``--changes``; and the wall time
+    per account when ``--batch`` accounts are made in one $CONTROL message and deleted in
+    another (does batching commands save the plugin's file rewrites?);
 (b) a real referee (``--accounts-admin``, sign-up open) and an honest table of four bot
     accounts driven move by move (tests/test_guests.py's driver): each move's round trip
     while the budgets run flat out for ``--seconds``: every 3 s a player creates a gathering
@@ -100,8 +102,10 @@ def start(root: Path, n: int) -> tuple[DynBroker, float]:
     return DynBroker(proc, settings, acc), time.perf_counter() - t0
 
 
-def one_change(db: DynBroker, changes: int) -> tuple[float, float]:
-    """Median wall and broker CPU seconds of add_account + remove_account."""
+def one_change(db: DynBroker, changes: int, batch: int) -> tuple[float, float, float]:
+    """Median wall and broker CPU seconds of add_account + remove_account; and the wall
+    seconds per account when ``batch`` accounts are made in one $CONTROL message and
+    deleted in another (the same four commands each)."""
     pid = db.proc.pid  # type: ignore[attr-defined]
     walls, cpus = [], []
     with db.admin() as a:
@@ -111,7 +115,13 @@ def one_change(db: DynBroker, changes: int) -> tuple[float, float]:
             a.remove_account(f"c{i}")
             walls.append(time.perf_counter() - t0)
             cpus.append(cpu_s(pid) - c0)
-    return statistics.median(walls), statistics.median(cpus)
+        names = [f"b{i}" for i in range(batch)]
+        t0 = time.perf_counter()
+        a.request([c for u in names for c in a.account_commands(u, "player", "pw")])
+        a.request([c for u in names for c in ({"command": "deleteClient", "username": u},
+                                               {"command": "deleteRole", "rolename": ds.account_role_name(u)})])
+        batched = (time.perf_counter() - t0) / batch
+    return statistics.median(walls), statistics.median(cpus), batched
 
 
 class Honest(threading.Thread):
@@ -226,6 +236,7 @@ def main() -> None:
     ap.add_argument("--sizes", default="100,2000,10000", help="existing accounts, comma-separated")
     ap.add_argument("--seconds", type=float, default=30.0, help="seconds of budgets at full flow per size")
     ap.add_argument("--changes", type=int, default=3, help="account changes timed in (a) per size")
+    ap.add_argument("--batch", type=int, default=5, help="accounts per $CONTROL message in (a)'s batched figure")
     ap.add_argument("--max-accounts", type=int, default=RefereeConfig.max_accounts,
                     help="the referee's [signup] max_accounts (default the referee's)")
     args = ap.parse_args()
@@ -239,11 +250,11 @@ def main() -> None:
             root = Path(tmp) / "broker"
             db, start_s = start(root, n)
             try:
-                wall, cpu = one_change(db, args.changes)
+                wall, cpu, batched = one_change(db, args.changes, args.batch)
                 r = flow(db, root, args.seconds, args.max_accounts)
             finally:
                 db.stop()
-        print(f"{n:8d}  {start_s:7.1f}  {wall * 1000:14.0f}  {cpu * 1000:13.0f}  {r['moves']:5d}  {r['p50']:6.1f}  "
+        print(f"{n:8d}  {start_s:7.1f}  {wall * 1000:14.0f}  {cpu * 1000:13.0f}  {batched * 1000:15.0f}  {r['moves']:5d}  {r['p50']:6.1f}  "
               f"{r['p99']:7.1f}  {r['max']:7.0f}  {r['jobs']:8d}  {r['queued']:6d}  "
               f"{r['guests']:>9d}/{r['deleted']:<9d}  {r['signups']:8d}"
               + (f"  honest table stopped: {r['error']}" if r['error'] else ""), flush=True)
