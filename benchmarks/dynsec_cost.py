@@ -242,7 +242,7 @@ def main() -> None:
     args = ap.parse_args()
     version = os.popen("mosquitto -h").read().split("\n")[0].split()[-1]
     print(f"Mosquitto {version} (dynamic security plugin), MQTT 5, loopback; {os.cpu_count()} cores")
-    print(f"{'accounts':>8}  {'start s':>7}  {'change wall ms':>14}  {'change CPU ms':>13}  "
+    print(f"{'accounts':>8}  {'start s':>7}  {'change wall ms':>14}  {'change CPU ms':>13}  {'batched ms/acct':>15}  "
           f"{'moves':>5}  {'p50 ms':>6}  {'p99 ms':>7}  {'max ms':>7}  {'jobs run':>8}  {'queued':>6}  "
           f"{'guests made/deleted':>19}  {'sign-ups':>8}", flush=True)
     for n in (int(s) for s in args.sizes.split(",") if s):
