@@ -29,7 +29,7 @@ KNOWN_KEYS = ("broker", "spectators", "edge", "prefix", "broker_dir", "roles_fil
               "signup", "cells", "lobby")
 """Every top-level key and table a profile may hold; any other is refused by name (issue 47:
 a misspelled ``brokr = ...`` was ignored, and the command silently used 1883)."""
-SIGNUP_KEYS = ("mode", "max_accounts")  # [signup]
+SIGNUP_KEYS = ("mode", "max_accounts", "expire_unused_days")  # [signup]
 
 
 class ProfileError(Exception):
@@ -59,6 +59,11 @@ class Profile:
     # accounts, guests aside (issue 41 F3: 20 a minute would be 28,800 a day, and each account
     # makes every later dynsec change slower, docs/identity.md); 0 = no cap.
     signup_max_accounts: int = 2000
+    # [signup] expire_unused_days: an account made by sign-up that played no table (and was
+    # not seen by the referee since it started) is deleted this many days after it signed up,
+    # by a sweep within the broker's pause budget (issue 41 F6: every account makes every
+    # later dynsec change slower); 0 = never.
+    signup_expire_unused_days: float = 30.0
     # A deployment of several cells (clients/cells.py): ``[cells.NAME]`` tables, each with the
     # cell's players' ``broker`` and its ``edge``; empty for one broker.  ``broker`` above is
     # then the cell this installation's own commands use by default (usually the first).
@@ -112,6 +117,9 @@ def load_profile(environ: dict[str, str] | None = None) -> Profile | None:
     cap = signup.get("max_accounts", 2000)
     if not isinstance(cap, int) or isinstance(cap, bool) or cap < 0:
         raise ProfileError(f"{path}: [signup] max_accounts must be a whole number (0: no cap), got {cap!r}")
+    expire = signup.get("expire_unused_days", 30)
+    if not isinstance(expire, (int, float)) or isinstance(expire, bool) or expire < 0:
+        raise ProfileError(f"{path}: [signup] expire_unused_days must be a number of days (0: never), got {expire!r}")
     from summon.clients.cells import CellError, cells_from_toml
 
     try:
@@ -126,7 +134,8 @@ def load_profile(environ: dict[str, str] | None = None) -> Profile | None:
         raise ProfileError(f"{path}: [lobby] holds edge = \"mqtt://HOST:PORT\" and edge_ws = \"ws://HOST:PORT\" only")
     if lobby.get("edge_ws") and not lobby["edge_ws"].startswith(("ws://", "wss://")):
         raise ProfileError(f"{path}: [lobby] edge_ws must be a ws:// or wss:// URL")
-    return Profile(path=str(path), passwords=passwords, signup_mode=mode, signup_max_accounts=cap, cells=cells,
+    return Profile(path=str(path), passwords=passwords, signup_mode=mode, signup_max_accounts=cap,
+                   signup_expire_unused_days=float(expire), cells=cells,
                    lobby_edge=lobby.get("edge"), lobby_edge_ws=lobby.get("edge_ws"), **known)
 
 

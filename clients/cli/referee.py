@@ -117,6 +117,7 @@ def referee(broker_url: str, username: str | None, password: str | None, passwor
                         signup_codes=str(Path(prof.broker_dir) / "signup-codes") if prof and prof.broker_dir else None,
                         cell=served.to_wire() if served is not None else None,
                         max_accounts=prof.signup_max_accounts if prof else RefereeConfig.max_accounts,
+                        expire_unused_days=prof.signup_expire_unused_days if prof else RefereeConfig.expire_unused_days,
                         reserved_names=frozenset({metrics_broker_sys} if metrics_broker_sys else ()))
     from summon.clients.bots import HOUSE_BOTS
 
