@@ -11,7 +11,11 @@ whole ``dynsec.json`` on the broker's only thread (docs/identity.md: ~10 ms at 0
 ~176 ms at 1,000), so every other table waits while it happens.  A refusal costs the
 referee a dict lookup and the broker nothing, so ``Budgets`` refuses in words *before*
 any broker command: per client 10 guest redemptions a minute and 3 sign-ups an hour;
-overall 60 guests a minute, 20 sign-ups a minute, and at most 2,000 live guests.
+overall 60 guests a minute, 20 sign-ups a minute, and at most 2,000 live guests.  Those
+counts alone do not bound the stall, which grows with the accounts (issue 41 F6: at 10,000
+an honest table's p99 was 1,049 ms at their full rate), so the worker times every job and
+``Budgets`` also refuses while the measured pauses have spent their share of the minute
+(``BudgetFigures.stall_s_per_min``); an unused sign-up expires (``Guests.sweep_unused``).
 
 Why a worker thread (``AdminWorker``) and not a call on the loop: a dynsec command is a
 round trip to the broker that lasts as long as the plugin's file rewrite (10 ms to a
