@@ -470,7 +470,8 @@ class Guests:
         user, prefix = cfg.accounts_admin_user, cfg.prefix
 
         def connect() -> DynsecAdmin:
-            return DynsecAdmin(host, port, user, password, prefix=prefix, timeout=10.0).connect()
+            return DynsecAdmin(host, port, user, password, prefix=prefix, timeout=10.0,
+                               pace_over=cfg.stall_tolerance_s).connect()
 
         self.worker = AdminWorker(connect, self.ref.post, self.budgets.note_broker)
         # What one rewrite costs at this broker's size, before any guest pays it: a throwaway

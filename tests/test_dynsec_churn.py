@@ -84,6 +84,31 @@ def test_an_account_is_made_one_command_per_message(tmp_path):
         own.stop()
 
 
+def test_after_a_long_message_the_admin_waits_as_long_before_the_next(tmp_path):
+    """The referee's admin paces itself: after a message that stalled the broker past
+    ``pace_over`` it leaves the broker to everyone else for as long.  Old code: back to back
+    (three guests deleted at once at 10,000 accounts held one honest move 3.8 s)."""
+    own = start_dynsec_broker(tmp_path / "broker", {})
+    try:
+        script = iter([0.0, 0.4,  # the first message took 0.4 s
+                       0.5, 0.8, 0.85,  # 0.5 s: it waits until 0.8 (0.3 s), then 0.05 s
+                       0.9, 0.95])  # after a short one: no wait, not even a look at the clock
+        slept: list[float] = []
+        get = [{"command": "getDefaultACLAccess"}]
+        with DynsecAdmin("127.0.0.1", own.settings.port, ADMIN_USER, admin_password(own), pace_over=0.1,
+                         clock=lambda: next(script), sleep=slept.append) as a:
+            for _ in range(3):
+                a.request(get)
+        assert slept == [pytest.approx(0.3)], slept
+        with DynsecAdmin("127.0.0.1", own.settings.port, ADMIN_USER, admin_password(own),
+                         clock=iter([0.0, 5.0, 6.0, 11.0]).__next__, sleep=slept.append) as a:
+            a.request(get)
+            a.request(get)  # `summon accounts`: never waits
+        assert len(slept) == 1
+    finally:
+        own.stop()
+
+
 def on_worker(ref, job):
     """Run ``job(admin)`` on the referee's own admin connection (a second admin login would
     take its client id over) and return its result."""
