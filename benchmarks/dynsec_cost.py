@@ -184,8 +184,8 @@ def flow(db: DynBroker, root: Path, seconds: float, max_accounts: int) -> dict[s
     ref = running.ref
     out: dict[str, Any] = {}
     try:
-        deadline = time.monotonic() + 120  # the start-up sweep (listClients) has answered
-        while ref.guests.worker is None or ref.guests.worker.jobs_done < 1:
+        deadline = time.monotonic() + 120  # the start-up probe and sweep (listClients) have answered
+        while ref.guests.worker is None or ref.guests.worker.jobs_done < 2 or not ref.guests.accounts:
             if time.monotonic() > deadline:
                 raise RuntimeError("the referee's admin worker did not start")
             time.sleep(0.05)
