@@ -348,6 +348,7 @@ class DynsecAdmin:
         self._lock = threading.Condition()
         self._answers: dict[str, dict[str, Any]] = {}
         self.requests = 0  # $CONTROL messages sent: each is one stall of the broker (AdminWorker measures them)
+        self.busy_s = 0.0  # their round trips added up, the pacing waits left out
         c = self._client
         c.on_connect = lambda cl, u, f, rc, p: self._connack.put(rc)
         c.on_subscribe = lambda cl, u, mid, rcs, p: self._subacked.set()
@@ -417,6 +418,7 @@ class DynsecAdmin:
         finally:
             now = self._clock()
             self._last = (now, now - t0)
+            self.busy_s += now - t0
 
     def _request(self, commands: Sequence[Mapping[str, Any]], check: bool) -> list[dict[str, Any]]:
         tag = secrets.token_hex(6)

@@ -354,9 +354,8 @@ class AdminWorker:
     """
 
     def __init__(self, connect: Callable[[], DynsecAdmin], deliver: Callable[[Callable[[], None]], None],
-                 measured: "Callable[[float, int, bool], None] | None" = None,
-                 clock: Callable[[], float] = time.perf_counter) -> None:
-        self._connect, self._deliver, self._measured, self._clock = connect, deliver, measured, clock
+                 measured: "Callable[[float, int, bool], None] | None" = None) -> None:
+        self._connect, self._deliver, self._measured = connect, deliver, measured
         self._q: queue.Queue[Any] = queue.Queue()
         self._admin: DynsecAdmin | None = None
         self.jobs_done = 0
@@ -385,11 +384,12 @@ class AdminWorker:
             try:
                 if self._admin is None:
                     self._admin = self._connect()
-                before, t0 = self._admin.requests, self._clock()
+                current = self._admin
+                before, busy = current.requests, current.busy_s
                 try:
-                    result = job(self._admin)
-                finally:  # what the broker spent on it, answered or not
-                    sent, took = self._admin.requests - before, self._clock() - t0
+                    result = job(current)
+                finally:  # what the broker spent on it (round trips, not the admin's pacing), answered or not
+                    sent, took = current.requests - before, current.busy_s - busy
             except DynsecCommandError as exc:  # the plugin answered: the connection is fine
                 error = exc
             except Exception as exc:  # gone, timed out, refused: connect again for the next job
