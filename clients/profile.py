@@ -29,7 +29,7 @@ KNOWN_KEYS = ("broker", "spectators", "edge", "prefix", "broker_dir", "roles_fil
               "signup", "cells", "lobby")
 """Every top-level key and table a profile may hold; any other is refused by name (issue 47:
 a misspelled ``brokr = ...`` was ignored, and the command silently used 1883)."""
-SIGNUP_KEYS = ("mode", "max_accounts", "max_seats", "max_guests")  # [signup]
+SIGNUP_KEYS = ("mode", "max_accounts", "max_seats", "max_guests", "expire_unused_days")  # [signup]
 
 
 class ProfileError(Exception):
@@ -64,6 +64,11 @@ class Profile:
     # invitations hold (F7).  0 = no limit.
     signup_max_seats: int = 10
     signup_max_guests: int = 16
+    # [signup] expire_unused_days: an account made by sign-up that played no table (and was
+    # not seen by the referee since it started) is deleted this many days after it signed up,
+    # by a sweep within the broker's pause budget (issue 41 F6: every account makes every
+    # later dynsec change slower); 0 = never.
+    signup_expire_unused_days: float = 30.0
     # A deployment of several cells (clients/cells.py): ``[cells.NAME]`` tables, each with the
     # cell's players' ``broker`` and its ``edge``; empty for one broker.  ``broker`` above is
     # then the cell this installation's own commands use by default (usually the first).
@@ -123,6 +128,9 @@ def load_profile(environ: dict[str, str] | None = None) -> Profile | None:
         if not isinstance(value, int) or isinstance(value, bool) or value < 0:
             raise ProfileError(f"{path}: [signup] {key} must be a whole number (0: no limit), got {value!r}")
         limits.append(value)
+    expire = signup.get("expire_unused_days", 30)
+    if not isinstance(expire, (int, float)) or isinstance(expire, bool) or expire < 0:
+        raise ProfileError(f"{path}: [signup] expire_unused_days must be a number of days (0: never), got {expire!r}")
     from summon.clients.cells import CellError, cells_from_toml
 
     try:
@@ -139,6 +147,7 @@ def load_profile(environ: dict[str, str] | None = None) -> Profile | None:
         raise ProfileError(f"{path}: [lobby] edge_ws must be a ws:// or wss:// URL")
     return Profile(path=str(path), passwords=passwords, signup_mode=mode, signup_max_accounts=cap, cells=cells,
                    signup_max_seats=limits[0], signup_max_guests=limits[1],
+                   signup_expire_unused_days=float(expire),
                    lobby_edge=lobby.get("edge"), lobby_edge_ws=lobby.get("edge_ws"), **known)
 
 

@@ -11,7 +11,11 @@ whole ``dynsec.json`` on the broker's only thread (docs/identity.md: ~10 ms at 0
 ~176 ms at 1,000), so every other table waits while it happens.  A refusal costs the
 referee a dict lookup and the broker nothing, so ``Budgets`` refuses in words *before*
 any broker command: per client 10 guest redemptions a minute and 3 sign-ups an hour;
-overall 60 guests a minute, 20 sign-ups a minute, and at most 2,000 live guests.
+overall 60 guests a minute, 20 sign-ups a minute, and at most 2,000 live guests.  Those
+counts alone do not bound the stall, which grows with the accounts (issue 41 F6: at 10,000
+an honest table's p99 was 1,049 ms at their full rate), so the worker times every job and
+``Budgets`` also refuses while the measured pauses have spent their share of the minute
+(``BudgetFigures.stall_s_per_min``); an unused sign-up expires (``Guests.sweep_unused``).
 
 Why a worker thread (``AdminWorker``) and not a call on the loop: a dynsec command is a
 round trip to the broker that lasts as long as the plugin's file rewrite (10 ms to a
@@ -53,7 +57,7 @@ from summon.protocol.errors import ErrorCode
 from summon.protocol.messages import Account, GuestAccount, GuestRequest, Signup, encode
 from summon.protocol.text import visible_problem
 from summon.protocol.topics import PORTABLE_CHARS, portable_name, valid_name
-from summon.referee.dynsec import GUEST_NAME, DynsecAdmin, DynsecCommandError
+from summon.referee.dynsec import GUEST_NAME, DynsecAdmin, DynsecCommandError, signup_stamp
 from summon.referee.names import display_refusal, reserved_refusal
 from summon.referee.table import Publish
 
@@ -66,6 +70,9 @@ __all__ = ["Budgets", "AdminWorker", "Guests", "clean_name", "SIGNUP_MODES", "re
 log = logging.getLogger("summon.referee.guests")
 
 SIGNUP_MODES = ("none", "open", "code")
+PROBE_ROLE = "summon-rewrite-probe"  # made and deleted at start: one rewrite's cost, measured
+EXPIRY_EVERY = 600.0  # seconds between two sweeps of unused sign-ups
+EXPIRE_PER_SWEEP = 20  # deletions per sweep at most (each also waits for the pause budget)
 MAX_NAME = 24
 MIN_PASSWORD = 8
 MIN_PASSWORD_SCORE = 2  # zxcvbn's 0..4
@@ -176,6 +183,18 @@ class BudgetFigures:
     # issue 41 F6: invitation renewals per account (each renewed seat counts one; a renewal
     # that deletes a guest is a broker command like a guest's creation).
     renewals_per_account_min: int = 10
+    # issue 41 F6: the broker's pauses.  Each $CONTROL message stalls every client for one
+    # rewrite of dynsec.json (8 ms at 100 accounts, ~70 ms at 2,000, 200-350 ms at 10,000:
+    # benchmarks/dynsec_cost.py).  A move that arrives in a stall waits for its end, so the
+    # share of moves slower than ``stall_tolerance_s`` is about the stall time past it over
+    # the time: ``stall_s_per_min`` seconds a minute is 0.5 % of moves at most, half of what
+    # an honest table's p99 < 100 ms allows.  A creation is refused in words while the
+    # measured stalls have spent it; a stall under the tolerance costs nothing.  0 = off.
+    stall_s_per_min: float = 0.3
+    stall_tolerance_s: float = 0.1
+    # issue 41 F6: accounts that signed up and played no table for this many days are
+    # deleted by a budgeted sweep (the profile's [signup] expire_unused_days; 0 = never).
+    expire_unused_days: float = 30.0
 
 
 class Budgets:
@@ -190,6 +209,44 @@ class Budgets:
         self._signup_all = _Window(figures.signups_per_min, 60)
         self._clients: collections.OrderedDict[tuple[str, str], _Window] = collections.OrderedDict()
         self.refused = 0
+        self._stall = figures.stall_s_per_min  # a bucket of stall seconds past the tolerance, full
+        self._stall_at = clock()
+        self.rewrite_s = 0.0  # the last measured cost of one writing $CONTROL message (0: not measured yet)
+
+    # --- the broker's pauses (issue 41 F6) ----------------------------------------------------
+    def _refill(self, now: float) -> float:
+        cap = self.f.stall_s_per_min
+        self._stall = min(cap, self._stall + max(0.0, now - self._stall_at) * cap / 60)
+        self._stall_at = now
+        return self._stall
+
+    def note_broker(self, seconds: float, messages: int, writes: bool = True) -> None:
+        """A dynsec job took ``seconds`` for ``messages`` $CONTROL messages (AdminWorker):
+        what past the tolerance each message stalled the broker is spent from the bucket;
+        a writing job also updates the cost of one rewrite."""
+        if messages <= 0 or not self.f.stall_s_per_min:
+            return
+        each = seconds / messages
+        self._refill(self.clock())
+        self._stall -= messages * max(0.0, each - self.f.stall_tolerance_s)
+        if writes:
+            self.rewrite_s = each if not self.rewrite_s else 0.5 * (self.rewrite_s + each)
+
+    def stall_refusal(self, messages: int = 2) -> str:
+        """Why an account change of ``messages`` writes may not start now ("" when it may):
+        the stalls it would add (at the last measured cost) do not fit in the bucket.  A full
+        bucket always lets one through, so the cost keeps being measured."""
+        cap = self.f.stall_s_per_min
+        if not cap:
+            return ""
+        now = self.clock()
+        level = self._refill(now)
+        need = messages * max(0.0, self.rewrite_s - self.f.stall_tolerance_s)
+        if level >= cap or (level > 0 and need <= level):
+            return ""
+        wait = max(1, int((min(need, cap) - level) * 60 / cap) + 1)
+        return (f"the service is busy making accounts (each change pauses every game for about "
+                f"{self.rewrite_s * 1000:.0f} ms at its size): try again in {wait} s")
 
     def _client(self, kind: str, client: str, n: int, seconds: float) -> _Window:
         key = (kind, client)
@@ -218,6 +275,8 @@ class Budgets:
                    f"try again in {self._guest_all.wait(now)} s")
         elif self.f.live_guests and live >= self.f.live_guests:
             why = f"this service has as many guests as it can hold ({self.f.live_guests}): try again later"
+        else:
+            why = self.stall_refusal()
         if why:
             self.refused += 1
         return why
@@ -244,6 +303,8 @@ class Budgets:
         elif self._signup_all.full(now):
             why = (f"too many sign-ups right now ({self.f.signups_per_min} a minute): "
                    f"try again in {self._signup_all.wait(now)} s")
+        else:
+            why = self.stall_refusal()
         if why:
             self.refused += 1
         return why
@@ -293,8 +354,9 @@ class AdminWorker:
     order queued; ``done(result, error)`` runs on the loop.
     """
 
-    def __init__(self, connect: Callable[[], DynsecAdmin], deliver: Callable[[Callable[[], None]], None]) -> None:
-        self._connect, self._deliver = connect, deliver
+    def __init__(self, connect: Callable[[], DynsecAdmin], deliver: Callable[[Callable[[], None]], None],
+                 measured: "Callable[[float, int, bool], None] | None" = None) -> None:
+        self._connect, self._deliver, self._measured = connect, deliver, measured
         self._q: queue.Queue[Any] = queue.Queue()
         self._admin: DynsecAdmin | None = None
         self.jobs_done = 0
@@ -305,21 +367,30 @@ class AdminWorker:
     def pending(self) -> int:
         return self._q.qsize()
 
-    def submit(self, job: Callable[[DynsecAdmin], Any], done: Done) -> None:
-        self._q.put((job, done))
+    def submit(self, job: Callable[[DynsecAdmin], Any], done: Done, writes: bool = True) -> None:
+        """``writes``: the job changes accounts (each of its messages costs the plugin a
+        rewrite); False for reads (listClients), which stall the broker too but say
+        nothing of a rewrite's cost."""
+        self._q.put((job, done, writes))
 
     def _run(self) -> None:
         while True:
             item = self._q.get()
             if item is None:
                 break
-            job, done = item
+            job, done, writes = item
             result: Any = None
             error: BaseException | None = None
+            sent, took = 0, 0.0
             try:
                 if self._admin is None:
                     self._admin = self._connect()
-                result = job(self._admin)
+                current = self._admin
+                before, busy = current.requests, current.busy_s
+                try:
+                    result = job(current)
+                finally:  # what the broker spent on it (round trips, not the admin's pacing), answered or not
+                    sent, took = current.requests - before, current.busy_s - busy
             except DynsecCommandError as exc:  # the plugin answered: the connection is fine
                 error = exc
             except Exception as exc:  # gone, timed out, refused: connect again for the next job
@@ -331,6 +402,8 @@ class AdminWorker:
                     except Exception:
                         pass
             self.jobs_done += 1
+            if self._measured is not None and sent:
+                self._deliver(functools.partial(self._measured, took, sent, writes))
             self._deliver(functools.partial(done, result, error))
         if self._admin is not None:
             try:
@@ -364,7 +437,13 @@ class Guests:
         cfg = referee.config
         self.budgets = Budgets(BudgetFigures(cfg.guests_per_client_min, cfg.signups_per_client_hour,
                                              cfg.guests_per_min, cfg.signups_per_min, cfg.live_guests,
-                                             cfg.failures_per_client_min, cfg.renewals_per_account_min))
+                                             cfg.failures_per_client_min, cfg.renewals_per_account_min,
+                                             cfg.stall_s_per_min, cfg.stall_tolerance_s, cfg.expire_unused_days))
+        self.wall: Callable[[], float] = time.time  # sign-up stamps and their expiry (tests move it)
+        self.active: set[str] = set()  # accounts seen by this referee since it started (Referee._handle)
+        self._expiring = False  # an expiry sweep is under way
+        self._next_expiry = 0.0  # monotonic
+        self.expired = 0
         self.worker: AdminWorker | None = None
         self.live: dict[str, GuestRec] = {}
         self.pending = 0  # guests being made (count against the live cap)
@@ -395,15 +474,21 @@ class Guests:
         user, prefix = cfg.accounts_admin_user, cfg.prefix
 
         def connect() -> DynsecAdmin:
-            return DynsecAdmin(host, port, user, password, prefix=prefix, timeout=10.0).connect()
+            return DynsecAdmin(host, port, user, password, prefix=prefix, timeout=10.0,
+                               pace_over=cfg.stall_tolerance_s).connect()
 
-        self.worker = AdminWorker(connect, self.ref.post)
+        self.worker = AdminWorker(connect, self.ref.post, self.budgets.note_broker)
+        # What one rewrite costs at this broker's size, before any guest pays it: a throwaway
+        # role made and deleted (two rewrites, nothing kept; issue 41 F6).
+        self.worker.submit(lambda a: a.one_by_one([{"command": "createRole", "rolename": PROBE_ROLE},
+                                                   {"command": "deleteRole", "rolename": PROBE_ROLE}]),
+                           lambda _r, _e: None)
         for t in self.ref.tables.values():  # the guests of restored tables live on
             for seat, p in enumerate(t.players):
                 if is_guest_name(p):
                     self.live[p] = GuestRec(p, t.id, seat, getattr(t, "names", {}).get(seat, p),
                                             by=getattr(t, "creator", None) or "")
-        self.worker.submit(lambda a: a.client_names(), self._swept)
+        self.worker.submit(lambda a: a.client_names(), self._swept, writes=False)
         log.info("guests and sign-up: accounts made through the dynamic security admin %s", user)
 
     def _swept(self, names: Any, error: BaseException | None) -> None:
@@ -549,8 +634,8 @@ class Guests:
             log.info("sign-up: account %s made (role player)", user, extra={"user": user})
             self.ref.send([Publish(reply, encode(Account(request_id=req.request_id, user=user)))])
 
-        password = req.password
-        self.worker.submit(lambda a: a.add_account(user, "player", password), done)
+        password, stamp = req.password, signup_stamp(self.wall())
+        self.worker.submit(lambda a: a.add_account(user, "player", password, stamp), done)
 
     def _signup_failure(self, user: str, password: str) -> "tuple[ErrorCode, str] | None":
         """What is wrong with a sign-up's name or password, in words (None: nothing)."""
@@ -634,8 +719,62 @@ class Guests:
         if g is not None and g.left_at is None:
             g.left_at = now
 
+    # --- unused sign-ups expire (issue 41 F6) ---------------------------------------------------------
+    def sweep_unused(self) -> None:
+        """List the sign-ups' stamps (one read) and delete, one at a time and only while the
+        broker's pause budget allows, those older than ``expire_unused_days`` that played no
+        table and were not seen since this referee started.  Loop thread; off the move path
+        (the broker's work is on the admin worker, each deletion its own messages)."""
+        days = self.budgets.f.expire_unused_days
+        if not days or self.worker is None or self._expiring or self.budgets.stall_refusal():
+            return
+        self._expiring = True
+        self.worker.submit(lambda a: a.signup_stamps(), self._unused_listed, writes=False)
+
+    def _unused_listed(self, stamps: Any, error: BaseException | None) -> None:
+        if error is not None:
+            self._expiring = False
+            log.warning("expiry sweep: could not list the sign-ups: %s", error)
+            return
+        cutoff = self.wall() - self.budgets.f.expire_unused_days * 86400
+        old = [u for at, u in sorted((at, u) for u, at in stamps.items() if at <= cutoff)]
+        self._expire_next(old, EXPIRE_PER_SWEEP)
+
+    def _expire_next(self, old: "list[str]", left: int) -> None:
+        while old and left > 0 and not self.budgets.stall_refusal():
+            user = old.pop(0)
+            if self._used(user):
+                continue
+
+            def done(_: Any, error: BaseException | None, user: str = user) -> None:
+                if error is None or (isinstance(error, DynsecCommandError) and "not found" in error.error.lower()):
+                    self.expired += 1
+                    self.accounts = max(0, self.accounts - 1)
+                    log.info("sign-up %s deleted: unused for %g days", user, self.budgets.f.expire_unused_days,
+                             extra={"user": user})
+                else:
+                    log.warning("sign-up %s not deleted: %s", user, error)
+                self._expire_next(old, left - 1)  # the next one after this one's cost was measured
+
+            assert self.worker is not None
+            self.worker.submit(functools.partial(DynsecAdmin.remove_account, user=user), done)
+            return
+        self._expiring = False
+
+    def _used(self, user: str) -> bool:
+        """Seen since start, seated at a held table or gathering, or in a finished game."""
+        if user in self.active or any(user in t.players for t in self.ref.tables.values()):
+            return True
+        if any(user in g.players for g in self.ref.gatherings.held.values()):
+            return True
+        return bool(self.ref.store.finished_of(user, 1))
+
     def tick(self, now: float) -> None:
-        """Once a second: delete the guests whose table is gone, closed, or finished past the grace."""
+        """Once a second: delete the guests whose table is gone, closed, or finished past the grace;
+        every EXPIRY_EVERY seconds, the unused sign-ups' sweep."""
+        if now >= self._next_expiry:
+            self._next_expiry = now + EXPIRY_EVERY
+            self.sweep_unused()
         if not self.live or now - self._last_tick < 1.0:
             return
         self._last_tick = now

@@ -197,6 +197,13 @@ class RefereeConfig:
     failures_per_client_min: int = 10
     renewals_per_account_min: int = 10
     max_accounts: int = 2_000
+    # issue 41 F6 (referee/guests.py BudgetFigures): seconds a minute the broker may pause
+    # every game past ``stall_tolerance_s`` for account changes (each $CONTROL message is one
+    # rewrite of dynsec.json), and days after which a sign-up that played no table is deleted
+    # (the profile's [signup] expire_unused_days; 0 = never).
+    stall_s_per_min: float = 0.3
+    stall_tolerance_s: float = 0.1
+    expire_unused_days: float = 30.0
     # Names no stranger may take besides the roles file's privileged accounts and the
     # directors (referee/names.py): e.g. the metrics account of --metrics-broker-sys.
     reserved_names: frozenset[str] = frozenset()
@@ -662,6 +669,8 @@ class Referee:
             return
         if not msg.payload:
             return  # clearing a retained message: nothing to answer
+        if where.user:
+            self.guests.active.add(where.user)  # an unused sign-up expires; one seen here was used
         if where.kind == "presence":  # retained on purpose: it is the user's MQTT last will
             if not self.seats.presence(where.user, msg.payload, time.monotonic()):
                 if msg.retain:

@@ -63,3 +63,21 @@ def test_the_seat_and_guest_caps_are_read_from_signup_and_checked(tmp_path):
     path.write_text(path.read_text().replace("max_seats = 4", "max_seats = -1"))
     with pytest.raises(ProfileError, match=r"\[signup\] max_seats must be a whole number"):
         load_profile({"SUMMON_PROFILE": str(path)})
+
+
+def test_signup_expire_unused_days_is_a_known_key_checked_in_words(tmp_path):
+    """Issue 41 F6: ``[signup] expire_unused_days``; old code refused it as an unknown key."""
+    path = profile(tmp_path, "")
+    path.write_text(path.read_text() + "\n[signup]\nmode = \"open\"\nexpire_unused_days = 7\n")
+    prof = load_profile({"SUMMON_PROFILE": str(path)})
+    assert prof is not None and prof.signup_expire_unused_days == 7.0
+    (tmp_path / "plain").mkdir()
+    plain = load_profile({"SUMMON_PROFILE": str(profile(tmp_path / "plain", ""))})
+    assert plain is not None and plain.signup_expire_unused_days == 30.0
+    for bad in ("-1", "\"soon\"", "true"):
+        path.write_text(path.read_text().rsplit("expire_unused_days", 1)[0] + f"expire_unused_days = {bad}\n")
+        with pytest.raises(ProfileError, match="expire_unused_days must be a number of days"):
+            load_profile({"SUMMON_PROFILE": str(path)})
+    path.write_text(path.read_text().rsplit("expire_unused_days", 1)[0] + "expire_unused_day = 7\n")
+    with pytest.raises(ProfileError, match="did you mean 'expire_unused_days'"):
+        load_profile({"SUMMON_PROFILE": str(path)})

@@ -132,6 +132,7 @@ def referee(broker_url: str, username: str | None, password: str | None, passwor
                         max_accounts=prof.signup_max_accounts if prof else RefereeConfig.max_accounts,
                         player_seats=prof.signup_max_seats if prof else RefereeConfig.player_seats,
                         player_live_guests=prof.signup_max_guests if prof else RefereeConfig.player_live_guests,
+                        expire_unused_days=prof.signup_expire_unused_days if prof else RefereeConfig.expire_unused_days,
                         reserved_names=frozenset({metrics_broker_sys} if metrics_broker_sys else ()),
                         keep_finished_s=keep_finished, keep_meta_s=keep_meta, keep_closed_s=keep_closed)
     from summon.clients.bots import HOUSE_BOTS
