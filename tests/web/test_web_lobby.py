@@ -71,3 +71,20 @@ def test_lobby_shows_tables_results_and_tournament_standings(stack, browser, tmp
         assert not page.errors, page.errors  # type: ignore[attr-defined]
     finally:
         page.context.close()
+
+
+def test_my_row_in_the_lobby_says_whose_turn_it_is(stack, browser):
+    """Issue 42: a family glancing at the lobby sees who holds a table up ("p1's turn"), not
+    just "seated" (the old row); the bots wait a long while, so the turn stays with p1."""
+    table = stack.create("dragon", ["mallory", "p1", "p2", "p3"], {}, {u: "random" for u in ("p1", "p2", "p3")},
+                         seed=5, pace=60.0)
+    page = stack.page(browser)
+    try:
+        login(page, stack.web.url, "mallory")
+        row = f"ul.tables.mine li[data-table='{table}'] .badge.mine"
+        page.wait_for_function("(sel) => { const b = document.querySelector(sel); return !!b && b.textContent !== 'seated'; }",
+                               arg=row, timeout=20000)
+        assert page.inner_text(row) == "p1's turn"  # east (seat 1) bids first at a new Dragon table
+        assert not page.errors, page.errors  # type: ignore[attr-defined]
+    finally:
+        page.context.close()

@@ -5,7 +5,7 @@
 import { h, section } from "./ui.js";
 import { gameName, resultLine } from "./table.js";
 import { rulesLinks } from "./howto.js";
-import { playerNames, statusWords } from "./words.js";
+import { playerNames, seatLabel, statusWords } from "./words.js";
 import { myGatherings, openTables } from "./gathering.js";
 import { notifyControl, yourTurnList } from "./turns.js";
 import { t as tr } from "./i18n.js";
@@ -24,7 +24,16 @@ function tableRow(t, me, store = null) {
     tableLink(t.id, m ? gameName(m.game, m) : tr("lobby.a-table")),
     h("span", { class: "muted" }, m ? ` ${playerNames(m).join(", ")} · ${statusWords(m.status)}${result}${cell}` : ""),
     seat >= 0 && m.status === "playing" ? " " : null,  // "in play seated", not "in playseated" (read aloud, copied)
-    seat >= 0 && m.status === "playing" ? h("span", { class: "badge mine" }, t.seat && (t.seat.to_move || []).includes(seat) ? tr("lobby.badge-turn") : tr("lobby.badge-seated")) : null);
+    seat >= 0 && m.status === "playing" ? h("span", { class: "badge mine" }, turnBadge(t, m, seat)) : null);
+}
+
+// "your turn", else whose turn it is ("Grandma's turn"): a family glancing at the lobby sees who
+// holds the table up (issue 42); "seated" only while no seat state has arrived yet.
+function turnBadge(t, m, seat) {
+  const to = t.seat ? t.seat.to_move || [] : null;
+  if (!to) return tr("lobby.badge-seated");
+  if (to.includes(seat)) return tr("lobby.badge-turn");
+  return to.length ? tr("lobby.badge-whose", { who: to.map((s) => seatLabel(m, s)).join(", ") }) : tr("lobby.badge-seated");
 }
 
 // opts: {onSit(table, seat)} (an open seat of "Open tables to join")

@@ -40,6 +40,7 @@ export default {
   "lobby.a-table": "a table",
   "lobby.badge-turn": "your turn",
   "lobby.badge-seated": "seated",
+  "lobby.badge-whose": "{who}'s turn",
   "lobby.in-cell": "cell {cell}",
   "lobby.cell-down": "Game server {cell} cannot be reached right now: its tables will resume when it is back",
   "lobby.in-cell-down": "cell {cell} (cannot be reached right now)",

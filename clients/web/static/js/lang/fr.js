@@ -37,6 +37,7 @@ export default {
   "lobby.a-table": "une table",
   "lobby.badge-turn": "à vous",
   "lobby.badge-seated": "assis",
+  "lobby.badge-whose": "au tour de {who}",
   "lobby.in-cell": "cellule {cell}",
   "lobby.cell-down": "Le serveur de jeu {cell} est injoignable pour l'instant : ses tables reprendront à son retour",
   "lobby.in-cell-down": "cellule {cell} (injoignable pour l'instant)",
