@@ -59,7 +59,7 @@ def test_summoner_wars_is_a_board_of_cards_played_by_clicks(stack, browser, out,
     table = stack.create("summoner-wars", players, {"max_turns": 8, "first": seat}, {"east": "random"}, seed=8)
     page = stack.page(browser)
     rng = random.Random(5)
-    seen = {"lit": 0, "cards": 0, "dice": 0, "words": 0}
+    seen = {"lit": 0, "cards": 0, "dice": 0, "words": 0, "shot": 0}
 
     def choose(page: Any) -> None:
         s = state(page)
@@ -91,7 +91,8 @@ def test_summoner_wars_is_a_board_of_cards_played_by_clicks(stack, browser, out,
                 seen["cards"] += 1
             if lit:
                 seen["lit"] += 1
-                if seen["lit"] == 2 and seat == 0:
+                if dice and seat == 0 and not seen["shot"]:  # a unit chosen, its targets lit, the last roll shown
+                    seen["shot"] = 1
                     shoot(page, "summoner-wars", out)
                 page.click(f".board button[data-cell='{sorted(lit)[0]}']")
                 choice = page.query_selector(".choices button[data-move]")
@@ -112,7 +113,8 @@ def test_summoner_wars_is_a_board_of_cards_played_by_clicks(stack, browser, out,
         assert not re.search(r"\bseat [01]\b", main), main
         play_to_end(page, choose, timeout=600)
         page.wait_for_selector(".final-result")
-        assert seen["lit"] and seen["cards"] and seen["words"], seen
+        assert seen["lit"] and seen["cards"] and seen["words"] and seen["dice"], seen
+        assert seen["shot"] or seat == 1, seen
         assert not page.errors, page.errors  # type: ignore[attr-defined]
     finally:
         page.context.close()

@@ -49,7 +49,8 @@ function attackIcon(kind, x, y, ink) {
       el("path", { d: `M${x + 3} ${y} L${x + 3} ${y + 14} M${x} ${y + 7} L${x + 12} ${y + 7} M${x + 9} ${y + 4} L${x + 12} ${y + 7} L${x + 9} ${y + 10}` }));
   }
   return el("g", { fill: "none", stroke: ink, "stroke-width": 2.2, "stroke-linecap": "round" },
-    el("path", { d: `M${x + 2} ${y + 14} L${x + 12} ${y} M${x + 2} ${y + 8} L${x + 8} ${y + 14}` }));
+    el("path", { d: `M${x + 5} ${y + 9} L${x + 14} ${y} M${x + 2} ${y + 6} L${x + 8} ${y + 12}` }),
+    el("path", { d: `M${x + 5} ${y + 9} L${x + 1} ${y + 13}`, "stroke-width": 3 }));
 }
 
 function crown(cx, y, ink) {
@@ -57,52 +58,60 @@ function crown(cx, y, ink) {
     fill: "#d4a017", stroke: ink, "stroke-width": 1.2 });
 }
 
-// One card as a square frame, 100x100 units.  info: {class, cost, strength, attack, life,
-// damage, boost}; faction: its faction id; near: on the viewer's side (or null in a hand).
+// One card, drawn in three layers so that it fits a square cell on a desktop and a taller
+// one on a phone: the frame (100x100 units, stretched to the cell: ground, faction border,
+// stone blocks, the band toward its player, one notch per point of life with the wounds
+// red), a top strip (cost, the summoner's crown or the champion's star) and a bottom strip
+// (strength with a sword or a bow, the life left with a heart), both kept in proportion.
+// info: {class, cost, strength, attack, life, damage}; faction: its faction id; near: on
+// the viewer's side (true/false), or null for a card in hand.
 export function unitFrame(info, faction, near) {
   const ink = factionColour(faction);
   const cls = info.class || "";
   const wall = info.strength === undefined && (cls === "gate" || info.life !== undefined);
   const ground = near === false ? FAR : NEAR;
-  const kids = [el("rect", { x: 2, y: 2, width: 96, height: 96, rx: 9, fill: wall ? "#d6d3cb" : ground, stroke: ink, "stroke-width": 4 })];
+  const line = { "vector-effect": "non-scaling-stroke" };
+  const frame = [el("rect", { x: 2, y: 2, width: 96, height: 96, rx: 9, fill: wall ? "#d6d3cb" : ground, stroke: ink, "stroke-width": 3.5, ...line })];
   if (wall) {  // stone blocks, every other row offset by half a block
-    for (let r = 0; r < 4; r += 1) {
-      const y = 16 + r * 14;
-      kids.push(el("line", { x1: 6, y1: y, x2: 94, y2: y, stroke: "#8a857a", "stroke-width": 1.5 }));
-      for (let x = r % 2 ? 18 : 32; x < 94; x += 28) kids.push(el("line", { x1: x, y1: y - 14, x2: x, y2: y, stroke: "#8a857a", "stroke-width": 1.5 }));
+    for (let r = 0; r < 6; r += 1) {
+      const y = 14 + r * 14;
+      frame.push(el("line", { x1: 4, y1: y, x2: 96, y2: y, stroke: "#8a857a", "stroke-width": 1.2, ...line }));
+      for (let x = r % 2 ? 18 : 32; x < 94; x += 28) frame.push(el("line", { x1: x, y1: y, x2: x, y2: Math.min(y + 14, 96), stroke: "#8a857a", "stroke-width": 1.2, ...line }));
     }
   }
   if (near !== null && near !== undefined) {  // a band on the edge toward its player
-    kids.push(el("rect", { x: 6, y: near ? 88 : 5, width: 88, height: 7, rx: 3, fill: ink, class: "side-band" }));
+    frame.push(el("rect", { x: 6, y: near ? 88 : 5, width: 88, height: 7, rx: 3, fill: ink, class: "side-band" }));
   }
-  if (cls === "summoner") {
-    kids.push(el("rect", { x: 8, y: 8, width: 84, height: 84, rx: 6, fill: "none", stroke: ink, "stroke-width": 1.5 }));
-    kids.push(crown(50, 10, ink));
-  } else if (cls === "champion") {
-    kids.push(el("path", { d: "M50 6 L53 13 L60 13 L54.5 17.5 L56.5 24.5 L50 20.5 L43.5 24.5 L45.5 17.5 L40 13 L47 13 Z", fill: "#d4a017", stroke: ink, "stroke-width": 1 }));
+  if (cls === "summoner") frame.push(el("rect", { x: 7, y: 7, width: 86, height: 86, rx: 6, fill: "none", stroke: ink, "stroke-width": 1.5, ...line }));
+  if (info.life !== undefined) {  // one notch per point of life down the right edge, the wounds red
+    const n = Math.min(info.life, 12);
+    const step = 48 / n;
+    for (let i = 0; i < n; i += 1) {
+      frame.push(el("rect", { x: 89, y: 26 + i * step, width: 5, height: Math.max(1.5, step - 1.2), rx: 1,
+        fill: i < (info.damage || 0) ? "#dc2626" : "#c4c0b8", class: i < (info.damage || 0) ? "wound" : "notch" }));
+    }
+  } else if (cls === "event") {  // an event: a lightning bolt
+    frame.push(el("path", { d: "M56 30 L40 54 L50 54 L44 74 L62 48 L52 48 Z", fill: ink }));
   }
+  const top = [];
+  if (cls === "summoner") top.push(crown(50, 6, ink));
+  else if (cls === "champion") top.push(el("path", { d: "M50 3 L53 10 L60 10 L54.5 14.5 L56.5 21.5 L50 17.5 L43.5 21.5 L45.5 14.5 L40 10 L47 10 Z", fill: "#d4a017", stroke: ink, "stroke-width": 1 }));
   if (info.cost !== undefined && cls !== "summoner") {
-    kids.push(el("circle", { cx: 16, cy: 17, r: 11, fill: "#1e3a8a" }), label(16, 22.5, 15, "#fff", String(info.cost), { "text-anchor": "middle", class: "cost" }));
+    top.push(el("circle", { cx: 17, cy: 15, r: 11, fill: "#1e3a8a" }), label(17, 20.5, 15, "#fff", String(info.cost), { "text-anchor": "middle", class: "cost" }));
   }
+  const bottom = [];
   if (info.strength !== undefined) {
-    kids.push(attackIcon(info.attack, 6, 68, "#1f2937"),
-      label(22, 82, 17, "#1f2937", String(info.strength), { class: "strength" }));
+    bottom.push(attackIcon(info.attack, 7, 2, "#1f2937"), label(23, 15, 17, "#1f2937", String(info.strength), { class: "strength" }));
   }
   if (info.life !== undefined) {
     const left = info.life - (info.damage || 0);
-    kids.push(el("path", { d: "M78 70 C74 64 66 68 70 75 L78 83 L86 75 C90 68 82 64 78 70 Z", fill: info.damage ? "#b91c1c" : "#be123c" }),
-      label(66, 83, 17, info.damage ? "#b91c1c" : "#1f2937", String(left), { "text-anchor": "end", class: "life" }));
-    // one notch per point of life down the right edge, the wounds filled red
-    const n = Math.min(info.life, 12);
-    const step = 52 / n;
-    for (let i = 0; i < n; i += 1) {
-      kids.push(el("rect", { x: 90, y: 12 + i * step, width: 4, height: Math.max(1.5, step - 1.2), rx: 1,
-        fill: i < (info.damage || 0) ? "#dc2626" : "#9ca3af", class: i < (info.damage || 0) ? "wound" : "notch" }));
-    }
-  } else if (info.class === "event") {  // an event: a lightning bolt
-    kids.push(el("path", { d: "M56 30 L40 54 L50 54 L44 74 L62 48 L52 48 Z", fill: ink }));
+    bottom.push(el("path", { d: "M80 4 C76 -2 68 2 72 9 L80 17 L88 9 C92 2 84 -2 80 4 Z", fill: info.damage ? "#b91c1c" : "#be123c" }),
+      label(68, 16, 17, info.damage ? "#b91c1c" : "#1f2937", String(left), { "text-anchor": "end", class: "life" }));
   }
-  return el("svg", { viewBox: "0 0 100 100", class: "sw-frame", "aria-hidden": "true", focusable: "false" }, ...kids);
+  const svg = (cl, box, kids, extra = {}) => el("svg", { viewBox: box, class: cl, "aria-hidden": "true", focusable: "false", ...extra }, ...kids);
+  return [svg("sw-frame", "0 0 100 100", frame, { preserveAspectRatio: "none" }),
+    top.length ? svg("sw-top", "0 0 100 28", top) : null,
+    bottom.length ? svg(`sw-bottom ${near === true ? "near" : ""}`, "0 0 100 22", bottom) : null];
 }
 
 // {move, source: "cell:c3" | "card:ember-guard.7", targets: [cells]} or null (no source).
@@ -351,12 +360,12 @@ export function eventText(e, meta) {
   switch (e.type) {
     case "turn": return tr("sw.ev.turn", { n: e.turn, who: who(e.seat) });
     case "phase": return tr("sw.ev.phase", { who: who(e.seat), phase: phaseWord(e.phase) });
-    case "summon": return tr("sw.ev.summon", { who: who(e.seat), name: e.name, cell: e.cell });
-    case "build": return tr("sw.ev.build", { who: who(e.seat), name: e.name, cell: e.cell });
-    case "move": return tr("sw.ev.move", { card: cardWords(e.card), from: e.from, to: e.to });
-    case "attack": return tr("sw.ev.attack", { card: cardWords(e.attacker), target: cardWords(e.target), from: e.from, to: e.to, dice: (e.dice || []).join(", ") });
-    case "damage": return tr("sw.ev.damage", { card: cardWords(e.card), cell: e.cell, n: e.amount });
-    case "destroy": return tr("sw.ev.destroy", { card: cardWords(e.card), cell: e.cell });
+    case "summon": return tr("sw.ev.summon", { who: who(e.seat), name: e.name, cell: CELL(e.cell) });
+    case "build": return tr("sw.ev.build", { who: who(e.seat), name: e.name, cell: CELL(e.cell) });
+    case "move": return tr("sw.ev.move", { card: cardWords(e.card), from: CELL(e.from), to: CELL(e.to) });
+    case "attack": return tr("sw.ev.attack", { card: cardWords(e.attacker), target: cardWords(e.target), from: CELL(e.from), to: CELL(e.to), dice: (e.dice || []).map((d) => d.split("+").map((x) => (has(`sw.face.${x}`) ? tr(`sw.face.${x}`) : x)).join("+")).join(", ") });
+    case "damage": return tr("sw.ev.damage", { card: cardWords(e.card), cell: CELL(e.cell), n: e.amount });
+    case "destroy": return tr("sw.ev.destroy", { card: cardWords(e.card), cell: CELL(e.cell) });
     case "magic": return tr(e.change >= 0 ? "sw.ev.gains" : "sw.ev.spends", { who: who(e.seat), n: Math.abs(e.change), magic: e.magic });
     case "event": return tr("sw.ev.event", { who: who(e.seat), name: e.name });
     case "draw": return tr("sw.ev.draw", { who: who(e.seat), n: e.count });

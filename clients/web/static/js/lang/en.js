@@ -424,7 +424,7 @@ export default {
   "sw.life-of": "life {n}",
   "sw.face.melee": "sword", "sw.face.ranged": "bow", "sw.face.special": "star", "sw.face.blank": "blank",
   "sw.hit": "hit", "sw.miss": "miss",
-  "sw.hits": "{n} hits",
+  "sw.hits": "hits: {n}",
   "sw.kind.reroll": "re-roll or keep the dice", "sw.kind.push": "push", "sw.kind.absorb": "absorb the damage",
   "sw.kind.frenzy": "attack again", "sw.kind.riposte": "riposte", "sw.kind.order": "choose the order",
   "sw.ev.turn": "Turn {n}: {who}.",

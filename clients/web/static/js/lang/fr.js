@@ -412,7 +412,7 @@ export default {
   "sw.life-of": "vie {n}",
   "sw.face.melee": "épée", "sw.face.ranged": "arc", "sw.face.special": "étoile", "sw.face.blank": "vierge",
   "sw.hit": "touché", "sw.miss": "raté",
-  "sw.hits": "{n} touchés",
+  "sw.hits": "touchés : {n}",
   "sw.kind.reroll": "relancer ou garder les dés", "sw.kind.push": "repousser", "sw.kind.absorb": "absorber les dégâts",
   "sw.kind.frenzy": "attaquer encore", "sw.kind.riposte": "riposter", "sw.kind.order": "choisir l'ordre",
   "sw.ev.turn": "Tour {n} : {who}.",
