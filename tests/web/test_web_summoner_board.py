@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from tests.web import pages
 from tests.web.pages import login, offered, open_table, play_to_end, state
 from tests.web.test_web_games import sw_targets
 from tests.web.test_web_screens import shoot
@@ -120,7 +121,7 @@ def test_summoner_wars_is_a_board_of_cards_played_by_clicks(stack, browser, out,
         page.context.close()
 
 
-def test_new_table_lets_each_player_choose_a_faction(stack, browser):
+def test_new_table_lets_each_player_choose_a_faction(stack, browser, out):
     page = stack.page(browser)
     try:
         login(page, stack.web.url, "north")
@@ -132,7 +133,8 @@ def test_new_table_lets_each_player_choose_a_faction(stack, browser):
             options = page.eval_on_selector_all(f"select[name={name}] option", "os => os.map(o => o.textContent)")
             assert options == ["Cinder Vanguard", "Tidewardens"], options
         rules = page.inner_text("form.new-table fieldset")
-        assert "The first player's faction" in rules and "cinder-vanguard" not in rules and "seat 0" not in rules, rules
+        assert "Player 1's faction" in rules and "the rulebook says: Cinder" not in rules and "cinder-vanguard" not in rules and "seat 0" not in rules, rules
+        pages.shoot(page, "new-table-summoner-wars", out)
         page.select_option("select[name=deck_0]", "tidewardens")
         page.select_option("select[name=deck_1]", "tidewardens")
         page.click("button[data-key='nt-start']")
@@ -141,6 +143,16 @@ def test_new_table_lets_each_player_choose_a_faction(stack, browser):
         t = stack.table(table)
         assert [d.summoner for d in t.state.config.decks] == ["maren", "maren"]
         assert page.inner_text(".sw-players").count("Tidewardens") == 2
+        # in French too: the moves in words, the faction's own name
+        page.click("button[data-key='lang']")
+        page.wait_for_function("() => document.documentElement.lang === 'fr'")
+        page.wait_for_selector(".all-moves summary")
+        page.click(".all-moves summary")
+        words = page.eval_on_selector_all(".all-moves button[data-move]", "els => els.map(e => e.textContent)")
+        assert words and not [w for w in words if WIRE.search(w)], words
+        assert any(w.startswith(("Invoquer ", "Déplacer ", "Défausser ")) for w in words), words
+        assert "Tidewardens" in page.inner_text(".sw-players")
+        shoot(page, "summoner-wars-fr", out, keep=("phone",))
         assert not page.errors, page.errors  # type: ignore[attr-defined]
     finally:
         page.context.close()

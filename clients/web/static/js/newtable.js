@@ -72,8 +72,9 @@ function optionField(gameName, o, refresh) {
     input = h("select", { dataset: { key }, name: o.name, on: { change: (e) => set(e.target.value) } },
       o.presets.map((c) => h("option", { value: String(c), selected: c === value ? true : null }, choiceWords(gameName, o, c))));
   } else return null;   // "any": the game checks it; the rulebook default stands
+  // a preset (a faction) is a choice the rulebook leaves to the players: no "the rulebook says"
   return h("label", { class: "nt-option" }, `${optionWords(gameName, o)} `, input,
-    h("span", { class: "muted" }, ` ${tr("nt.rulebook", { v: choiceWords(gameName, o, o.default) })}`));
+    o.type === "any" ? null : h("span", { class: "muted" }, ` ${tr("nt.rulebook", { v: choiceWords(gameName, o, o.default) })}`));
 }
 
 // An option and its values as a sentence ("When all four players pass: the dealer must
