@@ -35,8 +35,9 @@ BOARD = """() => [...document.querySelectorAll('.board .cell.unit')].map(e => ({
 WIRE = re.compile(r"^(move|attack|summon|build|magic|event|ability) |\b[a-f][1-8]-[a-f][1-8]\b|\.\d+\b")
 
 
-def check_board(page: Any, view: dict[str, Any], me: int) -> None:
-    """Every unit the referee lists is a drawn card with the referee's numbers."""
+def check_board(page: Any, view: dict[str, Any], me: int) -> int:
+    """Every unit the referee lists is a drawn card with the referee's numbers; returns how
+    many of them are wounded."""
     drawn = {u["cell"]: u for u in page.evaluate(BOARD)}
     assert set(drawn) == {u["cell"] for u in view["board"]}, (sorted(drawn), view["board"])
     for u in view["board"]:
@@ -52,6 +53,7 @@ def check_board(page: Any, view: dict[str, Any], me: int) -> None:
     theirs = [d["y"] for c, d in drawn.items() if d["crown"] and next(u for u in view["board"] if u["cell"] == c)["controller"] != me]
     if mine and theirs:
         assert mine[0] > theirs[0], (mine, theirs)
+    return sum(1 for u in view["board"] if u["damage"])
 
 
 @pytest.mark.parametrize("seat", [0, 1])
@@ -60,12 +62,12 @@ def test_summoner_wars_is_a_board_of_cards_played_by_clicks(stack, browser, out,
     table = stack.create("summoner-wars", players, {"max_turns": 8, "first": seat}, {"east": "random"}, seed=8)
     page = stack.page(browser)
     rng = random.Random(5)
-    seen = {"lit": 0, "cards": 0, "dice": 0, "words": 0, "shot": 0}
+    seen = {"lit": 0, "cards": 0, "dice": 0, "words": 0, "shot": 0, "wounded": 0}
 
     def choose(page: Any) -> None:
         s = state(page)
         legal, view = s["legal"], s["view"]
-        check_board(page, view, seat)
+        seen["wounded"] += check_board(page, view, seat)
         # the hand: small drawn cards with the card's numbers
         hand = page.eval_on_selector_all(".sw-hand .sw-card", "els => els.map(e => [e.dataset.card, e.dataset.cost, !!e.querySelector('svg')])")
         assert [c for c, _, _ in hand] == view["hand"] and all(svg for _, _, svg in hand), hand
@@ -114,7 +116,7 @@ def test_summoner_wars_is_a_board_of_cards_played_by_clicks(stack, browser, out,
         assert not re.search(r"\bseat [01]\b", main), main
         play_to_end(page, choose, timeout=600)
         page.wait_for_selector(".final-result")
-        assert seen["lit"] and seen["cards"] and seen["words"] and seen["dice"], seen
+        assert seen["lit"] and seen["cards"] and seen["words"] and seen["dice"] and seen["wounded"], seen
         assert seen["shot"] or seat == 1, seen
         assert not page.errors, page.errors  # type: ignore[attr-defined]
     finally:
