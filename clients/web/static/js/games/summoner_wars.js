@@ -236,7 +236,8 @@ export function render(ctx) {
       const label = u ? `${CELL(cell)}: ${unitWords(meta, u)}` : `${CELL(cell)}: ${tr("sw.empty")}`;
       const content = u ? [unitFrame(u, factionOf(u.owner), u.controller === me),
         h("span", { class: "unit-name" }, breakable(u.name)),
-        u.boost ? h("span", { class: "unit-boost" }, `+${u.boost}`) : null] : [h("span", { class: "coord" }, CELL(cell))];
+        u.boost ? h("span", { class: "unit-boost" }, `+${u.boost}`) : null,
+        h("span", { class: "unit-coord", "aria-hidden": "true" }, CELL(cell))] : [h("span", { class: "coord" }, CELL(cell))];
       const side = u ? (u.controller === me ? "near" : "far") : "";
       const cls = `cell ${u ? `unit ${side} owner-${u.controller} class-${u.class}` : ""} ${isTarget ? "target" : ""} ${selected === key ? "selected" : ""} ${isSource ? "source" : ""}`;
       const data = facts(u ? { cell, key: `cell:${cell}`, life: u.life, damage: u.damage, strength: u.strength, cost: u.cost } : { cell, key: `cell:${cell}` });
