@@ -43,6 +43,8 @@ class OptionSpec:
 
     ``type``: ``"int"`` (``low``..``high`` inclusive), ``"bool"``, ``"choice"`` (one of
     ``choices``) or ``"any"`` (the game checks the value itself: a deck, a die).
+    ``presets``: for an ``"any"`` option, the named values a form may offer as a list (a
+    deck's preset factions); any other value the game accepts stays legal.
     ``message`` replaces the generic "must be ..." text where a game always said it its own
     way (users and tests read those words).
     """
@@ -55,6 +57,7 @@ class OptionSpec:
     high: int | None = None
     choices: tuple[Any, ...] = ()
     message: str = ""
+    presets: tuple[Any, ...] = ()
 
     def __post_init__(self) -> None:
         if self.type not in OPTION_TYPES:
@@ -85,6 +88,8 @@ class OptionSpec:
             out.update(low=self.low, high=self.high)
         if self.type == "choice":
             out["choices"] = list(self.choices)
+        if self.presets:
+            out["presets"] = list(self.presets)
         return out
 
 

@@ -221,3 +221,22 @@ def test_sw_deck_command_checks_a_file_and_shows_presets(tmp_path):
     bad = runner.invoke(sw_deck, ["check", str(f)])
     assert bad.exit_code == 1 and "no more than 1 copy of each champion unit (varka x2)" in bad.output
     assert runner.invoke(sw_deck, ["show"]).output.count(":") == len(PRESET_DECKS)
+
+
+def test_the_view_names_factions_and_costs_and_the_manifest_offers_the_presets():
+    """For a page that draws cards (issue 42 item 10): each player's faction in words, each
+    card on the battlefield with its printed cost, and the New-table form's faction list,
+    which is every preset deck (the manifest's static list is held to the data files)."""
+    from summon.referee.games.summoner_wars.cards import FACTIONS
+    from summon.referee.games.summoner_wars.manifest import GAME_TYPE, PRESETS
+
+    s = G.new_state(2, {"deck_0": "tidewardens", "deck_1": "cinder-vanguard"}, 1)
+    v = G.view(s, 0)
+    assert [p["faction_name"] for p in v["players"]] == ["Tidewardens", "Cinder Vanguard"]
+    assert all(p["faction_name"] == FACTIONS[p["faction"]].name for p in v["players"])
+    for item in v["board"]:
+        assert item["cost"] == POOL[item["card"]].cost, item
+    assert sorted(PRESETS) == sorted(PRESET_DECKS)
+    wire = {o["name"]: o for o in GAME_TYPE.to_wire()["options"]}
+    assert wire["deck_0"]["presets"] == wire["deck_1"]["presets"] == list(PRESETS)
+    assert "presets" not in wire["max_turns"] and "presets" not in wire["first"]

@@ -9,6 +9,11 @@ from summon.referee.gametype import ClientHooks, GameType, Level, OptionSpec
 
 from .dice import DEFAULT_DIE
 
+# The preset decks (one per faction: cards.PRESET_DECKS, from data/*.toml), offered by the
+# New-table form; written out here because the manifest is static data (a test holds it
+# to the data files).
+PRESETS = ("cinder-vanguard", "tidewardens")
+
 GAME_TYPE = GameType(
     name="summoner-wars",
     title="Summoner Wars (2nd edition rules)",
@@ -16,9 +21,9 @@ GAME_TYPE = GameType(
     max_seats=2,
     options=(
         OptionSpec("deck_0", "any", "cinder-vanguard", "seat 0's deck: a preset (cinder-vanguard, tidewardens) "
-                   "or a deck definition"),
+                   "or a deck definition", presets=PRESETS),
         OptionSpec("deck_1", "any", "tidewardens", "seat 1's deck: a preset (cinder-vanguard, tidewardens) "
-                   "or a deck definition"),
+                   "or a deck definition", presets=PRESETS),
         OptionSpec("first", "choice", "random", "who takes the first turn: a coin toss (random), seat 0 or seat 1",
                    choices=("random", 0, 1), message="first must be 'random', 0 or 1"),
         OptionSpec("die", "any", DEFAULT_DIE, "the six faces of the die, comma-separated"),

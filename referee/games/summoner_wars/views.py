@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from .board import NAMES
-from .cards import POOL, Card
+from .cards import FACTIONS, POOL, Card
 from .dice import face_text
 from .query import abilities, life, strength, summoner_cell
 from .state import token
@@ -44,7 +44,7 @@ def board_items(s: Any) -> list[dict[str, Any]]:
             continue
         card = POOL[s.cards[p.uid]]
         item: dict[str, Any] = {"cell": NAMES[c], "card": card.id, "name": card.name,
-                                "class": card.main_class, "owner": p.owner, "controller": p.controller,
+                                "class": card.main_class, "cost": card.cost, "owner": p.owner, "controller": p.controller,
                                 "life": life(s, c), "damage": p.damage, "boost": p.boost,
                                 "under": [s.cards[u] for u in p.under]}
         if card.is_unit:
@@ -60,6 +60,7 @@ def player_items(s: Any) -> list[dict[str, Any]]:
         sc = summoner_cell(s, seat)
         deck = s.config.decks[seat]
         out.append({"seat": seat, "summoner": deck.summoner, "faction": POOL[deck.summoner].faction,
+                    "faction_name": FACTIONS[POOL[deck.summoner].faction].name,
                     "magic": pl.magic, "hand": len(pl.hand), "draw_pile": len(pl.draw),
                     "discard_pile": len(pl.discard), "active": [s.cards[u] for u in pl.active],
                     "summoner_cell": NAMES[sc] if sc is not None else None})

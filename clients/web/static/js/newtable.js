@@ -68,9 +68,13 @@ function optionField(gameName, o, refresh) {
   } else if (o.type === "choice") {
     input = h("select", { dataset: { key }, name: o.name, on: { change: (e) => set(o.choices.find((c) => String(c) === e.target.value)) } },
       o.choices.map((c) => h("option", { value: String(c), selected: c === value ? true : null }, choiceWords(gameName, o, c))));
+  } else if (o.type === "any" && (o.presets || []).length) {   // a deck: one of the game's preset factions
+    input = h("select", { dataset: { key }, name: o.name, on: { change: (e) => set(e.target.value) } },
+      o.presets.map((c) => h("option", { value: String(c), selected: c === value ? true : null }, choiceWords(gameName, o, c))));
   } else return null;   // "any": the game checks it; the rulebook default stands
+  // a preset (a faction) is a choice the rulebook leaves to the players: no "the rulebook says"
   return h("label", { class: "nt-option" }, `${optionWords(gameName, o)} `, input,
-    h("span", { class: "muted" }, ` ${tr("nt.rulebook", { v: choiceWords(gameName, o, o.default) })}`));
+    o.type === "any" ? null : h("span", { class: "muted" }, ` ${tr("nt.rulebook", { v: choiceWords(gameName, o, o.default) })}`));
 }
 
 // An option and its values as a sentence ("When all four players pass: the dealer must
@@ -84,7 +88,10 @@ function optionWords(gameName, o) {
 function choiceWords(gameName, o, c) {
   if (o.type === "bool") return tr(c ? "opt.yes" : "opt.no");
   const key = `opt.${gameName}.${o.name}.${c}`;
-  return has(key) ? tr(key) : String(c);
+  if (has(key)) return tr(key);
+  // a preset's id in words: "cinder-vanguard" -> "Cinder Vanguard" (its name in the game's data)
+  if (o.type === "any" && typeof c === "string") return c.split("-").map((w) => (w ? w[0].toUpperCase() + w.slice(1) : w)).join(" ");
+  return String(c);
 }
 
 // opts.guests: this page's server can turn an invite into a guest (config.json `guests`)
