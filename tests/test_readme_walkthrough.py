@@ -102,11 +102,11 @@ def test_readme_walkthrough_runs_as_written():
     proc = subprocess.Popen(["bash", "walkthrough.sh"], cwd=work, env=env, stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
     try:
-        out, _ = proc.communicate("1\n" * 600, timeout=420)
+        out, _ = proc.communicate("1\n" * 600, timeout=900)
     except subprocess.TimeoutExpired:
         os.killpg(proc.pid, signal.SIGKILL)
         out, _ = proc.communicate()
-        pytest.fail("the walkthrough did not finish within 420 s; its output:\n" + out[-6000:])
+        pytest.fail("the walkthrough did not finish within 900 s; its output:\n" + out[-6000:])
     finally:
         try:
             os.killpg(proc.pid, signal.SIGKILL)  # anything the last line left behind

@@ -87,7 +87,9 @@ def test_a_second_referee_on_the_same_account_is_refused_and_the_first_plays_on(
             figures.append(took)
             assert rc == 4, f"exit {rc}: {err}"
             assert "already" in err and f"pid {a.proc.pid}" in err and "'referee'" in err, err
-            assert took < 2.0, f"refused only after {took:.2f} s"
+            # a figure, printed below (0.24-0.85 s quiet); the bound only catches a hang, since a
+            # loaded CI machine took 4.4 s once (the claim is the refusal, asserted above)
+            assert took < 60.0, f"refused only after {took:.2f} s"
         print(f"\nsecond referee refused in {', '.join(f'{s:.2f}' for s in figures)} s")
         status.collect(0.5)
         assert not [m for _, m in status.seen if isinstance(m, RefereeStatus) and m.status == "offline"], \
