@@ -28,6 +28,14 @@ def _rows(page: Any) -> list[list[str]]:
         ".score-sheet tbody tr", "rs => rs.map(r => [...r.children].map(c => c.textContent.trim()))")
 
 
+def _watch_to_the_end(page: Any, stack: Any, table: str) -> tuple[list[list[str]], list[dict]]:
+    """Open ``table``, wait for its end; the sheet's rows on the page and the referee's sheet."""
+    open_table(page, table)
+    _finished(page)
+    t = stack.table(table)
+    return _rows(page), t.game.view(t.state, None)["sheet"]
+
+
 def test_a_dragon_game_ends_with_its_whole_score_sheet(stack, browser, out):
     bots = {seat: "dragon-heuristic" for seat in ("north", "east", "south", "west")}
     table = stack.create("dragon", list(bots), {"max_hands": 2, "target": 1000}, bots, seed=4)
@@ -74,11 +82,7 @@ def test_summicard_and_summoner_wars_sheets_show_the_referees_numbers(stack, bro
     page = stack.page(browser, width=360, height=740)
     try:
         login(page, stack.web.url, "mallory")
-        open_table(page, sc)
-        _finished(page)
-        t = stack.table(sc)
-        sheet = t.game.view(t.state, None)["sheet"]
-        rows = _rows(page)
+        rows, sheet = _watch_to_the_end(page, stack, sc)
         assert len(rows) == len(sheet) >= 1
         for row, r in zip(rows, sheet):
             assert row[0] == str(r["hand_no"])
@@ -90,11 +94,7 @@ def test_summicard_and_summoner_wars_sheets_show_the_referees_numbers(stack, bro
                 assert ("★" in cell) == (seat in r["winners"]), (cell, r)
         shoot(page, "score-sheet-summicard", out, keep=("narrow",))
         page.goto(f"{stack.web.url}#/")
-        open_table(page, sw)
-        _finished(page)
-        t = stack.table(sw)
-        sheet = t.game.view(t.state, None)["sheet"]
-        rows = _rows(page)
+        rows, sheet = _watch_to_the_end(page, stack, sw)
         assert len(rows) == len(sheet) >= 2
         for row, r in zip(rows, sheet):
             assert row[0] == str(r["turn"]) and row[1] in ("east", "west")
