@@ -12,6 +12,7 @@ import { backSvg, cardName, cardSvg, suitIcon, suitOf } from "../cards.js";
 import { HINTS } from "../howto.js";
 import { t as tr } from "../i18n.js";
 import { announce } from "../announce.js";
+import { playSound } from "../sound.js";
 
 const SUITS = ["earth", "wind", "fire", "water"];
 // Their words are the catalogues' ("designation.<d>", "option.<o>", "option.<o>.sub").
@@ -356,6 +357,7 @@ function announceTricks(ctx) {
     b.events.forEach((e, i) => {
       // what the others do, as a player at the table hears it: bids and cards (never "X is thinking")
       if (["bid", "pass", "play"].includes(e.type) && e.seat !== ctx.mySeat) announce(`play:${ctx.table}:${b.seq}:${i}`, eventText(e, ctx.meta));
+      if (e.type === "trick") playSound("trick");
       if (e.type === "trick") announce(`trick:${ctx.table}:${b.seq}:${i}`, tr(e.points > 1 ? "dragon.won-last" : "dragon.won", { who: seatLabel(ctx.meta, e.winner) }));
     });
   }
