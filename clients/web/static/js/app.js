@@ -21,6 +21,7 @@ import { renderTable, tickClocks } from "./table.js";
 import { ReplayViewer } from "./replay.js";
 import { rulesPage } from "./howto.js";
 import { updateTurns } from "./turns.js";
+import { soundSwitch } from "./sound.js";
 import { tickAway } from "./away.js";
 import { renderNewTable } from "./newtable.js";
 import { MyGames } from "./mygames.js";
@@ -211,7 +212,7 @@ function render() {
       link && link.guest ? h("span", { class: "muted" }, ` ${link.guest.name}`)
         : link && link.user ? h("span", { class: "muted" }, ` ${link.user}`)
         : screen === "join" ? null : h("span", { class: "muted" }, ` ${tr("nav.spectator")}`),   // not yet a spectator: joining
-      langSwitch());
+      langSwitch(), soundSwitch(render));
     if (screen === "replay") return [nav, ...replay.render()];
     if (screen === "rules") return [nav, ...rulesPage(decodeURIComponent(location.hash.slice("#/rules/".length)))];
     if (screen === "join") {

@@ -161,7 +161,7 @@ export function renderNewTable(store, link, refresh, config = {}, send = (type, 
       games.map((g) => h("option", { value: g.name, selected: g.name === game.name ? true : null }, g.title)))),
     h("fieldset", {}, h("legend", {}, tr("nt.rules")), game.options.map((o) => optionField(game.name, o, refresh))),
     h("fieldset", {}, h("legend", {}, tr("nt.clock")),
-      h("select", { dataset: { key: "nt-clock" }, on: { change: (e) => { draft.clock = e.target.value; refresh(); } } },
+      h("select", { dataset: { key: "nt-clock" }, "aria-label": tr("nt.clock"), on: { change: (e) => { draft.clock = e.target.value; refresh(); } } },
         [["none", tr("nt.clock-none")], ["quick", tr("nt.clock-quick")], ["relaxed", tr("nt.clock-relaxed")], ["casual", tr("nt.clock-casual")], ["turn", tr("nt.clock-turn")]]
           .map(([v, label]) => h("option", { value: v, selected: clockChoice() === v ? true : null }, label))),
       clockChoice() === "turn" ? h("label", {}, ` ${tr("nt.days")} `, h("input", { type: "number", min: 1, max: 7, value: draft.days,

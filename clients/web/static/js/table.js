@@ -210,7 +210,7 @@ function feedPanel(t, meta, game) {
     }
     if (lines.length >= 30) break;
   }
-  return section(tr("feed.title"), lines.length ? h("ul", { class: "feed" }, lines) : h("p", { class: "muted" }, tr("feed.nothing")));
+  return section(tr("feed.title"), lines.length ? h("ul", { class: "feed", tabindex: "0" }, lines) : h("p", { class: "muted" }, tr("feed.nothing")));
 }
 
 // Clocks tick without re-rendering (a re-render between mousedown and mouseup eats a click).

@@ -14,6 +14,7 @@ import { h } from "./ui.js";
 import { gameName } from "./table.js";
 import { seatLabel } from "./words.js";
 import { t as tr } from "./i18n.js";
+import { playSound } from "./sound.js";
 
 const KEEP = 300;
 const SEEN_KEY = "summon.turns.seen";
@@ -74,6 +75,7 @@ export function updateTurns(store, link) {
     const k = key(t);
     if (seen.has(k)) continue;
     remember(k);
+    playSound("turn");   // only if the person turned sound on (sound.js)
     if (!hidden || !notifySupported() || Notification.permission !== "granted") continue;  // visible: seen
     try {
       const game = t.meta ? gameName(t.meta.game, t.meta) : tr("lobby.a-table");

@@ -12,6 +12,7 @@ import { backSvg, cardName, cardSvg, suitIcon, suitOf } from "../cards.js";
 import { HINTS } from "../howto.js";
 import { t as tr } from "../i18n.js";
 import { announce } from "../announce.js";
+import { playSound } from "../sound.js";
 
 const SUITS = ["earth", "wind", "fire", "water"];
 // Their words are the catalogues' ("designation.<d>", "option.<o>", "option.<o>.sub").
@@ -110,6 +111,7 @@ function handPanel(ctx) {
     h("h2", {}, tr("dragon.hand", { n: hand.length }), trumpNote),
     h("div", { class: `hand ${legal.length ? "my-turn" : ""}` }, cards),
     h("p", { class: "why", role: "status", "aria-live": "polite" }, why),
+    view.phase === "bidding" && legal.length ? h("p", { class: "hint" }, HINTS.bidding) : null,
     view.discards && view.discards.length ? h("p", { class: "muted" }, `${tr("dragon.put-away")} `, view.discards.map(cardName).join(", ")) : null);
 }
 
@@ -172,7 +174,7 @@ function biddingBox(ctx) {
       })));
     }
     if (legal.includes("pass")) picker.append(moveButton("pass", tr("dragon.pass"), onMove, { class: "pass" }));
-    out.push(picker, h("p", { class: "hint" }, HINTS.bidding));
+    out.push(picker);   // its hint goes under the hand (handPanel): on a phone the hand stays on the first screen
   }
   return out;
 }
@@ -294,8 +296,12 @@ function signed(n) { return n > 0 ? `+${n}` : String(n); }
 function handEnd(ctx) {
   const { meta, view, ui } = ctx;
   const r = view.last_hand;
+  // A hand that ended before the page opened this table is old news (the score sheet lists
+  // it): only a hand that ends while the page watches gets the pause panel.
+  if (!ctx.replay && ui.handAtArrival === undefined) ui.handAtArrival = r ? r.hand_no : 0;
   if (!r || r.thrown_in) return null;
   const over = view.phase === "over";
+  if (!over && !ctx.replay && r.hand_no <= ui.handAtArrival) return null;
   if (!over) {
     if (ui.pauseDone === r.hand_no) return null;
     if (ui.pauseHand !== r.hand_no) {
@@ -351,6 +357,7 @@ function announceTricks(ctx) {
     b.events.forEach((e, i) => {
       // what the others do, as a player at the table hears it: bids and cards (never "X is thinking")
       if (["bid", "pass", "play"].includes(e.type) && e.seat !== ctx.mySeat) announce(`play:${ctx.table}:${b.seq}:${i}`, eventText(e, ctx.meta));
+      if (e.type === "trick") playSound("trick");
       if (e.type === "trick") announce(`trick:${ctx.table}:${b.seq}:${i}`, tr(e.points > 1 ? "dragon.won-last" : "dragon.won", { who: seatLabel(ctx.meta, e.winner) }));
     });
   }

@@ -11,6 +11,8 @@ export default {
   "seat.n": "seat {n}",
   "nav.spectator": "watching",
   "nav.lang-switch": "Language: {lang}",
+  "sound.off": "Sound: off",
+  "sound.on": "Sound: on",
   "conn.csp": "this page may not connect to {url}: its server allows only the brokers it was started with (summon web --broker / --edge)",
   "cell.unknown": "This table is in cell {cell}, which this page's server does not list: this page cannot show it. Ask whoever runs the game for the page of that cell.",
   "cell.login": "This table is in cell {cell}: log in to play or watch it there.",

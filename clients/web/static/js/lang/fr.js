@@ -10,6 +10,8 @@ export default {
   "seat.n": "place {n}",
   "nav.spectator": "spectateur",
   "nav.lang-switch": "Langue : {lang}",
+  "sound.off": "Son : coupé",
+  "sound.on": "Son : allumé",
   "conn.csp": "cette page n'a pas le droit de se connecter à {url} : son serveur n'autorise que les brokers avec lesquels il a été lancé (summon web --broker / --edge)",
   "cell.unknown": "Cette table est dans la cellule {cell}, que le serveur de cette page ne connaît pas : cette page ne peut pas l'afficher. Demandez la page de cette cellule à qui organise la partie.",
   "cell.login": "Cette table est dans la cellule {cell} : connectez-vous pour y jouer ou la regarder.",
