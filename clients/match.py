@@ -26,7 +26,7 @@ import tempfile
 import threading
 import time
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
@@ -63,6 +63,8 @@ class MatchResult:
     contracts: dict[str, dict[str, int]]
     elapsed: float
     tables: int
+    crashes: list[dict[str, Any]] = field(default_factory=list)  # bot commands that exited (--on-crash continue)
+    processes: dict[str, dict[str, Any]] = field(default_factory=dict)  # account -> cpu_s, moves (measure=True)
 
     @property
     def nets(self) -> list[float]:
@@ -80,7 +82,7 @@ class MatchResult:
     def to_json(self) -> dict[str, Any]:
         return {"format": "summon-match", "version": 1, "game": self.game, "sides": list(self.sides),
                 "summary": self.summary(), "contracts": self.contracts, "elapsed_s": round(self.elapsed, 2),
-                "tables": self.tables, "boards": self.boards}
+                "tables": self.tables, "crashes": self.crashes, "boards": self.boards}
 
     def render(self) -> str:
         s = self.summary()
@@ -96,6 +98,9 @@ class MatchResult:
             if c:
                 lines.append(f"{side}: {c.get('made', 0) + c.get('set', 0)} contracts declared, "
                              f"{c.get('made', 0)} made, {c.get('set', 0)} set")
+        for c in self.crashes:
+            lines.append(f"{c['side']}'s bot command (account {c['user']}) exited with status {c['status']} after "
+                         f"{c['after_s']:.1f} s; the match went on (--on-crash continue), its tables forfeited")
         return "\n".join(lines)
 
 
@@ -142,12 +147,14 @@ class MatchRunner(Runner):
 
 
 def _spec(game: str, boards: int, a: str, b: str, members: dict[str, list[str]], config: dict[str, Any],
-          max_tables: int, bots: tuple[str, str]) -> Any:
+          max_tables: int, bots: tuple[str, str], no_show: float = 60.0, seed: int | None = None) -> Any:
+    # an int seed: the same deals on every run (benchmarks); else a fresh secret per match
+    seeded = {"seed": seed, "insecure_seed": True} if seed is not None else {}
     return parse_spec({
         "tournament": {"id": "match", "name": f"{a} v {b}", "game": game, "format": "duplicate",
-                       "boards": boards, "pairing": "round-robin"},
+                       "boards": boards, "pairing": "round-robin", **seeded},
         "table": dict(config),
-        "time": {"no_show": 60},
+        "time": {"no_show": no_show},
         "run": {"max_tables": max_tables, "withdraw_after": 0},
         # Both sides are bots (a registered bot or a bot command), which may play both rooms of
         # a deal at once with one pair of accounts: the spec refuses that for people.
@@ -159,8 +166,17 @@ def _spec(game: str, boards: int, a: str, b: str, members: dict[str, list[str]],
 def run_match(game: str, boards: int, side_a: Side, side_b: Side, config: dict[str, Any] | None = None,
               max_tables: int = 8, timeout: float = 1800.0, embedded: bool = False,
               say: Callable[[str], None] = lambda s: None, progress: Callable[[int, int], None] | None = None,
-              log_dir: str | None = None) -> MatchResult:
-    """Play the match and return its result (raises MatchError if it could not finish)."""
+              log_dir: str | None = None, on_crash: str = "stop", no_show: float = 60.0, seed: int | None = None,
+              measure: bool = False) -> MatchResult:
+    """Play the match and return its result (raises MatchError if it could not finish).
+
+    ``on_crash``: when a bot command exits, "stop" ends the match at once (MatchError with its
+    status and output tail); "continue" plays on (its tables are forfeited after ``no_show``
+    seconds) and lists it in ``MatchResult.crashes``.  ``seed``: reproducible deals.
+    ``measure``: ``MatchResult.processes`` gets each bot command's CPU seconds (user + system,
+    from /proc) and the moves its account made (from the referee's store)."""
+    if on_crash not in ("stop", "continue"):
+        raise MatchError(f"on_crash is 'stop' or 'continue', not {on_crash!r}")
     from summon.clients.botcheck.world import PrivateBroker
     from summon.clients.tournament.spec import TEAMS
     from summon.clients.bots import HOUSE_BOTS
@@ -172,14 +188,15 @@ def run_match(game: str, boards: int, side_a: Side, side_b: Side, config: dict[s
     members = {labels[0]: [f"a{i + 1}" for i in range(team)], labels[1]: [f"b{i + 1}" for i in range(team)]}
     passwords = {u: secrets.token_urlsafe(12) for u in ["referee", DIRECTOR, *members[labels[0]], *members[labels[1]]]}
     bots = (side_a.bot or "command", side_b.bot or "command")
-    spec = _spec(game, boards, labels[0], labels[1], members, config or {}, max_tables, bots)
+    spec = _spec(game, boards, labels[0], labels[1], members, config or {}, max_tables, bots, no_show, seed)
     work = Path(tempfile.mkdtemp(prefix="summon-match-"))
+    db = str(work / "referee.db") if measure else ":memory:"  # measure: the moves are counted from it afterwards
     logs = Path(log_dir) if log_dir else work
     broker = PrivateBroker(work, passwords, "summon/v1", embedded, directors=(DIRECTOR,))
     base = BrokerUrl(port=broker.port)
     say(f"broker: {broker.kind}; bot output in {logs}")
     ref = Referee(RefereeConfig(broker=base.with_credentials("referee", passwords["referee"]), client_id="referee",
-                                directors=frozenset({DIRECTOR}), db=":memory:", roles_file=None,
+                                directors=frozenset({DIRECTOR}), db=db, roles_file=None,
                                 create_seats_per_minute=0, mqtt_version=3),  # amqtt, when embedded: 3.1.1 only
                   house_bots=HOUSE_BOTS)
     thread = threading.Thread(target=ref.run, name="match-referee", daemon=True)
@@ -215,7 +232,8 @@ def run_match(game: str, boards: int, side_a: Side, side_b: Side, config: dict[s
                              on_result=(lambda k: progress(k, total)) if progress else None)
         started = time.monotonic()
         died: list[BotDeath] = []
-        watch = threading.Thread(target=_watch_bots, args=(procs, owners, runner, died, started, runner_done),
+        watch = threading.Thread(target=_watch_bots, args=(procs, owners, runner, died, started, runner_done,
+                                                           on_crash == "stop"),
                                  daemon=True, name="match-bot-watch")
         watch.start()
         try:
@@ -223,7 +241,8 @@ def run_match(game: str, boards: int, side_a: Side, side_b: Side, config: dict[s
         finally:
             runner_done.set()
         elapsed = time.monotonic() - started
-        if died:
+        cpu = {user: _cpu_seconds(p) for p, (user, _, _) in zip(procs, owners)} if measure else {}
+        if died and on_crash == "stop":
             d = died[0]
             raise MatchError(f"{d.label}'s bot command exited with status {d.status} after {d.after:.1f} s "
                              f"(account {d.user}: `{shlex.join(d.command)}`), so the match stopped; the end of its "
@@ -232,7 +251,17 @@ def run_match(game: str, boards: int, side_a: Side, side_b: Side, config: dict[s
         if prog.status != "finished":
             why = f"; {len(dead)} bot process(es) exited (see {logs})" if dead else ""
             raise MatchError(f"the match did not finish within {timeout:g} s{why}")
-        return _result(game, labels, prog.games, runner, spec.forfeit_margin, elapsed)
+        result = _result(game, labels, prog.games, runner, spec.forfeit_margin, elapsed)
+        result.crashes = [{"user": d.user, "side": d.label, "command": list(d.command), "status": d.status,
+                           "after_s": round(d.after, 2), "log": str(logs / (d.user + ".log")),
+                           "tail": _tail(logs / (d.user + ".log"))} for d in died]
+        if measure:
+            ref.request_stop()
+            thread.join(10)
+            moves = _moves_by_user(db)
+            result.processes = {user: {"side": label, "cpu_s": cpu.get(user), "moves": moves.get(user, 0)}
+                                for user, label, _ in owners}
+        return result
     finally:
         fleet.stop()
         for p in procs:
@@ -260,20 +289,46 @@ class BotDeath:
 
 
 def _watch_bots(procs: Sequence["subprocess.Popen[bytes]"], owners: Sequence[tuple[str, str, tuple[str, ...]]],
-                runner: Runner, died: list[BotDeath], started: float, done: threading.Event) -> None:
-    """Stop the match the moment a bot command exits, whatever its status.
+                runner: Runner, died: list[BotDeath], started: float, done: threading.Event,
+                stop: bool = True) -> None:
+    """Note each bot command that exits, whatever its status, and (``stop``) end the match then.
 
     Why (issue 47): a bot that died (a missing module, a crash) used to be noticed by nobody;
     each of its tables waited the no-show time (60 s) and was forfeited, and the match ended
     with a "winner".  A bot command plays until it is stopped, so an exit is always news."""
+    seen: set[int] = set()
     while not done.is_set():
-        for p, (user, label, command) in zip(procs, owners):
+        for i, (p, (user, label, command)) in enumerate(zip(procs, owners)):
             status = p.poll()
-            if status is not None:
+            if status is not None and i not in seen:
+                seen.add(i)
                 died.append(BotDeath(user, label, tuple(command), status, time.monotonic() - started))
-                runner.request_stop()
-                return
+                if stop:
+                    runner.request_stop()
+                    return
         done.wait(0.2)
+
+
+def _cpu_seconds(p: "subprocess.Popen[bytes]") -> float | None:
+    """A live bot process's CPU so far (user + system, its waited-for children too), from
+    /proc/<pid>/stat; None where there is no /proc or it has exited."""
+    try:
+        fields = Path(f"/proc/{p.pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    ticks = sum(int(x) for x in fields[11:15])  # utime stime cutime cstime (fields 14-17 of proc(5))
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
+def _moves_by_user(db: str) -> dict[str, int]:
+    """Moves each account made, from the (stopped) referee's store."""
+    import sqlite3
+
+    con = sqlite3.connect(db)
+    try:
+        return {u: n for u, n in con.execute("SELECT user, count(*) FROM moves GROUP BY user")}
+    finally:
+        con.close()
 
 
 def _tail(path: Path, lines: int = 12) -> str:

@@ -30,10 +30,12 @@ __all__ = ["match"]
 @click.option("--embedded", is_flag=True, help="Use the embedded broker even when Mosquitto is installed.")
 @click.option("--name", "name", default=None,
               help="Side A's name in the results [default: the bot's name, or the command's script].")
+@click.option("--on-crash", "on_crash", type=click.Choice(["stop", "continue"]), default="stop", show_default=True,
+              help="A bot command that exits: stop the match at once, or play on (its tables forfeited).")
 @click.argument("command", nargs=-1, type=click.UNPROCESSED)
 def match(game: str, boards: int, bot_name: str | None, against: str | None, options: tuple[str, ...],
           max_tables: int, timeout: float, out_path: str | None, embedded: bool, name: str | None,
-          command: tuple[str, ...]) -> None:
+          on_crash: str, command: tuple[str, ...]) -> None:
     """A local duplicate match: summon match --game dragon --boards 500 -- COMMAND...
 
     Prints net points per board for side A with a 95% confidence interval, contracts made
@@ -70,11 +72,14 @@ def match(game: str, boards: int, bot_name: str | None, against: str | None, opt
         click.echo(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} tables", nl=done == total, err=True)
     try:
         result = run_match(game, boards, side_a, side_b, parse_options(options), max_tables=max_tables,
-                           timeout=timeout, embedded=embedded, say=lambda s: click.echo(s, err=True), progress=bar)
+                           timeout=timeout, embedded=embedded, say=lambda s: click.echo(s, err=True), progress=bar,
+                           on_crash=on_crash)
     except (MatchError, TournamentError) as exc:
         click.echo(f"\nsummon match: {exc}", err=True)
         sys.exit(EXIT_FAILED)
     click.echo(result.render())
+    for c in result.crashes:
+        click.echo(f"the end of {c['user']}'s output ({c['log']}):\n{c['tail']}", err=True)
     path = out_path or f"match-{time.strftime('%Y%m%d-%H%M%S')}.json"
     with open(path, "w", encoding="utf-8") as fh:
         json.dump(result.to_json(), fh, indent=1)
