@@ -37,7 +37,7 @@ from summon.clients.tournament.spec import parse_spec
 from summon.protocol.messages import Events, decode
 from summon.protocol.mqtt import BrokerUrl
 
-__all__ = ["Side", "MatchResult", "run_match", "t_quantile", "MatchError"]
+__all__ = ["Side", "MatchResult", "run_match", "t_quantile", "MatchError", "side_from_spec"]
 
 DIRECTOR = "match-director"
 
@@ -53,6 +53,32 @@ class Side:
     label: str
     bot: str | None = None
     command: tuple[str, ...] = ()
+
+
+def side_from_spec(spec: str, label: str | None = None) -> Side:
+    """A side from what a user typed: a registered bot name, or a command line (``node bot.js``)
+    whose program exists; MatchError in words otherwise (the benchmarks' --hero, --villain, BOT)."""
+    import shutil
+
+    from summon.clients.bots import BOTS
+
+    if spec in BOTS:
+        return Side(label or spec, bot=spec)
+    try:
+        argv = tuple(shlex.split(spec))
+    except ValueError as exc:
+        raise MatchError(f"{spec!r}: not a bot name, and not a command line ({exc})") from None
+    if not argv:
+        raise MatchError("an empty side: give a bot name or a command")
+    prog = argv[0]
+    runnable = shutil.which(prog) if os.sep not in prog else (prog if os.access(prog, os.X_OK) and
+                                                                 os.path.isfile(prog) else None)
+    if runnable is None:
+        raise MatchError(f"{spec!r} is neither a bot name ({', '.join(sorted(BOTS))}) nor a command: "
+                         f"no program {prog!r} " + ("on PATH" if os.sep not in prog else "that can be run"))
+    from summon.clients.cli.match import _label
+
+    return Side(label or _label(argv), command=argv)
 
 
 @dataclass
@@ -128,6 +154,8 @@ class MatchRunner(Runner):
         self.hands: dict[str, list[dict]] = defaultdict(list)  # table -> hand_end events
         self.on_result = on_result
         self.finished_tables = 0
+        self.on_first_events: Callable[[], None] | None = None  # once, at the first move's events
+
 
     def _handle(self, item: Any, cell: str | None = None) -> None:
         if item.payload and item.topic.endswith("/public/events"):
@@ -136,6 +164,9 @@ class MatchRunner(Runner):
             except Exception:
                 msg = None
             if isinstance(msg, Events):
+                if self.on_first_events is not None:
+                    first, self.on_first_events = self.on_first_events, None
+                    first()
                 self.hands[msg.table].extend(e for e in msg.events if e.get("type") == "hand_end")
         super()._handle(item, cell)
 
@@ -231,6 +262,10 @@ def run_match(game: str, boards: int, side_a: Side, side_b: Side, config: dict[s
                              work / "progress.json", say=say,
                              on_result=(lambda k: progress(k, total)) if progress else None)
         started = time.monotonic()
+        baseline: dict[str, float | None] = {}  # CPU at the first move: the start-up (imports, connect) left out
+        if measure:
+            runner.on_first_events = lambda: baseline.update(
+                {user: _cpu_seconds(p) for p, (user, _, _) in zip(procs, owners)})
         died: list[BotDeath] = []
         watch = threading.Thread(target=_watch_bots, args=(procs, owners, runner, died, started, runner_done,
                                                            on_crash == "stop"),
@@ -259,7 +294,8 @@ def run_match(game: str, boards: int, side_a: Side, side_b: Side, config: dict[s
             ref.request_stop()
             thread.join(10)
             moves = _moves_by_user(db)
-            result.processes = {user: {"side": label, "cpu_s": cpu.get(user), "moves": moves.get(user, 0)}
+            result.processes = {user: {"side": label, "cpu_s": _less(cpu.get(user), baseline.get(user)),
+                                       "startup_cpu_s": baseline.get(user), "moves": moves.get(user, 0)}
                                 for user, label, _ in owners}
         return result
     finally:
@@ -318,6 +354,10 @@ def _cpu_seconds(p: "subprocess.Popen[bytes]") -> float | None:
         return None
     ticks = sum(int(x) for x in fields[11:15])  # utime stime cutime cstime (fields 14-17 of proc(5))
     return ticks / os.sysconf("SC_CLK_TCK")
+
+
+def _less(end: float | None, start: float | None) -> float | None:
+    return None if end is None or start is None else end - start
 
 
 def _moves_by_user(db: str) -> dict[str, int]:

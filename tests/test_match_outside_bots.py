@@ -38,6 +38,7 @@ def test_an_outside_bot_plays_a_real_match_and_its_cpu_and_moves_are_measured():
     assert sorted(r.processes) == ["a1", "a2"]
     for p in r.processes.values():
         assert p["moves"] > 0 and p["cpu_s"] is not None and p["cpu_s"] > 0, r.processes
+        assert p["startup_cpu_s"] > 0, r.processes  # the imports and connecting, kept apart
 
 
 def test_on_crash_stop_ends_the_match_and_continue_plays_on(tmp_path):
@@ -49,3 +50,26 @@ def test_on_crash_stop_ends_the_match_and_continue_plays_on(tmp_path):
     assert sorted(c["user"] for c in r.crashes) == ["a1", "a2"] and {c["status"] for c in r.crashes} == {3}
     assert "boom: no module named mqtt" in r.crashes[0]["tail"]
     assert "went on (--on-crash continue)" in r.render()
+
+
+def bench(*args: str) -> subprocess.CompletedProcess[str]:
+    env = {**{k: v for k, v in os.environ.items() if not k.startswith("SUMMON_")}, "PYTHONPATH": str(ROOT)}
+    return subprocess.run([sys.executable, "-m", *args], env=env, cwd=ROOT, capture_output=True, text=True,
+                          timeout=240, stdin=subprocess.DEVNULL)
+
+
+def test_bot_cpu_measures_an_outside_bot_command_per_move():
+    r = bench("benchmarks.bot_cpu", " ".join(PYBOT), "--games", "2", "--seed", "7")
+    assert r.returncode == 0, r.stderr[-3000:]
+    lines = {ln.split()[0]: ln for ln in r.stdout.splitlines() if ln.startswith("  ")}
+    assert sorted(lines) == ["a1", "a2", "all", "b1", "b2"], r.stdout
+    moves = int(lines["all"].split()[1])
+    assert moves > 40 and "ms per move" in lines["all"], r.stdout  # two Dragon hands: 4 seats, ~14 moves each
+
+
+def test_a_side_that_is_neither_a_bot_nor_a_program_is_refused_in_words():
+    r = bench("benchmarks.bot_cpu", "no-such-bot-or-program --fast")
+    assert r.returncode == 2 and "is neither a bot name" in r.stderr and "no program 'no-such-bot-or-program' on PATH" \
+        in r.stderr, r.stderr
+    r = bench("benchmarks.bot_strength", "--villain", "./not-here.sh")
+    assert r.returncode == 2 and "no program './not-here.sh' that can be run" in r.stderr, r.stderr
