@@ -73,3 +73,11 @@ def test_a_side_that_is_neither_a_bot_nor_a_program_is_refused_in_words():
         in r.stderr, r.stderr
     r = bench("benchmarks.bot_strength", "--villain", "./not-here.sh")
     assert r.returncode == 2 and "no program './not-here.sh' that can be run" in r.stderr, r.stderr
+
+
+def test_bot_strength_plays_an_outside_bot_command_in_duplicate():
+    r = bench("benchmarks.bot_strength", "--games", "2", "--seed", "3", "--villain", " ".join(PYBOT))
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert "dragon-heuristic vs bot (summon match, duplicate): 1 boards, 2 tables from seed 3" in r.stdout, r.stdout
+    counts = r.stdout.split("tables won ")[1].split(" (of 2)")[0].replace("lost ", "").replace("tied ", "")
+    assert sum(int(n) for n in counts.split(", ")) == 2, r.stdout  # two real tables, each with its scores
