@@ -30,12 +30,14 @@ __all__ = ["match"]
 @click.option("--embedded", is_flag=True, help="Use the embedded broker even when Mosquitto is installed.")
 @click.option("--name", "name", default=None,
               help="Side A's name in the results [default: the bot's name, or the command's script].")
+@click.option("--against-name", "against_name", default=None,
+              help="Side B's name in the results [default: the bot's name, or the command's script].")
 @click.option("--on-crash", "on_crash", type=click.Choice(["stop", "continue"]), default="stop", show_default=True,
               help="A bot command that exits: stop the match at once, or play on (its tables forfeited).")
 @click.argument("command", nargs=-1, type=click.UNPROCESSED)
 def match(game: str, boards: int, bot_name: str | None, against: str | None, options: tuple[str, ...],
           max_tables: int, timeout: float, out_path: str | None, embedded: bool, name: str | None,
-          on_crash: str, command: tuple[str, ...]) -> None:
+          against_name: str | None, on_crash: str, command: tuple[str, ...]) -> None:
     """A local duplicate match: summon match --game dragon --boards 500 -- COMMAND...
 
     Prints net points per board for side A with a 95% confidence interval, contracts made
@@ -54,15 +56,16 @@ def match(game: str, boards: int, bot_name: str | None, against: str | None, opt
         raise click.BadParameter("give side A as a command after -- or as --bot NAME (not both)", param_hint="COMMAND")
     if bot_name and bot_name not in BOTS:
         raise click.BadParameter(f"unknown bot; known: {', '.join(BOTS)}", param_hint="--bot")
-    if name is not None and not name.strip():
-        raise click.BadParameter("give a name with some letters in it", param_hint="--name")
+    for given, hint in ((name, "--name"), (against_name, "--against-name")):
+        if given is not None and not given.strip():
+            raise click.BadParameter("give a name with some letters in it", param_hint=hint)
     side_a = Side(name or bot_name, bot=bot_name) if bot_name else Side(name or _label(command), command=command)
     against = against or default_bot(game)
     if " " in against:
         argv = tuple(shlex.split(against))
-        side_b = Side(_label(argv), command=argv)
+        side_b = Side(against_name or _label(argv), command=argv)
     elif against in BOTS:
-        side_b = Side(against, bot=against)
+        side_b = Side(against_name or against, bot=against)
     else:
         raise click.BadParameter(f"{against!r} is neither a bot ({', '.join(BOTS)}) nor a command", param_hint="--against")
     width = 30
