@@ -22,7 +22,7 @@ __all__ = ["match"]
 @click.option("--bot", "bot_name", default=None,
               help="Side A is this registered bot instead of a command (e.g. to measure our own bots).")
 @click.option("--against", default=None,
-              help="Side B: a registered bot name (default: the game's best bot) or, with spaces, a command.")
+              help="Side B: a registered bot name (default: the game's best bot) or a command line in quotes.")
 @click.option("--option", "options", multiple=True, metavar="KEY=VALUE", help="Table option for every board.")
 @click.option("--max-tables", default=8, show_default=True, help="Tables in play at once.")
 @click.option("--timeout", default=1800.0, show_default=True, help="Give up after this many seconds.")
@@ -44,12 +44,11 @@ def match(game: str, boards: int, bot_name: str | None, against: str | None, opt
     and set, and saves every board as JSON.  Built on the tournament runner.
     """
     import json
-    import shlex
     import time
 
     from summon.clients.bots import BOTS, default_bot
     from summon.clients.cli.common import parse_options
-    from summon.clients.match import MatchError, Side, run_match
+    from summon.clients.match import MatchError, Side, run_match, side_from_spec
     from summon.clients.tournament import TournamentError
 
     if bool(command) == bool(bot_name):
@@ -61,13 +60,10 @@ def match(game: str, boards: int, bot_name: str | None, against: str | None, opt
             raise click.BadParameter("give a name with some letters in it", param_hint=hint)
     side_a = Side(name or bot_name, bot=bot_name) if bot_name else Side(name or _label(command), command=command)
     against = against or default_bot(game)
-    if " " in against:
-        argv = tuple(shlex.split(against))
-        side_b = Side(against_name or _label(argv), command=argv)
-    elif against in BOTS:
-        side_b = Side(against_name or against, bot=against)
-    else:
-        raise click.BadParameter(f"{against!r} is neither a bot ({', '.join(BOTS)}) nor a command", param_hint="--against")
+    try:  # a bot name, or a command line whose program can be run (``./mybot`` without spaces too)
+        side_b = side_from_spec(against, against_name)
+    except MatchError as exc:
+        raise click.BadParameter(str(exc), param_hint="--against") from None
     width = 30
 
     def bar(done: int, total: int) -> None:
