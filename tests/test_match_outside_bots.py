@@ -81,3 +81,20 @@ def test_bot_strength_plays_an_outside_bot_command_in_duplicate():
     assert "dragon-heuristic vs bot (summon match, duplicate): 1 boards, 2 tables from seed 3" in r.stdout, r.stdout
     counts = r.stdout.split("tables won ")[1].split(" (of 2)")[0].replace("lost ", "").replace("tied ", "")
     assert sum(int(n) for n in counts.split(", ")) == 2, r.stdout  # two real tables, each with its scores
+
+
+def test_summon_match_takes_a_spaceless_program_against_and_on_crash(tmp_path):
+    exe = tmp_path / "pybot"
+    exe.write_text(f"#!{sys.executable}\n" + (ROOT / "examples/bots/python/bot.py").read_text())
+    exe.chmod(0o755)
+    env = {**{k: v for k, v in os.environ.items() if not k.startswith("SUMMON_")}, "PYTHONPATH": str(ROOT)}
+    cli = [sys.executable, "-m", "summon.clients.cli", "match", "--boards", "1"]
+    r = subprocess.run([*cli, "--bot", "random", "--against", "./pybot", "--out", "o.json"], env=env, cwd=tmp_path,
+                       capture_output=True, text=True, timeout=240, stdin=subprocess.DEVNULL)
+    assert r.returncode == 0, r.stderr[-3000:]  # the old code: "'./pybot' is neither a bot ... nor a command"
+    r = subprocess.run([*cli, "--bot", "random", "--against", "./absent"], env=env, cwd=tmp_path,
+                       capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+    assert r.returncode == 2 and "no program './absent' that can be run" in r.stderr, r.stderr
+    r = subprocess.run([*cli, "--on-crash", "later", "--bot", "random"], env=env, cwd=tmp_path,
+                       capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+    assert r.returncode == 2 and "'later' is not one of 'stop', 'continue'" in r.stderr, r.stderr
