@@ -37,7 +37,7 @@ from summon.clients.tournament.spec import parse_spec
 from summon.protocol.messages import Events, decode
 from summon.protocol.mqtt import BrokerUrl
 
-__all__ = ["Side", "MatchResult", "run_match", "t_quantile", "MatchError", "side_from_spec"]
+__all__ = ["Side", "MatchResult", "run_match", "run_match_on", "t_quantile", "MatchError", "side_from_spec"]
 
 DIRECTOR = "match-director"
 
@@ -48,11 +48,13 @@ class MatchError(Exception):
 
 @dataclass(frozen=True)
 class Side:
-    """One side: a registered bot name, or a command (argv) started once per account."""
+    """One side: a registered bot name, a command (argv) started once per account, or the
+    accounts of a bot already connected to a given broker (``run_match_on``)."""
 
     label: str
     bot: str | None = None
     command: tuple[str, ...] = ()
+    accounts: tuple[str, ...] = ()
 
 
 def side_from_spec(spec: str, label: str | None = None) -> Side:
@@ -64,6 +66,11 @@ def side_from_spec(spec: str, label: str | None = None) -> Side:
 
     if spec in BOTS:
         return Side(label or spec, bot=spec)
+    if spec.startswith("account:"):  # a bot already connected elsewhere: its accounts, comma-separated
+        names = tuple(n.strip() for n in spec[len("account:"):].split(",") if n.strip())
+        if not names:
+            raise MatchError(f"{spec!r}: name the accounts after account:, e.g. account:alice,bob")
+        return Side(label or names[0], accounts=names)
     try:
         argv = tuple(shlex.split(spec))
     except ValueError as exc:
@@ -213,6 +220,10 @@ def run_match(game: str, boards: int, side_a: Side, side_b: Side, config: dict[s
     from summon.clients.bots import HOUSE_BOTS
     from summon.referee.service import Referee, RefereeConfig
 
+    for side in (side_a, side_b):
+        if side.accounts:
+            raise MatchError(f"{side.label} is an account ({', '.join(side.accounts)}): a bot connected elsewhere "
+                             "plays only on its own broker (summon match --broker URL), not on a private one")
     team = len(TEAMS[game][0]) if game in TEAMS else 1
     labels = (side_a.label, side_b.label) if side_a.label != side_b.label else (side_a.label + " (A)",
                                                                                  side_b.label + " (B)")
@@ -313,6 +324,40 @@ def run_match(game: str, boards: int, side_a: Side, side_b: Side, config: dict[s
         ref.request_stop()
         thread.join(10)
         broker.stop()
+
+
+def run_match_on(broker: BrokerUrl, game: str, boards: int, side_a: Side, side_b: Side,
+                 config: dict[str, Any] | None = None, max_tables: int = 8, timeout: float = 1800.0,
+                 say: Callable[[str], None] = lambda s: None, progress: Callable[[int, int], None] | None = None,
+                 no_show: float = 60.0, seed: int | None = None) -> MatchResult:
+    """The match on a given broker, whose referee serves ``broker``'s user as a director,
+    between bots already connected there: each side is accounts (``Side.accounts``), one
+    per seat of a side (two for the Dragon's partnerships).  Nothing is started here."""
+    from summon.clients.tournament.spec import TEAMS
+
+    if broker.username is None:
+        raise MatchError("the broker URL names no director account (mqtt://DIRECTOR:PASSWORD@HOST:PORT)")
+    team = len(TEAMS[game][0]) if game in TEAMS else 1
+    for side in (side_a, side_b):
+        if not side.accounts:
+            raise MatchError(f"{side.label}: on a given broker each side is accounts already connected there "
+                             "(account:NAME,...); start a bot there first (summon bot), then name its accounts")
+        if len(side.accounts) != team:
+            raise MatchError(f"{side.label}: {game} needs {team} account(s) a side, not {len(side.accounts)}")
+    labels = (side_a.label, side_b.label) if side_a.label != side_b.label else (side_a.label + " (A)",
+                                                                                 side_b.label + " (B)")
+    members = {labels[0]: list(side_a.accounts), labels[1]: list(side_b.accounts)}
+    spec = _spec(game, boards, labels[0], labels[1], members, config or {}, max_tables, ("account", "account"),
+                 no_show, seed)
+    work = Path(tempfile.mkdtemp(prefix="summon-match-"))
+    total = 2 * boards
+    runner = MatchRunner(spec, broker, broker.username, work / "progress.json", say=say,
+                         on_result=(lambda k: progress(k, total)) if progress else None)
+    started = time.monotonic()
+    prog = runner.run(timeout=timeout)
+    if prog.status != "finished":
+        raise MatchError(f"the match did not finish within {timeout:g} s (are both sides' bots connected?)")
+    return _result(game, labels, prog.games, runner, spec.forfeit_margin, time.monotonic() - started)
 
 
 @dataclass(frozen=True)

@@ -98,3 +98,45 @@ def test_summon_match_takes_a_spaceless_program_against_and_on_crash(tmp_path):
     r = subprocess.run([*cli, "--on-crash", "later", "--bot", "random"], env=env, cwd=tmp_path,
                        capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
     assert r.returncode == 2 and "'later' is not one of 'stop', 'continue'" in r.stderr, r.stderr
+
+
+def test_a_match_between_accounts_already_connected_to_a_given_broker(tmp_path):
+    """"A bot already connected elsewhere": a broker and referee of their own (a deployment's
+    stand-in) with four bots connected as alice..dave; the match only names the accounts.
+    The old code had no account side (and always started its own broker)."""
+    import secrets
+    import threading
+
+    from summon.clients.botcheck.world import PrivateBroker
+    from summon.clients.match import run_match_on, side_from_spec
+    from summon.clients.tournament.bots import BotFleet
+    from summon.protocol.mqtt import BrokerUrl
+    from summon.referee.service import Referee, RefereeConfig
+
+    users = ["referee", "boss", "alice", "bob", "carol", "dave"]
+    pw = {u: secrets.token_urlsafe(12) for u in users}
+    broker = PrivateBroker(tmp_path, pw, "summon/v1", False, directors=("boss",))
+    base = BrokerUrl(port=broker.port)
+    ref = Referee(RefereeConfig(broker=base.with_credentials("referee", pw["referee"]), client_id="referee",
+                                directors=frozenset({"boss"}), db=":memory:", roles_file=None,
+                                create_seats_per_minute=0, mqtt_version=3))
+    thread = threading.Thread(target=ref.run, daemon=True)
+    thread.start()
+    fleet = BotFleet()
+    try:
+        assert ref.ready.wait(15)
+        fleet.start(lambda u: base.with_credentials(u, pw[u]), [(u, "random") for u in users[2:]])
+        a, b = side_from_spec("account:alice,bob", "ab"), side_from_spec("account:carol, dave")
+        assert a.accounts == ("alice", "bob") and b.label == "carol"
+        with pytest.raises(MatchError, match="plays only on its own broker"):
+            run_match("dragon", 1, a, Side("random", bot="random"))
+        with pytest.raises(MatchError, match="needs 2 account"):
+            run_match_on(base.with_credentials("boss", pw["boss"]), "dragon", 1, a, side_from_spec("account:x"))
+        r = run_match_on(base.with_credentials("boss", pw["boss"]), "dragon", 1, a, b, timeout=200, seed=4)
+        assert r.sides == ("ab", "carol") and len(r.boards) == 1, r.boards
+        assert all(room["status"] == "finished" and room["scores"] for room in r.boards[0]["rooms"]), r.boards
+    finally:
+        fleet.stop()
+        ref.request_stop()
+        thread.join(10)
+        broker.stop()
