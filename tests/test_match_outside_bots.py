@@ -6,6 +6,7 @@ benchmarks/bot_cpu.py and bot_strength.py took built-in bot names only."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -135,6 +136,15 @@ def test_a_match_between_accounts_already_connected_to_a_given_broker(tmp_path):
         r = run_match_on(base.with_credentials("boss", pw["boss"]), "dragon", 1, a, b, timeout=200, seed=4)
         assert r.sides == ("ab", "carol") and len(r.boards) == 1, r.boards
         assert all(room["status"] == "finished" and room["scores"] for room in r.boards[0]["rooms"]), r.boards
+        # the same from the command line: summon match --broker --director --account --against account:
+        env = {**{k: v for k, v in os.environ.items() if not k.startswith("SUMMON_")}, "PYTHONPATH": str(ROOT),
+               "SUMMON_PASSWORD": pw["boss"]}
+        c = subprocess.run([sys.executable, "-m", "summon.clients.cli", "match", "--boards", "1", "--broker",
+                            f"mqtt://127.0.0.1:{broker.port}", "--director", "boss", "--account", "carol,dave",
+                            "--name", "cd", "--against", "account:alice,bob", "--out", "m.json"], env=env,
+                           cwd=tmp_path, capture_output=True, text=True, timeout=240, stdin=subprocess.DEVNULL)
+        assert c.returncode == 0, c.stderr[-3000:]
+        assert json.loads((tmp_path / "m.json").read_text())["sides"] == ["cd", "alice"]
     finally:
         fleet.stop()
         ref.request_stop()
