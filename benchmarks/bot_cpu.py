@@ -96,6 +96,8 @@ def main() -> None:
             side = side_from_spec(a.bot)
         except MatchError as exc:
             ap.error(str(exc))
+        if side.accounts:
+            ap.error("an account's bot runs elsewhere, so its CPU cannot be read here: give its command instead")
         outside(a.game, side, a.games, a.seed)
         return
     game = GAMES[a.game]

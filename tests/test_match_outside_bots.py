@@ -145,6 +145,15 @@ def test_a_match_between_accounts_already_connected_to_a_given_broker(tmp_path):
                            cwd=tmp_path, capture_output=True, text=True, timeout=240, stdin=subprocess.DEVNULL)
         assert c.returncode == 0, c.stderr[-3000:]
         assert json.loads((tmp_path / "m.json").read_text())["sides"] == ["cd", "alice"]
+        # and bot_strength between the two accounts' bots
+        c = subprocess.run([sys.executable, "-m", "benchmarks.bot_strength", "--games", "2", "--hero",
+                            "account:alice,bob", "--villain", "account:carol,dave", "--broker",
+                            f"mqtt://127.0.0.1:{broker.port}", "--director", "boss"], env=env, cwd=ROOT,
+                           capture_output=True, text=True, timeout=240, stdin=subprocess.DEVNULL)
+        assert c.returncode == 0 and "alice vs carol (summon match, duplicate): 1 boards, 2 tables" in c.stdout, \
+            (c.stdout, c.stderr[-3000:])
+        r2 = bench("benchmarks.bot_cpu", "account:alice,bob")
+        assert r2.returncode == 2 and "its CPU cannot be read here" in r2.stderr, r2.stderr
     finally:
         fleet.stop()
         ref.request_stop()
