@@ -12,17 +12,31 @@ reproducible by anyone with one command.  Three measurements:
   hand out.  Compares the bot's team estimate with the trick points actually taken --
   the data ``PARTNER_BONUS`` and ``BID_MARGIN`` were tuned from.
 
+``--hero`` and ``--villain`` (defaults ``dragon-heuristic`` and ``random``) take a bot name,
+a command (an outside bot in any language, ``--hero "node examples/bots/js/bot.js"``), or
+``account:NAME,NAME`` (a bot already connected to ``--broker``, both sides then, the match run
+as ``--director`` with SUMMON_PASSWORD).  With a
+command on either side the games are played as ``summon match`` plays them -- a private broker,
+a referee, one process per account -- in duplicate, so not full games to the target: ``--games``
+tables of one deal each, each deal (from ``--seed``: the same deals on every run, though not the
+in-process run's) played at two tables with the partnerships swapped; it prints net points per
+board with a 95% interval and the tables won.  Two bot names keep the in-process games above
+(same seeds, same figures).
+
 Run from the repository root:  ``python -m benchmarks.bot_strength [--games 200]``.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import time
 from typing import Any
 
 from summon.clients.bots import make_bot
+from summon.clients.match import MatchError, Side, run_match, run_match_on, side_from_spec
+from summon.protocol.mqtt import BrokerUrl
 from summon.clients.bots.dragon_cards import DESIGNATIONS, DRAGON, option_estimate, team_estimate
 from summon.referee.games import GAMES
 from summon.referee.selfplay import play_game
@@ -130,19 +144,69 @@ def calibrate(deals: int) -> None:
                   f"p(>=est)={sum(p >= b for p in ps) / len(ps):.2f}")
 
 
+def outside(games: int, hero: Side, villain: Side, seed: int, broker: BrokerUrl | None = None) -> dict[str, Any]:
+    """``hero`` against ``villain`` (either a command, or both accounts on ``broker``) through
+    ``summon match``'s machinery: ``games`` tables of duplicate boards from ``seed``."""
+    boards = max(1, (games + 1) // 2)
+    try:
+        if broker is not None:
+            r = run_match_on(broker, "dragon", boards, hero, villain, timeout=max(1800.0, 60.0 * boards), seed=seed)
+        else:
+            r = run_match("dragon", boards, hero, villain, timeout=max(1800.0, 60.0 * boards), seed=seed)
+    except MatchError as exc:
+        raise SystemExit(f"bot_strength: {exc}") from None
+    won = lost = tied = 0
+    for b in r.boards:
+        for room in b["rooms"]:
+            scores, sides = room.get("scores"), room.get("sides")
+            if scores and sides:
+                mine = 0 if sides[0] == r.sides[0] else 1
+                won += scores[mine] > scores[1 - mine]
+                lost += scores[mine] < scores[1 - mine]
+                tied += scores[mine] == scores[1 - mine]
+    return {"summary": r.summary(), "tables": r.tables, "won": won, "lost": lost, "tied": tied, "seconds": r.elapsed,
+            "sides": r.sides}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--games", type=int, default=200)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--vs-self", action="store_true")
     ap.add_argument("--calibrate", type=int, default=0, metavar="DEALS")
+    ap.add_argument("--hero", default="dragon-heuristic", help="a bot name or a command in quotes")
+    ap.add_argument("--villain", default=None, help="a bot name or a command [default: random; --vs-self: the hero]")
+    ap.add_argument("--broker", default=None, help="with account:NAMES sides: the broker they are connected to")
+    ap.add_argument("--director", default=None, help="with --broker: the director account (password: SUMMON_PASSWORD)")
     args = ap.parse_args()
     if args.calibrate:
         calibrate(args.calibrate)
         return
-    villain = "dragon-heuristic" if args.vs_self else "random"
-    r = match(args.games, villain=villain, seed0=args.seed)
-    print(f"dragon-heuristic (team) vs {villain}: {r['games']} games, seeds {args.seed}..{args.seed + r['games'] - 1}")
+    if args.games < 1:
+        ap.error("--games must be 1 or more")
+    villain = args.villain or (args.hero if args.vs_self else "random")
+    try:
+        sides = side_from_spec(args.hero), side_from_spec(villain)
+    except MatchError as exc:
+        ap.error(str(exc))
+    broker = None
+    if sides[0].accounts or sides[1].accounts or args.broker:
+        if not (sides[0].accounts and sides[1].accounts and args.broker and args.director):
+            ap.error("bots already connected elsewhere: both sides account:NAMES, with --broker and --director")
+        broker = BrokerUrl.parse(args.broker).with_credentials(args.director, os.environ.get("SUMMON_PASSWORD"))
+    if sides[0].command or sides[1].command or broker is not None:
+        o = outside(args.games, sides[0], sides[1], args.seed, broker)
+        s = o["summary"]
+        lo, hi = s["ci95"]
+        print(f"{o['sides'][0]} vs {o['sides'][1]} (summon match, duplicate): {s['boards']} boards, {o['tables']} "
+              f"tables from seed {args.seed}")
+        print(f"  net points per board {s['mean']:+.1f}, 95% CI [{lo:+.1f}, {hi:+.1f}]; boards won {s['won']}, "
+              f"lost {s['lost']}, tied {s['tied']}")
+        print(f"  tables won {o['won']}, lost {o['lost']}, tied {o['tied']} (of {o['tables']}); {o['seconds']:.1f} s")
+        return
+    hero = args.hero
+    r = match(args.games, hero=hero, villain=villain, seed0=args.seed)
+    print(f"{hero} (team) vs {villain}: {r['games']} games, seeds {args.seed}..{args.seed + r['games'] - 1}")
     print(f"  wins {r['wins']}  draws {r['draws']}  win rate {r['win_rate']:.1%}")
     print(f"  average score margin {r['avg_margin']:+.1f}  average hands per game {r['avg_hands']:.1f}")
     print(f"  end reasons {r['reasons']}")

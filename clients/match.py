@@ -26,7 +26,7 @@ import tempfile
 import threading
 import time
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
@@ -37,7 +37,7 @@ from summon.clients.tournament.spec import parse_spec
 from summon.protocol.messages import Events, decode
 from summon.protocol.mqtt import BrokerUrl
 
-__all__ = ["Side", "MatchResult", "run_match", "t_quantile", "MatchError"]
+__all__ = ["Side", "MatchResult", "run_match", "run_match_on", "t_quantile", "MatchError", "side_from_spec"]
 
 DIRECTOR = "match-director"
 
@@ -48,11 +48,44 @@ class MatchError(Exception):
 
 @dataclass(frozen=True)
 class Side:
-    """One side: a registered bot name, or a command (argv) started once per account."""
+    """One side: a registered bot name, a command (argv) started once per account, or the
+    accounts of a bot already connected to a given broker (``run_match_on``)."""
 
     label: str
     bot: str | None = None
     command: tuple[str, ...] = ()
+    accounts: tuple[str, ...] = ()
+
+
+def side_from_spec(spec: str, label: str | None = None) -> Side:
+    """A side from what a user typed: a registered bot name, or a command line (``node bot.js``)
+    whose program exists; MatchError in words otherwise (the benchmarks' --hero, --villain, BOT)."""
+    import shutil
+
+    from summon.clients.bots import BOTS
+
+    if spec in BOTS:
+        return Side(label or spec, bot=spec)
+    if spec.startswith("account:"):  # a bot already connected elsewhere: its accounts, comma-separated
+        names = tuple(n.strip() for n in spec[len("account:"):].split(",") if n.strip())
+        if not names:
+            raise MatchError(f"{spec!r}: name the accounts after account:, e.g. account:alice,bob")
+        return Side(label or names[0], accounts=names)
+    try:
+        argv = tuple(shlex.split(spec))
+    except ValueError as exc:
+        raise MatchError(f"{spec!r}: not a bot name, and not a command line ({exc})") from None
+    if not argv:
+        raise MatchError("an empty side: give a bot name or a command")
+    prog = argv[0]
+    runnable = shutil.which(prog) if os.sep not in prog else (prog if os.access(prog, os.X_OK) and
+                                                                 os.path.isfile(prog) else None)
+    if runnable is None:
+        raise MatchError(f"{spec!r} is neither a bot name ({', '.join(sorted(BOTS))}) nor a command: "
+                         f"no program {prog!r} " + ("on PATH" if os.sep not in prog else "that can be run"))
+    from summon.clients.cli.match import _label
+
+    return Side(label or _label(argv), command=argv)
 
 
 @dataclass
@@ -63,6 +96,8 @@ class MatchResult:
     contracts: dict[str, dict[str, int]]
     elapsed: float
     tables: int
+    crashes: list[dict[str, Any]] = field(default_factory=list)  # bot commands that exited (--on-crash continue)
+    processes: dict[str, dict[str, Any]] = field(default_factory=dict)  # account -> cpu_s, moves (measure=True)
 
     @property
     def nets(self) -> list[float]:
@@ -80,7 +115,7 @@ class MatchResult:
     def to_json(self) -> dict[str, Any]:
         return {"format": "summon-match", "version": 1, "game": self.game, "sides": list(self.sides),
                 "summary": self.summary(), "contracts": self.contracts, "elapsed_s": round(self.elapsed, 2),
-                "tables": self.tables, "boards": self.boards}
+                "tables": self.tables, "crashes": self.crashes, "boards": self.boards}
 
     def render(self) -> str:
         s = self.summary()
@@ -96,6 +131,9 @@ class MatchResult:
             if c:
                 lines.append(f"{side}: {c.get('made', 0) + c.get('set', 0)} contracts declared, "
                              f"{c.get('made', 0)} made, {c.get('set', 0)} set")
+        for c in self.crashes:
+            lines.append(f"{c['side']}'s bot command (account {c['user']}) exited with status {c['status']} after "
+                         f"{c['after_s']:.1f} s; the match went on (--on-crash continue), its tables forfeited")
         return "\n".join(lines)
 
 
@@ -123,6 +161,8 @@ class MatchRunner(Runner):
         self.hands: dict[str, list[dict]] = defaultdict(list)  # table -> hand_end events
         self.on_result = on_result
         self.finished_tables = 0
+        self.on_first_events: Callable[[], None] | None = None  # once, at the first move's events
+
 
     def _handle(self, item: Any, cell: str | None = None) -> None:
         if item.payload and item.topic.endswith("/public/events"):
@@ -131,6 +171,9 @@ class MatchRunner(Runner):
             except Exception:
                 msg = None
             if isinstance(msg, Events):
+                if self.on_first_events is not None:
+                    first, self.on_first_events = self.on_first_events, None
+                    first()
                 self.hands[msg.table].extend(e for e in msg.events if e.get("type") == "hand_end")
         super()._handle(item, cell)
 
@@ -142,12 +185,14 @@ class MatchRunner(Runner):
 
 
 def _spec(game: str, boards: int, a: str, b: str, members: dict[str, list[str]], config: dict[str, Any],
-          max_tables: int, bots: tuple[str, str]) -> Any:
+          max_tables: int, bots: tuple[str, str], no_show: float = 60.0, seed: int | None = None) -> Any:
+    # an int seed: the same deals on every run (benchmarks); else a fresh secret per match
+    seeded = {"seed": seed, "insecure_seed": True} if seed is not None else {}
     return parse_spec({
         "tournament": {"id": "match", "name": f"{a} v {b}", "game": game, "format": "duplicate",
-                       "boards": boards, "pairing": "round-robin"},
+                       "boards": boards, "pairing": "round-robin", **seeded},
         "table": dict(config),
-        "time": {"no_show": 60},
+        "time": {"no_show": no_show},
         "run": {"max_tables": max_tables, "withdraw_after": 0},
         # Both sides are bots (a registered bot or a bot command), which may play both rooms of
         # a deal at once with one pair of accounts: the spec refuses that for people.
@@ -159,27 +204,41 @@ def _spec(game: str, boards: int, a: str, b: str, members: dict[str, list[str]],
 def run_match(game: str, boards: int, side_a: Side, side_b: Side, config: dict[str, Any] | None = None,
               max_tables: int = 8, timeout: float = 1800.0, embedded: bool = False,
               say: Callable[[str], None] = lambda s: None, progress: Callable[[int, int], None] | None = None,
-              log_dir: str | None = None) -> MatchResult:
-    """Play the match and return its result (raises MatchError if it could not finish)."""
+              log_dir: str | None = None, on_crash: str = "stop", no_show: float = 60.0, seed: int | None = None,
+              measure: bool = False) -> MatchResult:
+    """Play the match and return its result (raises MatchError if it could not finish).
+
+    ``on_crash``: when a bot command exits, "stop" ends the match at once (MatchError with its
+    status and output tail); "continue" plays on (its tables are forfeited after ``no_show``
+    seconds) and lists it in ``MatchResult.crashes``.  ``seed``: reproducible deals.
+    ``measure``: ``MatchResult.processes`` gets each bot command's CPU seconds (user + system,
+    from /proc) and the moves its account made (from the referee's store)."""
+    if on_crash not in ("stop", "continue"):
+        raise MatchError(f"on_crash is 'stop' or 'continue', not {on_crash!r}")
     from summon.clients.botcheck.world import PrivateBroker
     from summon.clients.tournament.spec import TEAMS
     from summon.clients.bots import HOUSE_BOTS
     from summon.referee.service import Referee, RefereeConfig
 
+    for side in (side_a, side_b):
+        if side.accounts:
+            raise MatchError(f"{side.label} is an account ({', '.join(side.accounts)}): a bot connected elsewhere "
+                             "plays only on its own broker (summon match --broker URL), not on a private one")
     team = len(TEAMS[game][0]) if game in TEAMS else 1
     labels = (side_a.label, side_b.label) if side_a.label != side_b.label else (side_a.label + " (A)",
                                                                                  side_b.label + " (B)")
     members = {labels[0]: [f"a{i + 1}" for i in range(team)], labels[1]: [f"b{i + 1}" for i in range(team)]}
     passwords = {u: secrets.token_urlsafe(12) for u in ["referee", DIRECTOR, *members[labels[0]], *members[labels[1]]]}
     bots = (side_a.bot or "command", side_b.bot or "command")
-    spec = _spec(game, boards, labels[0], labels[1], members, config or {}, max_tables, bots)
+    spec = _spec(game, boards, labels[0], labels[1], members, config or {}, max_tables, bots, no_show, seed)
     work = Path(tempfile.mkdtemp(prefix="summon-match-"))
+    db = str(work / "referee.db") if measure else ":memory:"  # measure: the moves are counted from it afterwards
     logs = Path(log_dir) if log_dir else work
     broker = PrivateBroker(work, passwords, "summon/v1", embedded, directors=(DIRECTOR,))
     base = BrokerUrl(port=broker.port)
     say(f"broker: {broker.kind}; bot output in {logs}")
     ref = Referee(RefereeConfig(broker=base.with_credentials("referee", passwords["referee"]), client_id="referee",
-                                directors=frozenset({DIRECTOR}), db=":memory:", roles_file=None,
+                                directors=frozenset({DIRECTOR}), db=db, roles_file=None,
                                 create_seats_per_minute=0, mqtt_version=3),  # amqtt, when embedded: 3.1.1 only
                   house_bots=HOUSE_BOTS)
     thread = threading.Thread(target=ref.run, name="match-referee", daemon=True)
@@ -214,8 +273,13 @@ def run_match(game: str, boards: int, side_a: Side, side_b: Side, config: dict[s
                              work / "progress.json", say=say,
                              on_result=(lambda k: progress(k, total)) if progress else None)
         started = time.monotonic()
+        baseline: dict[str, float | None] = {}  # CPU at the first move: the start-up (imports, connect) left out
+        if measure:
+            runner.on_first_events = lambda: baseline.update(
+                {user: _cpu_seconds(p) for p, (user, _, _) in zip(procs, owners)})
         died: list[BotDeath] = []
-        watch = threading.Thread(target=_watch_bots, args=(procs, owners, runner, died, started, runner_done),
+        watch = threading.Thread(target=_watch_bots, args=(procs, owners, runner, died, started, runner_done,
+                                                           on_crash == "stop"),
                                  daemon=True, name="match-bot-watch")
         watch.start()
         try:
@@ -223,7 +287,8 @@ def run_match(game: str, boards: int, side_a: Side, side_b: Side, config: dict[s
         finally:
             runner_done.set()
         elapsed = time.monotonic() - started
-        if died:
+        cpu = {user: _cpu_seconds(p) for p, (user, _, _) in zip(procs, owners)} if measure else {}
+        if died and on_crash == "stop":
             d = died[0]
             raise MatchError(f"{d.label}'s bot command exited with status {d.status} after {d.after:.1f} s "
                              f"(account {d.user}: `{shlex.join(d.command)}`), so the match stopped; the end of its "
@@ -232,7 +297,18 @@ def run_match(game: str, boards: int, side_a: Side, side_b: Side, config: dict[s
         if prog.status != "finished":
             why = f"; {len(dead)} bot process(es) exited (see {logs})" if dead else ""
             raise MatchError(f"the match did not finish within {timeout:g} s{why}")
-        return _result(game, labels, prog.games, runner, spec.forfeit_margin, elapsed)
+        result = _result(game, labels, prog.games, runner, spec.forfeit_margin, elapsed)
+        result.crashes = [{"user": d.user, "side": d.label, "command": list(d.command), "status": d.status,
+                           "after_s": round(d.after, 2), "log": str(logs / (d.user + ".log")),
+                           "tail": _tail(logs / (d.user + ".log"))} for d in died]
+        if measure:
+            ref.request_stop()
+            thread.join(10)
+            moves = _moves_by_user(db)
+            result.processes = {user: {"side": label, "cpu_s": _less(cpu.get(user), baseline.get(user)),
+                                       "startup_cpu_s": baseline.get(user), "moves": moves.get(user, 0)}
+                                for user, label, _ in owners}
+        return result
     finally:
         fleet.stop()
         for p in procs:
@@ -250,6 +326,40 @@ def run_match(game: str, boards: int, side_a: Side, side_b: Side, config: dict[s
         broker.stop()
 
 
+def run_match_on(broker: BrokerUrl, game: str, boards: int, side_a: Side, side_b: Side,
+                 config: dict[str, Any] | None = None, max_tables: int = 8, timeout: float = 1800.0,
+                 say: Callable[[str], None] = lambda s: None, progress: Callable[[int, int], None] | None = None,
+                 no_show: float = 60.0, seed: int | None = None) -> MatchResult:
+    """The match on a given broker, whose referee serves ``broker``'s user as a director,
+    between bots already connected there: each side is accounts (``Side.accounts``), one
+    per seat of a side (two for the Dragon's partnerships).  Nothing is started here."""
+    from summon.clients.tournament.spec import TEAMS
+
+    if broker.username is None:
+        raise MatchError("the broker URL names no director account (mqtt://DIRECTOR:PASSWORD@HOST:PORT)")
+    team = len(TEAMS[game][0]) if game in TEAMS else 1
+    for side in (side_a, side_b):
+        if not side.accounts:
+            raise MatchError(f"{side.label}: on a given broker each side is accounts already connected there "
+                             "(account:NAME,...); start a bot there first (summon bot), then name its accounts")
+        if len(side.accounts) != team:
+            raise MatchError(f"{side.label}: {game} needs {team} account(s) a side, not {len(side.accounts)}")
+    labels = (side_a.label, side_b.label) if side_a.label != side_b.label else (side_a.label + " (A)",
+                                                                                 side_b.label + " (B)")
+    members = {labels[0]: list(side_a.accounts), labels[1]: list(side_b.accounts)}
+    spec = _spec(game, boards, labels[0], labels[1], members, config or {}, max_tables, ("account", "account"),
+                 no_show, seed)
+    work = Path(tempfile.mkdtemp(prefix="summon-match-"))
+    total = 2 * boards
+    runner = MatchRunner(spec, broker, broker.username, work / "progress.json", say=say,
+                         on_result=(lambda k: progress(k, total)) if progress else None)
+    started = time.monotonic()
+    prog = runner.run(timeout=timeout)
+    if prog.status != "finished":
+        raise MatchError(f"the match did not finish within {timeout:g} s (are both sides' bots connected?)")
+    return _result(game, labels, prog.games, runner, spec.forfeit_margin, time.monotonic() - started)
+
+
 @dataclass(frozen=True)
 class BotDeath:
     user: str
@@ -260,20 +370,50 @@ class BotDeath:
 
 
 def _watch_bots(procs: Sequence["subprocess.Popen[bytes]"], owners: Sequence[tuple[str, str, tuple[str, ...]]],
-                runner: Runner, died: list[BotDeath], started: float, done: threading.Event) -> None:
-    """Stop the match the moment a bot command exits, whatever its status.
+                runner: Runner, died: list[BotDeath], started: float, done: threading.Event,
+                stop: bool = True) -> None:
+    """Note each bot command that exits, whatever its status, and (``stop``) end the match then.
 
     Why (issue 47): a bot that died (a missing module, a crash) used to be noticed by nobody;
     each of its tables waited the no-show time (60 s) and was forfeited, and the match ended
     with a "winner".  A bot command plays until it is stopped, so an exit is always news."""
+    seen: set[int] = set()
     while not done.is_set():
-        for p, (user, label, command) in zip(procs, owners):
+        for i, (p, (user, label, command)) in enumerate(zip(procs, owners)):
             status = p.poll()
-            if status is not None:
+            if status is not None and i not in seen:
+                seen.add(i)
                 died.append(BotDeath(user, label, tuple(command), status, time.monotonic() - started))
-                runner.request_stop()
-                return
+                if stop:
+                    runner.request_stop()
+                    return
         done.wait(0.2)
+
+
+def _cpu_seconds(p: "subprocess.Popen[bytes]") -> float | None:
+    """A live bot process's CPU so far (user + system, its waited-for children too), from
+    /proc/<pid>/stat; None where there is no /proc or it has exited."""
+    try:
+        fields = Path(f"/proc/{p.pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    ticks = sum(int(x) for x in fields[11:15])  # utime stime cutime cstime (fields 14-17 of proc(5))
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
+def _less(end: float | None, start: float | None) -> float | None:
+    return None if end is None or start is None else end - start
+
+
+def _moves_by_user(db: str) -> dict[str, int]:
+    """Moves each account made, from the (stopped) referee's store."""
+    import sqlite3
+
+    con = sqlite3.connect(db)
+    try:
+        return {u: n for u, n in con.execute("SELECT user, count(*) FROM moves GROUP BY user")}
+    finally:
+        con.close()
 
 
 def _tail(path: Path, lines: int = 12) -> str:

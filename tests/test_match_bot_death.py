@@ -47,3 +47,8 @@ def test_sides_are_named_after_the_script_or_name(tmp_path):
               "--out", "out.json")
     assert r.returncode == 0, r.stderr[-3000:]
     assert json.loads((tmp_path / "out.json").read_text())["sides"] == ["Rosie", "random"]
+    # side B too (issue 43 item 4; the old code had no --against-name)
+    r = match(tmp_path, "--boards", "1", "--bot", "random", "--against", "random", "--against-name", "Jim",
+              "--out", "out2.json")
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert json.loads((tmp_path / "out2.json").read_text())["sides"] == ["random", "Jim"]

@@ -22,7 +22,7 @@ __all__ = ["match"]
 @click.option("--bot", "bot_name", default=None,
               help="Side A is this registered bot instead of a command (e.g. to measure our own bots).")
 @click.option("--against", default=None,
-              help="Side B: a registered bot name (default: the game's best bot) or, with spaces, a command.")
+              help="Side B: a registered bot name (default: the game's best bot) or a command line in quotes.")
 @click.option("--option", "options", multiple=True, metavar="KEY=VALUE", help="Table option for every board.")
 @click.option("--max-tables", default=8, show_default=True, help="Tables in play at once.")
 @click.option("--timeout", default=1800.0, show_default=True, help="Give up after this many seconds.")
@@ -30,51 +30,85 @@ __all__ = ["match"]
 @click.option("--embedded", is_flag=True, help="Use the embedded broker even when Mosquitto is installed.")
 @click.option("--name", "name", default=None,
               help="Side A's name in the results [default: the bot's name, or the command's script].")
+@click.option("--against-name", "against_name", default=None,
+              help="Side B's name in the results [default: the bot's name, or the command's script].")
+@click.option("--on-crash", "on_crash", type=click.Choice(["stop", "continue"]), default="stop", show_default=True,
+              help="A bot command that exits: stop the match at once, or play on (its tables forfeited).")
+@click.option("--account", "accounts", default=None, metavar="NAMES",
+              help="Side A is a bot already connected to --broker, by its accounts (comma-separated, two for the "
+                   "Dragon); --against is then account:NAMES too.")
+@click.option("--broker", "broker_url", default=None,
+              help="Play on this broker (its referee), between bots already connected there, as --director.")
+@click.option("--director", default=None, help="With --broker: the director account the match is run as "
+                                               "(its password: SUMMON_PASSWORD, the profile's, or a prompt).")
 @click.argument("command", nargs=-1, type=click.UNPROCESSED)
 def match(game: str, boards: int, bot_name: str | None, against: str | None, options: tuple[str, ...],
           max_tables: int, timeout: float, out_path: str | None, embedded: bool, name: str | None,
-          command: tuple[str, ...]) -> None:
+          against_name: str | None, on_crash: str, accounts: str | None, broker_url: str | None,
+          director: str | None, command: tuple[str, ...]) -> None:
     """A local duplicate match: summon match --game dragon --boards 500 -- COMMAND...
 
     Prints net points per board for side A with a 95% confidence interval, contracts made
     and set, and saves every board as JSON.  Built on the tournament runner.
     """
     import json
-    import shlex
     import time
 
     from summon.clients.bots import BOTS, default_bot
     from summon.clients.cli.common import parse_options
-    from summon.clients.match import MatchError, Side, run_match
+    from summon.clients.match import MatchError, Side, run_match, run_match_on, side_from_spec
     from summon.clients.tournament import TournamentError
 
-    if bool(command) == bool(bot_name):
+    if bool(broker_url) != bool(accounts):
+        raise click.BadParameter("--account (bots already connected elsewhere) and --broker (where) go together",
+                                 param_hint="--account" if accounts else "--broker")
+    if accounts and (command or bot_name):
+        raise click.BadParameter("give side A once: --account, a command after --, or --bot", param_hint="--account")
+    if not accounts and bool(command) == bool(bot_name):
         raise click.BadParameter("give side A as a command after -- or as --bot NAME (not both)", param_hint="COMMAND")
     if bot_name and bot_name not in BOTS:
         raise click.BadParameter(f"unknown bot; known: {', '.join(BOTS)}", param_hint="--bot")
-    if name is not None and not name.strip():
-        raise click.BadParameter("give a name with some letters in it", param_hint="--name")
-    side_a = Side(name or bot_name, bot=bot_name) if bot_name else Side(name or _label(command), command=command)
-    against = against or default_bot(game)
-    if " " in against:
-        argv = tuple(shlex.split(against))
-        side_b = Side(_label(argv), command=argv)
-    elif against in BOTS:
-        side_b = Side(against, bot=against)
+    for given, hint in ((name, "--name"), (against_name, "--against-name")):
+        if given is not None and not given.strip():
+            raise click.BadParameter("give a name with some letters in it", param_hint=hint)
+    if accounts:
+        side_a = side_from_spec("account:" + accounts, name)
+        if not against or not against.startswith("account:"):
+            raise click.BadParameter("on --broker, side B is a bot connected there too: --against account:NAMES",
+                                     param_hint="--against")
+    elif bot_name:
+        side_a = Side(name or bot_name, bot=bot_name)
     else:
-        raise click.BadParameter(f"{against!r} is neither a bot ({', '.join(BOTS)}) nor a command", param_hint="--against")
+        side_a = Side(name or _label(command), command=command)
+    against = against or default_bot(game)
+    try:  # a bot name, or a command line whose program can be run (``./mybot`` without spaces too)
+        side_b = side_from_spec(against, against_name)
+    except MatchError as exc:
+        raise click.BadParameter(str(exc), param_hint="--against") from None
     width = 30
 
     def bar(done: int, total: int) -> None:
         filled = width * done // max(total, 1)
         click.echo(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} tables", nl=done == total, err=True)
     try:
-        result = run_match(game, boards, side_a, side_b, parse_options(options), max_tables=max_tables,
-                           timeout=timeout, embedded=embedded, say=lambda s: click.echo(s, err=True), progress=bar)
+        if broker_url:
+            from summon.clients.cli.common import broker_from_flags
+
+            if not director:
+                raise click.BadParameter("the match is run as a director account on --broker", param_hint="--director")
+            url = broker_from_flags(broker_url, director, None, None)
+            result = run_match_on(url, game, boards, side_a, side_b, parse_options(options), max_tables=max_tables,
+                                  timeout=timeout, say=lambda s: click.echo(s, err=True), progress=bar)
+        else:
+            result = run_match(game, boards, side_a, side_b, parse_options(options), max_tables=max_tables,
+                               timeout=timeout, embedded=embedded, say=lambda s: click.echo(s, err=True),
+                               progress=bar, on_crash=on_crash)
     except (MatchError, TournamentError) as exc:
         click.echo(f"\nsummon match: {exc}", err=True)
         sys.exit(EXIT_FAILED)
     click.echo(result.render())
+    for c in result.crashes:
+        click.echo(f"the end of {c['user']}'s output ({c['log']}):\n{c['tail']}", err=True)
     path = out_path or f"match-{time.strftime('%Y%m%d-%H%M%S')}.json"
     with open(path, "w", encoding="utf-8") as fh:
         json.dump(result.to_json(), fh, indent=1)
