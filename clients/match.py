@@ -57,6 +57,24 @@ class Side:
     accounts: tuple[str, ...] = ()
 
 
+def command_label(argv: tuple[str, ...]) -> str:
+    """A side's name from its command: the script after an interpreter (and its options), else
+    the program.  Never an option: ``python3 mybot.py --quiet`` is "mybot" (issue 47: it was
+    "--quiet"); ``--name`` says it outright."""
+    from pathlib import Path
+
+    interpreters = ("node", "python", "python3", "sh", "bash", "deno", "ruby", "java")
+    if Path(argv[0]).name not in interpreters:
+        return Path(argv[0]).stem or argv[0]
+    if "-m" in argv[1:-1]:  # python3 -m package
+        return argv[argv.index("-m") + 1]
+    if {"-c", "-e"} & set(argv[1:]):  # code on the command line: no script to name it after
+        return Path(argv[0]).name
+    args = [a for a in argv[1:] if not a.startswith("-")]
+    name = args[0] if args else argv[0]
+    return Path(name).stem or name
+
+
 def side_from_spec(spec: str, label: str | None = None) -> Side:
     """A side from what a user typed: a registered bot name, or a command line (``node bot.js``)
     whose program exists; MatchError in words otherwise (the benchmarks' --hero, --villain, BOT)."""
@@ -83,9 +101,7 @@ def side_from_spec(spec: str, label: str | None = None) -> Side:
     if runnable is None:
         raise MatchError(f"{spec!r} is neither a bot name ({', '.join(sorted(BOTS))}) nor a command: "
                          f"no program {prog!r} " + ("on PATH" if os.sep not in prog else "that can be run"))
-    from summon.clients.cli.match import _label
-
-    return Side(label or _label(argv), command=argv)
+    return Side(label or command_label(argv), command=argv)
 
 
 @dataclass

@@ -14,7 +14,7 @@ import sys
 import time
 from pathlib import Path
 
-from summon.clients.cli.match import _label
+from summon.clients.match import command_label as _label
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -56,7 +56,7 @@ def match(game: str, boards: int, bot_name: str | None, against: str | None, opt
 
     from summon.clients.bots import BOTS, default_bot
     from summon.clients.cli.common import parse_options
-    from summon.clients.match import MatchError, Side, run_match, run_match_on, side_from_spec
+    from summon.clients.match import MatchError, Side, command_label, run_match, run_match_on, side_from_spec
     from summon.clients.tournament import TournamentError
 
     if bool(broker_url) != bool(accounts):
@@ -79,7 +79,7 @@ def match(game: str, boards: int, bot_name: str | None, against: str | None, opt
     elif bot_name:
         side_a = Side(name or bot_name, bot=bot_name)
     else:
-        side_a = Side(name or _label(command), command=command)
+        side_a = Side(name or command_label(command), command=command)
     against = against or default_bot(game)
     try:  # a bot name, or a command line whose program can be run (``./mybot`` without spaces too)
         side_b = side_from_spec(against, against_name)
@@ -113,21 +113,3 @@ def match(game: str, boards: int, bot_name: str | None, against: str | None, opt
     with open(path, "w", encoding="utf-8") as fh:
         json.dump(result.to_json(), fh, indent=1)
     click.echo(f"wrote {path}")
-
-
-def _label(argv: tuple[str, ...]) -> str:
-    """A side's name from its command: the script after an interpreter (and its options), else
-    the program.  Never an option: ``python3 mybot.py --quiet`` is "mybot" (issue 47: it was
-    "--quiet"); ``--name`` says it outright."""
-    from pathlib import Path
-
-    interpreters = ("node", "python", "python3", "sh", "bash", "deno", "ruby", "java")
-    if Path(argv[0]).name not in interpreters:
-        return Path(argv[0]).stem or argv[0]
-    if "-m" in argv[1:-1]:  # python3 -m package
-        return argv[argv.index("-m") + 1]
-    if {"-c", "-e"} & set(argv[1:]):  # code on the command line: no script to name it after
-        return Path(argv[0]).name
-    args = [a for a in argv[1:] if not a.startswith("-")]
-    name = args[0] if args else argv[0]
-    return Path(name).stem or name
