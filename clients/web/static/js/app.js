@@ -204,7 +204,10 @@ function loginForm() {
       config.edge ? tr("login.watch") : tr("login.spectate"))
     : null;
   const signup = config.broker && config.guests ? signupForm({ config, refresh: render,
-    onMade: (username, password) => connect({ url: config.broker, username, password }) }) : null;
+    onMade: (username, password) => {   // a new account stays signed in here too, unless unticked above
+      deviceAsk = keepMe ? { request: null } : null;
+      connect({ url: config.broker, username, password });
+    } }) : null;
   const revoked = deviceEnded ? h("p", { class: "notice", role: "status", dataset: { key: "device-ended" } }, deviceEnded) : null;
   return section(tr("login.connection"), revoked, status, store.notice ? h("p", { class: "notice" }, store.notice) : null, form, signup, spectate);
 }
