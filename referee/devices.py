@@ -33,7 +33,7 @@ from __future__ import annotations
 import datetime
 import logging
 import secrets
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol, Sequence
 
 from summon.protocol.errors import ErrorCode
 from summon.protocol.messages import DeviceAccount, DeviceList, DeviceRequest, DevicesRequest, ForgetDevice, encode
@@ -42,8 +42,19 @@ from summon.referee.dynsec import DynsecAdmin, DynsecCommandError, device_login,
 from summon.referee.ratelimit import RateLimiter
 from summon.referee.table import Publish
 
-if TYPE_CHECKING:
-    from summon.referee.service import Referee
+
+class DeviceHost(Protocol):
+    """What this desk uses of the referee (typed by what it uses, not by importing the
+    service: tests/test_layers.py keeps the desks out of the service's import cycle)."""
+
+    topics: Any  # protocol.topics.Topics
+    roles: Any  # referee.accounts.Roles
+    guests: Any  # referee.guests.Guests: its admin worker, and who is a guest
+
+    def send(self, publishes: Sequence[Any]) -> None: ...
+
+    def send_error(self, topic: str, code: ErrorCode, detail: str, table: str | None = None,
+                   ref: str | None = None) -> None: ...
 
 __all__ = ["Devices", "MAX_DEVICES", "clean_label", "TooMany"]
 
@@ -72,7 +83,7 @@ def clean_label(label: str) -> str:
 class Devices:
     """The ``device``, ``devices`` and ``forget_device`` requests (loop thread only)."""
 
-    def __init__(self, referee: "Referee") -> None:
+    def __init__(self, referee: DeviceHost) -> None:
         self.ref = referee
         self.creations = RateLimiter(rate=1 / 60, burst=3)  # per person: 3 at once, then one a minute
         self.reads = RateLimiter(rate=1 / 3, burst=10)      # lists and sign-outs: 10 at once, then one in 3 s

@@ -460,13 +460,15 @@ class DynsecAdmin:
 
     def remove_account(self, user: str) -> None:
         """deleteClient (which disconnects it at once) and its own role, if any, and its
-        devices (else a later account of the same name would hand them its rights)."""
-        self.request([{"command": "deleteClient", "username": user}])
-        self.request([{"command": "deleteRole", "rolename": account_role_name(user)}], check=False)
-        if DEVICE_SEP not in user and not GUEST_NAME.fullmatch(user):
+        devices (else a later account of the same name would hand them its rights).  The
+        devices go first: they hold the account's role, and a role deleted while clients
+        still held it made the next ``listClients`` answer "Internal error" (2.0.11)."""
+        if DEVICE_SEP not in user and not GUEST_NAME.fullmatch(user) and valid_name(user):
             gone = [{"command": "deleteClient", "username": d["login"]} for d in self.devices(user)]
             if gone:
                 self.request(gone, check=False)
+        self.request([{"command": "deleteClient", "username": user}])
+        self.request([{"command": "deleteRole", "rolename": account_role_name(user)}], check=False)
 
     def set_password(self, user: str, password: str) -> None:
         """setClientPassword; the plugin itself drops live connections made with the old

@@ -189,3 +189,21 @@ def test_passwd_mode_refuses_in_words(mosquitto, referee):
         assert "password" in got.detail
     finally:
         north.close()
+
+
+def test_removing_an_account_with_devices_keeps_the_broker_up(tmp_path):
+    """Measured on 2.0.11: deleting a role that other clients still hold, then listing the
+    clients, kills the broker (SIGSEGV, every time in /tmp experiments).  A device holds its
+    person's role, so ``remove_account`` deletes the devices before the role."""
+    broker = start_dynsec_broker(tmp_path / "broker", {})
+    try:
+        with broker.admin() as a:
+            for i in range(5):
+                a.add_account(f"p{i}", "player", "pw-for-a-test")
+                for k in range(3):
+                    a.create_device(f"p{i}", f"p{i}~0000000{k}", "s3cret", "x", "2026-12-05T08:40Z")
+                a.remove_account(f"p{i}")
+                assert a.devices(f"p{i}") == [] and f"p{i}" not in a.client_names()
+        assert broker.proc.poll() is None  # type: ignore[attr-defined]
+    finally:
+        broker.stop()
