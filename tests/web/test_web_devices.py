@@ -152,3 +152,33 @@ def test_without_keeping_nothing_is_kept(family, browser):
         assert kept(page) is None and broker_devices(family, "gran") == []
     finally:
         ctx.close()
+
+
+def test_closing_the_password_tab_does_not_leave_her_away(family, browser):
+    """Two tabs of one person are two connections (the password tab is ``gran``, the new one
+    the device login): closing one sends its will, ``offline`` for gran, while she still
+    sits in the other.  The open tab sees itself listed away and says ``online`` again (the
+    old page left her away until she moved, and a clocked table's house bot took her seat)."""
+    url = family.web.url
+    table = create_table(BrokerUrl(host="127.0.0.1", port=family.settings.port).with_credentials("boss", "boss-pw"),
+                         "boss", "dragon", ["gran", "boss", "", ""], {"max_hands": 1},
+                         computer={"2": "easy", "3": "easy"})
+    ctx = browser.new_context()
+    try:
+        first = ctx.new_page()
+        first.goto(url)
+        first.fill("input[name=username]", "gran")
+        first.fill("input[name=password]", "gran-pw")
+        first.click("button[data-key='f-login']")
+        first.wait_for_function("() => !!localStorage.getItem('summon.device')", timeout=15000)
+        first.goto(f"{url}#/table/{table}")
+        seated(first)
+        second = ctx.new_page()
+        second.goto(f"{url}#/table/{table}")
+        seated(second)
+        first.close()  # its socket drops: the broker publishes its will, offline for gran
+        second.wait_for_function("() => window.summon.link.hereAt !== undefined", timeout=15000)
+        second.wait_for_function(f"""() => {{ const t = window.summon.store.tables.get('{table}');
+            return !!(t && t.meta && !(t.meta.away || []).some((a) => a.seat === 0)); }}""", timeout=15000)
+    finally:
+        ctx.close()

@@ -198,6 +198,18 @@ export class Link {
       return;
     }
     if (this.store.apply(topic, m)) this.store.changed();
+    if (m.type === "meta" && this.user && Array.isArray(m.away) && Array.isArray(m.players)
+      && m.away.some((a) => a && m.players[a.seat] === this.user)) this.stillHere();
+  }
+
+  // A table lists us as away while this connection is up: another tab of ours (a password
+  // tab beside a device one, js/device.js) closed and its will said "offline" for us all.
+  // Say "online" again, at most every 5 s, so the house bot does not take a seat we hold.
+  stillHere() {
+    const now = performance.now();
+    if (!this.client || !this.client.connected || this.hereAt > now - 5000) return;
+    this.hereAt = now;
+    this.client.publish(this.t.presence(this.user), encode(msg("presence", { status: "online" })), { qos: 1, retain: true });
   }
 
   // Act only on messages on the topic their type belongs to, and on seat topics only on our
