@@ -42,6 +42,14 @@ from summon.referee.dynsec import DynsecAdmin, DynsecCommandError, device_login,
 from summon.referee.ratelimit import RateLimiter
 from summon.referee.table import Publish
 
+__all__ = ["Devices", "DeviceHost", "MAX_DEVICES", "clean_label", "TooMany"]
+
+log = logging.getLogger("summon.referee.devices")
+
+MAX_DEVICES = 10
+MAX_LABEL = 24
+ALLOWED_ROLES = (None, "player", "director")  # None: signed up since the roles file was written
+
 
 class DeviceHost(Protocol):
     """What this desk uses of the referee (typed by what it uses, not by importing the
@@ -55,14 +63,6 @@ class DeviceHost(Protocol):
 
     def send_error(self, topic: str, code: ErrorCode, detail: str, table: str | None = None,
                    ref: str | None = None) -> None: ...
-
-__all__ = ["Devices", "MAX_DEVICES", "clean_label", "TooMany"]
-
-log = logging.getLogger("summon.referee.devices")
-
-MAX_DEVICES = 10
-MAX_LABEL = 24
-ALLOWED_ROLES = (None, "player", "director")  # None: signed up since the roles file was written
 
 
 class TooMany(Exception):
