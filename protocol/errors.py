@@ -61,6 +61,12 @@ class ErrorCode(enum.StrEnum):
     REPLAY_NOT_YOURS = "replay/not-yours"  # a closed table you did not sit at (its deal may be played again)
     REPLAY_TOO_BIG = "replay/too-big"      # the view is over the referee's size limit for one person
     HISTORY_BUDGET = "history/budget"      # too many history or replay requests: wait and ask again
+    # --- signed-in devices (referee/devices.py) ---------------------------------------------
+    DEVICE_UNSUPPORTED = "device/unsupported"  # no dynamic-security admin (passwd mode): no device logins here
+    DEVICE_TOO_MANY = "device/too-many"    # the person has the most devices (10): sign one out first
+    DEVICE_BAD_LABEL = "device/bad-label"  # a device's name: over 24 characters, or a control character
+    DEVICE_UNKNOWN = "device/unknown"      # forget_device: not one of this person's devices
+    DEVICE_BUDGET = "device/budget"        # too many device requests in a short time: wait and ask again
     INTERNAL = "internal/error"            # a bug on our side; the table is unchanged
 
 

@@ -28,6 +28,7 @@ __all__ = [
     "Events", "Meta", "RefereeStatus", "Tournament", "CloseTable", "Closed", "Reclaim", "Presence", "Chat", "ChatLine", "ChatLog", "Rematch", "Sit", "Seated", "Leave", "Left", "HandOver",
     "HandedOver", "Invites", "GuestRequest",
     "GuestAccount", "Signup", "Account", "Gathering", "History", "MyGames", "ReplayRequest", "ReplayPart",
+    "DeviceRequest", "DeviceAccount", "DevicesRequest", "DeviceList", "ForgetDevice",
     "MESSAGE_TYPES", "CLIENT_SENT", "encode", "decode",
     "field_names",
 ]
@@ -525,12 +526,68 @@ class ReplayPart(Message):
     head: dict[str, Any] | None = None
 
 
+# --- staying signed in on a device (referee/devices.py; protocol/README.md "Signed-in devices") --
+
+@dataclass(frozen=True)
+class DeviceRequest(Message):
+    """A person (an account of role player or director, on its own request topic) asks for
+    a device credential: a broker login of its own with the person's rights, kept by the
+    page instead of the password.  ``label``: a few words the person will recognise
+    ("Phone"), cleaned like a display name.  Answered by ``device_account``."""
+
+    TYPE: ClassVar[str] = "device"
+    request_id: str
+    label: str
+
+
+@dataclass(frozen=True)
+class DeviceAccount(Message):
+    """Reply to ``device``: log in as ``login`` with ``secret`` and act as ``user`` (topics
+    name ``user``).  Sent once, on the person's reply topic; the secret is never logged."""
+
+    TYPE: ClassVar[str] = "device_account"
+    request_id: str
+    user: str
+    login: str
+    secret: str
+    label: str
+
+
+@dataclass(frozen=True)
+class DevicesRequest(Message):
+    """A person asks for the list of its signed-in devices; answered by ``device_list``."""
+
+    TYPE: ClassVar[str] = "devices"
+    request_id: str
+
+
+@dataclass(frozen=True)
+class ForgetDevice(Message):
+    """A person signs one of its devices out: the broker deletes that login (and drops its
+    connection at once).  Answered by ``device_list`` (the devices left)."""
+
+    TYPE: ClassVar[str] = "forget_device"
+    request_id: str
+    login: str
+
+
+@dataclass(frozen=True)
+class DeviceList(Message):
+    """Reply to ``devices`` and ``forget_device``: ``devices`` is a list of
+    ``{"login", "label", "created"}`` (``created``: UTC, ISO 8601 to the minute), oldest first."""
+
+    TYPE: ClassVar[str] = "device_list"
+    request_id: str
+    devices: list[dict[str, Any]]
+
+
 MESSAGE_TYPES: dict[str, type[Message]] = {
     cls.TYPE: cls
     for cls in (Move, CreateTable, Created, CloseTable, Closed, Error, SeatState, PublicState, Events, Meta,
                 RefereeStatus, Tournament, Reclaim, Presence, Chat, ChatLine, ChatLog, Rematch, Sit, Seated, Leave, Left,
                 HandOver, HandedOver, Invites,
-                GuestRequest, GuestAccount, Signup, Account, Gathering, History, MyGames, ReplayRequest, ReplayPart)
+                GuestRequest, GuestAccount, Signup, Account, Gathering, History, MyGames, ReplayRequest, ReplayPart,
+                DeviceRequest, DeviceAccount, DevicesRequest, DeviceList, ForgetDevice)
 }
 
 
@@ -577,7 +634,8 @@ def _hints(cls: type[Message]) -> dict[str, Any]:
 
 
 CLIENT_SENT: frozenset[str] = frozenset({"move", "reclaim", "presence", "create", "close", "chat", "rematch", "sit",
-                                        "leave", "hand_over", "invites", "guest", "signup", "history", "replay"})
+                                        "leave", "hand_over", "invites", "guest", "signup", "history", "replay", "device", "devices",
+                                        "forget_device"})
 """The messages a client sends to the referee: decoded *closed* (an unknown field is
 ``msg/bad-field``, so a typo or an identity claim is caught at once).  Every other message
 is one a client receives, decoded *open*: a field it does not know is ignored, because the

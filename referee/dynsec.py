@@ -60,6 +60,7 @@ __all__ = [
     "DynsecRefused", "DynsecTimeout", "DynsecCommandError", "Acl", "DynsecAdmin", "group_name",
     "account_role_name", "account_acls", "guest_acls", "guest_table_acls", "GUEST_NAME", "shared_roles", "group_layout", "config_json",
     "client_entry", "hash_fields", "hash_from_passwd_line", "find_plugin", "role_of_groups", "signup_stamp", "stamp_time",
+    "DEVICE_SEP", "device_login", "device_owner",
 ]
 
 CONTROL_TOPIC = "$CONTROL/dynamic-security/v1"
@@ -73,6 +74,11 @@ table, never by ``summon accounts add``."""
 
 GUEST_NAME = re.compile(r"g-[0-9a-f]{16}")
 """A guest's username: ``g-`` and 64 random bits in hex (made by referee/guests.py only)."""
+
+DEVICE_SEP = "~"
+"""Between a person's name and a device's 8 hex digits (``alice~1a2b3c4d``): no account
+name holds it (``topics.valid_name``), so a device login is never a person's, and the
+plugin takes it in a username (measured on 2.0.11: tests/test_devices.py)."""
 
 GROUP_PREFIX = "summon-"
 ACCOUNT_ROLE_PREFIX = "u:"
@@ -166,6 +172,19 @@ def account_role_name(user: str) -> str:
     if not valid_name(user):
         raise DynsecError(f"invalid username {user!r}: use 1-64 of A-Z a-z 0-9 _ . -")
     return ACCOUNT_ROLE_PREFIX + user
+
+
+def device_login(user: str, tag: str) -> str:
+    """``alice`` + ``1a2b3c4d`` -> ``alice~1a2b3c4d``: a login on the broker for one of
+    ``user``'s devices (referee/devices.py)."""
+    account_role_name(user)
+    return f"{user}{DEVICE_SEP}{tag}"
+
+
+def device_owner(login: str) -> str | None:
+    """Whose device ``login`` is (``alice~1a2b3c4d`` -> ``alice``); None for any other name."""
+    user, sep, tag = login.partition(DEVICE_SEP)
+    return user if sep and valid_name(user) and re.fullmatch(r"[0-9a-f]{8}", tag) else None
 
 
 def shared_roles(prefix: str = DEFAULT_PREFIX) -> dict[str, list[Acl]]:
@@ -501,7 +520,13 @@ class DynsecAdmin:
             raise DynsecCommandError(str(failed[-1].get("command")), str(err), user)
 
     def remove_account(self, user: str) -> None:
-        """deleteClient (which disconnects it at once) and its own role, if any."""
+        """deleteClient (which disconnects it at once) and its own role, if any, and its
+        devices (else a later account of the same name would hand them its rights).  The
+        devices go first: they hold the account's role, and a role deleted while clients
+        still held it made the next ``listClients`` answer "Internal error" (2.0.11)."""
+        if DEVICE_SEP not in user and not GUEST_NAME.fullmatch(user) and valid_name(user):
+            for d in self.devices(user):  # one command a message, as every account change (the broker's stall)
+                self.request([{"command": "deleteClient", "username": d["login"]}], check=False)
         self.request([{"command": "deleteClient", "username": user}])
         self.request([{"command": "deleteRole", "rolename": account_role_name(user)}], check=False)
 
@@ -527,7 +552,7 @@ class DynsecAdmin:
         out: dict[str, str] = {}
         for c in data.get("data", {}).get("clients", []):
             role = role_of_groups(g.get("groupname", "") for g in c.get("groups", []))
-            if role is not None:
+            if role is not None and device_owner(c["username"]) is None:  # a device is no account
                 out[c["username"]] = role
         return out
 
@@ -580,3 +605,31 @@ class DynsecAdmin:
         names = data.get("data", {}).get("clients", [])
         return [n if isinstance(n, str) else n.get("username", "") for n in names
                 if GUEST_NAME.fullmatch(n if isinstance(n, str) else n.get("username", ""))]
+
+    # devices (referee/devices.py): a login with exactly its person's rights
+    def create_device(self, user: str, login: str, secret: str, label: str, created: str) -> None:
+        """A device login for ``user``: the same groups and roles as ``user`` (so the same
+        rights, and no more), ``label`` and ``created`` kept by the plugin (textName,
+        textDescription).  Raises ``DynsecCommandError`` when ``user`` does not exist."""
+        if device_owner(login) != user or not secret:
+            raise DynsecError(f"not a device login of {user!r}: {login!r}")
+        person = self.get_client(user)
+        groups = [{"groupname": g["groupname"]} for g in person.get("groups", []) if g.get("groupname")]
+        roles = [{"rolename": r["rolename"]} for r in person.get("roles", []) if r.get("rolename")]
+        self.request([{"command": "createClient", "username": login, "password": secret, "textName": label,
+                       "textDescription": created, "groups": groups, "roles": roles}])
+
+    def devices(self, user: str) -> list[dict[str, str]]:
+        """``user``'s device logins: ``{"login", "label", "created"}`` each, oldest first."""
+        data = self.request([{"command": "listClients", "verbose": True, "count": -1, "offset": 0}])[0]
+        out = [{"login": c["username"], "label": str(c.get("textname") or c.get("textName") or ""),
+                "created": str(c.get("textdescription") or c.get("textDescription") or "")}
+               for c in data.get("data", {}).get("clients", [])
+               if isinstance(c, dict) and device_owner(str(c.get("username", ""))) == user]
+        return sorted(out, key=lambda d: (d["created"], d["login"]))
+
+    def forget_device(self, login: str) -> None:
+        """deleteClient: the device's live connection is dropped at once, and it cannot log in again."""
+        if device_owner(login) is None:
+            raise DynsecError(f"not a device login: {login!r}")
+        self.request([{"command": "deleteClient", "username": login}])

@@ -57,7 +57,7 @@ from summon.protocol.errors import ErrorCode
 from summon.protocol.messages import Account, GuestAccount, GuestRequest, Signup, encode
 from summon.protocol.text import visible_problem
 from summon.protocol.topics import PORTABLE_CHARS, portable_name, valid_name
-from summon.referee.dynsec import GUEST_NAME, DynsecAdmin, DynsecCommandError, signup_stamp
+from summon.referee.dynsec import GUEST_NAME, DynsecAdmin, DynsecCommandError, device_owner, signup_stamp
 from summon.referee.names import display_refusal, reserved_refusal
 from summon.referee.table import Publish
 
@@ -496,7 +496,7 @@ class Guests:
             log.warning("guest sweep: could not list the broker's clients: %s", error)
             return
         held = set(self.live) | set(self.ref.gatherings.guest_users())
-        self.accounts += sum(1 for n in names if not is_guest_name(n))
+        self.accounts += sum(1 for n in names if not is_guest_name(n) and device_owner(n) is None)
         orphans = [n for n in names if is_guest_name(n) and n not in held]
         for n in orphans:
             self._delete(n, "its table is not held here (sweep at start)")

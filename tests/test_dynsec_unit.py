@@ -80,3 +80,14 @@ def test_plugin_path_from_the_environment(monkeypatch, tmp_path):
     monkeypatch.setattr(dynsec, "PLUGIN_PATHS", (str(tmp_path / "none.so"),))
     monkeypatch.delenv("SUMMON_DYNSEC_PLUGIN")
     assert dynsec.find_plugin() is None
+
+
+def test_a_device_login_names_its_person_and_no_account_name_is_one():
+    from summon.protocol.topics import valid_name
+    from summon.referee.dynsec import device_login, device_owner
+
+    assert device_login("gran", "1a2b3c4d") == "gran~1a2b3c4d"
+    assert device_owner("gran~1a2b3c4d") == "gran"
+    for name in ("gran", "gran~", "gran~1A2B3C4D", "gran~1a2b3c4", "~1a2b3c4d", "a/b~1a2b3c4d", "gran~1a2b3c4d~0"):
+        assert device_owner(name) is None, name
+    assert not valid_name("gran~1a2b3c4d")  # so it is never a person, nor a topic segment

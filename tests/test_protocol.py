@@ -16,7 +16,8 @@ from summon.protocol.messages import Presence, Reclaim, Rematch
 from summon.protocol.messages import Account, Gathering, GuestAccount, GuestRequest, Invites, Seated, Signup, Sit
 from summon.protocol.messages import HandedOver, HandOver, Leave, Left
 from summon.protocol.messages import Chat, ChatLine, ChatLog
-from summon.protocol.messages import History, MyGames, ReplayPart, ReplayRequest
+from summon.protocol.messages import (DeviceAccount, DeviceList, DeviceRequest, DevicesRequest, ForgetDevice, History,
+                                      MyGames, ReplayPart, ReplayRequest)
 from summon.protocol.mqtt import BrokerUrl
 from summon.protocol.topics import Topics, valid_name
 from summon.protocol.version import MAX_INBOUND_BYTES, PROTOCOL_VERSION
@@ -63,6 +64,11 @@ SAMPLES = [
     MyGames(request_id="h1", games=[{"table": "dragon-1a2b", "seat": 0}], ratings={"dragon": {"mu": 25.0}}),
     ReplayRequest(request_id="r2", table="dragon-1a2b"),
     ReplayPart(request_id="r2", table="dragon-1a2b", part=1, parts=1, frames=[{"seq": 0}], head={"seat": 0}),
+    DeviceRequest(request_id="d1", label="Phone"),
+    DeviceAccount(request_id="d1", user="gran", login="gran~1a2b3c4d", secret="s" * 32, label="Phone"),
+    DevicesRequest(request_id="d2"),
+    ForgetDevice(request_id="d3", login="gran~1a2b3c4d"),
+    DeviceList(request_id="d2", devices=[{"login": "gran~1a2b3c4d", "label": "Phone", "created": "2026-12-05T08:40Z"}]),
 ]
 
 

@@ -11,6 +11,10 @@
 // Guests (#/join/<code>, js/join.js): the invite code leaves the address bar at once; the
 // guest credential the referee made for it is kept in localStorage under the code's
 // SHA-256, so reopening the link on this device gives the seat back.
+//
+// Staying signed in (js/device.js): after a password login with "Keep me signed in on this
+// device", the page keeps a device login the referee made (never the password), and a new
+// tab -- grandma re-opening her own table from a link -- connects with it at once.
 
 import { h, rerender, section } from "./ui.js";
 import { errorWords, seatLabel } from "./words.js";
@@ -29,6 +33,7 @@ import { silence } from "./announce.js";
 import { LANG_NAMES, lang, setLang, t as tr } from "./i18n.js";
 import { activeGuest, forgetGuest, invite, inviteKey, moveGuest, renderJoin, savedGuest, signupForm, takeInvite } from "./join.js";
 import { renderGathering, renewState } from "./gathering.js";
+import { deviceLabel, dropDevice, renderDevices, saveDevice, savedDevice } from "./device.js";
 
 const DEFAULTS = { broker: "", edge: "", prefix: "summon/v1", user: "", login: "password", guests: false, signup: "none" };
 const root = document.getElementById("app");
@@ -41,6 +46,10 @@ let watched = null;
 let scheduled = false;
 let guest = null;         // {key, cred: {user, password, table, seat, name}} while playing as a guest
 let ended = null;         // words shown on #/join when a kept guest credential was refused
+let keepMe = true;        // the login form's "Keep me signed in on this device"
+let deviceAsk = null;     // {request} while a device login is being asked for, after a password login
+let deviceEnded = null;   // words shown above the login form when the kept device login was refused
+let devices = { link: null };   // "Signed-in devices" (js/device.js), for the current connection
 const sitting = { request: null, table: null };
 const askedInvites = new Set();
 const renewing = new Map();   // request_id of an `invites` renew -> {table, seat}
@@ -96,7 +105,40 @@ function connect(opts) {
   if (cells) cells.reset(link);   // the other cells' connections follow this one's account
   window.summon = { store, link, cells };   // for the browser tests and curious people in devtools
   if (watched) link.watch(watched);
-  if (opts.username && !opts.guest) try { localStorage.setItem("summon.user", opts.username); } catch (err) { /* private mode */ }
+  if (opts.username && !opts.guest) try { localStorage.setItem("summon.user", opts.user || opts.username); } catch (err) { /* private mode */ }
+}
+
+// Sign in with the device login this browser keeps (js/device.js): the person's own rights.
+function connectDevice(d) {
+  connect({ url: config.broker, username: d.login, password: d.secret, user: d.user, device: true });
+}
+
+// After a password login with "Keep me signed in": ask once for a device login, and keep it.
+function keepDevice() {
+  if (!deviceAsk || !link || !link.user || link.guest || link.opts.device || store.connection.state !== "online") return;
+  if (!deviceAsk.request) {
+    deviceAsk.request = link.request("device", { label: deviceLabel() });
+    return;
+  }
+  const reply = store.replies.get(deviceAsk.request);
+  if (!reply) return;
+  store.replies.delete(deviceAsk.request);
+  deviceAsk = null;
+  if (reply.type !== "device_account" || reply.user !== link.user) return;   // refused (a service without them): the password it is
+  const old = savedDevice();
+  if (old && old.user === link.user && old.login !== reply.login) link.request("forget_device", { login: old.login });
+  saveDevice({ user: reply.user, login: reply.login, secret: reply.secret, label: reply.label });
+  devices.stale = true;
+}
+
+// The account's "Signed-in devices" (a list the referee keeps; asked once per connection).
+function deviceList() {
+  if (devices.link !== link) devices = { link, asked: null, list: null, error: null, forgetting: new Set(), stale: true };
+  if (devices.stale && !devices.asked && store.connection.state === "online") {
+    devices.stale = false;
+    devices.asked = link.request("devices", {});
+  }
+  return renderDevices(store, devices, (type, fields) => link.request(type, fields), render);
 }
 
 // Play as the guest `cred` (made for the invite whose hash is `key`) at its table.
@@ -128,11 +170,16 @@ function loginForm() {
   if (link && link.user && c.state !== "error") {
     return section(tr("login.connection"), status, h("button", { type: "button", dataset: { key: "logout" }, on: { click: () => {
       if (guest) { try { sessionStorage.removeItem("summon.guest.active"); } catch (err) { /* ignore */ } guest = null; }
+      const kept = savedDevice();   // logging out signs this device out: the broker forgets its login
+      if (kept && !link.guest && kept.user === link.user) {
+        try { link.request("forget_device", { login: kept.login }); } catch (err) { /* not connected: it stays in the list */ }
+        dropDevice();
+      }
       if (config.edge) connect({ url: config.edge });   // back to watching without an account
       else { link.close(); link = null; if (cells) cells.reset(null); store.connection = { state: "idle", detail: tr("login.logged-out") }; }
       location.hash = "#/";
       render();
-    } } }, link.guest ? tr("login.leave") : tr("login.logout")));
+    } } }, link.guest ? tr("login.leave") : tr("login.logout")), link.guest ? null : deviceList());
   }
   let saved = "";
   try { saved = localStorage.getItem("summon.user") || ""; } catch (err) { /* ignore */ }
@@ -142,12 +189,16 @@ function loginForm() {
     : h("form", { class: "login", autocomplete: "on", on: { submit: (e) => {
       e.preventDefault();
       const f = new FormData(e.target);
+      deviceEnded = null;
+      deviceAsk = f.get("keep") === "on" ? { request: null } : null;
       connect({ url: config.broker, username: String(f.get("username")), password: String(f.get("password")) });
     } } },
     h("details", { class: "login-details" }, h("summary", {}, tr("login.where")),
       h("p", { class: "login-broker muted" }, tr("login.broker", { broker: config.broker }))),
     h("label", {}, `${tr("login.username")} `, h("input", { name: "username", required: true, autocomplete: "username", value: config.user || saved, pattern: "[A-Za-z0-9_.\\-]{1,64}", dataset: { key: "f-user", keep: "" } })),
     h("label", {}, `${tr("login.password")} `, h("input", { name: "password", type: "password", autocomplete: "current-password", dataset: { key: "f-password", keep: "" } })),
+    h("label", { class: "keep" }, h("input", { type: "checkbox", name: "keep", checked: keepMe, dataset: { key: "f-keep" },
+      on: { change: (e) => { keepMe = e.target.checked; } } }), ` ${tr("login.keep")}`),
     h("button", { type: "submit", dataset: { key: "f-login" } }, tr("login.submit")));
   const watching = link && !link.user && c.state === "online";
   const spectate = (config.edge || config.broker) && !watching
@@ -155,8 +206,12 @@ function loginForm() {
       config.edge ? tr("login.watch") : tr("login.spectate"))
     : null;
   const signup = config.broker && config.guests ? signupForm({ config, refresh: render,
-    onMade: (username, password) => connect({ url: config.broker, username, password }) }) : null;
-  return section(tr("login.connection"), status, store.notice ? h("p", { class: "notice" }, store.notice) : null, form, signup, spectate);
+    onMade: (username, password) => {   // a new account stays signed in here too, unless unticked above
+      deviceAsk = keepMe ? { request: null } : null;
+      connect({ url: config.broker, username, password });
+    } }) : null;
+  const revoked = deviceEnded ? h("p", { class: "notice", role: "status", dataset: { key: "device-ended" } }, deviceEnded) : null;
+  return section(tr("login.connection"), revoked, status, store.notice ? h("p", { class: "notice" }, store.notice) : null, form, signup, spectate);
 }
 
 function onMove(table, seq, move) {
@@ -199,6 +254,15 @@ function render() {
     store.connection = { state: "idle", detail: "" };
     history.replaceState(null, "", "#/join");
   }
+  if (link && link.refusedDevice) {   // the kept device login was signed out: forget it, and ask for the password
+    dropDevice();
+    deviceEnded = tr("device.revoked");
+    link.close();
+    link = null;
+    store.connection = { state: "idle", detail: "" };
+    if (config.edge) connect({ url: config.edge });   // watching meanwhile, as a page opened without a login
+  }
+  keepDevice();
   const screen = route();
   const seated = sitting.request ? store.replies.get(sitting.request) : null;
   if (seated) {   // "Sit here" answered: to the table (its waiting room), or the refusal there
@@ -355,7 +419,8 @@ async function main() {
     const at = location.hash;   // a reload of a guest's tab: the same guest, on the same screen
     connectGuest(resumed.key, resumed.cred);
     if (at.startsWith("#/table/")) location.hash = at;
-  } else if (config.login === "none" && config.user) connect({ url: config.broker, username: config.user });
+  } else if (savedDevice() && config.broker) connectDevice(savedDevice());   // signed in on this device
+  else if (config.login === "none" && config.user) connect({ url: config.broker, username: config.user });
   else if (config.edge) connect({ url: config.edge });
   render();
   marks.ready = performance.now();

@@ -95,7 +95,9 @@ export class Cells {
     this.lobby = null;
     this.links.clear();
     this.looking.clear();
-    this.creds = home && home.user && !home.guest ? { username: home.user, password: home.opts.password } : null;
+    // a device login (js/device.js) is its home broker's only: another cell's broker refuses it
+    this.creds = home && home.user && !home.guest
+      ? { username: home.opts.username, password: home.opts.password, user: home.user } : null;
     this.anonymous = !!home && !home.user;
   }
 
@@ -121,7 +123,7 @@ export class Cells {
   open(name) {
     if (this.links.has(name)) return this.links.get(name);
     const c = this.map[name];
-    const opts = this.creds ? { url: c.broker, username: this.creds.username, password: this.creds.password }
+    const opts = this.creds ? { url: c.broker, username: this.creds.username, password: this.creds.password, user: this.creds.user }
       : { url: c.edge };
     const l = new Link(this.store, { prefix: this.prefix, cell: name, ...opts }).connect();
     this.links.set(name, l);

@@ -72,7 +72,9 @@ export class Link {
     this.client = null;
   }
 
-  get user() { return this.opts.username || null; }
+  // The person: the name in every topic.  `username` is the MQTT login, the same but for a
+  // device login (`<user>~<8 hex>`, js/device.js), which acts with its person's rights.
+  get user() { return this.opts.user || this.opts.username || null; }
   get guest() { return this.opts.guest || null; }
 
   // What this connection subscribes to for one watched table: a guest's account may
@@ -83,7 +85,8 @@ export class Link {
 
   connect() {
     const { url, username, password } = this.opts;
-    const presence = username ? this.t.presence(username) : null;
+    const user = this.user;
+    const presence = user ? this.t.presence(user) : null;
     const options = {
       protocolVersion: 4, clean: true, reconnectPeriod: 2000, connectTimeout: 10000,
       clientId: username || `web-${Math.random().toString(16).slice(2, 12)}`,
@@ -96,11 +99,11 @@ export class Link {
     this.client = client;
     client.on("connect", () => {
       this.connectedAt = performance.now();
-      this.setConnection("online", username ? tr("conn.online-as", { url, user: username }) : tr("conn.online-spectator", { url }));
+      this.setConnection("online", user ? tr("conn.online-as", { url, user }) : tr("conn.online-spectator", { url }));
       const watched = [...this.watching].flatMap((table) => this.tableSubs(table));
-      const subs = this.opts.lobby ? [this.t.metas, this.t.tours, this.t.cellStatus, this.t.cellLink, this.t.cellEdge] : this.guest || this.opts.cell ? [...(username ? [this.t.reply(username)] : []), ...watched]
+      const subs = this.opts.lobby ? [this.t.metas, this.t.tours, this.t.cellStatus, this.t.cellLink, this.t.cellEdge] : this.guest || this.opts.cell ? [...(user ? [this.t.reply(user)] : []), ...watched]
         : [this.t.status, this.t.metas, this.t.tours, ...watched];
-      if (username && !this.guest) subs.push(this.t.seatAll(username), ...(this.opts.cell ? [] : [this.t.reply(username)]));
+      if (user && !this.guest) subs.push(this.t.seatAll(user), ...(this.opts.cell ? [] : [this.t.reply(user)]));
       client.subscribe(subs, { qos: 1 });
       if (presence) client.publish(presence, encode(msg("presence", { status: "online" })), { qos: 1, retain: true });
     });
@@ -113,8 +116,10 @@ export class Link {
     client.on("error", (err) => {
       const refused = /not authori[sz]ed|bad user ?name or password/i.test(err.message);
       // a guest refused: its table is over (the referee deleted the guest with it)
-      const words = refused ? (this.guest ? tr("join.ended") : tr("conn.refused")) : err.message;
+      // a device login refused: it was signed out (js/device.js); the page drops it
+      const words = refused ? (this.guest ? tr("join.ended") : this.opts.device ? tr("device.revoked") : tr("conn.refused")) : err.message;
       if (refused && this.guest) this.refusedGuest = true;
+      if (refused && this.opts.device) this.refusedDevice = true;
       this.setConnection("error", words);
       if (/not authori[sz]ed|bad user/i.test(err.message)) client.end(true);  // retrying will not help
     });
@@ -193,6 +198,18 @@ export class Link {
       return;
     }
     if (this.store.apply(topic, m)) this.store.changed();
+    if (m.type === "meta" && this.user && Array.isArray(m.away) && Array.isArray(m.players)
+      && m.away.some((a) => a && m.players[a.seat] === this.user)) this.stillHere();
+  }
+
+  // A table lists us as away while this connection is up: another tab of ours (a password
+  // tab beside a device one, js/device.js) closed and its will said "offline" for us all.
+  // Say "online" again, at most every 5 s, so the house bot does not take a seat we hold.
+  stillHere() {
+    const now = performance.now();
+    if (!this.client || !this.client.connected || this.hereAt > now - 5000) return;
+    this.hereAt = now;
+    this.client.publish(this.t.presence(this.user), encode(msg("presence", { status: "online" })), { qos: 1, retain: true });
   }
 
   // Act only on messages on the topic their type belongs to, and on seat topics only on our
@@ -234,6 +251,7 @@ export class Link {
       case "gathering": return atTable && p[2] === "public" && p[3] === "gathering" && p.length === 4;
       case "created": case "seated": case "invites": case "left": case "handed_over": return this.replyTopic(p);
       case "my_games": case "replay_part": return this.replyTopic(p);   // My games (js/mygames.js)
+      case "device_account": case "device_list": return this.replyTopic(p);   // js/device.js
       default: return false;
     }
   }
@@ -253,7 +271,7 @@ export function applyMessage(store, topic, m) {
       return false;
     }
     try {
-      if (["created", "seated", "invites", "left", "handed_over"].includes(m.type) || (m.type === "error" && parts[parts.length - 1] === "reply")) {
+      if (["created", "seated", "invites", "left", "handed_over", "device_account", "device_list"].includes(m.type) || (m.type === "error" && parts[parts.length - 1] === "reply")) {
         if (!store.replies) return false;
         store.replies.set(m.type === "error" ? m.ref : m.request_id, m);
         if (m.type === "created" && m.cell && store.tables) store.table(m.table).createdCell = m.cell;   // js/cells.js

@@ -69,6 +69,8 @@ const SHAPES = {
                                   computer: opt(map), rated: opt(bool),
                                   result: shape({ outcome: str, place: opt(int), sides: opt(int), partners: list(int), score: opt(num),
                                                   others: list(shape({ seats: list(int), score: opt(num) })) }) })) },
+  device_account: { request_id: str, user: str, login: str, secret: str, label: str },
+  device_list: { request_id: str, devices: list(shape({ login: str, label: str, created: str })) },
   replay_part: { request_id: str, table: str, part: int, parts: int, frames: list(shape({ seq: int, topic: str, message: map })),
                  head: opt(map) },
   tournament: {
