@@ -153,9 +153,10 @@ def test_new_table_lets_each_player_choose_a_faction(stack, browser, out):
         words = page.eval_on_selector_all(".all-moves button[data-move]", "els => els.map(e => e.textContent)")
         assert words and not [w for w in words if WIRE.search(w)], words
         # the computer may have left a question on us (a riposte: "Riposter"/"Refuser"), or it is our phase's moves
-        english = ("Summon ", "Move ", "Discard ", "Build ", "Play ", "End ", "Riposte", "Decline", "Keep", "Re-roll")
-        assert not [w for w in words if w.startswith(english)], words
-        assert any(w.startswith(("Invoquer ", "Déplacer ", "Défausser ", "Construire ", "Jouer ", "Riposter", "Refuser"))
+        # whole first words: the French "Riposter" begins with the English "Riposte"
+        english = {"Summon", "Move", "Discard", "Build", "Play", "End", "Riposte", "Decline", "Keep", "Re-roll", "Absorb", "Frenzy:"}
+        assert not [w for w in words if w.split()[0] in english], words
+        assert any(w.startswith(("Invoquer ", "Déplacer ", "Défausser ", "Construire ", "Jouer ", "Riposter", "Refuser", "Absorber", "Frénésie", "Garder ", "Relancer ", "Fin "))
                    or " attaque " in w or " en " in w for w in words), words
         assert "Tidewardens" in page.inner_text(".sw-players")
         shoot(page, "summoner-wars-fr", out, keep=("phone",))
