@@ -13,7 +13,9 @@ in every engine module is read with ``ast`` and held to a short allow-list:
 * the standard library's pure modules (below); ``random`` for the ``random.Random`` type of a
   seeded generator passed in, never a module-level draw (``random.shuffle``, ``from random
   import choice``): the global generator is hidden state;
-* no ``open``, ``print``, ``input``, ``eval``, ``exec`` or ``__import__`` calls;
+* no ``random.Random()`` without a seed (the operating system would seed it), under any alias;
+* no ``open``, ``print``, ``input``, ``eval``, ``exec`` or ``__import__`` calls, nor
+  ``__builtins__`` (the way round them);
 * reading the game's own packaged data files at import (``importlib.resources`` with
   ``tomllib``/``json``) only in the modules named in ``DATA_READERS``, each with its reason.
 
@@ -92,7 +94,14 @@ def problems(module: str, path: Path) -> list[str]:
             bad.append(f"{where}:{line}: imports {name} (not on the engines' pure allow-list: "
                        f"no I/O, clock, environment or third-party library)")
 
-    for node in ast.walk(ast.parse(source, str(path))):
+    tree = ast.parse(source, str(path))
+    # the names the random module and its Random class go by here (``import random as rnd``)
+    random_names = {a.asname or a.name for n in ast.walk(tree) if isinstance(n, ast.Import)
+                    for a in n.names if a.name == "random"}
+    random_class = {a.asname or a.name for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)
+                    and n.module == "random" and not n.level for a in n.names if a.name == "Random"}
+    called = {id(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call)}
+    for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             for alias in node.names:
                 check_import(alias.name, node.lineno)
@@ -107,10 +116,20 @@ def problems(module: str, path: Path) -> list[str]:
             func = node.func
             if isinstance(func, ast.Name) and func.id in FORBIDDEN_CALLS:
                 bad.append(f"{where}:{node.lineno}: calls {func.id}() (I/O in an engine)")
-            elif (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
-                  and func.value.id == "random" and func.attr != "Random"):
-                bad.append(f"{where}:{node.lineno}: calls random.{func.attr}() (the global "
-                           f"generator: draw from the seeded random.Random passed in)")
+            unseeded = ((isinstance(func, ast.Name) and func.id in random_class)
+                        or (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
+                            and func.value.id in random_names and func.attr == "Random"))
+            if unseeded and not node.args and not node.keywords:
+                bad.append(f"{where}:{node.lineno}: calls random.Random() without a seed (seeded "
+                           f"from the operating system: a replay would differ)")
+        elif (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+              and node.value.id in random_names and node.attr != "Random"):
+            # a draw from the global generator, called here or handed on (``pick = random.choice``)
+            verb = f"calls random.{node.attr}()" if id(node) in called else f"uses random.{node.attr}"
+            bad.append(f"{where}:{node.lineno}: {verb} (the global generator: draw from the "
+                       f"seeded random.Random passed in)")
+        elif isinstance(node, ast.Name) and node.id == "__builtins__":
+            bad.append(f"{where}:{node.lineno}: uses __builtins__ (a way round the call rule)")
     return bad
 
 
@@ -149,6 +168,25 @@ def test_a_planted_violation_of_each_kind_is_caught(tmp_path):
         "other_game": ("from summon.referee.games.summicard import rules\n", "imports summon.referee.games.summicard"),
         "other_game_relative": ("from ..summicard.rules import legal_moves\n", "imports summon.referee.games.summicard.rules"),
         "data_elsewhere": ("import json\n", "imports json"),
+        "global_random_aliased": ("import random as rnd\ndef f(x):\n    rnd.shuffle(x)\n", "calls random.shuffle()"),
+        "global_random_handed_on": ("import random\npick = random.choice\n", "uses random.choice"),
+        "global_random_seed": ("import random\nrandom.seed(1)\n", "calls random.seed()"),
+        "unseeded_random": ("import random\nRNG = random.Random()\n", "without a seed"),
+        "unseeded_random_from": ("from random import Random\nRNG = Random()\n", "without a seed"),
+        "clock_deferred": ("def f():\n    import time\n    return time.monotonic()\n", "imports time"),
+        "system": ("import sys\n", "imports sys"),
+        "threads": ("import threading\n", "imports threading"),
+        "uuid": ("import uuid\n", "imports uuid"),
+        "secrets": ("import secrets\n", "imports secrets"),
+        "path": ("from pathlib import Path\n", "imports pathlib"),
+        "dynamic_import": ("import importlib\n", "imports importlib"),
+        "builtins_module": ("import builtins\n", "imports builtins"),
+        "builtins_dunder": ("def f():\n    return __builtins__['open']('x')\n", "uses __builtins__"),
+        "input": ("def f():\n    return input()\n", "calls input()"),
+        "exec": ("def f(s):\n    exec(s)\n", "calls exec()"),
+        "transport": ("from summon.protocol.mqtt import Link\n", "imports summon.protocol.mqtt"),
+        "referee_table": ("from summon.referee.table import Table\n", "imports summon.referee.table"),
+        "relative_climb": ("from ... import service\n", "imports summon.referee"),
     }
     for kind, (code, expected) in planted.items():
         path = tmp_path / f"{kind}.py"
@@ -157,6 +195,24 @@ def test_a_planted_violation_of_each_kind_is_caught(tmp_path):
         assert any(expected in line for line in found), (kind, found)
     clean = tmp_path / "clean.py"
     clean.write_text("import random\nfrom dataclasses import replace\nfrom .rules import legal_moves\n"
-                     "from summon.referee.engine import Game\n"
-                     "def f(rng: random.Random):\n    return rng.random()\n")
+                     "from summon.referee.engine import Game\nfrom random import Random\n"
+                     "def f(rng: random.Random):\n    return rng.random()\n"
+                     "def g(seed: int) -> Random:\n    return Random(seed)\n")
     assert problems("summon.referee.games.dragon.clean", clean) == []
+
+
+def test_a_violation_planted_in_a_copy_of_a_real_engine_is_caught(tmp_path):
+    """And in context: each real Dragon module, copied with one line of each kind appended
+    (a deferred clock read, a global draw, the service), is refused; the copies unplanted pass."""
+    mods = {m: p for m, p in engine_modules().items() if m.startswith("summon.referee.games.dragon.")}
+    assert len(mods) > 5
+    plants = ("\ndef _planted():\n    import time\n    return time.time()\n",
+              "\nimport random as _r\n_PICK = _r.choice\n",
+              "\nfrom summon.referee.service import Referee as _R\n")
+    for module, path in mods.items():
+        copy = tmp_path / path.name
+        copy.write_text(path.read_text(encoding="utf-8"))
+        assert problems(module, copy) == [], module
+        for plant in plants:
+            copy.write_text(path.read_text(encoding="utf-8") + plant)
+            assert problems(module, copy), (module, plant)
