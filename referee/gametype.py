@@ -30,10 +30,24 @@ from typing import Any, Callable, Mapping
 from summon.referee.engine import ConfigError
 
 __all__ = ["OptionSpec", "ClientHooks", "Level", "LEVELS", "INLINE_MS", "GameType", "check_options", "load_hook", "OPTION_TYPES", "KeySpec",
-           "read_keys"]
+           "read_keys", "INFORMATION", "CHANCE", "DYNAMICS"]
 
 # The option types a spec may declare, and the JSON Schema-ish word a form builder reads.
 OPTION_TYPES = ("int", "bool", "choice", "any")
+
+# What kind of game it is, in OpenSpiel's words (``GameType.Information``, ``ChanceMode``,
+# ``Dynamics``); the generic tests branch on these, never on a game's name.
+# ``information``: "perfect" -- every seat sees exactly what a spectator sees; "imperfect" --
+# some seat sees something the spectators do not (its own hand, a card it checked).
+INFORMATION = ("perfect", "imperfect")
+# ``chance``: "deterministic" -- the seed changes nothing; "sampled" -- the engine draws from
+# the table's seed itself (``KeyedRandom``), so two seeds give two games.  OpenSpiel's third
+# mode, "explicit" (chance nodes a search enumerates), has no place in our engine contract:
+# ``to_move`` lists seats only, so no engine can declare it.
+CHANCE = ("deterministic", "sampled")
+# ``dynamics``: "sequential" -- at most one seat is to move at a time; "simultaneous" --
+# several seats may be to move at once (each ``apply`` is still one seat's move).
+DYNAMICS = ("sequential", "simultaneous")
 
 
 @dataclass(frozen=True)
@@ -142,7 +156,12 @@ class GameType:
     client loads them), and ``default_bot`` is the one the demo seats (``"random"`` if the
     game has none of its own); ``levels`` maps easy/normal/strong to bots and time budgets,
     and ``bot_cost_ms`` declares each bot's CPU per decision, measured (a bot above
-    ``INLINE_MS`` decides off the referee's loop, ``referee/housepool.py``)."""
+    ``INLINE_MS`` decides off the referee's loop, ``referee/housepool.py``).
+
+    ``information``, ``chance`` and ``dynamics`` say what kind of game it is (``INFORMATION``,
+    ``CHANCE``, ``DYNAMICS``; OpenSpiel's words).  The defaults are the simplest kind (Nim's);
+    the conformance test plays every game and fails one whose declaration its play belies, so
+    a card game left at "perfect" or a shuffled deal left at "deterministic" cannot pass."""
 
     name: str
     title: str
@@ -159,8 +178,15 @@ class GameType:
     hooks: ClientHooks = ClientHooks()
     levels: tuple[Level, ...] = ()
     bot_cost_ms: Mapping[str, float] = field(default_factory=dict)
+    information: str = "perfect"
+    chance: str = "deterministic"
+    dynamics: str = "sequential"
 
     def __post_init__(self) -> None:
+        for fact, value, legal in (("information", self.information, INFORMATION), ("chance", self.chance, CHANCE),
+                                   ("dynamics", self.dynamics, DYNAMICS)):
+            if value not in legal:
+                raise ValueError(f"{self.name}: {fact} must be one of {legal}, not {value!r}")
         names = [o.name for o in self.options]
         if len(set(names)) != len(names):
             raise ValueError(f"{self.name}: an option is declared twice: {names}")
@@ -202,7 +228,8 @@ class GameType:
                 "one_deal": dict(self.one_deal), "demo_config": dict(self.demo_config), "bots": dict(self.bots),
                 "default_bot": self.default_bot, "hooks": self.hooks.to_wire(),
                 "levels": [lv.to_wire(self.offloop(lv.bot)) for lv in self.levels],
-                "bot_cost_ms": dict(self.bot_cost_ms)}
+                "bot_cost_ms": dict(self.bot_cost_ms), "information": self.information, "chance": self.chance,
+                "dynamics": self.dynamics}
 
 
 def check_options(game: GameType, options: Mapping[str, Any] | None) -> dict[str, Any]:

@@ -18,7 +18,7 @@ import pytest
 from tests.payloads import roundtrip, tokens
 from summon.referee.engine import (ConfigError, GameOverError, IllegalMoveError, MoveSyntaxError,
                             NotYourTurnError)
-from summon.referee.games import GAMES
+from summon.referee.games import GAME_TYPES, GAMES
 
 SEEDS = (0, 1, 2)
 GARBAGE = ("", " ", "\x00", "xyzzy plugh", "pass pass", "9" * 40, "PLAY", "bid -1 earth")
@@ -44,6 +44,51 @@ def check_views(game, state, seats):
         others = everyone - own
         leak = tokens(without_name(game.view(state, a))) & others
         assert not leak, f"seat {a} sees other seats' cards: {leak}"
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_the_game_is_the_kind_its_manifest_says(name):
+    """``information``, ``chance`` and ``dynamics`` (the manifest's OpenSpiel facts, which the
+    generic tests branch on) are held to the game's play, both ways: random play from a few
+    seeds must show a seat seeing what spectators do not iff "imperfect", several seats to
+    move at once iff "simultaneous", and the seed changing the game iff "sampled"."""
+    game, kind = GAMES[name], GAME_TYPES[name]
+    seats = game.min_seats
+    private = several = False
+    starts = set()
+    for seed in SEEDS:
+        rng = random.Random(seed)
+        state = game.new_state(seats, dict(game.bots_only_config), seed)
+        starts.add(pickle.dumps(game.view(state, 0)) + pickle.dumps([game.legal_moves(state, s) for s in range(seats)]))
+        for _ in range(2000):
+            movers = game.to_move(state)
+            if not movers:
+                break
+            several = several or len(movers) > 1
+            public = tokens(without_name(game.view(state, None)))
+            private = private or any(tokens(without_name(game.view(state, s))) - public for s in range(seats))
+            state, _ = game.apply(state, movers[0], rng.choice(game.legal_moves(state, movers[0])))
+    assert private == (kind.information == "imperfect"), \
+        f"{name} declares information={kind.information!r}, but a seat {'did' if private else 'never'} saw " \
+        "something spectators did not"
+    assert several == (kind.dynamics == "simultaneous"), \
+        f"{name} declares dynamics={kind.dynamics!r}, but several seats {'were' if several else 'never were'} to move at once"
+    assert (len(starts) > 1) == (kind.chance == "sampled"), \
+        f"{name} declares chance={kind.chance!r}, but the seed {'changed' if len(starts) > 1 else 'did not change'} the start"
+
+
+def test_the_kind_check_catches_a_false_declaration(monkeypatch):
+    """Not vacuous: Dragon declared perfect, deterministic or simultaneous fails; Nim-like
+    declarations hold for a game that is so."""
+    import dataclasses
+
+    real = GAME_TYPES["dragon"]
+    for wrong in ({"information": "perfect"}, {"chance": "deterministic"}, {"dynamics": "simultaneous"}):
+        monkeypatch.setitem(GAME_TYPES, "dragon", dataclasses.replace(real, **wrong))
+        with pytest.raises(AssertionError, match=next(iter(wrong))):
+            test_the_game_is_the_kind_its_manifest_says("dragon")
+    monkeypatch.setitem(GAME_TYPES, "dragon", real)
+    test_the_game_is_the_kind_its_manifest_says("dragon")
 
 
 @pytest.mark.parametrize("name", sorted(GAMES))
@@ -323,5 +368,5 @@ def test_chat_payloads_hold_no_hidden_card(name):
             assert not leak, f"a chat line names hidden cards: {leak}"
     log = roundtrip(log_message("chat-redaction", list(chat)).to_wire())
     assert not ((tokens([list(ln.values()) for ln in log["lines"]]) - said_words) & hidden)
-    if name != "summicard":  # Summicard's face-down cards are hidden from their owner too: fields only
+    if GAME_TYPES[name].information == "imperfect":  # else nothing is hidden: nothing to check against
         assert hidden, "no seat ever saw anything hidden from spectators: nothing to check against"

@@ -83,6 +83,9 @@ def test_a_manifest_that_contradicts_itself_is_refused_when_declared():
         GameType("g", "G", 1, 1, default_bot="g-strong")
     with pytest.raises(ConfigError):
         GameType("g", "G", 1, 1, bots_only_config={"max_hands": 3})
+    for fact, word in (("information", "hidden"), ("chance", "explicit"), ("dynamics", "turn-based")):
+        with pytest.raises(ValueError, match=f"{fact} must be one of"):
+            GameType("g", "G", 1, 1, **{fact: word})
 
 
 def test_the_tables_of_games_are_read_from_the_manifests():

@@ -55,6 +55,7 @@ def test_it_passes_the_conformance_checks_of_every_game(nim):
     from tests import test_conformance as conformance
 
     conformance.test_bad_config_and_seats("nim")
+    conformance.test_the_game_is_the_kind_its_manifest_says("nim")
     for seed in conformance.SEEDS:
         conformance.test_random_play_conforms("nim", seed)
     conformance.test_every_table_payload_matches_the_schema("nim")

@@ -7,6 +7,9 @@ GAME_TYPE = GameType(
     title="Nim",
     min_seats=2,
     max_seats=4,
+    # what kind of game (the conformance test holds it to its play): everything on the table
+    # is seen by all, no chance, one player at a time
+    information="perfect", chance="deterministic", dynamics="sequential",
     options=(
         OptionSpec("heaps", "int", 3, "how many heaps of stones are on the table", low=1, high=10),
         OptionSpec("size", "int", 5, "stones in the first heap; each next heap has two more", low=1, high=50),

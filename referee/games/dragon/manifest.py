@@ -10,6 +10,8 @@ from summon.referee.gametype import ClientHooks, GameType, Level, OptionSpec
 GAME_TYPE = GameType(
     name="dragon",
     title="Summon the Dragon",
+    # hands are private; deals are shuffled from the seed; one seat at a time
+    information="imperfect", chance="sampled", dynamics="sequential",
     min_seats=4,
     max_seats=4,
     options=(

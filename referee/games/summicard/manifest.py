@@ -10,6 +10,9 @@ from summon.referee.gametype import ClientHooks, GameType, Level, OptionSpec
 GAME_TYPE = GameType(
     name="summicard",
     title="Summicard",
+    # a seat's checked and discarded cards are its own (face-down ones nobody's); the shoe is
+    # shuffled from the seed; one seat at a time
+    information="imperfect", chance="sampled", dynamics="sequential",
     min_seats=2,
     max_seats=100,
     options=(

@@ -17,6 +17,8 @@ PRESETS = ("cinder-vanguard", "tidewardens")
 GAME_TYPE = GameType(
     name="summoner-wars",
     title="Summoner Wars (2nd edition rules)",
+    # hands are private; decks are shuffled and dice rolled from the seed; one seat at a time
+    information="imperfect", chance="sampled", dynamics="sequential",
     min_seats=2,
     max_seats=2,
     options=(
