@@ -31,7 +31,7 @@ import logging
 import secrets
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from summon.protocol.errors import ErrorCode
 from summon.protocol.messages import (CloseTable, Closed, CreateTable, Created, Gathering as GatheringMsg, Invites, Leave,
@@ -46,7 +46,7 @@ from summon.referee.table import Publish, Table
 if TYPE_CHECKING:
     from summon.referee.service import Referee
 
-__all__ = ["Gathering", "Gatherings", "KINDS", "MAX_LISTED"]
+__all__ = ["Gathering", "Gatherings", "KINDS", "MAX_LISTED", "CREATE_RULES", "Rule", "Draft"]
 
 log = logging.getLogger("summon.referee.gatherings")
 
@@ -115,6 +115,176 @@ class Gathering:
                 "expires": int(self.expires)}
 
 
+# --- a create with waiting seats, checked by a table of rules -----------------------------------
+# Why a table (issue 44 item 5; the tournament file's ``KeySpec`` is the model): the checks were
+# one function of complexity 57, nineteen early returns deep, where the order of the refusals --
+# which is what a person reads first -- was visible only by reading it all.  Here each rule is a
+# line: its error code, which creates it applies to and the function that says what is wrong.
+
+
+@dataclass
+class Draft:
+    """A gathering being checked: the request and the seats read from it so far.  Mutable on
+    purpose and short-lived: the two reading rules (``_read_waiting``, ``_read_computer``) fill
+    ``waiting``, ``computer`` and ``levels`` for the rules after them; it never outlives ``create``."""
+
+    user: str
+    req: CreateTable
+    player_path: bool
+    players: list[str]
+    clock: dict[str, Any] | None
+    table_id: str
+    waiting: dict[int, str] = field(default_factory=dict)
+    computer: dict[int, str] = field(default_factory=dict)
+    levels: dict[int, str] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, user: str, req: CreateTable, player_path: bool, fresh_id: str) -> "Draft":
+        # a player's gathering waits for other people: a move limit unless it asked for one
+        clock = (req.clock or preset(WITH_OTHERS_DEFAULT)) if player_path else req.clock
+        return cls(user, req, player_path, list(req.players), clock, req.table or fresh_id)
+
+    def seat_of(self, key: str, what: str) -> int:
+        """``key`` as a seat of this table, or raise ``ValueError`` in words."""
+        if not key.isdigit() or not 0 <= int(key) < len(self.players):
+            raise ValueError(f"{what} seat {key!r} is not a seat of this table (0..{len(self.players) - 1})")
+        return int(key)
+
+
+Check = Callable[["Gatherings", Draft], str]
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One check of ``CREATE_RULES``: ``why(desk, draft)`` is the refusal's words ("" when the
+    request passes), sent with ``code``; ``path``: "any", "player" (a person's own table) or
+    "director"."""
+
+    code: ErrorCode
+    why: Check
+    path: str = "any"
+
+
+def _game_known(desk: "Gatherings", d: Draft) -> str:
+    return "" if d.req.game in GAMES else f"no game {d.req.game!r}; known: {', '.join(sorted(GAMES))}"
+
+
+def _read_waiting(desk: "Gatherings", d: Draft) -> str:
+    for key, kind in (d.req.waiting or {}).items():
+        try:
+            seat = d.seat_of(key, "waiting")
+        except ValueError as exc:
+            return str(exc)
+        if kind not in KINDS:
+            return f"a waiting seat is \"invite\" or \"open\", not {kind!r}"
+        if d.players[seat]:
+            return f"seat {key} is both {d.players[seat]!r} and waiting: leave its name empty"
+        d.waiting[seat] = kind
+    return "" if d.waiting else "waiting names no seat"
+
+
+def _read_computer(desk: "Gatherings", d: Draft) -> str:
+    try:
+        for key, level in (d.req.computer or {}).items():
+            seat = d.seat_of(key, "computer")
+            if d.players[seat] or seat in d.waiting:
+                return f"seat {seat} is both a computer player and something else"
+            d.computer[seat] = desk.ref.player_tables.bot_of_level(d.req.game, level)
+            d.levels[seat] = str(level)
+            d.players[seat] = f"computer-{seat + 1}"
+    except ValueError as exc:
+        return str(exc)
+    return ""
+
+
+def _nobody_missing(desk: "Gatherings", d: Draft) -> str:
+    empty = [s for s, p in enumerate(d.players) if not p and s not in d.waiting]
+    return (f"seat(s) {', '.join(map(str, empty))} have nobody: name a player, a computer level, or a waiting seat"
+            if empty else "")
+
+
+def _names_valid(desk: "Gatherings", d: Draft) -> str:
+    bad = [p for p in d.players if p and not valid_name(p)]
+    return f"invalid username(s) {bad}" if bad else ""
+
+
+def _names_once(desk: "Gatherings", d: Draft) -> str:
+    named = [p for p in d.players if p]
+    return "a username may hold only one seat at a table" if len(set(named)) != len(named) else ""
+
+
+def _no_chosen_id_or_seed(desk: "Gatherings", d: Draft) -> str:
+    return ("only a director may choose a table's id or seed (a known seed reveals every hand)"
+            if d.req.seed is not None or d.req.table is not None else "")
+
+
+def _seats_its_creator(desk: "Gatherings", d: Draft) -> str:
+    return "" if d.user in d.players else f"a table you create must seat you: put {d.user!r} at a seat"
+
+
+def _within_budget(desk: "Gatherings", d: Draft) -> str:
+    pt = desk.ref.player_tables
+    return pt.budget.refusal(d.user, pt.open_tables(d.user))
+
+
+def _seats_per_person(desk: "Gatherings", d: Draft) -> str:
+    return desk.ref.too_many_seats([p for s, p in enumerate(d.players) if p and s not in d.computer], d.user)
+
+
+def _invites_capped(desk: "Gatherings", d: Draft) -> str:
+    # each invitation is a guest account for up to gathering_ttl (issue 41 F7)
+    invites = sum(1 for k in d.waiting.values() if k == "invite")
+    cap = desk.ref.config.player_invite_seats
+    return (f"at most {cap} invitation seats at a table you create ({invites} asked): make the others open seats "
+            "or computer players") if cap and invites > cap else ""
+
+
+def _no_seed(desk: "Gatherings", d: Draft) -> str:
+    return "a gathering's seed is the referee's (no seed with waiting seats)" if d.req.seed is not None else ""
+
+
+def _table_id_valid(desk: "Gatherings", d: Draft) -> str:
+    return "" if valid_name(d.table_id) else f"invalid table id {d.table_id!r}"
+
+
+def _table_id_free(desk: "Gatherings", d: Draft) -> str:
+    taken = d.table_id in desk.ref.tables or d.table_id in desk.held or desk.ref.store.table(d.table_id) is not None
+    return f"table {d.table_id!r} already exists" if taken else ""
+
+
+def _table_would_start(desk: "Gatherings", d: Draft) -> str:
+    """Seats, options and clock checked now, not when the last guest arrives."""
+    try:
+        Table(d.table_id, GAMES[d.req.game], [f"seat-{i}" for i in range(len(d.players))], dict(d.req.config or {}), 0,
+              desk.ref.topics)
+        if d.clock:
+            TimeControl.from_wire(d.clock)
+    except (ConfigError, ClockError, ValueError) as exc:
+        return str(exc)
+    return ""
+
+
+BAD = ErrorCode.TABLE_BAD_CONFIG
+CREATE_RULES: tuple[Rule, ...] = (
+    Rule(ErrorCode.GAME_UNKNOWN, _game_known),
+    Rule(BAD, _read_waiting),
+    Rule(BAD, _read_computer),
+    Rule(BAD, _nobody_missing),
+    Rule(BAD, _names_valid),
+    Rule(BAD, _names_once),
+    Rule(ErrorCode.AUTH_FORBIDDEN, _no_chosen_id_or_seed, "player"),
+    Rule(ErrorCode.AUTH_FORBIDDEN, _seats_its_creator, "player"),
+    Rule(ErrorCode.TABLE_BUDGET, _within_budget, "player"),
+    Rule(ErrorCode.TABLE_TOO_MANY_SEATS, _seats_per_person, "player"),
+    Rule(BAD, _invites_capped, "player"),
+    Rule(BAD, _no_seed, "director"),
+    Rule(BAD, _table_id_valid),
+    Rule(ErrorCode.TABLE_EXISTS, _table_id_free),
+    Rule(BAD, _table_would_start),
+)
+
+
+
 class Gatherings:
     """Every gathering of one referee, and the ops on them (loop thread only)."""
 
@@ -178,102 +348,44 @@ class Gatherings:
 
     # --- create ------------------------------------------------------------------------------
     def create(self, user: str, req: CreateTable, player_path: bool) -> None:
-        """A ``create`` with ``waiting`` seats (checked here; the player's budget counted)."""
+        """A ``create`` with ``waiting`` seats: checked by ``CREATE_RULES`` in order (the first
+        broken rule is the refusal), the player's budget counted, then held and published."""
+        d = Draft.of(user, req, player_path, f"{req.game}-{secrets.token_hex(4)}")
         reply = self.ref.topics.reply(user)
-
-        def refuse(code: ErrorCode, detail: str) -> None:
-            self.ref.send_error(reply, code, detail, ref=req.request_id)
-        pt = self.ref.player_tables
-        if req.game not in GAMES:
-            return refuse(ErrorCode.GAME_UNKNOWN, f"no game {req.game!r}; known: {', '.join(sorted(GAMES))}")
-        players = list(req.players)
-        waiting: dict[int, str] = {}
-        for key, kind in (req.waiting or {}).items():
-            if not key.isdigit() or not 0 <= int(key) < len(players):
-                return refuse(ErrorCode.TABLE_BAD_CONFIG, f"waiting seat {key!r} is not a seat of this table "
-                              f"(0..{len(players) - 1})")
-            if kind not in KINDS:
-                return refuse(ErrorCode.TABLE_BAD_CONFIG, f"a waiting seat is \"invite\" or \"open\", not {kind!r}")
-            if players[int(key)]:
-                return refuse(ErrorCode.TABLE_BAD_CONFIG, f"seat {key} is both {players[int(key)]!r} and waiting: "
-                              "leave its name empty")
-            waiting[int(key)] = kind
-        if not waiting:
-            return refuse(ErrorCode.TABLE_BAD_CONFIG, "waiting names no seat")
-        computer: dict[int, str] = {}
-        levels: dict[int, str] = {}
-        try:
-            for key, level in (req.computer or {}).items():
-                if not key.isdigit() or not 0 <= int(key) < len(players):
-                    raise ValueError(f"computer seat {key!r} is not a seat of this table (0..{len(players) - 1})")
-                seat = int(key)
-                if players[seat] or seat in waiting:
-                    raise ValueError(f"seat {seat} is both a computer player and something else")
-                computer[seat] = pt.bot_of_level(req.game, level)
-                levels[seat] = str(level)
-                players[seat] = f"computer-{seat + 1}"
-        except ValueError as exc:
-            return refuse(ErrorCode.TABLE_BAD_CONFIG, str(exc))
-        empty = [s for s, p in enumerate(players) if not p and s not in waiting]
-        if empty:
-            return refuse(ErrorCode.TABLE_BAD_CONFIG, f"seat(s) {', '.join(map(str, empty))} have nobody: name a "
-                          "player, a computer level, or a waiting seat")
-        named = [p for p in players if p]
-        bad = [p for p in named if not valid_name(p)]
-        if bad:
-            return refuse(ErrorCode.TABLE_BAD_CONFIG, f"invalid username(s) {bad}")
-        if len(set(named)) != len(named):
-            return refuse(ErrorCode.TABLE_BAD_CONFIG, "a username may hold only one seat at a table")
-        n = len(players)
-        clock = req.clock
+        refused = self._refusal(d)
+        if refused:
+            return self.ref.send_error(reply, refused[0], refused[1], ref=req.request_id)
         if player_path:
-            if req.seed is not None or req.table is not None:
-                return refuse(ErrorCode.AUTH_FORBIDDEN, "only a director may choose a table's id or seed (a known "
-                              "seed reveals every hand)")
-            if user not in players:
-                return refuse(ErrorCode.AUTH_FORBIDDEN, f"a table you create must seat you: put {user!r} at a seat")
-            why = pt.budget.refusal(user, pt.open_tables(user))
-            if why:
-                return refuse(ErrorCode.TABLE_BUDGET, why)
-            why = self.ref.too_many_seats([p for s, p in enumerate(players) if p and s not in computer], user)
-            if why:
-                return refuse(ErrorCode.TABLE_TOO_MANY_SEATS, why)
-            clock = clock if clock else preset(WITH_OTHERS_DEFAULT)  # it waits for other people
-            invites = sum(1 for k in waiting.values() if k == "invite")
-            cap = self.ref.config.player_invite_seats
-            if cap and invites > cap:  # each is a guest account for up to gathering_ttl (issue 41 F7)
-                return refuse(ErrorCode.TABLE_BAD_CONFIG, f"at most {cap} invitation seats at a table you create "
-                              f"({invites} asked): make the others open seats or computer players")
-        elif req.seed is not None:
-            return refuse(ErrorCode.TABLE_BAD_CONFIG, "a gathering's seed is the referee's (no seed with waiting seats)")
-        table_id = req.table or f"{req.game}-{secrets.token_hex(4)}"
-        if not valid_name(table_id):
-            return refuse(ErrorCode.TABLE_BAD_CONFIG, f"invalid table id {table_id!r}")
-        if table_id in self.ref.tables or table_id in self.held or self.ref.store.table(table_id) is not None:
-            return refuse(ErrorCode.TABLE_EXISTS, f"table {table_id!r} already exists")
-        try:  # seats and options are checked now, not when the last guest arrives
-            Table(table_id, GAMES[req.game], [f"seat-{i}" for i in range(n)], dict(req.config or {}), 0, self.ref.topics)
-            if clock:
-                TimeControl.from_wire(clock)
-        except (ConfigError, ClockError, ValueError) as exc:
-            return refuse(ErrorCode.TABLE_BAD_CONFIG, str(exc))
-        if player_path:
-            pt.budget.take(user)
-        gt = GAME_TYPES.get(req.game)
-        g = Gathering(id=table_id, game=req.game, title=gt.title if gt else req.game, creator=user, players=players,
-                      computer=computer, levels=levels, waiting=waiting, config=dict(req.config or {}), clock=clock,
-                      expires=time.time() + self.ref.config.gathering_ttl, reply=reply, request_id=req.request_id,
-                      player_path=player_path)
-        for s, k in waiting.items():
-            if k == "invite":
-                self._new_code(g, s)
-        self.held[table_id] = g
-        log.info("table %s created: %s, waiting for seat(s) %s", table_id, req.game,
-                 ", ".join(f"{s} ({k})" for s, k in sorted(waiting.items())), extra={"table": table_id})
-        self.ref.send([Publish(reply, encode(Created(request_id=req.request_id, table=table_id, waiting=True,
+            self.ref.player_tables.budget.take(user)
+        g = self._hold(d, reply)
+        log.info("table %s created: %s, waiting for seat(s) %s", g.id, g.game,
+                 ", ".join(f"{s} ({k})" for s, k in sorted(g.waiting.items())), extra={"table": g.id})
+        self.ref.send([Publish(reply, encode(Created(request_id=req.request_id, table=g.id, waiting=True,
                                                      invites={str(s): c for s, c in sorted(g.codes.items())},
                                                      cell=self.ref.cell_wire())))])
         self._publish(g)
+
+    def _refusal(self, d: Draft) -> tuple[ErrorCode, str] | None:
+        """The first rule of ``CREATE_RULES`` (on this create's path) that ``d`` breaks, in words."""
+        path = "player" if d.player_path else "director"
+        for rule in CREATE_RULES:
+            why = rule.why(self, d) if rule.path in ("any", path) else ""
+            if why:
+                return rule.code, why
+        return None
+
+    def _hold(self, d: Draft, reply: str) -> Gathering:
+        """The checked gathering, held, with a fresh code for each invite seat."""
+        gt = GAME_TYPES.get(d.req.game)
+        g = Gathering(id=d.table_id, game=d.req.game, title=gt.title if gt else d.req.game, creator=d.user,
+                      players=d.players, computer=d.computer, levels=d.levels, waiting=d.waiting,
+                      config=dict(d.req.config or {}), clock=d.clock,
+                      expires=time.time() + self.ref.config.gathering_ttl, reply=reply, request_id=d.req.request_id,
+                      player_path=d.player_path)
+        for seat in (s for s, k in d.waiting.items() if k == "invite"):
+            self._new_code(g, seat)
+        self.held[g.id] = g
+        return g
 
     def _new_code(self, g: Gathering, seat: int) -> str:
         old = g.codes.pop(seat, None)
