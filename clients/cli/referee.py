@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import click
 
@@ -13,6 +13,8 @@ from summon.clients.cli.common import (EXIT_FAILED, EXIT_REFUSED, broker_from_fl
                                        on_signals as _on_signals, profile as _profile, start_metrics)
 from summon.clients.cli.options import broker_options, log_format_option, metrics_options
 from summon.protocol.mqtt import LinkError
+from summon.referee.clock import ClockError, TimeControl
+from summon.referee.hold import Held, hold_referee
 
 __all__ = ["referee"]
 
@@ -94,61 +96,116 @@ def referee(broker_url: str, username: str | None, password: str | None, passwor
             cell: str | None = None, keep_finished: float = 3600.0, keep_meta: float = 86400.0,
             keep_closed: float = 60.0) -> None:
     """Run the referee: host every table on this broker until stopped."""
-    from summon.referee.clock import ClockError, TimeControl
-    from summon.referee.hold import Held, hold_referee
-    from summon.referee.store import StoreError
+    from summon.referee.service import Referee
 
-    try:
-        clock = TimeControl.parse_spec(clock_spec) if clock_spec else None
-    except ClockError as exc:
-        raise click.BadParameter(str(exc), param_hint="--clock") from None
+    clock = _clock(clock_spec)
     prof = _profile()
-    # directors named in the broker's roles file: SUMMON_ROLES_FILE, else the profile's
-    roles_file = os.environ.get("SUMMON_ROLES_FILE") or (prof.roles_file if prof else None)
-    served = None
-    if cell is not None:
-        served = next((c for c in (prof.cells if prof else ()) if c.name == cell), None)
-        if served is None:
-            names = ", ".join(c.name for c in (prof.cells if prof else ())) or "none: no [cells.NAME] in the profile"
-            raise click.BadParameter(f"no cell {cell!r} in the profile's map (cells: {names})", param_hint="--cell")
-        if broker_url is None:
-            broker_url = served.broker
+    served = _served_cell(prof, cell)
+    if served is not None and broker_url is None:
+        broker_url = served.broker
     broker = _broker(broker_url, username, password, password_file)
     try:  # before the referee's imports (most of a second): a second referee is refused at once (referee/hold.py)
         hold = hold_referee(broker.username or client_id, f"{broker.host}:{broker.port}", db)
-    except Held as exc:  # another referee has the account (4, like a taken-over connection) or the store (1)
-        click.echo(f"summon referee: {exc}", err=True)
-        sys.exit(EXIT_REFUSED if exc.account else EXIT_FAILED)
-    from summon.referee.service import CreateRefused, Referee, RefereeConfig
-
-    cfg = RefereeConfig(broker=broker, prefix=prefix,
-                        client_id=client_id, directors=frozenset(directors), mqtt_version=int(mqtt_version),
-                        db=db, db_sync=db_sync, clock=clock, lease_ttl=lease_ttl, share_group=share_group,
-                        roles_file=roles_file, connect_timeout=connect_timeout,
-                        accounts_admin=accounts_admin or _default_admin(prof), guest_grace=guest_grace,
-                        gathering_ttl=gathering_ttl, signup_mode=signup or (prof.signup_mode if prof else "none"),
-                        signup_codes=str(Path(prof.broker_dir) / "signup-codes") if prof and prof.broker_dir else None,
-                        cell=served.to_wire() if served is not None else None,
-                        max_accounts=prof.signup_max_accounts if prof else RefereeConfig.max_accounts,
-                        player_seats=prof.signup_max_seats if prof else RefereeConfig.player_seats,
-                        player_live_guests=prof.signup_max_guests if prof else RefereeConfig.player_live_guests,
-                        expire_unused_days=prof.signup_expire_unused_days if prof else RefereeConfig.expire_unused_days,
-                        reserved_names=frozenset({metrics_broker_sys} if metrics_broker_sys else ()),
-                        keep_finished_s=keep_finished, keep_meta_s=keep_meta, keep_closed_s=keep_closed)
+    except Held as exc:
+        _refused(exc)
+    cfg = _config(prof, served, broker=broker, prefix=prefix, client_id=client_id, directors=frozenset(directors),
+                  mqtt_version=int(mqtt_version), db=db, db_sync=db_sync, clock=clock, lease_ttl=lease_ttl,
+                  share_group=share_group, connect_timeout=connect_timeout,
+                  accounts_admin=accounts_admin or _default_admin(prof), guest_grace=guest_grace,
+                  gathering_ttl=gathering_ttl, signup_mode=signup, reserved_names=frozenset(filter(None, [metrics_broker_sys])),
+                  keep_finished_s=keep_finished, keep_meta_s=keep_meta, keep_closed_s=keep_closed)
     from summon.clients.bots import HOUSE_BOTS
 
     ref = Referee(cfg, house_bots=HOUSE_BOTS, hold=hold)  # the referee hosts the clients' bots, never imports them
     _on_signals(ref.request_stop)
+    _start(ref)
+    _create_at_start(ref, creates)
+    _serve(ref, start_metrics(ref, metrics_port, metrics_bind, metrics_broker_sys, metrics_sys_password_file))
+
+
+def _clock(spec: str | None) -> Any:
+    """The --clock time control (None: the referee's default), or a usage error in its words."""
+    try:
+        return TimeControl.parse_spec(spec) if spec else None
+    except ClockError as exc:
+        raise click.BadParameter(str(exc), param_hint="--clock") from None
+
+
+def _serve(ref: Any, metrics: Any) -> None:
+    """Say where it is, run the loop until stopped, then close; exit 4 when it was made to stop
+    (its account taken over)."""
+    cfg = ref.config
+    in_play = sum(1 for t in ref.tables.values() if t.status == "playing")
+    click.echo(f"summon referee: connected to {cfg.broker.host}:{cfg.broker.port} as {cfg.broker.username or '(no user)'}"
+               f", prefix {cfg.prefix}; history in {ref.store.path}; {in_play} table(s) in play; Ctrl-C stops")
+    try:
+        ref.main_loop()
+    finally:
+        ref.shutdown()
+        if metrics is not None:
+            metrics.close()
+    if ref.stopped_because:
+        click.echo(f"summon referee: {ref.stopped_because}", err=True)
+        sys.exit(EXIT_REFUSED)
+
+
+def _served_cell(prof: Any, cell: str | None) -> Any:
+    """The profile's cell called ``cell`` (None when no --cell), or a usage error naming the cells."""
+    if cell is None:
+        return None
+    cells = prof.cells if prof else ()
+    served = next((c for c in cells if c.name == cell), None)
+    if served is None:
+        names = ", ".join(c.name for c in cells) or "none: no [cells.NAME] in the profile"
+        raise click.BadParameter(f"no cell {cell!r} in the profile's map (cells: {names})", param_hint="--cell")
+    return served
+
+
+# RefereeConfig fields a profile sets (its [signup] table), by the profile's attribute; without
+# a profile they keep RefereeConfig's defaults.
+FROM_PROFILE = (("max_accounts", "signup_max_accounts"), ("player_seats", "signup_max_seats"),
+                ("player_live_guests", "signup_max_guests"), ("expire_unused_days", "signup_expire_unused_days"))
+
+
+def _config(prof: Any, served: Any, *, signup_mode: str | None, **flags: Any) -> Any:
+    """The referee's ``RefereeConfig``: the flags, then what the profile and the served cell add
+    (the roles file: SUMMON_ROLES_FILE, else the profile's)."""
+    from summon.referee.service import RefereeConfig
+
+    from_profile = {field: getattr(prof, attr) for field, attr in FROM_PROFILE} if prof else {}
+    return RefereeConfig(**flags, **from_profile,
+                         roles_file=os.environ.get("SUMMON_ROLES_FILE") or (prof.roles_file if prof else None),
+                         signup_mode=signup_mode or (prof.signup_mode if prof else "none"),
+                         signup_codes=str(Path(prof.broker_dir) / "signup-codes") if prof and prof.broker_dir else None,
+                         cell=served.to_wire() if served is not None else None)
+
+
+def _refused(exc: Any) -> NoReturn:
+    """Another referee has the account (4, like a taken-over connection) or the store (1)."""
+    click.echo(f"summon referee: {exc}", err=True)
+    sys.exit(EXIT_REFUSED if exc.account else EXIT_FAILED)
+
+
+def _start(ref: Any) -> None:
+    """Connect and restore, or exit in words: the broker (link_failed), the account held in a
+    fleet's shared store by a referee on another machine, the store."""
+    from summon.referee.store import StoreError
+
     try:
         ref.startup()
     except LinkError as exc:
         link_failed("referee", exc)
-    except Held as exc:  # the account, held in a fleet's shared store by a referee on another machine
-        click.echo(f"summon referee: {exc}", err=True)
-        sys.exit(EXIT_REFUSED if exc.account else EXIT_FAILED)
+    except Held as exc:
+        _refused(exc)
     except StoreError as exc:
         click.echo(f"summon referee: {exc}", err=True)
         sys.exit(EXIT_FAILED)
+
+
+def _create_at_start(ref: Any, creates: tuple[str, ...]) -> None:
+    """The --create tables, ``[ID=]GAME:USER,...``; one restored with its id is not made again."""
+    from summon.referee.service import CreateRefused
+
     for spec in creates:
         table_id, _, rest = spec.rpartition("=") if "=" in spec.split(":", 1)[0] else ("", "", spec)
         game, _, users = rest.partition(":")
@@ -160,16 +217,3 @@ def referee(broker_url: str, username: str | None, password: str | None, passwor
                 click.echo(f"table {table_id} is already here (restored); not created again")
             else:
                 click.echo(f"cannot create {spec!r}: {exc.detail}", err=True)
-    metrics = start_metrics(ref, metrics_port, metrics_bind, metrics_broker_sys, metrics_sys_password_file)
-    in_play = sum(1 for t in ref.tables.values() if t.status == "playing")
-    click.echo(f"summon referee: connected to {cfg.broker.host}:{cfg.broker.port} as {cfg.broker.username or '(no user)'}"
-               f", prefix {prefix}; history in {ref.store.path}; {in_play} table(s) in play; Ctrl-C stops")
-    try:
-        ref.main_loop()
-    finally:
-        ref.shutdown()
-        if metrics is not None:
-            metrics.close()
-    if ref.stopped_because:
-        click.echo(f"summon referee: {ref.stopped_because}", err=True)
-        sys.exit(EXIT_REFUSED)
