@@ -9,13 +9,12 @@ the Dragon engine and four ``dragon-heuristic`` bots, every payload decoded from
 and printed as JSON.  ``tests/test_protocol_doc.py`` fails when the README differs from
 what this writes.
 
-    python3 -m summon.protocol.examples            # rewrite protocol/README.md in place
-    python3 -m summon.protocol.examples --check    # exit 1 if it is stale
+    python3 -m summon.clients.protocol_examples            # rewrite protocol/README.md in place
+    python3 -m summon.clients.protocol_examples --check    # exit 1 if it is stale
 
-Why it lives in ``clients/`` (it was ``protocol/examples.py``): it drives the referee and
-the bots, and the protocol is the lowest layer, which imports neither
-(``tests/test_layers.py``).  ``protocol/examples.py`` stays as a forwarding entry point so
-the command above still works.
+Why it lives in ``clients/`` (it was ``protocol/examples.py``, then a forwarder there): it
+drives the referee and the bots, and the protocol is the lowest layer, which imports neither
+(``tests/test_layers.py`` allows no exception).
 """
 
 from __future__ import annotations
@@ -179,7 +178,7 @@ def render() -> dict[str, str]:
     out["meta"] = _block(g.public("meta", lambda m: m["status"] == "playing")) + "\n" + \
         _block(g.final[g.table.topics.meta(TABLE_ID)])
     out["errors"] = "\n".join(_block(g.errors[k]) for k in ("stale", "not-your-turn", "illegal"))
-    out["facts"] = (f"The examples are real: `python3 -m summon.protocol.examples` wrote them from the referee's own "
+    out["facts"] = (f"The examples are real: `python3 -m summon.clients.protocol_examples` wrote them from the referee's own "
                     f"code (`referee/table.py`, `referee/views.py`, the msgpack codec) at a Summon the Dragon "
                     f"table with options `{json.dumps(CONFIG)}`, deal seed {g.seed}, four `dragon-heuristic` "
                     f"bots; each payload is decoded from msgpack and printed as JSON, and "
@@ -215,7 +214,7 @@ def main(argv: list[str] | None = None) -> int:
     new = rewrite(text, render())
     if "--check" in argv:
         if new != text:
-            print("protocol/README.md examples are stale: run `python3 -m summon.protocol.examples`", file=sys.stderr)
+            print("protocol/README.md examples are stale: run `python3 -m summon.clients.protocol_examples`", file=sys.stderr)
             return 1
         print("protocol/README.md examples are current")
         return 0

@@ -125,16 +125,16 @@ def test_readme_bot_plays_a_whole_game(mosquitto, referee, tmp_path, mqtt_versio
 
 
 def test_readme_examples_are_regenerated_from_the_real_code():
-    """Every example region is what ``python3 -m summon.protocol.examples`` writes now (issue 15,
+    """Every example region is what ``python3 -m summon.clients.protocol_examples`` writes now (issue 15,
     item 14: hand-pasted examples had gone stale); the table options shown are the engine's."""
-    from summon.protocol import examples
+    from summon.clients import protocol_examples as examples
     from summon.referee.games import GAMES
 
     text = README.read_text()
     bodies = examples.render()
     assert set(bodies) == set(examples.regions(text)), "an example region was added or lost"
     stale = [name for name, body in examples.regions(text).items() if body != bodies[name]]
-    assert not stale, f"protocol/README.md examples {stale} are stale: run `python3 -m summon.protocol.examples`"
+    assert not stale, f"protocol/README.md examples {stale} are stale: run `python3 -m summon.clients.protocol_examples`"
     defaults = json.dumps(GAMES["dragon"].config_defaults()["max_hands"])
     assert f'"max_hands": {defaults}' in text
     for name in GAMES:
@@ -260,13 +260,13 @@ def test_every_games_view_keys_are_in_the_contract():
     """Item 7: every game's views are documented key by key, in a region the script writes
     from real states (stale regions fail test_readme_examples_are_regenerated_from_the_real_code);
     here, independently of that play, every key of a new table's views is in its game's table."""
-    from summon.protocol import examples
+    from summon.clients import protocol_examples as examples
     from summon.referee.games import GAMES
 
     regions = examples.regions(README.read_text())
     for name, game in GAMES.items():
         body = regions.get(f"view-keys-{name}")
-        assert body, f"protocol/README.md has no view-keys-{name} region: run `python3 -m summon.protocol.examples`"
+        assert body, f"protocol/README.md has no view-keys-{name} region: run `python3 -m summon.clients.protocol_examples`"
         documented = set(re.findall(r"^\| `([^`]+)` \|", body, re.M))
         seats = game.min_seats
         state = game.new_state(seats, {}, 1)
