@@ -38,8 +38,10 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
-from dataclasses import dataclass
 from typing import Any, Iterable
+
+from summon.referee.records import (ChatRecord, MoveRecord, SeatEvent, StoreError, StoreStats, TableRecord,
+                                    dump_json)
 
 __all__ = ["Store", "StoreError", "open_store", "TableRecord", "MoveRecord", "SeatEvent", "ChatRecord", "MEMORY"]
 
@@ -95,70 +97,6 @@ PRAGMA user_version = 2;
 """
 
 
-class StoreError(Exception):
-    """The store could not be opened or written (the move or table was NOT recorded)."""
-
-
-@dataclass(frozen=True)
-class TableRecord:
-    """A table as created: everything needed to rebuild its first state."""
-
-    id: str
-    game: str
-    players: tuple[str, ...]
-    config: dict[str, Any]
-    seed: int
-    created: float
-    status: str = "playing"
-    clock: dict[str, Any] | None = None  # the time control's wire form, or None
-    result: dict[str, Any] | None = None
-    finished: float | None = None
-
-
-@dataclass(frozen=True)
-class MoveRecord:
-    """One accepted move: after it the table was at ``seq``."""
-
-    seq: int
-    seat: int
-    user: str
-    move: str
-    time: float = 0.0
-    spent_ms: int = 0
-    flags: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class SeatEvent:
-    """The house bot took a seat (``kind`` "house", with a reason) or gave it back ("reclaim")."""
-
-    at_seq: int
-    seat: int
-    kind: str
-    reason: str | None = None
-    time: float = 0.0
-
-
-@dataclass(frozen=True)
-class ChatRecord:
-    """One chat line relayed at a table: the ``n``-th, said by ``user`` (``seat``) at table seq ``seq``."""
-
-    n: int
-    user: str
-    seat: int
-    seq: int
-    text: str
-    preset: str | None = None
-    time: float = 0.0
-
-
-@dataclass
-class _Stats:
-    moves: int = 0
-    commits: int = 0  # durable commits (fsyncs with sync="full"): one per batch under group commit
-    writes: int = 0  # write transactions (or savepoints of a batch) that succeeded
-
-
 def open_store(url: str = MEMORY, readonly: bool = False, sync: str = "full", **kwargs: Any) -> "Store":
     """The store for ``--db``: ``postgresql://...`` opens the shared PostgreSQL store (a fleet
     of referees, ``referee/store_pg.py``), anything else is an SQLite path (one referee)."""
@@ -180,7 +118,7 @@ class Store:
     def __init__(self, path: str = MEMORY, readonly: bool = False, sync: str = "full") -> None:
         self.path = path
         self.readonly = readonly
-        self.stats = _Stats()
+        self.stats = StoreStats()
         self._batch = 0  # 0: every write commits; 1: in a batch, nothing begun yet; 2: begun
         try:
             if readonly:
@@ -289,8 +227,8 @@ class Store:
         self._write([(
             "INSERT INTO tables (id, game, players, config, seed, created, status, clock, result, finished)"
             " VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL)",
-            (rec.id, rec.game, _dump(list(rec.players)), _dump(rec.config), str(rec.seed), rec.created,
-             rec.status, _dump(rec.clock) if rec.clock is not None else None),
+            (rec.id, rec.game, dump_json(list(rec.players)), dump_json(rec.config), str(rec.seed), rec.created,
+             rec.status, dump_json(rec.clock) if rec.clock is not None else None),
         )])
 
     def append_move(self, table_id: str, move: MoveRecord, result: dict[str, Any] | None = None,
@@ -302,7 +240,7 @@ class Store:
         )]
         if result is not None:
             stmts.append(("UPDATE tables SET status = 'finished', result = ?, finished = ? WHERE id = ?",
-                          (_dump(result), finished_at if finished_at is not None else move.time, table_id)))
+                          (dump_json(result), finished_at if finished_at is not None else move.time, table_id)))
         self._write(stmts)
         self.stats.moves += 1
 
@@ -411,10 +349,6 @@ class Store:
             self._db.close()
         except sqlite3.Error:
             pass
-
-
-def _dump(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"))
 
 
 def _table(row: tuple[Any, ...]) -> TableRecord:

@@ -35,7 +35,7 @@ import json
 import secrets
 from typing import Any, Iterable, Sequence
 
-from summon.referee.store import ChatRecord, MoveRecord, SeatEvent, StoreError, TableRecord, _Stats, _dump
+from summon.referee.records import ChatRecord, MoveRecord, SeatEvent, StoreError, StoreStats, TableRecord, dump_json
 
 try:  # optional: only a fleet needs it
     import psycopg
@@ -140,7 +140,7 @@ class PgStore:
             raise StoreError("--db postgresql://... needs psycopg 3: pip install 'summon[postgres]'")
         self.path = _redact(url)  # for messages: never the password
         self.readonly = readonly
-        self.stats = _Stats()
+        self.stats = StoreStats()
         self.owner = owner or f"referee:{secrets.token_hex(6)}"
         self.ttl = float(ttl)
         self.epochs: dict[str, int] = {}  # table id -> the epoch of our lease on it
@@ -272,8 +272,8 @@ class PgStore:
         self._write([
             ("INSERT INTO tables (id, game, players, config, seed, created, status, clock, result, finished)"
              " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, NULL, NULL)",
-             (rec.id, rec.game, _dump(list(rec.players)), _dump(rec.config), str(rec.seed), rec.created,
-              rec.status, _dump(rec.clock) if rec.clock is not None else None)),
+             (rec.id, rec.game, dump_json(list(rec.players)), dump_json(rec.config), str(rec.seed), rec.created,
+              rec.status, dump_json(rec.clock) if rec.clock is not None else None)),
             ("INSERT INTO leases (table_id, owner, epoch, expires)"
              " VALUES (%s, %s, 1, now() + make_interval(secs => %s))", (rec.id, self.owner, self.ttl)),
         ])
@@ -292,7 +292,7 @@ class PgStore:
         )]
         if result is not None:
             stmts.append(("UPDATE tables SET status = 'finished', result = %s, finished = %s WHERE id = %s",
-                          (_dump(result), finished_at if finished_at is not None else move.time, table_id)))
+                          (dump_json(result), finished_at if finished_at is not None else move.time, table_id)))
         self._write(stmts, fence=table_id)
         self.stats.moves += 1
 

@@ -132,10 +132,6 @@ def test_the_checker_sees_a_deferred_import_of_a_higher_layer(tmp_path):
 # reaching the referee through ``RefereeCore``).  The circles left, each with its reason; the
 # list may only shrink (a circle that is gone fails the second test until its line goes).
 KNOWN_CYCLES = {
-    frozenset({"summon.referee.store", "summon.referee.store_pg"}):
-        "open_store (store.py) imports PgStore inside the function so that psycopg, an optional "
-        "extra, loads only for a postgresql:// URL; the way out is open_store in a module of its "
-        "own above both (store*.py were under other work when the rest were removed)",
     frozenset({"summon.referee.playertables", "summon.referee.service", "summon.referee.gatherings",
                "summon.referee.guests", "summon.referee.history"}):
         "the referee's desks (players' tables, gatherings, guests, My games) are made by the service "
