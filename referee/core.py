@@ -93,7 +93,7 @@ class RefereeCore(Protocol):
         """Apply ``move`` for ``user``'s seat as if it had arrived: stored, then published."""
         ...
 
-    def publish_status(self, status: str) -> None:
+    def publish_status(self, status: str, wait: bool = False) -> None:
         """Publish the referee's retained status (``online``) now."""
         ...
 

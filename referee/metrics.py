@@ -55,10 +55,10 @@ UNREADY_AFTER_FAILURE_S = 10.0  # a failed commit or lease renewal keeps /readyz
 def health(ref: "Referee", now: float | None = None) -> tuple[bool, list[str]]:
     """Alive: the loop ticked within HEALTHY_TICK_S."""
     now = time.monotonic() if now is None else now
-    age = now - ref._last_tick
+    age = now - ref.last_tick
     if not ref.ready.is_set():
         return False, ["starting"]
-    if ref._last_tick and age > HEALTHY_TICK_S:  # 0: ready, its first tick is coming
+    if ref.last_tick and age > HEALTHY_TICK_S:  # 0: ready, its first tick is coming
         return False, [f"the loop has not ticked for {age:.1f} s"]
     return True, []
 
@@ -172,7 +172,7 @@ class RefereeCollector(Collector):
         yield CounterMetricFamily("summon_link_reconnects", "Reconnections to the broker after the first connect.",
                                   value=max(0, connects - 1))
         yield GaugeMetricFamily("summon_loop_tick_age_seconds", "Seconds since the loop last ticked.",
-                                value=max(0.0, now - ref._last_tick) if ref._last_tick else 0.0)
+                                value=max(0.0, now - ref.last_tick) if ref.last_tick else 0.0)
         yield GaugeMetricFamily("summon_ready", "1 while /readyz says ready.", value=1 if readiness(ref, m, now)[0] else 0)
         fleet = ref.fleet  # a lone referee (SQLite) exports zeros: one dashboard for both
         yield GaugeMetricFamily("summon_fleet_leases_held", "Table leases this referee holds (0 without a fleet).",

@@ -1063,8 +1063,16 @@ class Referee:
              notes: Sequence[Any] = (), now: float | None = None) -> None:
         self._play(table, user, move, flags, notes, now)
 
-    def publish_status(self, status: str) -> None:
-        self._status(status)
+    def publish_status(self, status: str, wait: bool = False) -> None:
+        """The retained status now (``wait``: until the broker acknowledged it, and with it
+        every publish queued before: bot-check stages its tables so)."""
+        self._status(status, wait)
+
+    @property
+    def last_tick(self) -> float:
+        """When the loop last ticked (``time.monotonic()``; 0.0 before the first): the pulse
+        ``/healthz`` reads (referee/metrics.py)."""
+        return self._last_tick
 
     def connection(self) -> tuple[int, bool]:
         link = self._link

@@ -25,7 +25,7 @@ def samples(families: dict, name: str, label: str) -> dict[str, float]:
 def test_known_labels_start_at_zero_and_the_build_is_named():
     ready = threading.Event()
     ready.set()
-    ref = SimpleNamespace(tables={}, store=None, ready=ready, _last_tick=0.0, fleet=None,
+    ref = SimpleNamespace(tables={}, store=None, ready=ready, last_tick=0.0, fleet=None,
                           connection=lambda: (1, True))
     meter = Meter()
     meter.errors["move/illegal"] += 2

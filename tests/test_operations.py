@@ -525,13 +525,13 @@ def test_readiness_reasons_without_a_broker():
     ready.set()
     link = SimpleNamespace(connected=threading.Event())
     link.connected.set()
-    ref = SimpleNamespace(ready=ready, _last_tick=100.0, fleet=None,
+    ref = SimpleNamespace(ready=ready, last_tick=100.0, fleet=None,
                           connection=lambda: (1, link.connected.is_set()))  # RefereeCore.connection
     m = Meter()
     assert readiness(ref, m, now=100.5) == (True, [])
     m.store_failed_at = 100.0
     assert readiness(ref, m, now=101.0)[1] == ["a store commit failed recently"]
-    ref._last_tick = 110.9
+    ref.last_tick = 110.9
     assert readiness(ref, m, now=111.0) == (True, []), "ready again once commits succeed"
     ref.fleet, m.fleet_failed_at = object(), 110.0
     assert readiness(ref, m, now=111.0)[1] == ["renewing the fleet's leases failed recently"]

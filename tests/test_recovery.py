@@ -42,7 +42,7 @@ def played_table(seed: int, moves: int, clock: dict | None = None) -> tuple[Reco
         seat = table.game.to_move(table.state)[0]
         move = bot.choose(table.game.view(table.state, seat), table.game.legal_moves(table.state, seat))
         now += 0.25 * (i % 7)
-        r.ref._play(table, SEATS[seat], Move(seq=table.seq, move=move), now=now)
+        r.ref.play(table, SEATS[seat], Move(seq=table.seq, move=move), now=now)
     return r, table
 
 

@@ -126,7 +126,7 @@ class Checker:
             if len(self.seen_moves) < 500:
                 self.seen_moves.update(legal)
             move = self.rng.choice(legal)
-            self._ref(tid)._play(t, t.players[seat], Move(seq=t.seq, move=move))
+            self._ref(tid).play(t, t.players[seat], Move(seq=t.seq, move=move))
             if on_turn is not None and t.status == "playing" and t.seat_of(self.user) in t.game.to_move(t.state):
                 on_turn()
             return True
@@ -203,7 +203,7 @@ class Checker:
             t = self._table(tid)
             seat = t.seat_of(self.user)
             if t.status == "playing" and seat in t.game.to_move(t.state):
-                self._ref(tid)._play(t, self.user, Move(seq=t.seq, move=t.game.legal_moves(t.state, seat)[0]),
+                self._ref(tid).play(t, self.user, Move(seq=t.seq, move=t.game.legal_moves(t.state, seat)[0]),
                                  flags=("house",))
         self._ref(tid).call(step, 10.0)
 
@@ -263,13 +263,13 @@ class Checker:
                 if t.status != "playing":
                     return False
                 seat = t.game.to_move(t.state)[0]
-                self.w.ref._play(t, t.players[seat], Move(seq=t.seq, move=self.rng.choice(
+                self.w.ref.play(t, t.players[seat], Move(seq=t.seq, move=self.rng.choice(
                     t.game.legal_moves(t.state, seat))))
                 return True
             if not self.w.call(step):
                 break
         closed = self.create(game)
-        self.w.call(lambda: self.w.ref._close_table(self.w.ref.topics.reply("botcheck"),
+        self.w.call(lambda: self.w.ref.close_table_for(self.w.ref.topics.reply("botcheck"),
                                                     CloseTable(request_id="c", table=closed, reason="bot-check"),
                                                     "botcheck"))
         other = self.create(game, with_bot=False)
@@ -277,7 +277,7 @@ class Checker:
         # The referee's publishes wait in paho's queue: one more, acknowledged (QoS1, in order),
         # means the broker holds every final retained state before the bot connects -- else
         # a bot could rightly answer a "playing" state of the finished table still on its way.
-        self.w.call(lambda: self.w.ref._status("online", wait=True))
+        self.w.call(lambda: self.w.ref.publish_status("online", wait=True))
 
     def run(self, command: Sequence[str], cwd: str | None = None) -> list[Row]:
         self.stage()
@@ -379,7 +379,7 @@ class Checker:
         def close() -> None:
             t = self._table(tid)
             if t.status == "playing":
-                self._ref(tid)._close_table(self._ref(tid).topics.reply("botcheck"),
+                self._ref(tid).close_table_for(self._ref(tid).topics.reply("botcheck"),
                                         CloseTable(request_id="c", table=tid, reason="bot-check"), "botcheck")
         self._ref(tid).call(close, 10.0)
 
@@ -434,7 +434,7 @@ class Checker:
         mark = self.mark()
         if found:
             for _ in range(2):
-                self.w.call(lambda: self.w.ref._send([Publish(found[0], found[1])]))
+                self.w.call(lambda: self.w.ref.send([Publish(found[0], found[1])]))
         time.sleep(1.5)
         again = [m for m in self.bot_moves(mark, tid) if isinstance(m.message, dict) and m.message.get("seq") == old]
         seq = self.advance(tid)
