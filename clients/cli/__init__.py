@@ -27,7 +27,7 @@ except ModuleNotFoundError as _exc:  # the SDK-only install (pyproject.toml): on
              "install the full package (`pip install summon`; in a checkout `pip install -e .`)")
 
 from summon.clients.cli import (bot, bot_check, broker, close, create, demo, games, health, match, play, referee, replay,
-                                store, sw_deck, tournament, watch, web)
+                                store, tools, tournament, watch, web)
 from summon.clients.cli.common import EXIT_CODES
 
 __all__ = ["main"]
@@ -50,6 +50,6 @@ def main(log_level: str | None) -> None:
 
 
 for _command in (demo.demo, referee.referee, bot.bot, watch.watch, create.create, close.close, games.games,
-                 broker.broker, broker.accounts, play.play, tournament.tournament, replay.replay, sw_deck.sw_deck,
-                 web.web, health.health, store.store, bot_check.bot_check, match.match):
+                 broker.broker, broker.accounts, play.play, tournament.tournament, replay.replay, tools.tools,
+                 tools.sw_deck_deprecated, web.web, health.health, store.store, bot_check.bot_check, match.match):
     main.add_command(_command)

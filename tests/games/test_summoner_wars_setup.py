@@ -208,7 +208,7 @@ def test_card_data_is_checked_at_load():
 def test_sw_deck_command_checks_a_file_and_shows_presets(tmp_path):
     from click.testing import CliRunner
 
-    from summon.clients.cli.sw_deck import sw_deck
+    from summon.clients.cli.tools import sw_deck
 
     runner = CliRunner()
     shown = runner.invoke(sw_deck, ["show", "cinder-vanguard"])

@@ -1,11 +1,18 @@
-"""``summon sw-deck``: check a custom Summoner Wars deck file, or print a preset to start from.
+"""``summon tools``: tools for game and deck authors that need no broker.
 
-Why a command: a custom deck reaches a table as the ``deck_0``/``deck_1`` table option
-(its JSON or TOML text), and the referee refuses an illegal deck with the rules it breaks;
+Why a group (issue 44 item 6): ``summon --help`` is the first screen a family or an operator
+reads -- play, watch, run a referee.  One game's deck-file checker listed beside those was a
+game's detail on the product's front page; it lives here now, as ``summon tools sw-deck``.
+The old ``summon sw-deck`` still works (scripts and notes written before keep running),
+hidden from the list and saying it is deprecated.
+
+``summon tools sw-deck`` checks a custom Summoner Wars deck file, or prints a preset to
+start from.  A custom deck reaches a table as the ``deck_0``/``deck_1`` table option (its
+JSON or TOML text), and the referee refuses an illegal deck with the rules it breaks;
 checking the file first gives the same messages without a broker.  Usage::
 
-    summon sw-deck show tidewardens > mydeck.toml      # edit it
-    summon sw-deck check mydeck.toml
+    summon tools sw-deck show tidewardens > mydeck.toml      # edit it
+    summon tools sw-deck check mydeck.toml
     summon create --game summoner-wars --players ann,bob --option deck_0="$(cat mydeck.toml)" ...
 """
 
@@ -16,10 +23,15 @@ from pathlib import Path
 
 import click
 
-__all__ = ["sw_deck"]
+__all__ = ["tools", "sw_deck", "sw_deck_deprecated"]
 
 
-@click.group("sw-deck", short_help="Check or show a Summoner Wars deck file.")
+@click.group(short_help="Offline tools for game authors (deck files).")
+def tools() -> None:
+    """Tools that need no broker: a game's files checked on your own machine."""
+
+
+@tools.group("sw-deck", short_help="Check or show a Summoner Wars deck file.")
 def sw_deck() -> None:
     """Summoner Wars decks: check a deck file against the construction rules, show presets."""
 
@@ -60,3 +72,8 @@ def show(faction: str | None) -> None:
     click.echo("[cards]")
     for cid, k in d["cards"].items():
         click.echo(f"{cid} = {k:<3} # {POOL[cid].name} ({POOL[cid].main_class})")
+
+
+# the old top-level name: the same subcommands, hidden from `summon --help`, deprecated
+sw_deck_deprecated = click.Group("sw-deck", commands=sw_deck.commands, help=sw_deck.help, hidden=True,
+                                 deprecated="use `summon tools sw-deck`", short_help=sw_deck.short_help)
