@@ -81,3 +81,67 @@ def test_signup_expire_unused_days_is_a_known_key_checked_in_words(tmp_path):
     path.write_text(path.read_text().rsplit("expire_unused_days", 1)[0] + "expire_unused_day = 7\n")
     with pytest.raises(ProfileError, match="did you mean 'expire_unused_days'"):
         load_profile({"SUMMON_PROFILE": str(path)})
+
+
+# Each refusal of a value, in its exact words, and what a good profile loads to: written against
+# the old load_profile (complexity 34) before it became a table of KeySpecs (issue 44 item 5),
+# passing on both.
+BAD_VALUES = [
+    ("", "broker = 3\n", "broker must be a string, got 3"),
+    ("", "prefix = true\n", "prefix must be a string, got True"),
+    ("", "roles_file = [1]\n", "roles_file must be a string, got [1]"),
+    ("", "passwords = \"yes\"\n", "passwords must be true or false, got 'yes'"),
+    ("", "passwords = 1\n", "passwords must be true or false, got 1"),
+    ("", "signup = 3\n", "[signup] mode must be \"none\", \"open\" or \"code\", got None"),
+    ("[signup]\nmode = \"closed\"\n", "", "[signup] mode must be \"none\", \"open\" or \"code\", got 'closed'"),
+    ("[signup]\nmode = 1\n", "", "[signup] mode must be \"none\", \"open\" or \"code\", got 1"),
+    ("[signup]\nmax_accounts = -1\n", "", "[signup] max_accounts must be a whole number (0: no cap), got -1"),
+    ("[signup]\nmax_accounts = true\n", "", "[signup] max_accounts must be a whole number (0: no cap), got True"),
+    ("[signup]\nmax_accounts = 1.5\n", "", "[signup] max_accounts must be a whole number (0: no cap), got 1.5"),
+    ("[signup]\nmax_guests = \"x\"\n", "", "[signup] max_guests must be a whole number (0: no limit), got 'x'"),
+    ("[signup]\nmax_seats = -2\nmax_guests = -3\n", "",
+     "[signup] max_seats must be a whole number (0: no limit), got -2"),
+    ("[signup]\nexpire_unused_days = -0.5\n", "",
+     "[signup] expire_unused_days must be a number of days (0: never), got -0.5"),
+    ("[lobby]\nedge = 1\n", "", "[lobby] holds edge = \"mqtt://HOST:PORT\" and edge_ws = \"ws://HOST:PORT\" only"),
+    ("[lobby]\nport = \"x\"\n", "", "[lobby] holds edge = \"mqtt://HOST:PORT\" and edge_ws = \"ws://HOST:PORT\" only"),
+    ("[lobby]\nedge_ws = \"http://x:1\"\n", "", "[lobby] edge_ws must be a ws:// or wss:// URL"),
+    ("", "lobby = 2\n", "[lobby] holds edge = \"mqtt://HOST:PORT\" and edge_ws = \"ws://HOST:PORT\" only"),
+    # the first broken key wins, in the profile's reading order
+    ("[signup]\nmode = \"x\"\n", "secrets_dir = 1\npasswords = 2\n", "secrets_dir must be a string, got 1"),
+]
+
+
+@pytest.mark.parametrize("tables, top, words", BAD_VALUES)
+def test_each_bad_value_is_refused_in_its_words(tmp_path, tables, top, words):
+    path = write_profile(tmp_path, broker="mqtt://127.0.0.1:1", spectators=None, edge=None, prefix="summon/v1",
+                         roles_file=str(tmp_path / "roles"), secrets_dir=str(tmp_path / "secrets"))
+    text = path.read_text()
+    for key in ("broker", "prefix", "roles_file", "secrets_dir", "passwords"):  # the written line gives way
+        if f"\n{key} =" in "\n" + top:
+            text = "\n".join(ln for ln in text.splitlines() if not ln.startswith(f"{key} =")) + "\n"
+    path.write_text(top + text + "\n" + tables)
+    with pytest.raises(ProfileError) as err:
+        load_profile({"SUMMON_PROFILE": str(path)})
+    assert str(err.value) == f"{path}: {words}"
+
+
+def test_a_full_profile_loads_to_every_field(tmp_path):
+    path = write_profile(tmp_path, broker="mqtt://127.0.0.1:1", spectators="mqtt://127.0.0.1:2", edge="mqtt://127.0.0.1:3",
+                         prefix="p/v1", roles_file=str(tmp_path / "roles"), secrets_dir=str(tmp_path / "s"),
+                         lobby={"edge": "mqtt://127.0.0.1:4", "edge_ws": "ws://127.0.0.1:5"})
+    path.write_text(path.read_text() + "\n[signup]\nmode = \"code\"\nmax_accounts = 0\nmax_seats = 3\nmax_guests = 0\n"
+                    "expire_unused_days = 2\n")
+    prof = load_profile({"SUMMON_PROFILE": str(tmp_path)})
+    assert prof is not None
+    got = {k: getattr(prof, k) for k in ("broker", "spectators", "edge", "prefix", "broker_dir", "roles_file",
+                                          "secrets_dir", "passwords", "signup_mode", "signup_max_accounts",
+                                          "signup_max_seats", "signup_max_guests", "signup_expire_unused_days",
+                                          "cells", "lobby_edge", "lobby_edge_ws")}
+    assert got == {"broker": "mqtt://127.0.0.1:1", "spectators": "mqtt://127.0.0.1:2", "edge": "mqtt://127.0.0.1:3",
+                   "prefix": "p/v1", "broker_dir": str(tmp_path.resolve()), "roles_file": str(tmp_path / "roles"),
+                   "secrets_dir": str(tmp_path / "s"), "passwords": True, "signup_mode": "code",
+                   "signup_max_accounts": 0, "signup_max_seats": 3, "signup_max_guests": 0,
+                   "signup_expire_unused_days": 2.0, "cells": (), "lobby_edge": "mqtt://127.0.0.1:4",
+                   "lobby_edge_ws": "ws://127.0.0.1:5"}
+    assert type(prof.signup_expire_unused_days) is float
