@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from summon.referee.gametype import KeySpec, read_keys
+
 __all__ = ["ENV", "Profile", "ProfileError", "load_profile", "write_profile", "DEFAULT_BROKER"]
 
 ENV = "SUMMON_PROFILE"
@@ -95,60 +97,77 @@ def load_profile(environ: dict[str, str] | None = None) -> Profile | None:
     name = env.get(ENV, "").strip()
     if not name:
         return None
+    path, data = _read(name)
+    _refuse_unknown(path, data, KNOWN_KEYS)
+    signup = data.get("signup", {})
+    if isinstance(signup, dict):
+        _refuse_unknown(path, signup, SIGNUP_KEYS, "[signup] ")
+
+    def refused(words: str) -> ProfileError:
+        return ProfileError(f"{path}: {words}")
+    known = read_keys({k: v for k, v in data.items() if k in STRING_KEYS + ("passwords",)}, TOP_SPECS, str(path), refused)
+    if not isinstance(signup, dict):  # no table to read a mode from
+        raise refused(_MODE.format(value=None))
+    limits = read_keys(signup, SIGNUP_SPECS, "[signup]", refused)
+    cells = _cells(path, data.get("cells"))
+    if cells and not known["broker"]:
+        known["broker"] = cells[0].broker
+    lobby = _lobby(path, data.get("lobby", {}))
+    return Profile(path=str(path), **known, signup_mode=limits["mode"], signup_max_accounts=limits["max_accounts"],
+                   signup_max_seats=limits["max_seats"], signup_max_guests=limits["max_guests"],
+                   signup_expire_unused_days=float(limits["expire_unused_days"]), cells=cells,
+                   lobby_edge=lobby.get("edge"), lobby_edge_ws=lobby.get("edge_ws"))
+
+
+# The profile's values as KeySpecs (referee/gametype.py; the tournament file reads its keys the
+# same way), checked in this order, each with the words a wrong one has always been refused in.
+STRING_KEYS = ("broker", "spectators", "edge", "prefix", "broker_dir", "roles_file", "secrets_dir")
+TOP_SPECS = (*(KeySpec(key, (str,), type_message=f"{key} must be a string, got {{value!r}}") for key in STRING_KEYS),
+             KeySpec("passwords", (bool,), True, type_message="passwords must be true or false, got {value!r}"))
+_MODE = "[signup] mode must be \"none\", \"open\" or \"code\", got {value!r}"
+_COUNT = "[signup] {key} must be a whole number (0: {zero}), got {{value!r}}"
+_DAYS = "[signup] expire_unused_days must be a number of days (0: never), got {value!r}"
+SIGNUP_SPECS = (
+    KeySpec("mode", (str,), "none", choices=("none", "open", "code"), message=_MODE, type_message=_MODE),
+    *(KeySpec(key, (int,), default, low=0, message=_COUNT.format(key=key, zero=zero),
+              type_message=_COUNT.format(key=key, zero=zero))
+      for key, default, zero in (("max_accounts", 2000, "no cap"), ("max_seats", 10, "no limit"),
+                                 ("max_guests", 16, "no limit"))),
+    KeySpec("expire_unused_days", (int, float), 30, low=0, message=_DAYS, type_message=_DAYS),
+)
+_LOBBY = "[lobby] holds edge = \"mqtt://HOST:PORT\" and edge_ws = \"ws://HOST:PORT\" only"
+
+
+def _read(name: str) -> tuple[Path, dict[str, Any]]:
+    """The profile's path (a directory means its summon.toml) and its TOML, or a ProfileError."""
     path = Path(name)
     if path.is_dir():
         path = path / FILENAME
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        return path, tomllib.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise ProfileError(f"{ENV}={name}: no such file (`summon broker init DIR` writes DIR/{FILENAME})") from None
     except (OSError, tomllib.TOMLDecodeError) as exc:
         raise ProfileError(f"{ENV}={name}: cannot read it: {exc}") from None
-    _refuse_unknown(path, data, KNOWN_KEYS)
-    if isinstance(data.get("signup"), dict):
-        _refuse_unknown(path, data["signup"], SIGNUP_KEYS, "[signup] ")
-    known = {k: data.get(k) for k in ("broker", "spectators", "edge", "prefix", "broker_dir", "roles_file",
-                                      "secrets_dir")}
-    for key, value in known.items():
-        if value is not None and not isinstance(value, str):
-            raise ProfileError(f"{path}: {key} must be a string, got {value!r}")
-    passwords = data.get("passwords", True)
-    if not isinstance(passwords, bool):
-        raise ProfileError(f"{path}: passwords must be true or false, got {passwords!r}")
-    signup = data.get("signup", {})
-    mode = signup.get("mode", "none") if isinstance(signup, dict) else None
-    if mode not in ("none", "open", "code"):
-        raise ProfileError(f"{path}: [signup] mode must be \"none\", \"open\" or \"code\", got {mode!r}")
-    cap = signup.get("max_accounts", 2000)
-    if not isinstance(cap, int) or isinstance(cap, bool) or cap < 0:
-        raise ProfileError(f"{path}: [signup] max_accounts must be a whole number (0: no cap), got {cap!r}")
-    limits: list[int] = []
-    for key, default in (("max_seats", 10), ("max_guests", 16)):
-        value = signup.get(key, default) if isinstance(signup, dict) else default
-        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-            raise ProfileError(f"{path}: [signup] {key} must be a whole number (0: no limit), got {value!r}")
-        limits.append(value)
-    expire = signup.get("expire_unused_days", 30)
-    if not isinstance(expire, (int, float)) or isinstance(expire, bool) or expire < 0:
-        raise ProfileError(f"{path}: [signup] expire_unused_days must be a number of days (0: never), got {expire!r}")
+
+
+def _cells(path: Path, table: Any) -> tuple[Any, ...]:
     from summon.clients.cells import CellError, cells_from_toml
 
     try:
-        cells = cells_from_toml(data.get("cells"), str(path))
+        return cells_from_toml(table, str(path))
     except CellError as exc:
         raise ProfileError(str(exc)) from None
-    if cells and not known["broker"]:
-        known["broker"] = cells[0].broker
-    lobby = data.get("lobby", {})
+
+
+def _lobby(path: Path, lobby: Any) -> dict[str, str]:
+    """``[lobby]``: ``edge`` and ``edge_ws``, both strings, the second a websockets URL."""
     if not isinstance(lobby, dict) or set(lobby) - {"edge", "edge_ws"} or not all(
             isinstance(v, str) for v in lobby.values()):
-        raise ProfileError(f"{path}: [lobby] holds edge = \"mqtt://HOST:PORT\" and edge_ws = \"ws://HOST:PORT\" only")
+        raise ProfileError(f"{path}: {_LOBBY}")
     if lobby.get("edge_ws") and not lobby["edge_ws"].startswith(("ws://", "wss://")):
         raise ProfileError(f"{path}: [lobby] edge_ws must be a ws:// or wss:// URL")
-    return Profile(path=str(path), passwords=passwords, signup_mode=mode, signup_max_accounts=cap, cells=cells,
-                   signup_max_seats=limits[0], signup_max_guests=limits[1],
-                   signup_expire_unused_days=float(expire),
-                   lobby_edge=lobby.get("edge"), lobby_edge_ws=lobby.get("edge_ws"), **known)
+    return lobby
 
 
 def _refuse_unknown(path: Path, table: dict[str, Any], keys: tuple[str, ...], where: str = "") -> None:

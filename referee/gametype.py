@@ -261,7 +261,8 @@ class KeySpec:
     its default (``required``: absent is an error), and what a present value must be --
     ``low``..``high``, one of ``choices`` or ``check(value)`` true.  ``message`` is the error
     for a value (or absence) that breaks those, formatted with ``value``; a wrong type reads
-    ``type_message`` if there is one, else "where.key: expected int, got str"."""
+    ``type_message`` (formatted with ``value`` too) if there is one, else "where.key: expected
+    int, got str"."""
 
     key: str
     types: tuple[type, ...]
@@ -281,7 +282,9 @@ class KeySpec:
         value: Any = table[self.key]
         got = self._wrong_type(value)
         if got:
-            return self.type_message or f"{where}.{self.key}: expected {self.types[0].__name__}, got {got}"
+            if self.type_message:
+                return self.type_message.format(value=value)
+            return f"{where}.{self.key}: expected {self.types[0].__name__}, got {got}"
         return "" if self.accepts(value) else self.message.format(value=value)
 
     def _wrong_type(self, value: Any) -> str:

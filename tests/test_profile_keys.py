@@ -109,6 +109,7 @@ BAD_VALUES = [
     ("", "lobby = 2\n", "[lobby] holds edge = \"mqtt://HOST:PORT\" and edge_ws = \"ws://HOST:PORT\" only"),
     # the first broken key wins, in the profile's reading order
     ("[signup]\nmode = \"x\"\n", "secrets_dir = 1\npasswords = 2\n", "secrets_dir must be a string, got 1"),
+    ("", "signup = 3\nbroker = 3\n", "broker must be a string, got 3"),
 ]
 
 
