@@ -240,10 +240,7 @@ def run_match(game: str, boards: int, side_a: Side, side_b: Side, config: dict[s
         if side.accounts:
             raise MatchError(f"{side.label} is an account ({', '.join(side.accounts)}): a bot connected elsewhere "
                              "plays only on its own broker (summon match --broker URL), not on a private one")
-    team = len(TEAMS[game][0]) if game in TEAMS else 1
-    labels = (side_a.label, side_b.label) if side_a.label != side_b.label else (side_a.label + " (A)",
-                                                                                 side_b.label + " (B)")
-    members = {labels[0]: [f"a{i + 1}" for i in range(team)], labels[1]: [f"b{i + 1}" for i in range(team)]}
+    labels, members = _entrants(game, side_a, side_b, TEAMS)
     passwords = {u: secrets.token_urlsafe(12) for u in ["referee", DIRECTOR, *members[labels[0]], *members[labels[1]]]}
     bots = (side_a.bot or "command", side_b.bot or "command")
     spec = _spec(game, boards, labels[0], labels[1], members, config or {}, max_tables, bots, no_show, seed)
@@ -266,23 +263,8 @@ def run_match(game: str, boards: int, side_a: Side, side_b: Side, config: dict[s
     try:
         if not ref.ready.wait(15):
             raise MatchError("the referee did not connect to the private broker")
-        in_process = []
-        for side, label in ((side_a, labels[0]), (side_b, labels[1])):
-            for user in members[label]:
-                if side.bot:
-                    in_process.append((user, side.bot))
-                else:
-                    # never the caller's SUMMON_CELLS (a deployment's): the match's bots play its private broker
-                    env = {**{k: v for k, v in os.environ.items() if k != "SUMMON_CELLS"}, "SUMMON_BROKER": f"mqtt://127.0.0.1:{broker.port}",
-                           "SUMMON_HOST": "127.0.0.1", "SUMMON_PORT": str(broker.port), "SUMMON_USER": user,
-                           "SUMMON_PASSWORD": passwords[user], "SUMMON_PREFIX": "summon/v1", "SUMMON_GAMES": game}
-                    log = open(logs / f"{user}.log", "wb")
-                    try:
-                        procs.append(subprocess.Popen(list(side.command), env=env, stdin=subprocess.DEVNULL,
-                                                      stdout=log, stderr=subprocess.STDOUT, start_new_session=True))
-                        owners.append((user, label, side.command))
-                    except OSError as exc:
-                        raise MatchError(f"cannot start {shlex.join(side.command)}: {exc}") from None
+        in_process = _launch(((side_a, labels[0]), (side_b, labels[1])), members, passwords, broker.port, game, logs,
+                             procs, owners)
         fleet.start(lambda u: base.with_credentials(u, passwords[u]), in_process)
         total = 2 * boards
         runner = MatchRunner(spec, base.with_credentials(DIRECTOR, passwords[DIRECTOR]), DIRECTOR,
@@ -304,42 +286,105 @@ def run_match(game: str, boards: int, side_a: Side, side_b: Side, config: dict[s
             runner_done.set()
         elapsed = time.monotonic() - started
         cpu = {user: _cpu_seconds(p) for p, (user, _, _) in zip(procs, owners)} if measure else {}
-        if died and on_crash == "stop":
-            d = died[0]
-            raise MatchError(f"{d.label}'s bot command exited with status {d.status} after {d.after:.1f} s "
-                             f"(account {d.user}: `{shlex.join(d.command)}`), so the match stopped; the end of its "
-                             f"output ({logs / (d.user + '.log')}):\n{_tail(logs / (d.user + '.log'))}")
-        dead = [p for p in procs if p.poll() is not None]
-        if prog.status != "finished":
-            why = f"; {len(dead)} bot process(es) exited (see {logs})" if dead else ""
-            raise MatchError(f"the match did not finish within {timeout:g} s{why}")
+        _refuse_unfinished(died if on_crash == "stop" else [], procs, prog.status, timeout, logs)
         result = _result(game, labels, prog.games, runner, spec.forfeit_margin, elapsed)
-        result.crashes = [{"user": d.user, "side": d.label, "command": list(d.command), "status": d.status,
-                           "after_s": round(d.after, 2), "log": str(logs / (d.user + ".log")),
-                           "tail": _tail(logs / (d.user + ".log"))} for d in died]
+        result.crashes = [_crash_row(d, logs) for d in died]
         if measure:
             ref.request_stop()
             thread.join(10)
-            moves = _moves_by_user(db)
-            result.processes = {user: {"side": label, "cpu_s": _less(cpu.get(user), baseline.get(user)),
-                                       "startup_cpu_s": baseline.get(user), "moves": moves.get(user, 0)}
-                                for user, label, _ in owners}
+            result.processes = _processes(owners, cpu, baseline, _moves_by_user(db))
         return result
     finally:
         fleet.stop()
         for p in procs:
-            if p.poll() is None:
-                try:
-                    os.killpg(p.pid, signal.SIGTERM)  # our own child's process group
-                    p.wait(5)
-                except (ProcessLookupError, subprocess.TimeoutExpired):
-                    try:
-                        os.killpg(p.pid, signal.SIGKILL)
-                    except ProcessLookupError:
-                        pass
+            _stop_command(p)
         ref.request_stop()
         thread.join(10)
         broker.stop()
+
+
+def _entrants(game: str, side_a: Side, side_b: Side, teams: Any) -> tuple[tuple[str, str], dict[str, list[str]]]:
+    """The two entrants' names (the sides' labels, told apart by " (A)"/" (B)" when equal) and
+    their accounts on the private broker: a1.. and b1.., one per seat of a partnership."""
+    team = len(teams[game][0]) if game in teams else 1
+    labels = (side_a.label, side_b.label) if side_a.label != side_b.label else (side_a.label + " (A)",
+                                                                                 side_b.label + " (B)")
+    return labels, {labels[0]: [f"a{i + 1}" for i in range(team)], labels[1]: [f"b{i + 1}" for i in range(team)]}
+
+
+def _processes(owners: list[tuple[str, str, tuple[str, ...]]], cpu: dict[str, float | None],
+               baseline: dict[str, float | None], moves: dict[str, int]) -> dict[str, dict[str, Any]]:
+    """``MatchResult.processes``: each bot command's side, CPU after its first move and before
+    (start-up), and the moves its account made."""
+    return {user: {"side": label, "cpu_s": _less(cpu.get(user), baseline.get(user)),
+                   "startup_cpu_s": baseline.get(user), "moves": moves.get(user, 0)} for user, label, _ in owners}
+
+
+def _launch(sides: Any, members: dict[str, list[str]], passwords: dict[str, str], port: int, game: str, logs: Path,
+            procs: "list[subprocess.Popen[bytes]]", owners: list[tuple[str, str, tuple[str, ...]]]) -> list[tuple[str, str]]:
+    """Start each account of a side that is a bot command (into ``procs`` and ``owners`` as it
+    goes, so a failed start leaves the started ones to be stopped); return ``(account, bot)``
+    for the sides that are registered bots, played in this process."""
+    in_process = []
+    for side, label in sides:
+        for user in members[label]:
+            if side.bot:
+                in_process.append((user, side.bot))
+            else:
+                procs.append(_start_command(side, user, passwords[user], port, game, logs))
+                owners.append((user, label, side.command))
+    return in_process
+
+
+def _start_command(side: Side, user: str, password: str, port: int, game: str, logs: Path) -> "subprocess.Popen[bytes]":
+    """One account of a side that is a bot command: its process, in a session of its own (so
+    that it is stopped with its children), output to ``logs/<user>.log``."""
+    # never the caller's SUMMON_CELLS (a deployment's): the match's bots play its private broker
+    env = {**{k: v for k, v in os.environ.items() if k != "SUMMON_CELLS"}, "SUMMON_BROKER": f"mqtt://127.0.0.1:{port}",
+           "SUMMON_HOST": "127.0.0.1", "SUMMON_PORT": str(port), "SUMMON_USER": user,
+           "SUMMON_PASSWORD": password, "SUMMON_PREFIX": "summon/v1", "SUMMON_GAMES": game}
+    log = open(logs / f"{user}.log", "wb")
+    try:
+        return subprocess.Popen(list(side.command), env=env, stdin=subprocess.DEVNULL, stdout=log,
+                                stderr=subprocess.STDOUT, start_new_session=True)
+    except OSError as exc:
+        raise MatchError(f"cannot start {shlex.join(side.command)}: {exc}") from None
+
+
+def _stop_command(p: "subprocess.Popen[bytes]") -> None:
+    """A bot command still running: SIGTERM to its process group (our own child's), SIGKILL
+    after 5 s."""
+    if p.poll() is not None:
+        return
+    try:
+        os.killpg(p.pid, signal.SIGTERM)
+        p.wait(5)
+    except (ProcessLookupError, subprocess.TimeoutExpired):
+        try:
+            os.killpg(p.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
+def _refuse_unfinished(stopping: "list[BotDeath]", procs: "list[subprocess.Popen[bytes]]", status: str,
+                       timeout: float, logs: Path) -> None:
+    """MatchError when a bot command died and the match stops for it (``stopping``: the deaths
+    that stop it), or when the match did not finish in time."""
+    if stopping:
+        d = stopping[0]
+        raise MatchError(f"{d.label}'s bot command exited with status {d.status} after {d.after:.1f} s "
+                         f"(account {d.user}: `{shlex.join(d.command)}`), so the match stopped; the end of its "
+                         f"output ({logs / (d.user + '.log')}):\n{_tail(logs / (d.user + '.log'))}")
+    if status != "finished":
+        dead = [p for p in procs if p.poll() is not None]
+        why = f"; {len(dead)} bot process(es) exited (see {logs})" if dead else ""
+        raise MatchError(f"the match did not finish within {timeout:g} s{why}")
+
+
+def _crash_row(d: "BotDeath", logs: Path) -> dict[str, Any]:
+    """A bot command's death as ``MatchResult.crashes`` lists it."""
+    return {"user": d.user, "side": d.label, "command": list(d.command), "status": d.status,
+            "after_s": round(d.after, 2), "log": str(logs / (d.user + ".log")), "tail": _tail(logs / (d.user + ".log"))}
 
 
 def run_match_on(broker: BrokerUrl, game: str, boards: int, side_a: Side, side_b: Side,
