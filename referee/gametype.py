@@ -181,6 +181,11 @@ class GameType:
     information: str = "perfect"
     chance: str = "deterministic"
     dynamics: str = "sequential"
+    # For the protocol document (clients/protocol_viewkeys.py): what each view key means, and
+    # the play that reaches them all -- (seats, table options, games per option, most moves);
+    # None: the fewest seats, bots_only_config, 3 games of at most 3000 moves.  Not on the wire.
+    view_keys: Mapping[str, str] = field(default_factory=dict)
+    view_sample: tuple[int, tuple[Mapping[str, Any], ...], int, int] | None = None
 
     def __post_init__(self) -> None:
         for fact, value, legal in (("information", self.information, INFORMATION), ("chance", self.chance, CHANCE),
@@ -215,6 +220,10 @@ class GameType:
     def offloop(self, bot: str) -> bool:
         """Whether a house ``bot`` decides off the referee's loop (its declared cost above ``INLINE_MS``)."""
         return self.bot_cost_ms.get(bot, 0.0) > INLINE_MS
+
+    def view_play(self) -> tuple[int, tuple[Mapping[str, Any], ...], int, int]:
+        """``view_sample``, or the default play that documents the view keys."""
+        return self.view_sample or (self.min_seats, (dict(self.bots_only_config),), 3, 3000)
 
     def defaults(self) -> dict[str, Any]:
         """Every option at its rulebook default."""

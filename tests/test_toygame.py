@@ -96,3 +96,20 @@ def test_summon_demo_plays_a_whole_game_of_it():
 def test_summon_demo_refuses_its_bad_options_in_one_line():
     res = run(["demo", "--game", "nim", "--option", "size=99"], timeout=60)
     assert res.returncode == 2 and "size must be an integer 1..50, not 99" in res.stderr, res.stderr
+
+
+def test_its_view_keys_are_documented_from_its_own_manifest(nim, monkeypatch):
+    """A game's view-key meanings come from its folder (``GameType.view_keys``, issue 44 item
+    3): the protocol document's generator tables Nim's views with nothing edited in the
+    clients, and names the keys its manifest leaves without a meaning."""
+    import dataclasses
+
+    from summon.clients import protocol_viewkeys
+
+    with pytest.raises(KeyError, match=r"without a meaning in its manifest's view_keys: \['game', 'heaps', 'to_move'\]"):
+        protocol_viewkeys.rows("nim")
+    meanings = {"game": '`"nim"`', "heaps": "stones left in each heap", "to_move": "the seat to move"}
+    monkeypatch.setitem(registry.GAME_TYPES, "nim", dataclasses.replace(registry.GAME_TYPES["nim"], view_keys=meanings))
+    assert protocol_viewkeys.table("nim").splitlines()[2:] == [
+        '| `game` | both | str | `"nim"` |', "| `heaps` | both | list of int | stones left in each heap |",
+        "| `to_move` | both | list of int | the seat to move |"]

@@ -7,11 +7,14 @@ option: one ``OptionSpec`` here and the field of the same name in ``state.Config
 
 from summon.referee.gametype import ClientHooks, GameType, Level, OptionSpec
 
+from .viewkeys import VIEW_KEYS, VIEW_SAMPLE
+
 GAME_TYPE = GameType(
     name="dragon",
     title="Summon the Dragon",
     # hands are private; deals are shuffled from the seed; one seat at a time
     information="imperfect", chance="sampled", dynamics="sequential",
+    view_keys=VIEW_KEYS, view_sample=VIEW_SAMPLE,  # the protocol document's table (viewkeys.py)
     min_seats=4,
     max_seats=4,
     options=(

@@ -7,12 +7,15 @@ add an option: one ``OptionSpec`` here and the field of the same name in ``state
 
 from summon.referee.gametype import ClientHooks, GameType, Level, OptionSpec
 
+from .viewkeys import VIEW_KEYS, VIEW_SAMPLE
+
 GAME_TYPE = GameType(
     name="summicard",
     title="Summicard",
     # a seat's checked and discarded cards are its own (face-down ones nobody's); the shoe is
     # shuffled from the seed; one seat at a time
     information="imperfect", chance="sampled", dynamics="sequential",
+    view_keys=VIEW_KEYS, view_sample=VIEW_SAMPLE,  # the protocol document's table (viewkeys.py)
     min_seats=2,
     max_seats=100,
     options=(

@@ -8,6 +8,7 @@ option: one ``OptionSpec`` here and the field of the same name in ``state.Config
 from summon.referee.gametype import ClientHooks, GameType, Level, OptionSpec
 
 from .dice import DEFAULT_DIE
+from .viewkeys import VIEW_KEYS, VIEW_SAMPLE
 
 # The preset decks (one per faction: cards.PRESET_DECKS, from data/*.toml), offered by the
 # New-table form; written out here because the manifest is static data (a test holds it
@@ -19,6 +20,7 @@ GAME_TYPE = GameType(
     title="Summoner Wars (2nd edition rules)",
     # hands are private; decks are shuffled and dice rolled from the seed; one seat at a time
     information="imperfect", chance="sampled", dynamics="sequential",
+    view_keys=VIEW_KEYS, view_sample=VIEW_SAMPLE,  # the protocol document's table (viewkeys.py)
     min_seats=2,
     max_seats=2,
     options=(
