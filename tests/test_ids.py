@@ -20,6 +20,7 @@ from summon.protocol.messages import CreateTable, Error, Move, SeatState, encode
 from summon.protocol.mqtt import Incoming
 from summon.protocol.topics import Topics, check_new_name, portable_name, valid_name
 from summon.referee.accounts import Accounts, AccountsError, BrokerSettings, init_broker
+from summon.referee.games import GAME_TYPES
 from summon.referee.store import Store, TableRecord
 from tests.test_clock_referee import PLAYERS, Recorded
 
@@ -60,7 +61,7 @@ def test_a_create_with_a_table_id_that_does_not_travel_is_refused_in_words(tid):
 def test_a_generated_table_id_travels():
     r = Recorded()
     for game in ("dragon", "summicard", "summoner-wars"):
-        table = r.ref.create_table(game, PLAYERS[:2] if game == "summoner-wars" else PLAYERS, {})
+        table = r.ref.create_table(game, PLAYERS[:GAME_TYPES[game].max_seats], {})
         assert portable_name(table.id), table.id
 
 

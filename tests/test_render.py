@@ -5,13 +5,15 @@ from __future__ import annotations
 import pytest
 
 from summon.clients.render import describe, renderer_for
+from summon.referee.games import GAME_TYPES
 
 PLAYERS = ["north", "east", "south", "west"]
 
 
 @pytest.mark.parametrize("game", ["dragon", "summicard", "summoner-wars", "no-such-game"])
 def test_referee_notices_in_every_game(game):
-    r = renderer_for(game, PLAYERS if game != "summoner-wars" else PLAYERS[:2])
+    seats = GAME_TYPES[game].max_seats if game in GAME_TYPES else len(PLAYERS)  # the manifest's, not a name check
+    r = renderer_for(game, PLAYERS[:seats])
     assert describe(r, {"type": "timeout", "seat": 1, "by": "house"}) == \
         "  ! east ran out of time: the house bot plays for them"
     assert describe(r, {"type": "timeout", "seat": 0, "by": "random"}) == \
