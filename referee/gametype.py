@@ -159,7 +159,7 @@ class GameType:
     ``INLINE_MS`` decides off the referee's loop, ``referee/housepool.py``).
 
     ``information``, ``chance`` and ``dynamics`` say what kind of game it is (``INFORMATION``,
-    ``CHANCE``, ``DYNAMICS``; OpenSpiel's words).  The defaults are the simplest kind (Nim's);
+    ``CHANCE``, ``DYNAMICS``; OpenSpiel's words).  The defaults are the simplest kind (the toy game's, tests/toygame);
     the conformance test plays every game and fails one whose declaration its play belies, so
     a card game left at "perfect" or a shuffled deal left at "deterministic" cannot pass."""
 

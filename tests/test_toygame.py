@@ -113,3 +113,18 @@ def test_its_view_keys_are_documented_from_its_own_manifest(nim, monkeypatch):
     assert protocol_viewkeys.table("nim").splitlines()[2:] == [
         '| `game` | both | str | `"nim"` |', "| `heaps` | both | list of int | stones left in each heap |",
         "| `to_move` | both | list of int | the seat to move |"]
+
+
+def test_no_file_outside_its_folder_names_it():
+    """The count the guide promises (issue 44 item 3): adding Nim touched 0 files of the
+    package -- no registry line, no client table, no web list, no protocol document names it.
+    Every text file of protocol/, referee/, clients/ and pyproject.toml is read."""
+    import re
+
+    word = re.compile(r"\bnim\b", re.I)
+    files = [p for top in ("protocol", "referee", "clients") for p in sorted((ROOT / top).rglob("*"))
+             if p.is_file() and p.suffix in (".py", ".js", ".html", ".css", ".md", ".toml", ".json", ".txt")]
+    files.append(ROOT / "pyproject.toml")
+    assert len(files) > 200
+    naming = [str(p.relative_to(ROOT)) for p in files if word.search(p.read_text(encoding="utf-8", errors="replace"))]
+    assert naming == [], f"{len(naming)} file(s) outside tests/toygame name the toy game: {naming}"
