@@ -7,6 +7,7 @@ The bot author's kit, with ``summon bot-check``.  Thin click layer: flags ->
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 import click
 
@@ -51,13 +52,47 @@ def match(game: str, boards: int, bot_name: str | None, against: str | None, opt
     Prints net points per board for side A with a 95% confidence interval, contracts made
     and set, and saves every board as JSON.  Built on the tournament runner.
     """
-    import json
-    import time
-
-    from summon.clients.bots import BOTS, default_bot
+    from summon.clients.bots import default_bot
     from summon.clients.cli.common import parse_options
-    from summon.clients.match import MatchError, Side, command_label, run_match, run_match_on, side_from_spec
+    from summon.clients.match import MatchError, side_from_spec
     from summon.clients.tournament import TournamentError
+
+    side_a = _side_a(accounts, broker_url, bot_name, command, name, against, against_name)
+    try:  # a bot name, or a command line whose program can be run (``./mybot`` without spaces too)
+        side_b = side_from_spec(against or default_bot(game), against_name)
+    except MatchError as exc:
+        raise click.BadParameter(str(exc), param_hint="--against") from None
+    try:
+        result = _play(broker_url, director, game, boards, side_a, side_b, parse_options(options), max_tables=max_tables,
+                       timeout=timeout, embedded=embedded, on_crash=on_crash)
+    except (MatchError, TournamentError) as exc:
+        click.echo(f"\nsummon match: {exc}", err=True)
+        sys.exit(EXIT_FAILED)
+    _report(result, out_path)
+
+
+def _side_a(accounts: str | None, broker_url: str | None, bot_name: str | None, command: tuple[str, ...],
+            name: str | None, against: str | None, against_name: str | None) -> Any:
+    """Side A from --account, --bot or the command after --."""
+    from summon.clients.match import Side, command_label, side_from_spec
+
+    _check_sides(accounts, broker_url, bot_name, command, name, against_name)
+    if accounts:
+        side = side_from_spec("account:" + accounts, name)
+        if not against or not against.startswith("account:"):
+            raise click.BadParameter("on --broker, side B is a bot connected there too: --against account:NAMES",
+                                     param_hint="--against")
+        return side
+    if bot_name:
+        return Side(name or bot_name, bot=bot_name)
+    return Side(name or command_label(command), command=command)
+
+
+def _check_sides(accounts: str | None, broker_url: str | None, bot_name: str | None, command: tuple[str, ...],
+                 name: str | None, against_name: str | None) -> None:
+    """Each usage error of the sides' flags, in its words: side A given once, --account with
+    --broker, a known --bot, names with letters in them."""
+    from summon.clients.bots import BOTS
 
     if bool(broker_url) != bool(accounts):
         raise click.BadParameter("--account (bots already connected elsewhere) and --broker (where) go together",
@@ -68,44 +103,44 @@ def match(game: str, boards: int, bot_name: str | None, against: str | None, opt
         raise click.BadParameter("give side A as a command after -- or as --bot NAME (not both)", param_hint="COMMAND")
     if bot_name and bot_name not in BOTS:
         raise click.BadParameter(f"unknown bot; known: {', '.join(BOTS)}", param_hint="--bot")
+    _check_names(name, against_name)
+
+
+def _check_names(name: str | None, against_name: str | None) -> None:
     for given, hint in ((name, "--name"), (against_name, "--against-name")):
         if given is not None and not given.strip():
             raise click.BadParameter("give a name with some letters in it", param_hint=hint)
-    if accounts:
-        side_a = side_from_spec("account:" + accounts, name)
-        if not against or not against.startswith("account:"):
-            raise click.BadParameter("on --broker, side B is a bot connected there too: --against account:NAMES",
-                                     param_hint="--against")
-    elif bot_name:
-        side_a = Side(name or bot_name, bot=bot_name)
-    else:
-        side_a = Side(name or command_label(command), command=command)
-    against = against or default_bot(game)
-    try:  # a bot name, or a command line whose program can be run (``./mybot`` without spaces too)
-        side_b = side_from_spec(against, against_name)
-    except MatchError as exc:
-        raise click.BadParameter(str(exc), param_hint="--against") from None
-    width = 30
 
-    def bar(done: int, total: int) -> None:
-        filled = width * done // max(total, 1)
-        click.echo(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} tables", nl=done == total, err=True)
-    try:
-        if broker_url:
-            from summon.clients.cli.common import broker_from_flags
 
-            if not director:
-                raise click.BadParameter("the match is run as a director account on --broker", param_hint="--director")
-            url = broker_from_flags(broker_url, director, None, None)
-            result = run_match_on(url, game, boards, side_a, side_b, parse_options(options), max_tables=max_tables,
-                                  timeout=timeout, say=lambda s: click.echo(s, err=True), progress=bar)
-        else:
-            result = run_match(game, boards, side_a, side_b, parse_options(options), max_tables=max_tables,
-                               timeout=timeout, embedded=embedded, say=lambda s: click.echo(s, err=True),
-                               progress=bar, on_crash=on_crash)
-    except (MatchError, TournamentError) as exc:
-        click.echo(f"\nsummon match: {exc}", err=True)
-        sys.exit(EXIT_FAILED)
+def _bar(done: int, total: int, width: int = 30) -> None:
+    """The progress bar on stderr: tables finished of all."""
+    filled = width * done // max(total, 1)
+    click.echo(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} tables", nl=done == total, err=True)
+
+
+def _play(broker_url: str | None, director: str | None, game: str, boards: int, side_a: Any, side_b: Any,
+          config: dict[str, Any], *, max_tables: int, timeout: float, embedded: bool, on_crash: str) -> Any:
+    """The match on --broker as --director (bots connected there), else on a private broker."""
+    from summon.clients.match import run_match, run_match_on
+
+    say = lambda s: click.echo(s, err=True)  # noqa: E731
+    if not broker_url:
+        return run_match(game, boards, side_a, side_b, config, max_tables=max_tables, timeout=timeout,
+                         embedded=embedded, say=say, progress=_bar, on_crash=on_crash)
+    from summon.clients.cli.common import broker_from_flags
+
+    if not director:
+        raise click.BadParameter("the match is run as a director account on --broker", param_hint="--director")
+    url = broker_from_flags(broker_url, director, None, None)
+    return run_match_on(url, game, boards, side_a, side_b, config, max_tables=max_tables, timeout=timeout, say=say,
+                        progress=_bar)
+
+
+def _report(result: Any, out_path: str | None) -> None:
+    """The result on stdout, each crashed bot's last output on stderr, every board saved as JSON."""
+    import json
+    import time
+
     click.echo(result.render())
     for c in result.crashes:
         click.echo(f"the end of {c['user']}'s output ({c['log']}):\n{c['tail']}", err=True)
