@@ -89,30 +89,46 @@ def broker_from_flags(url: str | None, username: str | None, password: str | Non
     and a refusal says so (exit code 4).
     """
     prof = profile()
-    if url is None:
-        if prof and audience == "spectator":
-            url = (prof.spectators if username else prof.edge or prof.spectators) or prof.broker
-        else:
-            url = prof.broker if prof else None
-        url = url or DEFAULT_BROKER
-    if password_file:
-        with open(password_file, encoding="utf-8") as fh:
-            password = fh.readline().rstrip("\n")
-    if password is None:
-        password = os.environ.get("SUMMON_PASSWORD") or None
+    password = _given_password(password, password_file)
     try:
-        parsed = BrokerUrl.parse(url)
+        parsed = BrokerUrl.parse(url if url is not None else _address(prof, username, audience))
     except LinkError as exc:
         raise click.BadParameter(str(exc), param_hint="--broker") from None
     username = username or parsed.username
     if prof is not None:
         check_profile_broker(prof, parsed)  # before a password is typed or sent anywhere
     if password is None and parsed.password is None and username and prof is not None:
-        password = prof.password_of(username)
-        if password is None and sys.stdin.isatty():
-            password = str(click.prompt(f"password for {username} on {parsed.host}:{parsed.port}", hide_input=True,
-                                        default="", show_default=False)) or None
+        password = _kept_or_typed(prof, parsed, username)
     return parsed.with_credentials(username, password)
+
+
+def _address(prof: Profile | None, username: str | None, audience: str) -> str:
+    """The profile's address for ``audience`` (a spectator: its spectators' listener for a named
+    account, its edge for an anonymous watcher; else its players'), else the default."""
+    if prof and audience == "spectator":
+        url = (prof.spectators if username else prof.edge or prof.spectators) or prof.broker
+    else:
+        url = prof.broker if prof else None
+    return url or DEFAULT_BROKER
+
+
+def _given_password(password: str | None, password_file: str | None) -> str | None:
+    """``--password-file``'s first line, else ``--password``, else SUMMON_PASSWORD."""
+    if password_file:
+        with open(password_file, encoding="utf-8") as fh:
+            password = fh.readline().rstrip("\n")
+    if password is None:
+        password = os.environ.get("SUMMON_PASSWORD") or None
+    return password
+
+
+def _kept_or_typed(prof: Profile, parsed: BrokerUrl, username: str) -> str | None:
+    """The profile's kept password for ``username``, else -- on a terminal -- a prompt."""
+    password = prof.password_of(username)
+    if password is None and sys.stdin.isatty():
+        password = str(click.prompt(f"password for {username} on {parsed.host}:{parsed.port}", hide_input=True,
+                                    default="", show_default=False)) or None
+    return password
 
 
 def account_role(username: str | None) -> str | None:
