@@ -115,8 +115,7 @@ def _suitable(g: _Game) -> bool:
     """Does this game show a summon with cards received, a play turn with a trick on the
     table, a hand end with a next deal, and a game over two hands or more?"""
     summoner = next((u for u in PLAYERS if g.seat(u, _summon)), None)
-    play = g.seat("north", lambda m: m["view"]["phase"] == "play" and m["legal"] and m["view"]["trick"]
-                  and m["view"]["last_trick"] and len(m["legal"]) >= 5)
+    play = g.seat("north", _north_plays)
     hand_end = g.public("events", lambda m: any(e["type"] == "deal" for e in m["events"]))
     return bool(summoner and play and hand_end and g.table.status == "finished"
                 and g.final[g.table.topics.meta(TABLE_ID)]["result"]["reason"] == "target")
@@ -131,70 +130,112 @@ def _find_game() -> _Game:
 
 
 def render() -> dict[str, str]:
-    """Each example region's text, by name."""
-    from summon.referee.games import GAMES
-
+    """Each example region's text, by name: one writer per group of regions, from one game."""
     g = _find_game()
     out: dict[str, str] = {}
-    play = g.seat("north", lambda m: m["view"]["phase"] == "play" and m["legal"] and m["view"]["trick"]
-                  and m["view"]["last_trick"] and len(m["legal"]) >= 5)
+    for write in (_play_regions, _opening_regions, _summon_regions, _public_regions, _fact_regions):
+        out.update(write(g))
+    out.update(_view_key_regions())
+    return out
+
+
+def _north_plays(m: dict) -> bool:
+    return bool(m["view"]["phase"] == "play" and m["legal"] and m["view"]["trick"] and m["view"]["last_trick"]
+                and len(m["legal"]) >= 5)
+
+
+def _play_regions(g: _Game) -> dict[str, str]:
+    """``move`` and ``seat-play``: north to move with five cards or more to choose from, and its answer."""
+    play = g.seat("north", _north_plays)
     assert play is not None
     answer = next(mv for seq, seat, mv in g.moves if seq == play["seq"] and seat == 0)
     move = {"v": 1, "type": "move", "seq": play["seq"], "move": answer}
-    out["move"] = _block(move)
-    out["seat-play"] = (f"North, seat 0, at seq {play['seq']} -- north is to move and may play any of "
-                        f"{len(play['legal'])} cards:\n\n{_block(play)}\n"
-                        f"North answered with `{json.dumps(move)}`.\n")
+    return {"move": _block(move),
+            "seat-play": (f"North, seat 0, at seq {play['seq']} -- north is to move and may play any of "
+                          f"{len(play['legal'])} cards:\n\n{_block(play)}\n"
+                          f"North answered with `{json.dumps(move)}`.\n")}
+
+
+def _opening_regions(g: _Game) -> dict[str, str]:
+    """``seat-zero`` (the table at seq 0 as north sees it) and ``seat-final`` (its last state)."""
     zero = g.seat("north", lambda m: m["seq"] == 0)
     assert zero is not None
     first = zero["to_move"][0]
     opener = g.seat(PLAYERS[first], lambda m: m["seq"] == 0)
     assert opener is not None
     legal = opener["legal"]
-    out["seat-zero"] = (f"The same table at seq 0, as north sees it: {PLAYERS[first]} (seat {first}) bids first, "
-                        f"so north's `legal` is empty. ({PLAYERS[first].capitalize()}'s own state at seq 0 lists "
-                        f"{len(legal)} legal moves: " + ", ".join(f'`"{m}"`' for m in legal[:3])
-                        + f", ... `\"{legal[-1]}\"`.)\n\n{_block(zero)}")
+    final = g.final[g.table.topics.seat_state(TABLE_ID, "north")]
+    return {"seat-zero": (f"The same table at seq 0, as north sees it: {PLAYERS[first]} (seat {first}) bids first, "
+                          f"so north's `legal` is empty. ({PLAYERS[first].capitalize()}'s own state at seq 0 lists "
+                          f"{len(legal)} legal moves: " + ", ".join(f'`"{m}"`' for m in legal[:3])
+                          + f", ... `\"{legal[-1]}\"`.)\n\n{_block(zero)}"),
+            "seat-final": (f"The last state of the game (seq {final['seq']}), as north sees it: `status` is "
+                           f"`\"finished\"`, `to_move` and `legal` are empty, and the game's own result is in "
+                           f"`view.result`:\n\n{_block(final)}")}
+
+
+def _summoned(g: _Game) -> tuple[str, dict]:
+    """The first player (in seat order) whose state shows a summon with cards received, and that state."""
     summoner = next(u for u in PLAYERS if g.seat(u, _summon))
     sm = g.seat(summoner, _summon)
     assert sm is not None
+    return summoner, sm
+
+
+def _summon_regions(g: _Game) -> dict[str, str]:
+    """``seat-summon``: a summoner's private events, then its discard turn."""
+    summoner, sm = _summoned(g)
     ev = next(e for e in sm["events"] if e["type"] == "summon")
-    out["seat-summon"] = (f"{summoner.capitalize()} (seat {sm['seat']}) at seq {sm['seq']}, just after taking the "
-                          f"option \"summon\": its `events` include the private `received` field (the "
-                          f"{', '.join(ev['received'])} came from {PLAYERS[ev['from']]}, seat {ev['from']}) that "
-                          f"nobody else sees, and it must now discard:\n\n{_block(sm)}")
-    final = g.final[g.table.topics.seat_state(TABLE_ID, "north")]
-    out["seat-final"] = (f"The last state of the game (seq {final['seq']}), as north sees it: `status` is "
-                         f"`\"finished\"`, `to_move` and `legal` are empty, and the game's own result is in "
-                         f"`view.result`:\n\n{_block(final)}")
-    out["public-zero"] = _block(g.public("state", lambda m: m["seq"] == 0))
+    return {"seat-summon": (f"{summoner.capitalize()} (seat {sm['seat']}) at seq {sm['seq']}, just after taking the "
+                            f"option \"summon\": its `events` include the private `received` field (the "
+                            f"{', '.join(ev['received'])} came from {PLAYERS[ev['from']]}, seat {ev['from']}) that "
+                            f"nobody else sees, and it must now discard:\n\n{_block(sm)}")}
+
+
+def _public_regions(g: _Game) -> dict[str, str]:
+    """What every subscriber reads: the public state, events (a trick, the summon, a hand's end), meta, errors."""
+    summoner, sm = _summoned(g)
     trick = g.public("events", _trick)
     assert trick is not None
     summon_pub = g.public("events", lambda m: m["seq"] == sm["seq"])
-    out["events"] = (f"The move at seq {trick['seq']} completed a trick; at seq {sm['seq']} {summoner} took the "
-                     f"option \"summon\" (compare with {summoner}'s private copy of the same events above -- no "
-                     f"`received` here):\n\n{_block(trick)}\n{_block(summon_pub)}")
-    out["events-hand-end"] = _block(g.public("events", lambda m: any(e["type"] == "deal" for e in m["events"])))
-    out["meta"] = _block(g.public("meta", lambda m: m["status"] == "playing")) + "\n" + \
-        _block(g.final[g.table.topics.meta(TABLE_ID)])
-    out["errors"] = "\n".join(_block(g.errors[k]) for k in ("stale", "not-your-turn", "illegal"))
-    out["facts"] = (f"The examples are real: `python3 -m summon.clients.protocol_examples` wrote them from the referee's own "
-                    f"code (`referee/table.py`, `referee/views.py`, the msgpack codec) at a Summon the Dragon "
-                    f"table with options `{json.dumps(CONFIG)}`, deal seed {g.seed}, four `dragon-heuristic` "
-                    f"bots; each payload is decoded from msgpack and printed as JSON, and "
-                    f"`tests/test_protocol_doc.py` fails when they are stale.\n")
-    out["games"] = ", ".join(f'`"{n}"`' for n in sorted(GAMES)) + "\n"
+    return {
+        "public-zero": _block(g.public("state", lambda m: m["seq"] == 0)),
+        "events": (f"The move at seq {trick['seq']} completed a trick; at seq {sm['seq']} {summoner} took the "
+                   f"option \"summon\" (compare with {summoner}'s private copy of the same events above -- no "
+                   f"`received` here):\n\n{_block(trick)}\n{_block(summon_pub)}"),
+        "events-hand-end": _block(g.public("events", lambda m: any(e["type"] == "deal" for e in m["events"]))),
+        "meta": _block(g.public("meta", lambda m: m["status"] == "playing")) + "\n" +
+        _block(g.final[g.table.topics.meta(TABLE_ID)]),
+        "errors": "\n".join(_block(g.errors[k]) for k in ("stale", "not-your-turn", "illegal")),
+    }
+
+
+def _fact_regions(g: _Game) -> dict[str, str]:
+    """The sentences that say where the examples come from, the games' names and Dragon's hand limit."""
+    from summon.referee.games import GAMES
+
     mh = GAMES["dragon"].config_defaults().get("max_hands")
     limit = (f"default `{mh}`, a safety limit; the game then ends with `reason` `\"hand-limit\"`" if mh else
              f"default `{json.dumps(mh)}`, which means no limit: play to the target, as the rules say; the wire "
              f"carries the int `{json.dumps(mh)}` in `meta.config` and `view.options`, never null; a director may "
              "set 1 or more, and the game then ends after that many hands with `reason` `\"hand-limit\"`")
-    out["dragon-max-hands"] = f"`max_hands` (int, {limit}).\n"
-    from summon.clients import protocol_viewkeys as viewkeys
+    return {
+        "facts": (f"The examples are real: `python3 -m summon.clients.protocol_examples` wrote them from the referee's own "
+                  f"code (`referee/table.py`, `referee/views.py`, the msgpack codec) at a Summon the Dragon "
+                  f"table with options `{json.dumps(CONFIG)}`, deal seed {g.seed}, four `dragon-heuristic` "
+                  f"bots; each payload is decoded from msgpack and printed as JSON, and "
+                  f"`tests/test_protocol_doc.py` fails when they are stale.\n"),
+        "games": ", ".join(f'`"{n}"`' for n in sorted(GAMES)) + "\n",
+        "dragon-max-hands": f"`max_hands` (int, {limit}).\n",
+    }
 
-    for name in sorted(GAMES):  # every game's view keys, from real states (issue 26, item 7)
-        out[f"view-keys-{name}"] = viewkeys.table(name)
-    return out
+
+def _view_key_regions() -> dict[str, str]:
+    """Every game's view keys, from real states (issue 26, item 7; protocol_viewkeys.py)."""
+    from summon.clients import protocol_viewkeys as viewkeys
+    from summon.referee.games import GAMES
+
+    return {f"view-keys-{name}": viewkeys.table(name) for name in sorted(GAMES)}
 
 
 def regions(text: str) -> dict[str, str]:
