@@ -55,9 +55,10 @@ class Guest(Person):
         getattr(self.page, how)(selector, *value)
 
 
-def cold_load_kb(browser: Any, url: str, ready: str) -> float:
-    """KB on the wire of a cold load (a fresh context, nothing cached) of ``url`` until
-    ``ready`` shows: every response's headers and (compressed) body, as Chromium counted them."""
+def cold_load_kb(browser: Any, url: str, ready: str) -> tuple[float, float, int]:
+    """A cold load (a fresh context, nothing cached) of ``url`` until ``ready`` shows: KB on
+    the wire of every response's (compressed) bodies, the same with their headers, as
+    Chromium counted them; and the number of requests."""
     ctx = browser.new_context(viewport={"width": 1280, "height": 900})
     try:
         page = ctx.new_page()
@@ -66,11 +67,12 @@ def cold_load_kb(browser: Any, url: str, ready: str) -> float:
         page.goto(url)
         page.wait_for_selector(ready, timeout=20000)
         page.wait_for_load_state("networkidle")
-        total = 0
+        bodies = heads = 0
         for r in done:
             sizes = r.sizes()
-            total += max(0, sizes["responseHeadersSize"]) + max(0, sizes["responseBodySize"])
-        return total / 1024
+            bodies += max(0, sizes["responseBodySize"])
+            heads += max(0, sizes["responseHeadersSize"])
+        return bodies / 1024, (bodies + heads) / 1024, len(done)
     finally:
         ctx.close()
 
@@ -232,12 +234,13 @@ def test_a_family_night_ends_as_well_as_it_starts(family, browser, out):
     axe(g, "replay", found, AXE)
 
     # -- figures: the clicks, the page weight, axe per screen -----------------------------------
-    lobby_kb = cold_load_kb(browser, family.web.url, "form.login")
-    table_kb = cold_load_kb(browser, f"{family.web.url}#/table/{table}", ".status-line")
+    weights = {"the lobby": cold_load_kb(browser, family.web.url, "form.login"),
+               "a table": cold_load_kb(browser, f"{family.web.url}#/table/{table}", ".status-line")}
     bad = report(found)
     print(f"clicks from New table to grandma's first card: {first_card_clicks} (New table, 2 hands, invite, "
           f"invite, Start; {first_card_clicks - 1} with the default length of a game)")
-    print(f"cold load on the wire: lobby {lobby_kb:.0f} KB, a table {table_kb:.0f} KB")
+    for what, (body, total, n) in weights.items():
+        print(f"cold load of {what}: {n} requests, {body:.0f} KB of (gzipped) bodies, {total:.0f} KB with headers")
     print(f"family night, second half: {time.monotonic() - started:.1f} s")
     assert not bad, "\n".join(bad)
     for person in (grandma, mom, sam):
