@@ -26,7 +26,7 @@ from summon.protocol.version import MAX_INBOUND_BYTES, PROTOCOL_VERSION
 __all__ = [
     "Message", "Move", "CreateTable", "Created", "Error", "SeatState", "PublicState",
     "Events", "Meta", "RefereeStatus", "Tournament", "CloseTable", "Closed", "Reclaim", "Presence", "Chat", "ChatLine", "ChatLog", "Rematch", "Sit", "Seated", "Leave", "Left", "HandOver",
-    "HandedOver", "Invites", "GuestRequest",
+    "HandedOver", "Invites", "GuestRequest", "InvitationRequest", "Invitation",
     "GuestAccount", "Signup", "Account", "Gathering", "History", "MyGames", "ReplayRequest", "ReplayPart",
     "DeviceRequest", "DeviceAccount", "DevicesRequest", "DeviceList", "ForgetDevice",
     "MESSAGE_TYPES", "CLIENT_SENT", "encode", "decode",
@@ -186,6 +186,32 @@ class GuestRequest(Message):
     invite: str
     name: str
     client: str
+
+
+@dataclass(frozen=True)
+class InvitationRequest(Message):
+    """The web gateway asks who sent an invite code, and to what (gateway accounts only), so
+    the invite page can say "Grandma invited you to play Summon the Dragon" before a name is
+    typed.  It reserves nothing: the code stays live.  ``client`` as in ``guest``."""
+
+    TYPE: ClassVar[str] = "invitation"
+    request_id: str
+    invite: str
+    client: str
+
+
+@dataclass(frozen=True)
+class Invitation(Message):
+    """Reply to ``invitation``: the game, its title and who invited (the creator's name).
+
+    Only what the table's public ``gathering`` message already shows anyone
+    (``Gathering.invitation`` is its one view): no seat, no other person, no code."""
+
+    TYPE: ClassVar[str] = "invited"
+    request_id: str
+    game: str
+    title: str
+    by: str
 
 
 @dataclass(frozen=True)
@@ -586,7 +612,7 @@ MESSAGE_TYPES: dict[str, type[Message]] = {
     for cls in (Move, CreateTable, Created, CloseTable, Closed, Error, SeatState, PublicState, Events, Meta,
                 RefereeStatus, Tournament, Reclaim, Presence, Chat, ChatLine, ChatLog, Rematch, Sit, Seated, Leave, Left,
                 HandOver, HandedOver, Invites,
-                GuestRequest, GuestAccount, Signup, Account, Gathering, History, MyGames, ReplayRequest, ReplayPart,
+                GuestRequest, InvitationRequest, Invitation, GuestAccount, Signup, Account, Gathering, History, MyGames, ReplayRequest, ReplayPart,
                 DeviceRequest, DeviceAccount, DevicesRequest, DeviceList, ForgetDevice)
 }
 
@@ -634,7 +660,7 @@ def _hints(cls: type[Message]) -> dict[str, Any]:
 
 
 CLIENT_SENT: frozenset[str] = frozenset({"move", "reclaim", "presence", "create", "close", "chat", "rematch", "sit",
-                                        "leave", "hand_over", "invites", "guest", "signup", "history", "replay", "device", "devices",
+                                        "leave", "hand_over", "invites", "guest", "invitation", "signup", "history", "replay", "device", "devices",
                                         "forget_device"})
 """The messages a client sends to the referee: decoded *closed* (an unknown field is
 ``msg/bad-field``, so a typo or an identity claim is caught at once).  Every other message

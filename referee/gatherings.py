@@ -34,8 +34,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable
 
 from summon.protocol.errors import ErrorCode
-from summon.protocol.messages import (CloseTable, Closed, CreateTable, Created, Gathering as GatheringMsg, Invites, Leave,
-                                      Left, Seated, Sit, encode)
+from summon.protocol.messages import (CloseTable, Closed, CreateTable, Created, Gathering as GatheringMsg, Invitation, Invites,
+                                      Leave, Left, Seated, Sit, encode)
 from summon.protocol.topics import valid_name
 from summon.referee.games import GAME_TYPES, GAMES
 from summon.referee.presets import WITH_OTHERS_DEFAULT, preset
@@ -107,6 +107,12 @@ class Gathering:
                           "level": self.levels.get(s)})
         return GatheringMsg(table=self.id, game=self.game, title=self.title, creator=self.creator, state=self.state,
                             seats=seats, expires=int(self.expires))
+
+    def invitation(self, request_id: str) -> Invitation:
+        """What a person holding one of this table's invite codes is told before joining: the
+        game, its title and who invited -- the creator, whom ``wire()`` (the public, retained
+        ``gathering``) names already.  The one view for that audience: no seat, name or code."""
+        return Invitation(request_id=request_id, game=self.game, title=self.title, by=self.creator)
 
     def listed(self) -> dict[str, Any]:
         seated = [n for s in range(len(self.players)) if s not in self.computer and (n := self.shown(s))]
@@ -413,6 +419,17 @@ class Gatherings:
         del self._codes[code]
         g.claimed.add(seat)
         return g, seat
+
+    def invitation(self, code: str, request_id: str) -> "Invitation | str":
+        """Who sent a live invite code, to what (``Gathering.invitation``); else why not, in
+        words.  Reserves nothing: the code stays as live as it was."""
+        where = self._codes.get(code) if isinstance(code, str) else None
+        g = self.held.get(where[0]) if where else None
+        if where is None or g is None or g.state != "waiting":
+            return "this invitation is not valid: unknown, used, expired, cancelled or replaced by a newer link"
+        if g.players[where[1]] or where[1] in g.claimed:
+            return "this invitation was already used"
+        return g.invitation(request_id)
 
     def unclaim(self, table: str, seat: int) -> None:
         g = self.held.get(table)

@@ -54,7 +54,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
 from summon.protocol.errors import ErrorCode
-from summon.protocol.messages import Account, GuestAccount, GuestRequest, Signup, encode
+from summon.protocol.messages import Account, GuestAccount, GuestRequest, InvitationRequest, Signup, encode
 from summon.protocol.text import visible_problem
 from summon.protocol.topics import PORTABLE_CHARS, portable_name, valid_name
 from summon.referee.dynsec import GUEST_NAME, DynsecAdmin, DynsecCommandError, device_owner, signup_stamp
@@ -322,6 +322,10 @@ class Budgets:
         against that source only."""
         self._client("fail", client, self.f.failures_per_client_min, 60).times.append(self.clock())
 
+    def failures_refusal(self, client: str) -> str:
+        """Why ``client`` may not try a code now: its refused requests filled their minute ("" when not)."""
+        return self._failures_refusal(client, self.clock())
+
     def _failures_refusal(self, client: str, now: float) -> str:
         w = self._client("fail", client, self.f.failures_per_client_min, 60)
         if w.full(now):
@@ -520,15 +524,17 @@ class Guests:
         return sum(1 for g in self.live.values() if g.by == account) + self._pending_by[account]
 
     # --- the gateway's ops ----------------------------------------------------------------------
-    def handle(self, user: str, req: GuestRequest | Signup) -> None:
+    def handle(self, user: str, req: GuestRequest | InvitationRequest | Signup) -> None:
         reply = self.ref.topics.reply(user)
-        guest = isinstance(req, GuestRequest)
+        guest = isinstance(req, (GuestRequest, InvitationRequest))
         if not self.ref.roles.has_role(user, "gateway"):
             return self.ref.send_error(reply, ErrorCode.AUTH_FORBIDDEN,
                                        f"only the web gateway's account may ask for {'guest accounts' if guest else 'sign-ups'}",
                                        ref=req.request_id)
         if isinstance(req, GuestRequest):
             self._guest(reply, req)
+        elif isinstance(req, InvitationRequest):
+            self._invitation(reply, req)
         else:
             self._signup(reply, req)
 
@@ -588,6 +594,23 @@ class Guests:
             self.ref.gatherings.maybe_start(table)
 
         self.worker.submit(lambda a: a.create_guest(user, password, table), done)
+
+    def _invitation(self, reply: str, req: InvitationRequest) -> None:
+        """Who invited, to what: the answer is ``Gathering.invitation`` (what the table's public
+        ``gathering`` message shows anyone), so nothing else can leak by this path.  It costs a
+        dict look-up and no broker write, so it counts in no guest budget; an unknown code is a
+        failure of its source like a bad redemption (the same guessing budget, issue 41 F1)."""
+        def refuse(code: ErrorCode, detail: str) -> None:
+            self.ref.send_error(reply, code, detail, ref=req.request_id)
+        why = self.budgets.failures_refusal(req.client)
+        if why:
+            self.budgets.refused += 1
+            return refuse(ErrorCode.GUEST_BUDGET, why)
+        found = self.ref.gatherings.invitation(req.invite, req.request_id)
+        if isinstance(found, str):
+            self.budgets.fail(req.client)
+            return refuse(ErrorCode.GUEST_BAD_INVITE, found)
+        self.ref.send([Publish(reply, encode(found))])
 
     def _signup(self, reply: str, req: Signup) -> None:
         def refuse(code: ErrorCode, detail: str) -> None:

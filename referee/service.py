@@ -30,7 +30,7 @@ from typing import Any, Callable, Mapping, Sequence
 from summon.protocol.errors import DecodeError, ErrorCode, TopicError
 from summon.protocol.messages import (CloseTable, Closed, CreateTable, Created, Error, GuestRequest, HandOver, Invites,
                                       Leave, Move, Reclaim, RefereeStatus, Rematch, Signup, Sit, decode, encode)
-from summon.protocol.messages import DeviceRequest, DevicesRequest, ForgetDevice, History, Message, ReplayRequest
+from summon.protocol.messages import DeviceRequest, DevicesRequest, ForgetDevice, History, InvitationRequest, Message, ReplayRequest
 from summon.protocol.looplink import Caught, LoopLink
 from summon.protocol.mqtt import BrokerUrl, Incoming
 from summon.protocol.topics import PORTABLE_CHARS, Topics, portable_name, valid_name
@@ -74,7 +74,8 @@ REFUSALS = frozenset({ErrorCode.AUTH_FORBIDDEN, ErrorCode.TABLE_BUDGET, ErrorCod
                       ErrorCode.SIGNUP_BUDGET, ErrorCode.HISTORY_BUDGET, ErrorCode.REPLAY_NOT_YOURS,
                       ErrorCode.TABLE_TOO_MANY_SEATS})
 
-REQUESTS: tuple[type[Message], ...] = (CreateTable, CloseTable, Rematch, Sit, Invites, GuestRequest, Signup, History,
+REQUESTS: tuple[type[Message], ...] = (CreateTable, CloseTable, Rematch, Sit, Invites, GuestRequest, InvitationRequest,
+                                       Signup, History,
                                        ReplayRequest, Leave, HandOver, DeviceRequest, DevicesRequest,
                                        ForgetDevice)
 """The message types a request topic (``<p>/ctl/<user>/request``) takes; any other is
@@ -772,7 +773,7 @@ class Referee:
         except DecodeError as exc:
             self._send_error(reply, exc.code, exc.detail)
             return
-        if isinstance(req, (GuestRequest, Signup)):  # the web gateway's (referee/guests.py)
+        if isinstance(req, (GuestRequest, InvitationRequest, Signup)):  # the web gateway's (referee/guests.py)
             self.guests.handle(user, req)
             return
         if self.guests.is_guest(user) and not isinstance(req, (Rematch, Leave, HandOver)):

@@ -20,7 +20,7 @@ import pytest
 from summon.clients.bots import HOUSE_BOTS, make_bot
 from summon.clients.sdk import BotClient
 from summon.protocol.messages import (Account, CloseTable, Closed, CreateTable, Created, Error, Gathering, GuestAccount,
-                                      GuestRequest, Invites, Meta, Move, RefereeStatus, Rematch, Seated,
+                                      GuestRequest, Invitation, InvitationRequest, Invites, Meta, Move, RefereeStatus, Rematch, Seated,
                                       Signup, Sit, decode, encode)
 from summon.protocol.mqtt import BrokerUrl, Link
 from summon.protocol.topics import Topics
@@ -145,6 +145,38 @@ def test_display_names_and_budgets_in_words():
 
 
 # --- over the broker ------------------------------------------------------------------------------------------
+def test_invitation_says_who_invited_to_what_and_nothing_more(db, ref):
+    """Issue 42: the invite page says "gran invited you to play Summon the Dragon".  The answer
+    is what the table's public ``gathering`` shows anyone (game, title, creator), keys and
+    values alike -- no seat, no other person's name, no code -- and the code stays live."""
+    web, gran = asker(db, "web"), asker(db, "gran")
+    created = make_gathering(web, gran, {"1": "invite", "2": "invite"}, computer={"3": "easy"})
+    code = created.invites["1"]
+    taken = redeem(web, created.invites["2"], "Sam")  # another seat has a person: never named in the answer
+    assert isinstance(taken, GuestAccount), taken
+    public = gathering(db, created.table, "waiting")
+    kinds = (Invitation, Error)
+    got = ask(web, "web", InvitationRequest(request_id=rid(), invite=code, client="10.0.0.9"), types=kinds)
+    assert isinstance(got, Invitation), got
+    wire = got.to_wire()
+    assert set(wire) == {"v", "type", "request_id", "game", "title", "by"}, wire
+    assert (got.game, got.title, got.by) == (public.game, public.title, public.creator) == ("dragon", "Summon the Dragon", "gran")
+    assert "Sam" not in str(wire) and code not in str(wire) and created.table not in str(wire)
+    # it reserved nothing: the same code seats a person afterwards; then it is used
+    acc = redeem(web, code, "Mom")
+    assert isinstance(acc, GuestAccount) and acc.seat == 1, acc
+    used = ask(web, "web", InvitationRequest(request_id=rid(), invite=code, client="10.0.0.9"), types=kinds)
+    assert isinstance(used, Error) and used.code == "guest/bad-invite", used
+    bad = ask(web, "web", InvitationRequest(request_id=rid(), invite="nope", client="10.0.0.9"), types=kinds)
+    assert isinstance(bad, Error) and bad.code == "guest/bad-invite", bad
+    no = ask(gran, "gran", InvitationRequest(request_id=rid(), invite=code, client="x"), types=kinds)
+    assert isinstance(no, Error) and no.code == "auth/forbidden", no
+    closed = ask(gran, "gran", CloseTable(request_id=rid(), table=created.table))
+    assert isinstance(closed, Closed), closed
+    for p in (web, gran):
+        p.close()
+
+
 def test_invite_redeemed_open_seat_taken_table_starts_and_the_guest_is_fenced(db, ref, logs):
     web, gran, aunt = asker(db, "web"), asker(db, "gran"), asker(db, "aunt")
     created = make_gathering(web, gran, {"1": "invite", "2": "open"}, computer={"3": "easy"})

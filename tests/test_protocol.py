@@ -13,7 +13,8 @@ from summon.protocol.messages import (
 )
 from summon.protocol.messages import Tournament
 from summon.protocol.messages import Presence, Reclaim, Rematch
-from summon.protocol.messages import Account, Gathering, GuestAccount, GuestRequest, Invites, Seated, Signup, Sit
+from summon.protocol.messages import (Account, Gathering, GuestAccount, GuestRequest, Invitation, InvitationRequest, Invites,
+                                      Seated, Signup, Sit)
 from summon.protocol.messages import HandedOver, HandOver, Leave, Left
 from summon.protocol.messages import Chat, ChatLine, ChatLog
 from summon.protocol.messages import (DeviceAccount, DeviceList, DeviceRequest, DevicesRequest, ForgetDevice, History,
@@ -52,6 +53,8 @@ SAMPLES = [
     Invites(request_id="i1", table="dragon-1a2b", renew=[1]),
     GuestRequest(request_id="g1", invite="code", name="Tom", client="203.0.113.7"),
     GuestAccount(request_id="g1", user="g-0123456789abcdef", password="pw", table="dragon-1a2b", seat=1, name="Tom"),
+    InvitationRequest(request_id="i2", invite="code", client="203.0.113.7"),
+    Invitation(request_id="i2", game="dragon", title="Summon the Dragon", by="gran"),
     Signup(request_id="u1", user="gran", password="correct horse", client="203.0.113.7"),
     Account(request_id="u1", user="gran"),
     Gathering(table="dragon-1a2b", game="dragon", title="Summon the Dragon", creator="gran", state="waiting",

@@ -1,4 +1,4 @@
-"""The web gateway: ``POST /api/guest`` and ``POST /api/signup`` of ``summon web``, relayed to
+"""The web gateway: ``POST /api/guest``, ``/api/invitation`` and ``/api/signup`` of ``summon web``, relayed to
 the referee as one MQTT account (role ``gateway``) -- docs/web.md "Guests and sign-up".
 
 Why a gateway at all (the page otherwise talks to the broker itself): a person who opens an
@@ -48,7 +48,7 @@ __all__ = ["API_PATHS", "MAX_BODY", "OVERALL", "PER_SOURCE", "SIGNUP_MODES", "TI
 MAX_BODY = 4096          # bytes of a request body: a name, a password, a code fit in far less
 TIMEOUT = 5.0            # seconds the gateway waits for the referee's answer
 SIGNUP_MODES = ("none", "open", "code")
-API_PATHS = {"/api/guest": "guest", "/api/signup": "signup"}
+API_PATHS = {"/api/guest": "guest", "/api/invitation": "invitation", "/api/signup": "signup"}
 # (requests saved up, requests per second).  Per source: a family behind one address may
 # join a table together (10 at once), then one every 3 s -- the referee's own budgets allow
 # 10 guests and 10 refusals a minute per address, so a person within them is never limited
@@ -134,15 +134,19 @@ class SourceLimits:
         self.refused = 0
 
     def refusal(self, op: str, client: str) -> GatewayAnswer | None:
+        # An invite page asks "who invited me" (``invitation``) before its person joins: those
+        # look-ups have a bucket of their own per address, so a family joining together from
+        # one address is not slowed down by its own pages' questions.
+        key = f"invitation {client}" if op == "invitation" else client
         with self._lock:
             now = self.clock()
-            mine = self._sources.get(client)
+            mine = self._sources.get(key)
             if mine is None:
                 if len(self._sources) >= self.MAX_SOURCES:
                     self._forget(now)
-                mine = self._sources[client] = Bucket(*self.per_source, now)
+                mine = self._sources[key] = Bucket(*self.per_source, now)
             else:
-                self._sources.move_to_end(client)
+                self._sources.move_to_end(key)
             wait = mine.take(now)
             if wait:
                 self.refused += 1
@@ -177,6 +181,8 @@ def validate(op: str, fields: Any) -> dict[str, Any]:
         raise ValueError("the body must be a JSON object")
     if op == "guest":
         return {"invite": _text(fields, "invite", 200), "name": _text(fields, "name", 200)}
+    if op == "invitation":
+        return {"invite": _text(fields, "invite", 200)}
     out = {"user": _text(fields, "user", 64), "password": _text(fields, "password", 1024)}
     code = _text(fields, "code", 200, required=False)
     if code is not None:
@@ -286,6 +292,8 @@ def _reply(op: str, m: dict[str, Any]) -> GatewayAnswer:
     if op == "guest" and m.get("type") == "guest_account":
         keys = ("user", "password", "table", "seat", "name")
         return GatewayAnswer(HTTPStatus.OK, {k: m.get(k) for k in keys})
+    if op == "invitation" and m.get("type") == "invited":
+        return GatewayAnswer(HTTPStatus.OK, {k: m.get(k) for k in ("game", "title", "by")})
     if op == "signup" and m.get("type") == "account":
         return GatewayAnswer(HTTPStatus.OK, {"user": m.get("user")})
     return refusal(HTTPStatus.BAD_GATEWAY, f"{op}/unexpected", f"the referee answered with a {m.get('type')!r} message")

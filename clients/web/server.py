@@ -7,7 +7,7 @@ it sends the strict security headers a static host may not: a Content-Security-P
 allows scripts, styles and MQTT connections only from the origins it was told about, no
 framing, no referrer.  It keeps no state and sees no account password at log-in: the page
 talks to the broker directly over MQTT over WebSockets.  Its one API, with ``--gateway``
-(clients/web/gateway.py), is ``POST /api/guest`` and ``POST /api/signup``: relayed to the
+(clients/web/gateway.py), is ``POST /api/guest``, ``/api/invitation`` and ``/api/signup``: relayed to the
 referee for people who have no MQTT account yet; their bodies are never logged.
 
 Responses are gzip-compressed when the browser accepts it (the vendored MQTT.js is 342 KB

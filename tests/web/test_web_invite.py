@@ -30,14 +30,15 @@ T = Topics()
 
 
 def gather(family: Family, waiting: dict[str, str], computer: dict[str, str], players: list[str] | None = None,
-           config: dict[str, Any] | None = None) -> tuple[str, dict[str, str]]:
-    """A Dragon gathering made by the director account ``boss`` (Family(accounts={"boss":
-    "director"})) over plain MQTT: its table id and invite codes by seat."""
-    boss = Probe(BrokerUrl(host="127.0.0.1", port=family.settings.port).with_credentials("boss", "boss-pw"),
-                 f"boss-{uuid.uuid4().hex[:6]}", (T.reply("boss"),))
+           config: dict[str, Any] | None = None, by: str = "boss") -> tuple[str, dict[str, str]]:
+    """A Dragon gathering made by the account ``by`` (default the director ``boss``:
+    Family(accounts={"boss": "director"}), password ``<by>-pw``) over plain MQTT: its table id
+    and invite codes by seat."""
+    boss = Probe(BrokerUrl(host="127.0.0.1", port=family.settings.port).with_credentials(by, f"{by}-pw"),
+                 f"{by}-{uuid.uuid4().hex[:6]}", (T.reply(by),))
     try:
         rid = uuid.uuid4().hex[:8]
-        boss.publish(T.request("boss"), encode(CreateTable(
+        boss.publish(T.request(by), encode(CreateTable(
             request_id=rid, game="dragon", players=players or ["", "", "", ""], config=config or {"max_hands": 1},
             waiting=waiting, computer=computer)))
         got = boss.wait_for(lambda i, m: isinstance(m, Created) and m.request_id == rid, 15, new=True)
@@ -86,6 +87,43 @@ def test_a_guest_reloading_its_tab_keeps_its_seat(fam, browser):
     assert fam.table(table).players[0] == user
     assert not [e for e in mom.errors if "WebSocket" not in e], mom.errors
     mom.context.close()
+
+
+def test_the_invite_page_says_who_invited_to_what(fam, browser, out):
+    """Issue 42: "grandma invited you to play Summon the Dragon", not "Someone invited you" --
+    in English and French.  What the page was told (POST /api/invitation) is the game, its
+    title and the creator, which the table's public waiting room shows anyone: no seat, no
+    other guest's name, no code."""
+    table, codes = gather(fam, {"1": "invite", "2": "invite"}, {"3": "easy"}, players=["grandma", "", "", ""],
+                          by="grandma")
+    urls: list[str] = []
+    sam, mom = Person(browser, urls), Person(browser, urls)
+    join(sam.page, f"{fam.web.url}#/join/{codes['2']}", "Sam")   # another seat is taken: never named to Mom
+    sam.page.wait_for_selector("ol.gather-seats", timeout=15000)
+    m = mom.page
+    answers: list[Any] = []
+    m.on("response", lambda r: answers.append(r) if r.url.endswith("/api/invitation") else None)
+    m.goto(f"{fam.web.url}#/join/{codes['1']}")
+    m.wait_for_selector("h1:has-text('grandma invited you to play Summon the Dragon')", timeout=15000)
+    assert "Someone invited you" not in m.inner_text("main")
+    assert m.eval_on_selector_all("h1", "hs => hs.length") == 1
+    assert len(answers) == 1 and answers[0].status == 200
+    told = answers[0].json()
+    assert told == {"game": "dragon", "title": "Summon the Dragon", "by": "grandma"}, told
+    assert answers[0].request.post_data_json == {"invite": codes["1"]}   # the code in the body, not the URL
+    m.click("button[data-key='lang']")
+    m.wait_for_selector("h1:has-text('grandma vous invite à jouer : Invoquer le Dragon')", timeout=5000)
+    look(m, "join-fr", out)
+    m.click("button[data-key='lang']")
+    m.wait_for_function("() => document.documentElement.lang === 'en'")
+    # asking reserved nothing: the same link seats her, and the table starts
+    m.fill("form.join input[name=name]", "Mom")
+    m.click("button[data-key='join-go']")
+    m.wait_for_selector(".status-line[data-status='playing']", timeout=20000)
+    assert fam.table(table).players[1].startswith("g-")
+    for person in (sam, mom):
+        assert not [e for e in person.errors if "WebSocket" not in e], person.errors
+        person.context.close()
 
 
 def test_new_link_revokes_the_old_one(fam, browser, out):

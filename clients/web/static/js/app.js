@@ -16,7 +16,7 @@
 // device", the page keeps a device login the referee made (never the password), and a new
 // tab -- grandma re-opening her own table from a link -- connects with it at once.
 
-import { h, rerender, section } from "./ui.js";
+import { h, page, rerender, section } from "./ui.js";
 import { errorWords, seatLabel } from "./words.js";
 import { Link, Store } from "./link.js";
 import { Cells } from "./cells.js";
@@ -281,7 +281,7 @@ function render() {
     if (screen === "rules") return [nav, ...rulesPage(decodeURIComponent(location.hash.slice("#/rules/".length)))];
     if (screen === "join") {
       if (ended) {   // the kept credential was refused: its seat is gone, and so is the code
-        return [nav, section(tr("join.title"), h("p", { class: "notice", role: "status" }, ended),
+        return [nav, page(tr("join.title"), h("p", { class: "notice", role: "status" }, ended),
           h("p", {}, h("a", { href: "#/", dataset: { key: "join-home" } }, tr("join.home"))))];
       }
       return [nav, ...renderJoin({ config, refresh: render, onJoined: connectGuest })];

@@ -10,7 +10,7 @@
 // the same link on this device gives the same seat back -- also after the tab was closed.
 // It dies with the table: the referee deletes the guest, and a refused log-in forgets it.
 
-import { h, section } from "./ui.js";
+import { h, page } from "./ui.js";
 import { has, t as tr } from "./i18n.js";
 import { errorWords } from "./words.js";
 import { sha256hex } from "./sha256.js";
@@ -26,8 +26,10 @@ function refusal(err) {
   return has(`err.${err.code}`) ? tr(`err.${err.code}`) : errorWords(err);
 }
 
-// The invite this tab is joining with: in memory only.
-export const invite = { code: null, key: null, name: "", pending: false, error: null };
+// The invite this tab is joining with: in memory only.  ``from``: who invited, to what
+// ({by, game, title}, POST api/invitation: what the table's public waiting room shows anyone),
+// asked once per code; null until answered, and when it could not be.
+export const invite = { code: null, key: null, name: "", pending: false, error: null, from: null, asked: false };
 
 // Take the code out of the address (#/join/<code> -> #/join); true when there was one.
 export function takeInvite() {
@@ -36,7 +38,7 @@ export function takeInvite() {
   let code;
   try { code = decodeURIComponent(m[1]); } catch (err) { code = m[1]; }
   history.replaceState(null, "", "#/join");
-  Object.assign(invite, { code, key: null, pending: false, error: null });
+  Object.assign(invite, { code, key: null, pending: false, error: null, from: null, asked: false });
   return true;
 }
 
@@ -107,15 +109,24 @@ export async function postJson(path, body) {
 // The "Your name" screen. opts: {config, onJoined(key, cred), refresh}
 export function renderJoin(opts) {
   if (!opts.config.guests || !opts.config.broker) {
-    return [section(tr("join.title"), h("p", { class: "notice" }, tr("join.off")))];
+    return [page(tr("join.title"), h("p", { class: "notice" }, tr("join.off")))];
   }
   if (!invite.code) {
-    return [section(tr("join.title"), h("p", { class: "notice" }, tr("join.no-code")),
+    return [page(tr("join.title"), h("p", { class: "notice" }, tr("join.no-code")),
       h("p", {}, h("a", { href: "#/", dataset: { key: "join-home" } }, tr("join.home"))))];
+  }
+  if (!invite.asked) {   // who invited, to what: the first line once it is known (a failure keeps the plain words)
+    invite.asked = true;
+    const code = invite.code;
+    postJson("api/invitation", { invite: code }).then((answer) => {
+      if (!answer.ok || invite.code !== code || !answer.data || typeof answer.data.by !== "string") return;
+      invite.from = { by: answer.data.by, game: String(answer.data.game || ""), title: String(answer.data.title || "") };
+      opts.refresh();
+    });
   }
   const problem = invite.error ? h("p", { class: "error", role: "alert" }, refusal(invite.error)) : null;
   if (invite.error && invite.error.code === "guest/bad-invite") {   // the code is dead: no name would help
-    return [section(tr("join.title"), problem, h("p", {}, h("a", { href: "#/", dataset: { key: "join-home" } }, tr("join.home"))))];
+    return [page(tr("join.title"), problem, h("p", {}, h("a", { href: "#/", dataset: { key: "join-home" } }, tr("join.home"))))];
   }
   const form = h("form", { class: "join", on: { submit: async (e) => {
     e.preventDefault();
@@ -143,7 +154,10 @@ export function renderJoin(opts) {
       invite.pending ? tr("join.joining") : tr("join.go")),
     h("p", { class: "muted", id: "join-note" }, tr("join.note")),
     h("p", { class: "muted" }, tr("join.rules")));
-  return [section(tr("join.title"), h("p", {}, tr("join.intro")), problem, form)];
+  const from = invite.from;
+  if (!from) return [page(tr("join.title"), h("p", {}, tr("join.intro")), problem, form)];
+  const game = has(`game.${from.game}`) ? tr(`game.${from.game}`) : from.title || from.game;   // ours: in the page's language
+  return [page(tr("join.invited", { by: from.by, game }), h("p", { class: "join-intro" }, tr("join.intro-known")), problem, form)];
 }
 
 // "New here? Make an account" under the login form. opts: {config, onMade(user, password), refresh}

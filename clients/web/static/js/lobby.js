@@ -53,6 +53,7 @@ export function renderLobby(store, link, loginForm, refresh = () => {}, opts = {
         : h("li", { class: `ref-${r.status}`, dataset: { cell: name } }, `${tr("lobby.cell", { cell: name })} · ${refLine(r)}`)))
     : null;
   const out = [
+    h("h1", { class: "lobby-title" }, tr("lobby.h1")),
     perCell || h("p", { class: `referee ${ref ? `ref-${ref.status}` : ""}`, role: "status" }, refLine(ref)),
     loginForm,
     rulesLinks(),
@@ -83,7 +84,7 @@ export function renderLobby(store, link, loginForm, refresh = () => {}, opts = {
 // A guest's account sees only its own table: the lobby is a way back to it.
 function guestLobby(store, link, loginForm) {
   const tables = [...link.watching];
-  return [loginForm, section(tr("lobby.your-tables"), h("ul", { class: "tables mine" }, tables.map((id) => {
+  return [h("h1", { class: "lobby-title" }, tr("lobby.h1")), loginForm, section(tr("lobby.your-tables"), h("ul", { class: "tables mine" }, tables.map((id) => {
     const t = store.table(id);
     return h("li", { dataset: { table: id } }, tableLink(id, t.meta ? gameName(t.meta.game, t.meta) : t.gathering ? gameName(t.gathering.game, t.gathering) : tr("lobby.a-table")));
   }))), h("p", { class: "muted" }, tr("lobby.guest-note"))];

@@ -8,7 +8,7 @@
 // existing replay viewer (js/replay.js), exactly as if it were a file from
 // `summon replay export --seat`.
 
-import { h, section } from "./ui.js";
+import { h, page, section } from "./ui.js";
 import { has, lang, t as tr } from "./i18n.js";
 
 export class MyGames {
@@ -56,20 +56,20 @@ export class MyGames {
 
   render(store, link, loginForm) {
     const out = [h("p", {}, h("a", { href: "#/", dataset: { key: "link:lobby" } }, tr("replay.lobby")))];
-    if (!link || !link.user) return [...out, section(tr("mg.title"), h("p", { class: "muted" }, tr("mg.login-first"))), loginForm];
+    if (!link || !link.user) return [...out, page(tr("mg.title"), h("p", { class: "muted" }, tr("mg.login-first"))), loginForm];
     if (store.connection.state === "online" && (this.user !== link.user || !this.listId)) this.ask(link);
     const refused = this.listId ? store.replies.get(this.listId) : null;
     const head = h("div", { class: "mg-head" },
       h("button", { type: "button", class: "small", dataset: { key: "mg-refresh" }, on: { click: () => { this.ask(link); this.refresh(); } } }, tr("mg.refresh")));
-    if (refused && refused.type === "error") return [...out, section(tr("mg.title"), head, h("p", { class: "error", role: "alert" }, refused.detail))];
-    if (!this.list) return [...out, section(tr("mg.title"), head, h("p", { class: "muted", role: "status" }, tr("mg.loading")))];
+    if (refused && refused.type === "error") return [...out, page(tr("mg.title"), head, h("p", { class: "error", role: "alert" }, refused.detail))];
+    if (!this.list) return [...out, page(tr("mg.title"), head, h("p", { class: "muted", role: "status" }, tr("mg.loading")))];
     const games = this.list.games || [];
-    out.push(section(tr("mg.ratings"), ratings(this.list.ratings || {})));
     const busy = this.replayId ? replayProgress(this, store) : null;
-    out.push(section(tr("mg.title"), head, busy,
+    out.push(page(tr("mg.title"), head, busy,
       games.length ? h("ul", { class: "my-games" }, games.map((g) => gameRow(g, () => this.watch(link, g.table), this.replayTable === g.table && this.replayId)))
         : h("p", { class: "muted" }, tr("mg.none")),
       this.list.more ? h("p", { class: "muted" }, tr("mg.more", { n: games.length })) : null));
+    out.push(section(tr("mg.ratings"), ratings(this.list.ratings || {})));   // under the games: the screen's h1 comes first
     return out;
   }
 }

@@ -7,7 +7,7 @@
 // `created` the page opens the table, on an error it says why in the referee's words.
 
 import { has, t as tr } from "./i18n.js";
-import { h, section } from "./ui.js";
+import { h, page } from "./ui.js";
 import { errorWords } from "./words.js";
 
 // Clock presets (referee/clock.py, seconds; referee/presets.py says why 45 s).  Every
@@ -136,9 +136,9 @@ export function requestOf(game, me) {
 // `place`: a table without waiting seats may go to another cell, see there).
 export function renderNewTable(store, link, refresh, config = {}, send = (type, fields) => link.request(type, fields)) {
   const me = link && link.user;
-  if (!me) return [section(tr("nt.title"), h("p", {}, tr("nt.login")))];
+  if (!me) return [page(tr("nt.title"), h("p", {}, tr("nt.login")))];
   const { games, game } = gameOf(store);
-  if (!game) return [section(tr("nt.title"), h("p", { class: "muted", role: "status" }, tr("nt.waiting-games")))];
+  if (!game) return [page(tr("nt.title"), h("p", { class: "muted", role: "status" }, tr("nt.waiting-games")))];
   const reply = draft.pending ? store.replies.get(draft.pending) : null;
   if (reply) draft.pending = null;
   if (reply && reply.type === "created") setTimeout(() => { location.hash = `#/table/${encodeURIComponent(reply.table)}`; }, 0);
@@ -172,5 +172,5 @@ export function renderNewTable(store, link, refresh, config = {}, send = (type, 
     h("button", { type: "submit", class: "move", dataset: { key: "nt-start" }, disabled: draft.pending ? true : null },
       draft.pending ? tr("nt.starting") : tr("nt.start")));
   const problem = draft.error ? h("div", { class: "error", role: "alert" }, errorWords(draft.error)) : null;
-  return [section(tr("nt.title"), problem, form)];
+  return [page(tr("nt.title"), problem, form)];
 }

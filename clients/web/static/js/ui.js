@@ -67,6 +67,12 @@ export function section(title, ...children) {
   return h("section", { class: "panel" }, h("h2", {}, title), ...children);
 }
 
+// A screen that is one panel (Join the table, New table): its title is the page's one h1, so a
+// screen reader's "headings" list starts with what the screen is for (axe: page-has-heading-one).
+export function page(title, ...children) {
+  return h("section", { class: "panel" }, h("h1", { class: "panel-title" }, title), ...children);
+}
+
 export function formatMs(ms) {
   if (ms === null || ms === undefined) return "";
   const s = Math.max(0, Math.ceil(ms / 1000));
