@@ -225,3 +225,37 @@ def test_run_bots_refuses_an_account_it_does_not_own_in_words(tmp_path):
                                               "--password", "x", "--run-bots", "--bot-passwords", str(keys)])
         assert res.exit_code != 0 and words in res.output, res.output
         assert "Traceback" not in res.output and not isinstance(res.exception, (KeyError, FileNotFoundError))
+
+
+def test_withdrawing_after_the_close_forfeits_the_game_in_play_and_the_rest(db, ref, tmp_path):
+    tid = f"wd{uuid.uuid4().hex[:6]}"
+    spec = parse_spec({"tournament": {"id": tid, "game": "summicard", "format": "round-robin"},
+                       "time": {"no_show": 60}, "entry": {"window": 2},
+                       "entrant": [{"name": h, "bot": "random"} for h in HOUSE]})
+    fan = Probe(db.url("fan"), "fan", (T.tournament("director", tid),), mqtt_version=5)
+    fleet = BotFleet().start(db.url, [(h, "random") for h in HOUSE])
+    runner = Runner(spec, db.url("director"), "director", tmp_path / "progress.json", mqtt_version=5)
+    result: dict = {}
+    thread = threading.Thread(target=lambda: result.update(prog=runner.run(timeout=120)), daemon=True)
+    thread.start()
+    alice = person(db, "alice")
+    try:
+        fan.wait_for(lambda i, m: isinstance(m, Tournament) and m.status == "entry", 15)
+        assert isinstance(ask(alice, "alice", entry(tid)), Entered)
+        # alice (a person with no player running) is paired when entries close; she withdraws
+        fan.wait_for(lambda i, m: isinstance(m, Tournament) and m.status == "running", 15)
+        out = ask(alice, "alice", entry(tid, "withdraw"))
+        assert isinstance(out, Entered) and out.action == "withdraw" and "forfeited" in out.detail, out
+        thread.join(120)
+    finally:
+        runner.request_stop()
+        thread.join(10)
+        fleet.stop()
+        alice.link.close()
+        fan.link.close()
+    prog = result["prog"]
+    assert prog.status == "finished" and prog.withdrawn == ["alice"]
+    hers = [g for g in prog.games if "alice" in g.sides]
+    assert len(hers) == 3 and all(g.status in ("forfeit", "bye") for g in hers), [(g.key, g.status) for g in hers]
+    assert all(g.forfeited == ["alice"] for g in hers if g.status == "forfeit")
+    assert runner.stats.forfeit_reasons["withdrawn"] >= 2 and runner.stats.forfeit_reasons["no-show"] == 0
