@@ -11,6 +11,7 @@ of the file are run by the test with their own accounts, as ``--run-bots`` would
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import threading
@@ -82,11 +83,10 @@ class OutsideBot:
     """The example bot as its own process, with its own account; ``SUMMON_ENTER`` makes it
     send the ``entry`` request on its own connection.  ``lines``: (when, line) it printed."""
 
-    def __init__(self, db, user: str, enter: str) -> None:
+    def __init__(self, db, user: str, enter: str, command: list[str]) -> None:
         env = {**os.environ, "SUMMON_BROKER": f"mqtt://127.0.0.1:{db.settings.port}", "SUMMON_USER": user,
                "SUMMON_PASSWORD": f"{user}-pw", "PYTHONPATH": str(ROOT), "SUMMON_ENTER": enter}
-        self.proc = subprocess.Popen([sys.executable, str(ROOT / "examples" / "bots" / "python" / "bot.py")],
-                                     env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        self.proc = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         self.lines: list[tuple[float, str]] = []
         self.reader = threading.Thread(target=self._read, daemon=True)
         self.reader.start()
@@ -111,13 +111,33 @@ class OutsideBot:
         self.reader.join(5)
 
 
-def test_an_outside_bot_enters_a_swiss_by_request_and_plays_it_to_the_standings(db, ref, tmp_path):
+@pytest.fixture(scope="module", params=["python", "js"])
+def example_bot(request, tmp_path_factory) -> list[str]:
+    """The command of an example outside bot: Python (the SDK), or JavaScript (mqtt.js and
+    msgpack from the npm registry, as tests/test_botkit.py installs them)."""
+    if request.param == "python":
+        return [sys.executable, str(ROOT / "examples" / "bots" / "python" / "bot.py")]
+    if not (shutil.which("node") and shutil.which("npm")):
+        pytest.skip("Node.js/npm are not installed: the JavaScript example bot cannot run")
+    work = tmp_path_factory.mktemp("jsbot")
+    for name in ("bot.js", "package.json", "package-lock.json"):
+        shutil.copy(ROOT / "examples" / "bots" / "js" / name, work / name)
+    done = subprocess.run(["npm", "ci", "--no-audit", "--no-fund", "--loglevel=error"], cwd=work, text=True,
+                          capture_output=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    return ["node", str(work / "bot.js")]
+
+
+def test_an_outside_bot_enters_a_swiss_by_request_and_plays_it_to_the_standings(db, ref, tmp_path, example_bot):
     tid = f"open{uuid.uuid4().hex[:6]}"
-    window = 6.0
+    window = 12.0  # room for a loaded machine to start the bot's process and enter
     spec = swiss(tid, window)
+    said: list[str] = []
     fan = Probe(db.url("fan"), "fan", (T.tournament("director", tid),), mqtt_version=5)
-    fleet = BotFleet().start(db.url, [(h, "random") for h in HOUSE])
-    runner = Runner(spec, db.url("director"), "director", tmp_path / "progress.json", mqtt_version=5)
+    # the house bots take 0.5 s a move, so the runner is still there to answer the late entry below
+    fleet = BotFleet().start(db.url, [(h, "random") for h in HOUSE], pace=0.5)
+    runner = Runner(spec, db.url("director"), "director", tmp_path / "progress.json", mqtt_version=5,
+                    say=said.append)
     result: dict = {}
     thread = threading.Thread(target=lambda: result.update(prog=runner.run(timeout=120)), daemon=True)
     thread.start()
@@ -128,9 +148,10 @@ def test_an_outside_bot_enters_a_swiss_by_request_and_plays_it_to_the_standings(
         opened = fan.wait_for(lambda i, m: isinstance(m, Tournament) and m.status == "entry", 15)
         assert isinstance(opened, Tournament) and opened.entry_until and opened.entrants == list(HOUSE)
         # the outside bot, started as its own process, enters on its own connection
-        bot = OutsideBot(db, "outbot", f"director/{tid}")
-        t_enter = bot.wait_line("'type': 'entered'", 20)
-        assert "'action': 'enter'" in next(ln for _, ln in bot.lines if "entered" in ln)
+        bot = OutsideBot(db, "outbot", f"director/{tid}", example_bot)
+        t_enter = bot.wait_line('"entered"', 60)
+        said = next(ln for _, ln in bot.lines if '"entered"' in ln).replace(" ", "")
+        assert '"action":"enter"' in said and '"director":"director"' in said, said
         # a person enters, then withdraws: out of the field
         assert isinstance(ask(alice, "alice", entry(tid)), Entered)
         listed = fan.wait_for(lambda i, m: isinstance(m, Tournament) and "alice" in m.entrants, 10)
@@ -143,8 +164,11 @@ def test_an_outside_bot_enters_a_swiss_by_request_and_plays_it_to_the_standings(
         nobody = ask(alice, "alice", entry(tid, director="mallory"))
         assert isinstance(nobody, Error) and nobody.code == ErrorCode.TOURNAMENT_UNKNOWN, nobody
         # the first pairing: the outside bot is seated at a table of round 1
-        paired = fan.wait_for(lambda i, m: isinstance(m, Tournament) and m.status == "running" and any(
-            "outbot" in p["sides"] for p in m.pairings), window + 15)
+        try:
+            paired = fan.wait_for(lambda i, m: isinstance(m, Tournament) and m.status != "entry" and any(
+                "outbot" in p["sides"] for p in m.pairings + m.played), window + 15)
+        except AssertionError:
+            raise AssertionError(f"no pairing with outbot; the runner said {said}; the bot said {bot.lines}") from None
         t_paired = time.monotonic()
         assert isinstance(paired, Tournament) and "alice" not in paired.entrants
         assert sorted(paired.entrants) == sorted([*HOUSE, "outbot"]) and paired.rounds == 2
@@ -175,7 +199,7 @@ def test_an_outside_bot_enters_a_swiss_by_request_and_plays_it_to_the_standings(
     tables = {p["table"] for p in final.played + final.pairings if "outbot" in p["sides"]}
     assert tables == {g.table for g in games}
     closes = runner.stats.entries_closed  # time.monotonic() in this process, where the runner runs
-    print(f"\nFIGURE entry -> first pairing: first create request {runner.stats.first_pairing_s:.3f} s after the "
+    print(f"\nFIGURE ({example_bot[0]}) entry -> first pairing: first create request {runner.stats.first_pairing_s:.3f} s after the "
           f"{window:g} s window closed; the pairing seen by a spectator {t_paired - closes:.2f} s after the close "
           f"({t_paired - t_enter:.2f} s after the bot's entry, which waited for the window)")
 

@@ -6,6 +6,7 @@ Told where to connect like every bot (SUMMON_BROKER, SUMMON_USER, SUMMON_PASSWOR
 SUMMON_PREFIX; see ../README.md).  SUMMON_ENTER=DIRECTOR/TOURNAMENT enters that
 tournament on connecting (its entries must be open: docs/tournaments.md, "Open entry").  Needs the SDK only (paho-mqtt and msgpack).
 """
+import json
 import os
 import random
 
@@ -28,6 +29,6 @@ url = BrokerUrl.parse(os.environ["SUMMON_BROKER"]).with_credentials(user, os.env
 client = BotClient(RandomLegal(), url, user, prefix=os.environ.get("SUMMON_PREFIX", "summon/v1"))
 enter = os.environ.get("SUMMON_ENTER")  # "DIRECTOR/TOURNAMENT": enter that tournament (docs/tournaments.md)
 if enter:
-    client.on_entry = lambda answer: print(answer.to_wire(), flush=True)  # entered, or refused in words
+    client.on_entry = lambda answer: print("entry:", json.dumps(answer.to_wire()), flush=True)  # or refused, in words
     client.on_connected = lambda: client.enter(*enter.split("/", 1))
 client.run()
