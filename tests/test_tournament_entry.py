@@ -268,6 +268,13 @@ def test_withdrawing_after_the_close_forfeits_the_game_in_play_and_the_rest(db, 
         assert isinstance(ask(alice, "alice", entry(tid)), Entered)
         # alice (a person with no player running) is paired when entries close; she withdraws
         fan.wait_for(lambda i, m: isinstance(m, Tournament) and m.status == "running", 15)
+        # `summon tournament enter` after the close: refused in words, exit 1, no traceback
+        from summon.clients.cli.tournament import tournament
+        res = CliRunner().invoke(tournament, ["enter", tid, "--director", "director", "--broker",
+                                              f"mqtt://127.0.0.1:{db.settings.port}", "-u", "late", "--password",
+                                              "late-pw"])
+        assert res.exit_code == 1 and "tournament/closed: entries to" in res.output, res.output
+        assert "Traceback" not in res.output
         out = ask(alice, "alice", entry(tid, "withdraw"))
         assert isinstance(out, Entered) and out.action == "withdraw" and "forfeited" in out.detail, out
         thread.join(120)

@@ -187,6 +187,36 @@ def run_cmd(broker_url: str, username: str | None, password: str | None, passwor
         click.echo(f"wrote {p}")
 
 
+@tournament.command("enter")
+@broker_options
+@click.argument("tournament_id")
+@click.option("--director", required=True, help="The director account that runs the tournament (in its topic).")
+@click.option("--withdraw", is_flag=True, help="Withdraw instead (before the close: out of the field; after it: "
+                                                "your remaining games are forfeited).")
+@click.option("--timeout", type=float, default=10.0, show_default=True, help="How long to wait for the answer.")
+def enter_cmd(broker_url: str, username: str | None, password: str | None, password_file: str | None, prefix: str,
+              mqtt_version: str, tournament_id: str, director: str, withdraw: bool, timeout: float) -> None:
+    """Enter TOURNAMENT_ID (its entries must be open) as the account -u, on its own connection.
+
+    Run it before starting your bot: the broker keeps one connection per account, so this
+    takes the bot's while it lasts (the SDK's BotClient.enter does it on the bot's own)."""
+    from summon.clients.director import DirectorError, enter_tournament
+
+    if not username:
+        raise click.BadParameter("the entrant is the account you log in as: give -u", param_hint="--username")
+    try:
+        answer = enter_tournament(_broker(broker_url, username, password, password_file), username, director,
+                                  tournament_id, withdraw, prefix=prefix, mqtt_version=int(mqtt_version),
+                                  timeout=timeout)
+    except LinkError as exc:
+        link_failed("tournament enter", exc)
+    except DirectorError as exc:
+        click.echo(f"summon tournament enter: {exc}", err=True)
+        sys.exit(EXIT_FAILED)
+    done = "entered" if answer.action == "enter" else "withdrew from"
+    click.echo(f"{username} {done} {director}/{tournament_id}" + (f" ({answer.detail})" if answer.detail else ""))
+
+
 @tournament.command("standings")
 @broker_options
 @click.argument("tournament_id", required=False)
