@@ -46,3 +46,28 @@ def test_bots_that_entered_duplicate_play_both_rooms_of_each_board():
     field = with_entered(spec("duplicate", boards=2), [("a", True), ("b", True)])
     games = plan_round(field, 1, secret="0" * 64)
     assert [(g.room, g.seats) for g in games] == [(0, ["a", "b"]), (1, ["b", "a"]), (0, ["a", "b"]), (1, ["b", "a"])]
+
+
+def test_a_resumed_run_keeps_its_window_and_its_entrants(tmp_path):
+    from summon.clients.tournament.progress import Progress
+
+    s = spec("swiss")
+    prog = Progress.fresh(s)
+    prog.entry_until, prog.entered = 1_800_000_000.5, [("wyrm", True), ("ann", False)]
+    prog.save(tmp_path / "p.json")
+    back = Progress.open(tmp_path / "p.json", s)
+    assert (back.entry_until, back.entered, back.entries_closed) == (1_800_000_000.5, [("wyrm", True), ("ann", False)],
+                                                                    False)
+
+
+def test_entry_window_flag_refuses_a_sit_and_go_in_words(tmp_path):
+    from click.testing import CliRunner
+
+    from summon.clients.cli.tournament import tournament
+
+    f = tmp_path / "s.toml"
+    f.write_text('[tournament]\nid = "s"\ngame = "summicard"\nformat = "sit-and-go"\n'
+                 '[[entrant]]\nname = "a"\n[[entrant]]\nname = "b"\n')
+    res = CliRunner().invoke(tournament, ["run", str(f), "--broker", "mqtt://127.0.0.1:9", "-u", "director",
+                                          "--password", "x", "--entry-window", "60"])
+    assert res.exit_code == 2 and "sit-and-go seats its field at one table" in res.output, res.output
