@@ -13,11 +13,12 @@ from typing import Any, Mapping, Sequence
 
 from summon.protocol.errors import DecodeError, ProtocolError
 from summon.protocol.messages import CloseTable, Closed, CreateTable, Created, Error, RefereeStatus, decode, encode
+from summon.protocol.messages import Entered, Entry
 from summon.protocol.mqtt import BrokerUrl, Link
 from summon.protocol.topics import Topics
 from summon.protocol.version import DEFAULT_PREFIX
 
-__all__ = ["DirectorError", "create_table", "close_table"]
+__all__ = ["DirectorError", "create_table", "close_table", "enter_tournament"]
 
 
 class DirectorError(ProtocolError):
@@ -72,6 +73,17 @@ def close_table(
     return answer.table
 
 
+def enter_tournament(broker: BrokerUrl, username: str, director: str, tournament: str, withdraw: bool = False,
+                     prefix: str = DEFAULT_PREFIX, mqtt_version: int = 3, timeout: float = 10.0) -> Entered:
+    """Enter (or withdraw from) a tournament whose entries are open, as ``username``
+    (docs/tournaments.md, "Open entry"); the director's runner answers through the referee.
+    Any account may: the name is not a director's, the request only rides the same path."""
+    req = Entry(request_id=_fresh_id(), director=director, tournament=tournament,
+                action="withdraw" if withdraw else "enter")
+    answer: Entered = _request(broker, username, req, Entered, prefix, mqtt_version, timeout)
+    return answer
+
+
 def _fresh_id() -> str:
     return uuid.uuid4().hex[:12]
 
@@ -118,6 +130,7 @@ def _request(broker: BrokerUrl, username: str, req: Any, answer_type: type, pref
             # encoded ourselves -- e.g. a stale retained message someone left on our topic.
             if isinstance(msg, Error) and msg.ref == req.request_id:
                 raise DirectorError(f"{msg.code}: {msg.detail}", msg.code)
-        raise DirectorError(f"no answer from the referee within {timeout}s (is it running?)")
+        waited = "the referee or the tournament's runner" if isinstance(req, Entry) else "the referee"
+        raise DirectorError(f"no answer from {waited} within {timeout}s (is it running?)")
     finally:
         link.close()

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterator, Mapping, Protocol, Sequence
 
 from summon.protocol.errors import DecodeError, ErrorCode
-from summon.protocol.messages import Error, Move, Presence, SeatState, decode, encode
+from summon.protocol.messages import Entered, Entry, Error, Move, Presence, SeatState, decode, encode
 from summon.protocol.mqtt import BrokerUrl, Incoming, Link
 from summon.protocol.topics import Topics
 from summon.protocol.version import DEFAULT_PREFIX
@@ -153,6 +153,8 @@ class BotClient:
         self._link = self._links[0]
         self._via: dict[str, int] = {}  # table -> the link (cell) its states came from
         self._from = 0  # the link of the message being handled
+        self.entries: dict[str, Entered | Error] = {}  # request_id -> the answer to an ``enter`` (below)
+        self.on_entry: Callable[[Entered | Error], None] | None = None
 
     def request_stop(self) -> None:
         self._stop.set()
@@ -224,8 +226,46 @@ class BotClient:
                 progress.pending = None
                 self._send(table, progress, seq, move)
 
+    def enter(self, director: str, tournament: str, action: str = "enter") -> str:
+        """Enter (or, ``action="withdraw"``, withdraw from) a tournament whose entries are
+        open, on this bot's own connection: the broker's login is the entrant, so nobody
+        else has to log in as this bot (docs/tournaments.md, "Open entry").  Call it once
+        connected (e.g. from ``on_connected``).  The answer, ``entered`` or an ``error`` in
+        words, lands in ``entries[request_id]`` and goes to ``on_entry``; the tables come
+        as for any game: this client plays every table its account is seated at."""
+        import secrets
+
+        reply = self.topics.reply(self.username)
+        self._link.subscribe(reply)
+        rid = f"entry-{secrets.token_hex(4)}"
+        self._link.publish_wait(self.topics.request(self.username),
+                                encode(Entry(request_id=rid, director=director, tournament=tournament, action=action)))
+        return rid
+
+    def _on_reply(self, item: Incoming) -> None:
+        try:
+            msg = decode(item.payload, accept=(Entered, Error))
+        except DecodeError:
+            return  # another request's answer: not this client's business
+        if not isinstance(msg, (Entered, Error)):
+            return
+        rid = msg.request_id if isinstance(msg, Entered) else msg.ref
+        if rid is None or not rid.startswith("entry-"):
+            return
+        self.entries[rid] = msg
+        if isinstance(msg, Error):
+            log.warning("%s: entry refused: %s: %s", self.username, msg.code, msg.detail)
+        else:
+            log.info("%s: %s %s/%s", self.username, "entered" if msg.action == "enter" else "withdrew from",
+                     msg.director, msg.tournament)
+        if self.on_entry is not None:
+            self.on_entry(msg)
+
     def _handle(self, item: Incoming) -> None:
         if not item.payload:
+            return
+        if item.topic == self.topics.reply(self.username):
+            self._on_reply(item)
             return
         table = self.topics.table_of(item.topic)
         if table is None:

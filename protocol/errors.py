@@ -67,6 +67,10 @@ class ErrorCode(enum.StrEnum):
     DEVICE_BAD_LABEL = "device/bad-label"  # a device's name: over 24 characters, or a control character
     DEVICE_UNKNOWN = "device/unknown"      # forget_device: not one of this person's devices
     DEVICE_BUDGET = "device/budget"        # too many device requests in a short time: wait and ask again
+    # --- open entry to tournaments (docs/tournaments.md "Open entry") ------------------------
+    TOURNAMENT_UNKNOWN = "tournament/unknown"    # no such director, or its runner has no such tournament
+    TOURNAMENT_CLOSED = "tournament/closed"      # its entries are closed (or it is over)
+    TOURNAMENT_REFUSED = "tournament/refused"    # this account cannot enter (or withdraw from) this one; the detail says why
     INTERNAL = "internal/error"            # a bug on our side; the table is unchanged
 
 

@@ -28,7 +28,8 @@ __all__ = [
     "Events", "Meta", "RefereeStatus", "Tournament", "CloseTable", "Closed", "Reclaim", "Presence", "Chat", "ChatLine", "ChatLog", "Rematch", "Sit", "Seated", "Leave", "Left", "HandOver",
     "HandedOver", "Invites", "GuestRequest", "InvitationRequest", "Invitation",
     "GuestAccount", "Signup", "Account", "Gathering", "History", "MyGames", "ReplayRequest", "ReplayPart",
-    "DeviceRequest", "DeviceAccount", "DevicesRequest", "DeviceList", "ForgetDevice",
+    "DeviceRequest", "DeviceAccount", "DevicesRequest", "DeviceList", "ForgetDevice", "Entry", "EntryRelay",
+    "EntryAnswer", "Entered",
     "MESSAGE_TYPES", "CLIENT_SENT", "encode", "decode",
     "field_names",
 ]
@@ -500,6 +501,70 @@ class Tournament(Message):
     rounds: int
     standings: list[dict[str, Any]]
     pairings: list[dict[str, Any]]
+    # Open entry (docs/tournaments.md "Open entry"): status "entry" while the window is open;
+    # ``entry_until`` its close (UTC epoch seconds), ``entrants`` the accounts entered so far.
+    entry_until: int | None = None
+    entrants: list[str] = field(default_factory=list)
+    # Every game of the rounds before this one (round, key, table, sides, status, winners):
+    # each entrant's games are public, and each table's public feed has the moves.
+    played: list[dict[str, Any]] = field(default_factory=list)
+
+
+# --- open entry: an account enters a tournament on its own connection ------------------
+
+@dataclass(frozen=True)
+class Entry(Message):
+    """An account enters (``action`` "enter") or withdraws from (``"withdraw"``) a tournament
+    whose entries are open, on its own request topic: the entrant is the topic's account,
+    which the broker authenticated, never a field.  The referee passes it to the director's
+    runner (``entrant``), which decides and answers through the referee (``entry_answer``):
+    the entrant gets ``entered`` or an ``error`` (``tournament/...``)."""
+
+    TYPE: ClassVar[str] = "entry"
+    request_id: str
+    director: str
+    tournament: str
+    action: str = "enter"
+
+
+@dataclass(frozen=True)
+class EntryRelay(Message):
+    """An ``entry`` passed on by the referee to the director, on ``<p>/ctl/<director>/reply``:
+    ``account`` is the request topic's account (the broker's word); ``bot``: it has role bot."""
+
+    TYPE: ClassVar[str] = "entrant"
+    request_id: str
+    tournament: str
+    account: str
+    action: str
+    bot: bool = False
+
+
+@dataclass(frozen=True)
+class EntryAnswer(Message):
+    """A director's runner answers an ``entrant`` (on its own request topic): ``code`` None
+    accepts it; otherwise a ``tournament/...`` code and the words the entrant gets."""
+
+    TYPE: ClassVar[str] = "entry_answer"
+    request_id: str
+    tournament: str
+    account: str
+    action: str
+    code: str | None = None
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class Entered(Message):
+    """Reply to ``entry``: the director's runner took it (``action`` "enter": you are an
+    entrant; "withdraw": you are not any more, or your remaining games are forfeited)."""
+
+    TYPE: ClassVar[str] = "entered"
+    request_id: str
+    director: str
+    tournament: str
+    action: str
+    detail: str = ""
 
 
 # --- a person's finished games and their replays ("My games", referee/history.py) ------
@@ -613,7 +678,8 @@ MESSAGE_TYPES: dict[str, type[Message]] = {
                 RefereeStatus, Tournament, Reclaim, Presence, Chat, ChatLine, ChatLog, Rematch, Sit, Seated, Leave, Left,
                 HandOver, HandedOver, Invites,
                 GuestRequest, InvitationRequest, Invitation, GuestAccount, Signup, Account, Gathering, History, MyGames, ReplayRequest, ReplayPart,
-                DeviceRequest, DeviceAccount, DevicesRequest, DeviceList, ForgetDevice)
+                DeviceRequest, DeviceAccount, DevicesRequest, DeviceList, ForgetDevice, Entry, EntryRelay,
+                EntryAnswer, Entered)
 }
 
 
@@ -661,7 +727,7 @@ def _hints(cls: type[Message]) -> dict[str, Any]:
 
 CLIENT_SENT: frozenset[str] = frozenset({"move", "reclaim", "presence", "create", "close", "chat", "rematch", "sit",
                                         "leave", "hand_over", "invites", "guest", "invitation", "signup", "history", "replay", "device", "devices",
-                                        "forget_device"})
+                                        "forget_device", "entry", "entry_answer"})
 """The messages a client sends to the referee: decoded *closed* (an unknown field is
 ``msg/bad-field``, so a typo or an identity claim is caught at once).  Every other message
 is one a client receives, decoded *open*: a field it does not know is ignored, because the

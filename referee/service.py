@@ -31,6 +31,7 @@ from summon.protocol.errors import DecodeError, ErrorCode, TopicError
 from summon.protocol.messages import (CloseTable, Closed, CreateTable, Created, Error, GuestRequest, HandOver, Invites,
                                       Leave, Move, Reclaim, RefereeStatus, Rematch, Signup, Sit, decode, encode)
 from summon.protocol.messages import DeviceRequest, DevicesRequest, ForgetDevice, History, InvitationRequest, Message, ReplayRequest
+from summon.protocol.messages import Entry, EntryAnswer
 from summon.protocol.looplink import Caught, LoopLink
 from summon.protocol.mqtt import BrokerUrl, Incoming
 from summon.protocol.topics import PORTABLE_CHARS, Topics, portable_name, valid_name
@@ -50,6 +51,7 @@ from summon.referee.playertables import COMPUTER, PlayerTables, computer_bot
 from summon.referee.gatherings import Gatherings
 from summon.referee.seatchange import SeatChanges
 from summon.referee.devices import Devices
+from summon.referee.entries import Entries
 from summon.referee.guests import Guests
 from summon.referee.names import key_set, privileged_names
 from summon.protocol.confusables import name_key
@@ -77,7 +79,7 @@ REFUSALS = frozenset({ErrorCode.AUTH_FORBIDDEN, ErrorCode.TABLE_BUDGET, ErrorCod
 REQUESTS: tuple[type[Message], ...] = (CreateTable, CloseTable, Rematch, Sit, Invites, GuestRequest, InvitationRequest,
                                        Signup, History,
                                        ReplayRequest, Leave, HandOver, DeviceRequest, DevicesRequest,
-                                       ForgetDevice)
+                                       ForgetDevice, Entry, EntryAnswer)
 """The message types a request topic (``<p>/ctl/<user>/request``) takes; any other is
 ``msg/unknown-type`` (protocol/README.md, "Strict decoding", step 8, names the same list)."""
 
@@ -245,6 +247,7 @@ class Referee:
         self.gatherings = Gatherings(self)  # tables waiting for players: invite and open seats
         self.seatchange = SeatChanges(self)  # leave a table; hand an idle person's seat to the computer
         self.guests = Guests(self)  # the gateway's guest/sign-up ops; guests' lifetime (dynsec admin, off the loop)
+        self.entries = Entries(self)  # open entry to tournaments, passed to the director (referee/entries.py)
         self.devices = Devices(self)  # signed-in devices: logins with a person's rights (referee/devices.py)
         self.history = HistoryDesk(self)  # "My games": finished tables, ratings, own replays (referee/history.py)
         self._closing = False
@@ -783,6 +786,12 @@ class Referee:
         if self.roles.has_role(user, "gateway"):
             self._send_error(reply, ErrorCode.AUTH_FORBIDDEN, "the web gateway's account asks only for guests and "
                              "sign-ups", ref=req.request_id)
+            return
+        if isinstance(req, Entry):  # any account: passed to the director's runner (referee/entries.py)
+            self.entries.entry(user, req)
+            return
+        if isinstance(req, EntryAnswer):  # a director's runner answers an entry
+            self.entries.answer(user, req)
             return
         if isinstance(req, (DeviceRequest, DevicesRequest, ForgetDevice)):  # a person's (referee/devices.py)
             self.devices.handle(user, req)

@@ -16,6 +16,7 @@ from summon.protocol.messages import Presence, Reclaim, Rematch
 from summon.protocol.messages import (Account, Gathering, GuestAccount, GuestRequest, Invitation, InvitationRequest, Invites,
                                       Seated, Signup, Sit)
 from summon.protocol.messages import HandedOver, HandOver, Leave, Left
+from summon.protocol.messages import Entered, Entry, EntryAnswer, EntryRelay
 from summon.protocol.messages import Chat, ChatLine, ChatLog
 from summon.protocol.messages import (DeviceAccount, DeviceList, DeviceRequest, DevicesRequest, ForgetDevice, History,
                                       MyGames, ReplayPart, ReplayRequest)
@@ -72,6 +73,11 @@ SAMPLES = [
     DevicesRequest(request_id="d2"),
     ForgetDevice(request_id="d3", login="gran~1a2b3c4d"),
     DeviceList(request_id="d2", devices=[{"login": "gran~1a2b3c4d", "label": "Phone", "created": "2026-12-05T08:40Z"}]),
+    Entry(request_id="e1", director="director", tournament="spring"),
+    EntryRelay(request_id="e1", tournament="spring", account="wyrm", action="enter", bot=True),
+    EntryAnswer(request_id="e1", tournament="spring", account="late", action="enter", code="tournament/closed",
+                detail="entries closed"),
+    Entered(request_id="e1", director="director", tournament="spring", action="withdraw"),
 ]
 
 

@@ -38,6 +38,40 @@ def _default_progress(file: str) -> Path:
     return beside if not here.exists() and beside.exists() else here
 
 
+def _with_window(file: str, spec, window: float):  # type: ignore[no-untyped-def]
+    """``--entry-window``: the file's tournament with open entry, checked as the file is."""
+    import dataclasses
+
+    if spec.format == "sit-and-go" and window:
+        click.echo(f"summon tournament: {file}: --entry-window: a sit-and-go seats its field at one table; "
+                   "list its entrants in the file", err=True)
+        sys.exit(EXIT_USAGE)
+    return dataclasses.replace(spec, entry_window=float(window))
+
+
+def _check_house_bots(bots: list[tuple[str, str]], passwords: Path) -> None:
+    """``--run-bots`` runs only our house bots: each entrant's ``bot`` must be a bot we have,
+    and each of its accounts one whose password we keep (``summon accounts add NAME --role
+    bot --generate``).  Any other account is someone else's: logging into it would take its
+    connection from its owner's bot (the broker keeps one per account), so the runner
+    refuses, in words, before connecting anywhere (issue 43: a made-up name gave a KeyError
+    traceback, and the runner and the real bot kicked each other off the broker)."""
+    from summon.clients.bots import BOTS
+
+    unknown = sorted({b for _, b in bots if b not in BOTS})
+    if unknown:
+        raise click.ClickException(f"--run-bots: no house bot called {', '.join(map(repr, unknown))} (the "
+                                   f"entrants' `bot` keys); house bots: {', '.join(sorted(BOTS))}")
+    foreign = [u for u, _ in bots if not (passwords / f"{u}.pw").is_file()]
+    if foreign:
+        raise click.ClickException(
+            f"--run-bots: refusing to log in as {', '.join(map(repr, foreign))}: no password kept for "
+            f"{'it' if len(foreign) == 1 else 'them'} in {passwords}, so {'it is' if len(foreign) == 1 else 'they are'} "
+            "not one of our house bots (`summon accounts add NAME --role bot --generate` makes one). An outside "
+            "bot plays from its own process with its own account: it enters with the `entry` request "
+            "(docs/tournaments.md, \"Open entry\"), or its owner runs it while the file seats it")
+
+
 def _default_report(file: str) -> Path:
     return Path(Path(file).stem + "-report")  # in the current directory, as the progress file
 
@@ -72,10 +106,14 @@ def tournament() -> None:
               help="Directory of <account>.pw files (first line: the password) for --run-bots "
                    "[default: the profile's kept passwords].")
 @click.option("--timeout", type=float, default=None, help="Stop (resumably) after this many seconds.")
+@click.option("--entry-window", type=click.FloatRange(min=0, max=30 * 86400), default=None,
+              help="Open entry: accounts enter by an `entry` request for this many seconds after the start, then "
+                   "the first round is paired (overrides the file's [entry] window; docs/tournaments.md).")
 @port_options
 def run_cmd(broker_url: str, username: str | None, password: str | None, password_file: str | None, prefix: str,
             mqtt_version: str, file: str, progress_path: str | None, report_dir: str | None, run_bots: bool,
-            bot_passwords: str | None, timeout: float | None, metrics_port: int | None, metrics_bind: str) -> None:
+            bot_passwords: str | None, timeout: float | None, entry_window: float | None, metrics_port: int | None,
+            metrics_bind: str) -> None:
     """Run (or resume) the tournament described in FILE, as the director -u."""
     from summon.clients.tournament import TournamentError
     from summon.clients.tournament.bots import BotFleet
@@ -83,6 +121,8 @@ def run_cmd(broker_url: str, username: str | None, password: str | None, passwor
     from summon.clients.tournament.runner import Runner
 
     spec = _load(file)
+    if entry_window is not None:
+        spec = _with_window(file, spec, entry_window)
     broker = _broker(broker_url, username, password, password_file)
     if not broker.username:
         raise click.BadParameter("the runner needs a director account (-u)", param_hint="--username")
@@ -96,6 +136,8 @@ def run_cmd(broker_url: str, username: str | None, password: str | None, passwor
                                      param_hint="--bot-passwords")
 
         from summon.clients.cli.common import in_cell, profile_cells
+
+        _check_house_bots(bots, Path(bot_passwords))
 
         def broker_for(user: str):
             pw = (Path(bot_passwords) / f"{user}.pw").read_text(encoding="utf-8").splitlines()[0]
@@ -143,6 +185,36 @@ def run_cmd(broker_url: str, username: str | None, password: str | None, passwor
         sys.exit(EXIT_FAILED)
     for p in write_report(spec, prog, report_dir or _default_report(file)):
         click.echo(f"wrote {p}")
+
+
+@tournament.command("enter")
+@broker_options
+@click.argument("tournament_id")
+@click.option("--director", required=True, help="The director account that runs the tournament (in its topic).")
+@click.option("--withdraw", is_flag=True, help="Withdraw instead (before the close: out of the field; after it: "
+                                                "your remaining games are forfeited).")
+@click.option("--timeout", type=float, default=10.0, show_default=True, help="How long to wait for the answer.")
+def enter_cmd(broker_url: str, username: str | None, password: str | None, password_file: str | None, prefix: str,
+              mqtt_version: str, tournament_id: str, director: str, withdraw: bool, timeout: float) -> None:
+    """Enter TOURNAMENT_ID (its entries must be open) as the account -u, on its own connection.
+
+    Run it before starting your bot: the broker keeps one connection per account, so this
+    takes the bot's while it lasts (the SDK's BotClient.enter does it on the bot's own)."""
+    from summon.clients.director import DirectorError, enter_tournament
+
+    if not username:
+        raise click.BadParameter("the entrant is the account you log in as: give -u", param_hint="--username")
+    try:
+        answer = enter_tournament(_broker(broker_url, username, password, password_file), username, director,
+                                  tournament_id, withdraw, prefix=prefix, mqtt_version=int(mqtt_version),
+                                  timeout=timeout)
+    except LinkError as exc:
+        link_failed("tournament enter", exc)
+    except DirectorError as exc:
+        click.echo(f"summon tournament enter: {exc}", err=True)
+        sys.exit(EXIT_FAILED)
+    done = "entered" if answer.action == "enter" else "withdrew from"
+    click.echo(f"{username} {done} {director}/{tournament_id}" + (f" ({answer.detail})" if answer.detail else ""))
 
 
 @tournament.command("standings")

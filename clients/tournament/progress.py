@@ -49,6 +49,11 @@ class Progress:
     withdrawn: list[str] = field(default_factory=list)
     games: list[GameRecord] = field(default_factory=list)
     secret: str | int = field(default_factory=lambda: secrets.token_hex(32), repr=False)
+    # open entry (docs/tournaments.md): when entries close (UTC epoch seconds, set at the
+    # first start, so a resumed run keeps it), the accounts entered and whether each is a bot
+    entry_until: float | None = None
+    entries_closed: bool = False
+    entered: list[tuple[str, bool]] = field(default_factory=list)
 
     @classmethod
     def fresh(cls, spec: Spec) -> "Progress":
@@ -72,7 +77,9 @@ class Progress:
     def to_json(self) -> dict[str, Any]:
         return {"format": FORMAT_VERSION, "tournament": self.tournament, "digest": self.digest, "run": self.run,
                 "secret": self.secret, "round": self.round, "status": self.status, "error": self.error,
-                "withdrawn": list(self.withdrawn), "games": [g.to_json() for g in self.games]}
+                "withdrawn": list(self.withdrawn), "games": [g.to_json() for g in self.games],
+                "entry_until": self.entry_until, "entries_closed": self.entries_closed,
+                "entered": [[a, b] for a, b in self.entered]}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> "Progress":
@@ -82,7 +89,9 @@ class Progress:
         return cls(tournament=data["tournament"], digest=data["digest"], run=data["run"], secret=data["secret"],
                    round=data["round"],
                    status=data["status"], error=data.get("error"), withdrawn=list(data.get("withdrawn", [])),
-                   games=[GameRecord.from_json(g) for g in data["games"]])
+                   games=[GameRecord.from_json(g) for g in data["games"]],
+                   entry_until=data.get("entry_until"), entries_closed=bool(data.get("entries_closed", False)),
+                   entered=[(str(a), bool(b)) for a, b in data.get("entered", [])])
 
     def save(self, path: str | Path) -> None:
         path = Path(path)

@@ -39,13 +39,29 @@ def _pairing(g: GameRecord) -> dict[str, Any]:
     return out
 
 
+PLAYED_MAX = 200
+"""Most earlier games in the live message (the newest are kept): a row is about 120 bytes,
+and the message must stay under the broker's 64 KiB packet limit (docs/tournaments.md)."""
+
+
 def live_message(spec: Spec, prog: Progress) -> Tournament:
-    """The retained public message: standings so far and this round's games (no seeds)."""
+    """The retained public message: standings so far, this round's games and the earlier
+    ones (no seeds); while entries are open (status ``entry``), when they close and who entered."""
+    entrants = [e.name for e in spec.entrants] + [a for a, _ in prog.entered
+                                                  if not any(e.name == a for e in spec.entrants)]
+    if spec.entry_window and not prog.entries_closed:
+        return Tournament(tournament=spec.id, name=spec.name, game=spec.game, format=spec.format,
+                          status="entry" if prog.status == "running" else prog.status, round=0, rounds=0,
+                          standings=[], pairings=[], entry_until=int(prog.entry_until or 0), entrants=entrants)
     rows = standings(spec, units(prog.games, spec), prog.withdrawn)
+    earlier = [g for g in prog.games if g.round < prog.round][-PLAYED_MAX:]
     return Tournament(tournament=spec.id, name=spec.name, game=spec.game, format=spec.format,
                       status=prog.status, round=prog.round, rounds=spec.rounds,
                       standings=[r.to_json() for r in rows],
-                      pairings=[_pairing(g) for g in prog.round_games(prog.round)])
+                      pairings=[_pairing(g) for g in prog.round_games(prog.round)],
+                      entry_until=int(prog.entry_until) if prog.entry_until else None,
+                      entrants=entrants if spec.entry_window else [],
+                      played=[{"round": g.round, **_pairing(g)} for g in earlier])
 
 
 def final_report(spec: Spec, prog: Progress) -> dict[str, Any]:

@@ -49,11 +49,12 @@ from summon.clients.tournament.formats import is_swiss, plan_round, seat_sides
 from summon.clients.tournament.model import GameRecord
 from summon.clients.tournament.progress import Progress
 from summon.clients.tournament.results import units
-from summon.clients.tournament.spec import TEAMS, Spec, team_layout
+from summon.clients.tournament.spec import TEAMS, Spec, SpecError, entry_problem, team_layout, with_entered
 from summon.clients.tournament.standings import standings
 from summon.protocol.errors import DecodeError, ErrorCode
 from summon.protocol.messages import (CloseTable, Closed, CreateTable, Created, Error, Events, Meta, Move, PublicState,
                                Message, RefereeStatus, Tournament, decode, encode)
+from summon.protocol.messages import EntryAnswer, EntryRelay
 from summon.protocol.mqtt import BrokerUrl, Incoming, Link
 from summon.protocol.topics import Topics
 from summon.protocol.version import DEFAULT_PREFIX
@@ -102,6 +103,8 @@ class Stats:
     forfeits: int = 0
     # by reason (no-show, time, withdrawn), for --metrics-port (clients/metrics.py)
     forfeit_reasons: Counter[str] = field(default_factory=Counter)
+    entries_closed: float = 0.0   # time.monotonic() when open entry closed (0: not this run)
+    first_pairing_s: float = -1.0  # from then to the first create request sent (-1: not yet)
 
 
 class Runner:
@@ -199,6 +202,16 @@ class Runner:
                      "whoever can read that file can compute every hand")
 
     def _resume(self) -> None:
+        prog = self.progress
+        if self.spec.entry_window and prog.entries_closed:
+            self.spec = with_entered(self.spec, prog.entered)  # the field as it was when entries closed
+        elif self.spec.entry_window:
+            if prog.entry_until is None:  # the first start opens the window; a resumed run keeps its close
+                prog.entry_until = time.time() + self.spec.entry_window
+                self._dirty = True
+            self.say(f"tournament {self.spec.id}: entries open until "
+                     f"{time.strftime('%H:%M:%S UTC', time.gmtime(prog.entry_until))} (the `entry` request)")
+            return
         now = time.monotonic()
         for rec in self.progress.games:
             if rec.status in ("creating", "playing") and rec.table:
@@ -236,8 +249,19 @@ class Runner:
                 return n
         return 10_000
 
+    def _entries_open(self) -> bool:
+        return bool(self.spec.entry_window) and not self.progress.entries_closed
+
     def _tick(self, now: float) -> None:
         prog = self.progress
+        if self._entries_open():
+            if time.time() >= (prog.entry_until or 0):
+                self._close_entries()
+            if self._entries_open() or prog.status != "running":
+                if self._dirty:
+                    self._save()
+                self._publish()
+                return
         current = prog.round_games(prog.round)
         if all(g.done for g in current):
             if prog.round < self.spec.rounds:
@@ -291,6 +315,8 @@ class Runner:
             if self.spec.per_account and any(busy[a] >= self.spec.per_account for a in g.seats):
                 continue
             self._create(g, now)
+            if self.stats.entries_closed and self.stats.first_pairing_s < 0:
+                self.stats.first_pairing_s = time.monotonic() - self.stats.entries_closed
             live += 1
             busy.update(g.seats)
 
@@ -419,6 +445,10 @@ class Runner:
         if isinstance(msg, RefereeStatus):
             self._on_referee(msg.status, cell)
             return
+        if isinstance(msg, EntryRelay):
+            if cell == self._home:  # entries are answered on the home cell (where the message is)
+                self._on_entry(msg)
+            return
         table = self.topics.table_of(item.topic)
         if isinstance(msg, (Created, Closed, Error)) and table is None:
             self._on_reply(msg)
@@ -441,8 +471,8 @@ class Runner:
         if not item.payload:
             return None
         try:
-            return decode(item.payload, accept=(Created, Closed, Error, Meta, PublicState, Events, RefereeStatus),
-                          max_bytes=LIMIT)
+            return decode(item.payload, accept=(Created, Closed, Error, Meta, PublicState, Events, RefereeStatus,
+                                                EntryRelay), max_bytes=LIMIT)
         except DecodeError:
             return None
 
@@ -480,6 +510,9 @@ class Runner:
         ref = msg.request_id if isinstance(msg, (Created, Closed)) else msg.ref
         if ref and ref.startswith("close:"):  # closing a forfeited table: done, or it had just ended
             return
+        if ref and ref.startswith("entry:"):  # the referee refused one of our entry answers: our bug, not fatal
+            log.error("tournament %s: entry answer refused: %s", self.spec.id, getattr(msg, "detail", ""))
+            return
         rec = self.progress.by_table().get(ref or "")
         if isinstance(msg, Error) and (rec is None or msg.code != ErrorCode.TABLE_EXISTS):
             where = f" creating {rec.key}" if rec else ""
@@ -511,6 +544,73 @@ class Runner:
                     self._send_create(rec, now)
                 else:
                     self._probe(rec)
+
+    # --- open entry (docs/tournaments.md "Open entry"; referee/entries.py relays) -----------
+    def _on_entry(self, msg: EntryRelay) -> None:
+        """An account's ``entry``, passed on by the referee: its ``account`` is the request
+        topic's, which the broker authenticated.  Answered through the referee, in words."""
+        if msg.tournament != self.spec.id:
+            return  # another of this director's tournaments: its own runner answers
+        code, detail = self._entry_verdict(msg)
+        if code is None:
+            self.say(f"{msg.account} {'entered' if msg.action == 'enter' else 'withdrew'}"
+                     f"{f' ({detail})' if detail else ''}")
+        answer = EntryAnswer(request_id=msg.request_id, tournament=self.spec.id, account=msg.account,
+                             action=msg.action, code=None if code is None else str(code), detail=detail)
+        self._link.publish(self.topics.request(self.director), encode(answer))
+        self._dirty = True
+
+    def _entry_verdict(self, msg: EntryRelay) -> tuple[ErrorCode | None, str]:
+        prog, spec, who = self.progress, self.spec, msg.account
+        entered = [a for a, _ in prog.entered]
+        mine = next((e for e in spec.entrants if who in e.members or e.name == who), None)
+        if not spec.entry_window and msg.action == "enter":
+            return ErrorCode.TOURNAMENT_CLOSED, f"{spec.name} has no open entry: its entrants are in its file"
+        if prog.status != "running":
+            return ErrorCode.TOURNAMENT_CLOSED, f"{spec.name} is over ({prog.status})"
+        if msg.action == "enter":
+            if not self._entries_open():
+                closed = time.strftime("%H:%M:%S UTC", time.gmtime(prog.entry_until or 0))
+                return ErrorCode.TOURNAMENT_CLOSED, (f"entries to {spec.name} closed at {closed}; it is in round "
+                                                     f"{prog.round} of {spec.rounds}")
+            if who in entered or mine is not None:
+                return None, "already entered"
+            why = entry_problem(spec, who, msg.bot)
+            if why:
+                return ErrorCode.TOURNAMENT_REFUSED, why
+            if spec.entry_max and len(spec.entrants) + len(entered) >= spec.entry_max:
+                return ErrorCode.TOURNAMENT_REFUSED, f"{spec.name} is full ({spec.entry_max} entrants)"
+            prog.entered.append((who, msg.bot))
+            return None, ""
+        if self._entries_open():  # withdraw before the first round: out of the field
+            if who not in entered:
+                return ErrorCode.TOURNAMENT_REFUSED, f"{who} has not entered {spec.name} by request"
+            prog.entered = [(a, b) for a, b in prog.entered if a != who]
+            return None, ""
+        if mine is None or mine.members != (who,):
+            return ErrorCode.TOURNAMENT_REFUSED, f"{who} is not an entrant of {spec.name} on its own"
+        if mine.name in prog.withdrawn:
+            return None, "already withdrawn"
+        prog.withdrawn.append(mine.name)
+        for rec in prog.round_games(prog.round):  # its game in play is forfeited now, not at a no-show
+            if rec.status in ("creating", "playing") and mine.name in rec.sides:
+                self._forfeit(rec, [mine.name], "withdrawn")
+        return None, "your remaining games are forfeited"
+
+    def _close_entries(self) -> None:
+        prog = self.progress
+        prog.entries_closed = True
+        self._dirty = True
+        try:
+            self.spec = with_entered(self.spec, prog.entered)
+        except SpecError as exc:
+            self._abort(str(exc))
+            self.say(f"tournament {self.spec.id}: {exc}")
+            return
+        self.stats.entries_closed = time.monotonic()
+        self.say(f"tournament {self.spec.id}: entries closed, {len(self.spec.entrants)} entrants, "
+                 f"{self.spec.rounds} round(s)")
+        self._plan(1)
 
     # --- output --------------------------------------------------------------------------
     def _save(self) -> None:

@@ -12,9 +12,9 @@ import hashlib
 import math
 import re
 import tomllib
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
-from typing import Any, Mapping, TypeGuard
+from typing import Any, Mapping, Sequence, TypeGuard
 
 from summon.clients.tournament import TournamentError
 from summon.protocol.topics import portable_name, valid_name
@@ -22,7 +22,7 @@ from summon.referee.games import derived
 from summon.referee.gametype import KeySpec, read_keys
 
 __all__ = ["SpecError", "Entrant", "Spec", "load_spec", "parse_spec", "FORMATS", "TIEBREAKS",
-           "team_layout"]
+           "team_layout", "with_entered", "entry_problem"]
 
 FORMATS = ("round-robin", "swiss", "duplicate", "sit-and-go")
 TIEBREAKS = ("head-to-head", "buchholz", "sonneborn-berger", "wins", "net", "rating")
@@ -69,6 +69,7 @@ class Entrant:
     name: str
     members: tuple[str, ...]
     bot: str | None = None
+    entered: bool = False  # came in by an ``entry`` request (its own process plays it), not from the file
 
 
 @dataclass(frozen=True)
@@ -97,6 +98,9 @@ class Spec:
     tiebreaks: tuple[str, ...] = ()
     clock: Mapping[str, Any] = field(default_factory=dict)
     insecure_seed: bool = False  # the file's int seed is confirmed: predictable deals (tests, demos)
+    entry_window: float = 0.0    # open entry: seconds entries stay open after the run starts (0: the file's entrants)
+    entry_max: int = 0           # open entry: most entrants, the file's included (0: no limit)
+    rounds_asked: int | None = None  # the file's ``rounds`` (open entry: the rounds follow from who entered)
     digest: str = field(default="", compare=False)
 
     @property
@@ -153,6 +157,7 @@ FILE_KEYS = (
     KeySpec("clock", (dict,), {}, type_message="clock: must be a table (the referee's time control for every table)"),
     *(KeySpec(key, (dict,), {}, type_message=f"{key}: must be a table") for key in ("time", "run", "scoring")),
     KeySpec("entrant", (object, bool)),  # any value: _entrants reads it, in its own words
+    KeySpec("entry", (dict,), {}, type_message="entry: must be a table (window, max)"),
 )
 
 
@@ -181,6 +186,9 @@ def _tournament_keys() -> tuple[KeySpec, ...]:
 
 TIME_KEYS = (KeySpec("no_show", NUM, 60.0), KeySpec("move", NUM, 0.0))
 RUN_KEYS = (KeySpec("max_tables", (int,), 0), KeySpec("per_account", (int,), 0), KeySpec("withdraw_after", (int,), 2))
+ENTRY_KEYS = (KeySpec("window", NUM, 0.0, low=0, high=30 * 86400,
+                      message="entry.window: seconds entries stay open, 0..2592000 (0: no open entry)"),
+              KeySpec("max", (int,), 0, low=0, high=10_000, message="entry.max: 0..10000 entrants (0: no limit)"))
 SCORING_KEYS = (KeySpec("win", NUM, 1.0), KeySpec("draw", NUM, 0.5), KeySpec("loss", NUM, 0.0), KeySpec("bye", NUM, 1.0),
                 KeySpec("forfeit_margin", (int,), 100), KeySpec("tiebreaks", (list,)))
 
@@ -192,9 +200,13 @@ def parse_spec(data: Mapping[str, Any], digest: str = "") -> Spec:
     game, fmt, pairing = t["game"], t["format"], t["pairing"]
     seed, insecure = _seed(f["tournament"])
     team = len(TEAMS[game][0]) if game in TEAMS else 1
-    entrants = _entrants(f["entrant"], team, fmt, game)
-    _check_seating(game, fmt, len(entrants), team)
-    rounds = _rounds(t, fmt, pairing, len(entrants))
+    entry = read_keys(f["entry"], ENTRY_KEYS, "entry", SpecError)
+    window = float(entry["window"])
+    if window and fmt == "sit-and-go":
+        raise SpecError("entry.window: a sit-and-go seats its field at one table; list its entrants in the file")
+    entrants = _entrants(f["entrant"], team, fmt, game) if f["entrant"] is not None or not window else ()
+    _check_seating(game, fmt, len(entrants), team, open_entry=bool(window))
+    rounds = _rounds(t, fmt, pairing, max(len(entrants), 2), cap=bool(window))
     if f["clock"]:
         from summon.protocol.messages import CreateTable
         if "clock" not in {fl.name for fl in fields(CreateTable)}:
@@ -214,7 +226,8 @@ def parse_spec(data: Mapping[str, Any], digest: str = "") -> Spec:
         per_account=run["per_account"], withdraw_after=run["withdraw_after"],
         win=float(sc["win"]), draw=float(sc["draw"]), loss=float(sc["loss"]), bye=float(sc["bye"]),
         forfeit_margin=sc["forfeit_margin"], tiebreaks=tiebreaks, clock=dict(f["clock"]),
-        insecure_seed=insecure, digest=digest,
+        insecure_seed=insecure, digest=digest, entry_window=window, entry_max=entry["max"],
+        rounds_asked=t["rounds"],
     )
     if spec.no_show <= 0 or spec.move_limit < 0 or spec.max_tables < 0 or spec.per_account < 0:
         raise SpecError("time.no_show must be > 0; time.move, run.max_tables, run.per_account >= 0")
@@ -227,7 +240,7 @@ def _or(value: Any, default: Any) -> Any:
     return default if value is None else value
 
 
-def _check_seating(game: str, fmt: str, n: int, team: int) -> None:
+def _check_seating(game: str, fmt: str, n: int, team: int, open_entry: bool = False) -> None:
     """The entrants fill the format's tables: a sit-and-go seats them all at one table, the
     other formats play two sides at a time."""
     from summon.referee.games import GAMES
@@ -242,19 +255,23 @@ def _check_seating(game: str, fmt: str, n: int, team: int) -> None:
     sides = len(TEAMS[game]) if game in TEAMS else 2
     if sides != 2 or not engine.min_seats <= 2 * team <= engine.max_seats:
         raise SpecError(f"tournament.format: {fmt} needs a two-sided game; {game} is not one")
-    if n < 2:
+    if n < 2 and not open_entry:
         raise SpecError("entrant: at least 2 entrants")
 
 
-def _rounds(t: Mapping[str, Any], fmt: str, pairing: str, n: int) -> int:
+def _rounds(t: Mapping[str, Any], fmt: str, pairing: str, n: int, cap: bool = False) -> int:
     """How many rounds: a round robin's follow from the entrants (n-1 per cycle, plus a bye
-    round when n is odd); a Swiss defaults to log2(n) and may not force a repeat pairing."""
+    round when n is odd); a Swiss defaults to log2(n) and may not force a repeat pairing.
+    ``cap`` (open entry: the field is known only when entries close): a Swiss asked for
+    more rounds than its field allows plays as many as it can, rather than failing."""
     swiss = fmt == "swiss" or (fmt == "duplicate" and pairing == "swiss")
     if fmt == "round-robin" or (fmt == "duplicate" and pairing == "round-robin"):
         if t["rounds"] is not None:
             raise SpecError("tournament.rounds: a round robin has n-1 rounds per cycle; set `cycles` instead")
         return int(t["cycles"]) * (n - 1 + n % 2)
     rounds = t["rounds"] if t["rounds"] is not None else max(1, math.ceil(math.log2(max(n, 2)))) if swiss else 1
+    if swiss and rounds >= n + (n % 2) and cap:
+        return n - 1 + n % 2
     if swiss and rounds >= n + (n % 2):
         raise SpecError(f"tournament.rounds: a Swiss of {n} entrants has at most {n - 1 + n % 2} rounds "
                         "without repeat pairings")
@@ -362,6 +379,37 @@ def _shared_rooms(where: str, team: int) -> str:
             f"play duplicate as a team of {2 * team} accounts (members = {2 * team} accounts: the first {team} "
             f"in the open room, the last {team} in the closed room), or mark the entrant bot = \"NAME\" if "
             f"its accounts are bots")
+
+
+def with_entered(spec: Spec, entered: Sequence[tuple[str, bool]]) -> Spec:
+    """The tournament once its entries have closed: the file's entrants, then every account
+    that entered (``(account, is_bot)``, in order of entry), one entrant each, named after
+    its account; the rounds follow from the field (``_rounds``).  Raises ``SpecError`` when
+    the field cannot be played (fewer than 2 entrants)."""
+    taken = {m for e in spec.entrants for m in e.members} | {e.name for e in spec.entrants}
+    extra = tuple(Entrant(name=a, members=(a,), entered=True) for a, _ in entered if a not in taken)
+    entrants = spec.entrants + extra
+    if len(entrants) < 2:
+        raise SpecError(f"entry: {len(entrants)} entrant(s) when entries closed; a tournament needs at least 2")
+    t = {"rounds": spec.rounds_asked, "cycles": spec.cycles}
+    rounds = _rounds(t, spec.format, spec.pairing, len(entrants), cap=True)
+    return replace(spec, entrants=entrants, rounds=rounds)
+
+
+def entry_problem(spec: Spec, account: str, bot: bool) -> str | None:
+    """Why ``account`` may not enter ``spec`` by request (None: it may).  A team game seats a
+    partnership of accounts at one table, and one account holds one seat there (the
+    referee's rule), so its partnerships are listed in the file; in duplicate both rooms
+    play the same deal at once, so one account playing both is for bots only
+    (``_shared_rooms``)."""
+    if spec.team_size > 1:
+        return (f"a {spec.game} tournament seats partnerships of {spec.team_size} accounts, and an account holds "
+                "one seat at a table: ask the director to list your partnership in the tournament file")
+    if spec.format == "duplicate" and not bot:
+        return ("in duplicate both rooms play the same deal at once, so one account would see, in one room, the "
+                "hands its opponents hold in the other: only a bot account enters duplicate alone; people play it "
+                "as a team of 2 accounts listed in the tournament file")
+    return None
 
 
 def _check_table_options(spec: Spec) -> None:

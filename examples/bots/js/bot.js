@@ -3,7 +3,9 @@
 // (what `summon bot-check` and `summon match` set): SUMMON_BROKER, SUMMON_USER,
 // SUMMON_PASSWORD, SUMMON_PREFIX, and SUMMON_CELLS when the deployment has several cells
 // (brokers): one more connection to each, the same account on all, and every table's
-// moves sent on the connection its states came from.
+// moves sent on the connection its states came from.  SUMMON_ENTER=DIRECTOR/TOURNAMENT:
+// enter that tournament (its entries must be open) with an `entry` request on this bot's
+// own connection, and print the answer (docs/tournaments.md, "Open entry").
 const mqtt = require("mqtt");
 const { encode, decode } = require("@msgpack/msgpack");
 
@@ -11,6 +13,10 @@ const url = process.env.SUMMON_BROKER || "mqtt://127.0.0.1:1883";
 const user = process.env.SUMMON_USER;
 const prefix = process.env.SUMMON_PREFIX || "summon/v1";
 if (!user) { console.error("set SUMMON_USER (and SUMMON_PASSWORD, SUMMON_BROKER)"); process.exit(2); }
+
+const enter = process.env.SUMMON_ENTER ? process.env.SUMMON_ENTER.split("/") : null;
+const replyTopic = `${prefix}/ctl/${user}/reply`;
+let entrySent = false;
 
 const latest = new Map();    // table -> newest seat_state seen (never act on an older one)
 const answered = new Map();  // table -> {seq, move} we last sent
@@ -45,11 +51,22 @@ function connect(to) {
 
   client.on("connect", () => {   // runs again after every reconnect: resubscribe
     client.subscribe(`${prefix}/t/+/seat/${user}/#`, { qos: 1 });
+    if (enter && to === url && !entrySent) {   // once, on the home broker: where the tournament is
+      entrySent = true;
+      client.subscribe(replyTopic, { qos: 1 });
+      const entry = { v: 1, type: "entry", request_id: `entry-${Date.now()}`, director: enter[0], tournament: enter[1], action: "enter" };
+      client.publish(`${prefix}/ctl/${user}/request`, Buffer.from(encode(entry)), { qos: 1, retain: false });
+    }
   });
 
   client.on("message", (topic, payload) => {
     try {
       if (payload.length === 0) return;                       // a deleted retained message
+      if (topic === replyTopic) {                              // the answer to our entry: entered, or refused in words
+        const m = decode(payload);
+        if (m.type === "entered" || m.type === "error") console.log("entry:", JSON.stringify(m));
+        return;
+      }
       const parts = topic.split("/");                          // <p>/t/<table>/seat/<user>/<kind>
       const kind = parts.pop(), who = parts.pop();
       if (who !== user || parts.pop() !== "seat") return;      // only our own seat topics

@@ -3,8 +3,10 @@
     summon match --boards 2 --against random -- python3 examples/bots/python/bot.py
 
 Told where to connect like every bot (SUMMON_BROKER, SUMMON_USER, SUMMON_PASSWORD,
-SUMMON_PREFIX; see ../README.md).  Needs the SDK only (paho-mqtt and msgpack).
+SUMMON_PREFIX; see ../README.md).  SUMMON_ENTER=DIRECTOR/TOURNAMENT enters that
+tournament on connecting (its entries must be open: docs/tournaments.md, "Open entry").  Needs the SDK only (paho-mqtt and msgpack).
 """
+import json
 import os
 import random
 
@@ -24,4 +26,9 @@ class RandomLegal:
 
 user = os.environ["SUMMON_USER"]
 url = BrokerUrl.parse(os.environ["SUMMON_BROKER"]).with_credentials(user, os.environ["SUMMON_PASSWORD"])
-BotClient(RandomLegal(), url, user, prefix=os.environ.get("SUMMON_PREFIX", "summon/v1")).run()
+client = BotClient(RandomLegal(), url, user, prefix=os.environ.get("SUMMON_PREFIX", "summon/v1"))
+enter = os.environ.get("SUMMON_ENTER")  # "DIRECTOR/TOURNAMENT": enter that tournament (docs/tournaments.md)
+if enter:
+    client.on_entry = lambda answer: print("entry:", json.dumps(answer.to_wire()), flush=True)  # or refused, in words
+    client.on_connected = lambda: client.enter(*enter.split("/", 1))
+client.run()

@@ -8,7 +8,7 @@ import { rulesLinks } from "./howto.js";
 import { playerNames, seatLabel, statusWords } from "./words.js";
 import { myGatherings, openTables } from "./gathering.js";
 import { notifyControl, yourTurnList } from "./turns.js";
-import { t as tr } from "./i18n.js";
+import { has, t as tr } from "./i18n.js";
 
 function tableLink(id, label) {
   return h("a", { href: `#/table/${encodeURIComponent(id)}`, class: "table-link", dataset: { table: id, key: `link:${id}` } }, label);
@@ -75,7 +75,7 @@ export function renderLobby(store, link, loginForm, refresh = () => {}, opts = {
     : h("p", { class: "muted" }, tr("lobby.none-live"))));
   out.push(section(tr("lobby.finished"), done.length ? h("ul", { class: "tables done" }, done.slice(-50).reverse().map((t) => tableRow(t, me, store)))
     : h("p", { class: "muted" }, tr("lobby.none-finished"))));
-  out.push(section(tr("lobby.tournaments"), store.tours.size ? [...store.tours.values()].map(tournament)
+  out.push(section(tr("lobby.tournaments"), store.tours.size ? [...store.tours.entries()].map(([topic, t]) => tournament(t, topic, store, link, me, refresh))
     : h("p", { class: "muted" }, tr("lobby.none-tournament"))));
   out.push(h("p", {}, h("a", { href: "#/replay", dataset: { key: "link:replay" } }, tr("lobby.replay"))));
   return out;
@@ -90,10 +90,33 @@ function guestLobby(store, link, loginForm) {
   }))), h("p", { class: "muted" }, tr("lobby.guest-note"))];
 }
 
-function tournament(t) {
+// Open entry (docs/tournaments.md): while a tournament's entries are open, who has entered
+// and until when; a signed-in account enters or withdraws on its own connection (the
+// `entry` request: the broker's login is the entrant) and reads the answer in words.
+const entryAsked = new Map();   // tournament topic -> the request_id of our last entry request
+function entryPart(t, topic, store, link, me, refresh) {
+  if (t.status !== "entry") return null;
+  const until = t.entry_until ? new Date(t.entry_until * 1000).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit" }) : "";
+  const entrants = t.entrants || [];
+  const director = topic.split("/").slice(-2)[0];
+  const asked = entryAsked.get(topic);
+  const answer = asked && store.replies ? store.replies.get(asked) : null;
+  const inField = me && entrants.includes(me);
+  const ask = (action) => { entryAsked.set(topic, link.request("entry", { director, tournament: t.tournament, action })); refresh(); };
+  return h("div", { class: "entry" },
+    h("p", {}, tr("tour.entry-open", { until, n: entrants.length })),
+    entrants.length ? h("p", { class: "muted entrants" }, `${tr("tour.entrants")}: ${entrants.join(", ")}`) : null,
+    me && link && !link.guest ? h("button", { type: "button", class: "small", dataset: { key: `entry:${topic}` },
+      on: { click: () => ask(inField ? "withdraw" : "enter") } }, tr(inField ? "tour.withdraw" : "tour.enter")) : null,
+    answer ? h("p", { class: answer.type === "error" ? "error" : "muted", role: "status" },
+      answer.type === "error" ? answer.detail : tr(answer.action === "withdraw" ? "tour.withdrew" : "tour.entered")) : null);
+}
+
+function tournament(t, topic = "", store = null, link = null, me = null, refresh = () => {}) {
   return h("article", { class: "tournament", dataset: { tournament: t.tournament } },
     h("h3", {}, t.name || t.tournament),
-    h("p", { class: "muted" }, `${gameName(t.game)} · ${t.format} · ${t.status} · ${tr("tour.round", { round: t.round, rounds: t.rounds })}`),
+    h("p", { class: "muted" }, `${gameName(t.game)} · ${t.format} · ${has(`tour.status-${t.status}`) ? tr(`tour.status-${t.status}`) : t.status} · ${tr("tour.round", { round: t.round, rounds: t.rounds })}`),
+    entryPart(t, topic, store || {}, link, me, refresh),
     h("div", { class: "scroll" }, h("table", { class: "standings" },
       h("thead", {}, h("tr", {}, ["#", "entrant", "points", "played", "w", "d", "l", "net"].map((c) => h("th", {}, c === "#" ? c : tr(`tour.${c}`))))),
       h("tbody", {}, (t.standings || []).map((r) => h("tr", {},

@@ -78,7 +78,9 @@ const SHAPES = {
     standings: opt(list(shape({ entrant: str, rank: opt(num), points: opt(num), played: opt(num), wins: opt(num),
                                 draws: opt(num), losses: opt(num), net: opt(num), withdrawn: opt(bool) }))),
     pairings: opt(list(shape({ sides: list(str), table: opt(str), status: opt(str), scores: opt(list(num)) }))),
+    entry_until: opt(int), entrants: opt(list(str)),
   },
+  entered: { request_id: str, director: str, tournament: str, action: str },
 };
 
 // null when the page can read `m` (a decoded message of a type it knows), else the field

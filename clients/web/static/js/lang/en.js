@@ -85,6 +85,13 @@ export default {
   "tour.w": "W", "tour.d": "D", "tour.l": "L", "tour.net": "Net",
   "tour.withdrawn": "(withdrawn)",
   "tour.vs": "vs",
+  "tour.status-entry": "entries open", "tour.status-running": "running", "tour.status-finished": "finished",
+  "tour.status-aborted": "stopped",
+  "tour.entry-open": "Entries are open until {until} ({n} entered so far).",
+  "tour.entrants": "Entered",
+  "tour.enter": "Enter this tournament", "tour.withdraw": "Withdraw",
+  "tour.entered": "You have entered: your games start when entries close.",
+  "tour.withdrew": "You have withdrawn.",
 
   // your turn (turns.js)
   "turns.title": "({n}) Your turn — Summon",
