@@ -67,6 +67,13 @@ class ErrorCode(enum.StrEnum):
     DEVICE_BAD_LABEL = "device/bad-label"  # a device's name: over 24 characters, or a control character
     DEVICE_UNKNOWN = "device/unknown"      # forget_device: not one of this person's devices
     DEVICE_BUDGET = "device/budget"        # too many device requests in a short time: wait and ask again
+    # --- bot accounts a person registers (referee/botaccounts.py) ------------------------------
+    BOT_UNSUPPORTED = "bot/unsupported"    # no dynamic-security admin (passwd mode): the operator makes bot accounts
+    BOT_BAD_NAME = "bot/bad-name"          # the sign-up rule refuses the name (characters, the service's words, a look-alike)
+    BOT_TAKEN = "bot/taken"                # an account of that name exists
+    BOT_TOO_MANY = "bot/too-many"          # the person has the most bot accounts (5): delete one first
+    BOT_BUDGET = "bot/budget"              # too many new bots (or requests) in a short time, or the service is busy
+    BOT_UNKNOWN = "bot/unknown"            # forget_bot / renew_bot: not one of this person's bot accounts
     INTERNAL = "internal/error"            # a bug on our side; the table is unchanged
 
 

@@ -31,6 +31,7 @@ from summon.protocol.errors import DecodeError, ErrorCode, TopicError
 from summon.protocol.messages import (CloseTable, Closed, CreateTable, Created, Error, GuestRequest, HandOver, Invites,
                                       Leave, Move, Reclaim, RefereeStatus, Rematch, Signup, Sit, decode, encode)
 from summon.protocol.messages import DeviceRequest, DevicesRequest, ForgetDevice, History, Message, ReplayRequest
+from summon.protocol.messages import BotRequest, BotsRequest, ForgetBot, RenewBot
 from summon.protocol.looplink import Caught, LoopLink
 from summon.protocol.mqtt import BrokerUrl, Incoming
 from summon.protocol.topics import PORTABLE_CHARS, Topics, portable_name, valid_name
@@ -50,6 +51,7 @@ from summon.referee.playertables import COMPUTER, PlayerTables, computer_bot
 from summon.referee.gatherings import Gatherings
 from summon.referee.seatchange import SeatChanges
 from summon.referee.devices import Devices
+from summon.referee.botaccounts import BotAccounts
 from summon.referee.guests import Guests
 from summon.referee.names import key_set, privileged_names
 from summon.protocol.confusables import name_key
@@ -76,7 +78,7 @@ REFUSALS = frozenset({ErrorCode.AUTH_FORBIDDEN, ErrorCode.TABLE_BUDGET, ErrorCod
 
 REQUESTS: tuple[type[Message], ...] = (CreateTable, CloseTable, Rematch, Sit, Invites, GuestRequest, Signup, History,
                                        ReplayRequest, Leave, HandOver, DeviceRequest, DevicesRequest,
-                                       ForgetDevice)
+                                       ForgetDevice, BotRequest, BotsRequest, ForgetBot, RenewBot)
 """The message types a request topic (``<p>/ctl/<user>/request``) takes; any other is
 ``msg/unknown-type`` (protocol/README.md, "Strict decoding", step 8, names the same list)."""
 
@@ -245,6 +247,7 @@ class Referee:
         self.seatchange = SeatChanges(self)  # leave a table; hand an idle person's seat to the computer
         self.guests = Guests(self)  # the gateway's guest/sign-up ops; guests' lifetime (dynsec admin, off the loop)
         self.devices = Devices(self)  # signed-in devices: logins with a person's rights (referee/devices.py)
+        self.bot_accounts = BotAccounts(self)  # bot accounts people register (referee/botaccounts.py)
         self.history = HistoryDesk(self)  # "My games": finished tables, ratings, own replays (referee/history.py)
         self._closing = False
         self._last_tick = 0.0
@@ -325,6 +328,7 @@ class Referee:
         self._link.start(timeout=self.config.connect_timeout)  # retained junk may arrive (and go) meanwhile
         self.recovery.restore()
         self.guests.start()  # after restore: the held tables' guests live on, the others are swept
+        self.bot_accounts.start()  # which accounts are bots people registered (one read of the broker)
         if self.config.accounts_admin:  # is_director: a bare --director name counts for nothing here
             for name in sorted(self.config.directors):
                 if not self.roles.has_role(name, "director"):
@@ -785,6 +789,9 @@ class Referee:
             return
         if isinstance(req, (DeviceRequest, DevicesRequest, ForgetDevice)):  # a person's (referee/devices.py)
             self.devices.handle(user, req)
+            return
+        if isinstance(req, (BotRequest, BotsRequest, ForgetBot, RenewBot)):  # a person's (referee/botaccounts.py)
+            self.bot_accounts.handle(user, req)
             return
         if isinstance(req, History):  # any account: its own games (referee/history.py)
             self.history.history(user, req)

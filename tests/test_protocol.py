@@ -16,6 +16,7 @@ from summon.protocol.messages import Presence, Reclaim, Rematch
 from summon.protocol.messages import Account, Gathering, GuestAccount, GuestRequest, Invites, Seated, Signup, Sit
 from summon.protocol.messages import HandedOver, HandOver, Leave, Left
 from summon.protocol.messages import Chat, ChatLine, ChatLog
+from summon.protocol.messages import BotAccount, BotList, BotRequest, BotsRequest, ForgetBot, RenewBot
 from summon.protocol.messages import (DeviceAccount, DeviceList, DeviceRequest, DevicesRequest, ForgetDevice, History,
                                       MyGames, ReplayPart, ReplayRequest)
 from summon.protocol.mqtt import BrokerUrl
@@ -69,6 +70,12 @@ SAMPLES = [
     DevicesRequest(request_id="d2"),
     ForgetDevice(request_id="d3", login="gran~1a2b3c4d"),
     DeviceList(request_id="d2", devices=[{"login": "gran~1a2b3c4d", "label": "Phone", "created": "2026-12-05T08:40Z"}]),
+    BotRequest(request_id="b1", name="granbot"),
+    BotAccount(request_id="b1", user="granbot", owner="gran", password="p" * 32),
+    BotsRequest(request_id="b2"),
+    ForgetBot(request_id="b3", user="granbot"),
+    RenewBot(request_id="b4", user="granbot"),
+    BotList(request_id="b2", bots=[{"user": "granbot", "created": "2026-12-05T10:40Z"}]),
 ]
 
 
