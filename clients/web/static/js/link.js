@@ -252,6 +252,7 @@ export class Link {
       case "created": case "seated": case "invites": case "left": case "handed_over": return this.replyTopic(p);
       case "my_games": case "replay_part": return this.replyTopic(p);   // My games (js/mygames.js)
       case "device_account": case "device_list": return this.replyTopic(p);   // js/device.js
+      case "bot_account": case "bot_list": return this.replyTopic(p);   // js/bots.js
       default: return false;
     }
   }
@@ -271,7 +272,7 @@ export function applyMessage(store, topic, m) {
       return false;
     }
     try {
-      if (["created", "seated", "invites", "left", "handed_over", "device_account", "device_list"].includes(m.type) || (m.type === "error" && parts[parts.length - 1] === "reply")) {
+      if (["created", "seated", "invites", "left", "handed_over", "device_account", "device_list", "bot_account", "bot_list"].includes(m.type) || (m.type === "error" && parts[parts.length - 1] === "reply")) {
         if (!store.replies) return false;
         store.replies.set(m.type === "error" ? m.ref : m.request_id, m);
         if (m.type === "created" && m.cell && store.tables) store.table(m.table).createdCell = m.cell;   // js/cells.js

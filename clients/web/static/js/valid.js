@@ -71,6 +71,8 @@ const SHAPES = {
                                                   others: list(shape({ seats: list(int), score: opt(num) })) }) })) },
   device_account: { request_id: str, user: str, login: str, secret: str, label: str },
   device_list: { request_id: str, devices: list(shape({ login: str, label: str, created: str })) },
+  bot_account: { request_id: str, user: str, owner: str, password: str },
+  bot_list: { request_id: str, bots: list(shape({ user: str, created: str })) },
   replay_part: { request_id: str, table: str, part: int, parts: int, frames: list(shape({ seq: int, topic: str, message: map })),
                  head: opt(map) },
   tournament: {
