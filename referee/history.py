@@ -392,10 +392,14 @@ class HistoryDesk:
                 recs = [r for r in recs if r.game == req.game]
             return recs, store.computer_seats(r.id for r in recs), store.seat_names(r.id for r in recs[:HISTORY_MAX])
         early = None if self._own_reader() else read(self.ref.store)
+        # bot accounts (role bot, or registered by a person: referee/botaccounts.py), read on the loop
+        bots = frozenset(u for u, r in self.ref.roles.all().items() if r == "bot")
 
         def work() -> list[Publish]:
             recs, computer, names = early if early is not None else read(self._reader())
             games, ratings, more = self._cpu(list_games, user, recs, computer, names)
+            for g in games:  # each game's seats a bot account holds (the page marks them "(bot)")
+                g["bots"] = [s for s, p in enumerate(g["players"]) if p in bots]
             while True:  # the packet limit: leave the oldest out until it fits
                 payload = encode(MyGames(request_id=req.request_id, games=games, ratings=ratings, more=more))
                 if len(payload) + len(reply) <= MAX_PACKET_BYTES - 1024 or not games:

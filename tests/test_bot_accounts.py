@@ -13,7 +13,7 @@ import uuid
 import pytest
 
 from summon.protocol.messages import (BotAccount, BotList, BotRequest, BotsRequest, CloseTable, Created, CreateTable,
-                                      DeviceRequest, Error, ForgetBot, Meta, Move, RenewBot, SeatState, Sit, encode)
+                                      DeviceRequest, Error, ForgetBot, History, Meta, Move, MyGames, RenewBot, SeatState, Sit, encode)
 from summon.protocol.topics import Topics
 from summon.referee.dynsec import find_plugin
 from summon.referee.service import RefereeConfig
@@ -26,7 +26,7 @@ pytestmark = [pytest.mark.broker,
 T = Topics()
 ACCOUNTS = {"referee": "referee", "web": "gateway", "gran": "player", "aunt": "player", "boss": "director",
             "nephew": "player", "n1": "bot"}
-REPLIES = (BotAccount, BotList, Error, Created)
+REPLIES = (BotAccount, BotList, Error, Created, MyGames)
 
 
 @pytest.fixture(scope="module")
@@ -69,9 +69,11 @@ def raw_bot(db, acc: BotAccount) -> Raw:
     return Raw(db.settings.port, acc.user, acc.user, acc.password, v5=True)
 
 
-def play_until_bot_moved(table: str, seats: dict[str, Probe], bot: str, timeout: float = 20) -> SeatState:
+def play_until_bot_moved(table: str, seats: dict[str, Probe], bot: str, timeout: float = 20,
+                         to_end: bool = False) -> SeatState:
     """Each seat plays its first legal move when it is to move, until a move of ``bot`` was
-    accepted; returns the bot's seat state that shows it (``last.seat`` = its seat, by itself)."""
+    accepted (``to_end``: until the game is over); returns the bot's seat state that shows
+    it (``last.seat`` = its seat, by itself)."""
     latest: dict[str, SeatState] = {}
     moved: set[tuple[str, int]] = set()
     deadline = time.monotonic() + timeout
@@ -84,7 +86,8 @@ def play_until_bot_moved(table: str, seats: dict[str, Probe], bot: str, timeout:
             s = latest.get(user)
             if s is None:
                 continue
-            if user == bot and s.last and s.last.get("seat") == s.seat and s.last.get("by") == "seat":
+            if user == bot and (s.status != "playing" if to_end else (
+                    s.last and s.last.get("seat") == s.seat and s.last.get("by") == "seat")):
                 return s
             if s.status == "playing" and s.seat in s.to_move and s.legal and (user, s.seq) not in moved:
                 moved.add((user, s.seq))
@@ -125,13 +128,21 @@ def test_a_person_registers_a_bot_that_plays_then_revokes_it(db, ref):
                         BotsRequest(request_id=rid())):
                 got = ask(bot, "granbot", req)
                 assert isinstance(got, Error) and got.code == "auth/forbidden", (req, got)
+            assert ref.tables[table].status == "playing"  # the bot's close closed nothing
+
+            # the game to its end: gran's My games marks the bot's seat
+            play_until_bot_moved(table, {"gran": gran, "granbot": bot}, "granbot", timeout=60, to_end=True)
+            mine = ask(gran, "gran", History(request_id=rid()))
+            assert isinstance(mine, MyGames), mine
+            (game,) = [g for g in mine.games if g["table"] == table]
+            assert game["bots"] == [1], game
+
             raw = raw_bot(db, made)
             assert raw.connect() == "Success"
             assert raw.subscribe(T.seat_all(table, "gran")) == ["Not authorized"]
             assert raw.publish(T.move(table, "gran"), encode(Move(seq=0, move="x"))) == "Not authorized"
             assert raw.publish(T.request("gran"), encode(BotsRequest(request_id=rid()))) == "Not authorized"
             raw.close()
-            assert ref.tables[table].status == "playing"
 
             # another person can neither delete it nor give it a new password
             aunt = person(db, "aunt")

@@ -66,7 +66,7 @@ const SHAPES = {
   chat_log: { table: str, lines: list(shape(chatLine)) },
   my_games: { request_id: str, more: opt(bool), ratings: map,
               games: list(shape({ table: str, game: str, title: opt(str), finished: num, players: list(str), seat: int,
-                                  computer: opt(map), rated: opt(bool),
+                                  computer: opt(map), rated: opt(bool), bots: opt(list(int)),
                                   result: shape({ outcome: str, place: opt(int), sides: opt(int), partners: list(int), score: opt(num),
                                                   others: list(shape({ seats: list(int), score: opt(num) })) }) })) },
   device_account: { request_id: str, user: str, login: str, secret: str, label: str },
