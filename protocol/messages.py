@@ -437,6 +437,9 @@ class RefereeStatus(Message):
     # Tables still gathering players (state "waiting", at most 200): {"table", "game", "title",
     # "creator", "open": [seat, ...], "waiting": n, "seated": [names], "expires"}.
     gatherings: list[dict[str, Any]] = field(default_factory=list)
+    # The bot leaderboard (issue 43 item 5; referee/history.py ``bot_board``): game ->
+    # [{"user", "mu", "sigma", "ordinal", "games"}], the bot accounts best first by ordinal.
+    bot_ratings: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

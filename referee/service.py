@@ -254,6 +254,7 @@ class Referee:
         self._held: list[Publish] | None = None  # publishes waiting for the batch's commit
         self._batch_first = False  # the message being handled is the batch's first
         self._status_due = False  # a table was created, closed or ended: publish the status at the next tick
+        self._board_due = False  # the bot leaderboard changed (referee/history.py): publish the status at the next tick
         self.fleet: Fleet | None = None  # set in startup() when the store is shared (referee/fleet.py)
         self._privileged: tuple[Any, frozenset[str]] | None = None  # (roles stamp, keys): privileged_keys()
         self._lookalikes: tuple[Any, dict[str, str]] | None = None  # (roles stamp, key -> account)
@@ -462,9 +463,12 @@ class Referee:
             self.stopped_because = self._link.refused
             self._stop.set()
             return
-        if self._status_due and self._link is not None:
-            self._status_due = False
+        if (self._status_due or self._board_due) and self._link is not None:
+            if self._status_due:  # a table was created, closed or ended: the bot leaderboard may move
+                self.history.board_dirty = True
+            self._status_due = self._board_due = False
             self._status("online")
+        self.history.maybe_board(now)
         self._sweep(now)
         if self.fleet is not None:  # renew leases first: never republish a table we lost
             try:
@@ -1100,6 +1104,10 @@ class Referee:
         log.info("refused %s: %s: %s", user or topic, code, detail,
                  extra={"user": user, "code": str(code), **({"table": table} if table else {})})
 
+    def status_soon(self) -> None:
+        """Publish the retained status at the next tick (the bot leaderboard changed)."""
+        self._board_due = True
+
     def _status(self, status: str, wait: bool = False) -> None:
         """Publish the referee's retained status now.  Its table count is a pass over every
         table, so the paths that run per table (create, close, a game's end) set
@@ -1108,7 +1116,7 @@ class Referee:
         assert self._link is not None
         playing = sum(1 for t in self.tables.values() if t.status == "playing")
         payload = encode(RefereeStatus(status=status, tables=playing, games=self.player_tables.games_wire(),
-                                       gatherings=self.gatherings.status_wire()))
+                                       gatherings=self.gatherings.status_wire(), bot_ratings=self.history.board))
         if wait:
             self._link.publish_wait(self.topics.referee_status(), payload, retain=True)
         else:

@@ -13,7 +13,7 @@ import uuid
 import pytest
 
 from summon.protocol.messages import (BotAccount, BotList, BotRequest, BotsRequest, CloseTable, Created, CreateTable,
-                                      DeviceRequest, Error, ForgetBot, History, Meta, Move, MyGames, RenewBot, SeatState, Sit, encode)
+                                      DeviceRequest, Error, ForgetBot, History, Meta, Move, MyGames, RefereeStatus, RenewBot, SeatState, Sit, encode)
 from summon.protocol.topics import Topics
 from summon.referee.dynsec import find_plugin
 from summon.referee.service import RefereeConfig
@@ -42,6 +42,7 @@ def ref(db):
     running = RunningReferee(RefereeConfig(
         broker=db.url("referee"), client_id="referee", roles_file=str(db.accounts.dir.roles), mqtt_version=5,
         accounts_admin=str(root / "secrets" / "summon-admin.pw"), directors=frozenset({"boss"})))
+    running.ref.history.board_every = 0.0  # the leaderboard at once after a game, not 30 s later
     yield running.ref
     running.stop()
 
@@ -136,6 +137,14 @@ def test_a_person_registers_a_bot_that_plays_then_revokes_it(db, ref):
             assert isinstance(mine, MyGames), mine
             (game,) = [g for g in mine.games if g["table"] == table]
             assert game["bots"] == [1], game
+            # and the bot leaderboard, on the retained public referee_status (issue 43 item 5)
+            gran.link.subscribe(T.referee_status())
+            status = gran.wait_for(lambda i, m: isinstance(m, RefereeStatus) and any(
+                e["user"] == "granbot" for e in m.bot_ratings.get("summicard", [])), 20)
+            assert isinstance(status, RefereeStatus)
+            (entry,) = status.bot_ratings["summicard"]  # bot accounts only: not gran
+            assert entry["user"] == "granbot" and entry["games"] == 1 and set(entry) == {"user", "mu", "sigma", "ordinal",
+                                                                                          "games"}
 
             raw = raw_bot(db, made)
             assert raw.connect() == "Success"

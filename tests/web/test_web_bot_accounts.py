@@ -76,6 +76,8 @@ def test_gran_registers_a_bot_that_plays_at_her_table_then_deletes_it(family, br
         page.fill("input[name=password]", "gran-pw")
         page.click("button[data-key='f-login']")
         page.wait_for_selector("text=Logged in as gran", timeout=15000)
+        assert not page.query_selector(".bot-board")  # no rated bot yet: no leaderboard
+        family.referee.history.board_every = 0.0  # the leaderboard at once after a game, not 30 s later
         page.wait_for_selector("text=Your bots", timeout=15000)
         page.wait_for_selector(".bots >> text=None yet.", timeout=15000)
 
@@ -120,8 +122,10 @@ def test_gran_registers_a_bot_that_plays_at_her_table_then_deletes_it(family, br
         table = family.referee.tables[table_id]
         assert table.players[1] == "granbot" and "granbot" in table.bots
 
+        gran_moves = [0]
+
         def bot_moved() -> bool:
-            move_once(page)  # gran plays when it is her turn (the bot is seat 2, after the dealer)
+            gran_moves[0] += move_once(page) is not None  # gran plays when it is her turn (the bot is seat 2, after the dealer)
             return any(h.user == "granbot" and not h.flags for h in table.history)
 
         wait_until(bot_moved, 30)
@@ -131,8 +135,22 @@ def test_gran_registers_a_bot_that_plays_at_her_table_then_deletes_it(family, br
         print(f"\nbot account figures: {steps} steps on the page; password shown {t_shown:.2f} s after "
               f"'Register a bot'; first accepted move of the bot {t_moved:.2f} s after it")
 
-        # -- a new password: shown once, the old one stops working --------------------------------
+        # -- the game to its end: the bot's first rated game, then the lobby's bot leaderboard ----
+        def over() -> bool:
+            gran_moves[0] += move_once(page) is not None
+            return table.status != "playing"
+
+        wait_until(over, 120)
+        t_rated = time.monotonic() - t0
         page.goto(f"{url}#/")
+        row = page.wait_for_selector(".bot-board[data-game='dragon'] tr[data-user='granbot']", timeout=20000)
+        assert "granbot (bot)" in row.inner_text()
+        assert not page.query_selector(".bot-board tr[data-user='gran']")  # people are rated, not listed
+        print(f"bot account figures: its first rated game ended {t_rated:.1f} s after 'Register a bot' "
+              f"(gran clicked {gran_moves[0]} moves of her own); "
+              f"on the leaderboard {time.monotonic() - t0:.1f} s after it")
+
+        # -- a new password: shown once, the old one stops working --------------------------------
         page.click("button[data-key='renew-granbot']")
         page.wait_for_selector("[data-key='bot-secret']", timeout=15000)
         renewed = shown_password(page)

@@ -42,7 +42,7 @@ const chatLine = { table: opt(str), n: int, user: str, seat: opt(int), seq: opt(
 const cell = shape({ name: str, broker: str, edge: opt(str) });
 
 const SHAPES = {
-  referee_status: { status: str, tables: opt(num),
+  referee_status: { status: str, tables: opt(num), bot_ratings: opt(map),
                     games: opt(list(shape({ name: str, title: str, min_seats: int, max_seats: int, options: list(map), levels: opt(list(map)) }))),
                     gatherings: opt(list(shape({ table: str, game: str, title: opt(str), creator: str, open: list(int),
                                                  waiting: opt(int), seated: opt(list(str)), expires: opt(num) }))) },
