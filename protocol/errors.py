@@ -71,6 +71,13 @@ class ErrorCode(enum.StrEnum):
     TOURNAMENT_UNKNOWN = "tournament/unknown"    # no such director, or its runner has no such tournament
     TOURNAMENT_CLOSED = "tournament/closed"      # its entries are closed (or it is over)
     TOURNAMENT_REFUSED = "tournament/refused"    # this account cannot enter (or withdraw from) this one; the detail says why
+    # --- bot accounts a person registers (referee/botaccounts.py) ------------------------------
+    BOT_UNSUPPORTED = "bot/unsupported"    # no dynamic-security admin (passwd mode): the operator makes bot accounts
+    BOT_BAD_NAME = "bot/bad-name"          # the sign-up rule refuses the name (characters, the service's words, a look-alike)
+    BOT_TAKEN = "bot/taken"                # an account of that name exists
+    BOT_TOO_MANY = "bot/too-many"          # the person has the most bot accounts (5): delete one first
+    BOT_BUDGET = "bot/budget"              # too many new bots (or requests) in a short time, or the service is busy
+    BOT_UNKNOWN = "bot/unknown"            # forget_bot / renew_bot: not one of this person's bot accounts
     INTERNAL = "internal/error"            # a bug on our side; the table is unchanged
 
 

@@ -30,6 +30,7 @@ __all__ = [
     "GuestAccount", "Signup", "Account", "Gathering", "History", "MyGames", "ReplayRequest", "ReplayPart",
     "DeviceRequest", "DeviceAccount", "DevicesRequest", "DeviceList", "ForgetDevice", "Entry", "EntryRelay",
     "EntryAnswer", "Entered",
+    "BotRequest", "BotAccount", "BotsRequest", "BotList", "ForgetBot", "RenewBot",
     "MESSAGE_TYPES", "CLIENT_SENT", "encode", "decode",
     "field_names",
 ]
@@ -463,6 +464,9 @@ class RefereeStatus(Message):
     # Tables still gathering players (state "waiting", at most 200): {"table", "game", "title",
     # "creator", "open": [seat, ...], "waiting": n, "seated": [names], "expires"}.
     gatherings: list[dict[str, Any]] = field(default_factory=list)
+    # The bot leaderboard (issue 43 item 5; referee/history.py ``bot_board``): game ->
+    # [{"user", "mu", "sigma", "ordinal", "games"}], the bot accounts best first by ordinal.
+    bot_ratings: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -672,6 +676,71 @@ class DeviceList(Message):
     devices: list[dict[str, Any]]
 
 
+# --- bot accounts a person registers (referee/botaccounts.py; protocol/README.md "Bot accounts") --
+
+@dataclass(frozen=True)
+class BotRequest(Message):
+    """A person (an account of role player or director, on its own request topic) registers a
+    bot account named ``name``: an account of role bot (a player's rights, shown with a bot
+    mark), owned by the person.  The name follows the sign-up rule.  Answered by
+    ``bot_account`` (the password, once)."""
+
+    TYPE: ClassVar[str] = "bot"
+    request_id: str
+    name: str
+
+
+@dataclass(frozen=True)
+class BotAccount(Message):
+    """Reply to ``bot`` and ``renew_bot``: the bot logs in as ``user`` with ``password`` from
+    anywhere.  Sent once, on the owner's reply topic; the broker keeps only its hash, the
+    referee keeps nothing and logs nothing of it."""
+
+    TYPE: ClassVar[str] = "bot_account"
+    request_id: str
+    user: str
+    owner: str
+    password: str
+
+
+@dataclass(frozen=True)
+class BotsRequest(Message):
+    """A person asks for the list of its bot accounts; answered by ``bot_list``."""
+
+    TYPE: ClassVar[str] = "bots"
+    request_id: str
+
+
+@dataclass(frozen=True)
+class ForgetBot(Message):
+    """A person deletes one of its bot accounts (``user``): the broker drops its connection at
+    once and refuses it from then on.  Answered by ``bot_list`` (the bots left)."""
+
+    TYPE: ClassVar[str] = "forget_bot"
+    request_id: str
+    user: str
+
+
+@dataclass(frozen=True)
+class RenewBot(Message):
+    """A person gives one of its bot accounts (``user``) a new password: the old one stops
+    working at once (its live connection is dropped).  Answered by ``bot_account``."""
+
+    TYPE: ClassVar[str] = "renew_bot"
+    request_id: str
+    user: str
+
+
+@dataclass(frozen=True)
+class BotList(Message):
+    """Reply to ``bots`` and ``forget_bot``: ``bots`` is a list of ``{"user", "created"}``
+    (``created``: UTC, ISO 8601 to the minute), oldest first."""
+
+    TYPE: ClassVar[str] = "bot_list"
+    request_id: str
+    bots: list[dict[str, Any]]
+
+
 MESSAGE_TYPES: dict[str, type[Message]] = {
     cls.TYPE: cls
     for cls in (Move, CreateTable, Created, CloseTable, Closed, Error, SeatState, PublicState, Events, Meta,
@@ -679,7 +748,7 @@ MESSAGE_TYPES: dict[str, type[Message]] = {
                 HandOver, HandedOver, Invites,
                 GuestRequest, InvitationRequest, Invitation, GuestAccount, Signup, Account, Gathering, History, MyGames, ReplayRequest, ReplayPart,
                 DeviceRequest, DeviceAccount, DevicesRequest, DeviceList, ForgetDevice, Entry, EntryRelay,
-                EntryAnswer, Entered)
+                EntryAnswer, Entered, BotRequest, BotAccount, BotsRequest, BotList, ForgetBot, RenewBot)
 }
 
 
@@ -727,7 +796,7 @@ def _hints(cls: type[Message]) -> dict[str, Any]:
 
 CLIENT_SENT: frozenset[str] = frozenset({"move", "reclaim", "presence", "create", "close", "chat", "rematch", "sit",
                                         "leave", "hand_over", "invites", "guest", "invitation", "signup", "history", "replay", "device", "devices",
-                                        "forget_device", "entry", "entry_answer"})
+                                        "forget_device", "entry", "entry_answer", "bot", "bots", "forget_bot", "renew_bot"})
 """The messages a client sends to the referee: decoded *closed* (an unknown field is
 ``msg/bad-field``, so a typo or an identity claim is caught at once).  Every other message
 is one a client receives, decoded *open*: a field it does not know is ignored, because the

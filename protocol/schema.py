@@ -90,6 +90,8 @@ _DIRECTION = {
     "move": "player -> referee", "reclaim": "player -> referee", "presence": "player -> referee (retained)",
     "chat": "seated player -> referee", "chat_log": "referee -> clients (retained)",
     "create": "director -> referee", "close": "director -> referee",
+    "bot": "person -> referee", "bots": "person -> referee", "forget_bot": "person -> referee",
+    "renew_bot": "person -> referee", "bot_account": "referee -> owner", "bot_list": "referee -> owner",
 }
 
 

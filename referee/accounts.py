@@ -478,6 +478,20 @@ class RoleBook:
         self._stamp: tuple[int, int] | None = None
         self._checked = float("-inf")
         self._warned = False
+        # Accounts the referee itself made at run time with a role the file cannot know yet
+        # (a bot account a person registered: referee/botaccounts.py).  Read before the file:
+        # the referee's own word is the fresher one.
+        self._runtime: dict[str, str] = {}
+        self._runtime_version = 0
+
+    def set_runtime(self, user: str, role: str | None) -> None:
+        """``user`` has ``role`` (None: forget it) whatever the file says, until the referee stops."""
+        if role is None:
+            if self._runtime.pop(user, None) is None:
+                return
+        else:
+            self._runtime[user] = role
+        self._runtime_version += 1
 
     def refresh(self, force: bool = False) -> None:
         if self.path is None:
@@ -503,17 +517,17 @@ class RoleBook:
 
     def role(self, user: str) -> str | None:
         self.refresh()
-        return self._roles.get(user)
+        return self._runtime.get(user) or self._roles.get(user)
 
     def all(self) -> Mapping[str, str]:
         """Every ``user -> role`` known now (read-only: do not change it)."""
         self.refresh()
-        return self._roles
+        return {**self._roles, **self._runtime} if self._runtime else self._roles
 
     @property
-    def stamp(self) -> tuple[int, int] | None:
+    def stamp(self) -> tuple[tuple[int, int] | None, int]:
         """Changes whenever the roles read change (for caches built from them)."""
-        return self._stamp
+        return self._stamp, self._runtime_version
 
     def has_role(self, user: str, role: str) -> bool:
         return self.role(user) == role

@@ -60,7 +60,7 @@ __all__ = [
     "DynsecRefused", "DynsecTimeout", "DynsecCommandError", "Acl", "DynsecAdmin", "group_name",
     "account_role_name", "account_acls", "guest_acls", "guest_table_acls", "GUEST_NAME", "shared_roles", "group_layout", "config_json",
     "client_entry", "hash_fields", "hash_from_passwd_line", "find_plugin", "role_of_groups", "signup_stamp", "stamp_time",
-    "DEVICE_SEP", "device_login", "device_owner",
+    "DEVICE_SEP", "device_login", "device_owner", "bot_stamp", "bot_of_stamp",
 ]
 
 CONTROL_TOPIC = "$CONTROL/dynamic-security/v1"
@@ -185,6 +185,22 @@ def device_owner(login: str) -> str | None:
     """Whose device ``login`` is (``alice~1a2b3c4d`` -> ``alice``); None for any other name."""
     user, sep, tag = login.partition(DEVICE_SEP)
     return user if sep and valid_name(user) and re.fullmatch(r"[0-9a-f]{8}", tag) else None
+
+
+_BOT_STAMP = re.compile(r"bot of (\S+) since (\S+)")
+
+
+def bot_stamp(owner: str, created: str) -> str:
+    """The textDescription of a bot account a person registered (referee/botaccounts.py):
+    its owner and when, kept by the plugin so that the broker alone holds who owns what."""
+    account_role_name(owner)
+    return f"bot of {owner} since {created}"
+
+
+def bot_of_stamp(description: str) -> tuple[str, str] | None:
+    """``(owner, created)`` of a ``bot_stamp``; None for any other description."""
+    m = _BOT_STAMP.fullmatch(description)
+    return (m.group(1), m.group(2)) if m and valid_name(m.group(1)) else None
 
 
 def shared_roles(prefix: str = DEFAULT_PREFIX) -> dict[str, list[Acl]]:
@@ -633,3 +649,35 @@ class DynsecAdmin:
         if device_owner(login) is None:
             raise DynsecError(f"not a device login: {login!r}")
         self.request([{"command": "deleteClient", "username": login}])
+
+    # bot accounts a person registered (referee/botaccounts.py): an account of role bot, owned
+    def owned_bots(self) -> dict[str, tuple[str, str]]:
+        """``bot -> (owner, created)`` for every bot account a person registered; one read."""
+        data = self.request([{"command": "listClients", "verbose": True, "count": -1, "offset": 0}])[0]
+        out: dict[str, tuple[str, str]] = {}
+        for c in data.get("data", {}).get("clients", []):
+            if not isinstance(c, dict) or not isinstance(c.get("username"), str):
+                continue
+            found = bot_of_stamp(str(c.get("textdescription") or c.get("textDescription") or ""))
+            if found is not None and role_of_groups(g.get("groupname", "") for g in c.get("groups", [])) == "bot":
+                out[c["username"]] = found
+        return out
+
+    def bot_owner(self, user: str) -> str | None:
+        """Who registered bot account ``user`` (None: no such client, or not a registered bot)."""
+        try:
+            c = self.get_client(user)
+        except DynsecCommandError as exc:
+            if "not found" in exc.error.lower():
+                return None
+            raise
+        found = bot_of_stamp(str(c.get("textdescription") or c.get("textDescription") or ""))
+        groups = (g.get("groupname", "") for g in c.get("groups", []))
+        return found[0] if found is not None and role_of_groups(groups) == "bot" else None
+
+    def forget_bot(self, user: str) -> None:
+        """deleteClient (its live connection is dropped at once), then its own role, each in a
+        message of its own; the client first: a role deleted while a client still holds it
+        made the next listing kill the broker (2.0.11; tests/test_devices.py)."""
+        self.request([{"command": "deleteClient", "username": user}])
+        self.request([{"command": "deleteRole", "rolename": account_role_name(user)}], check=False)

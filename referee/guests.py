@@ -317,6 +317,36 @@ class Budgets:
             self._signup_all.times.append(now)
         return why
 
+    def bot_refusal(self, owner: str) -> str:
+        """As ``signup_refusal``, for a bot account a person registers (referee/botaccounts.py):
+        per owner the sign-ups' figure an hour (3), overall the same minute as sign-ups (a bot
+        is an account like any other for the broker's pauses), and this owner's refusals."""
+        now = self.clock()
+        key = f"account:{owner}"
+        mine = self._client("bot", key, self.f.signups_per_client_hour, 3600)
+        why = self._failures_refusal(key, now)
+        if why:
+            pass
+        elif mine.full(now):
+            why = (f"too many new bot accounts ({self.f.signups_per_client_hour} an hour): "
+                   f"try again in {max(1, mine.wait(now) // 60)} minute(s)")
+        elif self._signup_all.full(now):
+            why = (f"too many new accounts right now ({self.f.signups_per_min} a minute): "
+                   f"try again in {self._signup_all.wait(now)} s")
+        else:
+            why = self.stall_refusal()
+        if why:
+            self.refused += 1
+        return why
+
+    def take_bot(self, owner: str) -> str:
+        why = self.bot_refusal(owner)
+        if not why:
+            now = self.clock()
+            self._client("bot", f"account:{owner}", self.f.signups_per_client_hour, 3600).times.append(now)
+            self._signup_all.times.append(now)
+        return why
+
     def fail(self, client: str) -> None:
         """A request from ``client`` refused for what it held (code, name, password): counted
         against that source only."""

@@ -72,7 +72,7 @@ if TYPE_CHECKING:
     from summon.referee.service import Referee
 
 __all__ = ["HistoryDesk", "Bucket", "game_entry", "rate", "sides_of", "places", "split_frames", "is_rated",
-           "build_view", "list_games", "part_payload",
+           "build_view", "list_games", "part_payload", "bot_board", "BOARD_TOP", "BOARD_TABLES",
            "HISTORY_MAX", "RATED_MAX", "PART_BYTES", "REPLAY_MAX_BYTES"]
 
 log = logging.getLogger("summon.referee.history")
@@ -225,6 +225,60 @@ def rate(user: str, recs: Sequence[TableRecord], computer: Mapping[str, Mapping[
     return out
 
 
+BOARD_TOP = 20  # bot accounts per game on the leaderboard
+BOARD_TABLES = 5000  # the last finished tables it is computed from
+BOARD_EVERY_S = 30.0  # at most one computation this often (after a table was created, closed or ended)
+
+
+def bot_board(recs: Sequence[TableRecord], computer: Mapping[str, Mapping[int, str]], bots: frozenset[str],
+              top: int = BOARD_TOP) -> dict[str, list[dict[str, Any]]]:
+    """The bot leaderboard (issue 43 item 5): per game, the ``top`` bot accounts of ``bots``
+    by openskill ordinal (mu - 3 sigma) over the rated tables of ``recs``, each
+    ``{"user", "mu", "sigma", "ordinal", "games"}``, best first.
+
+    Every seat is rated, people and house bots too (the same model and sides as ``rate``:
+    a bot's rating says whom it beat), and only bot accounts are listed."""
+    from openskill.models import PlackettLuce
+
+    model = PlackettLuce()
+    ledgers: dict[str, dict[str, Any]] = {}
+    played: dict[str, collections.Counter[str]] = {}
+    for rec in sorted(recs, key=lambda r: (r.finished or 0.0, r.id)):
+        gt = GAME_TYPES.get(rec.game)
+        if not is_rated(rec) or gt is None or not bots.intersection(rec.players):
+            continue
+        sides = sides_of(gt, len(rec.players))
+        if len(sides) < 2:
+            continue
+        house = computer.get(rec.id, {})
+        names: list[list[str]] = []
+        seen: set[str] = set()
+        for side in sides:
+            names.append([])
+            for seat in side:
+                name = f"computer:{house[seat]}" if seat in house else rec.players[seat]
+                if name in seen:
+                    name = f"{name}#{seat}"
+                seen.add(name)
+                names[-1].append(name)
+        ledger = ledgers.setdefault(rec.game, {})
+        teams = [[ledger.setdefault(n, model.rating(name=n)) for n in side] for side in names]
+        new = model.rate(teams, ranks=[float(p) for p in places(rec.result or {}, sides, gt.scores_rank)])
+        count = played.setdefault(rec.game, collections.Counter())
+        for side_names, team in zip(names, new):
+            for n, r in zip(side_names, team):
+                ledger[n] = r
+                count[n] += 1
+    out: dict[str, list[dict[str, Any]]] = {}
+    for game, ledger in sorted(ledgers.items()):
+        rows = [{"user": n, "mu": round(r.mu, 2), "sigma": round(r.sigma, 2), "ordinal": round(r.mu - 3 * r.sigma, 2),
+                 "games": played[game][n]} for n, r in ledger.items() if n in bots]
+        rows.sort(key=lambda e: (-e["ordinal"], e["user"]))
+        if rows:
+            out[game] = rows[:top]
+    return out
+
+
 def split_frames(frames: list[dict[str, Any]], budget: int = PART_BYTES) -> list[list[dict[str, Any]]]:
     """The frames in consecutive parts of at most ``budget`` packed bytes each.
 
@@ -296,6 +350,13 @@ class HistoryDesk:
         self._procs: concurrent.futures.ProcessPoolExecutor | None = None
         self._reader_store: Any = None  # the worker's own read-only connection (_reader)
         self.built = 0  # views built (not served from the cache): tests, benchmarks
+        # the bot leaderboard (bot_board), published in referee_status.bot_ratings
+        self.board: dict[str, list[dict[str, Any]]] = {}
+        self.board_dirty = True  # computed at the first tick, then after tables change
+        self.board_every = BOARD_EVERY_S
+        self._board_at = float("-inf")
+        self._board_running = False
+        self.boards = 0  # computations finished (tests)
 
     def close(self) -> None:
         if self._pool is not None:
@@ -343,6 +404,35 @@ class HistoryDesk:
                 self._send_paced(out)
             self.ref.post(deliver)
         self._pool.submit(job)
+
+    def maybe_board(self, now: float) -> None:
+        """Recompute the bot leaderboard on the worker when tables changed, at most every
+        ``board_every`` seconds (loop thread).  The bots are read here, on the loop."""
+        if not self.board_dirty or self._board_running or now - self._board_at < self.board_every:
+            return
+        self.board_dirty, self._board_running, self._board_at = False, True, now
+        bots = frozenset(u for u, r in self.ref.roles.all().items() if r == "bot")
+        early = None if self._own_reader() else self._board_records(self.ref.store)
+        result: dict[str, Any] = {}
+
+        def work() -> list[Publish]:
+            recs, computer = early if early is not None else self._board_records(self._reader())
+            result["board"] = self._cpu(bot_board, recs, computer, bots) if bots else {}
+            return []
+
+        def done() -> None:
+            self._board_running = False
+            board = result.get("board")
+            if board is not None and board != self.board:
+                self.board = board
+                self.ref.status_soon()
+            self.boards += 1
+        self._submit(work, done)
+
+    @staticmethod
+    def _board_records(store: Any) -> tuple[list[TableRecord], dict[str, dict[int, str]]]:
+        recs = sorted(store.tables(status="finished"), key=lambda r: (r.finished or 0.0, r.id))[-BOARD_TABLES:]
+        return recs, store.computer_seats(r.id for r in recs)
 
     def _send_paced(self, out: list[Publish]) -> None:
         """Send ``PACE`` publishes now and the rest at later loop passes (loop thread).
@@ -392,10 +482,14 @@ class HistoryDesk:
                 recs = [r for r in recs if r.game == req.game]
             return recs, store.computer_seats(r.id for r in recs), store.seat_names(r.id for r in recs[:HISTORY_MAX])
         early = None if self._own_reader() else read(self.ref.store)
+        # bot accounts (role bot, or registered by a person: referee/botaccounts.py), read on the loop
+        bots = frozenset(u for u, r in self.ref.roles.all().items() if r == "bot")
 
         def work() -> list[Publish]:
             recs, computer, names = early if early is not None else read(self._reader())
             games, ratings, more = self._cpu(list_games, user, recs, computer, names)
+            for g in games:  # each game's seats a bot account holds (the page marks them "(bot)")
+                g["bots"] = [s for s, p in enumerate(g["players"]) if p in bots]
             while True:  # the packet limit: leave the oldest out until it fits
                 payload = encode(MyGames(request_id=req.request_id, games=games, ratings=ratings, more=more))
                 if len(payload) + len(reply) <= MAX_PACKET_BYTES - 1024 or not games:

@@ -32,6 +32,8 @@ from summon.protocol.messages import (CloseTable, Closed, CreateTable, Created, 
                                       Leave, Move, Reclaim, RefereeStatus, Rematch, Signup, Sit, decode, encode)
 from summon.protocol.messages import DeviceRequest, DevicesRequest, ForgetDevice, History, InvitationRequest, Message, ReplayRequest
 from summon.protocol.messages import Entry, EntryAnswer
+from summon.protocol.messages import DeviceRequest, DevicesRequest, ForgetDevice, History, Message, ReplayRequest
+from summon.protocol.messages import BotRequest, BotsRequest, ForgetBot, RenewBot
 from summon.protocol.looplink import Caught, LoopLink
 from summon.protocol.mqtt import BrokerUrl, Incoming
 from summon.protocol.topics import PORTABLE_CHARS, Topics, portable_name, valid_name
@@ -52,6 +54,7 @@ from summon.referee.gatherings import Gatherings
 from summon.referee.seatchange import SeatChanges
 from summon.referee.devices import Devices
 from summon.referee.entries import Entries
+from summon.referee.botaccounts import BotAccounts
 from summon.referee.guests import Guests
 from summon.referee.names import key_set, privileged_names
 from summon.protocol.confusables import name_key
@@ -79,7 +82,7 @@ REFUSALS = frozenset({ErrorCode.AUTH_FORBIDDEN, ErrorCode.TABLE_BUDGET, ErrorCod
 REQUESTS: tuple[type[Message], ...] = (CreateTable, CloseTable, Rematch, Sit, Invites, GuestRequest, InvitationRequest,
                                        Signup, History,
                                        ReplayRequest, Leave, HandOver, DeviceRequest, DevicesRequest,
-                                       ForgetDevice, Entry, EntryAnswer)
+                                       ForgetDevice, Entry, EntryAnswer, BotRequest, BotsRequest, ForgetBot, RenewBot)
 """The message types a request topic (``<p>/ctl/<user>/request``) takes; any other is
 ``msg/unknown-type`` (protocol/README.md, "Strict decoding", step 8, names the same list)."""
 
@@ -249,12 +252,14 @@ class Referee:
         self.guests = Guests(self)  # the gateway's guest/sign-up ops; guests' lifetime (dynsec admin, off the loop)
         self.entries = Entries(self)  # open entry to tournaments, passed to the director (referee/entries.py)
         self.devices = Devices(self)  # signed-in devices: logins with a person's rights (referee/devices.py)
+        self.bot_accounts = BotAccounts(self)  # bot accounts people register (referee/botaccounts.py)
         self.history = HistoryDesk(self)  # "My games": finished tables, ratings, own replays (referee/history.py)
         self._closing = False
         self._last_tick = 0.0
         self._held: list[Publish] | None = None  # publishes waiting for the batch's commit
         self._batch_first = False  # the message being handled is the batch's first
         self._status_due = False  # a table was created, closed or ended: publish the status at the next tick
+        self._board_due = False  # the bot leaderboard changed (referee/history.py): publish the status at the next tick
         self.fleet: Fleet | None = None  # set in startup() when the store is shared (referee/fleet.py)
         self._privileged: tuple[Any, frozenset[str]] | None = None  # (roles stamp, keys): privileged_keys()
         self._lookalikes: tuple[Any, dict[str, str]] | None = None  # (roles stamp, key -> account)
@@ -329,6 +334,7 @@ class Referee:
         self._link.start(timeout=self.config.connect_timeout)  # retained junk may arrive (and go) meanwhile
         self.recovery.restore()
         self.guests.start()  # after restore: the held tables' guests live on, the others are swept
+        self.bot_accounts.start()  # which accounts are bots people registered (one read of the broker)
         if self.config.accounts_admin:  # is_director: a bare --director name counts for nothing here
             for name in sorted(self.config.directors):
                 if not self.roles.has_role(name, "director"):
@@ -462,9 +468,12 @@ class Referee:
             self.stopped_because = self._link.refused
             self._stop.set()
             return
-        if self._status_due and self._link is not None:
-            self._status_due = False
+        if (self._status_due or self._board_due) and self._link is not None:
+            if self._status_due:  # a table was created, closed or ended: the bot leaderboard may move
+                self.history.board_dirty = True
+            self._status_due = self._board_due = False
             self._status("online")
+        self.history.maybe_board(now)
         self._sweep(now)
         if self.fleet is not None:  # renew leases first: never republish a table we lost
             try:
@@ -796,6 +805,9 @@ class Referee:
         if isinstance(req, (DeviceRequest, DevicesRequest, ForgetDevice)):  # a person's (referee/devices.py)
             self.devices.handle(user, req)
             return
+        if isinstance(req, (BotRequest, BotsRequest, ForgetBot, RenewBot)):  # a person's (referee/botaccounts.py)
+            self.bot_accounts.handle(user, req)
+            return
         if isinstance(req, History):  # any account: its own games (referee/history.py)
             self.history.history(user, req)
             return
@@ -1111,6 +1123,10 @@ class Referee:
         log.info("refused %s: %s: %s", user or topic, code, detail,
                  extra={"user": user, "code": str(code), **({"table": table} if table else {})})
 
+    def status_soon(self) -> None:
+        """Publish the retained status at the next tick (the bot leaderboard changed)."""
+        self._board_due = True
+
     def _status(self, status: str, wait: bool = False) -> None:
         """Publish the referee's retained status now.  Its table count is a pass over every
         table, so the paths that run per table (create, close, a game's end) set
@@ -1119,7 +1135,7 @@ class Referee:
         assert self._link is not None
         playing = sum(1 for t in self.tables.values() if t.status == "playing")
         payload = encode(RefereeStatus(status=status, tables=playing, games=self.player_tables.games_wire(),
-                                       gatherings=self.gatherings.status_wire()))
+                                       gatherings=self.gatherings.status_wire(), bot_ratings=self.history.board))
         if wait:
             self._link.publish_wait(self.topics.referee_status(), payload, retain=True)
         else:

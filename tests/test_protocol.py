@@ -18,6 +18,7 @@ from summon.protocol.messages import (Account, Gathering, GuestAccount, GuestReq
 from summon.protocol.messages import HandedOver, HandOver, Leave, Left
 from summon.protocol.messages import Entered, Entry, EntryAnswer, EntryRelay
 from summon.protocol.messages import Chat, ChatLine, ChatLog
+from summon.protocol.messages import BotAccount, BotList, BotRequest, BotsRequest, ForgetBot, RenewBot
 from summon.protocol.messages import (DeviceAccount, DeviceList, DeviceRequest, DevicesRequest, ForgetDevice, History,
                                       MyGames, ReplayPart, ReplayRequest)
 from summon.protocol.mqtt import BrokerUrl
@@ -78,6 +79,12 @@ SAMPLES = [
     EntryAnswer(request_id="e1", tournament="spring", account="late", action="enter", code="tournament/closed",
                 detail="entries closed"),
     Entered(request_id="e1", director="director", tournament="spring", action="withdraw"),
+    BotRequest(request_id="b1", name="granbot"),
+    BotAccount(request_id="b1", user="granbot", owner="gran", password="p" * 32),
+    BotsRequest(request_id="b2"),
+    ForgetBot(request_id="b3", user="granbot"),
+    RenewBot(request_id="b4", user="granbot"),
+    BotList(request_id="b2", bots=[{"user": "granbot", "created": "2026-12-05T10:40Z"}]),
 ]
 
 

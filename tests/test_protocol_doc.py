@@ -211,7 +211,7 @@ def test_the_topic_table_has_every_topic_and_its_message_types():
         t.request("xuserx"): {c.TYPE for c in REQUESTS},
         t.reply("xuserx"): {"created", "closed", "error", "seated", "invites", "guest_account", "invited", "account", "my_games",
                             "replay_part", "left", "handed_over", "device_account", "device_list", "entered",
-                            "entrant"},
+                            "entrant", "bot_account", "bot_list"},
         t.meta("xtablex"): {"meta"}, t.public_state("xtablex"): {"public_state"}, t.events("xtablex"): {"events"},
         t.seat_state("xtablex", "xuserx"): {"seat_state"}, t.seat_error("xtablex", "xuserx"): {"error"},
         t.move("xtablex", "xuserx"): {"move", "reclaim"}, t.presence("xuserx"): {"presence"},

@@ -34,6 +34,7 @@ import { LANG_NAMES, lang, setLang, t as tr } from "./i18n.js";
 import { activeGuest, forgetGuest, invite, inviteKey, moveGuest, renderJoin, savedGuest, signupForm, takeInvite } from "./join.js";
 import { renderGathering, renewState } from "./gathering.js";
 import { deviceLabel, dropDevice, renderDevices, saveDevice, savedDevice } from "./device.js";
+import { botState, renderBots } from "./bots.js";
 
 const DEFAULTS = { broker: "", edge: "", prefix: "summon/v1", user: "", login: "password", guests: false, signup: "none" };
 const root = document.getElementById("app");
@@ -50,6 +51,7 @@ let keepMe = true;        // the login form's "Keep me signed in on this device"
 let deviceAsk = null;     // {request} while a device login is being asked for, after a password login
 let deviceEnded = null;   // words shown above the login form when the kept device login was refused
 let devices = { link: null };   // "Signed-in devices" (js/device.js), for the current connection
+let bots = { link: null };      // "Your bots" (js/bots.js), for the current connection
 const sitting = { request: null, table: null };
 const askedInvites = new Set();
 const renewing = new Map();   // request_id of an `invites` renew -> {table, seat}
@@ -141,6 +143,16 @@ function deviceList() {
   return renderDevices(store, devices, (type, fields) => link.request(type, fields), render);
 }
 
+// The account's "Your bots" (bot accounts it registered; asked once per connection and after each new one).
+function botList() {
+  if (bots.link !== link) bots = botState(link);
+  if (bots.stale && !bots.asked && store.connection.state === "online") {
+    bots.stale = false;
+    bots.asked = link.request("bots", {});
+  }
+  return renderBots(store, bots, (type, fields) => link.request(type, fields), render, config.broker);
+}
+
 // Play as the guest `cred` (made for the invite whose hash is `key`) at its table.
 function connectGuest(key, cred) {
   guest = { key, cred };
@@ -179,7 +191,8 @@ function loginForm() {
       else { link.close(); link = null; if (cells) cells.reset(null); store.connection = { state: "idle", detail: tr("login.logged-out") }; }
       location.hash = "#/";
       render();
-    } } }, link.guest ? tr("login.leave") : tr("login.logout")), link.guest ? null : deviceList());
+    } } }, link.guest ? tr("login.leave") : tr("login.logout")), link.guest ? null : deviceList(),
+    link.guest ? null : botList());
   }
   let saved = "";
   try { saved = localStorage.getItem("summon.user") || ""; } catch (err) { /* ignore */ }

@@ -253,6 +253,7 @@ export class Link {
       case "my_games": case "replay_part": return this.replyTopic(p);   // My games (js/mygames.js)
       case "device_account": case "device_list": return this.replyTopic(p);   // js/device.js
       case "entered": return this.replyTopic(p);   // open entry to a tournament (js/lobby.js)
+      case "bot_account": case "bot_list": return this.replyTopic(p);   // js/bots.js
       default: return false;
     }
   }
@@ -272,7 +273,7 @@ export function applyMessage(store, topic, m) {
       return false;
     }
     try {
-      if (["created", "seated", "invites", "left", "handed_over", "device_account", "device_list", "entered"].includes(m.type) || (m.type === "error" && parts[parts.length - 1] === "reply")) {
+      if (["created", "seated", "invites", "left", "handed_over", "device_account", "device_list", "entered", "bot_account", "bot_list"].includes(m.type) || (m.type === "error" && parts[parts.length - 1] === "reply")) {
         if (!store.replies) return false;
         store.replies.set(m.type === "error" ? m.ref : m.request_id, m);
         if (m.type === "created" && m.cell && store.tables) store.table(m.table).createdCell = m.cell;   // js/cells.js

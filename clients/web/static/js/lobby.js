@@ -77,8 +77,26 @@ export function renderLobby(store, link, loginForm, refresh = () => {}, opts = {
     : h("p", { class: "muted" }, tr("lobby.none-finished"))));
   out.push(section(tr("lobby.tournaments"), store.tours.size ? [...store.tours.entries()].map(([topic, t]) => tournament(t, topic, store, link, me, refresh))
     : h("p", { class: "muted" }, tr("lobby.none-tournament"))));
+  const board = botBoard(ref);
+  if (board) out.push(board);
   out.push(h("p", {}, h("a", { href: "#/replay", dataset: { key: "link:replay" } }, tr("lobby.replay"))));
   return out;
+}
+
+// The bot leaderboard (referee_status.bot_ratings, protocol/README.md): per game, the bot
+// accounts best first by ordinal (mu - 3 sigma); shown once some bot account has a rated game.
+function botBoard(ref) {
+  const games = ref && ref.bot_ratings ? Object.entries(ref.bot_ratings).filter(([, rows]) => rows.length) : [];
+  if (!games.length) return null;
+  const fmt = (x) => (typeof x === "number" ? String(Math.round(x * 10) / 10) : "?");
+  return section(tr("board.title"), h("p", { class: "muted" }, tr("board.intro")),
+    ...games.map(([game, rows]) => h("article", { class: "bot-board", dataset: { game } },
+      h("h3", {}, gameName(game)),
+      h("div", { class: "scroll" }, h("table", { class: "standings" },
+        h("thead", {}, h("tr", {}, ["#", "bot", "rating", "games"].map((c) => h("th", {}, c === "#" ? c : tr(`board.${c}`))))),
+        h("tbody", {}, rows.map((r, i) => h("tr", { dataset: { user: r.user } },
+          h("td", {}, String(i + 1)), h("td", {}, tr("seat.bot", { name: r.user })), h("td", {}, fmt(r.ordinal)),
+          h("td", {}, String(r.games))))))))));
 }
 
 // A guest's account sees only its own table: the lobby is a way back to it.

@@ -109,6 +109,7 @@ function who(g, seat) {
   if (level) return tr("mg.computer-plain", { n: seat + 1 });
   // a guest's account is a code (g-23376efac3bca638): the name they chose is who they were
   const shown = (g.names || {})[String(seat)];
+  if (!shown && (g.bots || []).includes(seat)) return tr("seat.bot", { name: g.players[seat] });   // a bot account (js/bots.js)
   return shown || g.players[seat];
 }
 

@@ -42,7 +42,7 @@ const chatLine = { table: opt(str), n: int, user: str, seat: opt(int), seq: opt(
 const cell = shape({ name: str, broker: str, edge: opt(str) });
 
 const SHAPES = {
-  referee_status: { status: str, tables: opt(num),
+  referee_status: { status: str, tables: opt(num), bot_ratings: opt(map),
                     games: opt(list(shape({ name: str, title: str, min_seats: int, max_seats: int, options: list(map), levels: opt(list(map)) }))),
                     gatherings: opt(list(shape({ table: str, game: str, title: opt(str), creator: str, open: list(int),
                                                  waiting: opt(int), seated: opt(list(str)), expires: opt(num) }))) },
@@ -66,11 +66,13 @@ const SHAPES = {
   chat_log: { table: str, lines: list(shape(chatLine)) },
   my_games: { request_id: str, more: opt(bool), ratings: map,
               games: list(shape({ table: str, game: str, title: opt(str), finished: num, players: list(str), seat: int,
-                                  computer: opt(map), rated: opt(bool),
+                                  computer: opt(map), rated: opt(bool), bots: opt(list(int)),
                                   result: shape({ outcome: str, place: opt(int), sides: opt(int), partners: list(int), score: opt(num),
                                                   others: list(shape({ seats: list(int), score: opt(num) })) }) })) },
   device_account: { request_id: str, user: str, login: str, secret: str, label: str },
   device_list: { request_id: str, devices: list(shape({ login: str, label: str, created: str })) },
+  bot_account: { request_id: str, user: str, owner: str, password: str },
+  bot_list: { request_id: str, bots: list(shape({ user: str, created: str })) },
   replay_part: { request_id: str, table: str, part: int, parts: int, frames: list(shape({ seq: int, topic: str, message: map })),
                  head: opt(map) },
   tournament: {

@@ -18,12 +18,13 @@ export function errorWords(err) {
 }
 
 // Who sits at `seat`, as people call them: a guest's display name (meta.names), else the
-// account's name; a computer seat in words.
+// account's name (a bot account's marked "(bot)": meta.bots); a computer seat in words.
 export function seatLabel(meta, seat) {
   const shown = meta && meta.names && typeof meta.names[String(seat)] === "string" ? meta.names[String(seat)] : null;
   if (shown) return shown;
   const name = meta && meta.players ? meta.players[seat] : null;
   if (isComputerSeat(meta, seat)) return t("seat.computer", { n: name.slice(9) });
+  if (name && (meta.bots || []).includes(name)) return t("seat.bot", { name });   // a bot account (js/bots.js)
   return name ? `${name}` : t("seat.n", { n: seat });
 }
 

@@ -1,0 +1,271 @@
+"""Bot accounts a person registers from the page, without the operator (issue 43 item 1).
+
+Until now ``summon accounts add NAME --role bot`` on the broker's machine was the only way
+to get a bot an account; lichess lets any account make a bot account with a token from its
+site.  Now a signed-in person asks the referee, on its own request topic (``bot``), for a
+bot account named as it likes: an account of role **bot** in the broker's dynamic security
+(group ``summon-bot``, its own role with exactly a player's per-account ACLs:
+``dynsec.account_acls``), whose textDescription says who owns it (``dynsec.bot_stamp``).
+The referee makes a random 192-bit password and sends it once, on the owner's reply topic;
+the broker keeps only its hash and the referee nothing.  The bot then logs in with its name
+and that password from anywhere and plays its seats like any account.
+
+What a bot account cannot do, because its role is bot (``RoleBook.set_runtime`` tells the
+referee at once; the roles file catches up at the next ``summon accounts list``): create or
+close tables (referee/playertables.py), take open seats (gatherings), have devices or bots
+of its own, anything a director does.  Every table that seats it lists it in ``meta.bots``:
+the page marks it as a bot wherever it names a seat (lobby, table, My games).
+
+The name follows the sign-up rule (referee/names.py: the service's words, privileged names
+and their look-alikes, and no account's look-alike; ``portable_name``), and the budgets are
+the sign-up's (referee/guests.py ``Budgets.bot_refusal``: 3 an hour per owner, the shared
+minute, the broker's pause budget; ``[signup] max_accounts`` counts bots too), plus at most
+``MAX_BOTS`` per owner (counted on the broker, like devices).  Listing, deleting and a new
+password are reads or one change each, through a token bucket per owner.
+
+Who may ask: an account of role player or director (or a signed-up one the roles file has
+not caught up with), as for devices (referee/devices.py): not a guest, a bot, the gateway.
+
+Where the state lives: in the broker only (the owner and the date in textDescription), so a
+restart loses nothing: at start one listing tells the referee which accounts are bots.
+Every command runs on the guests' admin worker, one command a message.
+"""
+
+from __future__ import annotations
+
+import datetime
+import logging
+import secrets
+from typing import Any, Protocol, Sequence
+
+from summon.protocol.errors import ErrorCode
+from summon.protocol.messages import BotAccount, BotList, BotRequest, BotsRequest, ForgetBot, RenewBot, encode
+from summon.protocol.topics import PORTABLE_CHARS, portable_name, valid_name
+from summon.referee.dynsec import DynsecAdmin, DynsecCommandError, bot_stamp, role_of_groups
+from summon.referee.names import reserved_refusal
+from summon.referee.ratelimit import RateLimiter
+from summon.referee.table import Publish
+
+__all__ = ["BotAccounts", "BotHost", "MAX_BOTS", "TooMany", "NotYours"]
+
+log = logging.getLogger("summon.referee.botaccounts")
+
+MAX_BOTS = 5
+ALLOWED_ROLES = (None, "player", "director")  # None: signed up since the roles file was written
+
+
+class BotHost(Protocol):
+    """What this desk uses of the referee (typed by what it uses: tests/test_layers.py keeps
+    the desks out of the service's import cycle)."""
+
+    topics: Any  # protocol.topics.Topics
+    roles: Any  # referee.accounts.RoleBook
+    guests: Any  # referee.guests.Guests: its admin worker, budgets and account count
+    tables: Any  # table id -> Table
+
+    def send(self, publishes: Sequence[Any]) -> None: ...
+
+    def send_error(self, topic: str, code: ErrorCode, detail: str, table: str | None = None,
+                   ref: str | None = None) -> None: ...
+
+    def privileged_keys(self) -> frozenset[str]: ...
+
+    def account_lookalike(self, user: str) -> str | None: ...
+
+
+class TooMany(Exception):
+    """The owner already has ``MAX_BOTS`` bot accounts (raised on the admin's thread)."""
+
+
+class NotYours(Exception):
+    """Not a bot account of this owner (raised on the admin's thread)."""
+
+
+def _listed(owned: dict[str, tuple[str, str]], owner: str) -> list[dict[str, str]]:
+    return sorted(({"user": b, "created": c} for b, (o, c) in owned.items() if o == owner),
+                  key=lambda d: (d["created"], d["user"]))
+
+
+class BotAccounts:
+    """The ``bot``, ``bots``, ``forget_bot`` and ``renew_bot`` requests (loop thread only)."""
+
+    def __init__(self, referee: BotHost) -> None:
+        self.ref = referee
+        self.reads = RateLimiter(rate=1 / 3, burst=10)  # lists, deletions, new passwords: 10 at once, then one in 3 s
+        self.owners: dict[str, str] = {}  # bot -> owner, as the broker said (start) and as made here since
+        self.made = 0
+        self.forgotten = 0
+
+    # --- start: which accounts are bots (one read) ------------------------------------------------
+    def start(self) -> None:
+        worker = self.ref.guests.worker
+        if worker is not None:
+            worker.submit(lambda a: a.owned_bots(), self._loaded, writes=False)
+
+    def _loaded(self, owned: Any, error: BaseException | None) -> None:
+        if error is not None:
+            log.warning("bot accounts: could not list them: %s", error)
+            return
+        for bot, (owner, _) in owned.items():
+            self._known(bot, owner)
+        for t in self.ref.tables.values():  # restored tables: their bot accounts marked as bots
+            marked = frozenset(p for p in t.players if p in self.owners)
+            if marked - t.bots:
+                t.bots = t.bots | marked
+        if owned:
+            log.info("bot accounts: %d registered by people", len(owned))
+
+    def _known(self, bot: str, owner: str | None) -> None:
+        if owner is None:
+            self.owners.pop(bot, None)
+        else:
+            self.owners[bot] = owner
+        self.ref.roles.set_runtime(bot, "bot" if owner is not None else None)
+
+    # --- requests ---------------------------------------------------------------------------------
+    def handle(self, user: str, req: BotRequest | BotsRequest | ForgetBot | RenewBot) -> None:
+        reply = self.ref.topics.reply(user)
+
+        def refuse(code: ErrorCode, detail: str) -> None:
+            self.ref.send_error(reply, code, detail, ref=req.request_id)
+
+        worker = self.ref.guests.worker
+        if worker is None:
+            return refuse(ErrorCode.BOT_UNSUPPORTED, "bot accounts from the page need the broker's accounts in "
+                          "dynamic security (summon broker migrate DIR --to dynsec) and the referee started with "
+                          "--accounts-admin: ask the operator (summon accounts add NAME --role bot)")
+        role = self.ref.roles.role(user)
+        if role not in ALLOWED_ROLES or self.ref.guests.is_guest(user):
+            return refuse(ErrorCode.AUTH_FORBIDDEN, "only a person's own account (a player or a director) "
+                          "registers bot accounts")
+        if isinstance(req, BotRequest):
+            return self._create(user, reply, req, refuse)
+        if not self.reads.allow(user):
+            return refuse(ErrorCode.BOT_BUDGET, "too many bot account requests: wait a few seconds and ask again")
+        if isinstance(req, BotsRequest):
+            worker.submit(lambda a: _listed(a.owned_bots(), user), self._answer_list(user, reply, req.request_id,
+                                                                                    refuse), writes=False)
+        elif isinstance(req, ForgetBot):
+            self._forget(user, reply, req, refuse)
+        else:
+            self._renew(user, reply, req, refuse)
+
+    def _answer_list(self, user: str, reply: str, request_id: str, refuse: Any) -> Any:
+        def done(found: Any, error: BaseException | None) -> None:
+            if error is not None:
+                log.error("bot accounts of %s not listed: %s", user, error)
+                return refuse(ErrorCode.BOT_UNSUPPORTED, "the broker did not answer; try again")
+            self.ref.send([Publish(reply, encode(BotList(request_id=request_id, bots=found)))])
+        return done
+
+    def name_refusal(self, name: str) -> tuple[ErrorCode, str] | None:
+        """What is wrong with a new bot's name, in words (None: nothing): the sign-up's rule
+        (referee/guests.py ``_signup_failure``), less the password (the referee makes it)."""
+        if not portable_name(name):
+            return ErrorCode.BOT_BAD_NAME, f"a bot's name is 1 to 64 of {PORTABLE_CHARS}" + (
+                " (no '.': other MQTT engines split topic levels at it)" if valid_name(name) else "")
+        why = reserved_refusal(name, self.ref.privileged_keys())  # referee/names.py: one rule for every path
+        if why:
+            return ErrorCode.BOT_BAD_NAME, why
+        if self.ref.roles.role(name) is not None:
+            return ErrorCode.BOT_TAKEN, f"{name!r} is taken: choose another name"
+        twin = self.ref.account_lookalike(name)
+        if twin is not None:
+            return ErrorCode.BOT_TAKEN, f"{name!r} looks like the name of an existing account: choose another name"
+        return None
+
+    def _create(self, user: str, reply: str, req: BotRequest, refuse: Any) -> None:
+        budgets = self.ref.guests.budgets
+        why = budgets.bot_refusal(user)
+        if why:
+            return refuse(ErrorCode.BOT_BUDGET, why)
+        name = req.name
+        failed = self.name_refusal(name) or self.ref.guests._accounts_cap()
+        if failed is not None:
+            code, detail = failed
+            if code == ErrorCode.SIGNUP_BUDGET:
+                code = ErrorCode.BOT_BUDGET
+            else:
+                budgets.fail(f"account:{user}")  # this owner's refusals only (as a sign-up's source)
+            return refuse(code, detail)
+        budgets.take_bot(user)
+        password = secrets.token_urlsafe(24)  # 192 bits
+        created = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%MZ")
+        guests = self.ref.guests
+        guests.signups_pending += 1
+
+        def job(a: DynsecAdmin) -> None:  # on the admin's thread: check, count, then make (jobs run one at a time)
+            groups = (g.get("groupname", "") for g in a.get_client(user).get("groups", []))
+            if role_of_groups(groups) not in ("player", "director"):  # the broker's word, over the roles file's
+                raise NotYours()
+            if sum(1 for o, _ in a.owned_bots().values() if o == user) >= MAX_BOTS:
+                raise TooMany()
+            a.add_account(name, "bot", password, bot_stamp(user, created))
+
+        def done(_: Any, error: BaseException | None) -> None:
+            guests.signups_pending -= 1
+            if isinstance(error, TooMany):
+                return refuse(ErrorCode.BOT_TOO_MANY, f"you have {MAX_BOTS} bot accounts already, the most there "
+                              "may be: delete one first (Your account, Your bots)")
+            if isinstance(error, NotYours) or (isinstance(error, DynsecCommandError) and error.subject == user):
+                return refuse(ErrorCode.AUTH_FORBIDDEN, "only a person's own account (a player or a director) "
+                              "registers bot accounts")
+            if isinstance(error, DynsecCommandError) and "exist" in error.error.lower():
+                return refuse(ErrorCode.BOT_TAKEN, f"{name!r} is taken: choose another name")
+            if error is not None:
+                log.error("bot account %s for %s not made: %s", name, user, error)
+                return refuse(ErrorCode.BOT_UNSUPPORTED, "the broker did not make the bot account; try again")
+            guests.accounts += 1
+            self.made += 1
+            self._known(name, user)
+            log.info("bot account %s made for %s", name, user, extra={"user": user})
+            self.ref.send([Publish(reply, encode(BotAccount(request_id=req.request_id, user=name, owner=user,
+                                                            password=password)))])
+
+        guests.worker.submit(job, done)
+
+    def _mine(self, a: DynsecAdmin, user: str, bot: str) -> None:
+        if not valid_name(bot) or a.bot_owner(bot) != user:
+            raise NotYours()
+
+    def _forget(self, user: str, reply: str, req: ForgetBot, refuse: Any) -> None:
+        bot = req.user
+
+        def job(a: DynsecAdmin) -> Any:
+            self._mine(a, user, bot)
+            a.forget_bot(bot)
+            return _listed(a.owned_bots(), user)
+
+        def done(left: Any, error: BaseException | None) -> None:
+            if isinstance(error, NotYours):
+                return refuse(ErrorCode.BOT_UNKNOWN, "that is not one of your bot accounts")
+            if error is not None:
+                log.error("bot account %s not deleted: %s", bot, error)
+                return refuse(ErrorCode.BOT_UNSUPPORTED, "the broker did not answer; try again")
+            self.forgotten += 1
+            self.ref.guests.accounts = max(0, self.ref.guests.accounts - 1)
+            self._known(bot, None)
+            log.info("bot account %s of %s deleted", bot, user, extra={"user": user})
+            self.ref.send([Publish(reply, encode(BotList(request_id=req.request_id, bots=left)))])
+
+        self.ref.guests.worker.submit(job, done)
+
+    def _renew(self, user: str, reply: str, req: RenewBot, refuse: Any) -> None:
+        bot = req.user
+        password = secrets.token_urlsafe(24)
+
+        def job(a: DynsecAdmin) -> None:
+            self._mine(a, user, bot)
+            a.set_password(bot, password)  # the plugin drops the connections made with the old one
+
+        def done(_: Any, error: BaseException | None) -> None:
+            if isinstance(error, NotYours):
+                return refuse(ErrorCode.BOT_UNKNOWN, "that is not one of your bot accounts")
+            if error is not None:
+                log.error("bot account %s: no new password: %s", bot, error)
+                return refuse(ErrorCode.BOT_UNSUPPORTED, "the broker did not answer; try again")
+            log.info("bot account %s of %s: new password", bot, user, extra={"user": user})
+            self.ref.send([Publish(reply, encode(BotAccount(request_id=req.request_id, user=bot, owner=user,
+                                                            password=password)))])
+
+        self.ref.guests.worker.submit(job, done)

@@ -1,0 +1,254 @@
+"""Bot accounts a person registers (issue 43 item 1, referee/botaccounts.py), over a real
+Mosquitto with the dynamic security plugin and a real referee that makes them in it.
+
+What the bot's login may do is measured against the broker (CONNACK, SUBACK, PUBACK,
+disconnects) and the referee's answers on the bot's own topics, not taken from anyone's word.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+
+import pytest
+
+from summon.protocol.messages import (BotAccount, BotList, BotRequest, BotsRequest, CloseTable, Created, CreateTable,
+                                      DeviceRequest, Error, ForgetBot, History, Meta, Move, MyGames, RefereeStatus, RenewBot, SeatState, Sit, encode)
+from summon.protocol.topics import Topics
+from summon.referee.dynsec import find_plugin
+from summon.referee.service import RefereeConfig
+from tests.helpers import Probe
+from tests.secbroker import Raw, RunningReferee
+from tests.test_dynsec import start_dynsec_broker, wait_until
+
+pytestmark = [pytest.mark.broker,
+              pytest.mark.skipif(find_plugin() is None, reason="mosquitto_dynamic_security.so not installed")]
+T = Topics()
+ACCOUNTS = {"referee": "referee", "web": "gateway", "gran": "player", "aunt": "player", "boss": "director",
+            "nephew": "player", "n1": "bot"}
+REPLIES = (BotAccount, BotList, Error, Created, MyGames)
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory):
+    broker = start_dynsec_broker(tmp_path_factory.mktemp("bots") / "broker", ACCOUNTS)
+    yield broker
+    broker.stop()
+
+
+@pytest.fixture(scope="module")
+def ref(db):
+    root = db.accounts.dir.root
+    running = RunningReferee(RefereeConfig(
+        broker=db.url("referee"), client_id="referee", roles_file=str(db.accounts.dir.roles), mqtt_version=5,
+        accounts_admin=str(root / "secrets" / "summon-admin.pw"), directors=frozenset({"boss"})))
+    running.ref.history.board_every = 0.0  # the leaderboard at once after a game, not 30 s later
+    yield running.ref
+    running.stop()
+
+
+def rid() -> str:
+    return uuid.uuid4().hex[:10]
+
+
+def ask(probe: Probe, user: str, msg, timeout: float = 15):
+    probe.publish(T.request(user), encode(msg))
+    return probe.wait_for(lambda i, m: isinstance(m, REPLIES) and getattr(
+        m, "ref" if isinstance(m, Error) else "request_id", None) == msg.request_id, timeout, new=True)
+
+
+def person(db, user: str) -> Probe:
+    return Probe(db.url(user), user, (T.reply(user),), mqtt_version=5)
+
+
+def as_bot(db, acc: BotAccount, *subs: str) -> Probe:
+    url = db.url(acc.user).with_credentials(acc.user, acc.password)
+    return Probe(url, acc.user, (T.reply(acc.user), *subs), mqtt_version=5)
+
+
+def raw_bot(db, acc: BotAccount) -> Raw:
+    return Raw(db.settings.port, acc.user, acc.user, acc.password, v5=True)
+
+
+def play_until_bot_moved(table: str, seats: dict[str, Probe], bot: str, timeout: float = 20,
+                         to_end: bool = False) -> SeatState:
+    """Each seat plays its first legal move when it is to move, until a move of ``bot`` was
+    accepted (``to_end``: until the game is over); returns the bot's seat state that shows
+    it (``last.seat`` = its seat, by itself)."""
+    latest: dict[str, SeatState] = {}
+    moved: set[tuple[str, int]] = set()
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        for user, p in seats.items():
+            p.collect(0.05)
+            for _, m in p.seen:
+                if isinstance(m, SeatState) and m.table == table and (user not in latest or m.seq > latest[user].seq):
+                    latest[user] = m
+            s = latest.get(user)
+            if s is None:
+                continue
+            if user == bot and (s.status != "playing" if to_end else (
+                    s.last and s.last.get("seat") == s.seat and s.last.get("by") == "seat")):
+                return s
+            if s.status == "playing" and s.seat in s.to_move and s.legal and (user, s.seq) not in moved:
+                moved.add((user, s.seq))
+                p.publish(T.move(table, user), encode(Move(seq=s.seq, move=s.legal[0])))
+    raise AssertionError(f"no move of {bot} was accepted; last states: {latest}")
+
+
+def test_a_person_registers_a_bot_that_plays_then_revokes_it(db, ref):
+    gran = person(db, "gran")
+    try:
+        made = ask(gran, "gran", BotRequest(request_id=rid(), name="granbot"))
+        assert isinstance(made, BotAccount), made
+        assert made.user == "granbot" and made.owner == "gran" and len(made.password) >= 32
+        listed = ask(gran, "gran", BotsRequest(request_id=rid()))
+        assert isinstance(listed, BotList) and [b["user"] for b in listed.bots] == ["granbot"], listed
+        assert listed.bots[0]["created"].endswith("Z")
+        assert "password" not in listed.bots[0]
+
+        # the bot logs in with the shown password, and is refused with any other
+        assert raw_bot(db, BotAccount(request_id="x", user="granbot", owner="gran", password="wrong")).connect() \
+            == "Not authorized"
+        # gran challenges it: a table of hers that names the bot account in a seat
+        created = ask(gran, "gran", CreateTable(request_id=rid(), game="summicard", players=["gran", "granbot"]))
+        assert isinstance(created, Created), created
+        table = created.table
+        bot = as_bot(db, made, T.seat_all(table, "granbot"), T.public_all(table))
+        gran.link.subscribe(T.seat_all(table, "gran"))
+        try:
+            meta = bot.wait_for(lambda i, m: isinstance(m, Meta) and m.table == table)
+            assert isinstance(meta, Meta) and meta.bots == ["granbot"], meta  # marked as a bot everywhere
+            state = play_until_bot_moved(table, {"gran": gran, "granbot": bot}, "granbot")
+            assert state.seat == 1
+
+            # it is refused what is not a seat's: another seat, tables, seats, devices, bots, a director's close
+            for req in (CreateTable(request_id=rid(), game="summicard", players=["granbot", "gran"]),
+                        CloseTable(request_id=rid(), table=table), Sit(request_id=rid(), table=table, seat=0),
+                        DeviceRequest(request_id=rid(), label="x"), BotRequest(request_id=rid(), name="botbot2x"),
+                        BotsRequest(request_id=rid())):
+                got = ask(bot, "granbot", req)
+                assert isinstance(got, Error) and got.code == "auth/forbidden", (req, got)
+            assert ref.tables[table].status == "playing"  # the bot's close closed nothing
+
+            # the game to its end: gran's My games marks the bot's seat
+            play_until_bot_moved(table, {"gran": gran, "granbot": bot}, "granbot", timeout=60, to_end=True)
+            mine = ask(gran, "gran", History(request_id=rid()))
+            assert isinstance(mine, MyGames), mine
+            (game,) = [g for g in mine.games if g["table"] == table]
+            assert game["bots"] == [1], game
+            # and the bot leaderboard, on the retained public referee_status (issue 43 item 5)
+            gran.link.subscribe(T.referee_status())
+            status = gran.wait_for(lambda i, m: isinstance(m, RefereeStatus) and any(
+                e["user"] == "granbot" for e in m.bot_ratings.get("summicard", [])), 20)
+            assert isinstance(status, RefereeStatus)
+            (entry,) = status.bot_ratings["summicard"]  # bot accounts only: not gran
+            assert entry["user"] == "granbot" and entry["games"] == 1 and set(entry) == {"user", "mu", "sigma", "ordinal",
+                                                                                          "games"}
+
+            raw = raw_bot(db, made)
+            assert raw.connect() == "Success"
+            assert raw.subscribe(T.seat_all(table, "gran")) == ["Not authorized"]
+            assert raw.publish(T.move(table, "gran"), encode(Move(seq=0, move="x"))) == "Not authorized"
+            assert raw.publish(T.request("gran"), encode(BotsRequest(request_id=rid()))) == "Not authorized"
+            raw.close()
+
+            # another person can neither delete it nor give it a new password
+            aunt = person(db, "aunt")
+            try:
+                for req in (ForgetBot(request_id=rid(), user="granbot"), RenewBot(request_id=rid(), user="granbot"),
+                            ForgetBot(request_id=rid(), user="aunt"), ForgetBot(request_id=rid(), user="n1")):
+                    got = ask(aunt, "aunt", req)
+                    assert isinstance(got, Error) and got.code == "bot/unknown", (req, got)
+            finally:
+                aunt.close()
+
+            # a new password: the old one is refused, the live connection dropped
+            renewed = ask(gran, "gran", RenewBot(request_id=rid(), user="granbot"))
+            assert isinstance(renewed, BotAccount) and renewed.password != made.password, renewed
+            assert raw_bot(db, made).connect() == "Not authorized"
+            again = raw_bot(db, renewed)
+            assert again.connect() == "Success"
+
+            # revoked: dropped at once, refused from then on, gone from the list
+            left = ask(gran, "gran", ForgetBot(request_id=rid(), user="granbot"))
+            assert isinstance(left, BotList) and left.bots == [], left
+            wait_until(lambda: not again.client.is_connected(), 5)
+            again.close()
+            assert raw_bot(db, renewed).connect() == "Not authorized"
+            gone = ask(gran, "gran", ForgetBot(request_id=rid(), user="granbot"))
+            assert isinstance(gone, Error) and gone.code == "bot/unknown", gone
+            assert ref.roles.role("granbot") is None
+        finally:
+            bot.close()
+    finally:
+        gran.close()
+
+
+def test_the_sign_up_name_rule(db, ref):
+    aunt = person(db, "aunt")
+    try:
+        for name, code in (("boss", "bot/bad-name"), ("B0ss", "bot/bad-name"), ("aunt", "bot/taken"),
+                           ("AUNT", "bot/taken"), ("referee", "bot/bad-name"),
+                           ("summon-x", "bot/bad-name"), ("bot7", "bot/bad-name"), ("a.b", "bot/bad-name"),
+                           ("g-1234", "bot/bad-name"), ("n1", "bot/taken")):
+            got = ask(aunt, "aunt", BotRequest(request_id=rid(), name=name))
+            assert isinstance(got, Error) and got.code == code, (name, got)
+            assert got.detail
+    finally:
+        aunt.close()
+    for user in ("n1", "web"):  # a bot, the gateway
+        p = person(db, user)
+        try:
+            got = ask(p, user, BotRequest(request_id=rid(), name="fine-name"))
+            assert isinstance(got, Error) and got.code == "auth/forbidden", got
+        finally:
+            p.close()
+
+
+def test_budgets_in_words(db, ref):
+    nephew = person(db, "nephew")
+    try:
+        made = [ask(nephew, "nephew", BotRequest(request_id=rid(), name=f"nephew-bot{i}")) for i in range(3)]
+        assert all(isinstance(m, BotAccount) for m in made), made
+        fourth = ask(nephew, "nephew", BotRequest(request_id=rid(), name="nephew-bot3"))
+        assert isinstance(fourth, Error) and fourth.code == "bot/budget", fourth
+        assert "an hour" in fourth.detail and "minute" in fourth.detail
+        ref.guests.budgets._clients.clear()  # the hour's window is not what is measured next
+        made += [ask(nephew, "nephew", BotRequest(request_id=rid(), name=f"nephew-bot{i}")) for i in (3, 4)]
+        assert all(isinstance(m, BotAccount) for m in made), made
+        ref.guests.budgets._clients.clear()
+        sixth = ask(nephew, "nephew", BotRequest(request_id=rid(), name="nephew-bot5"))
+        assert isinstance(sixth, Error) and sixth.code == "bot/too-many", sixth
+        assert "delete one first" in sixth.detail
+        listed = ask(nephew, "nephew", BotsRequest(request_id=rid()))
+        assert isinstance(listed, BotList) and len(listed.bots) == 5
+    finally:
+        nephew.close()
+
+
+def test_bots_are_known_from_the_broker_at_start(db, ref):
+    """The broker alone keeps who owns which bot: what the referee learns at start (one
+    listing) marks them as bots again, as after a restart."""
+    boss = person(db, "boss")
+    try:
+        made = ask(boss, "boss", BotRequest(request_id=rid(), name="bossbot"))
+        assert isinstance(made, BotAccount), made
+    finally:
+        boss.close()
+    desk = ref.bot_accounts
+    ref.post(lambda: (ref.roles.set_runtime("bossbot", None), desk.owners.clear()))
+    wait_until(lambda: ref.roles.role("bossbot") is None, 5)
+    ref.post(desk.start)
+    wait_until(lambda: ref.roles.role("bossbot") == "bot", 10)
+    assert desk.owners.get("bossbot") == "boss"
+
+
+def test_passwd_mode_refuses_in_words(mosquitto, referee):
+    north = Probe(mosquitto.url("north"), "north", (T.reply("north"),))
+    try:
+        got = ask(north, "north", BotRequest(request_id=rid(), name="northbot"))
+        assert isinstance(got, Error) and got.code == "bot/unsupported", got
+        assert "summon accounts add" in got.detail
+    finally:
+        north.close()
