@@ -32,7 +32,6 @@ from summon.protocol.messages import (CloseTable, Closed, CreateTable, Created, 
                                       Leave, Move, Reclaim, RefereeStatus, Rematch, Signup, Sit, decode, encode)
 from summon.protocol.messages import DeviceRequest, DevicesRequest, ForgetDevice, History, InvitationRequest, Message, ReplayRequest
 from summon.protocol.messages import Entry, EntryAnswer
-from summon.protocol.messages import DeviceRequest, DevicesRequest, ForgetDevice, History, Message, ReplayRequest
 from summon.protocol.messages import BotRequest, BotsRequest, ForgetBot, RenewBot
 from summon.protocol.looplink import Caught, LoopLink
 from summon.protocol.mqtt import BrokerUrl, Incoming
