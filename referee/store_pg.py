@@ -451,6 +451,10 @@ class PgStore:
             raise StoreError(f"could not read the lease of {table_id} in {self.path}: {_first_line(exc)}") from None
         return row is not None
 
+    def house_tables(self) -> set[str]:
+        """As ``Store.house_tables``."""
+        return {r[0] for r in self._read("SELECT DISTINCT table_id FROM seat_events WHERE kind = 'house'", ())}
+
     def lease(self, table_id: str) -> tuple[str, int] | None:
         """(owner, epoch) of a table's lease (tests, listings)."""
         row = self._db.execute("SELECT owner, epoch FROM leases WHERE table_id = %s", (table_id,)).fetchone()
