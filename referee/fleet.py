@@ -39,6 +39,13 @@ How the work is shared, and why this way:
 * **Leases**: the owner renews every ``ttl/3``; each write is fenced by the lease's epoch
   in the store's own transaction.  A referee that learns (renewal, or a fenced write) that
   it lost a table forgets it at once and publishes nothing more for it.
+  The renewal runs on a thread of its own with a database connection of its own
+  (``Renewer``, issue 45 item 5): until then it ran in the loop's tick, so a loop held up
+  longer than ``2 ttl/3`` (a slow handler, a large batch, a machine at load ~5) let the
+  leases of its quiet tables expire, and a live referee's tables were adopted mid-game.
+  A lease now says "this process is alive and its loop is not wedged": the thread stops
+  renewing when the loop has not ticked for ``stall_s`` (``max(30 s, 10 ttl)``), so a loop
+  stuck for good still hands its tables over, later than a dead process does.
 * **Adoption**: every ``ttl/4`` (at most 1 s) each referee claims tables whose lease expired (a killed
   referee's), subscribes their move topics, rebuilds them by replaying the stored history
   through the engine -- the path that accepted the moves -- and republishes their states
@@ -52,23 +59,27 @@ How the work is shared, and why this way:
 from __future__ import annotations
 
 import logging
-from collections import OrderedDict
+import threading
+import time
+from collections import OrderedDict, deque
 from typing import TYPE_CHECKING, Any
 
 import msgpack
 
 from summon.protocol.looplink import Subscription
 from summon.protocol.mqtt import Incoming
+from summon.referee.store import StoreError
 
 if TYPE_CHECKING:
     from summon.referee.core import RefereeCore
 
-__all__ = ["Fleet", "share_group"]
+__all__ = ["Fleet", "Renewer", "share_group"]
 
 log = logging.getLogger("summon.referee.fleet")
 
 CATCH_ALL_ID = 1  # MQTT 5 Subscription Identifier of the catch-all for moves (looplink.Caught)
 MAX_FOREIGN = 100_000  # table ids remembered as another referee's (bounded: the store is the truth)
+STALL_S = 30.0  # a loop that has not ticked for max(this, 10 ttl) is wedged: its leases are left to expire
 
 
 def share_group(store: Any, explicit: str | None = None) -> str:
@@ -79,8 +90,88 @@ def share_group(store: Any, explicit: str | None = None) -> str:
     return "summon-" + store.fleet_secret("share_group")
 
 
+class Renewer:
+    """Renews this referee's leases every ``ttl/3`` from a thread of its own, off the loop.
+
+    What it shares with the loop, and why that is safe: it reads ``ref.tables`` and
+    ``store.epochs`` by copying them (one C call each under the GIL: the keys are strings,
+    so no Python code runs during the copy); it writes only ``members``, ``lost`` (a deque)
+    and ``error``, which the loop reads in ``Fleet.tick``.  Dropping a lost table is the
+    loop's work (``Fleet.tick``): only the loop touches tables.
+    """
+
+    def __init__(self, fleet: "Fleet") -> None:
+        self.fleet = fleet
+        self.store = fleet.store
+        self.every = fleet.renew_every
+        self.lost: deque[str] = deque()  # tables another referee owns now (the loop drops them)
+        self.error: str | None = None  # the last renewal's failure, reported by the loop's tick
+        self.renewals = 0
+        self.late_max = 0.0  # seconds: the worst gap between two renewals beyond ``every``
+        self.stalled = False
+        self._halt = threading.Event()
+        self._conn: Any = None
+        self._thread = threading.Thread(target=self._run, name="summon-lease-renewal", daemon=True)
+        self.started = False
+
+    def start(self) -> None:
+        if not self.started and not self._halt.is_set():
+            self.started = True
+            self._thread.start()
+
+    def stop(self) -> None:
+        """Stop renewing (before a graceful stop releases the leases: no renewal after a release)."""
+        self._halt.set()
+        if self._thread.is_alive() and self._thread is not threading.current_thread():
+            self._thread.join(max(5.0, 2 * self.every))
+
+    def _run(self) -> None:
+        last = time.monotonic()
+        try:
+            while not self._halt.wait(max(0.0, last + self.every - time.monotonic())):
+                if self.store.closed:
+                    return
+                now = time.monotonic()
+                self.late_max = max(self.late_max, now - last - self.every)
+                last = now  # the next renewal is due ``every`` after this one began
+                if now - self.fleet.ticked > self.fleet.stall_s:
+                    if not self.stalled:
+                        self.stalled = True
+                        log.error("the referee's loop has not run for %.0f s: its leases are no longer renewed, "
+                                  "the fleet will adopt its tables", now - self.fleet.ticked)
+                    continue
+                self.stalled = False
+                try:
+                    self.renew_once()
+                except Exception as exc:  # the database away: the loop reports it (/readyz), we retry
+                    self.error = str(exc)
+                    self._close()
+        finally:
+            self._close()
+
+    def renew_once(self) -> None:
+        if self._conn is None:
+            self._conn = self.store.renewal()
+        epochs = self.store.epochs.copy()  # epochs first: a table in tables but not here is checked by the loop
+        tables = list(self.fleet.ref.tables)
+        mine = [t for t in tables if t in epochs]
+        self.lost.extend(t for t in tables if t not in epochs)
+        renewed, lost = self._conn.renew(mine)
+        self.lost.extend(lost)
+        released = [t for t in renewed if t not in self.store.epochs]  # the loop released it meanwhile
+        if released:
+            self._conn.release(released)
+        self.fleet.members = self._conn.heartbeat() or [self.store.owner]
+        self.renewals += 1
+
+    def _close(self) -> None:
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+
+
 class Fleet:
-    """This referee's part in a fleet; loop thread only."""
+    """This referee's part in a fleet; loop thread only (but for its ``Renewer``)."""
 
     def __init__(self, referee: "RefereeCore", group: str) -> None:
         self.ref = referee
@@ -89,7 +180,9 @@ class Fleet:
         ttl = float(self.store.ttl)
         self.renew_every = ttl / 3
         self.adopt_every = min(1.0, max(0.05, ttl / 4))  # a released lease is adopted within a second
-        self._last_renew = self._last_adopt = 0.0
+        self.stall_s = max(STALL_S, 10 * ttl)  # Renewer: a loop this late is wedged, not busy
+        self.ticked = time.monotonic()  # the loop's last tick (Renewer's watchdog)
+        self._last_adopt = 0.0
         self.foreign: OrderedDict[str, None] = OrderedDict()
         self.adopted = 0  # tables adopted since start (tests, benchmarks)
         self.fenced = 0  # writes the store refused because a lease was lost
@@ -97,6 +190,7 @@ class Fleet:
         self.members: list[str] = [self.store.owner]  # live referees of the fleet (PgStore.heartbeat)
         topics = referee.topics
         self.forward_topic = f"{topics.prefix}/referee/fleet/forward"
+        self.renewer = Renewer(self)  # started by the loop's first tick (a Fleet made in a unit test runs none)
 
     def subscriptions(self) -> tuple["str | Subscription", ...]:
         t = self.ref.topics
@@ -138,11 +232,15 @@ class Fleet:
 
     # --- the loop's tick ------------------------------------------------------------------------
     def tick(self, now: float) -> None:
-        if now - self._last_renew >= self.renew_every:
-            self._last_renew = now
-            for tid in self.store.renew(list(self.ref.tables)):
-                self.drop(tid, "its lease is held by another referee")
-            self.members = self.store.heartbeat() or [self.store.owner]
+        self.ticked = time.monotonic()
+        renewer = self.renewer
+        if not renewer.started:
+            renewer.start()
+        while renewer.lost:  # the renewal found tables another referee owns: forget them
+            self._lost(renewer.lost.popleft())
+        if renewer.error is not None:
+            error, renewer.error = renewer.error, None
+            raise StoreError(error)  # logged, and /readyz says leases are not renewed (Referee._tick)
         if now - self._last_adopt >= self.adopt_every:
             self._last_adopt = now
             self.adopt()
@@ -173,6 +271,17 @@ class Fleet:
                         ", ".join(r.id for r in recs[:10]) + (" ..." if len(recs) > 10 else ""))
             self.ref.publish_status("online")
         return n
+
+    def _lost(self, tid: str) -> None:
+        """The renewal says ``tid`` is lost; drop it unless that is stale news (adopted back, or
+        created, since the renewal looked: then our lease is in ``epochs`` and the store says it is ours)."""
+        if tid not in self.ref.tables:
+            return
+        epoch = self.store.epochs.get(tid)
+        if epoch is not None and self.store.lease(tid) == (self.store.owner, epoch):
+            return
+        self.store.epochs.pop(tid, None)
+        self.drop(tid, "its lease is held by another referee")
 
     def drop(self, tid: str, why: str) -> None:
         """Forget a table another referee owns now: no publish, no tick, nothing more."""
@@ -232,6 +341,7 @@ class Fleet:
     # --- graceful stop -----------------------------------------------------------------------------
     def release_all(self) -> None:
         """Give every lease up (after the ``interrupted`` notices): the others adopt at once."""
+        self.renewer.stop()  # first: a renewal after a release would hold the table for another ttl
         for tid in list(self.ref.tables):
             self.store.release(tid)
             self.disown(tid)

@@ -14,6 +14,17 @@ Why these rules (the promise: a tournament game survives anything short of losin
   replaying its moves through the pure engine -- the same code path that accepted them --
   and its retained states are published again.  Clocks are rebuilt from the time each
   move used; time while the referee was down is not charged (running turns restart).
+* **Ready first, the quiet tables after** (issue 45, item 6: 10,000 stored tables took
+  3.1 s before the referee served anyone).  At start-up the referee rebuilds, before it says
+  it is ready, the tables something must happen at without a message: a time control (its
+  clock runs, a timeout or an absent player's grace must fire), a seat the house plays
+  (it must move), a guest (the guest sweep must know it lives on); then others, in creation
+  order, for ``start_budget_s``.  The rest wait in ``Tables.pending`` as their stored
+  records (a row each, no game state) and are rebuilt by the loop between messages
+  (``restore_some``, a slice at a time), or at once when a message, request or lookup
+  names one (``Tables.get``): a move to a table not rebuilt yet is judged exactly as after
+  an eager restore, by the same ``restore_one``.  Every table still gets its new epoch and
+  its ``resumed`` notice, a moment later.
 * **Republish after a reconnect.**  A restarted broker may have lost every retained
   message; when the link comes back the referee publishes every table's states again.
 * **Interrupted, then resumed.**  A graceful stop (SIGTERM) publishes, per unfinished
@@ -34,6 +45,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import threading
 import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Sequence
@@ -46,13 +58,14 @@ from summon.referee.clock import Clock, TimeControl
 from summon.referee.engine import Event
 from summon.referee.games import GAMES
 from summon.referee.store import MoveRecord, SeatEvent, StoreError, TableRecord
+from summon.referee.dynsec import GUEST_NAME
 from summon.referee.store_pg import LeaseLost
 from summon.referee.table import HistoryEntry, Publish, Table
 
 if TYPE_CHECKING:
     from summon.referee.core import RefereeCore
 
-__all__ = ["Recovery", "RestoreReport", "ReplayError", "rebuild", "new_epoch"]
+__all__ = ["Recovery", "RestoreReport", "ReplayError", "Tables", "rebuild", "new_epoch"]
 
 log = logging.getLogger("summon.referee.recovery")
 
@@ -69,6 +82,38 @@ def new_epoch() -> int:
     global _last_epoch
     _last_epoch = max(int(time.time() * 1000), _last_epoch + 1)
     return _last_epoch
+
+
+class Tables(dict):  # type: ignore[type-arg]
+    """The tables a referee holds, by id -- a dict -- and the stored ones not rebuilt yet.
+
+    ``pending`` holds the records of restored tables the loop has not rebuilt yet (module
+    docstring, "Ready first").  A lookup of one (``get``, ``[]``) rebuilds it there and then
+    through ``loader`` (``Recovery.build``), on the loop thread only (another thread gets
+    nothing, as for an unknown table); ``in`` answers True without rebuilding.  Iteration,
+    ``len`` and ``values`` see the rebuilt tables only: what they count or scan fills in
+    within seconds of the start.  Why a dict subclass and not a new interface: some thirty
+    lookups in a dozen modules find a table by id, and each must find a pending one."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.pending: dict[str, TableRecord] = {}
+        self.loader: Callable[[str], Table | None] | None = None
+
+    def get(self, key: str, default: Any = None) -> Any:
+        table = dict.get(self, key)
+        if table is None and self.pending and key in self.pending and self.loader is not None:
+            table = self.loader(key)
+        return default if table is None else table
+
+    def __missing__(self, key: str) -> Table:
+        table = self.loader(key) if self.pending and key in self.pending and self.loader is not None else None
+        if table is None:
+            raise KeyError(key)
+        return table
+
+    def __contains__(self, key: object) -> bool:
+        return dict.__contains__(self, key) or (bool(self.pending) and key in self.pending)
 
 
 class ReplayError(Exception):
@@ -146,6 +191,13 @@ class Recovery:
         self.ref = referee
         self._connects = 0
         self.last_restore: RestoreReport | None = None
+        # Ready first (module docstring): seconds of rebuilding before the referee says it is
+        # ready, then the loop's slices of ``slice_s`` between messages.
+        self.start_budget_s = 0.2
+        self.slice_s = 0.02
+        self.background = True  # False: pending tables are rebuilt only when named (tests)
+        self._loop_thread: int | None = None
+        self._pending_total = 0
         # Group commit (Store.begin_batch): what to undo, newest first, if the batch's one
         # commit fails -- a move (state, seq, clock, history, house), a creation, a close.
         self._undo: list[Callable[[], object]] = []
@@ -207,13 +259,16 @@ class Recovery:
 
     # --- start-up -------------------------------------------------------------------------------
     def restore(self) -> RestoreReport:
-        """Rebuild every table worth restoring from the store and publish its states.
+        """Rebuild the tables worth restoring from the store and publish their states: those
+        that need the loop's ticks at once, then others for ``start_budget_s``; the rest wait
+        in ``Tables.pending`` (module docstring, "Ready first").
 
         In a fleet (a shared store) a referee restores only the tables whose lease expired
         (``Fleet.adopt``): the others belong to live referees.
         """
         start = time.perf_counter()
         ref, store = self.ref, self.ref.store
+        self._loop_thread = threading.get_ident()
         restored = moves = 0
         failed: list[str] = []
         fleet = getattr(ref, "fleet", None)
@@ -224,8 +279,13 @@ class Recovery:
             recs = []
         else:
             recs = store.tables("playing", finished_since=time.time() - ref.config.keep_finished_s)
+        recs = [r for r in recs if r.id not in ref.tables]
+        urgent = self._urgent(recs)
+        recs.sort(key=lambda r: (r.id not in urgent, r.status != "playing"))  # urgent, then playing, stable
+        pending = getattr(ref.tables, "pending", None)
         for rec in recs:
-            if rec.id in ref.tables:
+            if pending is not None and rec.id not in urgent and time.perf_counter() - start >= self.start_budget_s:
+                pending[rec.id] = rec
                 continue
             table = self.restore_one(rec, failed)
             if table is not None:
@@ -233,13 +293,67 @@ class Recovery:
                 moves += len(table.history)
                 log.info("table %s restored: %d move(s) replayed, %s", table.id, len(table.history), table.status,
                          extra={"table": table.id})
+        if pending:
+            ref.tables.loader = self.build  # type: ignore[attr-defined]
+            self._pending_total = len(pending)
         report = RestoreReport(restored, moves, tuple(failed), time.perf_counter() - start)
         if restored or failed:
             log.warning("restored %d table(s), %d move(s) replayed, in %.1f ms%s", restored, moves,
                         report.seconds * 1000, f"; {len(failed)} failed: {', '.join(failed)}" if failed else "")
+        if pending:
+            log.warning("%d more stored table(s) are rebuilt by the loop between messages, or when named", len(pending))
         self.last_restore = report
         self._connects = ref.connection()[0]
         return report
+
+    def _urgent(self, recs: Sequence[TableRecord]) -> set[str]:
+        """The playing tables that need the loop before any message comes: a time control
+        (clock, timeouts, an absent player's grace), a seat the house plays, a guest."""
+        urgent = {r.id for r in recs if r.status == "playing"
+                  and (r.clock is not None or any(GUEST_NAME.fullmatch(p) for p in r.players))}
+        housed = getattr(self.ref.store, "house_tables", None)
+        if housed is not None:
+            urgent |= housed() & {r.id for r in recs if r.status == "playing"}
+        return urgent
+
+    def loop_started(self) -> None:
+        """Called by the loop's thread: the only one that may rebuild a pending table."""
+        self._loop_thread = threading.get_ident()
+
+    @property
+    def pending(self) -> int:
+        """Stored tables not rebuilt yet."""
+        return len(getattr(self.ref.tables, "pending", ()))
+
+    def build(self, tid: str) -> Table | None:
+        """Rebuild the pending table ``tid`` now (a message or a lookup named it); loop thread only."""
+        if threading.get_ident() != self._loop_thread:
+            return None
+        rec = self.ref.tables.pending.pop(tid, None)  # type: ignore[attr-defined]
+        if rec is None:
+            return None
+        table = self.restore_one(rec)
+        if not self.ref.tables.pending:  # type: ignore[attr-defined]
+            self._all_built()
+        return table
+
+    def restore_some(self) -> int:
+        """Rebuild pending tables for at most ``slice_s`` (the loop calls this when its inbox is
+        empty); the number rebuilt."""
+        pending = getattr(self.ref.tables, "pending", None)
+        if not pending or not self.background:
+            return 0
+        end = time.perf_counter() + self.slice_s
+        n = 0
+        while pending and time.perf_counter() < end:
+            tid = next(iter(pending))
+            if self.build(tid) is not None:
+                n += 1
+        return n
+
+    def _all_built(self) -> None:
+        log.info("the %d stored table(s) left after the start are rebuilt", self._pending_total)
+        self.ref.publish_status("online")  # its table count includes them now
 
     def restore_one(self, rec: TableRecord, failed: list[str] | None = None,
                     notice: str | None = "resumed") -> Table | None:

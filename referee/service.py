@@ -62,7 +62,7 @@ from summon.referee.fleet import Fleet, share_group
 from summon.referee.history import HistoryDesk
 from summon.referee.hold import Hold, hold_in_store, hold_referee
 from summon.referee.meter import METER
-from summon.referee.recovery import Recovery
+from summon.referee.recovery import Recovery, Tables
 from summon.referee.store import MEMORY, Store, StoreError, open_store
 
 __all__ = ["RefereeConfig", "Referee", "RefereeError"]
@@ -227,7 +227,7 @@ class Referee:
         self.config = config
         self.house_bots: HouseBots = house_bots if house_bots is not None else RandomHouseBots()
         self.topics = Topics(config.prefix)
-        self.tables: dict[str, Table] = {}
+        self.tables: dict[str, Table] = Tables()  # with the stored tables not rebuilt yet (recovery.py)
         self.inbox: queue.Queue[Any] = RateLimitedInbox(RateLimiter(
             config.rate_limit, config.rate_burst, byte_rate=config.rate_bytes, byte_burst=config.rate_burst_bytes))
         self.create_budget = CreateBudget(config.create_seats_per_minute, config.create_seats_burst)
@@ -352,8 +352,10 @@ class Referee:
         ``call()``; none while the inbox holds work."""
         link = self._link
         assert link is not None
+        recovery = self.recovery
+        recovery.loop_started()  # pending tables are rebuilt on this thread only
         while not self._stop.is_set():
-            link.pump(0.0 if self.inbox.qsize() else 0.1)
+            link.pump(0.0 if self.inbox.qsize() or recovery.pending else 0.1)
             try:
                 item = self.inbox.get_nowait()
             except queue.Empty:
@@ -361,6 +363,8 @@ class Referee:
             if item is not None:
                 self._run_batch(item)
             self._tick()
+            if item is None and recovery.pending:  # stored tables left after the start (recovery.py)
+                recovery.restore_some()
 
     # --- group commit -----------------------------------------------------------------------
     def _run_batch(self, first: Any) -> None:
@@ -485,7 +489,8 @@ class Referee:
             self.seats.tick(now)
             self.pruner.tick(now)
             self.gatherings.tick(now)
-            self.guests.tick(now)
+            if not self.recovery.pending:  # its sweeps read every table held: not before all are rebuilt
+                self.guests.tick(now)
         except Exception:
             log.exception("error in the referee's tick")
 

@@ -287,6 +287,12 @@ class Store:
             (table_id,)).fetchall()
         return [SeatEvent(*r) for r in rows]
 
+    def house_tables(self) -> set[str]:
+        """The tables where the house ever took a seat (a computer seat, an absent player's):
+        restored before the referee is ready, since a house seat must move without a message
+        (referee/recovery.py, "Ready first")."""
+        return {r[0] for r in self._db.execute("SELECT DISTINCT table_id FROM seat_events WHERE kind = 'house'")}
+
     def chats(self, table_id: str, last: int | None = None) -> list[ChatRecord]:
         """The table's chat lines in order (only the ``last`` ones if given); ``[]`` from a
         read-only file written before schema version 2."""

@@ -42,7 +42,7 @@ try:  # optional: only a fleet needs it
 except ImportError:  # pragma: no cover - exercised only where psycopg is missing
     psycopg = None  # type: ignore[assignment]
 
-__all__ = ["PgStore", "LeaseLost", "DEFAULT_TTL"]
+__all__ = ["PgStore", "LeaseLost", "LeaseRenewal", "DEFAULT_TTL"]
 
 DEFAULT_TTL = 3.0
 """Seconds a lease lasts unless renewed: a dead referee's tables are adopted after about this."""
@@ -121,6 +121,14 @@ FENCED_MOVE = (
     ' INSERT INTO moves (table_id, seq, seat, "user", move, time, spent_ms, flags)'
     " SELECT table_id, %s, %s, %s, %s, %s, %s, %s FROM f ON CONFLICT DO NOTHING")
 
+# The renewal's statement (``LeaseRenewal.renew``).  SKIP LOCKED: a lease row locked now is
+# locked by this referee's own open batch (its fenced write renews that lease anyway) or by an
+# adopter claiming it (then it is not ours to renew); waiting for either could deadlock with
+# the batch, and the server would then abort one of them -- maybe the batch, its moves lost.
+RENEW = ("UPDATE leases SET expires = now() + make_interval(secs => %s) WHERE table_id IN ("
+         "SELECT table_id FROM leases WHERE owner = %s AND table_id = ANY(%s) FOR UPDATE SKIP LOCKED)"
+         " RETURNING table_id")
+
 SCHEMA_LOCK = 0x53554D4D  # pg_advisory_xact_lock key: referees starting together create the schema once
 ACCOUNT_LOCK = 0x53554D41  # pg_try_advisory_lock(ACCOUNT_LOCK, hashtext(account)): one referee per account
 
@@ -139,6 +147,7 @@ class PgStore:
         if psycopg is None:
             raise StoreError("--db postgresql://... needs psycopg 3: pip install 'summon[postgres]'")
         self.path = _redact(url)  # for messages: never the password
+        self._url = url  # for the lease renewal's own connection (``renewal``)
         self.readonly = readonly
         self.stats = StoreStats()
         self.owner = owner or f"referee:{secrets.token_hex(6)}"
@@ -369,16 +378,15 @@ class PgStore:
         one of them should answer ``table/unknown`` (``Fleet.answers_unknown``).  Rows of
         referees dead for a minute are deleted here too.
         """
-        try:
-            with self._db.transaction():
-                self._db.execute(
-                    "INSERT INTO members (owner, expires) VALUES (%s, now() + make_interval(secs => %s))"
-                    " ON CONFLICT (owner) DO UPDATE SET expires = EXCLUDED.expires", (self.owner, self.ttl))
-                self._db.execute("DELETE FROM members WHERE expires < now() - interval '1 minute'")
-                rows = self._db.execute("SELECT owner FROM members WHERE expires > now() ORDER BY owner").fetchall()
-        except psycopg.Error as exc:
-            raise StoreError(f"could not renew membership in {self.path}: {_first_line(exc)}") from None
-        return [r[0] for r in rows]
+        return _heartbeat(self._db, self.owner, self.ttl, self.path)
+
+    def renewal(self) -> "LeaseRenewal":
+        """A connection of its own for the lease renewal thread (referee/fleet.py ``Renewer``)."""
+        return LeaseRenewal(self._url, self.owner, self.ttl)
+
+    @property
+    def closed(self) -> bool:
+        return bool(self._db.closed)
 
     def fleet_secret(self, name: str = "share_group") -> str:
         """A random secret every referee of this database agrees on, made by the first to ask.
@@ -442,6 +450,10 @@ class PgStore:
         except psycopg.Error as exc:
             raise StoreError(f"could not read the lease of {table_id} in {self.path}: {_first_line(exc)}") from None
         return row is not None
+
+    def house_tables(self) -> set[str]:
+        """As ``Store.house_tables``."""
+        return {r[0] for r in self._read("SELECT DISTINCT table_id FROM seat_events WHERE kind = 'house'", ())}
 
     def lease(self, table_id: str) -> tuple[str, int] | None:
         """(owner, epoch) of a table's lease (tests, listings)."""
@@ -515,6 +527,74 @@ class PgStore:
             return self._db.execute(sql, args).fetchall()
         except psycopg.Error as exc:
             raise StoreError(f"could not read {self.path}: {_first_line(exc)}") from None
+
+    def close(self) -> None:
+        try:
+            self._db.close()
+        except Exception:
+            pass
+
+
+def _heartbeat(db: Any, owner: str, ttl: float, path: str) -> list[str]:
+    try:
+        with db.transaction():
+            db.execute("INSERT INTO members (owner, expires) VALUES (%s, now() + make_interval(secs => %s))"
+                       " ON CONFLICT (owner) DO UPDATE SET expires = EXCLUDED.expires", (owner, ttl))
+            db.execute("DELETE FROM members WHERE expires < now() - interval '1 minute'")
+            rows = db.execute("SELECT owner FROM members WHERE expires > now() ORDER BY owner").fetchall()
+    except psycopg.Error as exc:
+        raise StoreError(f"could not renew membership in {path}: {_first_line(exc)}") from None
+    return [r[0] for r in rows]
+
+
+class LeaseRenewal:
+    """The lease renewal's own connection to the fleet's database (one thread uses it: the
+    ``Renewer`` of referee/fleet.py).
+
+    Why a connection of its own: the loop's connection is busy with the loop's work (a batch
+    of moves holds a transaction open); renewing on it tied every lease to the loop's pace, and
+    a loaded loop let leases expire (issue 45, item 5).  A second connection costs one server
+    backend per referee.
+    """
+
+    def __init__(self, url: str, owner: str, ttl: float) -> None:
+        self.path = _redact(url)
+        self.owner, self.ttl = owner, float(ttl)
+        try:
+            self._db = psycopg.connect(url, autocommit=True, connect_timeout=10)
+        except psycopg.Error as exc:
+            raise StoreError(f"cannot open the referee database {self.path}: {_first_line(exc)}") from None
+
+    def renew(self, table_ids: Sequence[str]) -> tuple[set[str], list[str]]:
+        """Extend our leases on ``table_ids``: the ids renewed, and those another referee owns now.
+
+        A lease not renewed here because its row is locked (``RENEW``) or not visible yet (a
+        table whose creation the loop has not committed) is not lost: only a row that names
+        another owner is."""
+        ids = list(table_ids)
+        if not ids:
+            return set(), []
+        try:
+            renewed = {r[0] for r in self._db.execute(RENEW, (self.ttl, self.owner, ids)).fetchall()}
+            missing = [t for t in ids if t not in renewed]
+            if not missing:
+                return renewed, []
+            rows = self._db.execute("SELECT table_id FROM leases WHERE table_id = ANY(%s) AND owner <> %s",
+                                    (missing, self.owner)).fetchall()
+        except psycopg.Error as exc:
+            raise StoreError(f"could not renew leases in {self.path}: {_first_line(exc)}") from None
+        return renewed, [r[0] for r in rows]
+
+    def release(self, table_ids: Sequence[str]) -> None:
+        """Expire again leases renewed after the loop released them (a renewal that raced a release)."""
+        try:
+            self._db.execute("UPDATE leases SET expires = now() - interval '1 second'"
+                             " WHERE owner = %s AND table_id = ANY(%s)", (self.owner, list(table_ids)))
+        except psycopg.Error:
+            pass
+
+    def heartbeat(self) -> list[str]:
+        return _heartbeat(self._db, self.owner, self.ttl, self.path)
 
     def close(self) -> None:
         try:

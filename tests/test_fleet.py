@@ -255,6 +255,72 @@ def test_moves_at_another_referees_tables_cost_no_rate_budget(mosquitto, pg_url)
     assert all(st == "finished" for st, _ in status.values()), status
 
 
+def _hold_up(ref: Any, seconds: float) -> None:
+    """Keep ``ref``'s loop busy for ``seconds`` (a handler that burns the CPU: a loaded loop)."""
+    def busy() -> None:
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            pass
+    ref.post(busy)
+
+
+def _owned_table(mosquitto: Mosquitto, pg_url: str, table: str) -> tuple[list[Any], list[threading.Thread]]:
+    """ref1 and ref2 (leases of 1 s); ``table`` created while only ref1 ran, so ref1 holds it."""
+    add_referee_accounts(mosquitto, ["ref1", "ref2"])
+    refs = in_process_fleet(mosquitto, pg_url, ["ref1", "ref2"])
+    threads = [threading.Thread(target=r.run, daemon=True) for r in refs]
+    threads[0].start()
+    assert refs[0].ready.wait(20)
+    create_table(mosquitto.url("director"), "director", "dragon", PLAYERS, {"target": 50}, seed=7, table=table)
+    threads[1].start()
+    assert refs[1].ready.wait(20)
+    return refs, threads
+
+
+def test_a_loop_held_up_longer_than_its_lease_keeps_its_tables(mosquitto, pg_url):
+    """Issue 45, item 5: a live referee whose loop is held up for 3.5 lease ttls (a slow
+    handler, a loaded machine) keeps its table: its renewal runs off the loop.  Before, the
+    renewal ran in the loop's tick, the lease expired after 1 s and the other referee adopted
+    a game its owner was still serving."""
+    refs, threads = _owned_table(mosquitto, pg_url, "held-up")
+    check = PgStore(pg_url, owner="observer", readonly=True)
+    try:
+        assert check.lease("held-up")[0].startswith("ref1:")
+        _hold_up(refs[0], 3.5)
+        time.sleep(4.5)  # the hold, and a second for the other referee's adoption rounds (every 0.25 s)
+        assert refs[1].fleet.adopted == 0
+        assert check.lease("held-up") == (refs[0].store.owner, 1)
+        assert refs[0].call(lambda: "held-up" in refs[0].tables)  # and it still serves it
+    finally:
+        stop_in_process([], refs, threads)
+
+
+def test_a_wedged_loop_hands_its_tables_over(mosquitto, pg_url):
+    """The other side of renewing off the loop: a loop stuck for ``stall_s`` (30 s, or 10
+    ttls, in service; 2 s here) is not serving, so its leases are left to expire and the
+    fleet adopts its tables; when it wakes it learns it lost them and forgets them."""
+    refs, threads = _owned_table(mosquitto, pg_url, "wedged")
+    refs[0].fleet.stall_s = 2.0
+    check = PgStore(pg_url, owner="observer", readonly=True)
+    try:
+        wedged = time.monotonic()
+        _hold_up(refs[0], 6.0)
+        deadline = wedged + 15
+        while refs[1].fleet.adopted == 0 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        took = time.monotonic() - wedged
+        assert refs[1].fleet.adopted == 1, "adopted from a wedged referee"
+        # stall_s (2) + ttl (1) + an adoption round (0.25), with room for a loaded machine
+        assert 2.0 < took < 10.0, took
+        assert check.lease("wedged")[0] == refs[1].store.owner
+        deadline = time.monotonic() + 15
+        while refs[0].call(lambda: "wedged" in refs[0].tables, timeout=15) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not refs[0].call(lambda: "wedged" in refs[0].tables)
+    finally:
+        stop_in_process([], refs, threads)
+
+
 @pytest.mark.parametrize("version", [3, 5])
 def test_a_move_for_a_table_nobody_knows_gets_one_answer_from_the_fleet(mosquitto, pg_url, version):
     """A move to a table nobody owns reaches one referee only (the catch-all ``$share``
