@@ -12,6 +12,8 @@ Run from the repository root:
 ``python -m benchmarks.summoner_wars_search [--games 200] [--jobs 2] [--one-move --samples 6 --candidates 8]
 [--fitted] [--reply] [--json games.jsonl]``; ``--hero summoner-wars-tactics`` measures another
 registered bot against the heuristic the same way (``--weights`` then go to that bot).
+``--villain summoner-wars-ismcts`` [``--ref-iterations N``] plays the hero against the textbook
+ISMCTS reference instead of the heuristic (issue 46, item 3; figures in docs/bots.md).
 
 What was tried and measured (issue 16, item 5 and issue 30, item 3 are NOT met; 1-2 Dec
 2026, a 2-core machine at load 9-16, so only the CPU figures are meaningful as speeds):

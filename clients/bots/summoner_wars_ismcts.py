@@ -33,7 +33,10 @@ legal move).  Random rollouts (not heuristic-guided) are what the textbook does;
 evaluation at the cut-off is what makes short rollouts useful in a game that lasts
 hundreds of moves.
 
-Budget: ``iterations`` per decision (fixed by default, so a seed plays the same game);
+Budget: ``iterations`` per decision, 20 by default (about 50 ms CPU per decision on the
+2-core development machine, the house search cap; ``summoner-wars-tactics`` spends
+0.3 ms, less than one iteration's 2.4 ms, so the two cannot be matched: docs/bots.md);
+fixed, so a seed plays the same game;
 ``cpu_budget_ms`` optionally stops earlier by process time (at least one iteration).
 Questions the view cannot rebuild (a pending re-roll, push...: their dice are not in the
 view, ``search.info_state`` refuses them) and views the search interface refuses are

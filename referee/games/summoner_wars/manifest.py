@@ -39,8 +39,8 @@ GAME_TYPE = GameType(
     default_bot="summoner-wars-heuristic",
     bot_cost_ms={"summoner-wars-easy": 0.32, "summoner-wars-heuristic": 0.49, "summoner-wars-search": 35.0,
                  "summoner-wars-tactics": 0.26,
-                 # 20 iterations per searched decision: 48 ms over every decision (benchmarks/summoner_wars_search.py)
-                 "summoner-wars-ismcts": 48.0},  # CPU per decision, measured
+                 # 20 iterations per searched decision: 50.3 ms over every decision, 433 games (docs/bots.md)
+                 "summoner-wars-ismcts": 50.0},  # CPU per decision, measured
     levels=(Level("easy", "summoner-wars-easy", 1, "plays by rules of thumb but makes a beginner's mistakes: for children and newcomers"),
             Level("normal", "summoner-wars-heuristic", 5, "plays by rules of thumb"),
             # summoner-wars-tactics: 78.6 % (75.7-81.3 %) against normal over 800 games on seeds named
