@@ -12,6 +12,8 @@ Run from the repository root:
 ``python -m benchmarks.summoner_wars_search [--games 200] [--jobs 2] [--one-move --samples 6 --candidates 8]
 [--fitted] [--reply] [--json games.jsonl]``; ``--hero summoner-wars-tactics`` measures another
 registered bot against the heuristic the same way (``--weights`` then go to that bot).
+``--villain summoner-wars-ismcts`` [``--ref-iterations N``] plays the hero against the textbook
+ISMCTS reference instead of the heuristic (issue 46, item 3; figures in docs/bots.md).
 
 What was tried and measured (issue 16, item 5 and issue 30, item 3 are NOT met; 1-2 Dec
 2026, a 2-core machine at load 9-16, so only the CPU figures are meaningful as speeds):
@@ -62,11 +64,12 @@ from concurrent.futures import ProcessPoolExecutor
 
 from benchmarks.summoner_wars_bots import SWAP
 from summon.clients.bots import BOTS, make_bot
+from summon.clients.bots.summoner_wars_ismcts import SummonerWarsIsmctsBot
 from summon.clients.bots.summoner_wars_search import SummonerWarsSearchBot
 from summon.referee.games import GAMES
 
 G = GAMES["summoner-wars"]
-SEARCH, HEUR = "summoner-wars-search", "summoner-wars-heuristic"
+SEARCH, HEUR, ISMCTS = "summoner-wars-search", "summoner-wars-heuristic", "summoner-wars-ismcts"
 
 
 class Timed:
@@ -87,6 +90,8 @@ def one_game(args: tuple) -> dict:
     i, seed0, samples, max_candidates, weights, phases, rollout, fitted, reply, *rest = args
     margin = rest[0] if rest else 0.0
     hero = rest[1] if len(rest) > 1 else SEARCH
+    villain = rest[2] if len(rest) > 2 else HEUR
+    ref_iterations = rest[3] if len(rest) > 3 else 0
     seed = seed0 + i
     s_seat = i % 2
     bots: list[Any] = [None, None]
@@ -96,7 +101,10 @@ def one_game(args: tuple) -> dict:
                                                       fitted=fitted, reply=reply, margin=margin))
     else:  # another registered bot (``--hero``); ``--weights`` are its keyword weights when given
         bots[s_seat] = Timed(BOTS[hero](seed, weights=weights) if weights else make_bot(hero, seed))
-    bots[1 - s_seat] = Timed(make_bot(HEUR, seed + 100_000))
+    if villain == ISMCTS and ref_iterations:
+        bots[1 - s_seat] = Timed(SummonerWarsIsmctsBot(seed + 100_000, iterations=ref_iterations))
+    else:
+        bots[1 - s_seat] = Timed(make_bot(villain, seed + 100_000))
     config = SWAP if (i // 2) % 2 else {}
     state = G.new_state(2, config, seed)
     while G.outcome(state) is None:
@@ -153,6 +161,10 @@ def main() -> None:
                     "searched move scores more than this above it (win probability with --fitted)")
     ap.add_argument("--hero", default=SEARCH, help="the bot measured against the heuristic (a registered "
                     "name, e.g. summoner-wars-tactics; the search options apply to summoner-wars-search only)")
+    ap.add_argument("--villain", default=HEUR, help="the opponent (a registered name, e.g. summoner-wars-ismcts, "
+                    "the textbook reference of issue 46)")
+    ap.add_argument("--ref-iterations", type=int, default=0, help="with --villain summoner-wars-ismcts: its "
+                    "iterations per decision (0: its default)")
     ap.add_argument("--json", default="", help="append each finished game as a JSON line to this file")
     ap.add_argument("--report", default="", help="only print the summary of a --json file (a run stopped early)")
     ap.add_argument("--jobs", type=int, default=1, help="processes (each game runs on one core)")
@@ -165,7 +177,8 @@ def main() -> None:
         return
     phases = tuple(p for p in args.phases.split(",") if p)
     jobs = [(i, args.seed, args.samples, args.candidates, args.weights, phases, not args.one_move,
-             args.fitted, args.reply, args.margin, args.hero) for i in range(args.games)]
+             args.fitted, args.reply, args.margin, args.hero, args.villain, args.ref_iterations)
+            for i in range(args.games)]
     started = time.perf_counter()
     games = []
     log = open(args.json, "a") if args.json else None
@@ -200,12 +213,15 @@ def summary(games: list[dict], args: argparse.Namespace, wall: float) -> None:
                  f"{', weights ' + json.dumps(args.weights) if args.weights else ''})")
     else:
         label = f"{hero}{' (weights ' + json.dumps(args.weights) + ')' if args.weights else ''}"
-    print(f"{label} vs {HEUR}: {len(games)} games, seats swapped every game, factions every two")
+    villain = getattr(args, "villain", HEUR)
+    if villain == ISMCTS and getattr(args, "ref_iterations", 0):
+        villain += f" (iterations {args.ref_iterations})"
+    print(f"{label} vs {villain}: {len(games)} games, seats swapped every game, factions every two")
     print(f"  {hero} won {wins}, lost {n - wins - draws}, drew {draws}: score {100 * score / n:.1f}% "
           f"(95% CI {100 * lo:.1f}-{100 * hi:.1f}%)")
     print("  as seat 0: " + f"{100 * sum(by_seat[0]) / max(1, len(by_seat[0])):.1f}%, as seat 1: "
           f"{100 * sum(by_seat[1]) / max(1, len(by_seat[1])):.1f}%")
-    print(f"  CPU per decision: {hero} {1000 * cpu_s:.2f} ms, {HEUR} {1000 * cpu_h:.2f} ms "
+    print(f"  CPU per decision: {hero} {1000 * cpu_s:.2f} ms, {villain} {1000 * cpu_h:.2f} ms "
           f"(same run; all decisions, questions and one-move choices included)")
     print(f"  ended by: {dict(Counter(g['reason'] for g in games))}; "
           f"{sum(g['turns'] for g in games) / n:.1f} turns per game; {wall:.0f} s wall, {args.jobs} job(s)")
