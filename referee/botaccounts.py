@@ -115,6 +115,11 @@ class BotAccounts:
         if owned:
             log.info("bot accounts: %d registered by people", len(owned))
 
+    def forget_owned(self, bot: str) -> None:
+        """``bot`` was deleted with its owner's account (``DynsecAdmin.remove_account``): no
+        longer a bot of anyone's here (loop thread)."""
+        self._known(bot, None)
+
     def _known(self, bot: str, owner: str | None) -> None:
         if owner is None:
             self.owners.pop(bot, None)

@@ -187,6 +187,23 @@ def device_owner(login: str) -> str | None:
     return user if sep and valid_name(user) and re.fullmatch(r"[0-9a-f]{8}", tag) else None
 
 
+def _held_by(clients: Any, user: str) -> tuple[list[str], list[str]]:
+    """``(device logins, bot accounts)`` of ``user`` in a verbose ``listClients`` answer."""
+    devices: list[str] = []
+    bots: list[str] = []
+    for c in clients if isinstance(clients, list) else []:
+        name = c.get("username") if isinstance(c, dict) else None
+        if not isinstance(name, str):
+            continue
+        found = bot_of_stamp(str(c.get("textdescription") or c.get("textDescription") or ""))
+        if device_owner(name) == user:
+            devices.append(name)
+        elif found is not None and found[0] == user and role_of_groups(
+                g.get("groupname", "") for g in c.get("groups", [])) == "bot":
+            bots.append(name)
+    return sorted(devices), sorted(bots)
+
+
 _BOT_STAMP = re.compile(r"bot of (\S+) since (\S+)")
 
 
@@ -535,16 +552,25 @@ class DynsecAdmin:
             err = failed[-1]["error"]
             raise DynsecCommandError(str(failed[-1].get("command")), str(err), user)
 
-    def remove_account(self, user: str) -> None:
-        """deleteClient (which disconnects it at once) and its own role, if any, and its
-        devices (else a later account of the same name would hand them its rights).  The
-        devices go first: they hold the account's role, and a role deleted while clients
-        still held it made the next ``listClients`` answer "Internal error" (2.0.11)."""
+    def remove_account(self, user: str) -> list[str]:
+        """deleteClient (which disconnects it at once) and its own role, if any, its devices
+        (else a later account of the same name would hand them its rights) and the bot
+        accounts it registered (else they would play on, owned by nobody, and a later
+        account of the same name would own them).  The devices go first: they hold the
+        account's role, and a role deleted while clients still held it made the next
+        ``listClients`` answer "Internal error" (2.0.11); each bot's client goes before its
+        own role for the same reason.  Returns the bots deleted (the referee forgets them)."""
+        bots: list[str] = []
         if DEVICE_SEP not in user and not GUEST_NAME.fullmatch(user) and valid_name(user):
-            for d in self.devices(user):  # one command a message, as every account change (the broker's stall)
-                self.request([{"command": "deleteClient", "username": d["login"]}], check=False)
+            clients = self.request([{"command": "listClients", "verbose": True, "count": -1, "offset": 0}])[0]
+            devices, bots = _held_by(clients.get("data", {}).get("clients", []), user)  # one read for both
+            for b in bots:  # one command a message, as every account change (the broker's stall)
+                self.forget_bot(b)
+            for login in devices:
+                self.request([{"command": "deleteClient", "username": login}], check=False)
         self.request([{"command": "deleteClient", "username": user}])
         self.request([{"command": "deleteRole", "rolename": account_role_name(user)}], check=False)
+        return bots
 
     def set_password(self, user: str, password: str) -> None:
         """setClientPassword; the plugin itself drops live connections made with the old

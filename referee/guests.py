@@ -799,10 +799,12 @@ class Guests:
             if self._used(user):
                 continue
 
-            def done(_: Any, error: BaseException | None, user: str = user) -> None:
+            def done(bots: Any, error: BaseException | None, user: str = user) -> None:
                 if error is None or (isinstance(error, DynsecCommandError) and "not found" in error.error.lower()):
                     self.expired += 1
-                    self.accounts = max(0, self.accounts - 1)
+                    self.accounts = max(0, self.accounts - 1 - len(bots or ()))  # its bots went with it
+                    for bot in bots or ():
+                        self.ref.bot_accounts.forget_owned(bot)
                     log.info("sign-up %s deleted: unused for %g days", user, self.budgets.f.expire_unused_days,
                              extra={"user": user})
                 else:

@@ -92,7 +92,8 @@ class Tables(dict):  # type: ignore[type-arg]
     through ``loader`` (``Recovery.build``), on the loop thread only (another thread gets
     nothing, as for an unknown table); ``in`` answers True without rebuilding.  Iteration,
     ``len`` and ``values`` see the rebuilt tables only: what they count or scan fills in
-    within seconds of the start.  Why a dict subclass and not a new interface: some thirty
+    within seconds of the start (a cap must not wait: ``Referee.seats_taken`` rebuilds the
+    person's pending tables before it counts).  Why a dict subclass and not a new interface: some thirty
     lookups in a dozen modules find a table by id, and each must find a pending one."""
 
     def __init__(self) -> None:

@@ -541,7 +541,16 @@ class Referee:
             self._link.wake()
 
     def seats_taken(self, user: str) -> int:
-        """Tables ``user`` sits at now: games in play it has not left, and waiting tables."""
+        """Tables ``user`` sits at now: games in play it has not left, and waiting tables.
+
+        After a restart the quiet stored tables wait in ``tables.pending`` for a few seconds
+        (referee/recovery.py "Ready first"), outside the seat index: this person's playing
+        ones are rebuilt first (a lookup does it, on the loop thread), so that the cap counts
+        them -- a left seat is known only from the rebuilt table, not from the record."""
+        pending = getattr(self.tables, "pending", None)
+        if pending:
+            for tid in [t for t, rec in pending.items() if rec.status == "playing" and user in rec.players]:
+                self.tables.get(tid)
         n = 0
         for tid in self.seats.seated.get(user, ()):
             table = self.tables.get(tid)

@@ -7,6 +7,7 @@ disconnects) and the referee's answers on the bot's own topics, not taken from a
 
 from __future__ import annotations
 
+import threading
 import time
 import uuid
 
@@ -25,7 +26,7 @@ pytestmark = [pytest.mark.broker,
               pytest.mark.skipif(find_plugin() is None, reason="mosquitto_dynamic_security.so not installed")]
 T = Topics()
 ACCOUNTS = {"referee": "referee", "web": "gateway", "gran": "player", "aunt": "player", "boss": "director",
-            "nephew": "player", "n1": "bot"}
+            "nephew": "player", "n1": "bot", "cousin": "player"}
 REPLIES = (BotAccount, BotList, Error, Created, MyGames)
 
 
@@ -242,6 +243,39 @@ def test_bots_are_known_from_the_broker_at_start(db, ref):
     ref.post(desk.start)
     wait_until(lambda: ref.roles.role("bossbot") == "bot", 10)
     assert desk.owners.get("bossbot") == "boss"
+
+
+def test_removing_a_person_removes_the_bots_they_registered(db, ref):
+    """Old code: ``remove_account`` (``summon accounts remove``, the unused sign-ups' expiry)
+    deleted the person and their devices but left their bots, playing on for nobody, and a
+    later account of the same name would have owned them again."""
+    cousin = person(db, "cousin")
+    try:
+        made = [ask(cousin, "cousin", BotRequest(request_id=rid(), name=f"cousinbot{i}")) for i in range(2)]
+        assert all(isinstance(m, BotAccount) for m in made), made
+    finally:
+        cousin.close()
+    live = raw_bot(db, made[0])
+    assert live.connect() == "Success"
+    got: dict = {}
+    done = threading.Event()
+    ref.guests.worker.submit(lambda a: a.remove_account("cousin"),
+                             lambda result, error: (got.update(result=result, error=error), done.set()))
+    assert done.wait(20) and got["error"] is None, got
+    assert wait_until(lambda: not live.client.is_connected(), 5)  # the live bot was dropped at once
+    live.close()
+    assert raw_bot(db, made[1]).connect() == "Not authorized"
+    with_names: dict = {}
+    listed = threading.Event()
+    ref.guests.worker.submit(lambda a: (a.client_names(), a.request([{"command": "listRoles", "verbose": False,
+                                                                       "count": -1, "offset": 0}])[0]),
+                             lambda result, error: (with_names.update(result=result), listed.set()))
+    assert listed.wait(20)
+    names, roles = with_names["result"]
+    assert not [n for n in names if n.startswith("cousin")], names
+    assert "cousinbot0" not in str(roles["data"]["roles"]) and "cousinbot1" not in str(roles["data"]["roles"])
+    assert db.proc.poll() is None  # type: ignore[attr-defined]  # no role deleted while held (2.0.11)
+    assert got["result"] == ["cousinbot0", "cousinbot1"]  # the referee forgets them (the expiry sweep)
 
 
 def test_passwd_mode_refuses_in_words(mosquitto, referee):

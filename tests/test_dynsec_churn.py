@@ -19,7 +19,7 @@ import pytest
 
 from summon.protocol.messages import Account, Error, GuestAccount, Signup
 from summon.protocol.topics import Topics
-from summon.referee.dynsec import ADMIN_ROLE, RESPONSE_TOPIC, DynsecAdmin, find_plugin, stamp_time
+from summon.referee.dynsec import ADMIN_ROLE, RESPONSE_TOPIC, DynsecAdmin, bot_stamp, find_plugin, stamp_time
 from summon.referee.dynsec_dir import ADMIN_USER
 from summon.referee.guests import AdminWorker, Budgets, BudgetFigures
 from summon.referee.service import RefereeConfig
@@ -205,6 +205,9 @@ def test_unused_signups_expire_in_a_budgeted_sweep(db, ref):
         stamps = on_worker(ref, lambda a: a.signup_stamps())  # kept by the plugin itself (textDescription)
         assert stamps == {"idle1": t0, "seen1": t0, "fresh1": t0 + 1.5 * DAY}, stamps
         assert stamp_time("signup x") is None and stamp_time("player") is None
+        # idle1 registered a bot (made here on the admin: a request of idle1's would make it "seen")
+        on_worker(ref, lambda a: a.add_account("idle1bot", "bot", GOOD_PW, bot_stamp("idle1", "2027-01-15T08:00Z")))
+        ref.call(lambda: ref.bot_accounts._known("idle1bot", "idle1"))
         seen = Raw(db.settings.port, "seen1", "seen1", GOOD_PW, v5=True)  # signs in and asks something
         assert seen.connect() == "Success"
         seen.publish(T.request("seen1"), b"{}")
@@ -224,8 +227,11 @@ def test_unused_signups_expire_in_a_budgeted_sweep(db, ref):
         accounts = ref.guests.accounts
         ref.call(ref.guests.sweep_unused)
         assert wait_until(lambda: ref.guests.expired == 1 and not ref.guests._expiring, 15), ref.guests.expired
-        assert ref.guests.accounts == accounts - 1
+        assert ref.guests.accounts == accounts - 2  # idle1 and its bot
         assert Raw(db.settings.port, "idle1", "idle1", GOOD_PW, v5=True).connect() == "Not authorized"
+        # its bot went with it, from the broker and from the referee's own list of bots
+        assert Raw(db.settings.port, "idle1bot", "idle1bot", GOOD_PW, v5=True).connect() == "Not authorized"
+        assert ref.call(lambda: ("idle1bot" in ref.bot_accounts.owners, ref.roles.role("idle1bot"))) == (False, None)
         for user in ("seen1", "fresh1"):  # used; too young
             c = Raw(db.settings.port, user, user, GOOD_PW, v5=True)
             assert c.connect() == "Success", user

@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from summon.protocol.messages import Events, Move, SeatState, decode, encode
+from summon.protocol.messages import CreateTable, Created, Error, Events, Move, SeatState, decode, encode
 from summon.protocol.mqtt import Link
 from summon.protocol.topics import Topics
 from summon.referee.games import GAMES
@@ -37,7 +37,8 @@ CONFIG = {**GAMES["dragon"].config_defaults(), "target": 1000}
 READY_BOUND_S = 2.0  # generous: ~0.3 s measured on the 2-core machine; 3.1 s and more before
 
 
-def fill(path: Path, n: int, moves: int = 3, clock: dict | None = None, prefix: str = "st") -> list[str]:
+def fill(path: Path, n: int, moves: int = 3, clock: dict | None = None, prefix: str = "st",
+         seats: tuple[str, ...] = SEATS) -> list[str]:
     """``n`` unfinished Dragon tables, ``moves`` moves into one of 8 deterministic games each."""
     game = GAMES["dragon"]
     histories = [play_game(game, [DetBot()] * 4, seed, CONFIG).history for seed in range(8)]
@@ -46,9 +47,9 @@ def fill(path: Path, n: int, moves: int = 3, clock: dict | None = None, prefix: 
     ids = []
     for i in range(n):
         tid = f"{prefix}-{i}"
-        store.create_table(TableRecord(tid, "dragon", SEATS, CONFIG, i % 8, time.time() + i * 1e-6, clock=clock))
+        store.create_table(TableRecord(tid, "dragon", seats, CONFIG, i % 8, time.time() + i * 1e-6, clock=clock))
         for seq, (seat, move) in enumerate(histories[i % 8][:moves], start=1):
-            store.append_move(tid, MoveRecord(seq, seat, SEATS[seat], move, time.time()))
+            store.append_move(tid, MoveRecord(seq, seat, seats[seat], move, time.time()))
         ids.append(tid)
     store.commit_batch()
     store.close()
@@ -183,4 +184,44 @@ def test_a_stored_table_with_a_running_clock_times_out_on_time(mosquitto, tmp_pa
         assert ref.call(lambda: len(ref.tables.pending)) == 200
     finally:
         watch.close()
+        stop(ref, loop)
+
+
+def test_tables_still_waiting_to_be_rebuilt_count_against_the_seat_cap(mosquitto, tmp_path):
+    """``[signup] max_seats`` (``player_seats``) in the first seconds after a restart: north
+    sits at 3 stored tables not rebuilt yet, the cap is 3, so a 4th table is refused.  Old
+    code: the count saw rebuilt tables only, and north got a 4th (then more) at once."""
+    from summon.clients.bots import HOUSE_BOTS
+    from summon.referee.service import Referee, RefereeConfig
+
+    db = tmp_path / "referee.db"
+    fill(db, 3, moves=2, prefix="north")
+    fill(db, 5, moves=2, prefix="other", seats=("east", "south", "west", "mallory"))
+    ref = Referee(RefereeConfig(broker=mosquitto.url("referee"), client_id="referee", db=str(db), db_sync="normal",
+                                player_seats=3), house_bots=HOUSE_BOTS)
+    ref.recovery.start_budget_s, ref.recovery.background = 0.0, False  # nothing rebuilt unless named
+    north = Link(mosquitto.url("north"), "north", subscriptions=(T.reply("north"),)).start()
+    loop = None
+    try:
+        ref.startup()
+        loop = serve(ref)
+        assert ref.call(lambda: len(ref.tables.pending)) == 8 and ref.call(lambda: len(ref.tables)) == 0
+        north.publish(T.request("north"), encode(CreateTable(
+            request_id="fourth", game="dragon", players=["north", "", "", ""],
+            computer={"1": "easy", "2": "easy", "3": "easy"})))
+        answer = None
+        deadline = time.monotonic() + 15
+        while answer is None and time.monotonic() < deadline:
+            try:
+                item = north.inbox.get(timeout=0.2)
+            except Exception:
+                continue
+            msg = decode(item.payload, max_bytes=1 << 20) if item.payload else None
+            if isinstance(msg, (Created, Error)):
+                answer = msg
+        assert isinstance(answer, Error) and answer.code == "table/too-many-seats", answer
+        assert "3 tables (at most 3 at once)" in answer.detail
+        assert ref.call(lambda: len(ref.tables.pending)) == 5  # only north's were rebuilt to count them
+    finally:
+        north.close()
         stop(ref, loop)

@@ -28,6 +28,31 @@ def _ws_url(value: str | None, flag: str) -> str:
     return value
 
 
+def _bots_url(value: str | None, insecure: bool) -> str:
+    """``--bots-broker``: an ``mqtt://`` or ``mqtts://`` HOST:PORT with no credentials (the page
+    shows the bot's own beside it).  A plain ``mqtt://`` beyond this machine would have every
+    bot send its password in clear: refused unless --insecure, as a ws:// --broker is."""
+    if not value:
+        return ""
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(value)
+    if parts.scheme not in ("mqtt", "mqtts") or not parts.hostname or parts.path not in ("", "/"):
+        raise click.BadParameter("must be mqtt://HOST:PORT or mqtts://HOST:PORT, the address bots connect to",
+                                 param_hint="--bots-broker")
+    if parts.username or parts.password:
+        raise click.BadParameter("no credentials in the URL: each bot has its own", param_hint="--bots-broker")
+    try:
+        parts.port
+    except ValueError:
+        raise click.BadParameter("its port is not a number from 1 to 65535", param_hint="--bots-broker") from None
+    if parts.scheme == "mqtt" and not insecure and not is_loopback(parts.hostname):
+        refuse_in_clear(f"--bots-broker {value} is plain MQTT beyond this machine, and bots would send their "
+                        "passwords there in clear", "Give an mqtts:// address: a TLS listener of the broker "
+                        "(docs/web.md, \"Bots' broker address\")", "--bots-broker")
+    return value.rstrip("/")
+
+
 _TLS_WS = ("Give a wss:// URL instead: a TLS proxy in front of the broker's websockets listener "
            "(docs/web.md, \"Anything beyond localhost: TLS\"), or Mosquitto's own certfile/keyfile there")
 
@@ -181,13 +206,17 @@ def _gateway(where: str | None, user: str, password_file: str | None, prefix: st
                    "proxy on this machine (repeatable, or a comma list): for requests from it, the person's "
                    "address is read from X-Forwarded-For, so the per-address limits of invites and sign-up "
                    "count each person. From any other address that header is ignored.")
+@click.option("--bots-broker", default=None, metavar="MQTT_URL",
+              help="The address bots connect to (e.g. mqtts://games.example.org:8883): the page shows it as "
+                   "SUMMON_BROKER= beside a new bot account's password. Without it the page says to ask the "
+                   "operator. A plain mqtt:// beyond this machine is refused unless --insecure.")
 @insecure_option
 @port_options
 @log_format_option
 def web(broker: str | None, edge: str | None, prefix: str, host: str, port: int, gateway: str | None,
         gateway_user: str, gateway_password_file: str | None, signup: str | None, metrics_port: int | None,
         metrics_bind: str, public_names: tuple[str, ...] = (), trusted_proxy: tuple[str, ...] = (),
-        insecure: bool = False) -> None:
+        bots_broker: str | None = None, insecure: bool = False) -> None:
     """Serve the web client (play, watch, tournaments, replays) on http://HOST:PORT/.
 
     Serves the page's static files and its config.json: the page talks to the broker itself
@@ -211,12 +240,13 @@ def web(broker: str | None, edge: str | None, prefix: str, host: str, port: int,
     broker_ws, cells = _ws_url(broker, "--broker"), _profile_cells()
     if not insecure:
         _refuse_plain(broker_ws, cells, host, logs_in=bool(broker_ws))
+    bots_url = _bots_url(bots_broker, insecure)
     relay = _gateway(gateway, gateway_user, gateway_password_file, prefix, insecure)
     if signup is None:
         signup = _profile_signup()
     config = WebConfig(broker=broker_ws, edge=_ws_url(edge, "--edge"), prefix=prefix,
                        guests=relay is not None, signup=signup, cells=cells,
-                       lobby=_profile_lobby())
+                       lobby=_profile_lobby(), bots_broker=bots_url)
     try:
         server = WebServer(config, host=host, port=port, gateway=relay, public_names=public_names,
                            proxies=trusted_proxy)

@@ -77,6 +77,10 @@ class WebConfig:
     # The lobby edge's ws URL (referee/lobbyconf.py), or "": the page's lobby reads every
     # cell's tables there, anonymously (it carries metas, tournaments, referee statuses only).
     lobby: str = ""
+    # Where bots connect (``mqtt://`` or ``mqtts://``, ``summon web --bots-broker``), or "": the
+    # page shows it as ``SUMMON_BROKER=`` beside a new bot account's password, so that the
+    # three settings a bot reads come from one place.  Only shown, never connected to.
+    bots_broker: str = ""
 
     def public(self) -> dict[str, Any]:
         out = {"broker": self.broker, "edge": self.edge, "prefix": self.prefix, "user": self.user,
@@ -85,6 +89,8 @@ class WebConfig:
             out["cells"] = {name: {"broker": broker, "edge": edge} for name, broker, edge in self.cells}
         if self.lobby:
             out["lobby"] = self.lobby
+        if self.bots_broker:
+            out["bots_broker"] = self.bots_broker
         return out
 
 

@@ -36,7 +36,7 @@ pytestmark = [pytest.mark.broker,
 
 @pytest.fixture
 def family(tmp_path):
-    f = Family(tmp_path / "broker", accounts={"gran": "player"})
+    f = Family(tmp_path / "broker", accounts={"gran": "player"}, bots_broker=True)
     try:
         yield f
     finally:
@@ -57,10 +57,14 @@ def broker_bots(family: Family) -> dict[str, Any]:
     return got["result"]
 
 
-def shown_password(page: Any) -> str:
+def shown_env(page: Any) -> dict[str, str]:
+    """The settings the page shows beside a new password (``NAME=value`` lines)."""
     env = page.inner_text("[data-key='bot-secret'] pre.bot-env")
-    fields = dict(line.split("=", 1) for line in env.splitlines())
-    return fields["SUMMON_PASSWORD"]
+    return dict(line.split("=", 1) for line in env.splitlines())
+
+
+def shown_password(page: Any) -> str:
+    return shown_env(page)["SUMMON_PASSWORD"]
 
 
 def test_gran_registers_a_bot_that_plays_at_her_table_then_deletes_it(family, browser):
@@ -97,9 +101,12 @@ def test_gran_registers_a_bot_that_plays_at_her_table_then_deletes_it(family, br
         assert set(broker_bots(family)) == {"granbot"} and broker_bots(family)["granbot"][0] == "gran"
         assert password not in page.evaluate("() => JSON.stringify(localStorage) + JSON.stringify(sessionStorage)")
 
-        # -- the bot runs elsewhere with what the page showed -------------------------------------
-        env = {**os.environ, "SUMMON_BROKER": f"mqtt://127.0.0.1:{family.settings.port}", "SUMMON_USER": "granbot",
-               "SUMMON_PASSWORD": password, "PYTHONPATH": str(ROOT)}
+        # -- the bot runs elsewhere with what the page showed (all three settings: summon web
+        # --bots-broker puts the broker's address there) -----------------------------------------
+        shown = shown_env(page)
+        assert shown == {"SUMMON_BROKER": f"mqtt://127.0.0.1:{family.settings.port}", "SUMMON_USER": "granbot",
+                         "SUMMON_PASSWORD": password}, shown
+        env = {**os.environ, **shown, "PYTHONPATH": str(ROOT)}
         bot = subprocess.Popen([sys.executable, str(ROOT / "examples/bots/python/bot.py")], env=env,
                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         page.click("button[data-key='bot-copied']")  # copied: the page forgets it

@@ -53,11 +53,12 @@ class Family:
     """Main broker (dynsec, websockets) + edge + referee + ``summon web`` with its gateway."""
 
     def __init__(self, root: Path, signup: str = "open", accounts: dict[str, str] | None = None,
-                 limits: SourceLimits | None = None, **referee: Any) -> None:
+                 limits: SourceLimits | None = None, bots_broker: bool = False, **referee: Any) -> None:
         """``signup``: the referee's and the page's sign-up mode; ``accounts``: more accounts
         (user -> role, password ``<user>-pw``) made before the referee starts; ``limits``: the
         gateway's own per-address limits (default: its defaults); ``referee``: more
-        RefereeConfig fields (benchmarks/web_invite.py lifts the budgets, and ``limits``)."""
+        RefereeConfig fields (benchmarks/web_invite.py lifts the budgets, and ``limits``);
+        ``bots_broker``: config.json names the main broker's mqtt:// address for bots."""
         self.root = root
         self.procs: list[Any] = []
         self.settings = BrokerSettings(port=free_port(), spectator_port=free_port(), websockets_port=free_port(),
@@ -87,7 +88,8 @@ class Family:
         assert self.referee.ready.wait(10), "referee did not connect"
         gateway = Gateway("127.0.0.1", self.settings.port, "web", "web-pw", limits=limits).start()
         self.web = WebServer(WebConfig(broker=f"ws://127.0.0.1:{self.settings.websockets_port}",
-                                       edge=f"ws://127.0.0.1:{self.edge.websockets_port}", guests=True, signup=signup),
+                                       edge=f"ws://127.0.0.1:{self.edge.websockets_port}", guests=True, signup=signup,
+                                       bots_broker=f"mqtt://127.0.0.1:{self.settings.port}" if bots_broker else ""),
                              port=0, gateway=gateway).start()
 
     def table(self, table_id: str) -> Any:

@@ -94,6 +94,21 @@ def test_summon_web_refuses_credentials_in_a_url():
     assert out.exit_code == 2 and "ws://" in out.output
 
 
+def test_summon_web_bots_broker_is_an_mqtt_address_without_credentials():
+    """``--bots-broker``: shown to a person beside a new bot's password (config.json
+    ``bots_broker``), so it must be an address a bot can use, and never leak a password."""
+    for bad, says in (("ws://127.0.0.1:9001", "mqtt://HOST:PORT"), ("mqtts://bot:pw@games.example.org:8883",
+                                                                   "no credentials"),
+                      ("mqtt://games.example.org:1883", "in clear")):
+        out = CliRunner().invoke(cli_main, ["web", "--bots-broker", bad, "--port", "0"])
+        assert out.exit_code == 2 and "--bots-broker" in out.output and says in " ".join(out.output.split()), out.output
+    s = WebServer(WebConfig(broker="ws://127.0.0.1:9001", bots_broker="mqtts://games.example.org:8883"), port=0).start()
+    try:
+        assert json.loads(get(s, "/config.json")[2])["bots_broker"] == "mqtts://games.example.org:8883"
+    finally:
+        s.stop()
+
+
 def test_vendored_libraries_match_their_manifest():
     lines = vendor.check()
     assert any("mqtt.esm.js" in line for line in lines) and any("msgpack.min.js" in line for line in lines)

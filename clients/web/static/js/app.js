@@ -150,7 +150,7 @@ function botList() {
     bots.stale = false;
     bots.asked = link.request("bots", {});
   }
-  return renderBots(store, bots, (type, fields) => link.request(type, fields), render, config.broker);
+  return renderBots(store, bots, (type, fields) => link.request(type, fields), render, config.broker, config.bots_broker || "");
 }
 
 // Play as the guest `cred` (made for the invite whose hash is `key`) at its table.

@@ -17,9 +17,11 @@ export function botState(link) {
   return { link, asked: null, list: null, error: null, pending: new Set(), shown: null, stale: true, name: "" };
 }
 
-// state: see botState; ask(type, fields) sends a request and returns its id; broker: the
-// address a bot connects to (config.json's), for the settings shown with the password.
-export function renderBots(store, state, ask, refresh, broker) {
+// state: see botState; ask(type, fields) sends a request and returns its id; broker: this
+// page's own broker (config.json's); botsBroker: config.json's bots_broker, the address bots
+// connect to (summon web --bots-broker), shown as a ready SUMMON_BROKER= line when the
+// operator gave one, else the words that say to ask the operator.
+export function renderBots(store, state, ask, refresh, broker, botsBroker = "") {
   for (const id of [state.asked, ...state.pending]) {
     const reply = id ? store.replies.get(id) : null;
     if (!reply) continue;
@@ -53,8 +55,9 @@ export function renderBots(store, state, ask, refresh, broker) {
       } } }, tr("bots.forget")))));
   const shown = state.shown ? h("div", { class: "bot-secret notice", role: "status", dataset: { key: "bot-secret" } },
     h("p", {}, h("strong", {}, tr("bots.once", { user: state.shown.user }))),
-    h("pre", { class: "bot-env" }, `SUMMON_USER=${state.shown.user}\nSUMMON_PASSWORD=${state.shown.password}`),
-    h("p", { class: "muted" }, tr("bots.broker", { broker: broker || "" })),
+    h("pre", { class: "bot-env" }, `${botsBroker ? `SUMMON_BROKER=${botsBroker}\n` : ""}SUMMON_USER=${state.shown.user}\n`
+      + `SUMMON_PASSWORD=${state.shown.password}`),
+    h("p", { class: "muted" }, botsBroker ? tr("bots.env") : tr("bots.broker", { broker: broker || "" })),
     h("button", { type: "button", class: "small", dataset: { key: "bot-copied" }, on: { click: () => {
       state.shown = null;
       refresh();

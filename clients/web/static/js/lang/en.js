@@ -68,6 +68,7 @@ export default {
   "bots.once": "The password of {user}, shown only this once: copy it now into your bot's settings.",
   "bots.broker": "SUMMON_BROKER: the service's mqtt:// address for bots (its operator says which; this page uses {broker}).",
   "bots.copied": "I have copied it",
+  "bots.env": "These three settings are all your bot needs to connect here and play its seats.",
   "bots.renew": "New password",
   "bots.forget": "Delete",
   "seat.bot": "{name} (bot)",

@@ -66,6 +66,7 @@ export default {
   "bots.once": "Le mot de passe de {user}, montré cette seule fois : copiez-le maintenant dans les réglages de votre robot.",
   "bots.broker": "SUMMON_BROKER : l'adresse mqtt:// du service pour les robots (son responsable vous la donne ; cette page utilise {broker}).",
   "bots.copied": "Je l'ai copié",
+  "bots.env": "Ces trois réglages suffisent à votre robot pour se connecter ici et jouer ses places.",
   "bots.renew": "Nouveau mot de passe",
   "bots.forget": "Supprimer",
   "seat.bot": "{name} (robot)",
