@@ -30,7 +30,7 @@ __all__ = [
     "GuestAccount", "Signup", "Account", "Gathering", "History", "MyGames", "ReplayRequest", "ReplayPart",
     "DeviceRequest", "DeviceAccount", "DevicesRequest", "DeviceList", "ForgetDevice", "Entry", "EntryRelay",
     "EntryAnswer", "Entered",
-    "BotRequest", "BotAccount", "BotsRequest", "BotList", "ForgetBot", "RenewBot",
+    "BotRequest", "BotAccount", "BotsRequest", "BotList", "ForgetBot", "RenewBot", "SandboxRequest",
     "MESSAGE_TYPES", "CLIENT_SENT", "encode", "decode",
     "field_names",
 ]
@@ -732,6 +732,21 @@ class RenewBot(Message):
 
 
 @dataclass(frozen=True)
+class SandboxRequest(Message):
+    """An account (a person's or a bot's) asks for a private table to try itself against the
+    house (issue 43 item 3: ``summon bot-check --broker``): the asker at ``seat`` (default 0),
+    the computer at ``level`` (default the game's default bot) in every other seat.  The table
+    is unlisted (its id is random and ``sandbox-``, nothing on its public topics, not in My
+    games or ratings) and budgeted like a player's ``create``.  Answered by ``created``."""
+
+    TYPE: ClassVar[str] = "sandbox"
+    request_id: str
+    game: str
+    seat: int | None = None
+    level: str | None = None
+
+
+@dataclass(frozen=True)
 class BotList(Message):
     """Reply to ``bots`` and ``forget_bot``: ``bots`` is a list of ``{"user", "created"}``
     (``created``: UTC, ISO 8601 to the minute), oldest first."""
@@ -748,7 +763,8 @@ MESSAGE_TYPES: dict[str, type[Message]] = {
                 HandOver, HandedOver, Invites,
                 GuestRequest, InvitationRequest, Invitation, GuestAccount, Signup, Account, Gathering, History, MyGames, ReplayRequest, ReplayPart,
                 DeviceRequest, DeviceAccount, DevicesRequest, DeviceList, ForgetDevice, Entry, EntryRelay,
-                EntryAnswer, Entered, BotRequest, BotAccount, BotsRequest, BotList, ForgetBot, RenewBot)
+                EntryAnswer, Entered, BotRequest, BotAccount, BotsRequest, BotList, ForgetBot, RenewBot,
+                SandboxRequest)
 }
 
 
@@ -796,7 +812,8 @@ def _hints(cls: type[Message]) -> dict[str, Any]:
 
 CLIENT_SENT: frozenset[str] = frozenset({"move", "reclaim", "presence", "create", "close", "chat", "rematch", "sit",
                                         "leave", "hand_over", "invites", "guest", "invitation", "signup", "history", "replay", "device", "devices",
-                                        "forget_device", "entry", "entry_answer", "bot", "bots", "forget_bot", "renew_bot"})
+                                        "forget_device", "entry", "entry_answer", "bot", "bots", "forget_bot", "renew_bot",
+                                        "sandbox"})
 """The messages a client sends to the referee: decoded *closed* (an unknown field is
 ``msg/bad-field``, so a typo or an identity claim is caught at once).  Every other message
 is one a client receives, decoded *open*: a field it does not know is ignored, because the

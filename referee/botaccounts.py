@@ -12,7 +12,8 @@ and that password from anywhere and plays its seats like any account.
 
 What a bot account cannot do, because its role is bot (``RoleBook.set_runtime`` tells the
 referee at once; the roles file catches up at the next ``summon accounts list``): create or
-close tables (referee/playertables.py), take open seats (gatherings), have devices or bots
+close tables (referee/playertables.py; it may ask for a ``sandbox``, a private table against
+the house, to be checked where it plays: ``summon bot-check --broker``), take open seats (gatherings), have devices or bots
 of its own, anything a director does.  Every table that seats it lists it in ``meta.bots``:
 the page marks it as a bot wherever it names a seat (lobby, table, My games).
 

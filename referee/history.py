@@ -477,7 +477,7 @@ class HistoryDesk:
         reply = self.ref.topics.reply(user)
 
         def read(store: Any) -> tuple[list[TableRecord], dict[str, dict[int, str]], dict[str, dict[int, str]]]:
-            recs = store.finished_of(user, RATED_MAX)
+            recs = [r for r in store.finished_of(user, RATED_MAX) if not r.id.startswith("sandbox-")]  # unlisted
             if req.game is not None:
                 recs = [r for r in recs if r.game == req.game]
             return recs, store.computer_seats(r.id for r in recs), store.seat_names(r.id for r in recs[:HISTORY_MAX])

@@ -40,7 +40,7 @@ import time
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from summon.protocol.errors import ErrorCode
-from summon.protocol.messages import CloseTable, CreateTable, Created, Rematch, encode
+from summon.protocol.messages import CloseTable, CreateTable, Created, Rematch, SandboxRequest, encode
 from summon.referee import views
 from summon.referee.games import GAME_TYPES
 from summon.referee.gametype import GameType
@@ -51,12 +51,23 @@ if TYPE_CHECKING:
     from summon.referee.service import Referee
     from summon.referee.table import Table
 
-__all__ = ["PlayerBudget", "PlayerTables", "levels", "COMPUTER", "computer_bot"]
+__all__ = ["PlayerBudget", "PlayerTables", "levels", "COMPUTER", "computer_bot", "SANDBOX", "is_sandbox"]
 
 log = logging.getLogger("summon.referee.playertables")
 
 COMPUTER = "computer:"
 """Prefix of a house seat's reason when the seat is a computer player, not an absent person."""
+
+SANDBOX = "sandbox-"
+"""Prefix of a sandbox table's id (``sandbox``, issue 43 item 3): a random 128-bit rest, so
+nobody guesses it; the referee publishes nothing on its public topics (service ``_send``),
+and My games and ratings leave it out (history.py: its id is not ``<game>-...``)."""
+
+
+def is_sandbox(table_id: str | None) -> bool:
+    """Whether ``table_id`` names a sandbox table (unlisted: see ``SANDBOX``)."""
+    return bool(table_id) and table_id.startswith(SANDBOX)  # type: ignore[union-attr]
+
 
 def computer_bot(reason: str | None) -> str | None:
     """The bot of a computer seat's house reason (``computer:<bot>``), else None."""
@@ -200,6 +211,34 @@ class PlayerTables:
         others = [p for s, p in enumerate(players) if p != user and s not in computer]
         clock = req.clock if req.clock else preset(WITH_OTHERS_DEFAULT if others else PLAYER_DEFAULT)
         self._make(user, reply, [req.request_id], req.game, players, req.config, clock, computer)
+
+    # --- sandbox (issue 43 item 3) ------------------------------------------------------------------
+    def sandbox(self, user: str, req: SandboxRequest) -> None:
+        """A private table for ``user`` against the house: ``user`` at ``req.seat``, the computer
+        everywhere else; unlisted (``SANDBOX``), budgeted like a player's ``create``.  Bots may
+        ask (it is how a bot author checks the bot where it will play: ``summon bot-check
+        --broker``); a bot still may not ``create``."""
+        reply = self.ref.topics.reply(user)
+        refuse = self._refuser(reply, req.request_id)
+        t = GAME_TYPES.get(req.game)
+        if t is None:
+            return refuse(ErrorCode.GAME_UNKNOWN, f"no game {req.game!r}; known: {', '.join(sorted(GAME_TYPES))}")
+        n = t.min_seats
+        seat = 0 if req.seat is None else req.seat
+        if not 0 <= seat < n:
+            return refuse(ErrorCode.TABLE_BAD_CONFIG, f"seat {seat} is not a seat of a {t.title} sandbox (0..{n - 1})")
+        try:
+            bot = (self.bot_of_level(req.game, req.level) if req.level is not None
+                   else self.ref.house_bots.default(req.game))
+        except ValueError as exc:
+            return refuse(ErrorCode.TABLE_BAD_CONFIG, str(exc))
+        players = [user if s == seat else f"computer-{s + 1}" for s in range(n)]
+        computer = {s: bot for s in range(n) if s != seat}
+        why = self.ref.too_many_seats([user], user)
+        if why:
+            return refuse(ErrorCode.TABLE_TOO_MANY_SEATS, why)
+        self._make(user, reply, [req.request_id], req.game, players, {}, preset(WITH_OTHERS_DEFAULT), computer,
+                   table_id=f"{SANDBOX}{secrets.token_hex(16)}")
 
     def _refuser(self, reply: str, ref: str, table: str | None = None) -> Callable[[ErrorCode, str], None]:
         def refuse(code: ErrorCode, detail: str) -> None:

@@ -32,7 +32,7 @@ from summon.protocol.messages import (CloseTable, Closed, CreateTable, Created, 
                                       Leave, Move, Reclaim, RefereeStatus, Rematch, Signup, Sit, decode, encode)
 from summon.protocol.messages import DeviceRequest, DevicesRequest, ForgetDevice, History, InvitationRequest, Message, ReplayRequest
 from summon.protocol.messages import Entry, EntryAnswer
-from summon.protocol.messages import BotRequest, BotsRequest, ForgetBot, RenewBot
+from summon.protocol.messages import BotRequest, BotsRequest, ForgetBot, RenewBot, SandboxRequest
 from summon.protocol.looplink import Caught, LoopLink
 from summon.protocol.mqtt import BrokerUrl, Incoming
 from summon.protocol.topics import PORTABLE_CHARS, Topics, portable_name, valid_name
@@ -48,7 +48,7 @@ from summon.referee.tablecap import CreateBudget, TablePruner
 from summon.referee.clock import ClockError, TimeControl
 from summon.referee.core import HouseBots, RandomHouseBots
 from summon.referee.presence import SeatKeeper
-from summon.referee.playertables import COMPUTER, PlayerTables, computer_bot
+from summon.referee.playertables import COMPUTER, SANDBOX, PlayerTables, computer_bot
 from summon.referee.gatherings import Gatherings
 from summon.referee.seatchange import SeatChanges
 from summon.referee.devices import Devices
@@ -81,7 +81,8 @@ REFUSALS = frozenset({ErrorCode.AUTH_FORBIDDEN, ErrorCode.TABLE_BUDGET, ErrorCod
 REQUESTS: tuple[type[Message], ...] = (CreateTable, CloseTable, Rematch, Sit, Invites, GuestRequest, InvitationRequest,
                                        Signup, History,
                                        ReplayRequest, Leave, HandOver, DeviceRequest, DevicesRequest,
-                                       ForgetDevice, Entry, EntryAnswer, BotRequest, BotsRequest, ForgetBot, RenewBot)
+                                       ForgetDevice, Entry, EntryAnswer, BotRequest, BotsRequest, ForgetBot, RenewBot,
+                                       SandboxRequest)
 """The message types a request topic (``<p>/ctl/<user>/request``) takes; any other is
 ``msg/unknown-type`` (protocol/README.md, "Strict decoding", step 8, names the same list)."""
 
@@ -227,6 +228,7 @@ class Referee:
         self.config = config
         self.house_bots: HouseBots = house_bots if house_bots is not None else RandomHouseBots()
         self.topics = Topics(config.prefix)
+        self._sandbox_topics = f"{config.prefix}/t/{SANDBOX}"  # unlisted tables' topics (_send)
         self.tables: dict[str, Table] = Tables()  # with the stored tables not rebuilt yet (recovery.py)
         self.inbox: queue.Queue[Any] = RateLimitedInbox(RateLimiter(
             config.rate_limit, config.rate_burst, byte_rate=config.rate_bytes, byte_burst=config.rate_burst_bytes))
@@ -821,6 +823,9 @@ class Referee:
         if isinstance(req, (BotRequest, BotsRequest, ForgetBot, RenewBot)):  # a person's (referee/botaccounts.py)
             self.bot_accounts.handle(user, req)
             return
+        if isinstance(req, SandboxRequest):  # any account, bots included (referee/playertables.py)
+            self.player_tables.sandbox(user, req)
+            return
         if isinstance(req, History):  # any account: its own games (referee/history.py)
             self.history.history(user, req)
             return
@@ -1024,6 +1029,8 @@ class Referee:
             if isinstance(p, Later):  # the rest of a move's states: packed now that they leave
                 self._send(p.build())
                 continue
+            if p.topic.startswith(self._sandbox_topics) and "/public/" in p.topic:
+                continue  # a sandbox table is unlisted: nothing on its public topics (playertables.SANDBOX)
             if len(p.payload) + len(p.topic) > MAX_PACKET_BYTES - 64:  # the broker would disconnect us
                 log.error("not sent: %d bytes on %s exceed the broker's max_packet_size", len(p.payload), p.topic)
                 continue

@@ -39,10 +39,22 @@ def _games(value: str) -> list[str]:
 @click.option("--cells", "cells", is_flag=True,
               help="Also start a second private cell, name both in SUMMON_CELLS, and check that the bot plays "
                    "a table there to the end.")
+@click.option("--broker", "broker_url", default=None,
+              help="Check the bot where it will play: this deployment's broker (mqtt[s]://host:port).  bot-check "
+                   "asks its referee for a sandbox table (unlisted, the bot against the house) and checks what "
+                   "can be seen from outside; the other rows say they need the local checker.")
+@click.option("--username", "-u", default=None, help="With --broker: the bot's account (the bot plays as it).")
+@click.option("--password-file", "-P", type=click.Path(exists=True, dir_okay=False), default=None,
+              help="With --broker: a file whose first line is the account's password (else SUMMON_PASSWORD).")
+@click.option("--prefix", default="summon/v1", show_default=True, help="With --broker: the deployment's topic prefix.")
+@click.option("--game", default=None, help="With --broker: the sandbox table's game [default: the first of --games].")
+@click.option("--timeout", "timeout_s", default=600.0, show_default=True,
+              help="With --broker: the longest the sandbox table may take to end (s).")
 @click.option("--log", "log_path", default=None, help="Write the bot's output here (default: a temporary file).")
 @click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
 def bot_check(games: str, patience: float, moves: int, clock_s: float, embedded: bool, cells: bool,
-              log_path: str | None, command: tuple[str, ...]) -> None:
+              broker_url: str | None, username: str | None, password_file: str | None, prefix: str,
+              game: str | None, timeout_s: float, log_path: str | None, command: tuple[str, ...]) -> None:
     """Check a bot (any language) against the protocol's hard cases: summon bot-check -- COMMAND...
 
     Starts a private broker and referee, runs COMMAND with SUMMON_BROKER, SUMMON_USER,
@@ -52,8 +64,19 @@ def bot_check(games: str, patience: float, moves: int, clock_s: float, embedded:
     the bot's moves on the wire with an illegal one; the refusal's detail says so.
     With --cells a second cell is started too (its own broker, same accounts, its own
     referee), SUMMON_CELLS names both, and one more row checks the bot follows a table there.
+
+    With --broker URL -u NAME the check runs against a deployment instead: bot-check logs
+    in as NAME, asks the referee for a sandbox table (NAME against the house, unlisted),
+    runs COMMAND with the same credentials and checks what can be seen from outside (moves
+    accepted, answered in time, played to the end, its own connection, still running); the
+    rows that need the private referee say "not checked against a deployment".
     """
     from summon.clients.botcheck import BotCheckError, render_rows, run_botcheck
+
+    if broker_url is not None:
+        _remote(broker_url, username, password_file, prefix, game or _games(games)[0], patience, timeout_s,
+                log_path, command)
+        return
 
     try:
         rows, _ = run_botcheck(list(command), _games(games), patience=patience, moves=moves, clock_s=clock_s,
@@ -63,4 +86,29 @@ def bot_check(games: str, patience: float, moves: int, clock_s: float, embedded:
         click.echo(f"summon bot-check: {exc}", err=True)
         sys.exit(EXIT_FAILED)
     click.echo(render_rows(rows))
+    sys.exit(EXIT_OK if all(r.ok for r in rows) else EXIT_FAILED)
+
+
+def _remote(broker_url: str, username: str | None, password_file: str | None, prefix: str, game: str,
+            patience: float, timeout_s: float, log_path: str | None, command: tuple[str, ...]) -> None:
+    """``--broker``: the sandbox check (clients/botcheck/remote.py); prints the verdict's time."""
+    import time
+
+    from summon.clients.botcheck import render_rows
+    from summon.clients.botcheck.remote import RemoteError, run_remote
+    from summon.clients.cli.common import broker_from_flags
+
+    _games(game)
+    if not username:
+        raise click.UsageError("--broker needs the bot's account: -u NAME")
+    started = time.monotonic()
+    broker = broker_from_flags(broker_url, username, None, password_file)
+    try:
+        rows, table = run_remote(list(command), broker, game, prefix=prefix, patience=patience, timeout=timeout_s,
+                                 say=lambda line: click.echo(line, err=True), log_path=log_path)
+    except RemoteError as exc:
+        click.echo(f"summon bot-check: {exc}", err=True)
+        sys.exit(EXIT_FAILED)
+    click.echo(render_rows(rows))
+    click.echo(f"sandbox table {table}; verdict after {time.monotonic() - started:.1f} s", err=True)
     sys.exit(EXIT_OK if all(r.ok for r in rows) else EXIT_FAILED)
