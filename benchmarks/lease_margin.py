@@ -39,7 +39,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-import referee_load as rl  # noqa: E402
+from benchmarks import referee_load as rl  # noqa: E402
 
 from tests.mosquitto import add_referee_accounts, start_mosquitto  # noqa: E402
 from summon.referee.store_pg import DEFAULT_TTL  # noqa: E402

@@ -18,7 +18,7 @@ from summon.protocol.messages import (Account, Gathering, GuestAccount, GuestReq
 from summon.protocol.messages import HandedOver, HandOver, Leave, Left
 from summon.protocol.messages import Entered, Entry, EntryAnswer, EntryRelay
 from summon.protocol.messages import Chat, ChatLine, ChatLog
-from summon.protocol.messages import BotAccount, BotList, BotRequest, BotsRequest, ForgetBot, RenewBot
+from summon.protocol.messages import BotAccount, BotList, BotRequest, BotsRequest, ForgetBot, RenewBot, SandboxRequest
 from summon.protocol.messages import (DeviceAccount, DeviceList, DeviceRequest, DevicesRequest, ForgetDevice, History,
                                       MyGames, ReplayPart, ReplayRequest)
 from summon.protocol.mqtt import BrokerUrl
@@ -80,6 +80,7 @@ SAMPLES = [
                 detail="entries closed"),
     Entered(request_id="e1", director="director", tournament="spring", action="withdraw"),
     BotRequest(request_id="b1", name="granbot"),
+    SandboxRequest(request_id="s1", game="summicard", seat=0, level="easy"),
     BotAccount(request_id="b1", user="granbot", owner="gran", password="p" * 32),
     BotsRequest(request_id="b2"),
     ForgetBot(request_id="b3", user="granbot"),

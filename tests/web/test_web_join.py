@@ -33,10 +33,11 @@ class Answers:
     def __init__(self, table: str) -> None:
         self.table = table
         self.user = "east"
-        self.calls: list[dict[str, Any]] = []
+        self.calls: list[dict[str, Any]] = []  # the guest requests (what seats someone)
+        self.lookups: list[dict[str, Any]] = []  # the invite page's "who invited you" look-ups (seat nobody)
 
     def call(self, op: str, fields: dict[str, Any], client: str) -> GatewayAnswer:
-        self.calls.append(fields)
+        (self.calls if op == "guest" else self.lookups).append(fields)
         if op == "guest" and fields["invite"] == CODE:
             return GatewayAnswer(200, {"user": self.user, "password": password(self.user), "table": self.table,
                                        "seat": 1, "name": fields["name"]})
@@ -64,6 +65,7 @@ def test_an_invite_link_asks_a_name_once_and_reconnects_after(stack, browser):
         page.click("button[data-key='join-go']")
         page.wait_for_selector(".status-line", timeout=15000)
         assert answers.calls == [{"invite": CODE, "name": "<b>Mom</b>"}]
+        assert all(set(f) == {"invite"} for f in answers.lookups), answers.lookups  # a look-up carries the code only
         assert page.evaluate("location.hash") == f"#/table/{table}"
         assert page.evaluate("window.summon.link.guest.name") == "<b>Mom</b>"
         assert "Playing as <b>Mom</b> (guest)" in page.inner_text("main") or "<b>Mom</b>" in page.inner_text("nav")
