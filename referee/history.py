@@ -365,7 +365,11 @@ class HistoryDesk:
                 self._pool.submit(reader.close)  # after the job running now, on its thread
             self._pool.shutdown(wait=False, cancel_futures=True)
         if self._procs is not None:
-            self._procs.shutdown(wait=False, cancel_futures=True)
+            # wait=True: Python 3.11's exit hook wakes every executor's manager thread, and one
+            # still closing its pipe after shutdown(wait=False) raised "Bad file descriptor" on
+            # stderr at the referee's exit (the README walkthrough caught it once the bot
+            # leaderboard made every referee start this worker); a worker's job is short
+            self._procs.shutdown(wait=True, cancel_futures=True)
 
     def _own_reader(self) -> bool:
         """Whether the worker reads through a connection of its own (not ``:memory:``).
