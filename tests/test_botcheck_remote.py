@@ -12,19 +12,16 @@ import os
 import subprocess
 import sys
 import time
-import uuid
 from pathlib import Path
 
 import pytest
 
 from summon.protocol.messages import (BotAccount, BotRequest, Created, CreateTable, Error, History, MyGames, RefereeStatus,
-                                      SandboxRequest, encode)
+                                      SandboxRequest)
 from summon.protocol.topics import Topics
 from summon.referee.dynsec import find_plugin
-from summon.referee.service import RefereeConfig
 from tests.helpers import Probe
-from tests.secbroker import RunningReferee
-from tests.test_dynsec import start_dynsec_broker
+from tests.test_dynsec import ask_referee, dynsec_referee, rid, start_dynsec_broker
 
 pytestmark = [pytest.mark.broker,
               pytest.mark.skipif(find_plugin() is None, reason="mosquitto_dynamic_security.so not installed")]
@@ -43,23 +40,14 @@ def db(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def ref(db):
-    root = db.accounts.dir.root
-    running = RunningReferee(RefereeConfig(
-        broker=db.url("referee"), client_id="referee", roles_file=str(db.accounts.dir.roles), mqtt_version=5,
-        accounts_admin=str(root / "secrets" / "summon-admin.pw")))
+    running = dynsec_referee(db)
     running.ref.history.board_every = 0.0
     yield running.ref
     running.stop()
 
 
 def ask(probe: Probe, user: str, msg, timeout: float = 15):
-    probe.publish(T.request(user), encode(msg))
-    return probe.wait_for(lambda i, m: isinstance(m, REPLIES) and getattr(
-        m, "ref" if isinstance(m, Error) else "request_id", None) == msg.request_id, timeout, new=True)
-
-
-def rid() -> str:
-    return uuid.uuid4().hex[:10]
+    return ask_referee(probe, user, msg, REPLIES, timeout)
 
 
 @pytest.fixture(scope="module")

@@ -8,7 +8,6 @@ disconnects) through raw paho clients, not taken from the referee's word.
 from __future__ import annotations
 
 import threading
-import uuid
 
 import pytest
 
@@ -17,10 +16,9 @@ from summon.protocol.messages import (Created, CreateTable, DeviceAccount, Devic
 from summon.protocol.topics import Topics
 from summon.referee.dynsec import device_owner, find_plugin
 from summon.referee.ratelimit import RateLimiter
-from summon.referee.service import RefereeConfig
 from tests.helpers import Probe
-from tests.secbroker import Raw, RunningReferee
-from tests.test_dynsec import start_dynsec_broker, wait_until
+from tests.secbroker import Raw
+from tests.test_dynsec import ask_referee, dynsec_referee, rid, start_dynsec_broker, wait_until
 
 pytestmark = [pytest.mark.broker,
               pytest.mark.skipif(find_plugin() is None, reason="mosquitto_dynamic_security.so not installed")]
@@ -39,22 +37,13 @@ def db(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def ref(db):
-    root = db.accounts.dir.root
-    running = RunningReferee(RefereeConfig(
-        broker=db.url("referee"), client_id="referee", roles_file=str(db.accounts.dir.roles), mqtt_version=5,
-        accounts_admin=str(root / "secrets" / "summon-admin.pw")))
+    running = dynsec_referee(db)
     yield running.ref
     running.stop()
 
 
-def rid() -> str:
-    return uuid.uuid4().hex[:10]
-
-
 def ask(probe: Probe, user: str, msg, timeout: float = 15):
-    probe.publish(T.request(user), encode(msg))
-    return probe.wait_for(lambda i, m: isinstance(m, REPLIES) and getattr(
-        m, "ref" if isinstance(m, Error) else "request_id", None) == msg.request_id, timeout, new=True)
+    return ask_referee(probe, user, msg, REPLIES, timeout)
 
 
 def person(db, user: str) -> Probe:

@@ -12,6 +12,7 @@ import time
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -20,7 +21,7 @@ from summon.clients.director import create_table
 from summon.clients.embedded_broker import free_port
 from summon.clients.sdk import BotClient
 from summon.clients.watch import Watcher
-from summon.protocol.messages import Move, encode
+from summon.protocol.messages import Error, Move, encode
 from summon.protocol.mqtt import BrokerUrl
 from summon.protocol.topics import Topics
 from summon.referee.accounts import BrokerSettings
@@ -65,6 +66,27 @@ def start_dynsec_broker(directory: Path, accounts: dict[str, str]) -> DynBroker:
     for user, role in accounts.items():
         acc.add(user, role, f"{user}-pw")
     return DynBroker(proc, settings, acc)
+
+
+def dynsec_referee(db: DynBroker, **config: Any) -> RunningReferee:
+    """A referee on ``db`` as the account tests start it: MQTT 5, the broker's roles file and
+    its dynamic-security admin (``config`` adds to that), so it can make and delete accounts."""
+    return RunningReferee(RefereeConfig(
+        broker=db.url("referee"), client_id="referee", roles_file=str(db.accounts.dir.roles), mqtt_version=5,
+        accounts_admin=str(db.accounts.dir.root / "secrets" / "summon-admin.pw"), **config))
+
+
+def rid() -> str:
+    """A fresh request id."""
+    return uuid.uuid4().hex[:10]
+
+
+def ask_referee(probe: Any, user: str, msg: Any, replies: tuple[type, ...], timeout: float = 15) -> Any:
+    """Send ``msg`` on ``user``'s request topic and wait for its answer: one of ``replies``
+    carrying the request's id (an ``Error`` carries it as ``ref``), never an earlier one."""
+    probe.publish(T.request(user), encode(msg))
+    return probe.wait_for(lambda i, m: isinstance(m, replies) and getattr(
+        m, "ref" if isinstance(m, Error) else "request_id", None) == msg.request_id, timeout, new=True)
 
 
 @pytest.fixture(scope="module")
