@@ -177,8 +177,10 @@ class MatchRunner(Runner):
         self.hands: dict[str, list[dict]] = defaultdict(list)  # table -> hand_end events
         self.on_result = on_result
         self.finished_tables = 0
-        self.on_first_events: Callable[[], None] | None = None  # once, at the first move's events
-
+        # once per account, at the events of its own first move (the account -> called with it):
+        # its bot's CPU then is its start-up (imports, connecting), kept apart from its play
+        self.on_first_move: Callable[[str], None] | None = None
+        self._moved: set[str] = set()
 
     def _handle(self, item: Any, cell: str | None = None) -> None:
         if item.payload and item.topic.endswith("/public/events"):
@@ -187,11 +189,24 @@ class MatchRunner(Runner):
             except Exception:
                 msg = None
             if isinstance(msg, Events):
-                if self.on_first_events is not None:
-                    first, self.on_first_events = self.on_first_events, None
-                    first()
+                if self.on_first_move is not None:
+                    self._first_moves(msg)
                 self.hands[msg.table].extend(e for e in msg.events if e.get("type") == "hand_end")
         super()._handle(item, cell)
+
+    def _first_moves(self, msg: Events) -> None:
+        """Call ``on_first_move`` for each account whose seat an event names for the first time
+        (a move's events name the seat that moved: ``bid``, ``play``, ``pass``...)."""
+        rec = self.progress.by_table().get(msg.table)
+        if rec is None or self.on_first_move is None:
+            return
+        for e in msg.events:
+            seat = e.get("seat")
+            if isinstance(seat, int) and not isinstance(seat, bool) and 0 <= seat < len(rec.seats):
+                user = rec.seats[seat]
+                if user not in self._moved:
+                    self._moved.add(user)
+                    self.on_first_move(user)
 
     def _on_result(self, rec: Any, result: dict) -> None:
         super()._on_result(rec, result)
@@ -271,10 +286,11 @@ def run_match(game: str, boards: int, side_a: Side, side_b: Side, config: dict[s
                              work / "progress.json", say=say,
                              on_result=(lambda k: progress(k, total)) if progress else None)
         started = time.monotonic()
-        baseline: dict[str, float | None] = {}  # CPU at the first move: the start-up (imports, connect) left out
+        baseline: dict[str, float | None] = {}  # CPU at its own first move: the start-up (imports, connect) left out
         if measure:
-            runner.on_first_events = lambda: baseline.update(
-                {user: _cpu_seconds(p) for p, (user, _, _) in zip(procs, owners)})
+            by_user = {user: p for p, (user, _, _) in zip(procs, owners)}
+            runner.on_first_move = lambda user: (baseline.setdefault(user, _cpu_seconds(by_user[user]))
+                                                 if user in by_user else None)
         died: list[BotDeath] = []
         watch = threading.Thread(target=_watch_bots, args=(procs, owners, runner, died, started, runner_done,
                                                            on_crash == "stop"),
