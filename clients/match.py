@@ -289,8 +289,12 @@ def run_match(game: str, boards: int, side_a: Side, side_b: Side, config: dict[s
         baseline: dict[str, float | None] = {}  # CPU at its own first move: the start-up (imports, connect) left out
         if measure:
             by_user = {user: p for p, (user, _, _) in zip(procs, owners)}
-            runner.on_first_move = lambda user: (baseline.setdefault(user, _cpu_seconds(by_user[user]))
-                                                 if user in by_user else None)
+
+            def first_move(user: str) -> None:
+                if user in by_user:
+                    baseline.setdefault(user, _cpu_seconds(by_user[user]))
+
+            runner.on_first_move = first_move
         died: list[BotDeath] = []
         watch = threading.Thread(target=_watch_bots, args=(procs, owners, runner, died, started, runner_done,
                                                            on_crash == "stop"),
