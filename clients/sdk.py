@@ -26,7 +26,8 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterator, Mapping, Protocol, Sequence
 
 from summon.protocol.errors import DecodeError, ErrorCode
-from summon.protocol.messages import Entered, Entry, Error, Move, Presence, SeatState, decode, encode
+from summon.protocol.messages import (Entered, Entry, Error, Gathering, Move, Presence, Seated, SeatState, Sit, decode,
+                                      encode)
 from summon.protocol.mqtt import BrokerUrl, Incoming, Link
 from summon.protocol.topics import Topics
 from summon.protocol.version import DEFAULT_PREFIX
@@ -155,6 +156,11 @@ class BotClient:
         self._from = 0  # the link of the message being handled
         self.entries: dict[str, Entered | Error] = {}  # request_id -> the answer to an ``enter`` (below)
         self.on_entry: Callable[[Entered | Error], None] | None = None
+        self.sits: dict[str, Seated | Error] = {}  # request_id -> the answer to a ``sit`` (below)
+        self.on_seated: Callable[[Seated | Error], None] | None = None
+        self._open_games: frozenset[str] | None = None  # take_open_seats: the games (empty: any); None: off
+        self._open_max = 1
+        self._asked: dict[str, str] = {}  # table -> the request_id of our sit there (asked once a table)
 
     def request_stop(self) -> None:
         self._stop.set()
@@ -242,11 +248,52 @@ class BotClient:
                                 encode(Entry(request_id=rid, director=director, tournament=tournament, action=action)))
         return rid
 
+    def sit(self, table: str, seat: int) -> str:
+        """Take a waiting seat of a gathering (``sit``, protocol/README.md): a bot account may
+        take a seat its table's creator opened to bots (kind ``anyone``).  The answer,
+        ``seated`` or an ``error`` in words, lands in ``sits[request_id]`` and goes to
+        ``on_seated``; once every seat is filled the table starts and is played like any."""
+        import secrets
+
+        reply = self.topics.reply(self.username)
+        self._link.subscribe(reply)
+        rid = f"sit-{secrets.token_hex(4)}"
+        self._asked[table] = rid
+        self._link.publish_wait(self.topics.request(self.username), encode(Sit(request_id=rid, table=table, seat=seat)))
+        return rid
+
+    def take_open_seats(self, games: Sequence[str] = (), at_most: int = 1) -> None:
+        """Watch the public gatherings and ``sit`` at seats opened to bots (kind ``anyone``)
+        of ``games`` (empty: any game), waiting at ``at_most`` tables at a time; each table
+        is asked once.  Call it once connected (e.g. from ``on_connected``)."""
+        if at_most < 1:
+            raise ValueError(f"at_most must be 1 or more, not {at_most!r}")
+        self._open_games, self._open_max = frozenset(games), at_most
+        self._link.subscribe(self.topics.gatherings_all())
+
+    def _on_gathering(self, msg: Gathering) -> None:
+        if self._open_games is None or msg.table in self._asked:
+            return
+        if msg.state != "waiting" or (self._open_games and msg.game not in self._open_games):
+            return
+        waiting = sum(1 for rid in self._asked.values() if isinstance(self.sits.get(rid), Seated)
+                      and self.sits[rid].table not in self.tables)  # seated, not started yet
+        pending = sum(1 for rid in self._asked.values() if rid not in self.sits)
+        if waiting + pending >= self._open_max:
+            return
+        seat = next((s.get("seat") for s in msg.seats if s.get("kind") == "anyone" and not s.get("name")), None)
+        if isinstance(seat, int) and not isinstance(seat, bool):
+            log.info("%s: taking seat %d of %s (%s), open to bots", self.username, seat, msg.table, msg.game)
+            self.sit(msg.table, seat)
+
     def _on_reply(self, item: Incoming) -> None:
         try:
-            msg = decode(item.payload, accept=(Entered, Error))
+            msg = decode(item.payload, accept=(Entered, Seated, Error))
         except DecodeError:
             return  # another request's answer: not this client's business
+        if isinstance(msg, Seated) or (isinstance(msg, Error) and (msg.ref or "").startswith("sit-")):
+            self._on_sit_answer(msg)
+            return
         if not isinstance(msg, (Entered, Error)):
             return
         rid = msg.request_id if isinstance(msg, Entered) else msg.ref
@@ -261,6 +308,18 @@ class BotClient:
         if self.on_entry is not None:
             self.on_entry(msg)
 
+    def _on_sit_answer(self, msg: Seated | Error) -> None:
+        rid = msg.request_id if isinstance(msg, Seated) else msg.ref
+        if rid is None or not rid.startswith("sit-"):
+            return
+        self.sits[rid] = msg
+        if isinstance(msg, Error):
+            log.warning("%s: sit refused: %s: %s", self.username, msg.code, msg.detail)
+        else:
+            log.info("%s: seated at %s, seat %d", self.username, msg.table, msg.seat)
+        if self.on_seated is not None:
+            self.on_seated(msg)
+
     def _handle(self, item: Incoming) -> None:
         if not item.payload:
             return
@@ -269,6 +328,14 @@ class BotClient:
             return
         table = self.topics.table_of(item.topic)
         if table is None:
+            return
+        if self._open_games is not None and item.topic == self.topics.gathering(table):
+            try:
+                gathered = decode(item.payload, accept=(Gathering,))
+            except DecodeError:
+                return
+            if isinstance(gathered, Gathering):
+                self._on_gathering(gathered)
             return
         if len(self._links) > 1:
             self._via[table] = self._from  # a table lives in one cell: its moves go back the way its states came

@@ -89,8 +89,9 @@ class CreateTable(Message):
     # Seats the referee's own house bots play: {"<seat>": "<level>"} ("easy", "normal"; the
     # ``levels`` of the game in ``referee_status.games``); that seat's ``players`` entry is "".
     computer: dict[str, Any] | None = None
-    # Seats still to fill (issue 23): {"<seat>": "invite" | "open"}; that seat's ``players``
-    # entry is "".  The table is a *gathering* until every waiting seat has someone; then it
+    # Seats still to fill (issue 23): {"<seat>": "invite" | "open" | "anyone"}; that seat's
+    # ``players`` entry is "".  "open": a person's account takes it with ``sit``; "anyone": a
+    # person's or a bot account's (issue 43: bots join the open seats the creator allows).  The table is a *gathering* until every waiting seat has someone; then it
     # starts under the same id.  ``created`` says ``waiting: true`` and holds the invite codes.
     waiting: dict[str, Any] | None = None
 
@@ -473,8 +474,8 @@ class RefereeStatus(Message):
 class Gathering(Message):
     """A table waiting for its players (retained, on ``<p>/t/<table>/public/gathering``).
 
-    ``seats``: ``[{"seat", "kind": "person"|"computer"|"invite"|"open", "name", "level"}]``
-    (``name`` null while an invite or open seat waits); ``state``: waiting, started,
+    ``seats``: ``[{"seat", "kind": "person"|"computer"|"invite"|"open"|"anyone", "name", "level"}]``
+    (``name`` null while an invite, open or anyone seat waits; "anyone": a bot account may sit there too); ``state``: waiting, started,
     cancelled or expired; ``expires``: Unix seconds."""
 
     TYPE: ClassVar[str] = "gathering"

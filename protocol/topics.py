@@ -133,6 +133,10 @@ class Topics:
         """A table still gathering its players (retained): its seats, who sits, when it expires."""
         return f"{self._t(table)}/public/gathering"
 
+    def gatherings_all(self) -> str:
+        """Subscription filter for every table's ``gathering`` (a bot that takes seats opened to bots)."""
+        return f"{self.prefix}/t/+/public/gathering"
+
     def chat(self, table: str, user: str) -> str:
         """Where ``user`` says something at ``table`` (ACL: only ``user`` writes it)."""
         return f"{self._t(table)}/chat/{check_name(user, 'username')}"

@@ -1,11 +1,14 @@
 """Tables that wait for their players: invite seats, open seats (issue 23, GUESTS.md).
 
-A ``create`` with ``waiting: {"<seat>": "invite" | "open"}`` does not start a game: the
+A ``create`` with ``waiting: {"<seat>": "invite" | "open" | "anyone"}`` does not start a game: the
 referee reserves the table id and holds a *gathering* -- no deal, no clock -- published
 retained on ``<p>/t/<table>/public/gathering`` and listed in ``referee_status.gatherings``.
 An *invite* seat gets a code (128 random bits, urlsafe) that reaches only the creator's
 reply topic; the web gateway redeems it for a guest account (referee/guests.py).  An
-*open* seat is taken by any account with ``sit``.  When every waiting seat has someone,
+*open* seat is taken by any person's account with ``sit``; an *anyone* seat also by a bot
+account (issue 43 item 1: a bot joins the open seats the table's creator allows -- "open"
+stays people-only, so a family's open seat never fills with someone's program unasked).
+When every waiting seat has someone,
 the table starts under the reserved id exactly as a normal create does
 (``PlayerTables._make``), with the guests' display names in ``meta.names``.
 
@@ -50,7 +53,9 @@ __all__ = ["Gathering", "Gatherings", "KINDS", "MAX_LISTED", "CREATE_RULES", "Ru
 
 log = logging.getLogger("summon.referee.gatherings")
 
-KINDS = ("invite", "open")
+KINDS = ("invite", "open", "anyone")
+OPEN_KINDS = ("open", "anyone")  # seats a person's account may take with ``sit``
+BOT_KINDS = ("anyone",)  # seats a bot account may take too
 MAX_LISTED = 200
 
 
@@ -65,7 +70,7 @@ class Gathering:
     players: list[str]  # "" while a waiting seat is empty
     computer: dict[int, str]  # seat -> house bot
     levels: dict[int, str]  # seat -> computer level (shown)
-    waiting: dict[int, str]  # seat -> "invite" | "open" (kept once filled: it says how the seat was filled)
+    waiting: dict[int, str]  # seat -> "invite" | "open" | "anyone" (kept once filled: how the seat was filled)
     config: dict[str, Any]
     clock: dict[str, Any] | None
     expires: float  # wall clock
@@ -79,8 +84,10 @@ class Gathering:
     state: str = "waiting"
     ended_at: float | None = None  # monotonic: when it stopped waiting (its retained status is cleared later)
 
-    def open_seats(self) -> list[int]:
-        return [s for s, k in sorted(self.waiting.items()) if k == "open" and not self.players[s]]
+    def open_seats(self, kinds: tuple[str, ...] = OPEN_KINDS) -> list[int]:
+        """Empty seats a person's account may take with ``sit`` (``kinds``: ``("anyone",)``
+        for those a bot account may take)."""
+        return [s for s, k in sorted(self.waiting.items()) if k in kinds and not self.players[s]]
 
     def empty(self) -> list[int]:
         return [s for s in self.waiting if not self.players[s]]
@@ -117,7 +124,8 @@ class Gathering:
     def listed(self) -> dict[str, Any]:
         seated = [n for s in range(len(self.players)) if s not in self.computer and (n := self.shown(s))]
         return {"table": self.id, "game": self.game, "title": self.title, "creator": self.creator,
-                "open": self.open_seats(), "waiting": len(self.empty()), "seated": seated,
+                "open": self.open_seats(), "bots": self.open_seats(BOT_KINDS), "waiting": len(self.empty()),
+                "seated": seated,
                 "expires": int(self.expires)}
 
 
@@ -182,7 +190,7 @@ def _read_waiting(desk: "Gatherings", d: Draft) -> str:
         except ValueError as exc:
             return str(exc)
         if kind not in KINDS:
-            return f"a waiting seat is \"invite\" or \"open\", not {kind!r}"
+            return f"a waiting seat is \"invite\", \"open\" or \"anyone\", not {kind!r}"
         if d.players[seat]:
             return f"seat {key} is both {d.players[seat]!r} and waiting: leave its name empty"
         d.waiting[seat] = kind
@@ -455,15 +463,20 @@ class Gatherings:
 
         def refuse(code: ErrorCode, detail: str) -> None:
             self.ref.send_error(reply, code, detail, req.table, ref=req.request_id)
-        if self.ref.guests.is_guest(user) or self.ref.roles.role(user) in ("bot", "gateway", "spectator", "edge"):
-            return refuse(ErrorCode.AUTH_FORBIDDEN, "only a person's account may take an open seat (guests come "
-                          "by invitation: make an account to sit at open tables)")
+        role = self.ref.roles.role(user)
+        if self.ref.guests.is_guest(user) or role in ("gateway", "spectator", "edge"):
+            return refuse(ErrorCode.AUTH_FORBIDDEN, "only a person's or a bot's account may take an open seat (guests "
+                          "come by invitation: make an account to sit at open tables)")
+        bot = role == "bot"
         g = self.held.get(req.table)
         if g is None or g.state != "waiting":
             return refuse(ErrorCode.TABLE_UNKNOWN, f"no table {req.table!r} is waiting for players here")
         if user in g.players:
             return refuse(ErrorCode.SEAT_TAKEN, "you already have a seat at this table")
-        if req.seat not in g.open_seats():
+        if bot and req.seat in g.open_seats() and req.seat not in g.open_seats(BOT_KINDS):
+            return refuse(ErrorCode.AUTH_FORBIDDEN, f"seat {req.seat} is open to people only: a bot account may take "
+                          "a seat its table's creator opened to bots too (\"anyone\" in the table's seats)")
+        if req.seat not in g.open_seats(BOT_KINDS if bot else OPEN_KINDS):
             return refuse(ErrorCode.SEAT_TAKEN, f"seat {req.seat} is not open (taken, by invitation, or no such seat)")
         why = self.ref.too_many_seats([user], user)  # issue 41 F2: started tables count too
         if why:
@@ -550,7 +563,7 @@ class Gatherings:
                 self.ref.guests.delete([guest], f"it left gathering {g.id}")
             if g.waiting.get(seat) == "invite":
                 self._new_code(g, seat)
-            else:  # an open seat, or an account the creator named: anyone may take it now
+            elif g.waiting.get(seat) != "anyone":  # an open seat, or an account the creator named: open now
                 g.waiting[seat] = "open"
             log.info("gathering %s: %s leaves seat %d", g.id, user, seat, extra={"table": g.id, "user": user})
             self._publish(g)

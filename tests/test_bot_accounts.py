@@ -12,8 +12,8 @@ import time
 
 import pytest
 
-from summon.protocol.messages import (BotAccount, BotList, BotRequest, BotsRequest, CloseTable, Created, CreateTable,
-                                      DeviceRequest, Error, ForgetBot, History, Meta, Move, MyGames, RefereeStatus, RenewBot, SeatState, Sit, encode)
+from summon.protocol.messages import (BotAccount, Events, Gathering, BotList, BotRequest, BotsRequest, CloseTable, Created, CreateTable,
+                                      DeviceRequest, Error, ForgetBot, History, Meta, Move, MyGames, RefereeStatus, RenewBot, Seated, SeatState, Sit, encode)
 from summon.protocol.topics import Topics
 from summon.referee.dynsec import find_plugin
 from tests.helpers import Probe
@@ -24,8 +24,9 @@ pytestmark = [pytest.mark.broker,
               pytest.mark.skipif(find_plugin() is None, reason="mosquitto_dynamic_security.so not installed")]
 T = Topics()
 ACCOUNTS = {"referee": "referee", "web": "gateway", "gran": "player", "aunt": "player", "boss": "director",
-            "nephew": "player", "n1": "bot", "cousin": "player"}
-REPLIES = (BotAccount, BotList, Error, Created, MyGames)
+            "nephew": "player", "n1": "bot", "cousin": "player", "uncle": "player",
+            "niece": "player"}
+REPLIES = (BotAccount, BotList, Error, Created, MyGames, Seated)
 
 
 @pytest.fixture(scope="module")
@@ -114,7 +115,7 @@ def test_a_person_registers_a_bot_that_plays_then_revokes_it(db, ref):
 
             # it is refused what is not a seat's: another seat, tables, seats, devices, bots, a director's close
             for req in (CreateTable(request_id=rid(), game="summicard", players=["granbot", "gran"]),
-                        CloseTable(request_id=rid(), table=table), Sit(request_id=rid(), table=table, seat=0),
+                        CloseTable(request_id=rid(), table=table),
                         DeviceRequest(request_id=rid(), label="x"), BotRequest(request_id=rid(), name="botbot2x"),
                         BotsRequest(request_id=rid())):
                 got = ask(bot, "granbot", req)
@@ -173,6 +174,46 @@ def test_a_person_registers_a_bot_that_plays_then_revokes_it(db, ref):
             bot.close()
     finally:
         gran.close()
+
+
+def test_a_bot_takes_a_seat_its_tables_creator_opened_to_bots_and_no_other(db, ref):
+    """Issue 43 item 1: bot accounts "join open seats the owner allows".  A waiting seat of kind
+    "anyone" takes a bot account; an "open" one stays for people (old code: every bot ``sit``
+    was auth/forbidden).  The bot is seated by its own login, marked in meta, and plays."""
+    uncle, aunt = person(db, "uncle"), person(db, "aunt")
+    bot = None
+    try:
+        made = ask(uncle, "uncle", BotRequest(request_id=rid(), name="unclebot"))
+        assert isinstance(made, BotAccount), made
+        created = ask(uncle, "uncle", CreateTable(request_id=rid(), game="summicard", players=["uncle", "", ""],
+                                                  waiting={"1": "open", "2": "anyone"}))
+        assert isinstance(created, Created) and created.waiting, created
+        table = created.table
+        bot = as_bot(db, made, T.seat_all(table, "unclebot"), T.public_all(table))
+        shown = bot.wait_for(lambda i, m: isinstance(m, Gathering) and m.table == table)
+        assert isinstance(shown, Gathering) and [s["kind"] for s in shown.seats] == ["person", "open", "anyone"], shown
+        listed = ref.call(lambda: ref.gatherings.held[table].listed())
+        assert listed["open"] == [1, 2] and listed["bots"] == [2], listed
+
+        refused = ask(bot, "unclebot", Sit(request_id=rid(), table=table, seat=1))
+        assert isinstance(refused, Error) and refused.code == "auth/forbidden" and "people only" in refused.detail, refused
+        seated = ask(bot, "unclebot", Sit(request_id=rid(), table=table, seat=2))
+        assert isinstance(seated, Seated) and seated.seat == 2, seated
+        again = ask(bot, "unclebot", Sit(request_id=rid(), table=table, seat=1))
+        assert isinstance(again, Error) and again.code == "seat/taken", again  # one seat a table, as for people
+
+        # a person takes the people's seat: the table starts, the bot marked, and it plays
+        assert isinstance(ask(aunt, "aunt", Sit(request_id=rid(), table=table, seat=1)), Seated)
+        meta = bot.wait_for(lambda i, m: isinstance(m, Meta) and m.table == table and m.status == "playing")
+        assert isinstance(meta, Meta) and meta.players == ["uncle", "aunt", "unclebot"] and meta.bots == ["unclebot"], meta
+        for who, p in (("uncle", uncle), ("aunt", aunt)):
+            p.link.subscribe(T.seat_all(table, who))
+        state = play_until_bot_moved(table, {"uncle": uncle, "aunt": aunt, "unclebot": bot}, "unclebot")
+        assert state.seat == 2
+    finally:
+        for p in (uncle, aunt, bot):
+            if p is not None:
+                p.close()
 
 
 def test_the_sign_up_name_rule(db, ref):
@@ -275,3 +316,63 @@ def test_passwd_mode_refuses_in_words(mosquitto, referee):
         assert "summon accounts add" in got.detail
     finally:
         north.close()
+
+
+def test_the_example_bot_takes_a_seat_opened_to_bots_and_plays_to_the_end(db, ref, tmp_path):
+    """The Python example bot, its own process with its own bot account (SUMMON_SIT_OPEN=1,
+    the SDK's ``take_open_seats``), finds a person's table by its public gathering, sits at
+    the seat opened to bots (not the people-only one), and plays the game to its end."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    niece = person(db, "niece")
+    proc = None
+    try:
+        made = ask(niece, "niece", BotRequest(request_id=rid(), name="niecebot"))
+        assert isinstance(made, BotAccount), made
+        created = ask(niece, "niece", CreateTable(request_id=rid(), game="summicard", players=["niece", "", ""],
+                                                    waiting={"1": "open", "2": "anyone"}))
+        assert isinstance(created, Created), created
+        table = created.table
+        niece.link.subscribe(T.seat_all(table, "niece"))
+        niece.link.subscribe(T.public_all(table))
+        env = {**os.environ, "PYTHONPATH": str(root), "SUMMON_BROKER": f"mqtt://127.0.0.1:{db.settings.port}",
+               "SUMMON_USER": made.user, "SUMMON_PASSWORD": made.password, "SUMMON_SIT_OPEN": "summicard"}
+        log = tmp_path / "bot.log"
+        with log.open("w") as out:
+            proc = subprocess.Popen([sys.executable, str(root / "examples" / "bots" / "python" / "bot.py")], env=env,
+                                    stdout=out, stderr=subprocess.STDOUT, cwd=root)
+        wait_until(lambda: ref.call(lambda: ref.gatherings.held[table].players) == ["niece", "", "niecebot"], 20)
+        assert isinstance(ask(other := person(db, "nephew"), "nephew", Sit(request_id=rid(), table=table, seat=1)),
+                          Seated)
+        try:
+            other.link.subscribe(T.seat_all(table, "nephew"))
+            meta = niece.wait_for(lambda i, m: isinstance(m, Meta) and m.table == table and m.status == "playing")
+            assert isinstance(meta, Meta) and meta.bots == ["niecebot"], meta
+            # the people play their first legal move each turn; the bot process plays its own seat
+            deadline = time.monotonic() + 90
+            while ref.call(lambda: ref.tables[table].status) == "playing":
+                assert time.monotonic() < deadline, log.read_text()[-2000:]
+                assert proc.poll() is None, log.read_text()[-2000:]
+                for user, p in (("niece", niece), ("nephew", other)):
+                    p.collect(0.05)
+                    states = [m for _, m in p.seen if isinstance(m, SeatState) and m.table == table]
+                    if states:
+                        s = max(states, key=lambda m: m.seq)
+                        if s.status == "playing" and s.legal:
+                            p.publish(T.move(table, user), encode(Move(seq=s.seq, move=s.legal[0])))
+            assert ref.call(lambda: ref.tables[table].status) == "finished"
+            niece.collect(0.2)
+            by_bot = [e for _, m in niece.seen if isinstance(m, Events) and m.table == table
+                      for e in m.events if e.get("seat") == 2 and e.get("type") != "deal"]
+            assert by_bot, log.read_text()[-2000:]  # the bot's own moves, seen by everyone
+        finally:
+            other.close()
+    finally:
+        if proc is not None:
+            proc.terminate()
+            proc.wait(10)
+        niece.close()

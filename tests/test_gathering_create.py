@@ -43,7 +43,7 @@ CASES = [
     (PLAYER, dict(game=D, players=[PLAYER, "", "", ""], waiting={"x": "open"}), "table/bad-config",
      "waiting seat 'x' is not a seat of this table (0..3)"),
     (PLAYER, dict(game=D, players=[PLAYER, "", "", ""], waiting={"1": "maybe"}), "table/bad-config",
-     'a waiting seat is "invite" or "open", not \'maybe\''),
+     'a waiting seat is "invite", "open" or "anyone", not \'maybe\''),
     (PLAYER, dict(game=D, players=[PLAYER, "", "", ""], waiting={"0": "open"}), "table/bad-config",
      "seat 0 is both 'east' and waiting: leave its name empty"),
     (PLAYER, dict(game=D, players=[PLAYER, "", "", ""], waiting={"1": "open"}, computer={"7": "easy"}),

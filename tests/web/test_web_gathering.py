@@ -84,6 +84,12 @@ def test_open_tables_sit_here_and_the_creators_invite_links(mosquitto_ws, browse
         page.wait_for_selector("ol.gather-seats li[data-seat='1']")
         assert "<b>Mom</b>" in page.inner_text("ol.gather-seats") and not page.query_selector("ol.gather-seats b")
         assert "Computer (normal)" in page.inner_text("ol.gather-seats")
+        # a seat the creator opened to bots too (kind "anyone", issue 43) says so, in words
+        opened = [*seats[:2], {**seats[2], "name": "north"}, {"seat": 3, "kind": "anyone", "name": None, "level": None}]
+        referee.publish(f"{P}/t/gx1/public/gathering", gathering("gx1", "grandma", opened), retain=True)
+        page.wait_for_selector("ol.gather-seats li[data-seat='3'][data-kind='anyone']", timeout=10000)
+        assert page.inner_text("ol.gather-seats li[data-seat='3']") == "Open seat: a person or a bot can sit"
+        assert not page.query_selector("button[data-key^='sit-']"), "offered a second seat at a table I sit at"
 
         # my own gathering: the page asks for its invite links once, and shows them
         page.goto(f"{web.url}#/table/gx2")

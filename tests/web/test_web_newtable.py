@@ -150,3 +150,33 @@ def test_new_table_says_its_rules_in_a_familys_words(stack, browser, out):
         assert not page.errors, page.errors
     finally:
         page.context.close()
+
+
+def test_a_seat_opened_to_bots_on_a_phone(stack, browser, out):
+    """Issue 43: New table offers "Open seat, bots welcome" beside the people-only open seat;
+    the table waits with that seat of kind "anyone" (a bot account may take it), said in
+    words in the waiting room; the form fits a 360 px phone."""
+    page = stack.page(browser, width=360, height=740)
+    try:
+        login(page, stack.web.url, "north")
+        page.click("a[data-key='link:new']")
+        page.wait_for_selector("form.new-table")
+        page.select_option("select[data-key='nt-game']", "summicard")
+        page.wait_for_function("() => document.querySelector(\"select[data-key='nt-game']\").value === 'summicard'")
+        labels = page.eval_on_selector_all("select[data-key='nt-seat-1'] option", "os => os.map(o => o.textContent)")
+        assert "Open seat (people only)" in labels and "Open seat (people or bots)" in labels, labels
+        page.select_option("select[data-key='nt-seat-1']", "anyone")
+        assert page.eval_on_selector("select[data-key='nt-clock']", "s => s.value") == "relaxed"  # another may sit
+        wide = page.evaluate("() => document.documentElement.scrollWidth")
+        assert wide <= 360, f"New table is {wide} px wide on a 360 px phone"
+        shoot(page, "new-table-bots-welcome", out)
+        page.click("button[data-key='nt-start']")
+        page.wait_for_selector("ol.gather-seats li[data-seat='1'][data-kind='anyone']", timeout=15000)
+        assert page.inner_text("ol.gather-seats li[data-seat='1']") == "Open seat: a person or a bot can sit"
+        table = page.evaluate("decodeURIComponent(location.hash.split('/')[2])")
+        held = stack.referee.call(lambda: stack.referee.gatherings.held[table].waiting)
+        assert held == {1: "anyone"}, held
+        shoot(page, "waiting-room-bots-welcome", out)
+        assert not page.errors, page.errors
+    finally:
+        page.context.close()

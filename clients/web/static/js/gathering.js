@@ -57,11 +57,14 @@ function inviteLink(table, seat, code, refresh, onRenew) {
       ? h("p", { class: "muted renewed", role: "status", dataset: { renewed: String(seat) } }, tr("gather.renewed")) : null);
 }
 
+// seats still to fill: by invitation, open to people ("open"), open to people and bots ("anyone")
+const FREE_KINDS = ["invite", "open", "anyone"];
+
 function seatWords(s, creator) {
   if (s.kind === "computer") return tr("gather.computer", { level: tr(`level.${s.level || "normal"}`) });
   if (s.name) return s.name;
   if (s.kind === "invite") return creator ? tr("gather.waiting-invite") : tr("gather.waiting-invited");
-  return tr("gather.open");
+  return tr(s.kind === "anyone" ? "gather.anyone" : "gather.open");
 }
 
 // g: the gathering message; opts: {me (username or null), guest (bool), mySeat, invites ({seat: code}|null), onSit(seat), onCancel(), onLeave(), onRenew(seat), refresh, ui}
@@ -74,11 +77,11 @@ export function renderGathering(g, opts) {
   }
   const creator = opts.me && opts.me === g.creator;
   const seatedHere = opts.mySeat !== null && opts.mySeat !== undefined;
-  const left = g.seats.filter((s) => (s.kind === "invite" || s.kind === "open") && !s.name).length;
+  const left = g.seats.filter((s) => FREE_KINDS.includes(s.kind) && !s.name).length;
   const items = g.seats.map((s) => {
-    const free = (s.kind === "invite" || s.kind === "open") && !s.name;
+    const free = FREE_KINDS.includes(s.kind) && !s.name;
     const you = seatedHere && s.seat === opts.mySeat ? h("span", { class: "badge mine" }, tr("gather.you")) : null;
-    const sit = free && s.kind === "open" && opts.me && !opts.guest && !seatedHere && !creator
+    const sit = free && s.kind !== "invite" && opts.me && !opts.guest && !seatedHere && !creator
       ? h("button", { type: "button", class: "move", dataset: { key: `sit-${s.seat}`, sit: String(s.seat) }, on: { click: () => opts.onSit(s.seat) } }, tr("gather.sit"))
       : null;
     const code = free && s.kind === "invite" && creator && opts.invites ? opts.invites[String(s.seat)] : null;

@@ -34,7 +34,7 @@ const draft = { game: null, options: {}, seats: null, who: [], accounts: [], clo
 
 function clockChoice() {
   if (draft.clock) return draft.clock;
-  const others = draft.who.slice(0, draft.seats).some((w) => w === "invite" || w === "open" || w === "account");
+  const others = draft.who.slice(0, draft.seats).some((w) => w === "invite" || w === "open" || w === "anyone" || w === "account");
   return others ? "relaxed" : "none";
 }
 
@@ -103,6 +103,7 @@ function seatField(game, i, me, refresh, opts = {}) {
     h("option", { value: "me", selected: choice === "me" ? true : null }, tr("nt.me", { me })),
     opts.guests ? h("option", { value: "invite", selected: choice === "invite" ? true : null }, tr("nt.invite")) : null,
     h("option", { value: "open", selected: choice === "open" ? true : null }, tr("nt.open")),
+    h("option", { value: "anyone", selected: choice === "anyone" ? true : null }, tr("nt.anyone")),
     h("option", { value: "account", selected: choice === "account" ? true : null }, tr("nt.account")),
     levels.map((l) => h("option", { value: `computer:${l.level}`, disabled: l.available ? null : true,
       selected: choice === `computer:${l.level}` ? true : null },
@@ -116,14 +117,15 @@ function seatField(game, i, me, refresh, opts = {}) {
 }
 
 // What the form sends: players by seat ("" for a computer or waiting seat), {seat: level}
-// and {seat: "invite" | "open"} (a table that waits for those seats before it starts).
+// and {seat: "invite" | "open" | "anyone"} (a table that waits for those seats before it starts;
+// "anyone": a person or a bot account may take it, "open": people only).
 export function requestOf(game, me) {
   const players = [], computer = {}, waiting = {};
   for (let i = 0; i < draft.seats; i++) {
     const who = draft.who[i];
     if (who === "me") players.push(me);
     else if (who === "account") players.push(draft.accounts[i].trim());
-    else if (who === "invite" || who === "open") { players.push(""); waiting[String(i)] = who; }
+    else if (who === "invite" || who === "open" || who === "anyone") { players.push(""); waiting[String(i)] = who; }
     else { players.push(""); computer[String(i)] = who.slice("computer:".length); }
   }
   const req = { game: game.name, players, config: { ...draft.options }, clock: clockOf(clockChoice(), draft.days), computer };
