@@ -292,46 +292,35 @@ class Budgets:
 
     def signup_refusal(self, client: str) -> str:
         """As ``guest_refusal``, for a sign-up."""
-        now = self.clock()
-        mine = self._client("signup", client, self.f.signups_per_client_hour, 3600)
-        why = self._failures_refusal(client, now)
-        if why:
-            pass
-        elif mine.full(now):
-            why = (f"too many sign-ups from your address ({self.f.signups_per_client_hour} an hour): "
-                   f"try again in {max(1, mine.wait(now) // 60)} minute(s)")
-        elif self._signup_all.full(now):
-            why = (f"too many sign-ups right now ({self.f.signups_per_min} a minute): "
-                   f"try again in {self._signup_all.wait(now)} s")
-        else:
-            why = self.stall_refusal()
-        if why:
-            self.refused += 1
-        return why
+        return self._new_account_refusal("signup", client, "sign-ups from your address", "sign-ups")
 
     def take_signup(self, client: str) -> str:
-        why = self.signup_refusal(client)
-        if not why:
-            now = self.clock()
-            self._client("signup", client, self.f.signups_per_client_hour, 3600).times.append(now)
-            self._signup_all.times.append(now)
-        return why
+        return self._take_new_account("signup", client, self.signup_refusal(client))
 
     def bot_refusal(self, owner: str) -> str:
         """As ``signup_refusal``, for a bot account a person registers (referee/botaccounts.py):
         per owner the sign-ups' figure an hour (3), overall the same minute as sign-ups (a bot
         is an account like any other for the broker's pauses), and this owner's refusals."""
+        return self._new_account_refusal("bot", f"account:{owner}", "new bot accounts", "new accounts")
+
+    def take_bot(self, owner: str) -> str:
+        return self._take_new_account("bot", f"account:{owner}", self.bot_refusal(owner))
+
+    def _new_account_refusal(self, kind: str, key: str, mine_words: str, all_words: str) -> str:
+        """Why a new account (``kind`` "signup" or "bot") for ``key`` (an address, or
+        ``account:OWNER``) may not be made now, in words ("" when it may): that source's
+        refusals, its hour (``mine_words``), everyone's minute (``all_words``), the broker's
+        pause budget.  One rule for both, so a bot is never a cheaper account than a sign-up."""
         now = self.clock()
-        key = f"account:{owner}"
-        mine = self._client("bot", key, self.f.signups_per_client_hour, 3600)
+        mine = self._client(kind, key, self.f.signups_per_client_hour, 3600)
         why = self._failures_refusal(key, now)
         if why:
             pass
         elif mine.full(now):
-            why = (f"too many new bot accounts ({self.f.signups_per_client_hour} an hour): "
+            why = (f"too many {mine_words} ({self.f.signups_per_client_hour} an hour): "
                    f"try again in {max(1, mine.wait(now) // 60)} minute(s)")
         elif self._signup_all.full(now):
-            why = (f"too many new accounts right now ({self.f.signups_per_min} a minute): "
+            why = (f"too many {all_words} right now ({self.f.signups_per_min} a minute): "
                    f"try again in {self._signup_all.wait(now)} s")
         else:
             why = self.stall_refusal()
@@ -339,11 +328,11 @@ class Budgets:
             self.refused += 1
         return why
 
-    def take_bot(self, owner: str) -> str:
-        why = self.bot_refusal(owner)
+    def _take_new_account(self, kind: str, key: str, why: str) -> str:
+        """Count a new account of ``kind`` for ``key`` when ``why`` (its refusal) is empty."""
         if not why:
             now = self.clock()
-            self._client("bot", f"account:{owner}", self.f.signups_per_client_hour, 3600).times.append(now)
+            self._client(kind, key, self.f.signups_per_client_hour, 3600).times.append(now)
             self._signup_all.times.append(now)
         return why
 
