@@ -41,9 +41,9 @@ from typing import Any, Protocol, Sequence
 
 from summon.protocol.errors import ErrorCode
 from summon.protocol.messages import BotAccount, BotList, BotRequest, BotsRequest, ForgetBot, RenewBot, encode
-from summon.protocol.topics import PORTABLE_CHARS, portable_name, valid_name
+from summon.protocol.topics import valid_name
 from summon.referee.dynsec import DynsecAdmin, DynsecCommandError, bot_stamp, role_of_groups
-from summon.referee.names import reserved_refusal
+from summon.referee.names import self_service_name_refusal
 from summon.referee.ratelimit import RateLimiter
 from summon.referee.table import Publish
 
@@ -166,19 +166,12 @@ class BotAccounts:
 
     def name_refusal(self, name: str) -> tuple[ErrorCode, str] | None:
         """What is wrong with a new bot's name, in words (None: nothing): the sign-up's rule
-        (referee/guests.py ``_signup_failure``), less the password (the referee makes it)."""
-        if not portable_name(name):
-            return ErrorCode.BOT_BAD_NAME, f"a bot's name is 1 to 64 of {PORTABLE_CHARS}" + (
-                " (no '.': other MQTT engines split topic levels at it)" if valid_name(name) else "")
-        why = reserved_refusal(name, self.ref.privileged_keys())  # referee/names.py: one rule for every path
-        if why:
-            return ErrorCode.BOT_BAD_NAME, why
-        if self.ref.roles.role(name) is not None:
-            return ErrorCode.BOT_TAKEN, f"{name!r} is taken: choose another name"
-        twin = self.ref.account_lookalike(name)
-        if twin is not None:
-            return ErrorCode.BOT_TAKEN, f"{name!r} looks like the name of an existing account: choose another name"
-        return None
+        (referee/names.py ``self_service_name_refusal``), less the password (the referee makes it)."""
+        bad = self_service_name_refusal(name, "a bot's name", self.ref.privileged_keys(), self.ref.roles.role,
+                                        self.ref.account_lookalike)
+        if bad is None:
+            return None
+        return (ErrorCode.BOT_BAD_NAME if bad[0] == "bad" else ErrorCode.BOT_TAKEN), bad[1]
 
     def _create(self, user: str, reply: str, req: BotRequest, refuse: Any) -> None:
         budgets = self.ref.guests.budgets

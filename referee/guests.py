@@ -56,9 +56,8 @@ from typing import TYPE_CHECKING, Any, Callable
 from summon.protocol.errors import ErrorCode
 from summon.protocol.messages import Account, GuestAccount, GuestRequest, InvitationRequest, Signup, encode
 from summon.protocol.text import visible_problem
-from summon.protocol.topics import PORTABLE_CHARS, portable_name, valid_name
 from summon.referee.dynsec import GUEST_NAME, DynsecAdmin, DynsecCommandError, device_owner, signup_stamp
-from summon.referee.names import display_refusal, reserved_refusal
+from summon.referee.names import display_refusal, self_service_name_refusal
 from summon.referee.table import Publish
 
 if TYPE_CHECKING:
@@ -681,17 +680,10 @@ class Guests:
 
     def _signup_failure(self, user: str, password: str) -> "tuple[ErrorCode, str] | None":
         """What is wrong with a sign-up's name or password, in words (None: nothing)."""
-        if not portable_name(user):  # what the broker's accounts take now (protocol/topics.py): no '.'
-            return ErrorCode.SIGNUP_BAD_NAME, f"an account name is 1 to 64 of {PORTABLE_CHARS}" + (
-                " (no '.': other MQTT engines split topic levels at it)" if valid_name(user) else "")
-        why = reserved_refusal(user, self.ref.privileged_keys())  # referee/names.py: one rule for every path
-        if why:
-            return ErrorCode.SIGNUP_BAD_NAME, why
-        if self.ref.roles.role(user) is not None:
-            return ErrorCode.SIGNUP_TAKEN, f"{user!r} is taken: choose another name"
-        twin = self.ref.account_lookalike(user)
-        if twin is not None:
-            return ErrorCode.SIGNUP_TAKEN, f"{user!r} looks like the name of an existing account: choose another name"
+        bad = self_service_name_refusal(user, "an account name", self.ref.privileged_keys(), self.ref.roles.role,
+                                        self.ref.account_lookalike)  # referee/names.py: one rule for every path
+        if bad is not None:
+            return (ErrorCode.SIGNUP_BAD_NAME if bad[0] == "bad" else ErrorCode.SIGNUP_TAKEN), bad[1]
         weak = password_refusal(password, user)
         if weak:
             return ErrorCode.SIGNUP_WEAK_PASSWORD, weak

@@ -25,12 +25,13 @@ wear to pass for another seat on everyone's screen.
 from __future__ import annotations
 
 import re
-from typing import Iterable, Mapping
+from typing import Callable, Iterable, Mapping
 
 from summon.protocol.confusables import name_key, skeleton
+from summon.protocol.topics import PORTABLE_CHARS, portable_name, valid_name
 
 __all__ = ["RESERVED_WORDS", "RESERVED_PREFIXES", "PRIVILEGED_ROLES", "reserved_refusal", "lookalike_of",
-           "display_refusal", "privileged_names", "key_set", "new_account_refusal"]
+           "display_refusal", "privileged_names", "key_set", "new_account_refusal", "self_service_name_refusal"]
 
 RESERVED_WORDS = ("player", "bot", "director", "referee", "spectator", "edge", "gateway", "guest", "admin",
                   "administrator", "summon", "computer", "system", "bridge", "metrics", "root", "operator")
@@ -102,3 +103,23 @@ def new_account_refusal(user: str, role: str, existing: Mapping[str, str]) -> st
     if twin is not None:
         return f"{user!r} reads like the existing account {twin!r} (role {existing[twin]}): choose another name"
     return ""
+
+
+def self_service_name_refusal(name: str, noun: str, privileged: frozenset[str], role_of: Callable[[str], str | None],
+                              lookalike: Callable[[str], str | None]) -> tuple[str, str] | None:
+    """What is wrong with the name of an account a person makes from the page -- a sign-up
+    (``noun`` "an account name") or a bot (``noun`` "a bot's name") -- as ``(kind, words)``:
+    kind "bad" (not portable, the service's words, a privileged name or its look-alike) or
+    "taken" (an account, or an account's look-alike); None: nothing.  One rule for both
+    paths, so a bot's name is never a way round the sign-up's (issue 41 F0)."""
+    if not portable_name(name):  # what the broker's accounts take now (protocol/topics.py): no '.'
+        return "bad", f"{noun} is 1 to 64 of {PORTABLE_CHARS}" + (
+            " (no '.': other MQTT engines split topic levels at it)" if valid_name(name) else "")
+    why = reserved_refusal(name, privileged)
+    if why:
+        return "bad", why
+    if role_of(name) is not None:
+        return "taken", f"{name!r} is taken: choose another name"
+    if lookalike(name) is not None:
+        return "taken", f"{name!r} looks like the name of an existing account: choose another name"
+    return None
