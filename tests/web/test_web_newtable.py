@@ -173,6 +173,8 @@ def test_a_seat_opened_to_bots_on_a_phone(stack, browser, out):
         page.click("button[data-key='nt-start']")
         page.wait_for_selector("ol.gather-seats li[data-seat='1'][data-kind='anyone']", timeout=15000)
         assert page.inner_text("ol.gather-seats li[data-seat='1']") == "Open seat: a person or a bot can sit"
+        assert "invite link" not in page.inner_text("main"), "told to send invite links a table without any"
+        assert "Open tables to join" in page.inner_text("main")
         table = page.evaluate("decodeURIComponent(location.hash.split('/')[2])")
         held = stack.referee.call(lambda: stack.referee.gatherings.held[table].waiting)
         assert held == {1: "anyone"}, held

@@ -94,7 +94,8 @@ export function renderGathering(g, opts) {
     h("p", { class: "gather-status", role: "status", dataset: { left: String(left) } },
       h("span", { class: "badge status-gathering" }, tr("gather.badge")), " ",
       left ? tr("gather.left", { n: left }) : tr("gather.starting")),
-    section(tr("gather.title"), h("p", {}, creator ? tr("gather.intro-mine") : tr("gather.intro", { who: g.creator })),
+    section(tr("gather.title"), h("p", {}, creator ? tr(g.seats.some((s) => s.kind === "invite") ? "gather.intro-mine" : "gather.intro-mine-open")
+      : tr("gather.intro", { who: g.creator })),
       h("ol", { class: "gather-seats" }, items),
       creator && g.seats.some((s) => s.kind === "invite" && !s.name) ? h("p", { class: "muted" }, tr("gather.send")) : null,
       h("p", { class: "muted" }, tr("gather.auto"))),

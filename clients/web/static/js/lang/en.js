@@ -637,6 +637,7 @@ export default {
   "gather.left": (p) => `Waiting for ${p.n} more player${s(p.n)}.`,
   "gather.starting": "Everyone is here: the game is starting…",
   "gather.intro-mine": "Send each invite link to the person it is for (by message, mail, anything). The game starts by itself when everyone has joined.",
+  "gather.intro-mine-open": "Other people see your table under “Open tables to join” on their first page.",
   "gather.intro": "{who} is gathering players for this table.",
   "gather.auto": "Nobody needs to press start: the first hand is dealt as soon as the last seat is taken.",
   "gather.send": "Each link is for one person and one seat; keep it to yourself until you send it. Sent it to the wrong person? “New link” makes another one, and the old one stops working.",

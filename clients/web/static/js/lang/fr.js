@@ -623,6 +623,7 @@ export default {
   "gather.left": (p) => `Encore ${p.n} joueur${p.n > 1 ? "s" : ""} attendu${p.n > 1 ? "s" : ""}.`,
   "gather.starting": "Tout le monde est là : la partie commence…",
   "gather.intro-mine": "Envoyez chaque lien d'invitation à la personne à qui il est destiné (message, courriel, peu importe). La partie commence d'elle-même quand tout le monde est là.",
+  "gather.intro-mine-open": "Les autres voient votre table sous « Tables ouvertes à rejoindre » sur leur page d’accueil.",
   "gather.intro": "{who} réunit des joueurs pour cette table.",
   "gather.auto": "Personne n'a besoin de lancer la partie : la première donne est distribuée dès que la dernière place est prise.",
   "gather.send": "Chaque lien est pour une personne et une place ; gardez-le pour vous jusqu'à l'envoyer. Envoyé à la mauvaise personne ? « Nouveau lien » en fait un autre, et l'ancien cesse de marcher.",
