@@ -287,38 +287,29 @@ class BotClient:
             self.sit(msg.table, seat)
 
     def _on_reply(self, item: Incoming) -> None:
+        """An answer on this account's reply topic: to our ``entry-...`` (``entered``) or
+        ``sit-...`` (``seated``) request, or an ``error`` naming one; anything else is another
+        client's business."""
         try:
             msg = decode(item.payload, accept=(Entered, Seated, Error))
         except DecodeError:
-            return  # another request's answer: not this client's business
-        if isinstance(msg, Seated) or (isinstance(msg, Error) and (msg.ref or "").startswith("sit-")):
-            self._on_sit_answer(msg)
             return
-        if not isinstance(msg, (Entered, Error)):
+        rid = msg.ref if isinstance(msg, Error) else getattr(msg, "request_id", None)
+        kind = next((k for k in ("entry", "sit") if (rid or "").startswith(f"{k}-")), None)
+        if rid is None or kind is None or not isinstance(msg, (Error, Entered if kind == "entry" else Seated)):
             return
-        rid = msg.request_id if isinstance(msg, Entered) else msg.ref
-        if rid is None or not rid.startswith("entry-"):
-            return
-        self.entries[rid] = msg
+        answers: dict[str, Any] = self.entries if kind == "entry" else self.sits
+        answers[rid] = msg
         if isinstance(msg, Error):
-            log.warning("%s: entry refused: %s: %s", self.username, msg.code, msg.detail)
-        else:
+            log.warning("%s: %s refused: %s: %s", self.username, kind, msg.code, msg.detail)
+        elif isinstance(msg, Seated):
+            log.info("%s: seated at %s, seat %d", self.username, msg.table, msg.seat)
+        elif isinstance(msg, Entered):
             log.info("%s: %s %s/%s", self.username, "entered" if msg.action == "enter" else "withdrew from",
                      msg.director, msg.tournament)
-        if self.on_entry is not None:
-            self.on_entry(msg)
-
-    def _on_sit_answer(self, msg: Seated | Error) -> None:
-        rid = msg.request_id if isinstance(msg, Seated) else msg.ref
-        if rid is None or not rid.startswith("sit-"):
-            return
-        self.sits[rid] = msg
-        if isinstance(msg, Error):
-            log.warning("%s: sit refused: %s: %s", self.username, msg.code, msg.detail)
-        else:
-            log.info("%s: seated at %s, seat %d", self.username, msg.table, msg.seat)
-        if self.on_seated is not None:
-            self.on_seated(msg)
+        then: Callable[[Any], None] | None = self.on_entry if kind == "entry" else self.on_seated
+        if then is not None:
+            then(msg)
 
     def _handle(self, item: Incoming) -> None:
         if not item.payload:
