@@ -68,12 +68,12 @@ def start_dynsec_broker(directory: Path, accounts: dict[str, str]) -> DynBroker:
     return DynBroker(proc, settings, acc)
 
 
-def dynsec_referee(db: DynBroker, **config: Any) -> RunningReferee:
+def dynsec_referee(db: DynBroker, house_bots: Any = None, **config: Any) -> RunningReferee:
     """A referee on ``db`` as the account tests start it: MQTT 5, the broker's roles file and
     its dynamic-security admin (``config`` adds to that), so it can make and delete accounts."""
     return RunningReferee(RefereeConfig(
         broker=db.url("referee"), client_id="referee", roles_file=str(db.accounts.dir.roles), mqtt_version=5,
-        accounts_admin=str(db.accounts.dir.root / "secrets" / "summon-admin.pw"), **config))
+        accounts_admin=str(db.accounts.dir.root / "secrets" / "summon-admin.pw"), **config), house_bots)
 
 
 def rid() -> str:

@@ -22,9 +22,8 @@ from summon.protocol.topics import Topics
 from summon.referee.dynsec import ADMIN_ROLE, RESPONSE_TOPIC, DynsecAdmin, bot_stamp, find_plugin, stamp_time
 from summon.referee.dynsec_dir import ADMIN_USER
 from summon.referee.guests import AdminWorker, Budgets, BudgetFigures
-from summon.referee.service import RefereeConfig
-from tests.secbroker import Raw, RunningReferee
-from tests.test_dynsec import start_dynsec_broker, wait_until
+from tests.secbroker import Raw
+from tests.test_dynsec import dynsec_referee, start_dynsec_broker, wait_until
 from tests.test_guests import ask, asker, make_gathering, redeem, rid
 
 pytestmark = [pytest.mark.broker,
@@ -44,11 +43,8 @@ def db(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def ref(db):
-    root = db.accounts.dir.root
-    running = RunningReferee(RefereeConfig(
-        broker=db.url("referee"), client_id="referee", roles_file=str(db.accounts.dir.roles), mqtt_version=5,
-        accounts_admin=str(root / "secrets" / "summon-admin.pw"), signup_mode="open", expire_unused_days=1.0,
-        player_open_tables=20, player_tables_per_hour=200))
+    running = dynsec_referee(db, signup_mode="open", expire_unused_days=1.0, player_open_tables=20,
+                             player_tables_per_hour=200)
     assert wait_until(lambda: running.ref.guests.budgets.rewrite_s > 0), "the start-up probe was not measured"
     yield running.ref
     running.stop()

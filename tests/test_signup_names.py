@@ -21,9 +21,7 @@ from summon.protocol.topics import Topics
 from tests.helpers import Probe
 from summon.referee.accounts import Accounts, AccountsError, init_broker
 from summon.referee.dynsec import DynsecCommandError, find_plugin
-from summon.referee.service import RefereeConfig
-from tests.secbroker import RunningReferee
-from tests.test_dynsec import start_dynsec_broker, wait_until
+from tests.test_dynsec import dynsec_referee, start_dynsec_broker, wait_until
 from tests.test_guests import ask, asker, make_gathering, redeem, rid
 
 pytestmark = [pytest.mark.broker,
@@ -43,12 +41,10 @@ def db(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def ref(db):
-    root = db.accounts.dir.root
-    running = RunningReferee(RefereeConfig(
-        broker=db.url("referee"), client_id="referee", roles_file=str(db.accounts.dir.roles), mqtt_version=5,
-        directors=frozenset({"tourney"}),  # a --director name with no account (the hostile test's set-up)
-        accounts_admin=str(root / "secrets" / "summon-admin.pw"), signup_mode="open",
-        signup_codes=str(root / "signup-codes"), player_open_tables=20, player_tables_per_hour=200), HOUSE_BOTS)
+    running = dynsec_referee(
+        db, HOUSE_BOTS, directors=frozenset({"tourney"}),  # a --director name with no account (the hostile test's set-up)
+        signup_mode="open", signup_codes=str(db.accounts.dir.root / "signup-codes"), player_open_tables=20,
+        player_tables_per_hour=200)
     yield running.ref
     running.stop()
 
