@@ -283,9 +283,9 @@ class QuietHTTPServer(http.server.ThreadingHTTPServer):
         exc = sys.exc_info()[1]
         peer = client_address[0] if isinstance(client_address, tuple) and client_address else "?"
         if isinstance(exc, (ConnectionError, TimeoutError)):
-            self.aborted += 1
             self.log.info("%s: a request from %s ended early (%s)", self.server_name_for_log, peer,
                           type(exc).__name__)
+            self.aborted += 1  # after its line: whoever sees the count sees the line
         else:
             self.log.error("%s: a request from %s failed", self.server_name_for_log, peer, exc_info=exc)
 
