@@ -28,7 +28,9 @@ Who may ask: an account of role player or director (or a signed-up one the roles
 not caught up with), as for devices (referee/devices.py): not a guest, a bot, the gateway.
 
 Where the state lives: in the broker only (the owner and the date in textDescription), so a
-restart loses nothing: at start one listing tells the referee which accounts are bots.
+restart loses nothing: at start one listing tells the referee which accounts are bots, and an
+account it knows no role for (a bot another referee of the fleet made since) is asked about
+once, at its first request (``hold_unknown``).
 Every command runs on the guests' admin worker, one command a message.
 """
 
@@ -37,7 +39,7 @@ from __future__ import annotations
 import datetime
 import logging
 import secrets
-from typing import Any, Protocol, Sequence
+from typing import Any, Callable, Protocol, Sequence
 
 from summon.protocol.errors import ErrorCode
 from summon.protocol.messages import BotAccount, BotList, BotRequest, BotsRequest, ForgetBot, RenewBot, encode
@@ -52,6 +54,7 @@ __all__ = ["BotAccounts", "BotHost", "MAX_BOTS", "TooMany", "NotYours"]
 log = logging.getLogger("summon.referee.botaccounts")
 
 MAX_BOTS = 5
+MAX_HELD = 16  # requests of an account held while the broker is asked what it is (hold_unknown)
 ALLOWED_ROLES = (None, "player", "director")  # None: signed up since the roles file was written
 
 
@@ -96,6 +99,8 @@ class BotAccounts:
         self.owners: dict[str, str] = {}  # bot -> owner, as the broker said (start) and as made here since
         self.made = 0
         self.forgotten = 0
+        self._asked: set[str] = set()  # accounts whose role this referee asked the broker for (once a run)
+        self._held: dict[str, list[Callable[[], None]]] = {}  # account -> its requests waiting for that answer
 
     # --- start: which accounts are bots (one read) ------------------------------------------------
     def start(self) -> None:
@@ -115,6 +120,45 @@ class BotAccounts:
                 t.bots = t.bots | marked
         if owned:
             log.info("bot accounts: %d registered by people", len(owned))
+
+    # --- an account this referee knows no role for: the broker's word first ------------------------
+    def hold_unknown(self, user: str, resume: Callable[[], None]) -> bool:
+        """True: ``user``'s request waits (``resume`` runs it later) for the broker's word on
+        whether ``user`` is a bot account.
+
+        Why: a bot account another referee of the fleet made after this one started (or one
+        made while this referee was down and not in its start-up listing) has no role here,
+        and an account with no role is taken for a person who signed up since the roles file
+        was written -- so that bot could create tables, take people-only seats, register bots
+        of its own.  Such an account is asked about once per run (one ``getClient``, a read),
+        its first requests held meanwhile (``MAX_HELD``); a known role, a guest or a referee
+        without the broker's accounts goes on at once."""
+        worker = self.ref.guests.worker
+        if (worker is None or user in self._asked or self.ref.roles.role(user) is not None
+                or self.ref.guests.is_guest(user)):
+            return False
+        waiting = self._held.setdefault(user, [])
+        if len(waiting) >= MAX_HELD:
+            self.ref.send_error(self.ref.topics.reply(user), ErrorCode.RATE_LIMITED,
+                                f"more than {MAX_HELD} requests before the referee knew your account: "
+                                "wait for their answers, then ask again")
+            return True
+        waiting.append(resume)
+        if len(waiting) == 1:
+            worker.submit(lambda a: a.bot_owner(user), lambda owner, error: self._role_found(user, owner, error),
+                          writes=False)
+        return True
+
+    def _role_found(self, user: str, owner: Any, error: BaseException | None) -> None:
+        if error is not None:  # its requests go on as an unknown account's did; the next one asks again
+            log.warning("bot accounts: could not ask the broker about %s: %s", user, error)
+        else:
+            self._asked.add(user)
+        if error is None and owner is not None:
+            log.info("bot accounts: %s is a bot of %s (made elsewhere)", user, owner)
+            self._known(user, str(owner))
+        for resume in self._held.pop(user, []):
+            resume()
 
     def forget_owned(self, bot: str) -> None:
         """``bot`` was deleted with its owner's account (``DynsecAdmin.remove_account``): no

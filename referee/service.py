@@ -803,6 +803,8 @@ class Referee:
         if isinstance(req, (GuestRequest, InvitationRequest, Signup)):  # the web gateway's (referee/guests.py)
             self.guests.handle(user, req)
             return
+        if self.bot_accounts.hold_unknown(user, lambda: self._handle_request(user, msg)):
+            return  # no role known here: a bot account made elsewhere? the broker's word first
         if self.guests.is_guest(user) and not isinstance(req, (Rematch, Leave, HandOver)):
             self._send_error(reply, ErrorCode.AUTH_FORBIDDEN, "guests cannot create tables: make an account "
                              "(a guest may only play its seat, leave, and ask to play again)", ref=req.request_id)

@@ -275,6 +275,49 @@ def test_bots_are_known_from_the_broker_at_start(db, ref):
     assert desk.owners.get("bossbot") == "boss"
 
 
+def on_broker(ref, job) -> None:
+    """Run ``job(admin)`` on the referee's admin connection and wait for it."""
+    done = threading.Event()
+    failed: list[BaseException] = []
+    ref.guests.worker.submit(job, lambda _, error: (failed.append(error) if error else None, done.set()))
+    assert done.wait(15), "the admin worker did not answer"
+    assert not failed, failed
+
+
+def test_a_bot_made_elsewhere_is_a_bot_here_at_its_first_request(db, ref):
+    """A bot account another referee of a fleet made after this one started (the broker's
+    state is the same as here: an account of group summon-bot, stamped with its owner) had no
+    role here, and an account with no role passed for a person signed up since the roles file
+    was written: its ``create`` made a table (old code: ``created``).  Now its first request
+    waits for one look-up at the broker, and it is refused what a bot is refused."""
+    from summon.referee.dynsec import bot_stamp
+
+    # made through the referee's own admin connection (a second admin login would take it over),
+    # as another referee's would make it: nothing of this referee's bookkeeping is told
+    on_broker(ref, lambda a: a.add_account("farbot", "bot", "farbot-password-1234567890",
+                                           bot_stamp("gran", "2026-12-05T00:00:00Z")))
+    assert ref.roles.role("farbot") is None  # not made here: this referee does not know it yet
+    acc = BotAccount(request_id="x", user="farbot", owner="gran", password="farbot-password-1234567890")
+    bot = as_bot(db, acc)
+    try:
+        for req in (CreateTable(request_id=rid(), game="summicard", players=["farbot", "gran"]),
+                    BotRequest(request_id=rid(), name="farbotbot")):
+            got = ask(bot, "farbot", req)
+            assert isinstance(got, Error) and got.code == "auth/forbidden", (req, got)
+        assert ref.roles.role("farbot") == "bot" and ref.bot_accounts.owners.get("farbot") == "gran"
+    finally:
+        bot.close()
+    # a person who signed up since the roles file was written is asked about once, and goes on
+    on_broker(ref, lambda a: a.add_account("newcomer", "player", "newcomer-pw"))
+    newcomer = person(db, "newcomer")
+    try:
+        made = ask(newcomer, "newcomer", CreateTable(request_id=rid(), game="summicard", players=["newcomer", "gran"]))
+        assert isinstance(made, Created), made
+        assert ref.roles.role("newcomer") is None and "newcomer" in ref.bot_accounts._asked
+    finally:
+        newcomer.close()
+
+
 def test_removing_a_person_removes_the_bots_they_registered(db, ref):
     """Old code: ``remove_account`` (``summon accounts remove``, the unused sign-ups' expiry)
     deleted the person and their devices but left their bots, playing on for nobody, and a
