@@ -125,7 +125,17 @@ class Stack:
         self.files = ["--project-directory", str(ROOT), "-f", str(_hostnet_compose(certs.parent)), "-f", str(OVERRIDE)]
 
     def compose(self, *args: str, timeout: float = 300) -> str:
-        return _run("docker-compose", *self.files, *args, env=self.env, timeout=timeout)
+        try:
+            return _run("docker-compose", *self.files, *args, env=self.env, timeout=timeout)
+        except AssertionError as exc:
+            if args[:1] != ("up",):
+                raise
+            # why a service was unhealthy or exited (a loaded CI run once saw the broker "unhealthy"
+            # within seconds of starting, and the logs went with the teardown)
+            logs = _run("docker-compose", *self.files, "logs", "--no-color", "--tail", "40", env=self.env, timeout=60,
+                        check=False)
+            states = _run("docker-compose", *self.files, "ps", env=self.env, timeout=60, check=False)
+            raise AssertionError(f"{exc}\n--- docker-compose ps ---\n{states}\n--- logs ---\n{logs[-6000:]}") from None
 
     def readyz(self) -> bool:
         try:
