@@ -176,6 +176,17 @@ def test_a_person_registers_a_bot_that_plays_then_revokes_it(db, ref):
         gran.close()
 
 
+def bot_and_bots_table(owner: Probe, user: str, bot: str) -> tuple[BotAccount, str]:
+    """``user`` registers bot account ``bot`` and makes a Summicard table for three that waits
+    for a person at seat 1 ("open") and a person or a bot at seat 2 ("anyone")."""
+    made = ask(owner, user, BotRequest(request_id=rid(), name=bot))
+    assert isinstance(made, BotAccount), made
+    created = ask(owner, user, CreateTable(request_id=rid(), game="summicard", players=[user, "", ""],
+                                           waiting={"1": "open", "2": "anyone"}))
+    assert isinstance(created, Created) and created.waiting, created
+    return made, created.table
+
+
 def test_a_bot_takes_a_seat_its_tables_creator_opened_to_bots_and_no_other(db, ref):
     """Issue 43 item 1: bot accounts "join open seats the owner allows".  A waiting seat of kind
     "anyone" takes a bot account; an "open" one stays for people (old code: every bot ``sit``
@@ -183,12 +194,7 @@ def test_a_bot_takes_a_seat_its_tables_creator_opened_to_bots_and_no_other(db, r
     uncle, aunt = person(db, "uncle"), person(db, "aunt")
     bot = None
     try:
-        made = ask(uncle, "uncle", BotRequest(request_id=rid(), name="unclebot"))
-        assert isinstance(made, BotAccount), made
-        created = ask(uncle, "uncle", CreateTable(request_id=rid(), game="summicard", players=["uncle", "", ""],
-                                                  waiting={"1": "open", "2": "anyone"}))
-        assert isinstance(created, Created) and created.waiting, created
-        table = created.table
+        made, table = bot_and_bots_table(uncle, "uncle", "unclebot")
         bot = as_bot(db, made, T.seat_all(table, "unclebot"), T.public_all(table))
         shown = bot.wait_for(lambda i, m: isinstance(m, Gathering) and m.table == table)
         assert isinstance(shown, Gathering) and [s["kind"] for s in shown.seats] == ["person", "open", "anyone"], shown
@@ -374,12 +380,7 @@ def test_the_example_bot_takes_a_seat_opened_to_bots_and_plays_to_the_end(db, re
     niece = person(db, "niece")
     proc = None
     try:
-        made = ask(niece, "niece", BotRequest(request_id=rid(), name="niecebot"))
-        assert isinstance(made, BotAccount), made
-        created = ask(niece, "niece", CreateTable(request_id=rid(), game="summicard", players=["niece", "", ""],
-                                                    waiting={"1": "open", "2": "anyone"}))
-        assert isinstance(created, Created), created
-        table = created.table
+        made, table = bot_and_bots_table(niece, "niece", "niecebot")
         niece.link.subscribe(T.seat_all(table, "niece"))
         niece.link.subscribe(T.public_all(table))
         env = {**os.environ, "PYTHONPATH": str(root), "SUMMON_BROKER": f"mqtt://127.0.0.1:{db.settings.port}",
