@@ -71,7 +71,7 @@ from summon.referee.table import Publish
 if TYPE_CHECKING:
     from summon.referee.service import Referee
 
-__all__ = ["HistoryDesk", "Bucket", "game_entry", "rate", "sides_of", "places", "split_frames", "is_rated",
+__all__ = ["HistoryDesk", "Bucket", "game_entry", "rate", "sides_of", "side_names", "on_board", "places", "split_frames", "is_rated",
            "build_view", "list_games", "part_payload", "bot_board", "BOARD_TOP", "BOARD_TABLES",
            "HISTORY_MAX", "RATED_MAX", "PART_BYTES", "REPLAY_MAX_BYTES"]
 
@@ -185,6 +185,29 @@ def game_entry(rec: TableRecord, user: str, computer: Mapping[int, str],
     }
 
 
+def side_names(players: Sequence[str], sides: Sequence[Sequence[int]], house: Mapping[int, str]) -> list[list[str]]:
+    """Who is rated on each side: the seat's account, or ``computer:<bot>`` for a house seat.
+
+    A bot account holding both seats of its partnership (issue 43) is one member of its side,
+    rated once.  A name met again on another side (the same house bot at two seats, or one
+    account playing both sides) is a player of its own there, ``name#seat``: nobody is rated
+    against themselves."""
+    out: list[list[str]] = []
+    seen: set[str] = set()
+    for side in sides:
+        mine: list[str] = []
+        for seat in side:
+            name = f"computer:{house[seat]}" if seat in house else players[seat]
+            if name in mine and seat not in house:
+                continue
+            if name in seen or name in mine:
+                name = f"{name}#{seat}"
+            mine.append(name)
+        seen.update(mine)
+        out.append(mine)
+    return out
+
+
 def rate(user: str, recs: Sequence[TableRecord], computer: Mapping[str, Mapping[int, str]]) -> dict[str, dict[str, Any]]:
     """``user``'s openskill rating per game over ``recs`` (see the module's docstring for how)."""
     from openskill.models import PlackettLuce
@@ -199,22 +222,12 @@ def rate(user: str, recs: Sequence[TableRecord], computer: Mapping[str, Mapping[
         sides = sides_of(gt, len(rec.players))
         if len(sides) < 2:
             continue
-        bots = computer.get(rec.id, {})
-        names: list[list[str]] = []
-        seen: set[str] = set()
-        for side in sides:
-            names.append([])
-            for s in side:
-                name = f"computer:{bots[s]}" if s in bots else rec.players[s]
-                if name in seen:  # two seats of the same bot at one table: two players
-                    name = f"{name}#{s}"
-                seen.add(name)
-                names[-1].append(name)
+        names = side_names(rec.players, sides, computer.get(rec.id, {}))
         ledger = ledgers.setdefault(rec.game, {})
         teams = [[ledger.setdefault(n, model.rating(name=n)) for n in side] for side in names]
         new = model.rate(teams, ranks=[float(p) for p in places(rec.result or {}, sides, gt.scores_rank)])
-        for side_names, team in zip(names, new):
-            for n, r in zip(side_names, team):
+        for members, team in zip(names, new):
+            for n, r in zip(members, team):
                 ledger[n] = r
         counted[rec.game] += 1
     out = {}
@@ -230,10 +243,21 @@ BOARD_TABLES = 5000  # the last finished tables it is computed from
 BOARD_EVERY_S = 30.0  # at most one computation this often (after a table was created, closed or ended)
 
 
+def on_board(rec: TableRecord) -> bool:
+    """Whether a finished table counts on the bot leaderboard: a rated table (``is_rated``)
+    or a tournament's (a director named it), but never a sandbox (unlisted, for trying a bot
+    out).  Tournaments count here though a person's ``rate`` leaves them out: a bot author
+    enters them to be measured, and the issue asks for ratings "from rated games and
+    tournaments"; each tournament table is one match, as any table (a duplicate board's two
+    rooms are two)."""
+    return rec.status == "finished" and rec.result is not None and not rec.id.startswith("sandbox-")
+
+
 def bot_board(recs: Sequence[TableRecord], computer: Mapping[str, Mapping[int, str]], bots: frozenset[str],
               top: int = BOARD_TOP) -> dict[str, list[dict[str, Any]]]:
     """The bot leaderboard (issue 43 item 5): per game, the ``top`` bot accounts of ``bots``
-    by openskill ordinal (mu - 3 sigma) over the rated tables of ``recs``, each
+    by openskill ordinal (mu - 3 sigma) over the finished tables of ``recs`` that count
+    (``on_board``: rated tables AND tournament tables), each
     ``{"user", "mu", "sigma", "ordinal", "games"}``, best first.
 
     Every seat is rated, people and house bots too (the same model and sides as ``rate``:
@@ -245,28 +269,18 @@ def bot_board(recs: Sequence[TableRecord], computer: Mapping[str, Mapping[int, s
     played: dict[str, collections.Counter[str]] = {}
     for rec in sorted(recs, key=lambda r: (r.finished or 0.0, r.id)):
         gt = GAME_TYPES.get(rec.game)
-        if not is_rated(rec) or gt is None or not bots.intersection(rec.players):
+        if not on_board(rec) or gt is None or not bots.intersection(rec.players):
             continue
         sides = sides_of(gt, len(rec.players))
         if len(sides) < 2:
             continue
-        house = computer.get(rec.id, {})
-        names: list[list[str]] = []
-        seen: set[str] = set()
-        for side in sides:
-            names.append([])
-            for seat in side:
-                name = f"computer:{house[seat]}" if seat in house else rec.players[seat]
-                if name in seen:
-                    name = f"{name}#{seat}"
-                seen.add(name)
-                names[-1].append(name)
+        names = side_names(rec.players, sides, computer.get(rec.id, {}))
         ledger = ledgers.setdefault(rec.game, {})
         teams = [[ledger.setdefault(n, model.rating(name=n)) for n in side] for side in names]
         new = model.rate(teams, ranks=[float(p) for p in places(rec.result or {}, sides, gt.scores_rank)])
         count = played.setdefault(rec.game, collections.Counter())
-        for side_names, team in zip(names, new):
-            for n, r in zip(side_names, team):
+        for members, team in zip(names, new):
+            for n, r in zip(members, team):
                 ledger[n] = r
                 count[n] += 1
     out: dict[str, list[dict[str, Any]]] = {}

@@ -180,9 +180,8 @@ class SeatKeeper:
         """
         for tid in sorted(self.absent_held.pop(user, ())):
             table = self.ref.tables.get(tid)
-            seat = table.seat_of(user) if table is not None else None
-            if table is not None and seat is not None and table.status == "playing" \
-                    and table.house.get(seat) == "absent":
+            if table is not None and table.status == "playing" \
+                    and any(table.house.get(s) == "absent" for s in table.seats_of(user)):
                 self.reclaim(table, user, now)
 
     # --- the loop's tick ----------------------------------------------------------------------
@@ -318,16 +317,20 @@ class SeatKeeper:
         self._announce(table, Event("house", {"seat": seat, "reason": reason}), now=now)
 
     def reclaim(self, table: "Table", user: str, now: float | None = None) -> None:
-        """``user`` takes their seat back (a ``reclaim`` message, presence, or an accepted move)."""
-        seat = table.seat_of(user)
-        if seat is None:
+        """``user`` takes their seat back (a ``reclaim`` message, presence, or an accepted move);
+        every seat the house holds for them, for an account holding several."""
+        seats = table.seats_of(user)
+        if not seats:
             self.ref.send([table.error(user, ErrorCode.SEAT_UNKNOWN, f"{user!r} has no seat at table {table.id}")])
             return
         if table.status != "playing":
             self.ref.send([table.error(user, ErrorCode.TABLE_FINISHED, table.over_detail())])
             return
-        if seat not in table.house:
-            return  # nothing to give back: reclaiming is idempotent
+        for seat in seats:
+            if seat in table.house:  # nothing to give back otherwise: reclaiming is idempotent
+                self._reclaim_seat(table, user, seat, now)
+
+    def _reclaim_seat(self, table: "Table", user: str, seat: int, now: float | None) -> None:
         self.ref.store.seat_event(table.id, SeatEvent(table.seq, seat, "reclaim", None, time.time()))
         del table.house[seat]
         self.absent_held.get(user, set()).discard(table.id)
@@ -390,6 +393,7 @@ def announcement(table: "Table", event: Event, seat_state: int | None = None) ->
     """
     out = [Publish(table.topics.events(table.id), encode(views.events_message(table, [event])))]
     if seat_state is not None:
+        seat_state = table.shown_seat(table.players[seat_state])  # one topic per account (Table)
         out.append(Publish(table.topics.seat_state(table.id, table.players[seat_state]),
                            encode(views.seat_message(table, seat_state)), retain=True))
     out.append(Publish(table.topics.meta(table.id), encode(views.meta_message(table)), retain=True))

@@ -385,8 +385,8 @@ class Recovery:
         """Every retained message of ``table`` (seat states carry ``events``), plus a notice event."""
         if table.clock is not None:
             table.clock = table.clock.at(time.monotonic())
-        out = [Publish(table.topics.seat_state(table.id, user), encode(views.seat_message(table, seat, events)),
-                       retain=True) for seat, user in enumerate(table.players)]
+        out = [Publish(table.topics.seat_state(table.id, table.players[seat]),
+                       encode(views.seat_message(table, seat, events)), retain=True) for seat in table.shown_seats()]
         out.append(Publish(table.topics.public_state(table.id), encode(views.public_message(table)), retain=True))
         out.append(Publish(table.topics.meta(table.id), encode(views.meta_message(table)), retain=True))
         out += chat_log(table)

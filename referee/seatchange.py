@@ -105,14 +105,16 @@ class SeatChanges:
                           + (" any more: you left it" if seat is not None and table.house.get(seat) == LEFT else ""))
         if table.status != "playing":
             return refuse(ErrorCode.TABLE_FINISHED, table.over_detail())
-        others = [s for s in range(len(table.players)) if s != seat and is_person(table, s)]
+        mine = [s for s in table.seats_of(user) if is_person(table, s)]  # a bot may hold several (Table)
+        others = [s for s in range(len(table.players)) if s not in mine and is_person(table, s)]
         if not others:  # only computers would be left: nobody to play for
             self._answer(reply, req, seat, "ended")  # first: ending the table deletes a guest's account
             self.ref.end_table(table, f"{shown(table, seat)} left, and no other person plays here", user)
             return
-        self.ref.seats.take(table, seat, LEFT)
+        for s in mine:
+            self.ref.seats.take(table, s, LEFT)
+            self._asks.pop((table.id, s), None)
         self.ref.seats.absent_held.get(user, set()).discard(table.id)
-        self._asks.pop((table.id, seat), None)
         self._answer(reply, req, seat, "computer")
         if self.ref.guests.is_guest(user):  # its rights name this table: they go with it, once it has the answer
             self.ref.guests.left(user, time.monotonic())

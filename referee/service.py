@@ -41,9 +41,9 @@ from summon.referee.accounts import RoleBook
 from summon.referee.brokerconf import MAX_PACKET_BYTES
 from summon.referee.chat import ChatDesk
 from summon.referee.engine import ConfigError
-from summon.referee.games import GAMES
+from summon.referee.games import GAME_TYPES, GAMES
 from summon.referee.ratelimit import Limited, RateLimitedInbox, RateLimiter, message_bytes
-from summon.referee.table import Later, Publish, Table
+from summon.referee.table import Later, Publish, Table, multi_seat_refusal
 from summon.referee.tablecap import CreateBudget, TablePruner
 from summon.referee.clock import ClockError, TimeControl
 from summon.referee.core import HouseBots, RandomHouseBots
@@ -610,8 +610,9 @@ class Referee:
         bad = [p for p in players if not valid_name(p)]
         if bad:
             raise CreateRefused(ErrorCode.TABLE_BAD_CONFIG, f"invalid username(s) {bad}")
-        if len(set(players)) != len(players):
-            raise CreateRefused(ErrorCode.TABLE_BAD_CONFIG, "a username may hold only one seat at a table")
+        why = multi_seat_refusal(players, GAME_TYPES[game].dynamics, lambda p: self.roles.has_role(p, "bot"))
+        if why:
+            raise CreateRefused(ErrorCode.TABLE_BAD_CONFIG, why)
         if len(self.tables) >= self.config.max_tables:  # every table held counts, ended ones too
             raise CreateRefused(ErrorCode.TABLE_BAD_CONFIG, f"the referee is full ({len(self.tables)} tables held)")
         engine = GAMES[game]

@@ -29,7 +29,29 @@ from summon.referee.engine import (
     NotYourTurnError,
 )
 
-__all__ = ["Publish", "Later", "Table", "HistoryEntry"]
+__all__ = ["Publish", "Later", "Table", "HistoryEntry", "multi_seat_refusal"]
+
+
+def multi_seat_refusal(players: Sequence[str], dynamics: str, is_bot: Callable[[str], bool]) -> str:
+    """Why ``players`` may not sit at one table ("" when they may).
+
+    A person holds one seat at a table: two seats would show them two hands.  A bot account
+    may hold several (issue 43: a bot enters a partnership game, or a duplicate room, as a
+    team of one account): it is one program either way, and whoever watches sees it marked
+    as a bot.  Only in a game whose turns are sequential (``GameType.dynamics``), where at
+    most one of its seats is to move, so a move on its one move topic names its seat.
+    """
+    repeated = sorted({p for p in players if players.count(p) > 1})
+    if not repeated:
+        return ""
+    people = [p for p in repeated if not is_bot(p)]
+    if people:
+        return (f"a username may hold only one seat at a table ({', '.join(map(repr, people))} more than once); "
+                "only a bot account may hold several")
+    if dynamics != "sequential":
+        return (f"a bot account holds several seats only in a game played one turn at a time: "
+                f"{', '.join(map(repr, repeated))} more than once")
+    return ""
 
 
 @dataclass(frozen=True)
@@ -67,7 +89,17 @@ class HistoryEntry:
 
 
 class Table:
-    """A game in progress, bound to usernames by seat."""
+    """A game in progress, bound to usernames by seat.
+
+    One username holds one seat, except where the referee's ``create`` let a bot account
+    hold several (issue 43: a bot enters a partnership game alone and plays its partner's
+    seat too; ``multi_seat_refusal``).  Such an account has ONE state topic, so each
+    snapshot puts on it the view of exactly one of its seats, ``shown_seat``: the one to
+    move, else the one that just moved, else its first.  A bot written for one seat reads
+    ``seat``, ``to_move`` and ``legal`` from that view and plays every seat unchanged, and a
+    move on its one move topic is for its seat to move (``seat_of``): the games it is allowed
+    in are sequential, so at most one of its seats is to move.
+    """
 
     def __init__(
         self,
@@ -78,8 +110,6 @@ class Table:
         seed: int,
         topics: Topics,
     ) -> None:
-        if len(set(players)) != len(players):
-            raise ValueError("a username may hold only one seat at a table")
         merged = {**game.config_defaults(), **dict(config)}
         self.id = table_id
         self.game = game
@@ -94,7 +124,12 @@ class Table:
         # table back to an earlier seq from an old state delivered late.
         self.epoch = 0
         self.history: list[HistoryEntry] = []
-        self._seat_of = {user: seat for seat, user in enumerate(self.players)}
+        seats_of: dict[str, list[int]] = {}
+        for seat, user in enumerate(self.players):
+            seats_of.setdefault(user, []).append(seat)
+        self._seats_of = {user: tuple(seats) for user, seats in seats_of.items()}
+        # the accounts holding several seats (usually none: every path below stays as fast)
+        self.multi = frozenset(u for u, seats in self._seats_of.items() if len(seats) > 1)
         # topics built (and their names checked) once, not on every move
         self._seat_topics = tuple(topics.seat_state(table_id, u) for u in self.players)
         self._public_topic, self._events_topic = topics.public_state(table_id), topics.events(table_id)
@@ -127,14 +162,43 @@ class Table:
         return self.snapshot([Event("closed", {"reason": reason})])
 
     def seat_of(self, user: str) -> int | None:
-        return self._seat_of.get(user)
+        """``user``'s seat (None: not seated); for an account holding several, ``shown_seat``."""
+        seats = self._seats_of.get(user)
+        if seats is None:
+            return None
+        return seats[0] if len(seats) == 1 else self.shown_seat(user)
+
+    def seats_of(self, user: str) -> tuple[int, ...]:
+        """Every seat ``user`` holds (empty: none)."""
+        return self._seats_of.get(user, ())
+
+    def shown_seat(self, user: str) -> int:
+        """The seat of ``user`` whose view its state topic carries now and whose turn a move on
+        its move topic plays: its seat to move, else the one that moved last, else its first."""
+        seats = self._seats_of[user]
+        if len(seats) == 1:
+            return seats[0]
+        if self.status == "playing":
+            to_move = self.game.to_move(self.state)
+            for s in seats:
+                if s in to_move:
+                    return s
+        last = self.history[-1].seat if self.history else -1
+        return last if last in seats else seats[0]
+
+    def shown_seats(self) -> list[int]:
+        """One seat per account (``shown_seat``), in seat order: the views that go out."""
+        if not self.multi:
+            return list(range(len(self.players)))
+        shown = {u: self.shown_seat(u) for u in self.multi}
+        return [s for s, u in enumerate(self.players) if u not in shown or shown[u] == s]
 
     # --- outbound ---------------------------------------------------------------------
     def snapshot(self, events: Sequence[Event] = (), meta: bool = True) -> list[Publish]:
         """Every seat's state, the spectator events and state, and (optionally) meta.
 
-        Seat states go first (in ``seat_order``) so that the players hear before spectators.
-        Built from ``views.MovePieces`` (each audience's view built once, shared parts
+        Seat states go first (in ``seat_order``) so that the players hear before spectators;
+        an account holding several seats gets one view (``shown_seat``).  Built from ``views.MovePieces`` (each audience's view built once, shared parts
         encoded once); ``snapshot_reference`` is the same, message by message.
         """
         first, rest = self._snapshot_parts(events, meta)
@@ -165,7 +229,7 @@ class Table:
         seats to move (their turn), then the rest -- what a player waits for arrives first."""
         mover = self.history[-1].seat if self.history else -1
         to_move = self.game.to_move(self.state) if self.status == "playing" else ()
-        return sorted(range(len(self.players)), key=lambda s: (s != mover, s not in to_move, s))
+        return sorted(self.shown_seats(), key=lambda s: (s != mover, s not in to_move, s))
 
     def snapshot_reference(self, events: Sequence[Event] = (), meta: bool = True) -> list[Publish]:
         """``snapshot`` built the straightforward way: one message per audience from the

@@ -26,7 +26,7 @@ from summon.clients.tournament.bots import BotFleet
 from summon.clients.tournament.runner import Runner
 from summon.clients.tournament.spec import parse_spec
 from summon.protocol.errors import ErrorCode
-from summon.protocol.messages import Entered, Entry, Error, Tournament, encode
+from summon.protocol.messages import Created, CreateTable, Entered, Entry, Error, Meta, RefereeStatus, Tournament, encode
 from summon.protocol.topics import Topics
 from summon.referee.dynsec import find_plugin
 from summon.referee.service import RefereeConfig
@@ -39,7 +39,7 @@ pytestmark = [pytest.mark.broker,
 T = Topics()
 ROOT = Path(__file__).resolve().parent.parent
 ACCOUNTS = {"referee": "referee", "director": "director", "outbot": "bot", "h1": "bot", "h2": "bot", "h3": "bot",
-            "alice": "player", "mallory": "player", "late": "bot", "fan": "player"}
+            "alice": "player", "mallory": "player", "late": "bot", "fan": "player", "duo1": "bot", "duo2": "bot"}
 HOUSE = ("h1", "h2", "h3")
 
 
@@ -290,3 +290,75 @@ def test_withdrawing_after_the_close_forfeits_the_game_in_play_and_the_rest(db, 
     assert len(hers) == 3 and all(g.status in ("forfeit", "bye") for g in hers), [(g.key, g.status) for g in hers]
     assert all(g.forfeited == ["alice"] for g in hers if g.status == "forfeit")
     assert runner.stats.forfeit_reasons["withdrawn"] >= 2 and runner.stats.forfeit_reasons["no-show"] == 0
+
+
+def test_two_bots_enter_a_dragon_duplicate_alone_and_each_plays_both_seats_of_its_side_in_both_rooms(db, ref, tmp_path):
+    """Issue 43 item 2: "teams of one bot account for all four seats of a room are fine".  Two
+    example bots (unchanged, each its own process and account) enter a Dragon duplicate by
+    request; each is a partnership of one account: seats 0+2 in the open room, 1+3 in the
+    closed one, at both tables at once.  Both rooms play to the end with no forfeit, the
+    standings name both, and the bot leaderboard counts the tournament's tables."""
+    tid = f"duo{uuid.uuid4().hex[:6]}"
+    window = 12.0
+    spec = parse_spec({"tournament": {"id": tid, "game": "dragon", "format": "duplicate", "boards": 1, "seed": 5,
+                                      "insecure_seed": True},
+                       "time": {"no_show": 30}, "entry": {"window": window}})
+    fan = Probe(db.url("fan"), "fan", (T.tournament("director", tid), T.referee_status()), mqtt_version=5)
+    ref.history.board_every = 0.0  # the leaderboard at once after a game, not 30 s later
+    runner = Runner(spec, db.url("director"), "director", tmp_path / "progress.json", mqtt_version=5)
+    result: dict = {}
+    thread = threading.Thread(target=lambda: result.update(prog=runner.run(timeout=150)), daemon=True)
+    thread.start()
+    bots = []
+    try:
+        fan.wait_for(lambda i, m: isinstance(m, Tournament) and m.status == "entry", 15)
+        command = [sys.executable, str(ROOT / "examples" / "bots" / "python" / "bot.py")]
+        bots = [OutsideBot(db, u, f"director/{tid}", command) for u in ("duo1", "duo2")]
+        for b in bots:
+            b.wait_line('"entered"', 60)
+        paired = fan.wait_for(lambda i, m: isinstance(m, Tournament) and len(m.pairings + m.played) == 2,
+                              window + 20)
+        assert isinstance(paired, Tournament)
+        tables = sorted(p["table"] for p in paired.pairings + paired.played)
+        fan.link.subscribe(T.meta(tables[0]))
+        meta = fan.wait_for(lambda i, m: isinstance(m, Meta) and m.table == tables[0], 15)
+        assert isinstance(meta, Meta) and sorted(meta.players) == ["duo1", "duo1", "duo2", "duo2"], meta.players
+        assert meta.players[0] == meta.players[2] and set(meta.bots) >= {"duo1", "duo2"}
+        thread.join(150)
+        assert not thread.is_alive()
+    finally:
+        runner.request_stop()
+        thread.join(10)
+        for b in bots:
+            b.stop()
+    prog = result["prog"]
+    assert prog.status == "finished", prog.status
+    games = list(prog.games)
+    assert len(games) == 2 and all(g.status == "finished" and not g.forfeited for g in games), games
+    assert {tuple(g.seats) for g in games} == {("duo1", "duo2", "duo1", "duo2"), ("duo2", "duo1", "duo2", "duo1")}
+    final = fan.wait_for(lambda i, m: isinstance(m, Tournament) and m.status == "finished", 15)
+    assert isinstance(final, Tournament) and {r["entrant"] for r in final.standings} == {"duo1", "duo2"}
+    board = fan.wait_for(lambda i, m: isinstance(m, RefereeStatus) and {
+        (e["user"], e["games"]) for e in m.bot_ratings.get("dragon", [])} >= {("duo1", 2), ("duo2", 2)}, 30)
+    assert isinstance(board, RefereeStatus)
+    fan.link.close()
+
+
+def test_a_person_named_twice_at_one_table_is_refused_in_words(db, ref):
+    """Only a bot account may hold several seats (referee/table.py ``multi_seat_refusal``)."""
+    director = person(db, "director")
+    try:
+        rid = uuid.uuid4().hex[:8]
+        director.publish(T.request("director"), encode(CreateTable(request_id=rid, game="dragon",
+                                                                   players=["alice", "duo1", "alice", "duo1"])))
+        got = director.wait_for(lambda i, m: isinstance(m, (Created, Error)) and getattr(
+            m, "ref" if isinstance(m, Error) else "request_id", None) == rid, 15)
+        assert isinstance(got, Error) and got.code == "table/bad-config" and "'alice'" in got.detail, got
+        rid = uuid.uuid4().hex[:8]
+        director.publish(T.request("director"), encode(CreateTable(request_id=rid, game="dragon",
+                                                                   players=["duo2", "duo1", "duo2", "duo1"])))
+        made = director.wait_for(lambda i, m: isinstance(m, (Created, Error)) and getattr(
+            m, "ref" if isinstance(m, Error) else "request_id", None) == rid, 15)
+        assert isinstance(made, Created), made
+    finally:
+        director.link.close()

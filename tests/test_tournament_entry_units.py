@@ -39,7 +39,17 @@ def test_who_may_enter_alone():
     assert entry_problem(spec("swiss"), "ann", bot=False) is None
     assert entry_problem(spec("duplicate"), "wyrm", bot=True) is None
     assert "only a bot account enters duplicate alone" in (entry_problem(spec("duplicate"), "ann", bot=False) or "")
-    assert "partnership" in (entry_problem(spec("swiss", game="dragon"), "wyrm", bot=True) or "")
+    # a partnership game: a bot account enters alone and holds both seats of its side; a person may not
+    assert entry_problem(spec("swiss", game="dragon"), "wyrm", bot=True) is None
+    assert entry_problem(spec("duplicate", game="dragon"), "wyrm", bot=True) is None
+    assert "partnership" in (entry_problem(spec("swiss", game="dragon"), "ann", bot=False) or "")
+
+
+def test_a_bot_that_entered_a_partnership_game_sits_at_both_seats_of_its_side_in_both_rooms():
+    field = with_entered(spec("duplicate", game="dragon", boards=1), [("a", True), ("b", True)])
+    assert [e.members for e in field.entrants] == [("a", "a"), ("b", "b")]
+    games = plan_round(field, 1, secret="0" * 64)
+    assert [(g.room, g.seats) for g in games] == [(0, ["a", "b", "a", "b"]), (1, ["b", "a", "b", "a"])]
 
 
 def test_bots_that_entered_duplicate_play_both_rooms_of_each_board():

@@ -48,7 +48,8 @@ def _game_unit(rec: GameRecord, by_score: bool) -> Unit:
     ranks = side_ranks(rec, by_score)
     n = len(rec.sides)
     nets = [scores[i] - (sum(scores) - scores[i]) / (n - 1) if n > 1 and by_score else 0.0 for i in range(n)]
-    sides, members = list(rec.sides), [tuple(rec.accounts_of(i)) for i in range(n)]
+    # a bot account holding both seats of its partnership is one member of its side
+    sides, members = list(rec.sides), [tuple(dict.fromkeys(rec.accounts_of(i))) for i in range(n)]
     if rec.absent:  # sit-and-go: dropped no-shows finish last, together
         last = max(ranks, default=-1) + 1
         sides += rec.absent

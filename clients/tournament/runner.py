@@ -587,7 +587,7 @@ class Runner:
                 return ErrorCode.TOURNAMENT_REFUSED, f"{who} has not entered {spec.name} by request"
             prog.entered = [(a, b) for a, b in prog.entered if a != who]
             return None, ""
-        if mine is None or mine.members != (who,):
+        if mine is None or set(mine.members) != {who}:
             return ErrorCode.TOURNAMENT_REFUSED, f"{who} is not an entrant of {spec.name} on its own"
         if mine.name in prog.withdrawn:
             return None, "already withdrawn"

@@ -387,7 +387,9 @@ def with_entered(spec: Spec, entered: Sequence[tuple[str, bool]]) -> Spec:
     its account; the rounds follow from the field (``_rounds``).  Raises ``SpecError`` when
     the field cannot be played (fewer than 2 entrants)."""
     taken = {m for e in spec.entrants for m in e.members} | {e.name for e in spec.entrants}
-    extra = tuple(Entrant(name=a, members=(a,), entered=True) for a, _ in entered if a not in taken)
+    # an entered account is its own team: in a partnership game it holds every seat of its
+    # side (only a bot may enter one: ``entry_problem``; the referee lets a bot hold several)
+    extra = tuple(Entrant(name=a, members=(a,) * spec.team_size, entered=True) for a, _ in entered if a not in taken)
     entrants = spec.entrants + extra
     if len(entrants) < 2:
         raise SpecError(f"entry: {len(entrants)} entrant(s) when entries closed; a tournament needs at least 2")
@@ -398,13 +400,15 @@ def with_entered(spec: Spec, entered: Sequence[tuple[str, bool]]) -> Spec:
 
 def entry_problem(spec: Spec, account: str, bot: bool) -> str | None:
     """Why ``account`` may not enter ``spec`` by request (None: it may).  A team game seats a
-    partnership of accounts at one table, and one account holds one seat there (the
-    referee's rule), so its partnerships are listed in the file; in duplicate both rooms
-    play the same deal at once, so one account playing both is for bots only
-    (``_shared_rooms``)."""
-    if spec.team_size > 1:
-        return (f"a {spec.game} tournament seats partnerships of {spec.team_size} accounts, and an account holds "
-                "one seat at a table: ask the director to list your partnership in the tournament file")
+    partnership at one table: a bot account enters alone and holds both seats of its side
+    (the referee lets a bot account hold several seats: ``referee/table.py``
+    ``multi_seat_refusal``), a person holds one seat, so people's partnerships are listed in
+    the file; in duplicate both rooms play the same deal at once, so one account playing
+    both is for bots only (``_shared_rooms``)."""
+    if spec.team_size > 1 and not bot:
+        return (f"a {spec.game} tournament seats partnerships of {spec.team_size} accounts, and a person holds "
+                "one seat at a table: ask the director to list your partnership in the tournament file "
+                "(a bot account may enter alone: it plays both seats of its side)")
     if spec.format == "duplicate" and not bot:
         return ("in duplicate both rooms play the same deal at once, so one account would see, in one room, the "
                 "hands its opponents hold in the other: only a bot account enters duplicate alone; people play it "
