@@ -156,7 +156,7 @@ class ChatDesk:
 
         def undo() -> None:
             table.chat, table.chat_n = previous
-        ref.recovery.on_undo(undo)
+        ref.undo.on_undo(undo)
         self.relayed += 1
         # an accepted line costs none of the inbox's general budget (its own bucket paid)
         ref.inbox.refund(user, message_bytes(msg))  # type: ignore[attr-defined]

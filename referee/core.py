@@ -77,6 +77,7 @@ class RefereeCore(Protocol):
     topics: Any  # protocol.topics.Topics
     seats: Any  # referee.presence.SeatKeeper
     recovery: Any  # referee.recovery.Recovery
+    undo: Any  # referee.moves.UndoLog: what a failed group commit undoes in memory
     fleet: Any  # referee.fleet.Fleet | None
     house_bots: HouseBots
 

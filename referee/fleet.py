@@ -62,7 +62,7 @@ import logging
 import threading
 import time
 from collections import OrderedDict, deque
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import msgpack
 
@@ -72,6 +72,7 @@ from summon.referee.store import StoreError
 
 if TYPE_CHECKING:
     from summon.referee.core import RefereeCore
+    from summon.referee.store_pg import PgStore
 
 __all__ = ["Fleet", "Renewer", "share_group"]
 
@@ -176,7 +177,7 @@ class Fleet:
     def __init__(self, referee: "RefereeCore", group: str) -> None:
         self.ref = referee
         self.group = group
-        self.store: Any = referee.store  # a PgStore
+        self.store = cast("PgStore", referee.store)  # a fleet's store is shared: PostgreSQL
         ttl = float(self.store.ttl)
         self.renew_every = ttl / 3
         self.adopt_every = min(1.0, max(0.05, ttl / 4))  # a released lease is adopted within a second
@@ -216,7 +217,7 @@ class Fleet:
         self.ref.gate(tid)
         self.ref.link_subscribe(self.chat_filter(tid), lambda granted: None)  # chat may come a moment later
         self.ref.link_subscribe(self.moves_filter(tid), lambda granted: self._granted(tid, granted))
-        self.ref.recovery.on_undo(lambda: self.disown(tid))
+        self.ref.undo.on_undo(lambda: self.disown(tid))
 
     def _granted(self, tid: str, granted: bool) -> None:
         if not granted:  # the broker refused (an ACL): the table's moves reach us only by the catch-all

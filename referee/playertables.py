@@ -44,7 +44,7 @@ from summon.protocol.messages import CloseTable, CreateTable, Created, Rematch, 
 from summon.referee import views
 from summon.referee.games import GAME_TYPES
 from summon.referee.gametype import GameType
-from summon.referee.table import Publish
+from summon.referee.table import COMPUTER, Publish, computer_bot  # re-exported: callers import them from here
 from summon.referee.presets import PLAYER_DEFAULT, WITH_OTHERS_DEFAULT, preset
 
 if TYPE_CHECKING:
@@ -55,9 +55,6 @@ __all__ = ["PlayerBudget", "PlayerTables", "levels", "COMPUTER", "computer_bot",
 
 log = logging.getLogger("summon.referee.playertables")
 
-COMPUTER = "computer:"
-"""Prefix of a house seat's reason when the seat is a computer player, not an absent person."""
-
 SANDBOX = "sandbox-"
 """Prefix of a sandbox table's id (``sandbox``, issue 43 item 3): a random 128-bit rest, so
 nobody guesses it; the referee publishes nothing on its public topics (service ``_send``),
@@ -67,11 +64,6 @@ and My games and ratings leave it out (history.py: its id is not ``<game>-...``)
 def is_sandbox(table_id: str | None) -> bool:
     """Whether ``table_id`` names a sandbox table (unlisted: see ``SANDBOX``)."""
     return bool(table_id) and table_id.startswith(SANDBOX)  # type: ignore[union-attr]
-
-
-def computer_bot(reason: str | None) -> str | None:
-    """The bot of a computer seat's house reason (``computer:<bot>``), else None."""
-    return reason[len(COMPUTER):] if reason and reason.startswith(COMPUTER) else None
 
 
 def levels(game: GameType, hosted: Any) -> list[dict[str, Any]]:

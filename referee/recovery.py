@@ -2,7 +2,8 @@
 
 Why these rules (the promise: a tournament game survives anything short of losing the disk):
 
-* **Durable first.**  A table's creation record and every accepted move are committed to
+* **Durable first** (a move's store step is in ``referee/moves.py``; a new table's is
+  ``record_table`` here).  A table's creation record and every accepted move are committed to
   the store (``referee/store.py``) *before* any state derived from them is published.  If
   the referee dies between the commit and the publish, the restored table is at the new
   seq and publishes it; if it dies before the commit, nobody ever saw the move accepted,
@@ -50,7 +51,7 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
-from summon.protocol.messages import Move, encode
+from summon.protocol.messages import encode
 from summon.protocol.topics import Topics
 from summon.referee import views
 from summon.referee.chat import log_publish as chat_log
@@ -59,7 +60,6 @@ from summon.referee.engine import Event
 from summon.referee.games import GAMES
 from summon.referee.store import MoveRecord, SeatEvent, StoreError, TableRecord
 from summon.referee.dynsec import GUEST_NAME
-from summon.referee.store_pg import LeaseLost
 from summon.referee.table import HistoryEntry, Publish, Table
 
 if TYPE_CHECKING:
@@ -199,9 +199,6 @@ class Recovery:
         self.background = True  # False: pending tables are rebuilt only when named (tests)
         self._loop_thread: int | None = None
         self._pending_total = 0
-        # Group commit (Store.begin_batch): what to undo, newest first, if the batch's one
-        # commit fails -- a move (state, seq, clock, history, house), a creation, a close.
-        self._undo: list[Callable[[], object]] = []
 
     # --- durable first --------------------------------------------------------------------------
     def record_table(self, table: Table) -> None:
@@ -209,54 +206,11 @@ class Recovery:
         self.ref.store.create_table(TableRecord(
             id=table.id, game=table.game.name, players=table.players, config=dict(table.config), seed=table.seed,
             created=time.time(), clock=table.timing.to_wire() if table.timing is not None else None))
-        self.on_undo(lambda: (self.ref.tables.pop(table.id, None), self.ref.seats._forget(table.id)))
-
-    def apply(self, table: Table, user: str, move: Move, flags: tuple[str, ...] = (),
-              notes: Sequence[Event] = (), now: float | None = None, defer_rest: bool = False) -> list[Any]:
-        """``table.handle_move`` plus the store commit of an accepted move, before anything is sent."""
-        before = (table.state, table.seq, table.clock, len(table.history))
-        house = dict(table.house)  # a reclaim after the move may change it (undone if a batch fails)
-        out = table.handle_move(user, move, now=time.monotonic() if now is None else now, flags=flags, notes=notes,
-                                defer_rest=defer_rest)
-        if len(table.history) == before[3]:
-            return out  # refused: nothing to record
-        entry = table.history[-1]
-        outcome = table.game.outcome(table.state)
-        try:
-            self.ref.store.append_move(
-                table.id, MoveRecord(entry.seq, entry.seat, entry.user, entry.move, time.time(), entry.spent_ms,
-                                     entry.flags),
-                result=outcome.to_wire() if outcome is not None else None)
-        except StoreError as exc:
-            table.state, table.seq, table.clock = before[:3]
-            del table.history[before[3]:]
-            if isinstance(exc, LeaseLost) and getattr(self.ref, "fleet", None) is not None:
-                self.ref.fleet.lease_lost(table.id)  # another referee owns it now: say nothing
-                return []
-            raise
         def undo() -> None:
-            table.state, table.seq, table.clock = before[:3]
-            table.house = house
-            del table.history[before[3]:]
+            self.ref.tables.pop(table.id, None)
+            self.ref.seats._forget(table.id)
 
-        self.on_undo(undo)
-        return out
-
-    # --- group commit ---------------------------------------------------------------------------
-    def on_undo(self, fn: Callable[[], object]) -> None:
-        """In a batch: ``fn`` undoes, in memory, a write the batch's commit may yet lose."""
-        if self.ref.store.in_batch:
-            self._undo.append(fn)
-
-    def commit(self) -> None:
-        """Commit the store's batch; on failure undo every move, table and close it held, and raise."""
-        undo, self._undo = self._undo, []
-        try:
-            self.ref.store.commit_batch()
-        except StoreError:
-            for fn in reversed(undo):  # newest first
-                fn()
-            raise
+        self.ref.undo.on_undo(undo)
 
     # --- start-up -------------------------------------------------------------------------------
     def restore(self) -> RestoreReport:

@@ -29,11 +29,11 @@ from typing import Any, Callable, Mapping, Sequence
 
 from summon.protocol.errors import DecodeError, ErrorCode, TopicError
 from summon.protocol.messages import (CloseTable, Closed, CreateTable, Created, Error, GuestRequest, HandOver, Invites,
-                                      Leave, Move, Reclaim, RefereeStatus, Rematch, Signup, Sit, decode, encode)
+                                      Leave, Move, RefereeStatus, Rematch, Signup, Sit, decode, encode)
 from summon.protocol.messages import DeviceRequest, DevicesRequest, ForgetDevice, History, InvitationRequest, Message, ReplayRequest
 from summon.protocol.messages import Entry, EntryAnswer
 from summon.protocol.messages import BotRequest, BotsRequest, ForgetBot, RenewBot, SandboxRequest
-from summon.protocol.looplink import Caught, LoopLink
+from summon.protocol.looplink import LoopLink
 from summon.protocol.mqtt import BrokerUrl, Incoming
 from summon.protocol.topics import PORTABLE_CHARS, Topics, portable_name, valid_name
 from summon.protocol.version import DEFAULT_PREFIX
@@ -42,13 +42,13 @@ from summon.referee.brokerconf import MAX_PACKET_BYTES
 from summon.referee.chat import ChatDesk
 from summon.referee.engine import ConfigError
 from summon.referee.games import GAME_TYPES, GAMES
-from summon.referee.ratelimit import Limited, RateLimitedInbox, RateLimiter, message_bytes
+from summon.referee.ratelimit import Limited, RateLimitedInbox, RateLimiter
 from summon.referee.table import Later, Publish, Table, multi_seat_refusal
 from summon.referee.tablecap import CreateBudget, TablePruner
 from summon.referee.clock import ClockError, TimeControl
 from summon.referee.core import HouseBots, RandomHouseBots
 from summon.referee.presence import SeatKeeper
-from summon.referee.playertables import COMPUTER, SANDBOX, PlayerTables, computer_bot
+from summon.referee.playertables import COMPUTER, SANDBOX, PlayerTables
 from summon.referee.gatherings import Gatherings
 from summon.referee.seatchange import SeatChanges
 from summon.referee.devices import Devices
@@ -63,6 +63,7 @@ from summon.referee.history import HistoryDesk
 from summon.referee.hold import Hold, hold_in_store, hold_referee
 from summon.referee.meter import METER
 from summon.referee.recovery import Recovery, Tables
+from summon.referee.moves import MoveDesk, MovePorts, UndoLog
 from summon.referee.store import MEMORY, Store, StoreError, open_store
 
 __all__ = ["RefereeConfig", "Referee", "RefereeError"]
@@ -244,8 +245,14 @@ class Referee:
         self._hold = hold or Hold()  # the account and the store, held from startup() to shutdown() (referee/hold.py)
         self._hold_given = hold is not None
         self.store: Store = None  # type: ignore[assignment]  # opened in startup()
-        self.recovery = Recovery(self)  # durable first; restore; republish after reconnects
+        self.recovery = Recovery(self)  # restore; republish after reconnects
         self.seats = SeatKeeper(self)  # clocks' timeouts, presence, house bots
+        self.undo = UndoLog(lambda: self.store)  # what a failed group commit undoes (referee/moves.py)
+        self.moves = MoveDesk(MovePorts(  # a move's whole trip, top to bottom (referee/moves.py)
+            tables=self.tables, topics=self.topics, store=lambda: self.store, undo=self.undo, outbox=self,
+            seats=self.seats, fleet=lambda: self.fleet, refund=self.inbox.refund,  # type: ignore[attr-defined]
+            first_in_batch=lambda: self._held is not None and not self._held and self._batch_first,
+            game_ended=self._game_ended, unknown_table=self._unknown_table))
         self.chat = ChatDesk(self)  # table chat: seated players write, watchers read (referee/chat.py)
         self.player_tables = PlayerTables(self)  # players' create, computer seats, rematch
         self.gatherings = Gatherings(self)  # tables waiting for players: invite and open seats
@@ -417,7 +424,7 @@ class Referee:
                     leftover = item
                     break
             t0 = time.perf_counter()
-            self.recovery.commit()
+            self.undo.commit()  # referee/moves.py UndoLog: a failed commit undoes the batch in memory
             METER.commit(time.perf_counter() - t0, len(held))  # referee/metrics.py
         except StoreError as exc:
             METER.store_failures += 1; METER.store_failed_at = time.monotonic()  # noqa: E702  (/readyz)
@@ -726,73 +733,12 @@ class Referee:
             return
         if where.kind == "move":
             t0 = time.perf_counter()
-            self._handle_move(where.table or "", where.user, msg)
+            self.moves.handle(where.table or "", where.user, msg)  # referee/moves.py: the whole trip
             METER.move_seconds.observe(time.perf_counter() - t0)  # referee/metrics.py
         elif where.kind == "chat":
             self.chat.handle(where.table or "", where.user, msg)
         else:
             self._handle_request(where.user, msg)
-
-    def _handle_move(self, table_id: str, user: str, msg: Incoming) -> None:
-        table = self.tables.get(table_id)
-        if table is not None and isinstance(msg, Caught):
-            # the fleet's catch-all's copy (MQTT 5) of a move to a table we hold: our own
-            # subscription to the table brought it too (or, before its SUBACK, the player
-            # re-sends it when our states come out): never apply it twice
-            self.inbox.refund(user, message_bytes(msg))  # type: ignore[attr-defined]
-            return
-        if table is None:
-            if self.fleet is not None and self.fleet.is_foreign(table_id):
-                # another referee of the fleet holds it (or will adopt it) and judges the move:
-                # here it must cost no rate budget, or a player's moves at the others' tables
-                # would empty its bucket and this referee would drop its moves at our own
-                self.inbox.refund(user, message_bytes(msg))  # type: ignore[attr-defined]
-                return
-            self._sweep_due = True  # on 3.1.1, was it retained?  The next sweep tells
-            # in a fleet only the catch-all brings it, to one referee: one answer (fleet.py)
-            self._send_error(self.topics.seat_error(table_id, user), ErrorCode.TABLE_UNKNOWN,
-                             f"no table {table_id!r} on this referee", table_id)
-            return
-        try:
-            move = decode(msg.payload, accept=(Move, Reclaim))
-        except DecodeError as exc:
-            self._send([table.error(user, exc.code, exc.detail)])
-            return
-        seat = table.seat_of(user)
-        if seat is not None and table.house.get(seat) == "left":  # referee/seatchange.py: gone for good
-            self._send([table.error(user, ErrorCode.SEAT_LEFT, f"you left this table: the computer plays seat {seat} "
-                                    "to the end")])
-            return
-        if seat is not None and computer_bot(table.house.get(seat)):  # no account moves for a computer player
-            self._log_refused(self.topics.seat_error(table.id, user), ErrorCode.AUTH_FORBIDDEN,
-                              f"seat {seat} is a computer player's", table.id)
-            self._send([table.error(user, ErrorCode.AUTH_FORBIDDEN, f"seat {seat} is a computer player's")])
-            return
-        if isinstance(move, Reclaim):
-            self.seats.reclaim(table, user)
-            return
-        assert isinstance(move, Move)
-        seq = table.seq
-        self._play(table, user, move)
-        if table.seq != seq:  # accepted: moves that count cost no rate budget (referee/ratelimit.py)
-            self.inbox.refund(user, message_bytes(msg))  # type: ignore[attr-defined]
-
-    def _play(self, table: Table, user: str, move: Move, flags: tuple[str, ...] = (),
-              notes: Sequence[Any] = (), now: float | None = None) -> None:
-        """Apply a move for ``user``'s seat; an accepted one is stored BEFORE its states are sent."""
-        # the batch's first accepted move: its other audiences' states are packed after its
-        # mover's state is sent (_send_batch).  Only that one: a deferred move keeps its
-        # views alive until the batch is sent, and a batch may hold a thousand moves
-        first = self._held is not None and not self._held and self._batch_first
-        out = self.recovery.apply(table, user, move, flags, notes, now, defer_rest=first)
-        self._send(out)
-        if len(out) > 1:
-            self.seats.after_move(table, table.history[-1].seat, flags)
-        if table.status != "playing" and len(out) > 1:
-            log.info("table %s ended: %s", table.id, table.game.outcome(table.state), extra={"table": table.id})
-            # the status's table count, at the next tick: counting is a pass over every
-            # table, and at a thousand tables games end every few milliseconds
-            self._status_due = True
 
     def _handle_request(self, user: str, msg: Incoming) -> None:
         reply = self.topics.reply(user)
@@ -912,7 +858,7 @@ class Referee:
         """Close ``table`` (in play) for ``reason``: a director's or creator's ``close``, or the
         last person's ``leave`` (referee/seatchange.py)."""
         self.store.close_table(table.id, time.time())  # durable first: a restart must not revive it
-        self.recovery.on_undo(lambda: setattr(table, "closed", None))  # if the group commit fails
+        self.undo.on_undo(lambda: setattr(table, "closed", None))  # if the group commit fails
         log.info("table %s closed by %s: %s", table.id, user, reason or "no reason given",
                  extra={"table": table.id, "user": user})
         self._send(table.close(reason))
@@ -1106,7 +1052,7 @@ class Referee:
 
     def play(self, table: Table, user: str, move: Move, flags: tuple[str, ...] = (),
              notes: Sequence[Any] = (), now: float | None = None) -> None:
-        self._play(table, user, move, flags, notes, now)
+        self.moves.play(table, user, move, flags, notes, now)
 
     def publish_status(self, status: str, wait: bool = False) -> None:
         """The retained status now (``wait``: until the broker acknowledged it, and with it
@@ -1136,6 +1082,15 @@ class Referee:
         if code in REFUSALS:
             self._log_refused(topic, code, detail, table)
         self._send([Publish(topic, encode(Error(code=str(code), detail=detail, table=table, ref=ref)))])
+
+    def _game_ended(self) -> None:
+        self._status_due = True
+
+    def _unknown_table(self) -> None:
+        self._sweep_due = True
+
+    def log_refused(self, topic: str, code: ErrorCode, detail: str, table: str | None) -> None:
+        self._log_refused(topic, code, detail, table)
 
     def _log_refused(self, topic: str, code: ErrorCode, detail: str, table: str | None) -> None:
         """One line per request refused for who asked or how much (REFUSALS): what an operator

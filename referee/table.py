@@ -29,7 +29,18 @@ from summon.referee.engine import (
     NotYourTurnError,
 )
 
-__all__ = ["Publish", "Later", "Table", "HistoryEntry", "multi_seat_refusal"]
+__all__ = ["Publish", "Later", "Table", "HistoryEntry", "multi_seat_refusal", "COMPUTER", "computer_bot"]
+
+
+COMPUTER = "computer:"
+"""Prefix of a house seat's reason (``Table.house``) when the seat is a computer player, not an
+absent person.  Here, with the table, because the move path (referee/moves.py) asks it of
+every move and must not import the desks above it."""
+
+
+def computer_bot(reason: str | None) -> str | None:
+    """The bot of a computer seat's house reason (``computer:<bot>``), else None."""
+    return reason[len(COMPUTER):] if reason and reason.startswith(COMPUTER) else None
 
 
 def multi_seat_refusal(players: Sequence[str], dynamics: str, is_bot: Callable[[str], bool]) -> str:

@@ -55,7 +55,7 @@ def reaches(path: Path, names: set[str]) -> list[str]:
 
 def test_no_module_reaches_into_the_referee():
     names = private_names()
-    assert {"_play", "_last_tick", "_send"} <= names, "the Referee's private names were not found"
+    assert {"_status", "_last_tick", "_send"} <= names, "the Referee's private names were not found"
     bad = [line for folder in SOURCES for path in sorted((ROOT / folder).rglob("*.py")) if path != SERVICE
            for line in reaches(path, names) if f"{line.split(':')[0]}: {line.split(': ', 1)[1]}" not in NOT_THE_REFEREE]
     assert not bad, "a private name of the Referee used outside referee/service.py (give it a public one):\n" + \
@@ -65,6 +65,6 @@ def test_no_module_reaches_into_the_referee():
 def test_the_check_sees_a_private_reach(tmp_path):
     """Not vacuous: the two uses this test was written for are caught, a self._ one is not."""
     (tmp_path / "m.py").write_text("def health(ref):\n    return ref._last_tick\n"
-                                   "class C:\n    def f(self, w):\n        self._send()\n        w.ref._play(1)\n")
+                                   "class C:\n    def f(self, w):\n        self._send()\n        w.ref._status(1)\n")
     found = reaches(tmp_path / "m.py", private_names())
-    assert [f.split(": ", 1)[1] for f in found] == ["ref._last_tick", "w.ref._play"], found
+    assert [f.split(": ", 1)[1] for f in found] == ["ref._last_tick", "w.ref._status"], found
