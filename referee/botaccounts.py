@@ -30,7 +30,8 @@ not caught up with), as for devices (referee/devices.py): not a guest, a bot, th
 Where the state lives: in the broker only (the owner and the date in textDescription), so a
 restart loses nothing: at start one listing tells the referee which accounts are bots, and an
 account it knows no role for (a bot another referee of the fleet made since) is asked about
-once, at its first request (``hold_unknown``).
+once, at its first request (``hold_unknown``), or as soon as a new table seats it
+(``look_up_seats``): ``meta.bots`` may then come in a second meta, after the broker's answer.
 Every command runs on the guests' admin worker, one command a message.
 """
 
@@ -44,17 +45,19 @@ from typing import Any, Callable, Protocol, Sequence
 from summon.protocol.errors import ErrorCode
 from summon.protocol.messages import BotAccount, BotList, BotRequest, BotsRequest, ForgetBot, RenewBot, encode
 from summon.protocol.topics import valid_name
+from summon.referee import views
 from summon.referee.dynsec import DynsecAdmin, DynsecCommandError, bot_stamp, role_of_groups
 from summon.referee.names import self_service_name_refusal
 from summon.referee.ratelimit import RateLimiter
-from summon.referee.table import Publish
+from summon.referee.table import Publish, Table
 
-__all__ = ["BotAccounts", "BotHost", "MAX_BOTS", "TooMany", "NotYours"]
+__all__ = ["BotAccounts", "BotHost", "MAX_BOTS", "MAX_SEAT_LOOKUPS", "TooMany", "NotYours"]
 
 log = logging.getLogger("summon.referee.botaccounts")
 
 MAX_BOTS = 5
 MAX_HELD = 16  # requests of an account held while the broker is asked what it is (hold_unknown)
+MAX_SEAT_LOOKUPS = 32  # accounts of no known role one new table has looked up at the broker (look_up_seats)
 ALLOWED_ROLES = (None, "player", "director")  # None: signed up since the roles file was written
 
 
@@ -75,6 +78,10 @@ class BotHost(Protocol):
     def privileged_keys(self) -> frozenset[str]: ...
 
     def account_lookalike(self, user: str) -> str | None: ...
+
+
+def _meta(table: Table) -> Publish:
+    return Publish(table.topics.meta(table.id), encode(views.meta_message(table)), retain=True)
 
 
 class TooMany(Exception):
@@ -101,6 +108,9 @@ class BotAccounts:
         self.forgotten = 0
         self._asked: set[str] = set()  # accounts whose role this referee asked the broker for (once a run)
         self._held: dict[str, list[Callable[[], None]]] = {}  # account -> its requests waiting for that answer
+        self._asking: dict[str, bool] = {}  # account -> its getClient in flight (True: asked for a request of its own)
+        self.listed: bool | None = None  # the start's listing: None not answered yet, False failed
+        self.seat_lookups = 0  # getClients asked because a table seats an account of no known role
 
     # --- start: which accounts are bots (one read) ------------------------------------------------
     def start(self) -> None:
@@ -109,17 +119,84 @@ class BotAccounts:
             worker.submit(lambda a: a.owned_bots(), self._loaded, writes=False)
 
     def _loaded(self, owned: Any, error: BaseException | None) -> None:
+        """The restored tables were published before this answer (recovery runs first): those
+        that seat a bot the roles file did not know get their meta again, ``bots`` with it.
+        Without the listing, each of their accounts of no known role is looked up alone."""
+        self.listed = error is None
         if error is not None:
-            log.warning("bot accounts: could not list them: %s", error)
+            log.warning("bot accounts: could not list them: %s; the restored tables' accounts are looked "
+                        "up one by one", error)
+            for t in list(self.ref.tables.values()):
+                self.look_up_seats(t)
             return
         for bot, (owner, _) in owned.items():
             self._known(bot, owner)
+        out = []
         for t in self.ref.tables.values():  # restored tables: their bot accounts marked as bots
             marked = frozenset(p for p in t.players if p in self.owners)
             if marked - t.bots:
                 t.bots = t.bots | marked
+                out.append(_meta(t))
+        if out:
+            self.ref.send(out)
         if owned:
             log.info("bot accounts: %d registered by people", len(owned))
+
+    def restored(self, table: Table) -> None:
+        """``table`` was rebuilt from the store after the start (``Tables.pending``): where the
+        listing failed, its accounts of no known role are looked up; where it answered (or has
+        not yet: ``_loaded`` passes over every table), the roles already say."""
+        if self.listed is False:
+            self.look_up_seats(table)
+
+    # --- a new table's seats: the broker's word on accounts of no known role ------------------------
+    def look_up_seats(self, table: Table) -> int:
+        """Ask the broker about each account ``table`` seats that this referee knows no role
+        for (at most ``MAX_SEAT_LOOKUPS``); the number asked.
+
+        Why: a director's ``create`` (a tournament's pairing, a gathering) may seat a bot
+        account another referee of the fleet made before that bot ever sent a request here:
+        with no role known, its seat was shown as a person's.  One ``getClient`` (a read, on
+        the admin worker, off the loop) an account, once at a time however many tables seat
+        it; a bot is marked and the meta of every table it sits at published again
+        (``_mark_seated``).  The cap keeps a create that names many unknown names from
+        costing the broker more than a few reads (the create budget counts its seats too)."""
+        if self.ref.guests.worker is None:
+            return 0
+        asked = 0
+        for user in table.players:
+            if user in table.bots or user in self._asking or not self._unknown(user):
+                continue
+            if asked >= MAX_SEAT_LOOKUPS:
+                log.info("table %s: accounts of no known role past the first %d not looked up at the broker",
+                         table.id, MAX_SEAT_LOOKUPS, extra={"table": table.id})
+                break
+            self._ask(user, for_request=False)
+            self.seat_lookups += 1
+            asked += 1
+        return asked
+
+    def _unknown(self, user: str) -> bool:
+        return (user not in self._asked and self.ref.roles.role(user) is None
+                and not self.ref.guests.is_guest(user))
+
+    def _ask(self, user: str, for_request: bool) -> None:
+        """One ``getClient`` for ``user`` unless one is in flight already (its answer serves both)."""
+        if user in self._asking:
+            return
+        self._asking[user] = for_request
+        self.ref.guests.worker.submit(lambda a: a.bot_owner(user),
+                                      lambda owner, error: self._role_found(user, owner, error), writes=False)
+
+    def _mark_seated(self, user: str) -> None:
+        """``user`` turned out a bot: every table held here that seats it says so in its meta."""
+        out = []
+        for t in self.ref.tables.values():
+            if user in t.players and user not in t.bots:
+                t.bots = t.bots | {user}
+                out.append(_meta(t))
+        if out:
+            self.ref.send(out)
 
     # --- an account this referee knows no role for: the broker's word first ------------------------
     def hold_unknown(self, user: str, resume: Callable[[], None]) -> bool:
@@ -133,9 +210,7 @@ class BotAccounts:
         of its own.  Such an account is asked about once per run (one ``getClient``, a read),
         its first requests held meanwhile (``MAX_HELD``); a known role, a guest or a referee
         without the broker's accounts goes on at once."""
-        worker = self.ref.guests.worker
-        if (worker is None or user in self._asked or self.ref.roles.role(user) is not None
-                or self.ref.guests.is_guest(user)):
+        if self.ref.guests.worker is None or not self._unknown(user):
             return False
         waiting = self._held.setdefault(user, [])
         if len(waiting) >= MAX_HELD:
@@ -144,20 +219,27 @@ class BotAccounts:
                                 "wait for their answers, then ask again")
             return True
         waiting.append(resume)
-        if len(waiting) == 1:
-            worker.submit(lambda a: a.bot_owner(user), lambda owner, error: self._role_found(user, owner, error),
-                          writes=False)
+        self._ask(user, for_request=True)  # a seat's look-up in flight answers these too (_role_found)
         return True
 
     def _role_found(self, user: str, owner: Any, error: BaseException | None) -> None:
+        for_request = self._asking.pop(user, True)
+        held = self._held.pop(user, [])
         if error is not None:  # its requests go on as an unknown account's did; the next one asks again
             log.warning("bot accounts: could not ask the broker about %s: %s", user, error)
-        else:
+        elif owner is not None:
             self._asked.add(user)
-        if error is None and owner is not None:
             log.info("bot accounts: %s is a bot of %s (made elsewhere)", user, owner)
             self._known(user, str(owner))
-        for resume in self._held.pop(user, []):
+            self._mark_seated(user)
+        elif for_request:  # an account that sent a request exists: a person, asked about once a run
+            self._asked.add(user)
+        elif held:  # a seat's look-up, made before these requests: the account may be newer than its answer
+            self._held[user] = held
+            self._ask(user, for_request=True)
+            return
+        # else a seat's look-up found no bot (perhaps no account yet): its first request asks again
+        for resume in held:
             resume()
 
     def forget_owned(self, bot: str) -> None:

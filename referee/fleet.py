@@ -259,8 +259,12 @@ class Fleet:
         for rec in recs:
             self.foreign.pop(rec.id, None)
             self.own(rec.id)  # subscribed before its states go out: they wait for the SUBACK
-            if self.ref.recovery.restore_one(rec, notice="resumed") is not None:
+            table = self.ref.recovery.restore_one(rec, notice="resumed")
+            if table is not None:
                 n += 1
+                bot_accounts = getattr(self.ref, "bot_accounts", None)
+                if bot_accounts is not None:  # a bot the dead referee's fleet made since our listing: looked up
+                    bot_accounts.look_up_seats(table)
             else:
                 self.disown(rec.id)
         for rec in recs:

@@ -333,6 +333,9 @@ class Recovery:
         ref.tables[rec.id] = table
         ref.seats.watch(table)
         ref.send(self.states(table, last, notice=notice if table.status == "playing" else None))
+        bot_accounts = getattr(ref, "bot_accounts", None)
+        if bot_accounts is not None:  # rebuilt after the start's bot listing failed: its unknown accounts looked up
+            bot_accounts.restored(table)
         return table
 
     def states(self, table: Table, events: Sequence[Event] = (), notice: str | None = None) -> list[Publish]:

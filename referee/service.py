@@ -652,6 +652,7 @@ class Referee:
         log.info("table %s %s: %s for %s%s", table_id, "started" if table_id in self.gatherings.held else "created",
                  game, ", ".join(players), house, extra={"table": table_id})
         self._send(table.snapshot())
+        self.bot_accounts.look_up_seats(table)  # a bot made elsewhere, no request here yet: a second meta says so
         self._status_due = True  # at the next tick, after the commit (a pass over every table)
         return table
 

@@ -324,6 +324,130 @@ def test_a_bot_made_elsewhere_is_a_bot_here_at_its_first_request(db, ref):
         newcomer.close()
 
 
+def made_elsewhere(ref, name: str) -> None:
+    """Bot account ``name`` of gran's, made on the broker as another referee of the fleet would
+    make it (through this referee's admin connection: a second admin login would take it over):
+    nothing of this referee's bookkeeping is told."""
+    from summon.referee.dynsec import bot_stamp
+
+    on_broker(ref, lambda a: a.add_account(name, "bot", f"{name}-password-1234567890",
+                                           bot_stamp("gran", "2026-12-05T00:00:00Z")))
+    assert ref.roles.role(name) is None
+
+
+def watch_meta(db, table: str) -> Probe:
+    return Probe(db.url("aunt"), "aunt", (T.meta(table),), mqtt_version=5)
+
+
+def test_a_table_seating_a_bot_made_elsewhere_marks_it_before_its_first_request(db, ref):
+    """A director seats a bot account another referee of the fleet made, before that bot sent
+    this referee anything (a tournament's pairing): old code knew no role for it and showed its
+    seat as a person's, ``meta.bots`` empty for good.  Now the create looks the seat up at the
+    broker (one getClient, off the loop) and a second meta lists it."""
+    made_elsewhere(ref, "seatbot")
+    boss = person(db, "boss")
+    watcher = None
+    try:
+        created = ask(boss, "boss", CreateTable(request_id=rid(), game="summicard", players=["gran", "seatbot"]))
+        assert isinstance(created, Created), created
+        watcher = watch_meta(db, created.table)
+        meta = watcher.wait_for(lambda i, m: isinstance(m, Meta) and m.table == created.table and m.bots, 15)
+        assert isinstance(meta, Meta) and meta.bots == ["seatbot"], meta
+        assert ref.roles.role("seatbot") == "bot" and ref.bot_accounts.owners.get("seatbot") == "gran"
+        assert ref.roles.role("gran") == "player"  # a known role: not asked about
+    finally:
+        boss.close()
+        if watcher is not None:
+            watcher.close()
+
+
+def test_a_create_naming_many_unknown_accounts_asks_the_broker_at_most_the_cap(db, ref, monkeypatch):
+    """``MAX_SEAT_LOOKUPS`` getClients a table, however many names of no known role it seats
+    (here the cap is 1): the first is looked up and marked, the second not."""
+    from summon.referee import botaccounts
+
+    monkeypatch.setattr(botaccounts, "MAX_SEAT_LOOKUPS", 1)
+    for name in ("capbot1", "capbot2"):
+        made_elsewhere(ref, name)
+    before = ref.call(lambda: ref.bot_accounts.seat_lookups)
+    boss = person(db, "boss")
+    watcher = None
+    try:
+        created = ask(boss, "boss", CreateTable(request_id=rid(), game="summicard",
+                                                players=["capbot1", "gran", "capbot2"]))
+        assert isinstance(created, Created), created
+        assert ref.call(lambda: ref.bot_accounts.seat_lookups) - before == 1  # counted in the create itself
+        watcher = watch_meta(db, created.table)
+        meta = watcher.wait_for(lambda i, m: isinstance(m, Meta) and m.table == created.table and m.bots, 15)
+        assert isinstance(meta, Meta) and meta.bots == ["capbot1"], meta
+        assert ref.roles.role("capbot2") is None  # never asked: it stays unknown until its own first request
+    finally:
+        boss.close()
+        if watcher is not None:
+            watcher.close()
+
+
+def test_restored_tables_get_their_bots_in_a_new_meta_once_the_listing_is_read(db, ref):
+    """Recovery publishes the restored tables before the start's bot listing answers: a table
+    seating a bot the roles file did not know was marked by the listing in memory only (old
+    code: no new meta, the page showed the bot as a person until the table's next meta).
+    Here the table names ``restbot`` before it exists (its seat look-up finds nothing), then
+    another referee makes it, then the listing runs again as at a start."""
+    boss = person(db, "boss")
+    try:
+        created = ask(boss, "boss", CreateTable(request_id=rid(), game="summicard", players=["restbot", "gran"]))
+        assert isinstance(created, Created), created
+    finally:
+        boss.close()
+    tid = created.table
+    made_elsewhere(ref, "restbot")  # after the seat's look-up on the same worker: it found no account
+    watcher = watch_meta(db, tid)
+    try:
+        shown = watcher.wait_for(lambda i, m: isinstance(m, Meta) and m.table == tid, 15)
+        assert isinstance(shown, Meta) and shown.bots == [], shown
+        watcher.mark = len(watcher.seen)
+        ref.post(ref.bot_accounts.start)
+        meta = watcher.wait_for(lambda i, m: isinstance(m, Meta) and m.table == tid and m.bots, 15, new=True)
+        assert isinstance(meta, Meta) and meta.bots == ["restbot"], meta
+        assert ref.roles.role("restbot") == "bot"
+    finally:
+        watcher.close()
+
+
+def test_a_request_held_behind_a_seats_look_up_is_asked_about_again():
+    """A seat's look-up made before the account's first request may predate the account (a
+    bot made elsewhere a moment later): its "no bot" answer does not settle the request, which
+    gets a look-up of its own; and a seat's "no bot" is not remembered, so a later request asks.
+    Driven by hand (a fake worker): the order of the answers is the test's."""
+    from types import SimpleNamespace
+
+    from summon.referee.botaccounts import BotAccounts
+
+    jobs: list = []  # (job, done) in submission order
+    roles: dict[str, str | None] = {}
+    host = SimpleNamespace(
+        guests=SimpleNamespace(worker=SimpleNamespace(submit=lambda job, done, writes=True: jobs.append((job, done))),
+                               is_guest=lambda u: False),
+        roles=SimpleNamespace(role=roles.get, set_runtime=roles.__setitem__),
+        tables={}, topics=T, send=lambda out: None)
+    desk = BotAccounts(host)  # type: ignore[arg-type]
+    table = SimpleNamespace(id="t1", players=["late", "known"], bots=frozenset())
+    roles["known"] = "player"
+    assert desk.look_up_seats(table) == 1 and len(jobs) == 1  # "known" has a role: not asked
+    resumed: list[str] = []
+    assert desk.hold_unknown("late", lambda: resumed.append("late"))
+    assert len(jobs) == 1  # the seat's look-up in flight: no second one yet
+    jobs.pop(0)[1](None, None)  # the seat's look-up: no bot (the account did not exist yet)
+    assert not resumed and len(jobs) == 1  # asked again, for the request
+    jobs.pop(0)[1](None, None)
+    assert resumed == ["late"] and "late" in desk._asked
+    # a seat's look-up alone: its "no bot" leaves the account's first request to ask
+    table2 = SimpleNamespace(id="t2", players=["fresh"], bots=frozenset())
+    assert desk.look_up_seats(table2) == 1
+    jobs.pop(0)[1](None, None)
+    assert "fresh" not in desk._asked and desk.hold_unknown("fresh", lambda: None) and len(jobs) == 1
+
+
 def test_removing_a_person_removes_the_bots_they_registered(db, ref):
     """Old code: ``remove_account`` (``summon accounts remove``, the unused sign-ups' expiry)
     deleted the person and their devices but left their bots, playing on for nobody, and a
