@@ -116,7 +116,7 @@ class Game(abc.ABC):
     def legal_moves(self, state: Any, seat: int) -> list[str]:
         """Canonical text of every move ``seat`` may make now (empty if none)."""
 
-    def apply(self, state: Any, seat: int, move: Any) -> tuple[Any, list[Event]]:
+    def apply(self, state: Any, seat: int, move: Any, legal: list[str] | None = None) -> tuple[Any, list[Event]]:
         """Checked apply: validate, then return ``(new_state, events)``.
 
         The framework owns this boundary (as OpenSpiel owns ``apply_action``) so every
@@ -124,6 +124,11 @@ class Game(abc.ABC):
         (``GameOverError``), then whose turn (``NotYourTurnError``), then syntax
         (``MoveSyntaxError``), then legality (``IllegalMoveError``).  ``move`` is the
         canonical text or a parsed move object.  The input state is never modified.
+
+        ``legal``: ``legal_moves(state, seat)`` when the caller already has it (the referee
+        computed it for the seat's published state: ``Table.legal_now``), so one move costs
+        one legal-move computation, not two; None computes it here.  Only a value, no cache:
+        the engine stays pure, and a caller passing anything else breaks the check.
         """
         if self.outcome(state) is not None:
             raise GameOverError("the game is over")
@@ -132,7 +137,8 @@ class Game(abc.ABC):
             raise NotYourTurnError(f"seat {seat!r} may not move now; to move: {list(to_move)}")
         text = move if isinstance(move, str) else str(move)
         parsed = self.parse_move(text)
-        legal = self.legal_moves(state, seat)
+        if legal is None:
+            legal = self.legal_moves(state, seat)
         if text not in legal:
             raise IllegalMoveError(self.why_illegal(state, seat, parsed, legal))
         return self.apply_parsed(state, seat, parsed)

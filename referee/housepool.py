@@ -84,7 +84,7 @@ class Forget:
 def ask_for(table: "Table", seat: int, bot: str, seed: int, budget_ms: float | None) -> Ask:
     """The ask for ``seat`` at ``table``: its own view and legal moves only (one view function)."""
     view = table.game.view(table.state, seat)
-    return Ask((table.id, seat), table.seq, bot, seed, budget_ms, view, tuple(table.game.legal_moves(table.state, seat)))
+    return Ask((table.id, seat), table.seq, bot, seed, budget_ms, view, tuple(table.legal_for(seat)))
 
 
 def _serve(conn: Any, factory: Any, line: Any = None) -> None:
@@ -267,7 +267,7 @@ class OffLoop:
         if answer is not None and answer.seq == table.seq:
             # legal moves only once an answer is here: while the worker thinks, this runs
             # at every tick of the loop, and must cost next to nothing
-            if answer.move is not None and answer.move in table.game.legal_moves(table.state, seat):
+            if answer.move is not None and answer.move in table.legal_for(seat):
                 return answer.move
             if answer.move is not None:
                 log.warning("table %s: house bot %s answered an illegal move %r; the fallback plays",

@@ -272,7 +272,7 @@ class SeatKeeper:
         return self._choose(self._cheap[key], table, seat)
 
     def _choose(self, bot: Any, table: "Table", seat: int) -> str:
-        legal = table.game.legal_moves(table.state, seat)
+        legal = table.legal_for(seat)
         try:
             move = bot.choose(table.game.view(table.state, seat), list(legal))
         except Exception:
@@ -282,7 +282,7 @@ class SeatKeeper:
 
     def random_choice(self, table: "Table", seat: int) -> str:
         rng = random.Random(zlib.crc32(f"{table.id}/{table.seq}".encode()))
-        return rng.choice(table.game.legal_moves(table.state, seat))
+        return rng.choice(table.legal_for(seat))
 
     def _bot_name(self, table: "Table", seat: int) -> str:
         bots = self.ref.house_bots  # injected by whoever started the referee (referee/core.py)

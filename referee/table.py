@@ -112,6 +112,11 @@ class Table:
     in are sequential, so at most one of its seats is to move.
     """
 
+    # False: the path before issue 45 -- the move's check (``Game.apply``) and the published
+    # seat states (``views.MovePieces``) each compute legal moves themselves, two computations
+    # per move.  Kept for tests/test_legal_once.py (same bytes) and benchmarks/legal_once.py.
+    reuse_legal = True
+
     def __init__(
         self,
         table_id: str,
@@ -153,6 +158,10 @@ class Table:
         # Table chat (referee/chat.py): the last lines (for the retained log) and the count so far.
         self.chat: list[Any] = []
         self.chat_n = 0
+        # legal_now's cache: the state it was computed for (held, compared by identity) and
+        # the legal moves of each seat to move in it
+        self._legal_of: Any = None
+        self._legal: Mapping[int, list[str]] = {}
 
     @property
     def status(self) -> str:
@@ -204,6 +213,31 @@ class Table:
         shown = {u: self.shown_seat(u) for u in self.multi}
         return [s for s, u in enumerate(self.players) if u not in shown or shown[u] == s]
 
+    def legal_now(self) -> Mapping[int, list[str]]:
+        """The legal moves of every seat to move in the current state (none once the table is
+        not playing), computed once per state: the seat states published after a move show
+        them, and the next move is checked against the same lists (``Game.apply(legal=)``).
+
+        Why keyed on the state object: states are immutable and every change of the table
+        (a move, an undone move, a restore) puts another object in ``self.state``, so a
+        cache hit is the very position the lists were computed for.  The lists are shared:
+        callers must not modify them.
+        """
+        if self.status != "playing":
+            return {}
+        state = self.state
+        if self._legal_of is not state or not self.reuse_legal:
+            game = self.game
+            self._legal = {s: game.legal_moves(state, s) for s in game.to_move(state)}
+            self._legal_of = state
+        return self._legal
+
+    def legal_for(self, seat: int) -> list[str]:
+        """``game.legal_moves(state, seat)``, from ``legal_now`` when the seat is to move (the
+        house bot's and the timeout's moves: referee/presence.py, referee/housepool.py)."""
+        legal = self.legal_now().get(seat)
+        return legal if legal is not None else self.game.legal_moves(self.state, seat)
+
     # --- outbound ---------------------------------------------------------------------
     def snapshot(self, events: Sequence[Event] = (), meta: bool = True) -> list[Publish]:
         """Every seat's state, the spectator events and state, and (optionally) meta.
@@ -218,7 +252,7 @@ class Table:
     def _snapshot_parts(self, events: Sequence[Event], meta: bool) -> tuple[Publish, Callable[[], list[Publish]]]:
         """``snapshot`` as the first seat's state now and a function packing the rest (from
         pieces taken now: the table may move on before it is called)."""
-        pieces = views.MovePieces(self, events)
+        pieces = views.MovePieces(self, events, self.legal_now() if self.reuse_legal else None)
         order = self.seat_order()
         topics = self._seat_topics
         meta_out = Publish(self.topics.meta(self.id), encode(views.meta_message(self)), retain=True) if meta else None
@@ -280,7 +314,8 @@ class Table:
             return [self.error(user, ErrorCode.MOVE_STALE,
                                f"move answers seq {msg.seq}, the table is at seq {self.seq}", msg.move)]
         try:
-            state, events = self.game.apply(self.state, seat, msg.move)
+            legal = self.legal_now().get(seat) if self.reuse_legal else None
+            state, events = self.game.apply(self.state, seat, msg.move, legal)
         except NotYourTurnError as exc:
             return [self.error(user, ErrorCode.MOVE_NOT_YOUR_TURN, str(exc) or "not your turn", msg.move)]
         except MoveSyntaxError as exc:

@@ -215,7 +215,8 @@ def move_payloads(table: ViewedTable, events: Sequence[Event] = ()) -> tuple[lis
 class MovePieces:
     """One move's payloads, ready to be packed audience by audience.
 
-    The constructor makes every call into the engine (views, legal moves, event views) and
+    The constructor makes every call into the engine (views, legal moves unless the table
+    passes those it has for this state, event views) and
     reads every table field the payloads show, so the pieces stay those of this move however
     the table changes afterwards, and a bug in the engine surfaces before the move is
     stored (``Table.handle_move``).  What is left for ``seat``, ``events`` and ``public`` is
@@ -232,7 +233,8 @@ class MovePieces:
     __slots__ = ("seats", "_heads", "_progress", "_tail", "_clock", "_public_view", "_public", "_extras",
                  "_views", "_legal", "_events", "_seat_events", "_house", "_has_events", "_seq", "_epoch")
 
-    def __init__(self, table: ViewedTable, events: Sequence[Event] = ()) -> None:
+    def __init__(self, table: ViewedTable, events: Sequence[Event] = (),
+                 legal: Mapping[int, list[str]] | None = None) -> None:
         pk = packer()
         game, state, seats = table.game, table.state, len(table.players)
         status = table.status
@@ -259,9 +261,13 @@ class MovePieces:
         self._progress = b"".join((_SEQ, pk.pack(table.seq), _STATUS, pk.pack(status), _TO_MOVE, pk.pack(to_move)))
         self._clock = _CLOCK + pk.pack(clock_wire(table))
         self._tail = self._clock + _LAST + pk.pack(last_move(table))
-        # a seat that is not to move has no legal move (Game.legal_moves: "empty if none")
+        # a seat that is not to move has no legal move (Game.legal_moves: "empty if none");
+        # ``legal``: those of the seats to move, already computed for this state (Table.legal_now)
         playing = status == "playing"
-        self._legal = {s: game.legal_moves(state, s) for s in to_move} if playing else {}
+        if not playing:
+            self._legal: Mapping[int, list[str]] = {}
+        else:
+            self._legal = {s: game.legal_moves(state, s) for s in to_move} if legal is None else legal
         # each event as spectators see it; a seat it holds nothing private for sees the same
         plain = type(game).event_view is Game.event_view
         public_events = [game.event_view(e, None) for e in events]
