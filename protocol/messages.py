@@ -736,15 +736,20 @@ class RenewBot(Message):
 class SandboxRequest(Message):
     """An account (a person's or a bot's) asks for a private table to try itself against the
     house (issue 43 item 3: ``summon bot-check --broker``): the asker at ``seat`` (default 0),
-    the computer at ``level`` (default the game's default bot) in every other seat.  The table
-    is unlisted (its id is random and ``sandbox-``, nothing on its public topics, not in My
-    games or ratings) and budgeted like a player's ``create``.  Answered by ``created``."""
+    the computer at ``level`` (default the game's default bot) in every other seat.  ``seats``
+    (default the game's fewest) and ``config`` (table options, as a ``create``'s) let a bot be
+    checked at the table it will meet, e.g. five players or the betting variant; both are
+    checked with a ``create``'s rules.  The table is unlisted (its id is random and
+    ``sandbox-``, nothing on its public topics, not in My games or ratings) and budgeted like
+    a player's ``create``.  Answered by ``created``."""
 
     TYPE: ClassVar[str] = "sandbox"
     request_id: str
     game: str
     seat: int | None = None
     level: str | None = None
+    seats: int | None = None
+    config: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)

@@ -42,8 +42,9 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping
 from summon.protocol.errors import ErrorCode
 from summon.protocol.messages import CloseTable, CreateTable, Created, Rematch, SandboxRequest, encode
 from summon.referee import views
-from summon.referee.games import GAME_TYPES
-from summon.referee.gametype import GameType
+from summon.referee.engine import ConfigError
+from summon.referee.games import GAME_TYPES, GAMES
+from summon.referee.gametype import GameType, check_options
 from summon.referee.table import COMPUTER, Publish, computer_bot  # re-exported: callers import them from here
 from summon.referee.presets import PLAYER_DEFAULT, WITH_OTHERS_DEFAULT, preset
 
@@ -206,8 +207,11 @@ class PlayerTables:
 
     # --- sandbox (issue 43 item 3) ------------------------------------------------------------------
     def sandbox(self, user: str, req: SandboxRequest) -> None:
-        """A private table for ``user`` against the house: ``user`` at ``req.seat``, the computer
-        everywhere else; unlisted (``SANDBOX``), budgeted like a player's ``create``.  Bots may
+        """A private table for ``user`` against the house: ``user`` at ``req.seat`` of ``req.seats``
+        (default the game's fewest) with the table options ``req.config``, the computer
+        everywhere else; unlisted (``SANDBOX``), budgeted like a player's ``create``.  The seat
+        count and the options are checked as a ``create``'s are (``Game.check_seats``,
+        ``check_options``), here, so a bad one costs no budget.  Bots may
         ask (it is how a bot author checks the bot where it will play: ``summon bot-check
         --broker``); a bot still may not ``create``."""
         reply = self.ref.topics.reply(user)
@@ -215,10 +219,15 @@ class PlayerTables:
         t = GAME_TYPES.get(req.game)
         if t is None:
             return refuse(ErrorCode.GAME_UNKNOWN, f"no game {req.game!r}; known: {', '.join(sorted(GAME_TYPES))}")
-        n = t.min_seats
+        try:  # a create's own checks, before the budget is touched: the game's seat count, its options
+            n = t.min_seats if req.seats is None else GAMES[req.game].check_seats(req.seats)
+            config = check_options(t, req.config)
+        except ConfigError as exc:
+            return refuse(ErrorCode.TABLE_BAD_CONFIG, str(exc))
         seat = 0 if req.seat is None else req.seat
         if not 0 <= seat < n:
-            return refuse(ErrorCode.TABLE_BAD_CONFIG, f"seat {seat} is not a seat of a {t.title} sandbox (0..{n - 1})")
+            return refuse(ErrorCode.TABLE_BAD_CONFIG, f"seat {seat} is not a seat of a {n}-seat {t.title} sandbox "
+                          f"(0..{n - 1})")
         try:
             bot = (self.bot_of_level(req.game, req.level) if req.level is not None
                    else self.ref.house_bots.default(req.game))
@@ -229,7 +238,7 @@ class PlayerTables:
         why = self.ref.too_many_seats([user], user)
         if why:
             return refuse(ErrorCode.TABLE_TOO_MANY_SEATS, why)
-        self._make(user, reply, [req.request_id], req.game, players, {}, preset(WITH_OTHERS_DEFAULT), computer,
+        self._make(user, reply, [req.request_id], req.game, players, config, preset(WITH_OTHERS_DEFAULT), computer,
                    table_id=f"{SANDBOX}{secrets.token_hex(16)}")
 
     def _refuser(self, reply: str, ref: str, table: str | None = None) -> Callable[[ErrorCode, str], None]:

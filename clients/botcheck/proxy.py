@@ -8,12 +8,20 @@ gets its PUBACK, the broker never sees the move), delay what the broker sends it
 MQTT client in any language connects through it unchanged (plain TCP, MQTT 3.1.1 or 5).
 
 Only the fixed header and the few variable headers needed are parsed (CONNECT, PUBLISH,
-SUBSCRIBE); everything else is forwarded byte for byte.
+SUBSCRIBE); everything else is forwarded byte for byte.  With ``downstream`` the PUBLISH
+packets the broker sends the bot are recorded too (kind "delivered"): the remote checker
+(remote.py) sees what the bot was shown on the bot's own connection, because a deployment
+gives an account one connection (``use_username_as_clientid``) and a second one of its
+own would take the bot's over.  ``tls`` wraps the connection to the broker (the bot still
+speaks plain MQTT to 127.0.0.1).
 """
 
 from __future__ import annotations
 
+import queue
+import select
 import socket
+import ssl
 import threading
 import time
 from dataclasses import dataclass, field
@@ -21,7 +29,7 @@ from typing import Any, Callable, Literal
 
 import msgpack
 
-from summon.protocol.mqttwire import WireError, varint, varint_at
+from summon.protocol.mqttwire import WireError, publish_parts, varint, varint_at
 
 __all__ = ["MqttProxy", "Seen"]
 
@@ -30,7 +38,8 @@ CONNECT, PUBLISH, SUBSCRIBE = 1, 3, 8
 
 @dataclass(frozen=True)
 class Seen:
-    """One packet the bot sent: ``kind`` "connect", "publish", "subscribe" or "closed"."""
+    """One packet the bot sent: ``kind`` "connect", "publish", "subscribe" or "closed"; or one
+    PUBLISH the broker sent it: "delivered" (with ``downstream``; ``payload`` its bytes)."""
 
     at: float
     kind: str
@@ -41,6 +50,7 @@ class Seen:
     message: Any = None          # a PUBLISH payload, msgpack-decoded when it decodes
     topics: tuple[str, ...] = ()  # SUBSCRIBE filters
     fate: str = "forwarded"       # "forwarded", "dropped" or "rewritten"
+    payload: bytes = b""          # a delivered PUBLISH's payload, as it came
 
 
 def _decode(payload: bytes) -> Any:
@@ -59,6 +69,7 @@ class _Conn:
     held: list[bytes] = field(default_factory=list)
     closed: bool = False
     send_lock: threading.Lock = field(default_factory=threading.Lock)  # two pumps write to the bot
+    tls_lock: threading.Lock | None = None  # a TLS upstream: one SSL call at a time (OpenSSL's rule)
 
     def send(self, data: bytes) -> None:
         with self.send_lock:
@@ -68,11 +79,15 @@ class _Conn:
 class MqttProxy:
     """Listen on 127.0.0.1 (a free port) and forward every connection to ``target``."""
 
-    def __init__(self, target_host: str, target_port: int) -> None:
+    def __init__(self, target_host: str, target_port: int, downstream: bool = False,
+                 tls: ssl.SSLContext | None = None, feed: "queue.Queue[Seen] | None" = None) -> None:
         self.target = (target_host, target_port)
         self._srv = socket.create_server(("127.0.0.1", 0))
         self.port = self._srv.getsockname()[1]
         self.seen: list[Seen] = []
+        self.downstream = downstream
+        self.tls = tls
+        self.feed = feed  # every Seen is also put here (the remote checker waits on it)
         self._conns: list[_Conn] = []
         self._lock = threading.Lock()
         self._hold = False
@@ -142,14 +157,18 @@ class MqttProxy:
                 return
             try:
                 upstream = socket.create_connection(self.target, timeout=5)
-                upstream.settimeout(None)
+                upstream.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+                if self.tls is not None:  # a read holds the lock at most 50 ms, so a write gets it soon
+                    upstream = self.tls.wrap_socket(upstream, server_hostname=self.target[0])
+                    upstream.settimeout(0.05)
+                else:
+                    upstream.settimeout(None)
             except OSError:
                 client.close()
                 continue
-            for s in (client, upstream):
-                s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            client.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             n += 1
-            conn = _Conn(n, client, upstream)
+            conn = _Conn(n, client, upstream, tls_lock=threading.Lock() if self.tls is not None else None)
             with self._lock:
                 self._conns.append(conn)
             threading.Thread(target=self._up, args=(conn,), daemon=True).start()
@@ -165,20 +184,69 @@ class MqttProxy:
             except OSError:
                 pass
             s.close()
-        self.seen.append(Seen(time.monotonic(), "closed", c.n))
+        self._saw(Seen(time.monotonic(), "closed", c.n))
+
+    def _saw(self, seen: Seen) -> None:
+        self.seen.append(seen)
+        if self.feed is not None:
+            self.feed.put(seen)
+
+    def _recv_up(self, c: _Conn) -> bytes | None:
+        """What the broker sent (b"": it closed); None: nothing within 50 ms (TLS only)."""
+        if c.tls_lock is None:
+            return c.upstream.recv(65536)
+        with c.tls_lock:
+            pending = c.upstream.pending() if isinstance(c.upstream, ssl.SSLSocket) else 0
+        if not pending and not select.select([c.upstream], [], [], 0.05)[0]:
+            return None  # waited without the lock: the bot's moves go up meanwhile
+        with c.tls_lock:
+            try:
+                return c.upstream.recv(65536)
+            except (socket.timeout, ssl.SSLWantReadError):
+                return None
+
+    def _send_up(self, c: _Conn, data: bytes) -> None:
+        if c.tls_lock is None:
+            c.upstream.sendall(data)
+            return
+        with c.tls_lock:
+            c.upstream.settimeout(10)
+            try:
+                c.upstream.sendall(data)
+            finally:
+                c.upstream.settimeout(0.05)
+
+    def _delivered(self, c: _Conn, buf: bytes) -> bytes:
+        """Record each whole PUBLISH in ``buf`` (the broker to the bot); the rest, kept for more."""
+        while len(buf) >= 2:
+            head = varint_at(buf, 1)
+            if head is None or len(buf) < head[1] + head[0]:
+                break
+            length, start = head
+            b0, body, buf = buf[0], buf[start:start + length], buf[start + length:]
+            if b0 >> 4 == PUBLISH:
+                topic, payload, qos, retain, _, _ = publish_parts(b0 & 0x0F, body, v5=c.level == 5)
+                self._saw(Seen(time.monotonic(), "delivered", c.n, topic, retain, qos, _decode(payload),
+                               payload=payload))
+        return buf
 
     def _down(self, c: _Conn) -> None:
+        buf = b""
         try:
             while not c.closed:
-                data = c.upstream.recv(65536)
+                data = self._recv_up(c)
+                if data is None:
+                    continue
                 if not data:
                     break
+                if self.downstream:
+                    buf = self._delivered(c, buf + data)
                 with self._lock:
                     if self._hold:
                         c.held.append(data)
                         continue
                 c.send(data)
-        except OSError:
+        except (OSError, ValueError, WireError):
             pass
         self._close(c)
 
@@ -202,7 +270,7 @@ class MqttProxy:
                     packet, buf = buf[:start + length], buf[start + length:]
                     out = self._packet(c, packet[0], packet[start:])
                     if out is not None:
-                        c.upstream.sendall(out if out is not True else packet)
+                        self._send_up(c, out if out is not True else packet)
         except (OSError, ValueError, WireError):
             pass
         self._close(c)
@@ -214,7 +282,7 @@ class MqttProxy:
         if kind == CONNECT:
             name_len = int.from_bytes(body[0:2], "big")
             c.level = body[2 + name_len]
-            self.seen.append(Seen(now, "connect", c.n, qos=c.level))
+            self._saw(Seen(now, "connect", c.n, qos=c.level))
             return True
         if kind == SUBSCRIBE:
             i = 2
@@ -226,7 +294,7 @@ class MqttProxy:
                 tl = int.from_bytes(body[i:i + 2], "big")
                 topics.append(body[i + 2:i + 2 + tl].decode("utf-8", "replace"))
                 i += 2 + tl + 1
-            self.seen.append(Seen(now, "subscribe", c.n, topics=tuple(topics)))
+            self._saw(Seen(now, "subscribe", c.n, topics=tuple(topics)))
             return True
         if kind != PUBLISH:
             return True
@@ -254,5 +322,5 @@ class MqttProxy:
                 new = msgpack.packb(action[1](dict(message)), use_bin_type=True)
                 rest = body[:i] + new
                 fate, out = "rewritten", bytes([b0]) + varint(len(rest)) + rest
-        self.seen.append(Seen(now, "publish", c.n, topic, retain, qos, message, fate=fate))
+        self._saw(Seen(now, "publish", c.n, topic, retain, qos, message, fate=fate))
         return out

@@ -9,13 +9,15 @@ SUMMON_PORT, SUMMON_USER, SUMMON_PASSWORD, SUMMON_PREFIX, SUMMON_GAMES (and, wit
 
 from __future__ import annotations
 
+import math
 import sys
+from typing import Any
 
 import click
 
-from summon.clients.cli.common import EXIT_FAILED, EXIT_OK
+from summon.clients.cli.common import EXIT_FAILED, EXIT_OK, parse_options
 
-__all__ = ["bot_check"]
+__all__ = ["bot_check", "sandbox_options"]
 
 
 def _games(value: str) -> list[str]:
@@ -50,11 +52,18 @@ def _games(value: str) -> list[str]:
 @click.option("--game", default=None, help="With --broker: the sandbox table's game [default: the first of --games].")
 @click.option("--timeout", "timeout_s", default=600.0, show_default=True,
               help="With --broker: the longest the sandbox table may take to end (s).")
+@click.option("--seats", type=int, default=None,
+              help="With --broker: the sandbox table's seats (the bot at seat 0, the house at the others) "
+                   "[default: the game's fewest].")
+@click.option("--option", "options", multiple=True, metavar="KEY=VALUE",
+              help="With --broker: a table option of the sandbox, as for summon create (repeatable), "
+                   "e.g. variant=betting.")
 @click.option("--log", "log_path", default=None, help="Write the bot's output here (default: a temporary file).")
 @click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
 def bot_check(games: str, patience: float, moves: int, clock_s: float, embedded: bool, cells: bool,
               broker_url: str | None, username: str | None, password_file: str | None, prefix: str,
-              game: str | None, timeout_s: float, log_path: str | None, command: tuple[str, ...]) -> None:
+              game: str | None, timeout_s: float, seats: int | None, options: tuple[str, ...], log_path: str | None,
+              command: tuple[str, ...]) -> None:
     """Check a bot (any language) against the protocol's hard cases: summon bot-check -- COMMAND...
 
     Starts a private broker and referee, runs COMMAND with SUMMON_BROKER, SUMMON_USER,
@@ -67,16 +76,22 @@ def bot_check(games: str, patience: float, moves: int, clock_s: float, embedded:
 
     With --broker URL -u NAME the check runs against a deployment instead: bot-check logs
     in as NAME, asks the referee for a sandbox table (NAME against the house, unlisted),
-    runs COMMAND with the same credentials and checks what can be seen from outside (moves
-    accepted, answered in time, played to the end, its own connection, still running); the
-    rows that need the private referee say "not checked against a deployment".
+    logs out, runs COMMAND with the same credentials through a local proxy to the broker
+    (one connection per account: bot-check watches the bot's) and checks what can be seen
+    from outside (moves accepted, answered in time, played to the end, its own connection,
+    still running); the rows that need the private referee say "not checked against a deployment".  --seats N
+    and --option KEY=VALUE shape that sandbox table (the referee checks them as it checks a
+    create); without --broker they are an error: the local checker sets its own tables.
     """
     from summon.clients.botcheck import BotCheckError, render_rows, run_botcheck
 
     if broker_url is not None:
         _remote(broker_url, username, password_file, prefix, game or _games(games)[0], patience, timeout_s,
-                log_path, command)
+                seats, sandbox_options(options), log_path, command)
         return
+    if seats is not None or options:
+        raise click.UsageError("--seats and --option shape the sandbox table of --broker URL; the local check "
+                               "(without --broker) plays tables of its own making")
 
     try:
         rows, _ = run_botcheck(list(command), _games(games), patience=patience, moves=moves, clock_s=clock_s,
@@ -89,8 +104,25 @@ def bot_check(games: str, patience: float, moves: int, clock_s: float, embedded:
     sys.exit(EXIT_OK if all(r.ok for r in rows) else EXIT_FAILED)
 
 
+def sandbox_options(pairs: tuple[str, ...]) -> dict[str, Any]:
+    """``--option KEY=VALUE`` pairs: ints and true/false as ``summon create`` reads them
+    (``parse_options``), and a finite decimal (``0.5``, ``1e3``) as a float; else the string.
+    The referee judges each value against the game's option (a float is refused in words)."""
+    config = parse_options(pairs)
+    for key, value in config.items():
+        if isinstance(value, str) and any(c.isdigit() for c in value):
+            try:
+                number = float(value)
+            except ValueError:
+                continue
+            if math.isfinite(number):
+                config[key] = number
+    return config
+
+
 def _remote(broker_url: str, username: str | None, password_file: str | None, prefix: str, game: str,
-            patience: float, timeout_s: float, log_path: str | None, command: tuple[str, ...]) -> None:
+            patience: float, timeout_s: float, seats: int | None, config: dict[str, Any], log_path: str | None,
+            command: tuple[str, ...]) -> None:
     """``--broker``: the sandbox check (clients/botcheck/remote.py); prints the verdict's time."""
     import time
 
@@ -105,7 +137,8 @@ def _remote(broker_url: str, username: str | None, password_file: str | None, pr
     broker = broker_from_flags(broker_url, username, None, password_file)
     try:
         rows, table = run_remote(list(command), broker, game, prefix=prefix, patience=patience, timeout=timeout_s,
-                                 say=lambda line: click.echo(line, err=True), log_path=log_path)
+                                 say=lambda line: click.echo(line, err=True), log_path=log_path, seats=seats,
+                                 config=config)
     except RemoteError as exc:
         click.echo(f"summon bot-check: {exc}", err=True)
         sys.exit(EXIT_FAILED)
