@@ -72,3 +72,27 @@ def test_a_thrown_in_hand_is_a_row_without_a_bid():
     row = view(s, None)["sheet"][0]
     assert row == {"hand_no": 1, "bidder": None, "bid": None, "option": None, "made": None,
                    "points": [0, 0], "deltas": [0, 0], "scores": [0, 0]}
+
+
+def test_the_remembered_sheet_is_the_sheet_built_afresh_whatever_is_forgotten(monkeypatch):
+    """``views._sheet`` keeps each sheet tuple's rows (a third of a move's view work): over
+    interleaved games, with room for only two sheets (so tuples are forgotten and ids may be
+    reused), every view's sheet equals the rows built afresh from its own state."""
+    from summon.referee.games.dragon import views as dv
+
+    monkeypatch.setattr(dv, "_SHEETS_MAX", 2)
+    dv._SHEETS.clear()
+    games = [G.new_state(4, {"target": 120, "max_hands": 8}, seed) for seed in (1, 2, 3)]
+    rngs = [random.Random(seed) for seed in (1, 2, 3)]
+    checked = 0
+    while any(G.to_move(s) for s in games):
+        for i, s in enumerate(games):
+            if not G.to_move(s):
+                continue
+            seat = G.to_move(s)[0]
+            s, _ = G.apply(s, seat, rngs[i].choice(G.legal_moves(s, seat)))
+            games[i] = s
+            fresh = [dv.sheet_row(r) for r in s.sheet]
+            assert view(s, seat)["sheet"] == fresh and all_views(s)[0]["sheet"] == fresh
+            checked += bool(fresh)
+    assert checked > 100 and len(dv._SHEETS) <= 2

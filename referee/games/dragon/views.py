@@ -69,6 +69,35 @@ def sheet_row(r: HandResult) -> dict[str, Any]:
     }
 
 
+_SHEETS: dict[int, tuple[tuple[HandResult, ...], list[dict[str, Any]]]] = {}
+_SHEETS_MAX = 4096
+
+
+def _sheet(sheet: tuple[HandResult, ...]) -> list[dict[str, Any]]:
+    """``[sheet_row(r) for r in sheet]``, remembered for the very tuple ``sheet``.
+
+    Why: the sheet rides in every view of every move, yet it changes only when a hand ends
+    (a new tuple; between two hand ends every state holds the same one), and built afresh it
+    was a third of a Dragon move's view work (25 rows a move in random play).  Keyed by the
+    tuple's identity, held with it so the id cannot be reused while remembered; at most
+    ``_SHEETS_MAX`` tuples (one a table in play), oldest dropped first.  The rows are shared
+    by the views built from one sheet: a view is read, packed and sent, never modified
+    (tests/test_fast_payloads.py holds the bytes to the uncached build).
+    """
+    key = id(sheet)
+    hit = _SHEETS.get(key)
+    if hit is not None and hit[0] is sheet:
+        return hit[1]
+    rows = [sheet_row(r) for r in sheet]
+    if len(_SHEETS) >= _SHEETS_MAX:
+        try:  # another thread (a house bot's view) may drop the same one: either is fine
+            _SHEETS.pop(next(iter(_SHEETS)), None)
+        except (StopIteration, RuntimeError):
+            pass
+    _SHEETS[key] = (sheet, rows)
+    return rows
+
+
 def _bid_text(level: int, designation: str | None) -> str:
     return "pass" if designation is None else f"{level} {designation}"
 
@@ -146,7 +175,7 @@ def _public(state: State) -> dict[str, Any]:
         "tricks_played": state.tricks_played,
         "discarding": {"seat": queue[0][0], "remaining": queue[0][1]} if queue else None,
         "last_hand": None if state.last_hand is None else hand_result_dict(state.last_hand),
-        "sheet": [sheet_row(r) for r in state.sheet],
+        "sheet": _sheet(state.sheet),
         "result": None if r is None else {
             "winner_team": r.winner_team, "scores": list(r.scores), "reason": r.reason,
         },
