@@ -16,11 +16,15 @@ random legal move for an absent seat (``RandomHouseBots``).
 from __future__ import annotations
 
 import random
-from typing import TYPE_CHECKING, Any, Collection, Mapping, Protocol, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Collection, Mapping, Protocol, Sequence
 
 if TYPE_CHECKING:  # types only: no import at run time
     from summon.protocol.messages import Move
-    from summon.referee.table import Table
+    from summon.protocol.topics import Topics
+    from summon.referee.config import RefereeConfig
+    from summon.referee.moves import UndoLog
+    from summon.referee.store import Store
+    from summon.referee.table import Later, Publish, Table
 
 __all__ = ["Bot", "HouseBots", "RandomHouseBots", "RefereeCore"]
 
@@ -71,17 +75,17 @@ class RandomHouseBots:
 class RefereeCore(Protocol):
     """What the referee's helpers may use: its tables and store, and these calls."""
 
-    config: Any  # RefereeConfig
+    config: RefereeConfig
     tables: dict[str, "Table"]
-    store: Any  # referee.store.Store
-    topics: Any  # protocol.topics.Topics
+    store: Store
+    topics: Topics
     seats: Any  # referee.presence.SeatKeeper
     recovery: Any  # referee.recovery.Recovery
-    undo: Any  # referee.moves.UndoLog: what a failed group commit undoes in memory
+    undo: UndoLog  # what a failed group commit undoes in memory
     fleet: Any  # referee.fleet.Fleet | None
     house_bots: HouseBots
 
-    def send(self, publishes: Sequence[Any]) -> None:
+    def send(self, publishes: Sequence[Publish | Later]) -> None:
         """Publish (``Publish`` or ``Later``) now, or once the current group commit is durable."""
         ...
 
@@ -114,7 +118,7 @@ class RefereeCore(Protocol):
         """Send (or drop) what the gate of ``table_id`` held, in order, and open it."""
         ...
 
-    def link_subscribe(self, filter: str, on_ack: Any) -> None:
+    def link_subscribe(self, filter: str, on_ack: Callable[[bool], None]) -> None:
         """Subscribe ``filter`` at run time; ``on_ack(granted)`` once the broker answered."""
         ...
 

@@ -34,7 +34,7 @@ import logging
 import secrets
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Protocol, Sequence
 
 from summon.protocol.errors import ErrorCode
 from summon.protocol.messages import (CloseTable, Closed, CreateTable, Created, Gathering as GatheringMsg, Invitation, Invites,
@@ -47,11 +47,73 @@ from summon.referee.engine import ConfigError
 from summon.referee.table import Publish, Table
 
 if TYPE_CHECKING:
-    from summon.referee.service import Referee
+    from summon.protocol.topics import Topics
+    from summon.referee.accounts import RoleBook
+    from summon.referee.config import RefereeConfig
+    from summon.referee.fleet import Fleet
+    from summon.referee.playertables import PlayerTables
+    from summon.referee.store import Store
 
-__all__ = ["Gathering", "Gatherings", "KINDS", "MAX_LISTED", "CREATE_RULES", "Rule", "Draft"]
+__all__ = ["Gathering", "Gatherings", "GatheringsHost", "KINDS", "MAX_LISTED", "CREATE_RULES", "Rule", "Draft"]
 
 log = logging.getLogger("summon.referee.gatherings")
+
+
+class RenewalBudget(Protocol):
+    """The guests' budget of invitation renewals (referee/guests.py ``Budgets``)."""
+
+    def take_renewal(self, account: str, seats: int) -> str: ...
+
+
+class GuestsPort(Protocol):
+    """What the gatherings ask of the guests (referee/guests.py ``Guests``, which uses the
+    gatherings: typed by these calls, not imported)."""
+
+    @property
+    def budgets(self) -> RenewalBudget: ...
+
+    def is_guest(self, user: str) -> bool: ...
+
+    def delete(self, users: list[str], why: str) -> None: ...
+
+
+class GatheringsHost(Protocol):
+    """What this desk uses of the referee (``Referee`` implements it; typed by what it uses,
+    not by the service, which imports this module: tests/test_layers.py ``KNOWN_CYCLES``)."""
+
+    @property
+    def config(self) -> RefereeConfig: ...
+    @property
+    def topics(self) -> Topics: ...
+    @property
+    def tables(self) -> Mapping[str, Table]: ...
+    @property
+    def store(self) -> Store: ...
+    @property
+    def roles(self) -> RoleBook: ...
+    @property
+    def fleet(self) -> Fleet | None: ...
+    @property
+    def player_tables(self) -> PlayerTables: ...
+    @property
+    def guests(self) -> GuestsPort: ...
+
+    def send(self, publishes: Sequence[Publish]) -> None: ...
+
+    def send_error(self, topic: str, code: ErrorCode, detail: str, table: str | None = None,
+                   ref: str | None = None) -> None: ...
+
+    def cell_wire(self) -> dict | None: ...
+
+    def too_many_seats(self, users: Sequence[str], asker: str) -> str: ...
+
+    def is_director(self, user: str) -> bool: ...
+
+    def status_due(self) -> None: ...
+
+    def link_subscribe(self, filter: str, on_ack: Callable[[bool], None]) -> None: ...
+
+    def link_unsubscribe(self, filter: str) -> None: ...
 
 KINDS = ("invite", "open", "anyone")
 OPEN_KINDS = ("open", "anyone")  # seats a person's account may take with ``sit``
@@ -302,7 +364,7 @@ CREATE_RULES: tuple[Rule, ...] = (
 class Gatherings:
     """Every gathering of one referee, and the ops on them (loop thread only)."""
 
-    def __init__(self, referee: "Referee") -> None:
+    def __init__(self, referee: GatheringsHost) -> None:
         self.ref = referee
         self.held: dict[str, Gathering] = {}
         self._codes: dict[str, tuple[str, int]] = {}  # code -> (table, seat)

@@ -51,7 +51,7 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Protocol, Sequence
 
 from summon.protocol.errors import ErrorCode
 from summon.protocol.messages import Account, GuestAccount, GuestRequest, InvitationRequest, Signup, encode
@@ -61,12 +61,49 @@ from summon.referee.names import display_refusal, self_service_name_refusal
 from summon.referee.table import Publish
 
 if TYPE_CHECKING:
-    from summon.referee.service import Referee
+    from summon.protocol.topics import Topics
+    from summon.referee.accounts import RoleBook
+    from summon.referee.botaccounts import BotAccounts
+    from summon.referee.config import RefereeConfig
+    from summon.referee.gatherings import Gatherings
+    from summon.referee.store import Store
+    from summon.referee.table import Table
 
-__all__ = ["Budgets", "AdminWorker", "Guests", "clean_name", "SIGNUP_MODES", "read_codes", "take_code",
+__all__ = ["Budgets", "AdminWorker", "Guests", "GuestsHost", "clean_name", "SIGNUP_MODES", "read_codes", "take_code",
            "new_codes", "guest_name", "is_guest_name", "password_refusal"]
 
 log = logging.getLogger("summon.referee.guests")
+
+
+class GuestsHost(Protocol):
+    """What this desk uses of the referee (``Referee`` implements it; typed by what it uses,
+    not by the service, which imports this module: tests/test_layers.py ``KNOWN_CYCLES``)."""
+
+    @property
+    def config(self) -> RefereeConfig: ...
+    @property
+    def topics(self) -> Topics: ...
+    @property
+    def tables(self) -> Mapping[str, Table]: ...
+    @property
+    def store(self) -> Store: ...
+    @property
+    def roles(self) -> RoleBook: ...
+    @property
+    def gatherings(self) -> Gatherings: ...
+    @property
+    def bot_accounts(self) -> BotAccounts: ...
+
+    def send(self, publishes: Sequence[Publish]) -> None: ...
+
+    def send_error(self, topic: str, code: ErrorCode, detail: str, table: str | None = None,
+                   ref: str | None = None) -> None: ...
+
+    def post(self, fn: Callable[[], Any]) -> None: ...
+
+    def privileged_keys(self) -> frozenset[str]: ...
+
+    def account_lookalike(self, user: str) -> str | None: ...
 
 SIGNUP_MODES = ("none", "open", "code")
 PROBE_ROLE = "summon-rewrite-probe"  # made and deleted at start: one rewrite's cost, measured
@@ -454,7 +491,7 @@ class GuestRec:
 class Guests:
     """The gateway's ops and the guests' lifetime, for one referee (loop thread only)."""
 
-    def __init__(self, referee: "Referee") -> None:
+    def __init__(self, referee: GuestsHost) -> None:
         self.ref = referee
         cfg = referee.config
         self.budgets = Budgets(BudgetFigures(cfg.guests_per_client_min, cfg.signups_per_client_hour,

@@ -55,7 +55,7 @@ import concurrent.futures
 import logging
 import re
 import time
-from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Protocol, Sequence
 
 from summon.protocol.codec import pack, packer
 from summon.protocol.errors import ErrorCode
@@ -69,13 +69,39 @@ from summon.referee.store import MEMORY, TableRecord
 from summon.referee.table import Publish
 
 if TYPE_CHECKING:
-    from summon.referee.service import Referee
+    from summon.protocol.topics import Topics
+    from summon.referee.accounts import RoleBook
+    from summon.referee.config import RefereeConfig
+    from summon.referee.store import Store
 
-__all__ = ["HistoryDesk", "Bucket", "game_entry", "rate", "sides_of", "side_names", "on_board", "places", "split_frames", "is_rated",
+__all__ = ["HistoryDesk", "HistoryHost", "Bucket", "game_entry", "rate", "sides_of", "side_names", "on_board", "places", "split_frames", "is_rated",
            "build_view", "list_games", "part_payload", "bot_board", "BOARD_TOP", "BOARD_TABLES",
            "HISTORY_MAX", "RATED_MAX", "PART_BYTES", "REPLAY_MAX_BYTES"]
 
 log = logging.getLogger("summon.referee.history")
+
+
+class HistoryHost(Protocol):
+    """What this desk uses of the referee (``Referee`` implements it; typed by what it uses,
+    not by the service, which imports this module: tests/test_layers.py ``KNOWN_CYCLES``)."""
+
+    @property
+    def config(self) -> RefereeConfig: ...
+    @property
+    def topics(self) -> Topics: ...
+    @property
+    def store(self) -> Store: ...
+    @property
+    def roles(self) -> RoleBook: ...
+
+    def send(self, publishes: Sequence[Publish]) -> None: ...
+
+    def send_error(self, topic: str, code: ErrorCode, detail: str, table: str | None = None,
+                   ref: str | None = None) -> None: ...
+
+    def post(self, fn: Callable[[], Any]) -> None: ...
+
+    def status_soon(self) -> None: ...
 
 HISTORY_MAX = 50
 RATED_MAX = 500
@@ -353,8 +379,12 @@ def part_payload(request_id: str, table: str, part: int, parts: int, frames: byt
 class HistoryDesk:
     """``history`` and ``replay`` requests for one referee (its loop thread, and one worker)."""
 
-    def __init__(self, referee: "Referee", clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, referee: HistoryHost, open_reader: Callable[[], Store],
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        """``open_reader``: opens the worker's read-only connection to the referee's store
+        (``_reader``); the service's, so whatever opens its store opens this one too."""
         self.ref = referee
+        self._open_reader = open_reader
         self.lists = Bucket(0.5, 5, clock)
         self.replays = Bucket(0.1, 3, clock)
         self._pool: concurrent.futures.ThreadPoolExecutor | None = None
@@ -399,8 +429,7 @@ class HistoryDesk:
     def _reader(self) -> Any:
         """The worker's read-only store, opened on first use (the worker thread only)."""
         if self._reader_store is None:
-            from summon.referee import service  # the service imports this module
-            self._reader_store = service.open_store(self.ref.config.db, readonly=True)
+            self._reader_store = self._open_reader()
         return self._reader_store
 
     def _submit(self, work: Callable[[], list[Publish]], done: Callable[[], None]) -> None:

@@ -37,7 +37,7 @@ import collections
 import logging
 import secrets
 import time
-from typing import TYPE_CHECKING, Any, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Protocol, Sequence
 
 from summon.protocol.errors import ErrorCode
 from summon.protocol.messages import CloseTable, CreateTable, Created, Rematch, SandboxRequest, encode
@@ -46,13 +46,19 @@ from summon.referee.engine import ConfigError
 from summon.referee.games import GAME_TYPES, GAMES
 from summon.referee.gametype import GameType, check_options
 from summon.referee.table import COMPUTER, Publish, computer_bot  # re-exported: callers import them from here
+from summon.referee.table import CreateRefused
 from summon.referee.presets import PLAYER_DEFAULT, WITH_OTHERS_DEFAULT, preset
 
 if TYPE_CHECKING:
-    from summon.referee.service import Referee
+    from summon.protocol.topics import Topics
+    from summon.referee.accounts import RoleBook
+    from summon.referee.config import RefereeConfig
+    from summon.referee.core import HouseBots
+    from summon.referee.fleet import Fleet
     from summon.referee.table import Table
 
-__all__ = ["PlayerBudget", "PlayerTables", "levels", "COMPUTER", "computer_bot", "SANDBOX", "is_sandbox"]
+__all__ = ["PlayerBudget", "PlayerTables", "PlayerTablesHost", "levels", "COMPUTER", "computer_bot", "SANDBOX",
+           "is_sandbox"]
 
 log = logging.getLogger("summon.referee.playertables")
 
@@ -81,6 +87,62 @@ def levels(game: GameType, hosted: Any) -> list[dict[str, Any]]:
         else:
             out.append({"level": lv.name, "bot": lv.bot, "available": True, "note": lv.doc})
     return out
+
+
+class GatheringsPort(Protocol):
+    """What this desk asks of the gatherings (referee/gatherings.py ``Gatherings``, which
+    uses this desk: typed by these two calls, not imported)."""
+
+    def create(self, user: str, req: CreateTable, player_path: bool) -> None: ...
+
+    def open_by(self, user: str) -> int: ...
+
+
+class GuestsPort(Protocol):
+    """What this desk asks of the guests (referee/guests.py ``Guests``, which reaches this
+    desk through the gatherings: typed by these two calls, not imported)."""
+
+    def is_guest(self, user: str) -> bool: ...
+
+    def move_on(self, users: list[str], new_table: str, seats: dict[str, int], done: Callable[[bool], None]) -> None: ...
+
+
+class PlayerTablesHost(Protocol):
+    """What this desk uses of the referee (``Referee`` implements it; typed by what it uses,
+    not by the service, which imports this module: tests/test_layers.py ``KNOWN_CYCLES``)."""
+
+    @property
+    def config(self) -> RefereeConfig: ...
+    @property
+    def topics(self) -> Topics: ...
+    @property
+    def tables(self) -> Mapping[str, Table]: ...
+    @property
+    def roles(self) -> RoleBook: ...
+    @property
+    def fleet(self) -> Fleet | None: ...
+    @property
+    def house_bots(self) -> HouseBots: ...
+    @property
+    def gatherings(self) -> GatheringsPort: ...
+    @property
+    def guests(self) -> GuestsPort: ...
+
+    def send(self, publishes: Sequence[Publish]) -> None: ...
+
+    def send_error(self, topic: str, code: ErrorCode, detail: str, table: str | None = None,
+                   ref: str | None = None) -> None: ...
+
+    def cell_wire(self) -> dict | None: ...
+
+    def too_many_seats(self, users: Sequence[str], asker: str) -> str: ...
+
+    def create_table(self, game: str, players: Sequence[str], config: Mapping[str, Any] | None = None,
+                     seed: int | None = None, table_id: str | None = None, clock: Mapping[str, Any] | None = None,
+                     computer: Mapping[int, str] | None = None, creator: str | None = None,
+                     names: Mapping[int, str] | None = None) -> Table: ...
+
+    def close_table_for(self, reply: str, req: CloseTable, user: str) -> None: ...
 
 
 class PlayerBudget:
@@ -123,7 +185,7 @@ class PlayerBudget:
 class PlayerTables:
     """Players' ``create`` and ``rematch`` requests for one referee (loop thread only)."""
 
-    def __init__(self, referee: "Referee", budget: PlayerBudget | None = None) -> None:
+    def __init__(self, referee: PlayerTablesHost, budget: PlayerBudget | None = None) -> None:
         self.ref = referee
         self.budget = budget or PlayerBudget(referee.config.player_open_tables, referee.config.player_tables_per_hour)
         self._games: list[dict[str, Any]] | None = None
@@ -258,7 +320,6 @@ class PlayerTables:
                 self.ref.send_error(reply, ErrorCode.TABLE_BUDGET, why, ref=refs[0])
                 return None
             self.budget.take(user)
-        from summon.referee.service import CreateRefused  # the service imports this module
         try:
             table = self.ref.create_table(game, players, config, clock=clock, computer=computer, creator=user,
                                           table_id=table_id, names=names)

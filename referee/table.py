@@ -29,7 +29,8 @@ from summon.referee.engine import (
     NotYourTurnError,
 )
 
-__all__ = ["Publish", "Later", "Table", "HistoryEntry", "multi_seat_refusal", "COMPUTER", "computer_bot"]
+__all__ = ["Publish", "Later", "Table", "HistoryEntry", "multi_seat_refusal", "COMPUTER", "computer_bot",
+           "RefereeError", "CreateRefused"]
 
 
 COMPUTER = "computer:"
@@ -63,6 +64,22 @@ def multi_seat_refusal(players: Sequence[str], dynamics: str, is_bot: Callable[[
         return (f"a bot account holds several seats only in a game played one turn at a time: "
                 f"{', '.join(map(repr, repeated))} more than once")
     return ""
+
+
+class RefereeError(Exception):
+    """Root of the referee package's own exceptions (not the engines')."""
+
+
+class CreateRefused(RefereeError):
+    """A table not made, with the error code and the words its creator is answered
+    (``Referee.create_table``).  Here, beside ``Table``, and not in the service: the desks
+    that create tables (referee/playertables.py) catch it without importing the service
+    that imports them (tests/test_layers.py ``KNOWN_CYCLES``)."""
+
+    def __init__(self, code: ErrorCode, detail: str) -> None:
+        super().__init__(f"{code}: {detail}")
+        self.code = code
+        self.detail = detail
 
 
 @dataclass(frozen=True)
