@@ -9,6 +9,13 @@ the Dragon engine and four ``dragon-heuristic`` bots, every payload decoded from
 and printed as JSON.  ``tests/test_protocol_doc.py`` fails when the README differs from
 what this writes.
 
+Each game's section (its moves, what a seat sees, its view keys) is not written here but in
+the game's folder: ``PROTOCOL.md`` beside its engine's module, with its example regions left
+empty.  Every registered game's section goes between ``<!-- games ... -->`` and
+``<!-- /games -->`` in registration order (a new game's last), its regions filled, so a game
+added in its own folder is documented without a hand edit of the README (issue 44 item 3);
+a game without a ``PROTOCOL.md`` gets its title, name and seats and its view-key table.
+
     python3 -m summon.clients.protocol_examples            # rewrite protocol/README.md in place
     python3 -m summon.clients.protocol_examples --check    # exit 1 if it is stale
 
@@ -19,6 +26,7 @@ drives the referee and the bots, and the protocol is the lowest layer, which imp
 
 from __future__ import annotations
 
+import inspect
 import json
 import re
 import sys
@@ -33,8 +41,10 @@ PLAYERS = ("north", "east", "south", "west")
 CONFIG = {"target": 100}
 SEEDS = range(1, 400)  # the first seed whose game shows everything the document explains
 _REGION = re.compile(r"(<!-- example (?P<name>[a-z0-9-]+) -->\n)(?P<body>.*?)(<!-- /example -->)", re.S)
+_GAMES = re.compile(r"(<!-- games\b[^\n]*-->\n)(?P<body>.*?)(<!-- /games -->\n)", re.S)
+SECTION = "PROTOCOL.md"  # a game's section of the README, in its folder
 
-__all__ = ["render", "regions", "rewrite", "main"]
+__all__ = ["render", "regions", "rewrite", "game_section", "sections", "main"]
 
 
 def _json(data: Any) -> str:
@@ -238,11 +248,39 @@ def _view_key_regions() -> dict[str, str]:
     return {f"view-keys-{name}": viewkeys.table(name) for name in sorted(GAMES)}
 
 
+def game_section(name: str) -> str:
+    """Game ``name``'s section of the README, its example regions empty: the ``PROTOCOL.md``
+    in the folder of its engine's module, or, for a game that has none, its title, name and
+    seats and its view-key table (whose meanings its manifest's ``view_keys`` must give)."""
+    from summon.referee.games import GAMES, GAME_TYPES
+
+    doc = Path(inspect.getfile(type(GAMES[name]))).parent / SECTION
+    if doc.is_file():
+        return doc.read_text(encoding="utf-8")
+    t = GAME_TYPES[name]
+    seats = f"exactly {t.min_seats}" if t.min_seats == t.max_seats else f"{t.min_seats} to {t.max_seats}"
+    return (f"## {t.title}\n\nGame name `\"{name}\"`, {seats} seats.\n\n"
+            f"**View keys** (as for [the Dragon](#view-keys)):\n\n<!-- example view-keys-{name} -->\n<!-- /example -->\n")
+
+
+def sections() -> str:
+    """Every registered game's section, in registration order, one blank line between."""
+    from summon.referee.games import GAME_TYPES
+
+    return "\n".join(game_section(name).strip("\n") + "\n" for name in GAME_TYPES)
+
+
 def regions(text: str) -> dict[str, str]:
     return {m["name"]: m["body"] for m in _REGION.finditer(text)}
 
 
 def rewrite(text: str, bodies: dict[str, str]) -> str:
+    """``text`` with its games block made of every registered game's section (``sections()``),
+    then every example region named in ``bodies`` filled with its body."""
+    block = _GAMES.search(text)
+    if block is None:
+        raise KeyError("protocol/README.md has no <!-- games --> ... <!-- /games --> block for the games' sections")
+    text = text[:block.start("body")] + sections() + text[block.end("body"):]
     missing = set(bodies) - set(regions(text))
     if missing:
         raise KeyError(f"protocol/README.md has no region for {sorted(missing)}")

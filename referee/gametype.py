@@ -134,7 +134,8 @@ class Level:
 @dataclass(frozen=True)
 class ClientHooks:
     """Where the clients find a game's own pieces, as ``"module:attribute"`` strings (a
-    missing hook means the generic one).  ``web`` names ``clients/web/static/js/games/<web>.js``."""
+    missing hook means the generic one).  ``web`` names ``clients/web/static/js/games/<web>.js``,
+    which the page imports by that name (``config.json``'s and ``referee_status``'s ``games``)."""
 
     renderer: str = ""
     screen: str = ""

@@ -257,6 +257,33 @@ def test_how_long_retained_messages_stay_is_said_once_and_is_the_referees_defaul
     assert "until the operator clears it" not in text
 
 
+def test_each_games_section_is_the_protocol_md_in_its_folder():
+    """Issue 44 item 3: a game's section of this document (moves, what a seat sees, view keys)
+    is written in its own folder, ``PROTOCOL.md`` beside its engine, and the generator puts
+    every registered game's between the games markers, in registration order: a section
+    edited here by hand is stale, and a new game needs no edit of this file."""
+    from summon.clients import protocol_examples as examples
+    from summon.referee.games import GAMES
+
+    text = README.read_text()
+    assert examples.rewrite(text, examples.regions(text)) == text, "run `python3 -m summon.clients.protocol_examples`"
+    for name in GAMES:
+        section = examples.game_section(name)
+        assert section.startswith("## ") and f"<!-- example view-keys-{name} -->\n<!-- /example -->" in section
+    block = text[text.index("<!-- games"):text.index("<!-- /games -->")]
+    assert [line for line in block.splitlines() if line.startswith("## ")] == [
+        "## Summon the Dragon", "## Summicard", "## Summoner Wars"]
+
+
+def test_a_game_without_a_section_of_its_own_gets_its_facts_and_view_keys(monkeypatch):
+    from summon.clients import protocol_examples as examples
+
+    monkeypatch.setattr(examples, "SECTION", "NO-SUCH-FILE.md")
+    assert examples.game_section("summicard") == (
+        '## Summicard\n\nGame name `"summicard"`, 2 to 100 seats.\n\n**View keys** (as for [the Dragon](#view-keys)):\n\n'
+        "<!-- example view-keys-summicard -->\n<!-- /example -->\n")
+
+
 def test_every_games_view_keys_are_in_the_contract():
     """Item 7: every game's views are documented key by key, in a region the script writes
     from real states (stale regions fail test_readme_examples_are_regenerated_from_the_real_code);

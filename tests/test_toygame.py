@@ -1,11 +1,12 @@
 """A game added by following docs/adding-a-game.md, in one folder and nothing else.
 
 Why this test: the guide is only true while its steps work.  ``tests/toygame`` is Nim, an
-engine and a manifest that call ``register_game`` and touch no file outside their folder
-(no registry line, no pyproject, no README); this test then finds it everywhere a built-in
-game is: ``summon games``, ``summon demo`` (a whole game between bots through the real
-referee on the embedded broker), the conformance checks every game passes, the option
-validator's messages and the title in ``meta``.
+engine, a manifest and its section of the protocol document (``PROTOCOL.md``) that call
+``register_game`` and touch no file outside their folder (no registry line, no pyproject, no
+README); this test then finds it everywhere a built-in game is: ``summon games``, ``summon
+demo`` (a whole game between bots through the real referee on the embedded broker), the
+conformance checks every game passes, the option validator's messages, the title in
+``meta``, the protocol document's generator and the web page's list of game modules.
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ def run(args, timeout=180):
 def test_the_toy_game_is_one_folder_and_not_built_in():
     assert sorted(p.name for p in (ROOT / "tests" / "toygame").glob("*.py")) == ["__init__.py", "engine.py",
                                                                                "manifest.py"]
+    assert (ROOT / "tests" / "toygame" / "PROTOCOL.md").is_file()
     plain = subprocess.run([sys.executable, "-c", "from summon.referee.games import GAMES; print(sorted(GAMES))"],
                            capture_output=True, text=True, timeout=60, cwd=ROOT,
                            env={k: v for k, v in os.environ.items() if k != "SUMMON_GAME_MODULES"})
@@ -98,7 +100,7 @@ def test_summon_demo_refuses_its_bad_options_in_one_line():
     assert res.returncode == 2 and "size must be an integer 1..50, not 99" in res.stderr, res.stderr
 
 
-def test_its_view_keys_are_documented_from_its_own_manifest(nim, monkeypatch):
+def test_its_view_keys_are_documented_from_its_own_manifest(nim):
     """A game's view-key meanings come from its folder (``GameType.view_keys``, issue 44 item
     3): the protocol document's generator tables Nim's views with nothing edited in the
     clients, and names the keys its manifest leaves without a meaning."""
@@ -106,13 +108,47 @@ def test_its_view_keys_are_documented_from_its_own_manifest(nim, monkeypatch):
 
     from summon.clients import protocol_viewkeys
 
-    with pytest.raises(KeyError, match=r"without a meaning in its manifest's view_keys: \['game', 'heaps', 'to_move'\]"):
-        protocol_viewkeys.rows("nim")
-    meanings = {"game": '`"nim"`', "heaps": "stones left in each heap", "to_move": "the seat to move"}
-    monkeypatch.setitem(registry.GAME_TYPES, "nim", dataclasses.replace(registry.GAME_TYPES["nim"], view_keys=meanings))
     assert protocol_viewkeys.table("nim").splitlines()[2:] == [
-        '| `game` | both | str | `"nim"` |', "| `heaps` | both | list of int | stones left in each heap |",
-        "| `to_move` | both | list of int | the seat to move |"]
+        '| `game` | both | str | `"nim"` |', "| `heaps` | both | list of int | stones left in each heap, heap 0 first |",
+        "| `to_move` | both | list of int | the seat to move (`[]` once the last stone is taken) |"]
+    meanings = {k: v for k, v in registry.GAME_TYPES["nim"].view_keys.items() if k != "heaps"}
+    # set directly: the fixture restores the registry (a monkeypatch undone after it would
+    # leave a manifest of Nim without its engine for the next test)
+    registry.GAME_TYPES["nim"] = dataclasses.replace(registry.GAME_TYPES["nim"], view_keys=meanings)
+    with pytest.raises(KeyError, match=r"without a meaning in its manifest's view_keys: \['heaps'\]"):
+        protocol_viewkeys.rows("nim")
+
+
+def test_its_section_of_the_protocol_document_comes_from_its_folder(nim):
+    """Issue 44 item 3: the README's section of each game is its folder's ``PROTOCOL.md``; the
+    generator puts a registered game's last in the games block, its view-key table filled in,
+    and changes nothing else (the README itself is not written here)."""
+    from summon.clients import protocol_examples as examples
+    from summon.clients import protocol_viewkeys
+
+    text = examples.README.read_text(encoding="utf-8")
+    table = protocol_viewkeys.table("nim")
+    new = examples.rewrite(text, {**examples.regions(text), "view-keys-nim": table})
+    marker = "<!-- example view-keys-nim -->\n"
+    section = (ROOT / "tests" / "toygame" / "PROTOCOL.md").read_text(encoding="utf-8").replace(marker, marker + table)
+    assert new == text.replace("<!-- /games -->\n", "\n" + section + "<!-- /games -->\n")
+    assert examples.regions(new)["view-keys-nim"] == table and "## Nim\n" not in text
+
+
+def test_its_web_module_is_the_one_its_manifest_names(nim):
+    """The page imports each game's module by what the servers say (config.json's ``games``,
+    from the manifests' ``hooks.web``; table.js keeps no list).  Nim names none, so the page
+    shows it on the generic screen (tests/web/test_web_toygame.py plays it there); naming one
+    in its manifest lists it for the page with no other file edited (the module's own file
+    goes in clients/web/static/js/games/, the one folder the web server serves)."""
+    import dataclasses
+
+    from summon.clients.web.server import WebConfig
+
+    assert registry.GAME_TYPES["nim"].hooks.web == "" and "nim" not in WebConfig().public()["games"]
+    named = dataclasses.replace(registry.GAME_TYPES["nim"], hooks=dataclasses.replace(registry.GAME_TYPES["nim"].hooks, web="nim"))
+    registry.register_game(named, registry.GAMES["nim"])
+    assert WebConfig().public()["games"]["nim"] == "nim"
 
 
 def test_no_file_outside_its_folder_names_it():

@@ -91,7 +91,17 @@ class WebConfig:
             out["lobby"] = self.lobby
         if self.bots_broker:
             out["bots_broker"] = self.bots_broker
+        out["games"] = web_modules()
         return out
+
+
+def web_modules() -> dict[str, str]:
+    """``{game: web module}`` for each registered game whose manifest names one
+    (``ClientHooks.web``: ``js/games/<web>.js``): config.json's ``games``, which the page
+    imports before it shows a table (read at each request: a game registered later shows)."""
+    from summon.referee.games import GAME_TYPES
+
+    return {name: t.hooks.web for name, t in GAME_TYPES.items() if t.hooks.web}
 
 
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")

@@ -15,6 +15,10 @@ GAME_TYPE = GameType(
         OptionSpec("size", "int", 5, "stones in the first heap; each next heap has two more", low=1, high=50),
         OptionSpec("misere", "bool", False, "whoever takes the last stone loses instead of winning"),
     ),
+    # what each key of its views means: protocol/README.md's table of them is written from
+    # these and real states, in the section PROTOCOL.md (beside engine.py) is
+    view_keys={"game": '`"nim"`', "heaps": "stones left in each heap, heap 0 first",
+               "to_move": "the seat to move (`[]` once the last stone is taken)"},
     # no bots of its own: the demo seats the random bot; no client hooks: the generic
     # renderer, terminal screen and web page show it
 )

@@ -54,7 +54,8 @@ def test_config_json_says_where_the_brokers_are_and_nothing_secret(server):
     assert status == 200
     assert json.loads(body) == {"broker": "ws://127.0.0.1:9001", "edge": "wss://watch.example.org:9002",
                                 "prefix": "summon/v1", "user": "", "login": "password",
-                                "guests": False, "signup": "none"}
+                                "guests": False, "signup": "none",
+                                "games": {"dragon": "dragon", "summicard": "summicard", "summoner-wars": "summoner_wars"}}
 
 
 @pytest.mark.parametrize("path", ["/../pyproject.toml", "/%2e%2e/server.py", "/js/../../server.py", "/nosuch",

@@ -142,9 +142,14 @@ def _imports(path: Path) -> set[Path]:
 def test_index_html_preloads_every_module_the_page_imports():
     """Without the preloads a module is requested only once its importer has arrived: four
     levels deep, 150 ms each on a phone network (benchmarks/web_slow.py).  A module added
-    to the page needs a ``<link rel="modulepreload">`` line in index.html."""
+    to the page needs a ``<link rel="modulepreload">`` line in index.html.  The games' own
+    modules are imported by name (``import()`` of what config.json's ``games`` names), so
+    they are followed from there."""
+    from summon.clients.web.server import web_modules
+
     seen: set[Path] = set()
-    todo = [(STATIC / "js" / "app.js").resolve()]
+    todo = [(STATIC / "js" / "app.js").resolve()] + [(STATIC / "js" / "games" / f"{w}.js").resolve()
+                                                     for w in web_modules().values()]
     while todo:
         path = todo.pop()
         if path not in seen:

@@ -21,7 +21,7 @@ import { errorWords, seatLabel } from "./words.js";
 import { Link, Store } from "./link.js";
 import { Cells } from "./cells.js";
 import { renderLobby } from "./lobby.js";
-import { renderTable, tickClocks } from "./table.js";
+import { learnGames, renderTable, tickClocks } from "./table.js";
 import { ReplayViewer } from "./replay.js";
 import { rulesPage } from "./howto.js";
 import { updateTurns } from "./turns.js";
@@ -87,6 +87,7 @@ async function loadConfig() {
   }
   store.notice = notices.join(" ");
   cells = new Cells(store, config);
+  await learnGames(config.games, schedule);   // each game's web module, before the first table shows
 }
 
 // The connection that carries `table`'s moves and requests: its cell's (js/cells.js), else the home one.
@@ -256,8 +257,14 @@ function route() {
   return hash.startsWith("#/replay") ? "replay" : table ? "table" : "lobby";
 }
 
+let learned = null;        // the referee_status.games whose web modules were asked for
+
 function render() {
   scheduled = false;
+  if (store.referee && store.referee.games && store.referee.games !== learned) {   // a game config.json did not name
+    learned = store.referee.games;
+    learnGames(learned, schedule);
+  }
   if (guest && link && link.refusedGuest) {   // the kept credential no longer opens anything: forget it
     forgetGuest(guest.key);
     guest = null;

@@ -1,14 +1,12 @@
 // One table on screen, for any audience: the seated player (their seat_state, with
 // `legal`), a spectator (public_state), or a replay step.  The game-specific part comes
-// from games/<game>.js; this module adds what every game shares: who plays, whose turn,
-// clocks, referee notices, the error of the last refused move, and the event feed.
+// from games/<web>.js, the module the game's manifest names (see learnGames); this module
+// adds what every game shares: who plays, whose turn, clocks, referee notices, the error of
+// the last refused move, and the event feed.
 
 import { h, section, formatMs } from "./ui.js";
 import { chatPanel } from "./chat.js";
 import { errorWords, isComputerSeat, playerNames, reasonWords, refereeEventText, seatLabel, statusWords } from "./words.js";
-import * as dragon from "./games/dragon.js";
-import * as summicard from "./games/summicard.js";
-import * as summonerWars from "./games/summoner_wars.js";
 import * as generic from "./games/generic.js";
 import { howtoFold } from "./howto.js";
 import { awayChip, awayNotices, awaySince } from "./away.js";
@@ -16,7 +14,32 @@ import { has, t as tr } from "./i18n.js";
 import { announce } from "./announce.js";
 import { sheetPanel } from "./sheet.js";
 
-const GAMES = { dragon, summicard, "summoner-wars": summonerWars };
+// A game's own module (its screen, score sheet and event words) is the one its manifest names,
+// `hooks.web` (referee/gametype.py: web "x" is games/x.js), as the servers say it:
+// config.json's `games` ({game: web}, what `summon web` has registered) and referee_status's
+// `games` (each manifest, `hooks` included).  Each is imported once, so a game added in its
+// own folder needs no line here; a game without one, or whose module has not arrived or did
+// not load, shows the generic screen (the view as data, every legal move a button).
+const HOOKS = new Map();     // game name -> its web module's name
+const MODULES = new Map();   // web module's name -> the module (null while it loads, or if it failed)
+
+// games: config.json's {game: web} or referee_status's list of manifests; loaded(): called
+// when a module arrives after the page first needed it.  The promise: every module asked for.
+export function learnGames(games, loaded) {
+  const pairs = Array.isArray(games) ? games.map((g) => [g && g.name, g && g.hooks && g.hooks.web]) : Object.entries(games || {});
+  const waits = [];
+  for (const [name, web] of pairs) {
+    if (typeof name !== "string" || typeof web !== "string" || !/^[a-z0-9_-]+$/.test(web)) continue;   // a name, never a path
+    HOOKS.set(name, web);
+    if (MODULES.has(web)) continue;
+    MODULES.set(web, null);
+    waits.push(import(`./games/${web}.js`).then((m) => { MODULES.set(web, m); if (loaded) loaded(); },
+      (err) => console.warn(`games/${web}.js (the web module of ${name}) did not load; the generic screen shows it`, err)));
+  }
+  return Promise.all(waits);
+}
+
+const gameModule = (name) => MODULES.get(HOOKS.get(name)) || generic;
 // A game's title comes from the tables' meta (the referee reads it from the game's manifest);
 // each title seen is remembered, so a tournament of the same game shows it too.
 const TITLES = new Map();
@@ -41,7 +64,7 @@ export function renderTable(t, opts) {
   const mySeat = t.seat ? t.seat.seat : null;
   const playing = state.status === "playing";
   const legal = t.seat && playing && (t.seat.to_move || []).includes(mySeat) && opts.onMove ? t.seat.legal || [] : [];
-  const game = GAMES[state.game] || generic;
+  const game = gameModule(state.game);
   const started = t.seat ? t.seatAt : t.pubAt;
   const clocks = (seat) => [clockSpan(state.clock, seat, started, opts.now), opts.replay ? null : awayChip(meta, seat, mySeat)];
   const ctx = {
@@ -150,8 +173,8 @@ function readable(build, fallback, table) {
 // A finished table's result in words, once per team or player (the lobby says it too).
 export function resultLine(meta) {
   const r = meta.result;
-  const game = GAMES[meta.game];
-  const words = game && game.resultWords ? game.resultWords(meta, r) : null;
+  const game = gameModule(meta.game);
+  const words = game.resultWords ? game.resultWords(meta, r) : null;
   if (words) return `${words} (${reasonWords(r.reason)}).`;
   const winners = (r.winners || []).map((s) => seatLabel(meta, s));
   const scores = (r.scores || []).map((v, s) => `${seatLabel(meta, s)} ${v}`);
