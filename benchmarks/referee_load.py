@@ -28,7 +28,9 @@ nothing deploys):
 3. **N tables flat out**: one seat client process per seat, each sitting at every table,
    answering every state at once: moves/s, p50/p99.
 4. **N tables paced**: the same clients wait ``--pace`` s before each move (a human table's
-   load: one move per table every 2 s): p99.
+   load: one move per table every 2 s): p99, and per accepted move the referee's store
+   commits and its loop's passes (what the batch window, ``--batch-window-ms``,
+   referee/pace.py, gathers: issue 45 item 4).
 
 For phases 2-4 the referee's CPU time (``/proc/PID/stat`` utime+stime of every referee
 process, steadier than wall time on a shared machine) over the phase, divided by the moves
@@ -115,7 +117,7 @@ def cpu_seconds(pid: int, task: int | None = None) -> float:
 
 # --- child processes ---------------------------------------------------------------------------
 def child_referee(port: int, client_id: str, db: str, db_sync: str, routing: str = "owner",
-                  mqtt_version: str = "5") -> None:
+                  mqtt_version: str = "5", batch_window_ms: str = "") -> None:
     from summon.referee.service import Referee, RefereeConfig
 
     if routing == "all":
@@ -123,6 +125,8 @@ def child_referee(port: int, client_id: str, db: str, db_sync: str, routing: str
     cfg = RefereeConfig(broker=url(port, client_id), client_id=client_id, directors=frozenset({"director"}),
                         db=db, db_sync=db_sync, rate_limit=0, create_seats_per_minute=0,
                         mqtt_version=int(mqtt_version))
+    if batch_window_ms:  # else the config's default (what `summon referee` runs)
+        cfg = RefereeConfig(**{**cfg.__dict__, "batch_window_ms": float(batch_window_ms)})
     ref = Referee(cfg)
     signal.signal(signal.SIGTERM, lambda *_: ref.request_stop())
     count_deliveries(ref)
@@ -185,8 +189,17 @@ def count_deliveries(ref: Any) -> None:
         n["accepted"] += table.seq != seq
 
     ref.moves.play = playing  # type: ignore[method-assign]
+    n["passes"] = 0  # the loop's passes (one tick each): its wake-ups, but for the batch window's sleeps
+    tick = ref._tick
+
+    def ticking() -> None:
+        n["passes"] += 1
+        tick()
+
+    ref._tick = ticking  # type: ignore[method-assign]
 
     def report(*_: Any) -> None:
+        n["commits"] = ref.store.stats.commits if ref.store is not None else 0  # group commits, one per batch
         print(json.dumps(n), flush=True)
 
     signal.signal(signal.SIGUSR1, report)
@@ -723,7 +736,7 @@ def main() -> None:
     if len(sys.argv) > 1 and sys.argv[1].startswith("_"):
         kind, rest = sys.argv[1], sys.argv[2:]
         if kind == "_referee":
-            child_referee(int(rest[0]), rest[1], rest[2], rest[3], *rest[4:6])
+            child_referee(int(rest[0]), rest[1], rest[2], rest[3], *rest[4:7])
         elif kind == "_fanout":
             child_fanout(int(rest[0]))
         elif kind == "_listen":
@@ -747,6 +760,8 @@ def main() -> None:
                     "fleet before issue 27: every referee gets every move), or owner,all (the sweep's default)")
     ap.add_argument("--mqtt", choices=["3.1.1", "3", "5"], default="5", help="the referees' MQTT version: 5 "
                     "(`summon referee`'s default, what is deployed) or 3.1.1 (also written 3)")
+    ap.add_argument("--batch-window-ms", default="", help="the referees' batch_window_ms (referee/pace.py; "
+                    "0: no window, as before issue 45 item 4); default: RefereeConfig's")
     ap.add_argument("--rounds", type=int, default=1, help="the sweep's rounds (each runs every size and routing)")
     ap.add_argument("--pace", type=float, default=2.0, help="seconds between moves per table in the paced phase")
     ap.add_argument("--seconds", type=float, default=10.0, help="length of the flat-out phase")
@@ -822,7 +837,7 @@ def run_phases(args: Any, ap: argparse.ArgumentParser) -> None:
             raw += r
             pong_cpu.append(us)
             refs = [spawn("_referee", mosq.port, f"referee-{i}" if args.referees > 1 else "referee", db,
-                          args.db_sync, "owner", args.mqtt) for i in range(args.referees)]
+                          args.db_sync, "owner", args.mqtt, args.batch_window_ms) for i in range(args.referees)]
             await_ready(refs)
             director.barrier()
             o, od, us = one_table(mosq.port, director, args.game, args.moves // args.blocks, cpu)
@@ -840,8 +855,12 @@ def run_phases(args: Any, ap: argparse.ArgumentParser) -> None:
         flat, flat_err, flat_cpu = many_tables(mosq.port, args.game, tag, args.tables, "flat", args.seconds,
                                                args.pace, cpu)
         director.barrier()  # the paced phase starts on an idle referee
+        c0 = snapshot(refs)
         paced, paced_err, paced_cpu = many_tables(mosq.port, args.game, tag, args.tables, "paced", args.paced_seconds,
                                                   args.pace, cpu)
+        c1 = snapshot(refs)
+        accepted = max(c1["accepted"] - c0["accepted"], 1)
+        per_move = {k: (c1[k] - c0[k]) / accepted for k in ("commits", "passes")}
         rp50, rp99 = quantiles(raw)
         o50, o99 = quantiles(one)
         od50, _ = quantiles(one_decoded)
@@ -851,7 +870,8 @@ def run_phases(args: Any, ap: argparse.ArgumentParser) -> None:
         load = os.getloadavg()
         print(f"referee_load: game {args.game}, {args.referees} referee(s), store "
               f"{'sqlite' if args.db is None else args.db.split(':', 1)[0]} sync {args.db_sync}, "
-              f"MQTT {'3.1.1' if args.mqtt == '3' else '5'}, load average {load[0]:.2f} {load[1]:.2f}")
+              f"MQTT {'3.1.1' if args.mqtt == '3' else '5'}, batch window {args.batch_window_ms or 'default'} ms, "
+              f"load average {load[0]:.2f} {load[1]:.2f}")
         print(f"in-process Table.handle_move   CPU {fast_us:6.0f} us/move  (reference build {ref_us:.0f} us, "
               f"engine apply alone {apply_us:.0f} us)")
         print(f"raw broker QoS1 ping-pong    {len(raw):6} round trips  p50 {rp50:7.2f} ms  p99 {rp99:7.2f} ms  "
@@ -866,7 +886,8 @@ def run_phases(args: Any, ap: argparse.ArgumentParser) -> None:
               f"  (created in {created_s:.1f} s)")
         print(f"{args.tables} tables, a move every {args.pace:g} s per table  {len(paced):6} moves  p50 {p50:7.2f} ms  "
               f"p99 {p99:7.2f} ms  {len(paced) / args.paced_seconds:7.0f} moves/s  referee CPU {paced_cpu:6.0f} "
-              f"us/move  errors {paced_err}")
+              f"us/move  errors {paced_err}  commits {per_move['commits']:.2f}/move, loop passes "
+              f"{per_move['passes']:.2f}/move")
     finally:
         stop(refs)
         mosq.stop()

@@ -68,6 +68,11 @@ class RefereeConfig:
     # One store commit (fsync) per loop iteration for every message queued, not one per move
     # (Referee._run_batch); False only to measure the difference (benchmarks/group_commit.py).
     group_commit: bool = True
+    # At human pace, after a batch the loop pauses up to this long (from the batch's start)
+    # so that moves arriving meanwhile from other tables share the next batch's commit and
+    # send -- only while the recent rate of human-paced moves says one is likely
+    # (referee/pace.py; the measured trade in Referee._pause); 0 = never pause.
+    batch_window_ms: float = 2.0
     # A fleet (``db`` is postgresql://..., referee/fleet.py): seconds a table's lease lasts
     # unless renewed (a killed referee's tables are adopted after about this), and the
     # shared-subscription group of director requests (default: a random secret kept in the
