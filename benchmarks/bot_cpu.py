@@ -27,7 +27,8 @@ from __future__ import annotations
 import argparse
 import time
 from collections import defaultdict
-from typing import Any, Mapping, Sequence
+from typing import Any
+from collections.abc import Mapping, Sequence
 
 from summon.clients.bots import BOTS, make_bot
 from summon.clients.match import MatchError, Side, run_match, side_from_spec

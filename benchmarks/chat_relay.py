@@ -129,7 +129,7 @@ print(n / seconds)
 """
 
 
-def flood(broker, table: str, seconds: float) -> "subprocess.Popen[str]":
+def flood(broker, table: str, seconds: float) -> subprocess.Popen[str]:
     """The flooder: another process (as benchmarks/security_flood.py), so it does not share our GIL."""
     return subprocess.Popen([sys.executable, "-c", FLOODER, str(broker.port), T.chat(table, "mallory"), str(seconds)],
                             stdout=subprocess.PIPE, text=True)

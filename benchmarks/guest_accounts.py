@@ -196,7 +196,7 @@ def main() -> None:
                     help="sizes with one ACL block per account (10000 adds ~60 s: each reload takes seconds)")
     ap.add_argument("--dynsec-sizes", default="1000", help="'' to skip dynsec")
     args = ap.parse_args()
-    print("passwd + acl + SIGHUP (Mosquitto %s)" % os.popen("mosquitto -h | head -1").read().split()[-1])
+    print("passwd + acl + SIGHUP (Mosquitto {})".format(os.popen("mosquitto -h | head -1").read().split()[-1]))
     print("acl     existing  start_s  rss_MiB  passwd_MiB  acl_MiB  write_ms  add->connect p50 ms  one/HUP acc/s  "
           f"{args.batch}/HUP acc/s  QoS1 rtt idle p50/p99 ms  burst p50/p99/max ms  probe drops  alive  removed dropped")
     rows = []

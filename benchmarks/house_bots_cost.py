@@ -15,7 +15,8 @@ from __future__ import annotations
 import statistics
 import sys
 import time
-from typing import Any, Mapping, Sequence
+from typing import Any
+from collections.abc import Mapping, Sequence
 
 from summon.clients.bots import HOUSE_BOTS, make_bot
 from summon.protocol.messages import Move, encode

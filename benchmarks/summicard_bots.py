@@ -31,7 +31,8 @@ import gc
 import math
 import statistics
 import time
-from typing import Any, Mapping
+from typing import Any
+from collections.abc import Mapping
 
 from summon.clients.bots import make_bot
 from summon.referee.games import GAMES

@@ -122,7 +122,7 @@ def one_game(args: tuple) -> dict:
 class _Serial:
     """``ProcessPoolExecutor``'s ``map`` in this process (``--jobs 1``)."""
 
-    def __enter__(self) -> "_Serial":
+    def __enter__(self) -> _Serial:
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -30,7 +30,8 @@ import threading
 import time
 import urllib.parse
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Any
+from collections.abc import Mapping, Sequence
 
 from summon.protocol.messages import Meta, RefereeStatus, decode
 from summon.protocol.mqtt import BrokerUrl, Link, LinkError
@@ -79,7 +80,7 @@ class Cell:
         return {"name": self.name, "broker": self.broker, "edge": self.edge}
 
     @classmethod
-    def from_wire(cls, data: Any) -> "Cell | None":
+    def from_wire(cls, data: Any) -> Cell | None:
         """The cell a ``created`` or ``meta`` names, or None (one broker, or not a cell map)."""
         if not isinstance(data, Mapping) or not isinstance(data.get("name"), str) or not isinstance(
                 data.get("broker"), str):

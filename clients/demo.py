@@ -13,7 +13,8 @@ import secrets
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any
+from collections.abc import Callable, Mapping, Sequence
 
 from summon.clients.bots import HOUSE_BOTS, make_bot
 from summon.clients.embedded_broker import EmbeddedBroker, free_port

@@ -9,7 +9,8 @@ from __future__ import annotations
 import threading
 import time
 import uuid
-from typing import Any, Mapping, Sequence
+from typing import Any
+from collections.abc import Mapping, Sequence
 
 from summon.protocol.errors import DecodeError, ProtocolError
 from summon.protocol.messages import CloseTable, Closed, CreateTable, Created, Error, RefereeStatus, decode, encode
@@ -123,7 +124,7 @@ def _request(broker: BrokerUrl, username: str, req: Any, answer_type: type, pref
             except DecodeError:
                 continue
             # every answer type (created, closed) carries the request_id it answers
-            if isinstance(msg, answer_type) and getattr(msg, "request_id") == req.request_id:
+            if isinstance(msg, answer_type) and getattr(msg, "request_id", None) == req.request_id:
                 return msg
             # Only an error that names this request answers it.  An error with ``ref`` null
             # is about some payload the referee could not decode -- never this one, which we

@@ -19,7 +19,7 @@ from typing import Any
 __all__ = ["EmbeddedBroker", "free_port"]
 
 
-_handed_out: "collections.OrderedDict[int, None]" = collections.OrderedDict()
+_handed_out: collections.OrderedDict[int, None] = collections.OrderedDict()
 _handed_lock = threading.Lock()
 _REMEMBERED = 4096
 
@@ -140,7 +140,7 @@ class EmbeddedBroker:
         self._broker._subscriptions = _SnapshotDict(self._broker._subscriptions)
         await self._broker.start()
 
-    def start(self, timeout: float = 15.0) -> "EmbeddedBroker":
+    def start(self, timeout: float = 15.0) -> EmbeddedBroker:
         self._thread.start()
         if not self._started.wait(timeout):
             raise RuntimeError("embedded broker did not start in time")

@@ -28,7 +28,8 @@ import time
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
+from collections.abc import Callable, Sequence
 
 from summon.clients.tournament.bots import BotFleet
 from summon.clients.tournament.results import board_nets
@@ -341,7 +342,7 @@ def _processes(owners: list[tuple[str, str, tuple[str, ...]]], cpu: dict[str, fl
 
 
 def _launch(sides: Any, members: dict[str, list[str]], passwords: dict[str, str], port: int, game: str, logs: Path,
-            procs: "list[subprocess.Popen[bytes]]", owners: list[tuple[str, str, tuple[str, ...]]]) -> list[tuple[str, str]]:
+            procs: list[subprocess.Popen[bytes]], owners: list[tuple[str, str, tuple[str, ...]]]) -> list[tuple[str, str]]:
     """Start each account of a side that is a bot command (into ``procs`` and ``owners`` as it
     goes, so a failed start leaves the started ones to be stopped); return ``(account, bot)``
     for the sides that are registered bots, played in this process."""
@@ -356,14 +357,14 @@ def _launch(sides: Any, members: dict[str, list[str]], passwords: dict[str, str]
     return in_process
 
 
-def _start_command(side: Side, user: str, password: str, port: int, game: str, logs: Path) -> "subprocess.Popen[bytes]":
+def _start_command(side: Side, user: str, password: str, port: int, game: str, logs: Path) -> subprocess.Popen[bytes]:
     """One account of a side that is a bot command: its process, in a session of its own (so
     that it is stopped with its children), output to ``logs/<user>.log``."""
     # never the caller's SUMMON_CELLS (a deployment's): the match's bots play its private broker
     env = {**{k: v for k, v in os.environ.items() if k != "SUMMON_CELLS"}, "SUMMON_BROKER": f"mqtt://127.0.0.1:{port}",
            "SUMMON_HOST": "127.0.0.1", "SUMMON_PORT": str(port), "SUMMON_USER": user,
            "SUMMON_PASSWORD": password, "SUMMON_PREFIX": "summon/v1", "SUMMON_GAMES": game}
-    log = open(logs / f"{user}.log", "wb")
+    log = open(logs / f"{user}.log", "wb")  # noqa: SIM115  (the bot's log: open while it runs)
     try:
         return subprocess.Popen(list(side.command), env=env, stdin=subprocess.DEVNULL, stdout=log,
                                 stderr=subprocess.STDOUT, start_new_session=True)
@@ -371,7 +372,7 @@ def _start_command(side: Side, user: str, password: str, port: int, game: str, l
         raise MatchError(f"cannot start {shlex.join(side.command)}: {exc}") from None
 
 
-def _stop_command(p: "subprocess.Popen[bytes]") -> None:
+def _stop_command(p: subprocess.Popen[bytes]) -> None:
     """A bot command still running: SIGTERM to its process group (our own child's), SIGKILL
     after 5 s."""
     if p.poll() is not None:
@@ -386,7 +387,7 @@ def _stop_command(p: "subprocess.Popen[bytes]") -> None:
             pass
 
 
-def _refuse_unfinished(stopping: "list[BotDeath]", procs: "list[subprocess.Popen[bytes]]", status: str,
+def _refuse_unfinished(stopping: list[BotDeath], procs: list[subprocess.Popen[bytes]], status: str,
                        timeout: float, logs: Path) -> None:
     """MatchError when a bot command died and the match stops for it (``stopping``: the deaths
     that stop it), or when the match did not finish in time."""
@@ -401,7 +402,7 @@ def _refuse_unfinished(stopping: "list[BotDeath]", procs: "list[subprocess.Popen
         raise MatchError(f"the match did not finish within {timeout:g} s{why}")
 
 
-def _crash_row(d: "BotDeath", logs: Path) -> dict[str, Any]:
+def _crash_row(d: BotDeath, logs: Path) -> dict[str, Any]:
     """A bot command's death as ``MatchResult.crashes`` lists it."""
     return {"user": d.user, "side": d.label, "command": list(d.command), "status": d.status,
             "after_s": round(d.after, 2), "log": str(logs / (d.user + ".log")), "tail": _tail(logs / (d.user + ".log"))}
@@ -450,7 +451,7 @@ class BotDeath:
     after: float
 
 
-def _watch_bots(procs: Sequence["subprocess.Popen[bytes]"], owners: Sequence[tuple[str, str, tuple[str, ...]]],
+def _watch_bots(procs: Sequence[subprocess.Popen[bytes]], owners: Sequence[tuple[str, str, tuple[str, ...]]],
                 runner: Runner, died: list[BotDeath], started: float, done: threading.Event,
                 stop: bool = True) -> None:
     """Note each bot command that exits, whatever its status, and (``stop``) end the match then.
@@ -471,7 +472,7 @@ def _watch_bots(procs: Sequence["subprocess.Popen[bytes]"], owners: Sequence[tup
         done.wait(0.2)
 
 
-def _cpu_seconds(p: "subprocess.Popen[bytes]") -> float | None:
+def _cpu_seconds(p: subprocess.Popen[bytes]) -> float | None:
     """A live bot process's CPU so far (user + system, its waited-for children too), from
     /proc/<pid>/stat; None where there is no /proc or it has exited."""
     try:
@@ -515,7 +516,7 @@ def _result(game: str, labels: tuple[str, str], games: Sequence[Any], runner: Ma
             by_board[(rec.match, rec.board)].append(rec)
     contracts: dict[str, dict[str, int]] = {labels[0]: {"made": 0, "set": 0}, labels[1]: {"made": 0, "set": 0}}
     boards = []
-    for (match, board), recs in sorted(by_board.items(), key=lambda kv: kv[0][1]):
+    for (_match, board), recs in sorted(by_board.items(), key=lambda kv: kv[0][1]):
         a, _, net = board_nets(recs, margin)
         net = net if a == labels[0] else -net
         rooms = []

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from typing import TYPE_CHECKING, Any, Iterator
+from typing import TYPE_CHECKING, Any
+from collections.abc import Iterator
 
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 from prometheus_client.registry import Collector
@@ -32,7 +33,7 @@ FORFEIT_REASONS = ("no-show", "time", "withdrawn")  # exported at 0 too: rate() 
 class WebCollector(Collector):
     """``summon_web_*``: requests by method, path class and status; body bytes by encoding."""
 
-    def __init__(self, server: "WebServer") -> None:
+    def __init__(self, server: WebServer) -> None:
         self.server = server
 
     def collect(self) -> Iterator[Any]:
@@ -53,7 +54,7 @@ class WebCollector(Collector):
                                 value=1 if self.server.alive()[0] else 0)
 
 
-def runner_health(runner: "Runner", now: float | None = None) -> tuple[bool, list[str]]:
+def runner_health(runner: Runner, now: float | None = None) -> tuple[bool, list[str]]:
     """Alive: the runner's loop turned within RUNNER_TICK_S (0: it has not started yet)."""
     now = time.monotonic() if now is None else now
     if not runner.last_tick:
@@ -63,7 +64,7 @@ def runner_health(runner: "Runner", now: float | None = None) -> tuple[bool, lis
     return True, []
 
 
-def runner_readiness(runner: "Runner", now: float | None = None) -> tuple[bool, list[str]]:
+def runner_readiness(runner: Runner, now: float | None = None) -> tuple[bool, list[str]]:
     """Ready: alive, connected to the broker, and the referee not known to be offline."""
     ok, why = runner_health(runner, now)
     if not runner._link.connected.is_set():
@@ -76,7 +77,7 @@ def runner_readiness(runner: "Runner", now: float | None = None) -> tuple[bool, 
 class TournamentCollector(Collector):
     """``summon_tournament_*``: tables in play, games by status, rounds, forfeits, withdrawals."""
 
-    def __init__(self, runner: "Runner") -> None:
+    def __init__(self, runner: Runner) -> None:
         self.runner = runner
 
     def collect(self) -> Iterator[Any]:

@@ -42,7 +42,7 @@ def _walk(path: str, value: Any, types: dict[str, set[str]], items: dict[str, se
                 _walk(f"{path}[]", x, types, items, depth - 1)
 
 
-def collect(name: str) -> "tuple[list[str], dict[str, set[str]], dict[str, set[str]], set[str]]":
+def collect(name: str) -> tuple[list[str], dict[str, set[str]], dict[str, set[str]], set[str]]:
     """Play the manifest's ``view_play()`` and return (paths in first-seen order, types per path,
     list item types per path, paths seen in the spectator view)."""
     from summon.clients.bots import make_bot

@@ -73,7 +73,8 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Iterator, Sequence
+from typing import Any
+from collections.abc import Iterator, Sequence
 
 from summon.protocol.messages import ChatLine, Events, Meta, SeatState
 from summon.referee.games import GAMES

@@ -23,7 +23,8 @@ import random
 import threading
 import time
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator, Mapping, Protocol, Sequence
+from typing import Any, Protocol
+from collections.abc import Callable, Iterator, Mapping, Sequence
 
 from summon.protocol.errors import DecodeError, ErrorCode
 from summon.protocol.messages import (Entered, Entry, Error, Gathering, Move, Presence, Seated, SeatState, Sit, decode,
@@ -42,7 +43,7 @@ STATE_LIMIT = 1 << 20  # referee states can be larger than inbound moves
 class _Tagged(queue.Queue):  # type: ignore[type-arg]
     """A link's inbox that puts into the client's one queue, tagged with the link (the cell)."""
 
-    def __init__(self, into: "queue.Queue[tuple[int, Incoming]]", k: int) -> None:
+    def __init__(self, into: queue.Queue[tuple[int, Incoming]], k: int) -> None:
         super().__init__()
         self.into, self.k = into, k
 

@@ -9,7 +9,8 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 from summon.clients.render import describe, renderer_for
 from summon.protocol.errors import DecodeError
@@ -58,7 +59,7 @@ class Watcher:
     def request_stop(self) -> None:
         self._stop.set()
 
-    def start(self) -> "Watcher":
+    def start(self) -> Watcher:
         self._link.start()
         return self
 

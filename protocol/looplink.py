@@ -53,7 +53,8 @@ import ssl
 import threading
 import time
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable
+from typing import Any
+from collections.abc import Callable, Iterable
 
 from summon.protocol import mqttwire as wire
 from summon.protocol.mqtt import (BAD_CREDENTIALS, TAKEN_OVER, BrokerUrl, Incoming, LinkError, LinkRefused,
@@ -91,10 +92,10 @@ class LoopLink:
         self,
         broker: BrokerUrl,
         client_id: str,
-        subscriptions: Iterable["str | Subscription"] = (),
+        subscriptions: Iterable[str | Subscription] = (),
         mqtt_version: int = 3,
         will: tuple[str, bytes] | None = None,
-        inbox: "queue.Queue[Any] | None" = None,
+        inbox: queue.Queue[Any] | None = None,
         keepalive: int = 30,
         ssl_context: ssl.SSLContext | None = None,
     ) -> None:
@@ -138,7 +139,7 @@ class LoopLink:
         self._wake_w.setblocking(False)
 
     # --- public API -----------------------------------------------------------------------
-    def start(self, timeout: float = 10.0) -> "LoopLink":
+    def start(self, timeout: float = 10.0) -> LoopLink:
         """Connect and subscribe, retrying until ``timeout``; raise LinkError/LinkRefused.
 
         ``timeout`` bounds the wait for an answer: while the broker keeps sending (the
@@ -576,7 +577,7 @@ class LoopLink:
             return ""
         return f"the broker disconnected us (reason {reason})"
 
-    _HANDLERS: dict[int, Callable[["LoopLink", bytes], "str | None"]] = {
+    _HANDLERS: dict[int, Callable[[LoopLink, bytes], str | None]] = {
         wire.PUBACK: _on_puback, wire.SUBACK: _on_suback, wire.UNSUBACK: _on_unsuback, wire.PINGRESP: _on_pingresp,
         wire.DISCONNECT: _on_disconnect,
     }

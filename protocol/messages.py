@@ -803,7 +803,7 @@ _HINTS: dict[type, dict[str, Any]] = {}
 _FIELDS: dict[type, tuple[dataclasses.Field[Any], ...]] = {}
 
 
-def _fields(cls: type) -> "tuple[dataclasses.Field[Any], ...]":
+def _fields(cls: type) -> tuple[dataclasses.Field[Any], ...]:
     if cls not in _FIELDS:
         _FIELDS[cls] = dataclasses.fields(cls)
     return _FIELDS[cls]

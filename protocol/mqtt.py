@@ -19,7 +19,8 @@ import threading
 import time
 import urllib.parse
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any
+from collections.abc import Callable, Iterable, Iterator
 
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
@@ -56,7 +57,7 @@ _SHORT_SESSION_S = 4.0
 _SHORT_SESSIONS_KICKED = 4
 
 
-def credentials_refused(broker: "BrokerUrl", reason: int) -> str:
+def credentials_refused(broker: BrokerUrl, reason: int) -> str:
     """What to tell someone whose CONNECT was refused with ``reason`` (134 or 135)."""
     who = repr(broker.username) if broker.username else "a client without a username"
     given = "with the password given" if broker.password else "without a password (none was given)"
@@ -64,7 +65,7 @@ def credentials_refused(broker: "BrokerUrl", reason: int) -> str:
             f"and its password (--password-file, SUMMON_PASSWORD, or the profile's kept passwords)")
 
 
-def taken_over(broker: "BrokerUrl", client_id: str) -> str:
+def taken_over(broker: BrokerUrl, client_id: str) -> str:
     who = broker.username or client_id
     return (f"another client connected to {broker.host}:{broker.port} as {who!r} and took this connection over "
             f"(one connection per account): give each person and each bot an account of its own "
@@ -99,7 +100,7 @@ class BrokerUrl:
     tls: bool = False
 
     @classmethod
-    def parse(cls, url: str) -> "BrokerUrl":
+    def parse(cls, url: str) -> BrokerUrl:
         if "://" not in url:
             url = "mqtt://" + url
         parts = urllib.parse.urlsplit(url)
@@ -118,7 +119,7 @@ class BrokerUrl:
             tls=tls,
         )
 
-    def with_credentials(self, username: str | None, password: str | None) -> "BrokerUrl":
+    def with_credentials(self, username: str | None, password: str | None) -> BrokerUrl:
         return BrokerUrl(self.host, self.port, username or self.username,
                          password if password is not None else self.password, self.tls)
 
@@ -150,7 +151,7 @@ class Link:
         subscriptions: Iterable[str] = (),
         mqtt_version: int = 3,
         will: tuple[str, bytes] | None = None,
-        inbox: "queue.Queue[Any] | None" = None,
+        inbox: queue.Queue[Any] | None = None,
         birth: tuple[str, bytes] | None = None,
     ) -> None:
         self.broker = broker
@@ -272,7 +273,7 @@ class Link:
             log.exception("%s: could not queue an incoming message", self.client_id)
 
     # --- public API ----------------------------------------------------------------------
-    def start(self, timeout: float = 10.0) -> "Link":
+    def start(self, timeout: float = 10.0) -> Link:
         """Connect and start paho's network thread; wait until connected and subscribed.
 
         Subscribed means the broker acknowledged every subscription (its SUBACKs): a message

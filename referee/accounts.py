@@ -43,7 +43,8 @@ import signal
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Iterator, Mapping
+from typing import Any
+from collections.abc import Iterator, Mapping
 
 from summon.protocol.topics import PORTABLE_CHARS, portable_name, valid_name
 from summon.protocol.version import DEFAULT_PREFIX
@@ -100,7 +101,7 @@ class BrokerSettings:
     extra: dict = field(default_factory=dict)
 
     @classmethod
-    def from_json(cls, text: str) -> "BrokerSettings":
+    def from_json(cls, text: str) -> BrokerSettings:
         data = json.loads(text)
         known = {f for f in cls.__dataclass_fields__}
         return cls(**{k: v for k, v in data.items() if k in known})
@@ -148,7 +149,7 @@ class BrokerDir:
     def settings(self) -> Path:
         return self.root / SETTINGS
 
-    def edge(self, name: str) -> "EdgeDir":
+    def edge(self, name: str) -> EdgeDir:
         return EdgeDir(self.root / "edges" / name)
 
 

@@ -40,7 +40,8 @@ from __future__ import annotations
 import datetime
 import logging
 import secrets
-from typing import Any, Callable, Protocol, Sequence
+from typing import Any, Protocol
+from collections.abc import Callable, Sequence
 
 from summon.protocol.errors import ErrorCode
 from summon.protocol.messages import BotAccount, BotList, BotRequest, BotsRequest, ForgetBot, RenewBot, encode
@@ -315,7 +316,7 @@ class BotAccounts:
             return refuse(code, detail)
         budgets.take_bot(user)
         password = secrets.token_urlsafe(24)  # 192 bits
-        created = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%MZ")
+        created = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%MZ")
         guests = self.ref.guests
         guests.signups_pending += 1
 

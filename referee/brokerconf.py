@@ -52,7 +52,7 @@ import hmac
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 from summon.protocol.topics import valid_name
 from summon.protocol.version import DEFAULT_PREFIX

@@ -26,7 +26,7 @@ import re
 import socket
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
-from typing import Iterable
+from collections.abc import Iterable
 
 from summon.referee.accounts import AccountsError, BrokerDir, BrokerSettings, _write, conf_for
 

@@ -62,7 +62,7 @@ def line_message(table_id: str, line: ChatRecord) -> ChatLine:
                     at=int(round(line.time * 1000)), preset=line.preset)
 
 
-def log_message(table_id: str, lines: "list[ChatRecord]") -> ChatLog:
+def log_message(table_id: str, lines: list[ChatRecord]) -> ChatLog:
     """The retained log: the newest lines that fit ``LOG_LINES`` and ``LOG_BYTES``, oldest first."""
     kept: list[dict[str, Any]] = []
     size = 64
@@ -76,7 +76,7 @@ def log_message(table_id: str, lines: "list[ChatRecord]") -> ChatLog:
     return ChatLog(table=table_id, lines=kept[::-1])
 
 
-def log_publish(table: "Table") -> list[Publish]:
+def log_publish(table: Table) -> list[Publish]:
     """The retained chat log of ``table`` (nothing when nobody has said anything)."""
     if not table.chat:
         return []
@@ -86,7 +86,7 @@ def log_publish(table: "Table") -> list[Publish]:
 class ChatDesk:
     """The referee's chat: ``handle`` on the loop thread for each message on a chat topic."""
 
-    def __init__(self, referee: "RefereeCore") -> None:
+    def __init__(self, referee: RefereeCore) -> None:
         self.ref = referee
         cfg = referee.config
         self.limiter = RateLimiter(getattr(cfg, "chat_rate", 0.5), getattr(cfg, "chat_burst", 6.0))
@@ -95,7 +95,7 @@ class ChatDesk:
         self.refused = 0
 
     # --- restore ---------------------------------------------------------------------------------
-    def restore(self, table: "Table") -> None:
+    def restore(self, table: Table) -> None:
         """After a restart (or an adoption): the table's last lines and its line counter, from the store."""
         try:
             lines = self.ref.store.chats(table.id, last=LOG_LINES)
@@ -164,7 +164,7 @@ class ChatDesk:
                    *log_publish(table)])
 
     # --- refusals --------------------------------------------------------------------------------
-    def _refuse(self, table: "Table", user: str, code: ErrorCode, detail: str) -> None:
+    def _refuse(self, table: Table, user: str, code: ErrorCode, detail: str) -> None:
         self.refused += 1
         self.ref.send([table.error(user, code, detail, ref=REF)])
 
@@ -173,7 +173,7 @@ class ChatDesk:
         topic = self.ref.topics.seat_error(table_id, user)
         self.ref.send([Publish(topic, encode(Error(code=str(code), detail=detail, table=table_id, ref=REF)))])
 
-    def _limited(self, table: "Table", user: str) -> None:
+    def _limited(self, table: Table, user: str) -> None:
         """Past the chat budget: one ``rate/limited`` a second at most, counting what was not sent."""
         self.refused += 1
         now = time.monotonic()

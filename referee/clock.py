@@ -29,7 +29,8 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
+from collections.abc import Iterable, Mapping, Sequence
 
 __all__ = ["TimeControl", "Clock", "ClockError", "DEFAULT_MOVES", "CASUAL_GRACE_S", "PLAYER_DEFAULT", "PRESETS",
            "RELAXED_MOVE_S", "WITH_OTHERS_DEFAULT",
@@ -76,7 +77,7 @@ class TimeControl:
         return self.move_ms is not None or self.bank_ms is not None
 
     @classmethod
-    def from_wire(cls, data: Mapping[str, Any] | None) -> "TimeControl | None":
+    def from_wire(cls, data: Mapping[str, Any] | None) -> TimeControl | None:
         """Parse a ``clock`` map; ``None``/``{}`` means no time control at all."""
         if not data:
             return None
@@ -125,7 +126,7 @@ class TimeControl:
         return out
 
     @classmethod
-    def parse_spec(cls, spec: str) -> "TimeControl | None":
+    def parse_spec(cls, spec: str) -> TimeControl | None:
         """``move=30,bank=600,increment=5,grace=60`` (the CLI form), or a preset's name
         (``casual``, ``turn-based:2``, ``none``: referee/presets.py) -> a time control."""
         if "=" not in spec and spec.strip():
@@ -154,7 +155,7 @@ class Clock:
     as_of: float = 0.0
 
     @classmethod
-    def start(cls, control: TimeControl, seats: int, to_move: Iterable[int], now: float) -> "Clock":
+    def start(cls, control: TimeControl, seats: int, to_move: Iterable[int], now: float) -> Clock:
         running = set(to_move)
         return cls(control,
                    (control.bank_ms,) * seats if control.bank_ms is not None else None,
@@ -208,16 +209,16 @@ class Clock:
         }
 
     # --- changes (each returns a new Clock) ------------------------------------------------------
-    def at(self, now: float) -> "Clock":
+    def at(self, now: float) -> Clock:
         return replace(self, as_of=now)
 
-    def after_move(self, seat: int, to_move: Sequence[int], now: float, timed_out: bool = False) -> tuple["Clock", int]:
+    def after_move(self, seat: int, to_move: Sequence[int], now: float, timed_out: bool = False) -> tuple[Clock, int]:
         """``seat`` moved at ``now``; ``to_move`` is who moves next.  Returns (clock, ms spent)."""
         start = self.started[seat]
         spent = 0 if start is None else max(0, int(round((now - start) * 1000)))
         return self.charged(seat, spent, to_move, now, timed_out), spent
 
-    def charged(self, seat: int, spent_ms: int, to_move: Sequence[int], now: float, timed_out: bool) -> "Clock":
+    def charged(self, seat: int, spent_ms: int, to_move: Sequence[int], now: float, timed_out: bool) -> Clock:
         """The clock after ``seat`` used ``spent_ms`` on a move (also used to replay history)."""
         banks = self.banks
         if banks is not None:
@@ -231,13 +232,13 @@ class Clock:
             for s in range(len(self.started)))
         return Clock(self.control, banks, started, tuple(timeouts), now)
 
-    def resumed(self, to_move: Iterable[int], now: float) -> "Clock":
+    def resumed(self, to_move: Iterable[int], now: float) -> Clock:
         """Every running turn restarts at ``now`` (after a restore: downtime is not charged)."""
         running = set(to_move)
         return replace(self, started=tuple(now if s in running else None for s in range(len(self.started))),
                        as_of=now)
 
-    def restart(self, seat: int, now: float) -> "Clock":
+    def restart(self, seat: int, now: float) -> Clock:
         """``seat``'s running turn starts again at ``now`` (a player who just took their seat back)."""
         if self.started[seat] is None:
             return self
@@ -245,7 +246,7 @@ class Clock:
         started[seat] = now
         return replace(self, started=tuple(started), as_of=now)
 
-    def reset_timeouts(self, seat: int) -> "Clock":
+    def reset_timeouts(self, seat: int) -> Clock:
         t = list(self.timeouts)
         t[seat] = 0
         return replace(self, timeouts=tuple(t))

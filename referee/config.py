@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any
+from collections.abc import Mapping
 
 from summon.protocol.mqtt import BrokerUrl
 from summon.protocol.version import DEFAULT_PREFIX

@@ -16,7 +16,8 @@ random legal move for an absent seat (``RandomHouseBots``).
 from __future__ import annotations
 
 import random
-from typing import TYPE_CHECKING, Any, Callable, Collection, Mapping, Protocol, Sequence
+from typing import TYPE_CHECKING, Any, Protocol
+from collections.abc import Callable, Collection, Mapping, Sequence
 
 if TYPE_CHECKING:  # types only: no import at run time
     from summon.protocol.messages import Move
@@ -76,7 +77,7 @@ class RefereeCore(Protocol):
     """What the referee's helpers may use: its tables and store, and these calls."""
 
     config: RefereeConfig
-    tables: dict[str, "Table"]
+    tables: dict[str, Table]
     store: Store
     topics: Topics
     seats: Any  # referee.presence.SeatKeeper
@@ -93,7 +94,7 @@ class RefereeCore(Protocol):
         """Publish one payload, not retained."""
         ...
 
-    def play(self, table: "Table", user: str, move: "Move", flags: tuple[str, ...] = (),
+    def play(self, table: Table, user: str, move: Move, flags: tuple[str, ...] = (),
              notes: Sequence[Any] = (), now: float | None = None) -> None:
         """Apply ``move`` for ``user``'s seat as if it had arrived: stored, then published."""
         ...

@@ -33,7 +33,8 @@ from __future__ import annotations
 import datetime
 import logging
 import secrets
-from typing import Any, Protocol, Sequence
+from typing import Any, Protocol
+from collections.abc import Sequence
 
 from summon.protocol.errors import ErrorCode
 from summon.protocol.messages import DeviceAccount, DeviceList, DeviceRequest, DevicesRequest, ForgetDevice, encode
@@ -131,7 +132,7 @@ class Devices:
                           "try again in a minute")
         login = device_login(user, secrets.token_hex(4))
         secret = secrets.token_urlsafe(24)  # 192 bits
-        created = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%MZ")
+        created = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%MZ")
 
         def job(a: DynsecAdmin) -> None:  # on the admin's thread: count, then make (jobs run one at a time)
             groups = (g.get("groupname", "") for g in a.get_client(user).get("groups", []))

@@ -45,7 +45,8 @@ import socket
 import threading
 import time
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
@@ -407,7 +408,7 @@ class DynsecAdmin:
         c.on_message = self._on_message
 
     # connection
-    def connect(self) -> "DynsecAdmin":
+    def connect(self) -> DynsecAdmin:
         try:
             self._client.connect(self.host, self.port, keepalive=30)
         except OSError as exc:
@@ -434,7 +435,7 @@ class DynsecAdmin:
         finally:
             self._client.loop_stop()
 
-    def __enter__(self) -> "DynsecAdmin":
+    def __enter__(self) -> DynsecAdmin:
         return self.connect()
 
     def __exit__(self, *exc: Any) -> None:

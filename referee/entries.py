@@ -20,7 +20,8 @@ only with a ``tournament/...`` code, so it cannot make the referee say anything 
 from __future__ import annotations
 
 import logging
-from typing import Any, Protocol, Sequence
+from typing import Any, Protocol
+from collections.abc import Sequence
 
 from summon.protocol.errors import ErrorCode
 from summon.protocol.messages import Entered, Entry, EntryAnswer, EntryRelay, encode

@@ -101,7 +101,7 @@ class Renewer:
     loop's work (``Fleet.tick``): only the loop touches tables.
     """
 
-    def __init__(self, fleet: "Fleet") -> None:
+    def __init__(self, fleet: Fleet) -> None:
         self.fleet = fleet
         self.store = fleet.store
         self.every = fleet.renew_every
@@ -174,7 +174,7 @@ class Renewer:
 class Fleet:
     """This referee's part in a fleet; loop thread only (but for its ``Renewer``)."""
 
-    def __init__(self, referee: "RefereeCore", group: str) -> None:
+    def __init__(self, referee: RefereeCore, group: str) -> None:
         self.ref = referee
         self.group = group
         self.store = cast("PgStore", referee.store)  # a fleet's store is shared: PostgreSQL
@@ -193,7 +193,7 @@ class Fleet:
         self.forward_topic = f"{topics.prefix}/referee/fleet/forward"
         self.renewer = Renewer(self)  # started by the loop's first tick (a Fleet made in a unit test runs none)
 
-    def subscriptions(self) -> tuple["str | Subscription", ...]:
+    def subscriptions(self) -> tuple[str | Subscription, ...]:
         t = self.ref.topics
         catch_all = Subscription(f"$share/{self.group}/{t.all_moves()}", qos=0, sub_id=CATCH_ALL_ID)
         # chat is routed like moves: the owner's per-table subscription, one catch-all copy else

@@ -25,7 +25,8 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping
+from typing import Any
+from collections.abc import Callable, Mapping
 
 from summon.referee.engine import ConfigError
 
@@ -91,9 +92,8 @@ class OptionSpec:
         elif self.type == "bool":
             if type(value) is not bool:
                 return self.message or f"{self.name} must be true or false"
-        elif self.type == "choice":
-            if not any(type(value) is type(c) and value == c for c in self.choices):
-                return self.message or f"{self.name} must be one of {', '.join(map(str, self.choices))}, not {value!r}"
+        elif self.type == "choice" and not any(type(value) is type(c) and value == c for c in self.choices):
+            return self.message or f"{self.name} must be one of {', '.join(map(str, self.choices))}, not {value!r}"
         return ""
 
     def to_wire(self) -> dict[str, Any]:

@@ -34,7 +34,8 @@ import logging
 import secrets
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Mapping, Protocol, Sequence
+from typing import TYPE_CHECKING, Any, Protocol
+from collections.abc import Callable, Mapping, Sequence
 
 from summon.protocol.errors import ErrorCode
 from summon.protocol.messages import (CloseTable, Closed, CreateTable, Created, Gathering as GatheringMsg, Invitation, Invites,
@@ -170,7 +171,7 @@ class Gathering:
 
     def wire(self) -> GatheringMsg:
         seats = []
-        for s, p in enumerate(self.players):
+        for s, _p in enumerate(self.players):
             kind = "computer" if s in self.computer else self.waiting.get(s, "person")
             seats.append({"seat": s, "kind": kind, "name": None if kind == "computer" else self.shown(s),
                           "level": self.levels.get(s)})
@@ -215,7 +216,7 @@ class Draft:
     levels: dict[int, str] = field(default_factory=dict)
 
     @classmethod
-    def of(cls, user: str, req: CreateTable, player_path: bool, fresh_id: str) -> "Draft":
+    def of(cls, user: str, req: CreateTable, player_path: bool, fresh_id: str) -> Draft:
         # a player's gathering waits for other people: a move limit unless it asked for one
         clock = (req.clock or preset(WITH_OTHERS_DEFAULT)) if player_path else req.clock
         return cls(user, req, player_path, list(req.players), clock, req.table or fresh_id)
@@ -241,11 +242,11 @@ class Rule:
     path: str = "any"
 
 
-def _game_known(desk: "Gatherings", d: Draft) -> str:
+def _game_known(desk: Gatherings, d: Draft) -> str:
     return "" if d.req.game in GAMES else f"no game {d.req.game!r}; known: {', '.join(sorted(GAMES))}"
 
 
-def _read_waiting(desk: "Gatherings", d: Draft) -> str:
+def _read_waiting(desk: Gatherings, d: Draft) -> str:
     for key, kind in (d.req.waiting or {}).items():
         try:
             seat = d.seat_of(key, "waiting")
@@ -259,7 +260,7 @@ def _read_waiting(desk: "Gatherings", d: Draft) -> str:
     return "" if d.waiting else "waiting names no seat"
 
 
-def _read_computer(desk: "Gatherings", d: Draft) -> str:
+def _read_computer(desk: Gatherings, d: Draft) -> str:
     try:
         for key, level in (d.req.computer or {}).items():
             seat = d.seat_of(key, "computer")
@@ -273,41 +274,41 @@ def _read_computer(desk: "Gatherings", d: Draft) -> str:
     return ""
 
 
-def _nobody_missing(desk: "Gatherings", d: Draft) -> str:
+def _nobody_missing(desk: Gatherings, d: Draft) -> str:
     empty = [s for s, p in enumerate(d.players) if not p and s not in d.waiting]
     return (f"seat(s) {', '.join(map(str, empty))} have nobody: name a player, a computer level, or a waiting seat"
             if empty else "")
 
 
-def _names_valid(desk: "Gatherings", d: Draft) -> str:
+def _names_valid(desk: Gatherings, d: Draft) -> str:
     bad = [p for p in d.players if p and not valid_name(p)]
     return f"invalid username(s) {bad}" if bad else ""
 
 
-def _names_once(desk: "Gatherings", d: Draft) -> str:
+def _names_once(desk: Gatherings, d: Draft) -> str:
     named = [p for p in d.players if p]
     return "a username may hold only one seat at a table" if len(set(named)) != len(named) else ""
 
 
-def _no_chosen_id_or_seed(desk: "Gatherings", d: Draft) -> str:
+def _no_chosen_id_or_seed(desk: Gatherings, d: Draft) -> str:
     return ("only a director may choose a table's id or seed (a known seed reveals every hand)"
             if d.req.seed is not None or d.req.table is not None else "")
 
 
-def _seats_its_creator(desk: "Gatherings", d: Draft) -> str:
+def _seats_its_creator(desk: Gatherings, d: Draft) -> str:
     return "" if d.user in d.players else f"a table you create must seat you: put {d.user!r} at a seat"
 
 
-def _within_budget(desk: "Gatherings", d: Draft) -> str:
+def _within_budget(desk: Gatherings, d: Draft) -> str:
     pt = desk.ref.player_tables
     return pt.budget.refusal(d.user, pt.open_tables(d.user))
 
 
-def _seats_per_person(desk: "Gatherings", d: Draft) -> str:
+def _seats_per_person(desk: Gatherings, d: Draft) -> str:
     return desk.ref.too_many_seats([p for s, p in enumerate(d.players) if p and s not in d.computer], d.user)
 
 
-def _invites_capped(desk: "Gatherings", d: Draft) -> str:
+def _invites_capped(desk: Gatherings, d: Draft) -> str:
     # each invitation is a guest account for up to gathering_ttl (issue 41 F7)
     invites = sum(1 for k in d.waiting.values() if k == "invite")
     cap = desk.ref.config.player_invite_seats
@@ -315,20 +316,20 @@ def _invites_capped(desk: "Gatherings", d: Draft) -> str:
             "or computer players") if cap and invites > cap else ""
 
 
-def _no_seed(desk: "Gatherings", d: Draft) -> str:
+def _no_seed(desk: Gatherings, d: Draft) -> str:
     return "a gathering's seed is the referee's (no seed with waiting seats)" if d.req.seed is not None else ""
 
 
-def _table_id_valid(desk: "Gatherings", d: Draft) -> str:
+def _table_id_valid(desk: Gatherings, d: Draft) -> str:
     return "" if valid_name(d.table_id) else f"invalid table id {d.table_id!r}"
 
 
-def _table_id_free(desk: "Gatherings", d: Draft) -> str:
+def _table_id_free(desk: Gatherings, d: Draft) -> str:
     taken = d.table_id in desk.ref.tables or d.table_id in desk.held or desk.ref.store.table(d.table_id) is not None
     return f"table {d.table_id!r} already exists" if taken else ""
 
 
-def _table_would_start(desk: "Gatherings", d: Draft) -> str:
+def _table_would_start(desk: Gatherings, d: Draft) -> str:
     """Seats, options and clock checked now, not when the last guest arrives."""
     try:
         Table(d.table_id, GAMES[d.req.game], [f"seat-{i}" for i in range(len(d.players))], dict(d.req.config or {}), 0,
@@ -477,7 +478,7 @@ class Gatherings:
         self.ref.status_due()
 
     # --- guests (referee/guests.py) ---------------------------------------------------------------
-    def claim_invite(self, code: str) -> "tuple[Gathering, int] | str":
+    def claim_invite(self, code: str) -> tuple[Gathering, int] | str:
         """The gathering and seat of a live invite code, now reserved; else why not, in words."""
         where = self._codes.get(code) if isinstance(code, str) else None
         g = self.held.get(where[0]) if where else None
@@ -490,7 +491,7 @@ class Gatherings:
         g.claimed.add(seat)
         return g, seat
 
-    def invitation(self, code: str, request_id: str) -> "Invitation | str":
+    def invitation(self, code: str, request_id: str) -> Invitation | str:
         """Who sent a live invite code, to what (``Gathering.invitation``); else why not, in
         words.  Reserves nothing: the code stays as live as it was."""
         where = self._codes.get(code) if isinstance(code, str) else None

@@ -51,7 +51,8 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Mapping, Protocol, Sequence
+from typing import TYPE_CHECKING, Any, Protocol
+from collections.abc import Callable, Mapping, Sequence
 
 from summon.protocol.errors import ErrorCode
 from summon.protocol.messages import Account, GuestAccount, GuestRequest, InvitationRequest, Signup, encode
@@ -414,7 +415,7 @@ class AdminWorker:
     """
 
     def __init__(self, connect: Callable[[], DynsecAdmin], deliver: Callable[[Callable[[], None]], None],
-                 measured: "Callable[[float, int, bool], None] | None" = None) -> None:
+                 measured: Callable[[float, int, bool], None] | None = None) -> None:
         self._connect, self._deliver, self._measured = connect, deliver, measured
         self._q: queue.Queue[Any] = queue.Queue()
         self._admin: DynsecAdmin | None = None
@@ -685,9 +686,8 @@ class Guests:
         codes = Path(self.ref.config.signup_codes) if self.ref.config.signup_codes else None
         if failed is None:
             failed = self._accounts_cap()
-        if failed is None and mode == "code":
-            if codes is None or not req.code or not take_code(codes, req.code):
-                failed = (ErrorCode.SIGNUP_BAD_CODE, "that sign-up code is not valid (each code works once)")
+        if failed is None and mode == "code" and (codes is None or not req.code or not take_code(codes, req.code)):
+            failed = (ErrorCode.SIGNUP_BAD_CODE, "that sign-up code is not valid (each code works once)")
         if failed is not None:
             if failed[0] != ErrorCode.SIGNUP_BUDGET:
                 self.budgets.fail(req.client)  # this source's failures only (issue 41 F1)
@@ -715,7 +715,7 @@ class Guests:
         password, stamp = req.password, signup_stamp(self.wall())
         self.worker.submit(lambda a: a.add_account(user, "player", password, stamp), done)
 
-    def _signup_failure(self, user: str, password: str) -> "tuple[ErrorCode, str] | None":
+    def _signup_failure(self, user: str, password: str) -> tuple[ErrorCode, str] | None:
         """What is wrong with a sign-up's name or password, in words (None: nothing)."""
         bad = self_service_name_refusal(user, "an account name", self.ref.privileged_keys(), self.ref.roles.role,
                                         self.ref.account_lookalike)  # referee/names.py: one rule for every path
@@ -726,7 +726,7 @@ class Guests:
             return ErrorCode.SIGNUP_WEAK_PASSWORD, weak
         return None
 
-    def _accounts_cap(self) -> "tuple[ErrorCode, str] | None":
+    def _accounts_cap(self) -> tuple[ErrorCode, str] | None:
         """The profile's total cap on signed-up accounts (issue 41 F3); None when under it."""
         cap = self.ref.config.max_accounts
         if cap and self.accounts + self.signups_pending >= cap:
@@ -749,14 +749,14 @@ class Guests:
 
         self.worker.submit(lambda a: a.delete_guest(user), done)
 
-    def delete(self, users: "list[str]", why: str) -> None:
+    def delete(self, users: list[str], why: str) -> None:
         for u in users:
             self._delete(u, why)
 
     def table_closed(self, table_id: str) -> None:
         self.delete([u for u, g in self.live.items() if g.table == table_id], f"table {table_id} was closed")
 
-    def move_on(self, users: "list[str]", new_table: str, seats: dict[str, int], done: Callable[[bool], None]) -> None:
+    def move_on(self, users: list[str], new_table: str, seats: dict[str, int], done: Callable[[bool], None]) -> None:
         """A rematch: give ``users`` (guests) the new table's ACLs, then ``done(ok)`` on the loop."""
         users = [u for u in users if u in self.live]
         if not users or self.worker is None:
@@ -811,7 +811,7 @@ class Guests:
         old = [u for at, u in sorted((at, u) for u, at in stamps.items() if at <= cutoff)]
         self._expire_next(old, EXPIRE_PER_SWEEP)
 
-    def _expire_next(self, old: "list[str]", left: int) -> None:
+    def _expire_next(self, old: list[str], left: int) -> None:
         while old and left > 0 and not self.budgets.stall_refusal():
             user = old.pop(0)
             if self._used(user):

@@ -55,7 +55,8 @@ import concurrent.futures
 import logging
 import re
 import time
-from typing import TYPE_CHECKING, Any, Callable, Mapping, Protocol, Sequence
+from typing import TYPE_CHECKING, Any, Protocol
+from collections.abc import Callable, Mapping, Sequence
 
 from summon.protocol.codec import pack, packer
 from summon.protocol.errors import ErrorCode

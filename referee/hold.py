@@ -63,7 +63,7 @@ class Holder:
     what: str = "referee"  # "referee" | "store restore"
 
     @classmethod
-    def me(cls, account: str, db: str, what: str = "referee") -> "Holder":
+    def me(cls, account: str, db: str, what: str = "referee") -> Holder:
         return cls(os.getpid(), socket.gethostname(), account, db, time.time(), what)
 
     def describe(self) -> str:
@@ -75,7 +75,7 @@ class Holder:
         return json.dumps(asdict(self))
 
     @classmethod
-    def from_json(cls, text: str) -> "Holder | None":
+    def from_json(cls, text: str) -> Holder | None:
         try:
             d: Any = json.loads(text)
             return cls(int(d["pid"]), str(d["host"]), str(d["account"]), str(d["db"]), float(d["since"]),

@@ -38,7 +38,8 @@ import multiprocessing.connection
 import time
 import zlib
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Mapping
+from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Mapping
 
 from summon.referee.gametype import INLINE_MS
 from summon.referee.lifeline import lifeline, watch
@@ -81,7 +82,7 @@ class Forget:
     table: str
 
 
-def ask_for(table: "Table", seat: int, bot: str, seed: int, budget_ms: float | None) -> Ask:
+def ask_for(table: Table, seat: int, bot: str, seed: int, budget_ms: float | None) -> Ask:
     """The ask for ``seat`` at ``table``: its own view and legal moves only (one view function)."""
     view = table.game.view(table.state, seat)
     return Ask((table.id, seat), table.seq, bot, seed, budget_ms, view, tuple(table.legal_for(seat)))
@@ -238,7 +239,7 @@ class OffLoop:
     waiting for their table's next tick."""
 
     def __init__(self, factory: Any, costs: Callable[[str, str], float | None],
-                 fallback: Callable[["Table", int], str], workers: int = 2, max_pending: int = 64) -> None:
+                 fallback: Callable[[Table, int], str], workers: int = 2, max_pending: int = 64) -> None:
         self.pool = HousePool(factory, workers, max_pending)
         self._costs = costs  # (game, bot) -> declared ms per decision, or None
         self._fallback = fallback
@@ -259,7 +260,7 @@ class OffLoop:
         n, ms = self._measured.get(bot, (0, 0.0))
         self._measured[bot] = (n + 1, ms + cpu_ms)
 
-    def decide(self, table: "Table", seat: int, bot: str, seed: int, budget_ms: float | None) -> str | None:
+    def decide(self, table: Table, seat: int, bot: str, seed: int, budget_ms: float | None) -> str | None:
         """The move for ``seat`` if one is ready (the pool's, or the fallback's); None while
         the pool thinks (ask again at the next tick)."""
         key = (table.id, seat)
@@ -284,7 +285,7 @@ class OffLoop:
         self._asked[key] = table.seq
         return None
 
-    def poll(self, tables: Mapping[str, "Table"]) -> None:
+    def poll(self, tables: Mapping[str, Table]) -> None:
         """Take the pool's answers; keep those for a table still at their seq, drop the rest."""
         for a in self.pool.poll():
             if self._asked.get(a.key) == a.seq:

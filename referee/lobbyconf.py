@@ -45,7 +45,7 @@ from __future__ import annotations
 
 import secrets
 from dataclasses import dataclass
-from typing import Sequence
+from collections.abc import Sequence
 
 from summon.referee.brokerconf import MAX_INFLIGHT, MAX_PACKET_BYTES
 from summon.protocol.version import DEFAULT_PREFIX

@@ -30,7 +30,8 @@ import logging
 import threading
 import time
 from collections import Counter
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Iterable, Iterator
 
 from prometheus_client import CollectorRegistry, GCCollector, PlatformCollector, ProcessCollector
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily
@@ -52,7 +53,7 @@ HEALTHY_TICK_S = 10.0  # the loop ticks every 0.1 s; a batch lasts at most 0.2 s
 UNREADY_AFTER_FAILURE_S = 10.0  # a failed commit or lease renewal keeps /readyz at 503 this long
 
 
-def health(ref: "Referee", now: float | None = None) -> tuple[bool, list[str]]:
+def health(ref: Referee, now: float | None = None) -> tuple[bool, list[str]]:
     """Alive: the loop ticked within HEALTHY_TICK_S."""
     now = time.monotonic() if now is None else now
     age = now - ref.last_tick
@@ -63,7 +64,7 @@ def health(ref: "Referee", now: float | None = None) -> tuple[bool, list[str]]:
     return True, []
 
 
-def readiness(ref: "Referee", meter: Meter = METER, now: float | None = None) -> tuple[bool, list[str]]:
+def readiness(ref: Referee, meter: Meter = METER, now: float | None = None) -> tuple[bool, list[str]]:
     """Ready: alive, connected to the broker, store writable, leases renewed."""
     now = time.monotonic() if now is None else now
     ok, why = health(ref, now)
@@ -120,7 +121,7 @@ def _histogram(name: str, doc: str, h: Histogram) -> HistogramMetricFamily:
 class RefereeCollector(Collector):
     """Builds every ``summon_*`` family from a copy of the referee's counts, at scrape time."""
 
-    def __init__(self, ref: "Referee", meter: Meter = METER, bridge: "SysBridge | None" = None) -> None:
+    def __init__(self, ref: Referee, meter: Meter = METER, bridge: SysBridge | None = None) -> None:
         self.ref = ref
         self.meter = meter
         self.bridge = bridge
@@ -217,7 +218,7 @@ class SysBridge:
     ``summon_broker_sys_updates`` stays 0 -- which is what the dashboard shows.
     """
 
-    def __init__(self, broker: "BrokerUrl", client_id: str, mqtt_version: int = 3) -> None:
+    def __init__(self, broker: BrokerUrl, client_id: str, mqtt_version: int = 3) -> None:
         import queue
 
         from summon.protocol.mqtt import Link
@@ -233,7 +234,7 @@ class SysBridge:
         self._link = Link(broker, client_id, subscriptions=("$SYS/broker/#",), mqtt_version=mqtt_version,
                           inbox=Inbox())
 
-    def start(self) -> "SysBridge":
+    def start(self) -> SysBridge:
         self._link.start()
         return self
 
@@ -305,7 +306,7 @@ class MetricsPort:
     readiness check, ready means alive.
     """
 
-    def __init__(self, collectors: "Iterable[Collector]", port: int, bind: str = "127.0.0.1", *,
+    def __init__(self, collectors: Iterable[Collector], port: int, bind: str = "127.0.0.1", *,
                  health: Check, ready: Check | None = None, name: str = "summon-metrics") -> None:
         self.registry = CollectorRegistry()
         ProcessCollector(registry=self.registry)
@@ -343,7 +344,7 @@ class MetricsPort:
         self.port = self.httpd.server_address[1]
         self._thread = threading.Thread(target=self.httpd.serve_forever, name=name, daemon=True)
 
-    def start(self) -> "MetricsPort":
+    def start(self) -> MetricsPort:
         self._thread.start()
         return self
 
@@ -355,13 +356,13 @@ class MetricsPort:
 class MetricsServer(MetricsPort):
     """The referee's port: ``RefereeCollector``, ``health`` and ``readiness`` of one referee."""
 
-    def __init__(self, ref: "Referee", port: int, bind: str = "127.0.0.1", bridge: SysBridge | None = None) -> None:
+    def __init__(self, ref: Referee, port: int, bind: str = "127.0.0.1", bridge: SysBridge | None = None) -> None:
         self.ref = ref
         self.bridge = bridge
         super().__init__([RefereeCollector(ref, bridge=bridge)], port, bind,
                          health=lambda: health(self.ref), ready=lambda: readiness(self.ref))
 
-    def start(self) -> "MetricsServer":
+    def start(self) -> MetricsServer:
         super().start()
         return self
 

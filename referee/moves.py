@@ -30,7 +30,8 @@ from __future__ import annotations
 import logging
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Mapping, Protocol, Sequence
+from typing import TYPE_CHECKING, Any, Protocol
+from collections.abc import Callable, Mapping, Sequence
 
 from summon.protocol.errors import DecodeError, ErrorCode
 from summon.protocol.messages import Move, Reclaim, decode
@@ -86,7 +87,7 @@ class UndoLog:
     never undoes anything.
     """
 
-    def __init__(self, store: Callable[[], "Store"]) -> None:
+    def __init__(self, store: Callable[[], Store]) -> None:
         self._store = store  # the referee opens its store in startup(): read it when used
         self._undo: list[Callable[[], object]] = []
 
@@ -112,7 +113,7 @@ class MovePorts:
 
     tables: Mapping[str, Table]
     topics: Topics
-    store: Callable[[], "Store"]
+    store: Callable[[], Store]
     undo: UndoLog
     outbox: Outbox
     seats: SeatPort

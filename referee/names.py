@@ -25,7 +25,7 @@ wear to pass for another seat on everyone's screen.
 from __future__ import annotations
 
 import re
-from typing import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 
 from summon.protocol.confusables import name_key, skeleton
 from summon.protocol.topics import PORTABLE_CHARS, portable_name, valid_name

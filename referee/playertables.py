@@ -37,7 +37,8 @@ import collections
 import logging
 import secrets
 import time
-from typing import TYPE_CHECKING, Any, Callable, Mapping, Protocol, Sequence
+from typing import TYPE_CHECKING, Any, Protocol
+from collections.abc import Callable, Mapping, Sequence
 
 from summon.protocol.errors import ErrorCode
 from summon.protocol.messages import CloseTable, CreateTable, Created, Rematch, SandboxRequest, encode
@@ -232,7 +233,7 @@ class PlayerTables:
     def open_tables(self, user: str) -> int:
         """Tables ``user`` created still in play (but those it left: the others finish them,
         referee/seatchange.py), and its gatherings still waiting."""
-        def counted(t: "Table") -> bool:
+        def counted(t: Table) -> bool:
             seat = t.seat_of(user)
             return (getattr(t, "creator", None) == user and t.status == "playing"
                     and (seat is None or t.house.get(seat) != "left"))
@@ -311,7 +312,7 @@ class PlayerTables:
     def _make(self, user: str, reply: str, refs: list[str], game: str, players: list[str], config: Mapping[str, Any],
               clock: Mapping[str, Any] | None, computer: Mapping[int, str],
               also: tuple[tuple[str, str], ...] = (), table_id: str | None = None, budgeted: bool = True,
-              names: Mapping[int, str] | None = None, answer: bool = True) -> "Table | None":
+              names: Mapping[int, str] | None = None, answer: bool = True) -> Table | None:
         """Create the table (``budgeted``: counted against ``user``; a gathering counted when it
         was made); ``answer``: send ``created`` to ``refs[0]`` and ``also``."""
         if budgeted:

@@ -64,7 +64,7 @@ log = logging.getLogger("summon.referee.seats")
 class SeatKeeper:
     """Clocks, presence and house bots for every table of one referee (loop thread only)."""
 
-    def __init__(self, referee: "RefereeCore") -> None:
+    def __init__(self, referee: RefereeCore) -> None:
         self.ref = referee
         self.offline: dict[str, float] = {}  # user -> monotonic time we heard "offline"
         self.watched: set[str] = set()  # tables that need ticking (a time control or a house seat)
@@ -76,7 +76,7 @@ class SeatKeeper:
         self.offloop: OffLoop | None = None  # started at the first slow decision
 
     # --- bookkeeping ---------------------------------------------------------------------------
-    def setup(self, table: "Table", timing: TimeControl | None, now: float) -> None:
+    def setup(self, table: Table, timing: TimeControl | None, now: float) -> None:
         """Give a new table its time control; raises ``ClockError`` for an unknown house bot."""
         if timing is not None and timing.house_bot is not None:
             known = self.ref.house_bots.names()
@@ -89,7 +89,7 @@ class SeatKeeper:
         self.watch(table)
 
     @staticmethod
-    def note_turns(table: "Table", now: float, mover: int | None = None) -> None:
+    def note_turns(table: Table, now: float, mover: int | None = None) -> None:
         """When each seat to move began its turn (``table.turn_since``, monotonic): what
         ``hand_over`` reads at a table without a clock (referee/seatchange.py).  Live only: a
         restored table's turns start at the restore, as its clocks do (downtime is not idleness)."""
@@ -98,7 +98,7 @@ class SeatKeeper:
         table.turn_since = {s: old[s] if s in old and s != mover else now  # type: ignore[attr-defined]
                             for s in to_move}
 
-    def watch(self, table: "Table") -> None:
+    def watch(self, table: Table) -> None:
         if not hasattr(table, "turn_since"):  # restored (or adopted): its turns start now
             self.note_turns(table, time.monotonic())
         for user in table.players:
@@ -142,7 +142,7 @@ class SeatKeeper:
         return True
 
     # --- who is away (meta.away) -----------------------------------------------------------------
-    def _tables_of(self, user: str) -> list["Table"]:
+    def _tables_of(self, user: str) -> list[Table]:
         out = []
         tids = self.seated.get(user, set())
         for tid in sorted(tids):
@@ -155,7 +155,7 @@ class SeatKeeper:
             self.seated.pop(user, None)
         return out
 
-    def _mark_away(self, table: "Table") -> None:
+    def _mark_away(self, table: Table) -> None:
         """Bring ``table.away`` (seat -> since, read by ``views.meta_message``) up to date."""
         table.away = {seat: self.away_since[user] for seat, user in enumerate(table.players)  # type: ignore[attr-defined]
                       if user in self.away_since}
@@ -212,14 +212,14 @@ class SeatKeeper:
                         self.take(table, seat, "absent", now)
 
     # --- moves the referee plays ------------------------------------------------------------------
-    def _house_move(self, table: "Table", seat: int, now: float) -> None:
+    def _house_move(self, table: Table, seat: int, now: float) -> None:
         move = self.decide(table, seat)
         if move is None:
             return  # a worker is thinking: the next tick plays it
         self.ref.play(table, table.players[seat], Move(seq=table.seq, move=move), ("house",),
                        [Event("autoplay", {"seat": seat})], now)
 
-    def _timeout(self, table: "Table", seat: int, now: float) -> None:
+    def _timeout(self, table: Table, seat: int, now: float) -> None:
         by = table.timing.on_timeout
         move = self.decide(table, seat) if by == "house" else self.random_choice(table, seat)
         if move is None:
@@ -234,7 +234,7 @@ class SeatKeeper:
                 and table.clock.timeouts[seat] >= limit and seat not in table.house):
             self.take(table, seat, "timeouts", now)
 
-    def decide(self, table: "Table", seat: int) -> str | None:
+    def decide(self, table: Table, seat: int) -> str | None:
         """The house bot's move for ``seat``, or None while a worker decides it (a slow bot:
         ``referee/housepool.py``); a cheap bot decides here, and is measured."""
         name = self._bot_name(table, seat)
@@ -255,11 +255,11 @@ class SeatKeeper:
         if self.offloop is not None:
             self.offloop.close()
 
-    def house_choice(self, table: "Table", seat: int) -> str:
+    def house_choice(self, table: Table, seat: int) -> str:
         """The house bot's move for ``seat``: it sees only that seat's view and legal moves."""
         return self._choose(self._bot(table, seat), table, seat)
 
-    def _cheap_choice(self, table: "Table", seat: int) -> str:
+    def _cheap_choice(self, table: Table, seat: int) -> str:
         """The move of the seat's cheap fallback (the game's default bot if it is cheap, else
         random): a worker crashed, overran its deadline or the pool is full."""
         key = (table.id, seat)
@@ -271,7 +271,7 @@ class SeatKeeper:
             self._cheap[key] = bots.make(name, self._seed(table.id, seat))
         return self._choose(self._cheap[key], table, seat)
 
-    def _choose(self, bot: Any, table: "Table", seat: int) -> str:
+    def _choose(self, bot: Any, table: Table, seat: int) -> str:
         legal = table.legal_for(seat)
         try:
             move = bot.choose(table.game.view(table.state, seat), list(legal))
@@ -280,11 +280,11 @@ class SeatKeeper:
             move = None
         return move if move in legal else self.random_choice(table, seat)
 
-    def random_choice(self, table: "Table", seat: int) -> str:
+    def random_choice(self, table: Table, seat: int) -> str:
         rng = random.Random(zlib.crc32(f"{table.id}/{table.seq}".encode()))
         return rng.choice(table.legal_for(seat))
 
-    def _bot_name(self, table: "Table", seat: int) -> str:
+    def _bot_name(self, table: Table, seat: int) -> str:
         bots = self.ref.house_bots  # injected by whoever started the referee (referee/core.py)
         name = (table.timing.house_bot if table.timing is not None else None) or bots.default(table.game.name)
         reason = table.house.get(seat, "")
@@ -296,14 +296,14 @@ class SeatKeeper:
     def _seed(table_id: str, seat: int) -> int:
         return zlib.crc32(table_id.encode()) + seat
 
-    def _bot(self, table: "Table", seat: int) -> Any:
+    def _bot(self, table: Table, seat: int) -> Any:
         key = (table.id, seat)
         if key not in self._bots:
             self._bots[key] = self.ref.house_bots.make(self._bot_name(table, seat), self._seed(table.id, seat))
         return self._bots[key]
 
     # --- seats changing hands ---------------------------------------------------------------------
-    def take(self, table: "Table", seat: int, reason: str, now: float | None = None) -> None:
+    def take(self, table: Table, seat: int, reason: str, now: float | None = None) -> None:
         """The house bot takes ``seat`` (reason "timeouts" or "absent"; "left" and "idle" from
         referee/seatchange.py); durable, then published."""
         self.ref.store.seat_event(table.id, SeatEvent(table.seq, seat, "house", reason, time.time()))
@@ -316,7 +316,7 @@ class SeatKeeper:
                  extra={"table": table.id, "user": table.players[seat]})
         self._announce(table, Event("house", {"seat": seat, "reason": reason}), now=now)
 
-    def reclaim(self, table: "Table", user: str, now: float | None = None) -> None:
+    def reclaim(self, table: Table, user: str, now: float | None = None) -> None:
         """``user`` takes their seat back (a ``reclaim`` message, presence, or an accepted move);
         every seat the house holds for them, for an account holding several."""
         seats = table.seats_of(user)
@@ -330,7 +330,7 @@ class SeatKeeper:
             if seat in table.house:  # nothing to give back otherwise: reclaiming is idempotent
                 self._reclaim_seat(table, user, seat, now)
 
-    def _reclaim_seat(self, table: "Table", user: str, seat: int, now: float | None) -> None:
+    def _reclaim_seat(self, table: Table, user: str, seat: int, now: float | None) -> None:
         self.ref.store.seat_event(table.id, SeatEvent(table.seq, seat, "reclaim", None, time.time()))
         del table.house[seat]
         self.absent_held.get(user, set()).discard(table.id)
@@ -342,7 +342,7 @@ class SeatKeeper:
         log.info("table %s: %s takes seat %d back", table.id, user, seat)
         self._announce(table, Event("reclaim", {"seat": seat}), seat_state=seat, now=now)
 
-    def after_move(self, table: "Table", seat: int, flags: tuple[str, ...]) -> None:
+    def after_move(self, table: Table, seat: int, flags: tuple[str, ...]) -> None:
         """A move the player sent themselves was accepted: they are present, and hold their seat."""
         self.note_turns(table, time.monotonic(), seat)
         if not flags:
@@ -371,7 +371,7 @@ class SeatKeeper:
         if self.offloop is not None:
             self.offloop.forget(tid)
 
-    def _announce(self, table: "Table", event: Event, seat_state: int | None = None,
+    def _announce(self, table: Table, event: Event, seat_state: int | None = None,
                   now: float | None = None) -> None:
         if table.clock is not None:
             table.clock = table.clock.at(time.monotonic() if now is None else now)
@@ -386,7 +386,7 @@ def _declared_cost(game: str, bot: str) -> float | None:
     return gt.bot_cost_ms.get(bot) if gt is not None else None
 
 
-def announcement(table: "Table", event: Event, seat_state: int | None = None) -> list[Publish]:
+def announcement(table: Table, event: Event, seat_state: int | None = None) -> list[Publish]:
     """What a seat changing hands publishes: the event, the reclaimer's state, the new meta.
 
     A function of the table alone, so that replays (clients/replay.py) rebuild it exactly.

@@ -55,7 +55,8 @@ import queue
 import threading
 import time
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 from summon.protocol.mqtt import Incoming
 from summon.protocol.version import MAX_INBOUND_BYTES
@@ -236,7 +237,7 @@ class RateLimitedInbox(queue.Queue):  # type: ignore[type-arg]
         if size > self.max_size:
             self.max_size = size
 
-    def _count_drop(self, user: str, topic: str) -> "Limited | None":
+    def _count_drop(self, user: str, topic: str) -> Limited | None:
         """Count one dropped message; the notice of ``user``'s window if it has closed."""
         now = self.limiter.clock()
         with self._lock:
@@ -257,7 +258,7 @@ class RateLimitedInbox(queue.Queue):  # type: ignore[type-arg]
             del self._windows[user]
             return Limited(user, topic, win[0])
 
-    def _due_notice(self) -> "tuple[Limited | None, float | None]":
+    def _due_notice(self) -> tuple[Limited | None, float | None]:
         """A notice whose window has closed, or (None, seconds until the next one closes)."""
         if not self._windows:  # cheap unlocked peek: the common case
             return None, None

@@ -49,7 +49,8 @@ import logging
 import threading
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Sequence
 
 from summon.protocol.messages import encode
 from summon.protocol.topics import Topics
@@ -188,7 +189,7 @@ def rebuild(rec: TableRecord, moves: Sequence[MoveRecord], seat_events: Sequence
 class Recovery:
     """The referee's durability hooks (loop thread only)."""
 
-    def __init__(self, referee: "RefereeCore") -> None:
+    def __init__(self, referee: RefereeCore) -> None:
         self.ref = referee
         self._connects = 0
         self.last_restore: RestoreReport | None = None

@@ -17,7 +17,8 @@ hand; see clients/replay.py).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import Any
+from collections.abc import Iterator
 
 from summon.protocol.messages import Message, Move, decode
 from summon.protocol.topics import Topics
@@ -68,7 +69,7 @@ class Replay:
         return data
 
     @classmethod
-    def from_json(cls, data: Any) -> "Replay":
+    def from_json(cls, data: Any) -> Replay:
         if not isinstance(data, dict) or data.get("format") != FORMAT:
             raise ReplayError("not a summon replay file")
         if data.get("version") != VERSION:

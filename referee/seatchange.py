@@ -55,14 +55,14 @@ IDLE = "idle"
 COMPUTER = "computer:"  # a computer seat's house reason (referee/playertables.py; not imported: no import cycle)
 
 
-def is_person(table: "Table", seat: int) -> bool:
+def is_person(table: Table, seat: int) -> bool:
     """Is ``seat`` held by the person (or bot account) seated there, not by a computer player or
     a leaver's computer?  (A seat the house plays for absence or timeouts is still the person's.)"""
     reason = table.house.get(seat) or ""
     return not reason.startswith(COMPUTER) and reason != LEFT
 
 
-def idle_for(table: "Table", seat: int, now: float) -> tuple[float, float] | None:
+def idle_for(table: Table, seat: int, now: float) -> tuple[float, float] | None:
     """(seconds ``seat``'s running turn has lasted, the grace) if it is ``seat``'s turn, else None."""
     if table.status != "playing" or seat not in table.game.to_move(table.state):
         return None
@@ -184,7 +184,7 @@ class SeatChanges:
         self._take(table, seat, f"by {got} of the {len(others)} other players", now)
         answer(True, got, needed)
 
-    def _take(self, table: "Table", seat: int, why: str, now: float) -> None:
+    def _take(self, table: Table, seat: int, why: str, now: float) -> None:
         self._asks.pop((table.id, seat), None)
         log.info("table %s: seat %d handed to the computer %s", table.id, seat, why, extra={"table": table.id})
         self.ref.seats.take(table, seat, IDLE, now)
@@ -207,6 +207,6 @@ class SeatChanges:
             del self._asks[key]
 
 
-def shown(table: "Table", seat: int) -> str:
+def shown(table: Table, seat: int) -> str:
     """The seat's name for people: a guest's display name, else its account."""
     return str(getattr(table, "names", {}).get(seat) or table.players[seat])

@@ -9,7 +9,8 @@ moves -- never the state itself.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Protocol, Sequence
+from typing import Any, Protocol
+from collections.abc import Callable, Mapping, Sequence
 
 from summon.referee.engine import Event, Game, Outcome
 

@@ -24,7 +24,8 @@ import secrets
 import threading
 import time
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any
+from collections.abc import Callable, Mapping, Sequence
 
 from summon.protocol.errors import DecodeError, ErrorCode, TopicError
 from summon.protocol.messages import (CloseTable, Closed, CreateTable, Created, Error, GuestRequest, HandOver, Invites,
@@ -621,7 +622,7 @@ class Referee:
             where = self.topics.parse(msg.topic)
         except TopicError as exc:
             log.debug("ignored: %s", exc)
-            if msg.payload and (msg.retain or not self.config.mqtt_version == 5):
+            if msg.payload and (msg.retain or self.config.mqtt_version != 5):
                 # Junk retained on a topic we cannot even parse (e.g. an invalid table id)
                 # would be replayed to us on every start and kept by the broker for ever.
                 # On 3.1.1 cleared even without the retain flag: a retained publish made
@@ -895,7 +896,7 @@ class Referee:
             self._send_error(self.topics.reply(where.user), ErrorCode.RATE_LIMITED, detail)
 
     # --- output -----------------------------------------------------------------------------
-    def _send(self, publishes: "Sequence[Publish | Later]") -> None:
+    def _send(self, publishes: Sequence[Publish | Later]) -> None:
         if self._held is not None:  # in a group commit: sent once it is durable (_batch_from)
             self._held.extend(publishes)
             return
@@ -913,7 +914,7 @@ class Referee:
                 continue
             self._link.publish(p.topic, p.payload, retain=p.retain)
 
-    def _through_gates(self, publishes: "Sequence[Publish | Later]") -> "list[Publish | Later]":
+    def _through_gates(self, publishes: Sequence[Publish | Later]) -> list[Publish | Later]:
         """What may leave now; the publishes of a gated table (fleet.own) wait in its gate."""
         free: list[Publish | Later] = []
         for p in publishes:
@@ -972,7 +973,7 @@ class Referee:
         self._send([Publish(topic, payload)])
 
     # --- RefereeCore: what the helpers (presence, fleet, recovery, tablecap) may call ------------
-    def send(self, publishes: "Sequence[Publish | Later]") -> None:
+    def send(self, publishes: Sequence[Publish | Later]) -> None:
         self._send(publishes)
 
     def send_raw(self, topic: str, payload: bytes) -> None:

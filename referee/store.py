@@ -38,7 +38,8 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
-from typing import Any, Iterable
+from typing import Any
+from collections.abc import Iterable
 
 from summon.referee.records import (ChatRecord, MoveRecord, SeatEvent, StoreError, StoreStats, TableRecord,
                                     dump_json)
@@ -97,7 +98,7 @@ PRAGMA user_version = 2;
 """
 
 
-def open_store(url: str = MEMORY, readonly: bool = False, sync: str = "full", **kwargs: Any) -> "Store":
+def open_store(url: str = MEMORY, readonly: bool = False, sync: str = "full", **kwargs: Any) -> Store:
     """The store for ``--db``: ``postgresql://...`` opens the shared PostgreSQL store (a fleet
     of referees, ``referee/store_pg.py``), anything else is an SQLite path (one referee)."""
     if url.startswith(("postgresql://", "postgres://")):

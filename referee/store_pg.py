@@ -33,7 +33,8 @@ from __future__ import annotations
 
 import json
 import secrets
-from typing import Any, Iterable, Sequence
+from typing import Any
+from collections.abc import Iterable, Sequence
 
 from summon.referee.records import ChatRecord, MoveRecord, SeatEvent, StoreError, StoreStats, TableRecord, dump_json
 
@@ -380,7 +381,7 @@ class PgStore:
         """
         return _heartbeat(self._db, self.owner, self.ttl, self.path)
 
-    def renewal(self) -> "LeaseRenewal":
+    def renewal(self) -> LeaseRenewal:
         """A connection of its own for the lease renewal thread (referee/fleet.py ``Renewer``)."""
         return LeaseRenewal(self._url, self.owner, self.ttl)
 

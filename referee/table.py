@@ -13,7 +13,8 @@ never applied, so a client that re-sends after a reconnect cannot play twice.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any
+from collections.abc import Callable, Mapping, Sequence
 
 from summon.protocol.errors import ErrorCode
 from summon.protocol.messages import Error, Move, encode

@@ -43,7 +43,8 @@ from __future__ import annotations
 import heapq
 import logging
 import time
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
+from collections.abc import Callable
 
 from summon.protocol import mqttwire
 from summon.protocol import topics as topics_mod
@@ -105,7 +106,7 @@ class CreateBudget:
             bucket[0] = min(self.burst, bucket[0] + min(float(max(seats, 1)), self.burst))
 
 
-def cleared(table: "Table", meta: bool = True) -> list[Publish]:
+def cleared(table: Table, meta: bool = True) -> list[Publish]:
     """Empty retained messages for the retained topics of ``table`` (deletes them);
     without ``meta`` its meta (the result) stays."""
     t = table.topics
@@ -124,7 +125,7 @@ def cleared(table: "Table", meta: bool = True) -> list[Publish]:
 _TABLE_CACHES = ((mqttwire._topic, 3, 4), (topics_mod._parse, 3, 4), (views._heads, 0, 1))
 
 
-def trim_table_caches(tables: "dict[str, Table]") -> int:
+def trim_table_caches(tables: dict[str, Table]) -> int:
     """Empty each per-table cache that holds more than the live ``tables`` can use (it
     refills from the next moves, a few microseconds a topic); how many were emptied."""
     seats = sum(len(t.players) for t in tables.values())
@@ -143,7 +144,7 @@ class TablePruner:
     finished table whose meta is still kept (``keep_meta_s``).
     """
 
-    def __init__(self, referee: "RefereeCore", every: float = 1.0) -> None:
+    def __init__(self, referee: RefereeCore, every: float = 1.0) -> None:
         self.ref = referee
         self.every = every
         self._ended: dict[str, float] = {}  # table id -> monotonic time we first saw it ended
@@ -211,7 +212,7 @@ class TablePruner:
         if out:
             self.ref.send(out)
 
-    def forget(self, table: "Table", clear: bool, meta: bool = True) -> None:
+    def forget(self, table: Table, clear: bool, meta: bool = True) -> None:
         self.ref.tables.pop(table.id, None)
         self._ended.pop(table.id, None)
         self.ref.seats._forget(table.id)  # no ticks, no house bots

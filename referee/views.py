@@ -9,7 +9,8 @@ The redaction test checks the output of these very functions.
 from __future__ import annotations
 
 import functools
-from typing import TYPE_CHECKING, Any, Mapping, Protocol, Sequence
+from typing import TYPE_CHECKING, Any, Protocol
+from collections.abc import Mapping, Sequence
 
 from summon.protocol.codec import packer
 from summon.protocol.messages import Events, Meta, PublicState, SeatState, field_names
@@ -184,13 +185,13 @@ def _header_len(n: int) -> int:
     return 1 if n < 16 else 3 if n < 0x10000 else 5
 
 
-def _pairs(pk: "msgpack.Packer", d: dict) -> bytes:
+def _pairs(pk: msgpack.Packer, d: dict) -> bytes:
     """The packed key/value pairs of ``d``: its encoding without the map header (a map is
     its header and then each key and value, in order)."""
     return pk.pack(d)[_header_len(len(d)):]
 
 
-def _seat_view_bytes(pk: "msgpack.Packer", public: dict, public_pairs: bytes, extra: dict) -> bytes:
+def _seat_view_bytes(pk: msgpack.Packer, public: dict, public_pairs: bytes, extra: dict) -> bytes:
     """``pk.pack`` of the seat view that is ``public`` followed by ``extra``: the
     spectators' encoded pairs, then the seat's own."""
     if type(extra) is not dict or extra.keys() & public.keys():  # not a plain addition: build it whole

@@ -9,7 +9,8 @@ import signal
 import sys
 import threading
 import time
-from typing import Any, Iterator
+from typing import Any
+from collections.abc import Iterator
 
 import pytest
 
@@ -140,7 +141,7 @@ def mosquitto(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Mosquitto]:
 
 
 @pytest.fixture
-def referee(mosquitto: Mosquitto, request: pytest.FixtureRequest) -> Iterator["object"]:
+def referee(mosquitto: Mosquitto, request: pytest.FixtureRequest) -> Iterator[object]:
     """A referee connected as `referee`, with `director` as its director, on its own thread.
 
     Every test has its broker of its own (see ``mosquitto``), so nothing leaks between tests.
@@ -189,7 +190,7 @@ def _stop_bot_clients_after_each_test(monkeypatch: pytest.MonkeyPatch) -> Iterat
 
 
 @pytest.fixture(scope="session")
-def postgres() -> Iterator["object"]:
+def postgres() -> Iterator[object]:
     """One private PostgreSQL cluster for the session (tests/pg.py); every test takes a fresh
     database from it (``pg_url``).  Skipped, saying why, only where PostgreSQL is not installed."""
     from tests.pg import find_pg_bin, start_postgres

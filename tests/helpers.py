@@ -5,7 +5,8 @@ from __future__ import annotations
 import queue
 import threading
 import time
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 from summon.protocol.errors import DecodeError
 from summon.protocol.messages import Message, decode
@@ -71,7 +72,7 @@ def run_in_thread(fn: Callable[[], Any]) -> threading.Thread:
     return t
 
 
-def drain_seat_states(links: "dict[str, Link]", latest: "dict[str, Any]", seq: int, timeout: float = 10.0) -> bool:
+def drain_seat_states(links: dict[str, Link], latest: dict[str, Any], seq: int, timeout: float = 10.0) -> bool:
     """Read every link until each user's newest ``seat_state`` (kept in ``latest``) has at
     least ``seq``; False if that did not happen within ``timeout`` (benchmarks driving seats)."""
     from summon.protocol.messages import SeatState
@@ -90,15 +91,15 @@ def drain_seat_states(links: "dict[str, Link]", latest: "dict[str, Any]", seq: i
     return True
 
 
-def timed_move(link: "Link", topic: str, state: Any, move: str, timeout: float = 30.0) -> "tuple[float, Any]":
+def timed_move(link: Link, topic: str, state: Any, move: str, timeout: float = 30.0) -> tuple[float, Any]:
     """Send ``move`` for ``state`` (a SeatState) and wait for the mover's own next state:
     (milliseconds, that state) -- the latency a player feels, its decoding included (benchmarks)."""
     _, decoded_ms, m = timed_move_arrival(link, topic, state, move, timeout)
     return decoded_ms, m
 
 
-def timed_move_arrival(link: "Link", topic: str, state: Any, move: str,
-                       timeout: float = 30.0) -> "tuple[float, float, Any]":
+def timed_move_arrival(link: Link, topic: str, state: Any, move: str,
+                       timeout: float = 30.0) -> tuple[float, float, Any]:
     """``timed_move`` with two clocks: (ms until the mover's next state was taken from the
     inbox, ms until it was also decoded, the state).  The first is measured as the raw
     ping-pong of benchmarks/referee_load.py measures its echo (taken from the inbox, not

@@ -12,7 +12,7 @@ import subprocess
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
+from collections.abc import Sequence
 
 from summon.clients.embedded_broker import free_port
 from summon.protocol.mqtt import BrokerUrl
@@ -68,7 +68,7 @@ class Mosquitto:
         self.proc = launch(self.directory / "mosquitto.conf", [p for p in (self.port, self.websockets_port) if p])
 
 
-def launch(conf: Path, ports: "list[int]") -> "subprocess.Popen[bytes]":
+def launch(conf: Path, ports: list[int]) -> subprocess.Popen[bytes]:
     """Start ``mosquitto -c conf`` and wait until every port in ``ports`` accepts connections."""
     binary = find_mosquitto()
     if binary is None:
@@ -84,7 +84,7 @@ def launch(conf: Path, ports: "list[int]") -> "subprocess.Popen[bytes]":
     return proc
 
 
-def wait_for_ports(proc: "subprocess.Popen", ports: "list[int]", seconds: float = 10.0) -> "list[int]":
+def wait_for_ports(proc: subprocess.Popen, ports: list[int], seconds: float = 10.0) -> list[int]:
     """Wait until every port accepts connections (or ``proc`` exits); the ports still closed."""
     waiting = list(ports)
     deadline = time.monotonic() + seconds
@@ -122,7 +122,7 @@ def _start_mosquitto(directory: Path, websockets: bool) -> Mosquitto:
     return Mosquitto(launch(conf, ports), port, directory, spectator_port, ws_port)
 
 
-def add_referee_accounts(broker: Mosquitto, users: "Sequence[str]", prefix: str = "summon/v1") -> None:
+def add_referee_accounts(broker: Mosquitto, users: Sequence[str], prefix: str = "summon/v1") -> None:
     """Referee accounts for a fleet: the broker binds client id to username, so each referee
     needs an account of its own (role referee: the whole tree).  Restarts the broker."""
     d = broker.directory

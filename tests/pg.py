@@ -92,6 +92,6 @@ def start_postgres(fsync: bool = False) -> PgCluster:
                 err = proc.stderr.read().decode(errors="replace") if proc.poll() is not None and proc.stderr else ""
                 proc.kill()
                 shutil.rmtree(directory, ignore_errors=True)
-                raise RuntimeError(f"postgres did not start: {err[-2000:]}")
+                raise RuntimeError(f"postgres did not start: {err[-2000:]}") from None
             time.sleep(0.1)
     return PgCluster(proc, port, directory)

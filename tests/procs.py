@@ -56,13 +56,13 @@ def descendants(root: int) -> list[Proc]:
     return out
 
 
-def alive(pids: "list[int] | set[int]") -> list[Proc]:
+def alive(pids: list[int] | set[int]) -> list[Proc]:
     """Those of ``pids`` still running (a zombie has ended)."""
     procs = (_read(pid) for pid in pids)
     return [p for p in procs if p is not None and p.state != "Z"]
 
 
-def wait_gone(pids: "list[int] | set[int]", timeout: float) -> list[Proc]:
+def wait_gone(pids: list[int] | set[int], timeout: float) -> list[Proc]:
     """Wait until none of ``pids`` runs, at most ``timeout`` s; return those still running."""
     deadline = time.monotonic() + timeout
     left = alive(pids)

@@ -226,7 +226,7 @@ def test_the_commands_follow_tables_to_their_cells(tmp_path):
         for u in PLAYERS:
             procs.append(subprocess.Popen([*summon, "bot", "-u", u, "--bot", "random"], env=env,
                                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
-        for tid, c in made.items():  # an anonymous spectator: the table's cell's edge
+        for tid in made:  # an anonymous spectator: the table's cell's edge
             out = run("watch", tid, "--wait", "30")
             assert out.stdout.strip(), out
         for tid, c in made.items():

@@ -14,7 +14,8 @@ import subprocess
 import sys
 import time
 import uuid
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 import msgpack
 import pytest

@@ -34,7 +34,7 @@ def test_demo_plays_a_whole_game_on_the_embedded_broker():
     # the same seed plays the same game (at a table id of its own: the id never carries the seed)
     again = run(["demo", "--target", "150", "--seed", "5"])
     ids = {m for text in (out, again.stdout) for m in re.findall(r"\bdemo-[0-9a-f]{8}\b", text)}
-    assert len(ids) == 2 and not any("5" == i[5:] for i in ids)
+    assert len(ids) == 2 and not any(i[5:] == "5" for i in ids)
     strip = lambda text: [re.sub(r"\bdemo-[0-9a-f]{8}\b", "demo-*", line) for line in text.splitlines()
                           if "wall time" not in line and "broker on" not in line]
     assert strip(again.stdout) == strip(out)

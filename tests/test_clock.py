@@ -78,7 +78,7 @@ def test_replaying_spent_times_rebuilds_the_same_clock():
     live = Clock.start(tc, 3, [0], now=50.0)
     log = []
     t = 50.0
-    for i, (seat, nxt, dt) in enumerate([(0, [1], 3.0), (1, [2], 9.0), (2, [0], 0.5), (0, [1], 7.25)]):
+    for _i, (seat, nxt, dt) in enumerate([(0, [1], 3.0), (1, [2], 9.0), (2, [0], 0.5), (0, [1], 7.25)]):
         t += dt
         live, spent = live.after_move(seat, nxt, now=t, timed_out=(dt >= 9.0))
         log.append((seat, spent, nxt, dt >= 9.0))

@@ -40,7 +40,7 @@ TABLE = "compat-1"
 FUTURE = {"v": 1, "type": "future_notice", "table": TABLE, "note": "a message type of a later version"}
 
 
-def future_state(game: str = "summicard") -> "tuple[str, dict]":
+def future_state(game: str = "summicard") -> tuple[str, dict]:
     """The first seat to move's real seat state at seq 0, with fields no version has yet."""
     players = ["north", "east"]
     table = Table(TABLE, GAMES[game], players, {}, 7, Topics(P))
@@ -80,7 +80,7 @@ def test_the_decoder_ignores_unknown_fields_in_what_clients_receive_only():
     st = decode(msgpack.packb(state))
     assert st.TYPE == "seat_state" and st.view["future_view_key"] == [1, 2, 3]
     for name in CLIENT_SENT:  # what a client sends stays closed: a typo is msg/bad-field
-        assert MESSAGE_TYPES[name].TYPE == name
+        assert name == MESSAGE_TYPES[name].TYPE
     with pytest.raises(Exception) as info:
         decode(msgpack.packb({"v": 1, "type": "move", "seq": 0, "move": "pass", "future_field": 1}))
     assert info.value.code == "msg/bad-field"

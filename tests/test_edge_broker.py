@@ -23,7 +23,8 @@ import threading
 import time
 import uuid
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 import msgpack
 import pytest
@@ -74,7 +75,7 @@ class Recorder:
             self.seen.append(msg)
             self._cond.notify_all()
 
-    def connect(self) -> "Recorder":
+    def connect(self) -> Recorder:
         assert self.raw.connect() == "Success"
         return self
 

@@ -61,7 +61,7 @@ def _read_until(sock: socket.socket, enough: int, timeout: float) -> bytes:
         sock.settimeout(max(0.01, deadline - time.monotonic()))
         try:
             chunk = sock.recv(1 << 20)
-        except socket.timeout:
+        except TimeoutError:
             break
         if not chunk:
             break

@@ -30,7 +30,7 @@ FULL = {"dragon": [dict(GAMES["dragon"].bots_only_config)], "summicard": [{}, {"
 MAX_MOVES = 100_000  # a game of random moves longer than this is a test that would never end
 
 
-def games(game: str, n: int, configs: "dict[str, list[dict]]") -> "list[tuple[Table, random.Random]]":
+def games(game: str, n: int, configs: dict[str, list[dict]]) -> list[tuple[Table, random.Random]]:
     out = []
     for i in range(n):
         rng = random.Random(f"{game}-{i}-{n}")
@@ -55,7 +55,7 @@ def test_fast_payloads_equal_the_reference_build_over_whole_default_games(game: 
     check_games(games(game, 6, FULL), at_least=300)
 
 
-def check_games(tables: "list[tuple[Table, random.Random]]", at_least: int) -> None:
+def check_games(tables: list[tuple[Table, random.Random]], at_least: int) -> None:
     checked = 0
     for table, rng in tables:
         assert table.snapshot() == table.snapshot_reference()

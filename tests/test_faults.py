@@ -30,7 +30,8 @@ import time
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
+from collections.abc import Mapping, Sequence
 
 import pytest
 
@@ -68,10 +69,10 @@ class RefereeProcess:
 
     launcher = SUMMON  # the command before the CLI's arguments (tests/fleet_trace.py wraps it)
 
-    def __init__(self, broker: Mosquitto, db: "Path | str", extra: Sequence[str] = (), user: str = "referee") -> None:
+    def __init__(self, broker: Mosquitto, db: Path | str, extra: Sequence[str] = (), user: str = "referee") -> None:
         self.broker, self.db, self.extra, self.user = broker, db, list(extra), user
         self.proc: subprocess.Popen[str] | None = None
-        self.lines: "queue.Queue[str]" = queue.Queue()
+        self.lines: queue.Queue[str] = queue.Queue()
         self.restore_ms: list[float] = []
         self.log: list[str] = []
 
@@ -121,7 +122,7 @@ class RefereeProcess:
             self.proc.wait(10)
 
 
-def stored(db: "Path | str") -> dict[str, tuple[str, str | None, list[tuple[int, str]]]]:
+def stored(db: Path | str) -> dict[str, tuple[str, str | None, list[tuple[int, str]]]]:
     """table id -> (status, result json, [(seat, move)]) read from the referee's database
     (an SQLite file, or a PostgreSQL URL)."""
     if str(db).startswith("postgresql://"):
@@ -166,7 +167,7 @@ class FaultRun:
                 f"wall {self.wall_s:.1f} s")
 
 
-def stored_moves(db: "Path | str") -> int:
+def stored_moves(db: Path | str) -> int:
     """How many moves the referee's database holds (0 before it exists)."""
     if str(db).startswith("postgresql://"):
         import psycopg
@@ -187,7 +188,7 @@ def stored_moves(db: "Path | str") -> int:
 
 
 def run_faults(tmp_path: Path, games: int, seed: int, target: int, broker_restart_at: int = 2,
-               timeout: float = 240.0, db: "Path | str | None" = None, kills: int = 8) -> FaultRun:
+               timeout: float = 240.0, db: Path | str | None = None, kills: int = 8) -> FaultRun:
     rng = random.Random(seed)
     config = {"target": target}
     seeds = [1000 * seed + i for i in range(games)]

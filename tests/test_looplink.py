@@ -65,7 +65,7 @@ def test_the_parser_cuts_any_chunking_into_the_packets_sent(items, v5, chunk) ->
     for i in range(0, len(stream), chunk):
         got += parser.feed(stream[i:i + chunk])
     assert [k for k, _, _ in got] == [wire.PUBLISH] * len(items)
-    for (kind, flags, body), (t, p, q, r, m) in zip(got, items):
+    for (_kind, flags, body), (t, p, q, r, m) in zip(got, items):
         assert wire.publish_info(flags, body, v5=v5) == (t, p, q, r, m if q else 0)
 
 

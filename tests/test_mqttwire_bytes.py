@@ -16,7 +16,8 @@ import socket
 import threading
 import time
 import types
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 import pytest
 
@@ -91,7 +92,7 @@ class FakeBroker:
         self.conn.settimeout(QUIET)
         try:
             extra = self.conn.recv(4096)
-        except socket.timeout:
+        except TimeoutError:
             extra = None
         finally:
             self.conn.settimeout(WAIT)

@@ -309,7 +309,7 @@ def check_dashboard(dash: dict) -> None:
         assert p["id"] not in ids and p["type"] in ("timeseries", "stat", "gauge", "table")
         ids.add(p["id"])
         g = p["gridPos"]
-        assert 0 <= g["x"] and g["x"] + g["w"] <= 24 and g["h"] > 0, p["title"]
+        assert g["x"] >= 0 and g["x"] + g["w"] <= 24 and g["h"] > 0, p["title"]
         cell = {(x, y) for x in range(g["x"], g["x"] + g["w"]) for y in range(g["y"], g["y"] + g["h"])}
         assert not cell & cells, f"panel {p['title']!r} overlaps another"
         cells |= cell
@@ -446,7 +446,7 @@ def test_a_backup_taken_mid_game_resumes_after_a_restore(mosquitto, tmp_path):
     store.close()
 
 
-def _resumes_at(seats: "Seats", backed_up: int, later: int) -> None:
+def _resumes_at(seats: Seats, backed_up: int, later: int) -> None:
     """After a restore: every seat is told the table is back at the backed-up seq (retained
     states republished), under a new epoch (protocol/README.md, "Epoch"); a client still at the later seq re-sends and is refused as stale
     (nothing forked); the game goes on from the backed-up seq."""

@@ -164,7 +164,7 @@ def test_garbage_that_is_not_json_keeps_its_own_message():
     assert "JSON" not in info.value.detail
 
 
-def _tables(text: str) -> "tuple[list[list[list[str]]], set[int]]":
+def _tables(text: str) -> tuple[list[list[list[str]]], set[int]]:
     """The document's tables as a renderer sees them (markdown-it, the CommonMark parser rich
     uses): each a list of rows of cell texts, and the source lines inside tables or code."""
     from markdown_it import MarkdownIt

@@ -218,6 +218,6 @@ def test_retained_lifetimes_can_be_shortened_for_a_test_and_are_kept(broker, tmp
     print(f"states deleted {states - ended:.2f} s and meta {meta - ended:.2f} s after the end; "
           f"the closed table's {gone - closed:.2f} s after the close")
     assert 1.0 - slack <= states - ended and 3.0 - slack <= meta - ended, (states - ended, meta - ended)
-    assert states < meta and 1.0 <= gone - closed, (states - ended, meta - ended, gone - closed)
+    assert states < meta and gone - closed >= 1.0, (states - ended, meta - ended, gone - closed)
     assert not _retained(broker, f"{P}/t/keep-1/#") and not _retained(broker, f"{P}/t/keep-2/#")
     assert proc.returncode == 0, err

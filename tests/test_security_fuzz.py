@@ -18,7 +18,8 @@ import logging
 import random
 import time
 import uuid
-from typing import Any, Iterator
+from typing import Any
+from collections.abc import Iterator
 
 import msgpack
 import pytest

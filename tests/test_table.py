@@ -8,7 +8,8 @@ true hidden information of the engine state, over many random games.
 from __future__ import annotations
 
 import random
-from typing import Any, Iterator
+from typing import Any
+from collections.abc import Iterator
 
 from summon.protocol.messages import Error, Move, SeatState, decode
 from summon.protocol.topics import Topics
@@ -63,7 +64,7 @@ def test_each_accepted_move_publishes_every_seat_and_the_public_area():
     assert T.events("t1") in topics and T.public_state("t1") in topics
     retained = {p.topic for p in out if p.retain}
     assert T.events("t1") not in retained and T.seat_state("t1", "north") in retained
-    for topic, msg in decoded(out):
+    for _topic, msg in decoded(out):
         if isinstance(msg, SeatState):
             assert msg.seq == 1
             assert (msg.legal != []) == (msg.seat in msg.to_move)

@@ -108,7 +108,7 @@ def test_duplicate_match_replays_each_deal_with_seats_swapped(mosquitto, referee
     for g in prog.games:
         boards.setdefault(g.board, {})[g.room] = g
     assert sorted(boards) == [1, 2, 3]
-    for b, rooms in boards.items():
+    for _b, rooms in boards.items():
         o, c = rooms[0], rooms[1]
         assert o.seed == c.seed and o.sides == ["NS", "EW"] and c.sides == ["EW", "NS"]
         # the same cards were dealt to each seat at both tables, as the bots received them

@@ -11,7 +11,7 @@ game ended first, ...) says "skipped: ..." and is not held against the bot.
 
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 from summon.clients.botcheck.checks import Checker, Row
 from summon.clients.botcheck.world import BOT_ENV, World

@@ -19,7 +19,8 @@ from __future__ import annotations
 import random
 import time
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any
+from collections.abc import Callable, Sequence
 
 import msgpack
 
@@ -600,7 +601,7 @@ class Checker:
             started = time.monotonic()
             self.w.proxy.hold()  # the bot does not see its turn until the house bot has played it
             try:
-                self._wait(lambda: self.info(tid)[0] > seq, self.clock_s + 5)
+                self._wait(lambda: self.info(tid)[0] > seq, self.clock_s + 5)  # noqa: B023  (called here, in this pass)
                 nxt = self.advance(tid)
             finally:
                 self.w.proxy.release()

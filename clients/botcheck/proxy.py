@@ -25,7 +25,8 @@ import ssl
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Literal
+from typing import Any, Literal
+from collections.abc import Callable
 
 import msgpack
 
@@ -80,7 +81,7 @@ class MqttProxy:
     """Listen on 127.0.0.1 (a free port) and forward every connection to ``target``."""
 
     def __init__(self, target_host: str, target_port: int, downstream: bool = False,
-                 tls: ssl.SSLContext | None = None, feed: "queue.Queue[Seen] | None" = None) -> None:
+                 tls: ssl.SSLContext | None = None, feed: queue.Queue[Seen] | None = None) -> None:
         self.target = (target_host, target_port)
         self._srv = socket.create_server(("127.0.0.1", 0))
         self.port = self._srv.getsockname()[1]
@@ -202,7 +203,7 @@ class MqttProxy:
         with c.tls_lock:
             try:
                 return c.upstream.recv(65536)
-            except (socket.timeout, ssl.SSLWantReadError):
+            except (TimeoutError, ssl.SSLWantReadError):
                 return None
 
     def _send_up(self, c: _Conn, data: bytes) -> None:

@@ -34,7 +34,8 @@ import subprocess
 import tempfile
 import time
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
+from collections.abc import Callable, Sequence
 
 from summon.clients.botcheck.checks import Row
 from summon.clients.botcheck.proxy import MqttProxy, Seen
@@ -60,7 +61,7 @@ class RemoteError(Exception):
 
 
 def _start(command: Sequence[str], proxy_port: int, user: str, password: str, prefix: str, game: str, log: Path,
-           cwd: str | None) -> "subprocess.Popen[bytes]":
+           cwd: str | None) -> subprocess.Popen[bytes]:
     """The bot command with the account's credentials in the environment (examples/bots/README.md),
     told to connect through the checker's proxy on 127.0.0.1 (plain MQTT; the proxy speaks
     TLS to a ``mqtts://`` broker)."""
@@ -68,7 +69,7 @@ def _start(command: Sequence[str], proxy_port: int, user: str, password: str, pr
            "SUMMON_BROKER": f"mqtt://127.0.0.1:{proxy_port}", "SUMMON_HOST": "127.0.0.1",
            "SUMMON_PORT": str(proxy_port), "SUMMON_USER": user, "SUMMON_PASSWORD": password,
            "SUMMON_PREFIX": prefix, "SUMMON_GAMES": game}
-    out = open(log, "wb")
+    out = open(log, "wb")  # noqa: SIM115  (the bot's log: open while it runs, closed by its caller)
     try:
         return subprocess.Popen(list(command), env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
                                 start_new_session=True, cwd=cwd)

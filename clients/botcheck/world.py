@@ -20,7 +20,8 @@ import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
+from collections.abc import Sequence
 
 from summon.clients.botcheck.proxy import MqttProxy
 from summon.protocol.mqtt import BrokerUrl
@@ -231,7 +232,7 @@ class World:
     def start_bot(self, command: Sequence[str], games: Sequence[str], cwd: str | None = None) -> None:
         # never the caller's own SUMMON_CELLS (a deployment's): the bot sees this world only
         env = {**{k: v for k, v in os.environ.items() if k != "SUMMON_CELLS"}, **self.bot_env(games)}
-        self._log = open(self.log_path, "wb")
+        self._log = open(self.log_path, "wb")  # noqa: SIM115  (the bot's log: closed in stop())
         try:
             self.bot = subprocess.Popen(list(command), env=env, cwd=cwd, stdin=subprocess.DEVNULL,
                                         stdout=self._log, stderr=subprocess.STDOUT, start_new_session=True)

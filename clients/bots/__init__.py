@@ -9,7 +9,8 @@ brings its bots along.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterator, Mapping
+from typing import Any
+from collections.abc import Callable, Iterator, Mapping
 
 from summon.clients.bots.dragon_heuristic import DragonHeuristicBot
 from summon.clients.bots.dragon_search import DragonSearchBot

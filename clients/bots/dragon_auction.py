@@ -22,7 +22,8 @@ too (role ``E<class><size>``), against random piles of the same size.
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any
+from collections.abc import Mapping
 
 from summon.referee.games.dragon.cards import DRAGON_BIT, SUIT_MASKS
 

@@ -57,7 +57,8 @@ import math
 import random
 import time
 from collections import Counter
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any
+from collections.abc import Callable, Mapping, Sequence
 
 from summon.clients.bots.dragon_auction import CLASS_OF, DESIG_MODE, FEATURE_MASKS, roles
 from summon.clients.bots.dragon_cards import best_designations
@@ -329,10 +330,7 @@ class AuctionSearch:
         if not scored:
             return heuristic
         limit, _, safe, d = max(scored)
-        if high_seat is None:
-            level = max(safe, 3) if limit >= 3 else 0
-        else:
-            level = max(safe, need) if limit >= need else 0
+        level = (max(safe, 3) if limit >= 3 else 0) if high_seat is None else max(safe, need) if limit >= need else 0
         if level < need and "pass" not in legal:
             level = need
         move = f"bid {level} {d}"
@@ -509,4 +507,4 @@ class DragonStrongBot(AuctionSearchBot):
         super().__init__(DragonPimcBot(seed, samples=card_samples, cpu_budget_ms=card_budget_ms), seed, **search)
 
 
-assert DESIGNATIONS == tuple(DESIG_MODE)  # the mode numbers of fast.Position
+assert tuple(DESIG_MODE) == DESIGNATIONS  # the mode numbers of fast.Position

@@ -16,7 +16,7 @@ and "master" mean the same thing in every designation.
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 __all__ = [
     "SUITS",

@@ -18,7 +18,8 @@ from __future__ import annotations
 import math
 import random
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Any
+from collections.abc import Mapping, Sequence
 
 from summon.clients.bots.dragon_cards import (
     DRAGON,

@@ -20,7 +20,7 @@ from the tricks this seat saw (``Tracker.tricks``: leader and move codes per tri
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 from summon.referee.games.dragon.cards import DRAGON_BIT, SUIT_MASKS, cards_of
 from summon.referee.games.dragon.fast import LED, POWER

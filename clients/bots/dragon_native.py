@@ -20,7 +20,8 @@ so a bot using it plays exactly as it would with the Python loop; ``uniform_deal
 from __future__ import annotations
 
 import random
-from typing import Any, Sequence
+from typing import Any
+from collections.abc import Sequence
 
 from summon.clients.bots.dragon_solve import solve_points
 from summon.referee.games.dragon.fast import Position, rollout, step

@@ -51,7 +51,8 @@ import math
 import random
 import time
 from collections import Counter
-from typing import Any, Mapping, Sequence
+from typing import Any
+from collections.abc import Mapping, Sequence
 
 from summon.clients.bots.dragon_auction import FEATURE_MASKS as _FMASK, elsewhere_key, log_weight_terms, roles
 from summon.clients.bots.dragon_heuristic import DragonHeuristicBot

@@ -27,7 +27,8 @@ from __future__ import annotations
 
 import random
 import time
-from typing import Any, Mapping, Sequence
+from typing import Any
+from collections.abc import Mapping, Sequence
 
 from summon.clients.bots.dragon_heuristic import DragonHeuristicBot
 from summon.referee.games.dragon.search import MOVE_CODE, MOVE_TEXT, Tracker, determinize, hand_deltas, rollout, step

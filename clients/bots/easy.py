@@ -21,7 +21,8 @@ Mistakes, per game:
 from __future__ import annotations
 
 import random
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any
+from collections.abc import Callable, Mapping, Sequence
 
 from summon.clients.bots.dragon_cards import DRAGON, strength
 from summon.clients.bots.dragon_heuristic import DragonHeuristicBot

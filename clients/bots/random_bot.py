@@ -7,7 +7,8 @@ an engine through odd corners in property tests.
 from __future__ import annotations
 
 import random
-from typing import Any, Mapping, Sequence
+from typing import Any
+from collections.abc import Mapping, Sequence
 
 __all__ = ["RandomBot"]
 

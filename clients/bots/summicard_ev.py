@@ -24,7 +24,8 @@ from __future__ import annotations
 
 import logging
 import random
-from typing import Any, Mapping, Sequence
+from typing import Any
+from collections.abc import Mapping, Sequence
 
 from summon.clients.bots.summicard_model import Model
 

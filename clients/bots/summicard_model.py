@@ -14,7 +14,8 @@ and never imports the engine: a bot only knows what its seat is shown.
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any, Mapping, Sequence
+from typing import Any
+from collections.abc import Mapping, Sequence
 
 __all__ = ["remaining_counts", "distance_dist", "mean", "Dist", "opponent_final", "win_table",
            "bomb_average", "Model"]
@@ -100,10 +101,7 @@ def opponent_final(q: tuple[float, ...], known_sum: int, rounds_left: tuple[int,
     for dist in states.values():
         for x, p in dist.items():
             total[x] = total.get(x, 0.0) + p
-    if bomb_known is not None:
-        final = {x - bomb_known: p for x, p in total.items()}
-    else:
-        final = _add(total, q, -1)
+    final = {x - bomb_known: p for x, p in total.items()} if bomb_known is not None else _add(total, q, -1)
     return tuple(sorted(final.items()))
 
 

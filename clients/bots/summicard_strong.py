@@ -36,7 +36,8 @@ from __future__ import annotations
 import logging
 import random
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Any
+from collections.abc import Mapping, Sequence
 
 from summon.clients.bots.summicard_ev import SummicardEVBot, bet_rule
 from summon.clients.bots.summicard_model import Model, remaining_counts

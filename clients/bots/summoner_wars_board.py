@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from math import comb
-from typing import Any, Mapping
+from typing import Any
+from collections.abc import Mapping
 
 __all__ = ["Unit", "Model", "cell", "name", "dist", "kill_chance", "expected"]
 

@@ -13,7 +13,8 @@ attack and defence differently; ``features`` and ``FEATURES`` keep one order.
 from __future__ import annotations
 
 import math
-from typing import Any, Mapping, Sequence
+from typing import Any
+from collections.abc import Mapping, Sequence
 
 from summon.referee.games.summoner_wars.board import dist
 from summon.referee.games.summoner_wars.cards import POOL

@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import logging
 import random
-from typing import Any, Mapping, Sequence
+from typing import Any
+from collections.abc import Mapping, Sequence
 
 from summon.clients.bots.summoner_wars_board import Model, cell, dist
 

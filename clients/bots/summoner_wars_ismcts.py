@@ -53,7 +53,8 @@ import logging
 import math
 import random
 import time
-from typing import Any, Mapping, Sequence
+from typing import Any
+from collections.abc import Mapping, Sequence
 
 from summon.clients.bots.summoner_wars_eval import load_weights, win_logit
 from summon.clients.bots.summoner_wars_heuristic import SummonerWarsHeuristicBot

@@ -43,7 +43,8 @@ from __future__ import annotations
 import logging
 import math
 import random
-from typing import Any, Mapping, Sequence
+from typing import Any
+from collections.abc import Mapping, Sequence
 
 from summon.clients.bots.summoner_wars_heuristic import SummonerWarsHeuristicBot
 from summon.clients.bots.summoner_wars_board import Model

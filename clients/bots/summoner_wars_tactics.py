@@ -59,7 +59,8 @@ from __future__ import annotations
 
 import logging
 from dataclasses import replace
-from typing import Any, Mapping, Sequence
+from typing import Any
+from collections.abc import Mapping, Sequence
 
 from summon.clients.bots.summoner_wars_board import DIRS, Model, Unit, cell, dist, expected, kill_chance, on_board
 from summon.clients.bots.summoner_wars_heuristic import SummonerWarsHeuristicBot

@@ -12,7 +12,8 @@ import ipaddress
 import os
 import signal
 import sys
-from typing import Any, Callable, NoReturn
+from typing import Any, NoReturn
+from collections.abc import Callable
 
 import click
 
@@ -64,7 +65,7 @@ def refuse_in_clear(what: str, tls: str, flag: str) -> NoReturn:
                              f"network), say --insecure.", param_hint=flag)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _cached_profile(name: str) -> Profile | None:
     return load_profile({"SUMMON_PROFILE": name})
 
@@ -174,7 +175,7 @@ def broker_conf(broker_dir: str | None, port: int) -> str | None:
     return str(next((x.conf for x in layout.listeners if x.port == port), layout.confs[0]))
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _refuses_anonymous(host: str, port: int, tls: bool, profile_path: str, broker_dir: str | None) -> None:
     from summon.protocol.brokercheck import check_refuses_anonymous
 

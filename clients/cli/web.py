@@ -43,7 +43,7 @@ def _bots_url(value: str | None, insecure: bool) -> str:
     if parts.username or parts.password:
         raise click.BadParameter("no credentials in the URL: each bot has its own", param_hint="--bots-broker")
     try:
-        parts.port
+        _ = parts.port  # reading it parses it
     except ValueError:
         raise click.BadParameter("its port is not a number from 1 to 65535", param_hint="--bots-broker") from None
     if parts.scheme == "mqtt" and not insecure and not is_loopback(parts.hostname):
@@ -134,7 +134,7 @@ def _profile_signup() -> str:
 
 
 def _gateway(where: str | None, user: str, password_file: str | None, prefix: str,
-             insecure: bool = False) -> "Gateway | None":
+             insecure: bool = False) -> Gateway | None:
     """The gateway's MQTT connection, or None without a gateway; exits in words when it cannot be made."""
     kept = None
     if not password_file:

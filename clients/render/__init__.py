@@ -7,7 +7,8 @@ watcher and, later, the terminal client.
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Protocol, Sequence
+from typing import Any, Protocol
+from collections.abc import Mapping, Sequence
 
 from summon.clients.render.dragon import DragonRenderer
 from summon.clients.render.summicard import SummicardRenderer

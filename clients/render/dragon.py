@@ -6,7 +6,8 @@ know.  One line per bid, option and trick; a block per hand result.
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from typing import Any
+from collections.abc import Mapping, Sequence
 
 __all__ = ["DragonRenderer", "designation_text"]
 

@@ -8,7 +8,8 @@ distance from the Boccino -- follows an arrow: ``9 -> 2``.
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from typing import Any
+from collections.abc import Mapping, Sequence
 
 __all__ = ["SummicardRenderer", "card_text"]
 

@@ -14,7 +14,8 @@ cards are in lower case and seat 1's in UPPER case; each shows its remaining lif
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from typing import Any
+from collections.abc import Mapping, Sequence
 
 __all__ = ["SummonerWarsRenderer", "grid", "abbrev"]
 

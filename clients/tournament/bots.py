@@ -9,7 +9,8 @@ the duplicate format relies on.
 from __future__ import annotations
 
 import threading
-from typing import Any, Callable, Iterable
+from typing import Any
+from collections.abc import Callable, Iterable
 
 from summon.clients.bots import make_bot
 from summon.clients.sdk import BotClient, TableProgress
@@ -45,7 +46,7 @@ class BotFleet:
         self._threads: list[threading.Thread] = []
 
     def start(self, broker_for: Callable[[str], BrokerUrl], accounts: Iterable[tuple[str, str]],
-              seed: int = 0, cells_for: Callable[[str], list[BrokerUrl]] | None = None, **kw: Any) -> "BotFleet":
+              seed: int = 0, cells_for: Callable[[str], list[BrokerUrl]] | None = None, **kw: Any) -> BotFleet:
         """``accounts``: (username, bot name) pairs; ``broker_for(user)`` has the credentials;
         ``cells_for(user)``: the other cells' brokers, one more connection each (clients/cells.py)."""
         for user, name in accounts:

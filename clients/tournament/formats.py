@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 from summon.clients.tournament.model import GameRecord
 from summon.clients.tournament.pairing import round_robin, swiss_pairs

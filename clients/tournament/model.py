@@ -41,7 +41,7 @@ class GameRecord:
         return asdict(self)
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> "GameRecord":
+    def from_json(cls, data: dict[str, Any]) -> GameRecord:
         known = {f.name for f in fields(cls)}
         return cls(**{k: v for k, v in data.items() if k in known})
 

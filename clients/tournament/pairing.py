@@ -14,7 +14,7 @@ pairing while one is avoidable" is guaranteed, in polynomial time, for any field
 
 from __future__ import annotations
 
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 import networkx as nx
 

@@ -56,7 +56,7 @@ class Progress:
     entered: list[tuple[str, bool]] = field(default_factory=list)
 
     @classmethod
-    def fresh(cls, spec: Spec) -> "Progress":
+    def fresh(cls, spec: Spec) -> Progress:
         """A new run: the file's seed if it has one, else a fresh 256-bit secret."""
         if spec.seed is not None:
             return cls(tournament=spec.id, digest=spec.digest, secret=spec.seed)
@@ -82,7 +82,7 @@ class Progress:
                 "entered": [[a, b] for a, b in self.entered]}
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> "Progress":
+    def from_json(cls, data: dict[str, Any]) -> Progress:
         if data.get("format") != FORMAT_VERSION:
             raise ProgressError(f"progress file format {data.get('format')!r}, expected {FORMAT_VERSION} (an older "
                                 "runner's file: finish that run with it, or move the file away to start afresh)")
@@ -111,14 +111,14 @@ class Progress:
             raise
 
     @classmethod
-    def load(cls, path: str | Path) -> "Progress":
+    def load(cls, path: str | Path) -> Progress:
         try:
             return cls.from_json(json.loads(Path(path).read_text(encoding="utf-8")))
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise ProgressError(f"cannot read progress file {path}: {exc}") from None
 
     @classmethod
-    def open(cls, path: str | Path, spec: Spec) -> "Progress":
+    def open(cls, path: str | Path, spec: Spec) -> Progress:
         """Resume from ``path`` if it exists (it must be for this very file), else start."""
         if not Path(path).exists():
             return cls.fresh(spec)

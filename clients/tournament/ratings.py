@@ -17,7 +17,7 @@ byes are not games and are not rated.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable
+from collections.abc import Iterable
 
 from openskill.models import PlackettLuce, PlackettLuceRating
 

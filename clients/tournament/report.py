@@ -17,7 +17,8 @@ from __future__ import annotations
 import csv
 import json
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any
+from collections.abc import Iterable, Mapping
 
 from summon.clients.tournament.model import GameRecord, side_scores
 from summon.clients.tournament.progress import Progress
@@ -125,7 +126,7 @@ def write_report(spec: Spec, prog: Progress, directory: str | Path) -> list[Path
         for g in rep["games"]:
             res = g.get("result") or {}
             w.writerow([g["round"], g["key"], g["match"] or "", g["board"] or "", "" if g["room"] is None else
-                        "open closed".split()[g["room"]], g["table"] or "", g["seed"], g["status"],
+                        ["open", "closed"][g["room"]], g["table"] or "", g["seed"], g["status"],
                         " | ".join(g["sides"]), " ".join(g["seats"]),
                         " ".join("" if s is None else f"{s:g}" for s in g["side_scores"]),
                         " ".join(map(str, res.get("winners", []))), res.get("reason", ""),

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 from summon.clients.tournament.model import GameRecord, side_ranks, side_scores
 from summon.clients.tournament.spec import SCORES_RANK, Spec

@@ -42,7 +42,8 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
+from collections.abc import Callable, Sequence
 
 from summon.clients.tournament import TournamentError
 from summon.clients.tournament.formats import is_swiss, plan_round, seat_sides
@@ -110,7 +111,7 @@ class Stats:
 class Runner:
     def __init__(self, spec: Spec, broker: BrokerUrl, director: str, progress_path: str | Path,
                  prefix: str = DEFAULT_PREFIX, mqtt_version: int = 3,
-                 on_finish: Callable[["Runner"], None] | None = None,
+                 on_finish: Callable[[Runner], None] | None = None,
                  say: Callable[[str], None] | None = None,
                  cells: Sequence[tuple[str, BrokerUrl]] = ()) -> None:
         self.spec = spec

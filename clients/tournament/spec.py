@@ -14,7 +14,8 @@ import re
 import tomllib
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
-from typing import Any, Mapping, Sequence, TypeGuard
+from typing import Any, TypeGuard
+from collections.abc import Mapping, Sequence
 
 from summon.clients.tournament import TournamentError
 from summon.protocol.topics import portable_name, valid_name

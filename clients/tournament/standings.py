@@ -21,7 +21,8 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any
+from collections.abc import Callable, Iterable, Sequence
 
 from summon.clients.tournament.ratings import Rating, rate
 from summon.clients.tournament.results import Unit

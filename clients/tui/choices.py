@@ -22,7 +22,7 @@ Dragon must follow fire): nobody should have to confirm a step that has no alter
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 __all__ = ["Choice", "Chooser", "Resolved", "matches"]
 
@@ -32,7 +32,7 @@ Label = Callable[[tuple[str, ...], str], str]
 
 @dataclass
 class _Node:
-    children: dict[str, "_Node"] = field(default_factory=dict)
+    children: dict[str, _Node] = field(default_factory=dict)
     move: str | None = None  # set when a legal move ends here
 
 

@@ -10,7 +10,7 @@ it was not made for.
 from __future__ import annotations
 
 import time
-from typing import Callable
+from collections.abc import Callable
 
 from summon.clients.tui.choices import Choice, Chooser
 from summon.clients.tui.screens import GameScreen, Seen, screen_for

@@ -16,7 +16,8 @@ import os
 import select
 import sys
 import time
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 from summon.clients.tui.choices import Chooser
 from summon.clients.tui.controller import PlayController

@@ -25,7 +25,8 @@ import queue
 import time
 from collections import deque
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any
+from collections.abc import Mapping
 
 from summon.clients.sdk import STATE_LIMIT, BotClient, TableProgress
 from summon.protocol.errors import DecodeError, ErrorCode
@@ -125,7 +126,7 @@ class PlayerSession(BotClient):
         self.version = 0  # bumped on any change (connection, referee, boards)
 
     # --- lifecycle --------------------------------------------------------------------
-    def start(self) -> "PlayerSession":
+    def start(self) -> PlayerSession:
         self._link.start()
         self._link.subscribe(self.topics.referee_status())
         if self.table is not None:  # its meta says who sits there, even if we do not

@@ -18,7 +18,8 @@ import threading
 import time
 from collections import deque
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 from rich.text import Text
 
@@ -70,11 +71,11 @@ class Follower:
     def request_stop(self) -> None:
         self._stop.set()
 
-    def start(self) -> "Follower":
+    def start(self) -> Follower:
         self._link.start()
         return self
 
-    def run(self, timeout: float | None = None, until: Callable[["Follower"], bool] | None = None) -> None:
+    def run(self, timeout: float | None = None, until: Callable[[Follower], bool] | None = None) -> None:
         """Comment until stopped (or ``timeout``, or ``until(self)`` holds)."""
         if not self._link.connected.is_set():
             self.start()
@@ -160,7 +161,7 @@ class SpectatorSession:
         self._link = Link(broker, _client_id("watch"), subscriptions=(_filter(self.topics, table, follow),),
                           mqtt_version=mqtt_version)
 
-    def start(self) -> "SpectatorSession":
+    def start(self) -> SpectatorSession:
         self._link.start()
         self.connected = True
         return self

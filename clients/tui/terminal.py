@@ -17,7 +17,8 @@ import select
 import sys
 import termios
 import tty
-from typing import Any, Iterable
+from typing import Any
+from collections.abc import Iterable
 
 from rich.console import Console
 from rich.text import Text
@@ -93,7 +94,7 @@ class Terminal:
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         self.closed = False  # input ended
 
-    def __enter__(self) -> "Terminal":
+    def __enter__(self) -> Terminal:
         if os.isatty(self.infd):
             self._saved = termios.tcgetattr(self.infd)
             tty.setcbreak(self.infd)  # keys at once, no echo; Ctrl-C still interrupts

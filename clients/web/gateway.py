@@ -36,7 +36,8 @@ import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from http import HTTPStatus
-from typing import Any, Mapping
+from typing import Any
+from collections.abc import Mapping
 
 from summon.protocol.codec import pack, unpack
 from summon.protocol.mqtt import BrokerUrl, Link, LinkError
@@ -125,7 +126,7 @@ class SourceLimits:
 
     MAX_SOURCES = 50_000
 
-    def __init__(self, per_source: "tuple[float, float]" = PER_SOURCE, overall: "tuple[float, float]" = OVERALL,
+    def __init__(self, per_source: tuple[float, float] = PER_SOURCE, overall: tuple[float, float] = OVERALL,
                  clock: Any = time.monotonic) -> None:
         self.per_source, self.clock = per_source, clock
         self.overall = Bucket(*overall, clock())
@@ -193,7 +194,7 @@ def validate(op: str, fields: Any) -> dict[str, Any]:
 class _Inbox(queue.Queue):  # type: ignore[type-arg]
     """Link's inbox, read at once: each answer wakes the request thread waiting for it."""
 
-    def __init__(self, gateway: "Gateway") -> None:
+    def __init__(self, gateway: Gateway) -> None:
         super().__init__()
         self.gateway = gateway
 
@@ -217,7 +218,7 @@ class Gateway:
         self._waiting: dict[str, tuple[threading.Event, list[dict[str, Any]]]] = {}
         self.link = Link(broker, f"{user}-{secrets.token_hex(4)}", [f"{prefix}/ctl/{user}/reply"], inbox=_Inbox(self))
 
-    def start(self, timeout: float = 10.0) -> "Gateway":
+    def start(self, timeout: float = 10.0) -> Gateway:
         """Connect (raises ``LinkError`` in words when the broker is not there or refuses us)."""
         self.link.start(timeout)
         return self

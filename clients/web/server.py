@@ -38,7 +38,8 @@ from dataclasses import dataclass, field
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
-from typing import Any, Sequence, TypeAlias
+from typing import Any, TypeAlias
+from collections.abc import Sequence
 from urllib.parse import urlsplit
 
 from summon.clients.web.gateway import API_PATHS, MAX_BODY, Gateway, GatewayAnswer, refusal, validate
@@ -108,7 +109,7 @@ LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
 WILDCARD_BINDS = ("", "0.0.0.0", "::")
 
 
-def default_names(host: str, port: int) -> "frozenset[str]":
+def default_names(host: str, port: int) -> frozenset[str]:
     """The names a server started on ``host:port`` is reached by when none are configured:
     ``host:port`` itself, the loopback names, and, bound to every interface, this machine's
     host name (a phone on the home network types ``http://<machine>:8080/``)."""
@@ -120,7 +121,7 @@ def default_names(host: str, port: int) -> "frozenset[str]":
     return frozenset(f"{h}:{port}" for h in hosts if h) | (frozenset(hosts) if port == 80 else frozenset())
 
 
-def host_allowed(header: str, names: "frozenset[str]") -> bool:
+def host_allowed(header: str, names: frozenset[str]) -> bool:
     """Is a ``Host`` header one of ``names``?  A name without a port matches any port (behind a
     proxy the port people type is not this server's); with one, that port only."""
     host = header.strip().lower()
@@ -133,7 +134,7 @@ def host_allowed(header: str, names: "frozenset[str]") -> bool:
 Proxies: TypeAlias = "tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...]"
 
 
-def trusted_proxies(values: "Sequence[str]") -> Proxies:
+def trusted_proxies(values: Sequence[str]) -> Proxies:
     """``--trusted-proxy`` values (each an address or a network, or a comma list of them) as
     networks; ``ValueError`` in words for one that is neither."""
     nets = []
@@ -148,7 +149,7 @@ def trusted_proxies(values: "Sequence[str]") -> Proxies:
     return tuple(nets)
 
 
-def _ip(text: str) -> "ipaddress.IPv4Address | ipaddress.IPv6Address | None":
+def _ip(text: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
     try:
         ip = ipaddress.ip_address(text.strip().strip("[]"))
     except ValueError:
@@ -156,7 +157,7 @@ def _ip(text: str) -> "ipaddress.IPv4Address | ipaddress.IPv6Address | None":
     return (ip.ipv4_mapped or ip) if isinstance(ip, ipaddress.IPv6Address) else ip
 
 
-def client_address(peer: str, forwarded: "Sequence[str]", proxies: Proxies) -> str:
+def client_address(peer: str, forwarded: Sequence[str], proxies: Proxies) -> str:
     """Whom a request is from: the TCP peer, unless the peer is one of ``proxies``; then the
     rightmost ``X-Forwarded-For`` entry that is not a trusted proxy (each proxy appends the
     address it was reached from, so entries left of that one are whatever the client wrote).
@@ -165,7 +166,7 @@ def client_address(peer: str, forwarded: "Sequence[str]", proxies: Proxies) -> s
     gateway's and the referee's guest budgets) were one window for everybody.  Why only
     from a trusted peer: anyone can send the header, and a spoofed one would give a flooder
     a fresh window per request.  A malformed entry where the client's should be: the peer."""
-    def trusted(ip: "ipaddress.IPv4Address | ipaddress.IPv6Address | None") -> bool:
+    def trusted(ip: ipaddress.IPv4Address | ipaddress.IPv6Address | None) -> bool:
         return ip is not None and any(ip.version == net.version and ip in net for net in proxies)
 
     if not proxies or not trusted(_ip(peer)):
@@ -342,7 +343,7 @@ class _Handler(BaseHTTPRequestHandler):
     files: StaticFiles
     meter: WebMeter
     gateway: Gateway | None = None
-    public_names: "frozenset[str]" = frozenset()
+    public_names: frozenset[str] = frozenset()
     proxies: Proxies = ()
 
     def log_message(self, fmt: str, *args: Any) -> None:  # quiet: the CLI prints the URL once
@@ -491,7 +492,7 @@ class WebServer:
     """The static server on its own thread (``start``/``stop``), or in the foreground (``serve``)."""
 
     def __init__(self, config: WebConfig, host: str = "127.0.0.1", port: int = 8080, gateway: Gateway | None = None,
-                 public_names: "tuple[str, ...]" = (), proxies: "Sequence[str]" = ()) -> None:
+                 public_names: tuple[str, ...] = (), proxies: Sequence[str] = ()) -> None:
         """``public_names``: the names (``host`` or ``host:port``) people reach this server by,
         checked against ``Host`` on the gateway's API; none given: ``default_names``.
         ``proxies``: the addresses (or networks) of the proxies in front whose
@@ -513,7 +514,7 @@ class WebServer:
     def url(self) -> str:
         return f"http://{self.host}:{self.port}/"
 
-    def start(self) -> "WebServer":
+    def start(self) -> WebServer:
         self._thread = threading.Thread(target=self.httpd.serve_forever, name="summon-web", daemon=True)
         self._thread.start()
         return self

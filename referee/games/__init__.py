@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import importlib
 import os
-from typing import Any, Callable, Iterator, Mapping, TypeVar
+from typing import Any, TypeVar
+from collections.abc import Callable, Iterator, Mapping
 
 from summon.referee.engine import Game
 from summon.referee.gametype import GameType

@@ -32,7 +32,8 @@ from __future__ import annotations
 import hashlib
 import hmac
 import struct
-from typing import Any, MutableSequence
+from typing import Any
+from collections.abc import MutableSequence
 
 __all__ = ["seed_key", "KeyedRandom"]
 

@@ -79,7 +79,7 @@ def test_inferences_hold_for_the_true_deal_and_samples_agree_with_the_view():
 
 
 def test_a_summoned_dragon_is_known_to_be_with_the_bidder():
-    for st, rng in _games(40, 900):
+    for st, _rng in _games(40, 900):
         c = st.contract
         if c.option != "summon" or not isinstance(c.summoned_from, int):
             continue

@@ -68,9 +68,8 @@ def hidden_slots(st, audience) -> set[Slot]:
         elif kind == "bomb":
             if not p.bomb_shown and not (audience == s and p.bomb_seen):
                 hidden.add(slot)
-        elif kind == "discard":
-            if betting and audience != s:
-                hidden.add(slot)
+        elif kind == "discard" and betting and audience != s:
+            hidden.add(slot)
     return hidden
 
 

@@ -8,7 +8,8 @@ loses).  Nothing is random, so the seed is unused.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
+from collections.abc import Mapping
 
 from summon.referee.engine import ConfigError, Event, Game, MoveSyntaxError, Outcome
 from summon.referee.gametype import check_options

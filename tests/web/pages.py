@@ -8,7 +8,8 @@ referee's last state (``window.summon``) to check that everything it offers is l
 from __future__ import annotations
 
 import time
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 from tests.mosquitto import password
 
@@ -101,8 +102,8 @@ def press(page: Any, selector: str, keyboard: bool) -> None:
 WIDTHS = {"narrow": (360, 740), "desktop": (1280, 900)}  # the phone we promise, and a desktop
 
 
-def shoot(page: Any, name: str, out: Any, widths: "dict[str, tuple[int, int]] | None" = None,
-          keep: "tuple[str, ...] | None" = None) -> None:
+def shoot(page: Any, name: str, out: Any, widths: dict[str, tuple[int, int]] | None = None,
+          keep: tuple[str, ...] | None = None) -> None:
     """The page at each width (default: phone and desktop), checked for sideways overflow,
     saved as NAME-LABEL.png; a label not in ``keep`` (default: all) is checked, then deleted."""
     for label, (w, h) in (widths or WIDTHS).items():

@@ -14,7 +14,8 @@ import json
 import threading
 import time
 import urllib.request
-from typing import Any, Iterator
+from typing import Any
+from collections.abc import Iterator
 
 import pytest
 

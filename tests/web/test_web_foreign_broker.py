@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import socket
 import threading
-from typing import Any, Iterator
+from typing import Any
+from collections.abc import Iterator
 
 import pytest
 

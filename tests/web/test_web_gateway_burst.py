@@ -53,7 +53,7 @@ def test_a_burst_from_one_address_gets_429s_in_words_and_no_504(tmp_path):
         assert len(answered) + len(refused) == 40, statuses
         assert answered and all(r[1]["error"] == "guest/bad-invite" for r in answered), answered[:3]
         assert len(refused) >= 20, statuses  # past the address's burst: every one a 429
-        for status, body, headers, took in refused:
+        for _status, body, headers, took in refused:
             wait = re.search(r"try again in (\d+) s", body["detail"])
             assert wait and int(wait.group(1)) >= 1, body
             assert headers.get("Retry-After") == wait.group(1), (headers, body)

@@ -23,7 +23,8 @@ import threading
 import time
 import uuid
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
+from collections.abc import Iterator
 
 import pytest
 
@@ -171,7 +172,7 @@ def test_a_restore_mid_hand_goes_on_under_sdk_bots_the_page_and_summon_play(brok
     ref.start()
     ref.wait_up()
     rail = Rail(broker, table)
-    said: "queue.Queue[str]" = queue.Queue()
+    said: queue.Queue[str] = queue.Queue()
     watcher = Watcher(broker.spectator_url("spec2"), table, out=said.put).start()
     threading.Thread(target=lambda: watcher.run(timeout=300), daemon=True).start()
     bots = [BotClient(make_bot("dragon-heuristic", i), broker.url(u), u) for i, u in enumerate(SEATS) if i >= 2]

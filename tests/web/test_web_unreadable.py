@@ -8,7 +8,8 @@ The messages are published retained on the test's Mosquitto with the referee's a
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+from typing import Any
+from collections.abc import Iterator
 
 import msgpack
 import pytest

@@ -8,7 +8,7 @@ game's screen is declared there, not here.
 
 from __future__ import annotations
 
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 from summon.clients.tui.screens.base import GameScreen, GenericScreen, Seen
 from summon.clients.tui.screens.dragon import DragonScreen

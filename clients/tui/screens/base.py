@@ -11,7 +11,8 @@ protocol).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import Any
+from collections.abc import Mapping, Sequence
 
 from rich.console import Console
 from rich.text import Text

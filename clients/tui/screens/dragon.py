@@ -10,7 +10,8 @@ the same things in sentences.
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from typing import Any
+from collections.abc import Mapping, Sequence
 
 from rich.console import Console
 from rich.text import Text

@@ -9,7 +9,8 @@ players the compact layout keeps you, the player to move and the best scores in 
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from typing import Any
+from collections.abc import Mapping, Sequence
 
 from rich.text import Text
 

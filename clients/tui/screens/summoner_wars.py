@@ -11,7 +11,8 @@ mode lists the units in words instead of drawing the grid.
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from typing import Any
+from collections.abc import Mapping, Sequence
 
 from rich.text import Text
 

@@ -13,7 +13,7 @@ of a mask is set when card ``c`` is in the set.
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 __all__ = [
     "SUITS",

@@ -18,7 +18,7 @@ Move codes: ``0..52`` = ``play <card>`` (52 = ``play dragon``, a trump-hand Drag
 from __future__ import annotations
 
 import random
-from typing import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from .cards import CARD_NAMES, DESIGNATIONS, DRAGON, DRAGON_BIT, SUIT_MASKS, SUITS, cards_of
@@ -288,10 +288,7 @@ def _can_beat(hand: int, mode: int, first: int, when_void: bool, powers: Sequenc
     mask, dragon = legal_mask(hand, mode, (first,), when_void)
     if mask & gt[p]:
         return True
-    for d in dragon:
-        if powers[d] > p:
-            return True
-    return False
+    return any(powers[d] > p for d in dragon)
 
 
 def _sure(hands: Sequence[int], mode: int, first: int, when_void: bool, powers: Sequence[int],

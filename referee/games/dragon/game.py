@@ -8,7 +8,8 @@ move is illegal) plus the fast unchecked path for bots' search.
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from typing import Any
+from collections.abc import Mapping, Sequence
 
 from summon.referee.engine import Event, Game, MoveSyntaxError, Outcome
 

@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any
+from collections.abc import Mapping
 
 from .cards import CARD_BY_NAME, DRAGON, DRAGON_BIT, FULL_DECK, SUIT_MASKS, cards_of, mask_of
 from .fast import LED, MODE_OF, MOVE_CODE, Position, _BIT

@@ -34,7 +34,7 @@ class Move:
     kind: ClassVar[str] = ""
 
     @classmethod
-    def parse(cls, text: str) -> "Move":
+    def parse(cls, text: str) -> Move:
         """The move spelled ``text``; ``MoveSyntaxError`` if it is not one (of ``cls``)."""
         move = MOVES.get(text) if isinstance(text, str) else None
         if move is None or not isinstance(move, cls):

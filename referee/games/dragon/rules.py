@@ -8,7 +8,7 @@ wild Dragon, scoring formulas) without driving a whole hand.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from .cards import CARD_NAMES, DESIGNATIONS, DRAGON, DRAGON_BIT, SUIT_MASKS, SUITS, cards_of
 from .moves import MAX_BID, MIN_BID

@@ -17,7 +17,8 @@ is a complete PIMC bot built on it.
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from typing import Any
+from collections.abc import Mapping, Sequence
 
 from summon.referee.engine import ConfigError
 

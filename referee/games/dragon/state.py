@@ -13,7 +13,8 @@ never leaves through a view.
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
-from typing import Any, Mapping, Sequence
+from typing import Any
+from collections.abc import Mapping, Sequence
 
 from summon.referee.engine import ConfigError
 from summon.referee.gametype import check_options
@@ -42,7 +43,7 @@ class Config:
     max_hands: int = 0  # no limit, as in the rulebook (issue 15 item 18); self-play and benchmarks set one
 
     @classmethod
-    def from_mapping(cls, options: Mapping[str, Any] | None) -> "Config":
+    def from_mapping(cls, options: Mapping[str, Any] | None) -> Config:
         """Validate table options; unknown keys or bad values raise ``ConfigError``."""
         return cls(**check_options(GAME_TYPE, options))  # the specs are in manifest.py
 

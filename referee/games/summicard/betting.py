@@ -28,7 +28,7 @@ Why it is shaped like this (RULES-NOTES.md has the full reasoning):
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Callable
+from collections.abc import Callable
 
 from summon.referee.engine import Event
 

@@ -8,7 +8,8 @@ syntax, then legality, each with its own error and a reason a bot author can act
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from typing import Any
+from collections.abc import Mapping, Sequence
 
 from summon.referee.engine import Event, Game, Outcome
 

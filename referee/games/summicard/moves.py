@@ -35,7 +35,7 @@ class Move:
     word: ClassVar[str] = ""
 
     @classmethod
-    def parse(cls, text: str) -> "Move":
+    def parse(cls, text: str) -> Move:
         """The move spelled ``text``; ``MoveSyntaxError`` if it is not one."""
         move = _parse(text) if isinstance(text, str) else None
         if move is None or not isinstance(move, cls):

@@ -37,7 +37,8 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
+from collections.abc import Iterable, Mapping, Sequence
 
 from summon.referee.engine import ConfigError
 
@@ -112,10 +113,7 @@ def info_state(views: Mapping[str, Any] | Iterable[Mapping[str, Any]]) -> InfoSt
     """The information state of a seat from its view history (a view, or views oldest
     first: everything a Summicard seat may know is in its latest view, because each hand
     is a fresh shoe and every card once shown stays face up)."""
-    if isinstance(views, Mapping):
-        history = [views]
-    else:
-        history = list(views)
+    history = [views] if isinstance(views, Mapping) else list(views)
     if not history:
         raise SearchError("no view to build an information state from")
     v = history[-1]

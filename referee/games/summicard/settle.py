@@ -21,7 +21,8 @@ a positive score, a session's last hand -- meets here, so the rulings of RULES-N
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any, Sequence
+from typing import Any
+from collections.abc import Sequence
 
 from summon.referee.engine import Event
 

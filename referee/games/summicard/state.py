@@ -14,7 +14,8 @@ Seats are numbered in the direction of play: the player on ``s``'s right is ``s 
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
-from typing import Any, Mapping, Sequence
+from typing import Any
+from collections.abc import Mapping, Sequence
 
 from summon.referee.engine import ConfigError
 from summon.referee.gametype import check_options
@@ -46,7 +47,7 @@ class Config:
     pots: str = "plain"
 
     @classmethod
-    def from_mapping(cls, options: Mapping[str, Any] | None) -> "Config":
+    def from_mapping(cls, options: Mapping[str, Any] | None) -> Config:
         """Validate table options; unknown keys or bad values raise ``ConfigError``."""
         return cls(**check_options(GAME_TYPE, options))  # the specs are in manifest.py
 

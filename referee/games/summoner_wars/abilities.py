@@ -13,7 +13,7 @@ controller of the card with the ability, who may be the player whose turn it is 
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Callable
+from collections.abc import Callable
 
 from .board import DIRECTIONS, NAMES, dist, parse_cell, step
 from .combat import add_damage, destroy

@@ -17,7 +17,8 @@ import re
 import tomllib
 from dataclasses import dataclass, field
 from importlib import resources
-from typing import Any, Mapping
+from typing import Any
+from collections.abc import Mapping
 
 from .errors import CardDataError
 from .vocab import VOCAB, parse_filter

@@ -17,7 +17,8 @@ import json
 import tomllib
 from collections import Counter
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping, TypeGuard
+from typing import Any, TypeGuard
+from collections.abc import Callable, Mapping
 
 from .cards import POOL, PRESET_DECKS, Card
 from .errors import DeckError

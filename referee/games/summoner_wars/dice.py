@@ -15,7 +15,7 @@ already rolled -- all public -- do not let anyone compute the next roll or a dec
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from summon.referee.games.keyed import KeyedRandom
 

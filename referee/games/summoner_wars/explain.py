@@ -6,7 +6,8 @@ for humans reading an ``move/illegal`` error, so it is worked out only on that p
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 from .board import NAMES
 from .cards import POOL, Card

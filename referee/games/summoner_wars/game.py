@@ -9,7 +9,8 @@ error -- plus the fast unchecked path for bots' search and for the property test
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any
+from collections.abc import Mapping
 
 from summon.referee.engine import Event, Game, Outcome
 

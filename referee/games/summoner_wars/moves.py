@@ -20,7 +20,7 @@ Grammar (cells ``a1``..``f8``; ``<card>`` a hand instance ``<card-id>.<uid>``)::
 from __future__ import annotations
 
 import re
-from typing import Callable
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from summon.referee.engine import MoveSyntaxError

@@ -8,8 +8,9 @@ it, where it can move, what it can target.  Each is computed here, once, on dema
 
 from __future__ import annotations
 
-from functools import lru_cache
-from typing import Any, Iterator
+from functools import cache
+from typing import Any
+from collections.abc import Iterator
 
 from .board import ADJ, CELLS, DIRECTIONS, dist, in_back_rows, step, straight_between
 from .cards import POOL, Ability, Card
@@ -21,7 +22,7 @@ __all__ = ["card_at", "abilities", "ability", "matches", "strength", "life", "mo
            "pieces", "active_effects", "flt", "can_move", "within"]
 
 
-@lru_cache(maxsize=None)
+@cache
 def flt(text: str) -> Filter:
     return parse_filter(text)
 
@@ -59,9 +60,7 @@ def matches(s: Any, f: Filter | str, cell: int, seat: int) -> bool:
     card = POOL[s.cards[p.uid]]
     if f.classes is not None and not (f.classes & card.classes):
         return False
-    if f.name is not None and not name_matches(card.name, f.name):
-        return False
-    return True
+    return not (f.name is not None and not name_matches(card.name, f.name))
 
 
 def within(a: int, n: int) -> Iterator[int]:
@@ -119,9 +118,9 @@ def strength(s: Any, cell: int) -> int:
             if a.effect == "aura_strength" and dist(c, cell) <= a.p("within") and matches(s, a.p("filter"), cell, seat):
                 total += a.p("amount")
     for a in abilities(s, cell):
-        if a.effect == "strength_near":
-            if any(matches(s, a.p("filter"), c, seat) for c in within(cell, a.p("within"))):
-                total += a.p("amount")
+        if a.effect == "strength_near" and any(matches(s, a.p("filter"), c, seat)
+                                               for c in within(cell, a.p("within"))):
+            total += a.p("amount")
     for eff in active_effects(s, seat, "active_strength"):
         if matches(s, eff.p("filter"), cell, seat):
             total += eff.p("amount")

@@ -15,7 +15,8 @@ magic, magic-phase events); ``end`` finishes a phase.  While a question is pendi
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 from .board import ADJ, dist
 from .cards import POOL, Ability, Card

@@ -9,7 +9,8 @@ named goes to its owner's draw pile, in instance order.
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from typing import Any
+from collections.abc import Mapping, Sequence
 
 from summon.referee.engine import ConfigError
 

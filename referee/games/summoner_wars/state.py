@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass, field, fields
-from typing import Any, Mapping
+from typing import Any
+from collections.abc import Mapping
 
 from summon.referee.engine import ConfigError
 from summon.referee.gametype import check_options
@@ -53,7 +54,7 @@ class Config:
     OPTIONS = tuple(o.name for o in GAME_TYPE.options)
 
     @classmethod
-    def from_mapping(cls, options: Mapping[str, Any] | None) -> "Config":
+    def from_mapping(cls, options: Mapping[str, Any] | None) -> Config:
         options = check_options(GAME_TYPE, options)  # unknown keys, first, max_turns: manifest.py
         defaults = {f.name: f.default for f in fields(cls) if f.name in cls.OPTIONS}
         opts = {**defaults, **options}

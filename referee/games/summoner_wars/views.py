@@ -11,7 +11,8 @@ card ids, so no public string ever names a card in a hand.
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from typing import Any
+from collections.abc import Iterable
 
 from .board import NAMES
 from .cards import FACTIONS, POOL, Card
