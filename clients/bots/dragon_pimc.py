@@ -86,6 +86,14 @@ def allowed_masks(info: Info) -> list[int]:
     return out
 
 
+def _ties_to(fallback: str, codes: list[int]) -> list[float]:
+    """Zero totals, but for a hair on the heuristic's card: ties go to it."""
+    totals = [0.0] * len(codes)
+    if MOVE_CODE.get(fallback) in codes:
+        totals[codes.index(MOVE_CODE[fallback])] += 1e-6
+    return totals
+
+
 def _log_weight(pos: Position, terms: Any, info: Info, etab: Mapping[int, float] | None) -> float:
     """A deal's log likelihood ratio under the auction (each bidder's cards of its
     designation's suits) and, with ``etab``, the discards as the heuristic makes them."""
@@ -466,23 +474,55 @@ class DragonPimcBot(_PimcBase):
             return MOVE_TEXT[codes[0]]
         team = info.seat & 1
         nc = len(codes)
-        totals = [0.0] * nc
-        if MOVE_CODE.get(fallback) in codes:  # ties go to the heuristic's card
-            totals[codes.index(MOVE_CODE[fallback])] += 1e-6
-        rng = self._rng
+        totals = _ties_to(fallback, codes)
         exact = 12 - info.tricks_played <= self.exact_tricks
-        end_exact, policy = self.end_exact, self.policy
-        deadline = None if self.cpu_budget_ms is None else c0 + self.cpu_budget_ms / 1000
+        deadline = self._deadline(c0)
         deals = self._deals(info, view)
-        if end_exact or policy is not _greedy:  # the measured-and-dropped rollout options (docs/bots.md)
-            for k, (pos, weight) in enumerate(deals):
-                if deadline is not None and k >= 4 and time.process_time() > deadline:
-                    break
-                for i, code in enumerate(codes):
-                    d = hand_deltas(pos, greedy_then_solve(step(pos, code), end_exact, policy))
-                    totals[i] += weight * (d[team] - d[1 - team])
+        if self.end_exact or self.policy is not _greedy:  # the measured-and-dropped rollout options (docs/bots.md)
+            self._roll_out_options(deals, codes, totals, team, deadline)
             return MOVE_TEXT[codes[max(range(nc), key=totals.__getitem__)]]
-        # Stage 1: every distinct card in every deal, in chunks so the CPU cap can stop it.
+        searched = self._stage_one(deals, codes, totals, team, exact, deadline)
+        order = sorted(range(nc), key=lambda i: -totals[i])
+        best = order[0]
+        if exact or self.iimc_samples <= 0 or not NATIVE:
+            return MOVE_TEXT[codes[best]]
+        # Stage 2: the close calls again, played out by players who cannot see the other hands.
+        short = self._close_calls(order, totals, searched, deadline, c0)
+        if not short:
+            return MOVE_TEXT[codes[best]]
+        return self._second_look(info, deals, [codes[i] for i in short], team, deadline)
+
+    def _close_calls(self, order: list[int], totals: list[float], searched: float, deadline: float | None,
+                     c0: float) -> list[int]:
+        """The top ``iimc_top`` cards within ``iimc_margin`` a deal of the best, when there
+        are two or more and half the CPU budget is still left (else none)."""
+        best = order[0]
+        short = [i for i in order[:self.iimc_top] if totals[i] >= totals[best] - self.iimc_margin * searched]
+        if len(short) < 2:
+            return []
+        if deadline is not None and time.process_time() > c0 + 0.5 * (deadline - c0):
+            return []  # no room left in the budget for a second look
+        return short
+
+    def _deadline(self, c0: float) -> float | None:
+        """When the CPU budget (counted from ``c0``) runs out; None without a budget."""
+        return None if self.cpu_budget_ms is None else c0 + self.cpu_budget_ms / 1000
+
+    def _roll_out_options(self, deals: list[tuple[Position, float]], codes: list[int], totals: list[float],
+                          team: int, deadline: float | None) -> None:
+        """Each card in each deal rolled out by ``policy`` with the last ``end_exact`` tricks
+        solved (the measured-and-dropped options), summed into ``totals``."""
+        for k, (pos, weight) in enumerate(deals):
+            if deadline is not None and k >= 4 and time.process_time() > deadline:
+                break
+            for i, code in enumerate(codes):
+                d = hand_deltas(pos, greedy_then_solve(step(pos, code), self.end_exact, self.policy))
+                totals[i] += weight * (d[team] - d[1 - team])
+
+    def _stage_one(self, deals: list[tuple[Any, float]], codes: list[int], totals: list[float], team: int,
+                   exact: bool, deadline: float | None) -> float:
+        """Stage 1: every distinct card in every deal, in chunks so the CPU cap can stop it;
+        summed into ``totals``.  The weight of the deals searched."""
         chunk = 25 if NATIVE else 2
         searched = 0.0
         for k in range(0, len(deals), chunk):
@@ -492,18 +532,12 @@ class DragonPimcBot(_PimcBase):
             pts = final_points([p.hands for p, _ in part], codes, part[0][0], exact)
             _add_scores(totals, part, pts, team)
             searched += sum(weight for _, weight in part)
-        order = sorted(range(nc), key=lambda i: -totals[i])
-        best = order[0]
-        if exact or self.iimc_samples <= 0 or not NATIVE:
-            return MOVE_TEXT[codes[best]]
-        # Stage 2: the close calls again, played out by players who cannot see the other hands.
-        short = [i for i in order[:self.iimc_top]
-                 if totals[i] >= totals[best] - self.iimc_margin * searched]
-        if len(short) < 2:
-            return MOVE_TEXT[codes[best]]
-        if deadline is not None and time.process_time() > c0 + 0.5 * (deadline - c0):
-            return MOVE_TEXT[codes[best]]  # no room left in the budget for a second look
-        cand = [codes[i] for i in short]
+        return searched
+
+    def _second_look(self, info: Info, deals: list[tuple[Any, float]], cand: list[int], team: int,
+                     deadline: float | None) -> str:
+        """Stage 2: the close candidates played out on the first ``iimc_samples`` deals by
+        players who cannot see the other hands; the best of those."""
         second = [0.0] * len(cand)
         for k in range(0, self.iimc_samples, 8):
             if deadline is not None and k and time.process_time() > deadline:
@@ -511,7 +545,7 @@ class DragonPimcBot(_PimcBase):
             part = deals[k:min(k + 8, self.iimc_samples)]
             if not part:
                 break
-            pts = iimc_points([p.hands for p, _ in part], cand, info, self.iimc_k, self.iimc_depth, rng)
+            pts = iimc_points([p.hands for p, _ in part], cand, info, self.iimc_k, self.iimc_depth, self._rng)
             assert pts is not None  # NATIVE
             _add_scores(second, part, pts, team)
         self.second_looks += 1
