@@ -162,6 +162,14 @@ def _highest_bid(view: Mapping[str, Any]) -> tuple[int, int | None]:
     return high_level, high_seat
 
 
+def _quantile_level(high_seat: int | None, safe: int, limit: int, need: int) -> int:
+    """Open at the safe level (at least 3); against an opponent's bid compete up to
+    ``limit``; 0: pass."""
+    if high_seat is None:
+        return max(safe, 3) if limit >= 3 else 0
+    return max(safe, need) if limit >= need else 0
+
+
 class AuctionSearch:
     """The searching decisions of one seat's auction (bid, option, discards)."""
 
@@ -345,24 +353,27 @@ class AuctionSearch:
         """The heuristic's auction with the search's trick distribution in place of its
         estimate: open at the level made ``p_open`` of the time, compete up to the one made
         ``p_compete`` of the time, in the designation that reaches highest."""
-        scored = []
-        for d, xs in pts.items():
-            if xs:
-                mean = sum(t * w for t, w in xs) / sum(w for _, w in xs)
-                scored.append((self._level_at(xs, self.p_compete), mean, self._level_at(xs, self.p_open), d))
+        scored = self._reaches(pts)
         if not scored:
             return heuristic
         limit, _, safe, d = max(scored)
-        if high_seat is None:
-            level = max(safe, 3) if limit >= 3 else 0
-        else:
-            level = max(safe, need) if limit >= need else 0
+        level = _quantile_level(high_seat, safe, limit, need)
         if level < need and "pass" not in legal:
             level = need
         move = f"bid {level} {d}"
         if level >= need and move in legal:
             return move
         return "pass" if "pass" in legal else heuristic
+
+    def _reaches(self, pts: dict[str, list[tuple[int, int]]]) -> list[tuple[int, float, int, str]]:
+        """Per searched designation: the level made ``p_compete`` of the time, the mean
+        tricks, the level made ``p_open`` of the time, and the designation."""
+        scored = []
+        for d, xs in pts.items():
+            if xs:
+                mean = sum(t * w for t, w in xs) / sum(w for _, w in xs)
+                scored.append((self._level_at(xs, self.p_compete), mean, self._level_at(xs, self.p_open), d))
+        return scored
 
     def _declare_value(self, level: int, t: int) -> float:
         """Our score minus theirs declaring ``level`` with ``t`` rollout trick points, the
@@ -383,8 +394,7 @@ class AuctionSearch:
         opts = view.get("options") or {}
         sfp = bool(opts.get("summon_from_partner", True))
         when_void = opts.get("nt_dragon_follow") == "when-void"
-        cands: list[str] = [o for o in ("summon", "kitty", "nohelp") if o in legal
-                 and (o != "nohelp" or self.search_nohelp or heuristic == o)]
+        cands = self._option_cands(legal, heuristic)
         if len(cands) < 2:
             return heuristic
         totals: dict[str, float] = dict.fromkeys(cands, 0.0)
@@ -405,6 +415,12 @@ class AuctionSearch:
             k += 1
         self.searched = k
         return max(cands, key=totals.__getitem__)
+
+    def _option_cands(self, legal: list[str], heuristic: str) -> list[str]:
+        """The legal options searched: "nohelp" only with ``search_nohelp`` or when it is
+        the heuristic's choice."""
+        return [o for o in ("summon", "kitty", "nohelp") if o in legal
+                and (o != "nohelp" or self.search_nohelp or heuristic == o)]
 
     # ------------------------------------------------------------------ discards
     def discard(self, view: Mapping[str, Any], legal: list[str], heuristic: str) -> str:
