@@ -61,14 +61,8 @@ def run_demo(opts: DemoOptions, out: Callable[[str], None] = print) -> int:
     bot_seed = seed * 10 if seed is not None else secrets.randbits(64)
     names = seat_names(len(opts.bots))
     started = time.monotonic()
-    broker = None
     web = None
-    if opts.broker_url is None:
-        broker = EmbeddedBroker(ws_port=free_port() if opts.web else None).start()
-        url = BrokerUrl.parse(broker.url)
-        out(f"Embedded MQTT broker on {broker.url} (local demo only)")
-    else:
-        url = BrokerUrl.parse(opts.broker_url)
+    broker, url = _demo_broker(opts, out)
     # MQTT 3.1.1: the embedded broker (amqtt) speaks nothing else; with --broker, as before.
     referee = Referee(RefereeConfig(broker=url, client_id="demo-referee", mqtt_version=3), house_bots=HOUSE_BOTS)
     threads: list[threading.Thread] = []
@@ -85,15 +79,7 @@ def run_demo(opts: DemoOptions, out: Callable[[str], None] = print) -> int:
             web = _start_web(opts, broker, names[0], table_id, out)
             if web is None:
                 return 1
-        for seat, kind in enumerate(opts.bots):
-            if web is not None and seat == 0:
-                continue  # the person's seat
-            client = BotClient(make_bot(kind, bot_seed + seat), url, names[seat], table=table_id, pace=opts.pace,
-                               cells=())  # the demo's own broker only, whatever SUMMON_CELLS says
-            clients.append(client)
-            t = threading.Thread(target=client.run, name=f"bot-{names[seat]}", daemon=True)
-            t.start()
-            threads.append(t)
+        _start_bots(opts, names, url, table_id, bot_seed, web is not None, clients, threads)
         deaf = _wait_subscribed({"the commentator": watcher.subscribed,
                                  **{c.username: c.subscribed for c in clients}}, SUBSCRIBE_WAIT)
         if deaf:
@@ -101,12 +87,7 @@ def run_demo(opts: DemoOptions, out: Callable[[str], None] = print) -> int:
                 f"{SUBSCRIBE_WAIT:.0f} s, so the game could not be played; please report it (summon demo "
                 f"--broker mqtt://HOST:PORT plays it on a Mosquitto of yours)")
             return 1
-        options = "; ".join(f"{k} {v}" for k, v in opts.config.items())
-        dealt = f"seed {seed}" if seed is not None else "secret random seed"
-        if opts.pace:
-            dealt += f"; bots move at least {opts.pace:g} s apart"
-        out(f"{opts.game}: {dealt}; {options or 'default options'}; bots: " + ", ".join(
-            f"{names[i]}={'you (browser)' if web is not None and i == 0 else k}" for i, k in enumerate(opts.bots)))
+        out(_headline(opts, names, web is not None))
         referee.call(lambda: referee.create_table(
             opts.game, names, dict(opts.config), seed=seed, table_id=table_id))
         result = watcher.run(timeout=opts.timeout)
@@ -118,16 +99,56 @@ def run_demo(opts: DemoOptions, out: Callable[[str], None] = print) -> int:
         out(f"Game over after {moves} moves in {elapsed:.1f}s wall time.")
         return 0
     finally:
-        for c in clients:
-            c.request_stop()
-        for t in threads:
-            t.join(5)
-        referee.request_stop()
-        ref_thread.join(10)
-        if web is not None:
-            web.stop()
-        if broker is not None:
-            broker.stop()
+        _stop_all(clients, threads, referee, ref_thread, web, broker)
+
+
+def _demo_broker(opts: DemoOptions, out: Callable[[str], None]) -> tuple[Any, BrokerUrl]:
+    """The broker the demo plays on: an embedded one (None if --broker names one) and its URL."""
+    if opts.broker_url is not None:
+        return None, BrokerUrl.parse(opts.broker_url)
+    broker = EmbeddedBroker(ws_port=free_port() if opts.web else None).start()
+    out(f"Embedded MQTT broker on {broker.url} (local demo only)")
+    return broker, BrokerUrl.parse(broker.url)
+
+
+def _start_bots(opts: DemoOptions, names: list[str], url: BrokerUrl, table_id: str, bot_seed: int, person: bool,
+                clients: list[BotClient], threads: list[threading.Thread]) -> None:
+    """A bot client per seat (but seat 0 when a person plays it in the browser), each on a
+    thread of its own; started ones go into ``clients`` and ``threads``."""
+    for seat, kind in enumerate(opts.bots):
+        if person and seat == 0:
+            continue  # the person's seat
+        client = BotClient(make_bot(kind, bot_seed + seat), url, names[seat], table=table_id, pace=opts.pace,
+                           cells=())  # the demo's own broker only, whatever SUMMON_CELLS says
+        clients.append(client)
+        t = threading.Thread(target=client.run, name=f"bot-{names[seat]}", daemon=True)
+        t.start()
+        threads.append(t)
+
+
+def _headline(opts: DemoOptions, names: list[str], person: bool) -> str:
+    """The game, its deal (seed or secret), pace and options, and who plays each seat."""
+    options = "; ".join(f"{k} {v}" for k, v in opts.config.items())
+    dealt = f"seed {opts.seed}" if opts.seed is not None else "secret random seed"
+    if opts.pace:
+        dealt += f"; bots move at least {opts.pace:g} s apart"
+    return f"{opts.game}: {dealt}; {options or 'default options'}; bots: " + ", ".join(
+        f"{names[i]}={'you (browser)' if person and i == 0 else k}" for i, k in enumerate(opts.bots))
+
+
+def _stop_all(clients: list[BotClient], threads: list[threading.Thread], referee: Referee,
+              ref_thread: threading.Thread, web: Any, broker: Any) -> None:
+    """Stop the bots, the referee, the web server and the embedded broker, in that order."""
+    for c in clients:
+        c.request_stop()
+    for t in threads:
+        t.join(5)
+    referee.request_stop()
+    ref_thread.join(10)
+    if web is not None:
+        web.stop()
+    if broker is not None:
+        broker.stop()
 
 
 def _wait_subscribed(who: Mapping[str, Callable[[], bool]], timeout: float) -> list[str]:

@@ -79,17 +79,12 @@ def command_label(argv: tuple[str, ...]) -> str:
 def side_from_spec(spec: str, label: str | None = None) -> Side:
     """A side from what a user typed: a registered bot name, or a command line (``node bot.js``)
     whose program exists; MatchError in words otherwise (the benchmarks' --hero, --villain, BOT)."""
-    import shutil
-
     from summon.clients.bots import BOTS
 
     if spec in BOTS:
         return Side(label or spec, bot=spec)
     if spec.startswith("account:"):  # a bot already connected elsewhere: its accounts, comma-separated
-        names = tuple(n.strip() for n in spec[len("account:"):].split(",") if n.strip())
-        if not names:
-            raise MatchError(f"{spec!r}: name the accounts after account:, e.g. account:alice,bob")
-        return Side(label or names[0], accounts=names)
+        return _account_side(spec, label)
     try:
         argv = tuple(shlex.split(spec))
     except ValueError as exc:
@@ -97,12 +92,28 @@ def side_from_spec(spec: str, label: str | None = None) -> Side:
     if not argv:
         raise MatchError("an empty side: give a bot name or a command")
     prog = argv[0]
-    runnable = shutil.which(prog) if os.sep not in prog else (prog if os.access(prog, os.X_OK) and
-                                                                 os.path.isfile(prog) else None)
-    if runnable is None:
+    if _runnable(prog) is None:
         raise MatchError(f"{spec!r} is neither a bot name ({', '.join(sorted(BOTS))}) nor a command: "
                          f"no program {prog!r} " + ("on PATH" if os.sep not in prog else "that can be run"))
     return Side(label or command_label(argv), command=argv)
+
+
+def _account_side(spec: str, label: str | None) -> Side:
+    """``account:alice,bob``: the accounts of a bot connected elsewhere (at least one)."""
+    names = tuple(n.strip() for n in spec[len("account:"):].split(",") if n.strip())
+    if not names:
+        raise MatchError(f"{spec!r}: name the accounts after account:, e.g. account:alice,bob")
+    return Side(label or names[0], accounts=names)
+
+
+def _runnable(prog: str) -> str | None:
+    """Where ``prog`` is: looked up on PATH when it is a bare name, else the file itself when
+    it is an executable regular file."""
+    import shutil
+
+    if os.sep not in prog:
+        return shutil.which(prog)
+    return prog if os.access(prog, os.X_OK) and os.path.isfile(prog) else None
 
 
 @dataclass
@@ -245,33 +256,19 @@ def run_match(game: str, boards: int, side_a: Side, side_b: Side, config: dict[s
     seconds) and lists it in ``MatchResult.crashes``.  ``seed``: reproducible deals.
     ``measure``: ``MatchResult.processes`` gets each bot command's CPU seconds (user + system,
     from /proc) and the moves its account made (from the referee's store)."""
-    if on_crash not in ("stop", "continue"):
-        raise MatchError(f"on_crash is 'stop' or 'continue', not {on_crash!r}")
+    _check_private(on_crash, side_a, side_b)
     from summon.clients.botcheck.world import PrivateBroker
     from summon.clients.tournament.spec import TEAMS
-    from summon.clients.bots import HOUSE_BOTS
-    from summon.referee.service import Referee, RefereeConfig
 
-    for side in (side_a, side_b):
-        if side.accounts:
-            raise MatchError(f"{side.label} is an account ({', '.join(side.accounts)}): a bot connected elsewhere "
-                             "plays only on its own broker (summon match --broker URL), not on a private one")
     labels, members = _entrants(game, side_a, side_b, TEAMS)
-    passwords = {u: secrets.token_urlsafe(12) for u in ["referee", DIRECTOR, *members[labels[0]], *members[labels[1]]]}
+    passwords = _passwords(["referee", DIRECTOR, *members[labels[0]], *members[labels[1]]])
     bots = (side_a.bot or "command", side_b.bot or "command")
     spec = _spec(game, boards, labels[0], labels[1], members, config or {}, max_tables, bots, no_show, seed)
-    work = Path(tempfile.mkdtemp(prefix="summon-match-"))
-    db = str(work / "referee.db") if measure else ":memory:"  # measure: the moves are counted from it afterwards
-    logs = Path(log_dir) if log_dir else work
+    work, db, logs = _workspace(measure, log_dir)
     broker = PrivateBroker(work, passwords, "summon/v1", embedded, directors=(DIRECTOR,))
     base = BrokerUrl(port=broker.port)
     say(f"broker: {broker.kind}; bot output in {logs}")
-    ref = Referee(RefereeConfig(broker=base.with_credentials("referee", passwords["referee"]), client_id="referee",
-                                directors=frozenset({DIRECTOR}), db=db, roles_file=None,
-                                create_seats_per_minute=0, mqtt_version=3),  # amqtt, when embedded: 3.1.1 only
-                  house_bots=HOUSE_BOTS)
-    thread = threading.Thread(target=ref.run, name="match-referee", daemon=True)
-    thread.start()
+    ref, thread = _start_referee(base, passwords["referee"], db)
     procs: list[subprocess.Popen[bytes]] = []
     owners: list[tuple[str, str, tuple[str, ...]]] = []  # (account, side, command) of each of procs
     runner_done = threading.Event()
@@ -285,17 +282,11 @@ def run_match(game: str, boards: int, side_a: Side, side_b: Side, config: dict[s
         total = 2 * boards
         runner = MatchRunner(spec, base.with_credentials(DIRECTOR, passwords[DIRECTOR]), DIRECTOR,
                              work / "progress.json", say=say,
-                             on_result=(lambda k: progress(k, total)) if progress else None)
+                             on_result=_progress_of(progress, total))
         started = time.monotonic()
         baseline: dict[str, float | None] = {}  # CPU at its own first move: the start-up (imports, connect) left out
         if measure:
-            by_user = {user: p for p, (user, _, _) in zip(procs, owners)}
-
-            def first_move(user: str) -> None:
-                if user in by_user:
-                    baseline.setdefault(user, _cpu_seconds(by_user[user]))
-
-            runner.on_first_move = first_move
+            runner.on_first_move = _baseline_at_first_move(procs, owners, baseline)
         died: list[BotDeath] = []
         watch = threading.Thread(target=_watch_bots, args=(procs, owners, runner, died, started, runner_done,
                                                            on_crash == "stop"),
@@ -306,8 +297,8 @@ def run_match(game: str, boards: int, side_a: Side, side_b: Side, config: dict[s
         finally:
             runner_done.set()
         elapsed = time.monotonic() - started
-        cpu = {user: _cpu_seconds(p) for p, (user, _, _) in zip(procs, owners)} if measure else {}
-        _refuse_unfinished(died if on_crash == "stop" else [], procs, prog.status, timeout, logs)
+        cpu = _cpu_now(procs, owners) if measure else {}
+        _refuse_unfinished(_stopping(died, on_crash), procs, prog.status, timeout, logs)
         result = _result(game, labels, prog.games, runner, spec.forfeit_margin, elapsed)
         result.crashes = [_crash_row(d, logs) for d in died]
         if measure:
@@ -316,12 +307,86 @@ def run_match(game: str, boards: int, side_a: Side, side_b: Side, config: dict[s
             result.processes = _processes(owners, cpu, baseline, _moves_by_user(db))
         return result
     finally:
-        fleet.stop()
-        for p in procs:
-            _stop_command(p)
-        ref.request_stop()
-        thread.join(10)
-        broker.stop()
+        _tear_down(fleet, procs, ref, thread, broker)
+
+
+def _passwords(users: Sequence[str]) -> dict[str, str]:
+    """A fresh random password per account of the private broker."""
+    return {u: secrets.token_urlsafe(12) for u in users}
+
+
+def _workspace(measure: bool, log_dir: str | None) -> tuple[Path, str, Path]:
+    """A fresh folder for the match, the referee's store (a file when measuring: the moves
+    are counted from it afterwards; else in memory) and where the bots' output goes."""
+    work = Path(tempfile.mkdtemp(prefix="summon-match-"))
+    db = str(work / "referee.db") if measure else ":memory:"
+    return work, db, Path(log_dir) if log_dir else work
+
+
+def _progress_of(progress: Callable[[int, int], None] | None, total: int) -> Callable[[int], None] | None:
+    """``progress(games done, total)`` as the runner's one-argument callback."""
+    return (lambda k: progress(k, total)) if progress else None
+
+
+def _cpu_now(procs: Sequence[subprocess.Popen[bytes]],
+             owners: Sequence[tuple[str, str, tuple[str, ...]]]) -> dict[str, float | None]:
+    """Each bot command's CPU seconds so far, by account."""
+    return {user: _cpu_seconds(p) for p, (user, _, _) in zip(procs, owners)}
+
+
+def _stopping(died: list[BotDeath], on_crash: str) -> list[BotDeath]:
+    """The bot deaths that end the match: all of them with ``stop``, none with ``continue``."""
+    return died if on_crash == "stop" else []
+
+
+def _tear_down(fleet: BotFleet, procs: Sequence[subprocess.Popen[bytes]], ref: Any, thread: threading.Thread,
+               broker: Any) -> None:
+    """Stop everything the match started: the in-process bots, the bot commands, the
+    referee and the private broker."""
+    fleet.stop()
+    for p in procs:
+        _stop_command(p)
+    ref.request_stop()
+    thread.join(10)
+    broker.stop()
+
+
+def _check_private(on_crash: str, side_a: Side, side_b: Side) -> None:
+    """Refuse an unknown ``on_crash``, and a side that is an account: a bot connected
+    elsewhere plays only on its own broker."""
+    if on_crash not in ("stop", "continue"):
+        raise MatchError(f"on_crash is 'stop' or 'continue', not {on_crash!r}")
+    for side in (side_a, side_b):
+        if side.accounts:
+            raise MatchError(f"{side.label} is an account ({', '.join(side.accounts)}): a bot connected elsewhere "
+                             "plays only on its own broker (summon match --broker URL), not on a private one")
+
+
+def _start_referee(base: BrokerUrl, password: str, db: str) -> tuple[Any, threading.Thread]:
+    """The match's own referee on the private broker, running in a daemon thread."""
+    from summon.clients.bots import HOUSE_BOTS
+    from summon.referee.service import Referee, RefereeConfig
+
+    ref = Referee(RefereeConfig(broker=base.with_credentials("referee", password), client_id="referee",
+                                directors=frozenset({DIRECTOR}), db=db, roles_file=None,
+                                create_seats_per_minute=0, mqtt_version=3),  # amqtt, when embedded: 3.1.1 only
+                  house_bots=HOUSE_BOTS)
+    thread = threading.Thread(target=ref.run, name="match-referee", daemon=True)
+    thread.start()
+    return ref, thread
+
+
+def _baseline_at_first_move(procs: Sequence[subprocess.Popen[bytes]], owners: Sequence[tuple[str, str, tuple[str, ...]]],
+                            baseline: dict[str, float | None]) -> Callable[[str], None]:
+    """A callback that notes each bot command's CPU at its account's first move, so the
+    start-up (imports, connect) is left out of what it is charged."""
+    by_user = {user: p for p, (user, _, _) in zip(procs, owners)}
+
+    def first_move(user: str) -> None:
+        if user in by_user:
+            baseline.setdefault(user, _cpu_seconds(by_user[user]))
+
+    return first_move
 
 
 def _entrants(game: str, side_a: Side, side_b: Side, teams: Any) -> tuple[tuple[str, str], dict[str, list[str]]]:
@@ -510,29 +575,44 @@ def _tail(path: Path, lines: int = 12) -> str:
 
 def _result(game: str, labels: tuple[str, str], games: Sequence[Any], runner: MatchRunner, margin: int,
             elapsed: float) -> MatchResult:
-    by_board: dict[tuple[str, int], list[Any]] = defaultdict(list)
-    for rec in games:
-        if rec.match is not None and rec.board is not None:
-            by_board[(rec.match, rec.board)].append(rec)
+    by_board = _by_board(games)
     contracts: dict[str, dict[str, int]] = {labels[0]: {"made": 0, "set": 0}, labels[1]: {"made": 0, "set": 0}}
     boards = []
     for (_match, board), recs in sorted(by_board.items(), key=lambda kv: kv[0][1]):
         a, _, net = board_nets(recs, margin)
         net = net if a == labels[0] else -net
-        rooms = []
-        for rec in sorted(recs, key=lambda r: r.room or 0):
-            hands = runner.hands.get(rec.table or "", [])
-            for h in hands:
-                side = rec.side_of_seat(h["bidder"]) if isinstance(h.get("bidder"), int) else None
-                if side is not None:
-                    contracts[rec.sides[side]]["made" if h.get("made") else "set"] += 1
-            rooms.append({"table": rec.table, "room": rec.room, "sides": rec.sides, "status": rec.status,
-                          "scores": (rec.result or {}).get("scores"),
-                          "contracts": [{"declarer": rec.sides[rec.side_of_seat(h["bidder"])],
-                                         "level": h.get("level"), "designation": h.get("designation"),
-                                         "made": h.get("made")} for h in hands
-                                        if isinstance(h.get("bidder"), int)]})
+        rooms = [_room(rec, runner.hands.get(rec.table or "", []), contracts)
+                 for rec in sorted(recs, key=lambda r: r.room or 0)]
         boards.append({"board": board, "net": net, "rooms": rooms})
-    if not any("bidder" in h for hands in runner.hands.values() for h in hands):
+    if not _has_contracts(runner):
         contracts = {}  # a game without contracts (only the Dragon's hands name a bidder)
     return MatchResult(game, boards, labels, contracts, elapsed, len(games))
+
+
+def _by_board(games: Sequence[Any]) -> dict[tuple[str, int], list[Any]]:
+    """The match's games by (match, board): the rooms that played the same deal."""
+    by_board: dict[tuple[str, int], list[Any]] = defaultdict(list)
+    for rec in games:
+        if rec.match is not None and rec.board is not None:
+            by_board[(rec.match, rec.board)].append(rec)
+    return by_board
+
+
+def _has_contracts(runner: MatchRunner) -> bool:
+    """Whether any hand named a bidder (only the Dragon's do)."""
+    return any("bidder" in h for hands in runner.hands.values() for h in hands)
+
+
+def _room(rec: Any, hands: list[dict[str, Any]], contracts: dict[str, dict[str, int]]) -> dict[str, Any]:
+    """One room of a board: its table, sides, status, scores and the contracts of its hands
+    (counted into ``contracts``, made or set, by the declaring side)."""
+    for h in hands:
+        side = rec.side_of_seat(h["bidder"]) if isinstance(h.get("bidder"), int) else None
+        if side is not None:
+            contracts[rec.sides[side]]["made" if h.get("made") else "set"] += 1
+    return {"table": rec.table, "room": rec.room, "sides": rec.sides, "status": rec.status,
+            "scores": (rec.result or {}).get("scores"),
+            "contracts": [{"declarer": rec.sides[rec.side_of_seat(h["bidder"])],
+                           "level": h.get("level"), "designation": h.get("designation"),
+                           "made": h.get("made")} for h in hands
+                          if isinstance(h.get("bidder"), int)]}

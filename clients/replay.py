@@ -74,9 +74,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 from typing import Any
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
-from summon.protocol.messages import ChatLine, Events, Meta, SeatState
+from summon.protocol.messages import ChatLine, Events, Message, Meta, SeatState
 from summon.referee.games import GAMES
 from summon.referee.replays import (FORMAT, SPECTATOR, VERSION, Received, Replay, ReplayError, Step, audience_frames,
                                     audience_topics, export, frames, seat_view, steps)
@@ -149,29 +149,44 @@ def render(replay: Replay, audience: int | None) -> Iterator[str]:
     who = "a spectator" if audience is None else f"seat {audience} ({players[audience]})"
     yield f"Replay of {rec.id}: {rec.game} - " + ", ".join(f"seat {i} {p}" for i, p in enumerate(players))
     yield f"Seen by {who}."
-    shown_hand = None
+    teller = _Teller(renderer, describe)
     for step in steps(replay, audience):
-        lines: list[str] = []
-        for msg in step.messages:
-            events = msg.events if isinstance(msg, (Events, SeatState)) else []
-            for ev in events:
-                line = describe(renderer, ev)
-                if line:
-                    lines.append(line)
-            if isinstance(msg, SeatState):
-                hand = msg.view.get("hand")
-                if hand is not None and hand != shown_hand:  # only when it changes
-                    lines.append(f"  your hand: {' '.join(map(str, hand))}")
-                    shown_hand = hand
-                if msg.legal and msg.clock is not None and msg.clock["remaining_ms"][msg.seat] is not None:
-                    lines.append(f"  your clock: {msg.clock['remaining_ms'][msg.seat] / 1000:.1f} s")
-                if msg.legal:
-                    lines.append(f"  your turn; legal: {', '.join(msg.legal[:12])}{' ...' if len(msg.legal) > 12 else ''}")
-            elif isinstance(msg, Meta) and msg.result is not None:
-                lines.append(renderer.result(msg.result))
-            elif isinstance(msg, ChatLine):
-                lines.append(f"  chat, {msg.user}: {msg.text}")
+        lines = [line for msg in step.messages for line in teller.lines(msg)]
         if step.move is not None and not lines:
             continue  # nothing this audience can be told about that move (e.g. another seat's card, not yet in a trick)
         yield "seq 0: the table opens" if step.move is None else f"seq {step.seq}"
         yield from lines
+
+
+class _Teller:
+    """Turns the messages of a replay into text lines, remembering the hand last shown so
+    that a seat's hand is printed only when it changes."""
+
+    def __init__(self, renderer: Any, describe: Callable[[Any, Any], str | None]) -> None:
+        self.renderer = renderer
+        self.describe = describe
+        self.shown_hand: Any = None
+
+    def lines(self, msg: Message) -> list[str]:
+        events = msg.events if isinstance(msg, (Events, SeatState)) else []
+        lines = [line for line in (self.describe(self.renderer, ev) for ev in events) if line]
+        if isinstance(msg, SeatState):
+            lines += self._seat_lines(msg)
+        elif isinstance(msg, Meta) and msg.result is not None:
+            lines.append(self.renderer.result(msg.result))
+        elif isinstance(msg, ChatLine):
+            lines.append(f"  chat, {msg.user}: {msg.text}")
+        return lines
+
+    def _seat_lines(self, msg: SeatState) -> list[str]:
+        """A seat's hand when it changed, its clock and legal moves when it is to move."""
+        lines = []
+        hand = msg.view.get("hand")
+        if hand is not None and hand != self.shown_hand:
+            lines.append(f"  your hand: {' '.join(map(str, hand))}")
+            self.shown_hand = hand
+        if msg.legal and msg.clock is not None and msg.clock["remaining_ms"][msg.seat] is not None:
+            lines.append(f"  your clock: {msg.clock['remaining_ms'][msg.seat] / 1000:.1f} s")
+        if msg.legal:
+            lines.append(f"  your turn; legal: {', '.join(msg.legal[:12])}{' ...' if len(msg.legal) > 12 else ''}")
+        return lines

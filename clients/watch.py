@@ -117,38 +117,46 @@ class Watcher:
         except DecodeError as exc:
             log.warning("watcher: undecodable public message: %s", exc)
             return
-        if isinstance(msg, (ChatLine, ChatLog)):
-            return  # table chat: the commentary is the game's; the web page shows the chat
         if isinstance(msg, Meta):
-            first = self.meta is None
-            self.meta = msg
-            if first:
-                self._renderer = renderer_for(msg.game, msg.players)
-                self.out(f"Table {msg.table}: {msg.game} - " + ", ".join(
-                    f"seat {i} {p}" for i, p in enumerate(msg.players)))
-                for ev in self._pending:
-                    self._events(ev)
-                self._pending.clear()
-            if msg.status != "playing" and msg.result is not None:
-                self.result = msg.result
-                self.out(self._renderer.result(msg.result))
-            elif msg.status == "closed":
-                self.closed = True
-                self.out(f"Table {msg.table} was closed by a director; no result.")
+            self._on_meta(msg)
         elif isinstance(msg, PublicState):
-            held = self.state
-            if held is not None and msg.seq < held.seq:
-                if msg.epoch == held.epoch:
-                    return  # a late state
-                # a new epoch at an earlier seq: the referee's store was restored (protocol/README.md, "Epoch")
-                self.out(f"Table {msg.table}: the referee went back to an earlier point of the game; "
-                         "the last moves are undone and play goes on from there.")
-            self.state = msg
+            self._on_state(msg)
         elif isinstance(msg, Events):
             if self._renderer is None:
                 self._pending.append(msg)
             else:
                 self._events(msg)
+        # ChatLine, ChatLog: table chat; the commentary is the game's, the web page shows the chat
+
+    def _on_meta(self, msg: Meta) -> None:
+        """The first meta names the table and its seats (and tells the events that came
+        before it); a finished or closed table says so."""
+        first = self.meta is None
+        self.meta = msg
+        if first:
+            self._renderer = renderer_for(msg.game, msg.players)
+            self.out(f"Table {msg.table}: {msg.game} - " + ", ".join(
+                f"seat {i} {p}" for i, p in enumerate(msg.players)))
+            for ev in self._pending:
+                self._events(ev)
+            self._pending.clear()
+        if msg.status != "playing" and msg.result is not None:
+            self.result = msg.result
+            self.out(self._renderer.result(msg.result))
+        elif msg.status == "closed":
+            self.closed = True
+            self.out(f"Table {msg.table} was closed by a director; no result.")
+
+    def _on_state(self, msg: PublicState) -> None:
+        """Keep the newest state; an earlier seq is a late delivery, unless it is of a new
+        epoch: then the referee's store was restored (protocol/README.md, "Epoch")."""
+        held = self.state
+        if held is not None and msg.seq < held.seq:
+            if msg.epoch == held.epoch:
+                return  # a late state
+            self.out(f"Table {msg.table}: the referee went back to an earlier point of the game; "
+                     "the last moves are undone and play goes on from there.")
+        self.state = msg
 
     def _events(self, msg: Events) -> None:
         for ev in msg.events:

@@ -79,19 +79,27 @@ class Replay:
             raise ReplayError(f"this file is {who} own view (`summon replay export --seat`, or the page's My games): "
                               "it holds no moves to replay here; open it in the web page's replay viewer")
         try:
-            rec = TableRecord(id=data["table"], game=data["game"], players=tuple(data["players"]),
-                              config=dict(data["config"]), seed=int(data["seed"]), created=float(data["created"]),
-                              status=data["status"], clock=data.get("clock"), result=data.get("result"),
-                              finished=data.get("finished"))
-            moves = tuple(MoveRecord(int(m["seq"]), int(m["seat"]), m["user"], m["move"], float(m.get("time", 0)),
-                                     int(m.get("spent_ms", 0)), tuple(m.get("flags", ()))) for m in data["moves"])
-            events = tuple(SeatEvent(int(e["at_seq"]), int(e["seat"]), e["kind"], e.get("reason"),
-                                     float(e.get("time", 0))) for e in data.get("seat_events", ()))
-            chat = tuple(ChatRecord(int(c["n"]), str(c["user"]), int(c["seat"]), int(c["seq"]), str(c["text"]),
-                                    c.get("preset"), float(c.get("time", 0))) for c in data.get("chat", ()))
+            rec, moves, events, chat = _parsed(data)
         except (KeyError, TypeError, ValueError) as exc:
             raise ReplayError(f"damaged replay file: {exc!r}") from None
         return cls(rec, moves, events, chat)
+
+
+def _parsed(data: dict[str, Any]) -> tuple[TableRecord, tuple[MoveRecord, ...], tuple[SeatEvent, ...],
+                                             tuple[ChatRecord, ...]]:
+    """The record, moves, seat events and chat of a replay file's JSON (``KeyError``,
+    ``TypeError`` or ``ValueError`` where the file is damaged)."""
+    rec = TableRecord(id=data["table"], game=data["game"], players=tuple(data["players"]),
+                      config=dict(data["config"]), seed=int(data["seed"]), created=float(data["created"]),
+                      status=data["status"], clock=data.get("clock"), result=data.get("result"),
+                      finished=data.get("finished"))
+    moves = tuple(MoveRecord(int(m["seq"]), int(m["seat"]), m["user"], m["move"], float(m.get("time", 0)),
+                             int(m.get("spent_ms", 0)), tuple(m.get("flags", ()))) for m in data["moves"])
+    events = tuple(SeatEvent(int(e["at_seq"]), int(e["seat"]), e["kind"], e.get("reason"),
+                             float(e.get("time", 0))) for e in data.get("seat_events", ()))
+    chat = tuple(ChatRecord(int(c["n"]), str(c["user"]), int(c["seat"]), int(c["seq"]), str(c["text"]),
+                            c.get("preset"), float(c.get("time", 0))) for c in data.get("chat", ()))
+    return rec, moves, events, chat
 
 
 def export(store: Store, table_id: str) -> Replay:
@@ -141,69 +149,97 @@ def steps(replay: Replay, audience: int | None) -> Iterator[Step]:
     Raises ``ReplayError`` if a move does not replay or the result differs from the record.
     """
     rec = replay.record
-    if rec.game not in GAMES:
-        raise ReplayError(f"this installation has no game {rec.game!r}")
-    if audience is not None and not 0 <= audience < len(rec.players):
-        raise ReplayError(f"no seat {audience}: seats are 0..{len(rec.players) - 1}")
-    table = Table(rec.id, GAMES[rec.game], rec.players, rec.config, rec.seed, _TOPICS)
-    table.timing = TimeControl.from_wire(rec.clock)
-    if table.timing is not None and table.timing.timed:
-        table.clock = Clock.start(table.timing, len(rec.players), table.game.to_move(table.state), 0.0)
-    mine = audience_topics(table, audience)
-    pending = sorted(replay.seat_events, key=lambda e: e.at_seq)
-
-    under = _TOPICS.meta(table.id).removesuffix("public/meta")
-
-    def keep(out: list[Publish]) -> list[Received]:
-        return [Received(p.topic.removeprefix(under), decode(p.payload, max_bytes=1 << 20))
-                for p in out if p.topic in mine and p.payload]
-
-    def seat_changes(step: Step) -> None:
-        while pending and pending[0].at_seq <= step.seq:
-            ev = pending.pop(0)
-            if ev.kind == "house":
-                table.house[ev.seat] = ev.reason or "absent"
-                step.received += keep(announcement(table, Event("house", {"seat": ev.seat, "reason": ev.reason})))
-            elif ev.kind == "reclaim":
-                table.house.pop(ev.seat, None)
-                if table.clock is not None:
-                    table.clock = table.clock.reset_timeouts(ev.seat)
-                step.received += keep(announcement(table, Event("reclaim", {"seat": ev.seat}), ev.seat))
-
-    said = sorted(replay.chat, key=lambda c: c.n)
-
-    def chat_until(step: Step) -> None:  # public: every audience hears every line (referee/chat.py)
-        while said and said[0].seq <= step.seq:
-            step.received.append(Received("public/chat", line_message(rec.id, said.pop(0))))
-
-    # Who sat where, as the live meta said it from the first state: the names guests chose
-    # (``name`` seat events) and the computer seats (``house`` at seq 0, ``computer:<bot>``),
-    # so the replay says "Lily" and "Computer 4" where the table did, not account codes.
-    table.names = {e.seat: e.reason or "" for e in pending  # type: ignore[attr-defined]
-                   if e.kind == "name" and e.at_seq == 0}
-    table.bots = frozenset(rec.players[e.seat] for e in pending  # type: ignore[attr-defined]
-                           if e.kind == "house" and e.at_seq == 0 and (e.reason or "").startswith("computer:"))
-    first = Step(0, keep(table.snapshot()))
-    seat_changes(first)
-    chat_until(first)
-    yield first
+    _check_audience(rec, audience)
+    table = _replay_table(rec)
+    feed = _Feed(table, audience, replay)
+    yield feed.step(0, table.snapshot())
     now = 0.0
     for m in replay.moves:
         if table.clock is not None and table.clock.started[m.seat] is not None:
             now = table.clock.started[m.seat] + m.spent_ms / 1000
-        before = table.seq
-        out = table.handle_move(m.user, Move(seq=table.seq, move=m.move), now=now, flags=m.flags,
-                                notes=_notes(m))
-        if table.seq != before + 1 or table.seq != m.seq:
-            detail = next((getattr(x, "detail", "") for x in (decode(p.payload) for p in out)), "")
-            raise ReplayError(f"move {m.seq} {m.move!r} by seat {m.seat} does not replay: {detail}")
-        step = Step(m.seq, keep(out), m)
-        seat_changes(step)
-        chat_until(step)
-        yield step
+        yield feed.step(m.seq, _replay_move(table, m, now), m)
     outcome = table.game.outcome(table.state)
     if rec.status == "finished" and (outcome is None or outcome.to_wire() != rec.result):
         raise ReplayError(f"the replay ends with {outcome}, the record says {rec.result}")
+
+
+def _check_audience(rec: TableRecord, audience: int | None) -> None:
+    """Refuse a game this installation lacks, and a seat the table does not have."""
+    if rec.game not in GAMES:
+        raise ReplayError(f"this installation has no game {rec.game!r}")
+    if audience is not None and not 0 <= audience < len(rec.players):
+        raise ReplayError(f"no seat {audience}: seats are 0..{len(rec.players) - 1}")
+
+
+def _replay_table(rec: TableRecord) -> Table:
+    """The table as it was created: same game, players, options, seed and time control."""
+    table = Table(rec.id, GAMES[rec.game], rec.players, rec.config, rec.seed, _TOPICS)
+    table.timing = TimeControl.from_wire(rec.clock)
+    if table.timing is not None and table.timing.timed:
+        table.clock = Clock.start(table.timing, len(rec.players), table.game.to_move(table.state), 0.0)
+    return table
+
+
+def _replay_move(table: Table, m: MoveRecord, now: float) -> list[Publish]:
+    """Play one recorded move on ``table`` as the live referee did; what it published, or
+    ``ReplayError`` when the move does not replay to the recorded seq."""
+    before = table.seq
+    out = table.handle_move(m.user, Move(seq=table.seq, move=m.move), now=now, flags=m.flags, notes=_notes(m))
+    if table.seq != before + 1 or table.seq != m.seq:
+        detail = next((getattr(x, "detail", "") for x in (decode(p.payload) for p in out)), "")
+        raise ReplayError(f"move {m.seq} {m.move!r} by seat {m.seat} does not replay: {detail}")
+    return out
+
+
+class _Feed:
+    """What one audience receives as the table replays: its own topics of what the table
+    publishes, the seat events (house bot, reclaims) and the chat lines due by each step."""
+
+    def __init__(self, table: Table, audience: int | None, replay: Replay) -> None:
+        self.table = table
+        self.mine = audience_topics(table, audience)
+        self.under = _TOPICS.meta(table.id).removesuffix("public/meta")
+        self.pending = sorted(replay.seat_events, key=lambda e: e.at_seq)
+        self.said = sorted(replay.chat, key=lambda c: c.n)
+        _seat_names(table, replay.record, self.pending)
+
+    def keep(self, out: list[Publish]) -> list[Received]:
+        return [Received(p.topic.removeprefix(self.under), decode(p.payload, max_bytes=1 << 20))
+                for p in out if p.topic in self.mine and p.payload]
+
+    def step(self, seq: int, out: list[Publish], move: MoveRecord | None = None) -> Step:
+        """The step at ``seq``: what the table published, then the seat events and chat due."""
+        step = Step(seq, self.keep(out), move)
+        self._seat_changes(step)
+        self._chat_until(step)
+        return step
+
+    def _seat_changes(self, step: Step) -> None:
+        table = self.table
+        while self.pending and self.pending[0].at_seq <= step.seq:
+            ev = self.pending.pop(0)
+            if ev.kind == "house":
+                table.house[ev.seat] = ev.reason or "absent"
+                step.received += self.keep(announcement(table, Event("house", {"seat": ev.seat, "reason": ev.reason})))
+            elif ev.kind == "reclaim":
+                table.house.pop(ev.seat, None)
+                if table.clock is not None:
+                    table.clock = table.clock.reset_timeouts(ev.seat)
+                step.received += self.keep(announcement(table, Event("reclaim", {"seat": ev.seat}), ev.seat))
+
+    def _chat_until(self, step: Step) -> None:  # public: every audience hears every line (referee/chat.py)
+        while self.said and self.said[0].seq <= step.seq:
+            step.received.append(Received("public/chat", line_message(self.table.id, self.said.pop(0))))
+
+
+def _seat_names(table: Table, rec: TableRecord, pending: list[SeatEvent]) -> None:
+    """Who sat where, as the live meta said it from the first state: the names guests chose
+    (``name`` seat events) and the computer seats (``house`` at seq 0, ``computer:<bot>``),
+    so the replay says "Lily" and "Computer 4" where the table did, not account codes."""
+    table.names = {e.seat: e.reason or "" for e in pending  # type: ignore[attr-defined]
+                   if e.kind == "name" and e.at_seq == 0}
+    table.bots = frozenset(rec.players[e.seat] for e in pending
+                           if e.kind == "house" and e.at_seq == 0 and (e.reason or "").startswith("computer:"))
 
 
 def frames(replay: Replay) -> dict[str, list[dict[str, Any]]]:

@@ -33,6 +33,7 @@ import ssl
 import subprocess
 import tempfile
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from collections.abc import Callable, Sequence
@@ -94,16 +95,24 @@ def _ask_sandbox(broker: BrokerUrl, user: str, t: Topics, req: SandboxRequest, m
         while True:
             if time.monotonic() > deadline:
                 raise RemoteError("no answer to the sandbox request in 30 s: is the referee running?")
-            item = _next(link)
-            if item is None:
-                continue
-            topic, msg = item
-            if topic == t.reply(user) and isinstance(msg, Created) and msg.request_id == req.request_id:
-                return msg.table
-            if topic == t.reply(user) and isinstance(msg, Error) and msg.ref == req.request_id:
-                raise RemoteError(f"the referee refused the sandbox table: {msg.code}: {msg.detail}")
+            table = _sandbox_answer(_next(link), t.reply(user), req.request_id)
+            if table is not None:
+                return table
     finally:
         link.close()
+
+
+def _sandbox_answer(item: tuple[str, Any] | None, reply: str, request_id: str) -> str | None:
+    """The table id if ``item`` is the referee's Created for our request; RemoteError if it
+    is its refusal; None for anything else."""
+    if item is None:
+        return None
+    topic, msg = item
+    if topic == reply and isinstance(msg, Created) and msg.request_id == request_id:
+        return msg.table
+    if topic == reply and isinstance(msg, Error) and msg.ref == request_id:
+        raise RemoteError(f"the referee refused the sandbox table: {msg.code}: {msg.detail}")
+    return None
 
 
 def _close_sandbox(broker: BrokerUrl, user: str, t: Topics, table: str, mqtt_version: int) -> None:
@@ -145,92 +154,136 @@ def run_remote(command: Sequence[str], broker: BrokerUrl, game: str, prefix: str
     feed: queue.Queue[Seen] = queue.Queue()
     proxy = MqttProxy(broker.host, broker.port, downstream=True, feed=feed,
                       tls=ssl.create_default_context() if broker.tls else None)
-    rows: list[Row] = []
+    watch = _Watch(table, user, t)
     proc = None
-    status = "playing"
     try:
         proc = _start(command, proxy.port, user, broker.password or "", prefix, game, log, cwd)
         say(f"bot command started (pid {proc.pid}); its output in {log}")
-        asked: dict[int, float] = {}  # seq at which the bot is to move -> when it was delivered
-        answered: list[float] = []
-        by_house: list[int] = []
-        errors: list[str] = []
-        seat = -1
-        died: tuple[int, float] | None = None
-        connects: list[int] = []
-        dropped: list[int] = []  # connections closed while the table was in play
-        started = time.monotonic()
-        end = started + timeout
-        while status == "playing" and time.monotonic() < end:
-            if died is None and proc.poll() is not None:
-                died = (proc.returncode, time.monotonic() - started)
-                break
-            try:
-                seen = feed.get(timeout=0.2)
-            except queue.Empty:
-                continue
-            if seen.kind == "connect":
-                connects.append(seen.conn)
-            elif seen.kind == "closed":
-                dropped.append(seen.conn)
-            if seen.kind != "delivered" or not seen.payload:
-                continue
-            try:
-                msg = decode(seen.payload)
-            except DecodeError:
-                continue
-            if seen.topic == t.seat_error(table, user) and isinstance(msg, Error):
-                if msg.code not in TOLERATED:
-                    errors.append(f"{msg.code}: {msg.detail}")
-                continue
-            if not isinstance(msg, SeatState) or msg.table != table:
-                continue
-            now = time.monotonic()
-            seat = msg.seat
-            last = msg.last or {}
-            # a house seat answers at once, so the next state the bot gets may be a few moves on:
-            # a turn counts as answered when a newer state comes (the table moved on, and the bot
-            # alone could move it then); a turn the house played for the bot shows in ``house``
-            # or ``last``
-            for k in [k for k in asked if k < msg.seq]:
-                answered.append(now - asked.pop(k))
-            if msg.house or (last.get("seat") == seat and last.get("by") != "seat"):
-                by_house.append(msg.seq)
-            status = msg.status
-            if status == "playing" and seat in msg.to_move and msg.legal:
-                asked.setdefault(msg.seq, now)
-        if died is not None:
-            rows.append(Row("keeps running", False, "the bot command runs until it is stopped",
-                            f"it exited with status {died[0]} after {died[1]:.1f} s; its last output:\n{_tail(log)}"))
-        else:
-            rows.append(Row("keeps running", True, "the bot command runs until it is stopped", "it ran to the end"))
-        rows.append(Row("moves accepted", not errors and bool(answered),
-                        "a legal move for each of its turns, no error on its seat",
-                        "; ".join(errors[:3]) if errors else f"{len(answered)} turn(s) answered and accepted" if answered
-                        else "it made no move"))
-        slow = [w for i, w in enumerate(answered) if w > patience + (START_S if i == 0 else 0)]
-        rows.append(Row("answers in time", bool(answered) and not slow and not by_house,
-                        f"each turn answered within {patience:g} s, none played by the house",
-                        f"{len(answered)} answered, slowest {max(answered, default=0):.2f} s"
-                        + (f"; {len(slow)} over {patience:g} s" if slow else "")
-                        + (f"; the house played its turn(s) at seq {by_house[:5]}" if by_house else "")))
-        rows.append(Row("plays to the end", status == "finished", "the table ends with the bot still playing",
-                        f"the table is {status}" + ("" if status != "playing" else f" after {timeout:g} s")))
-        kept = len(connects) == 1 and not dropped
-        rows.append(Row("its connection is its own", kept or (not connects and died is not None),
-                        "one connection for the whole table, never cut (the checker holds none while the bot "
-                        "plays: the broker allows one per account)",
-                        "one connection, up to the end" if kept else "it never connected" if not connects
-                        else f"{len(connects)} connection(s), {len(dropped)} closed while the table was in play "
-                             "(taken over by another login of the account, or cut)"))
+        watch.follow(proc, feed, timeout)
+        rows = watch.rows(patience, timeout, log, _tail)
         rows += [Row(name, True, "-", NOT_HERE, skipped=True) for name in LOCAL_ONLY]
         return rows, table
     finally:
         if proc is not None:
             _stop_command(proc)
         proxy.close()
-        if status == "playing":  # the sandbox's creator may close it while no other person played there
+        if watch.status == "playing":  # the sandbox's creator may close it while no other person played there
             _close_sandbox(broker, user, t, table, mqtt_version)
+
+
+def _played_by_house(msg: SeatState) -> bool:
+    """The house sits in the bot's seat, or played the last move for it."""
+    last = msg.last or {}
+    return bool(msg.house) or (last.get("seat") == msg.seat and last.get("by") != "seat")
+
+
+@dataclass
+class _Watch:
+    """What the checker saw on the bot's own connection (through the proxy) at one table:
+    the turns asked and answered, the house's moves for it, errors on its seat, its
+    connections, and whether the command died."""
+
+    table: str
+    user: str
+    topics: Topics
+    status: str = "playing"
+    asked: dict[int, float] = field(default_factory=dict)  # seq at which the bot is to move -> when it was delivered
+    answered: list[float] = field(default_factory=list)
+    by_house: list[int] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    connects: list[int] = field(default_factory=list)
+    dropped: list[int] = field(default_factory=list)  # connections closed while the table was in play
+    died: tuple[int, float] | None = None
+
+    def follow(self, proc: subprocess.Popen[bytes], feed: queue.Queue[Seen], timeout: float) -> None:
+        """Read what the proxy saw until the table ends, the command exits or ``timeout``."""
+        started = time.monotonic()
+        end = started + timeout
+        while self.status == "playing" and time.monotonic() < end:
+            if self.died is None and proc.poll() is not None:
+                self.died = (proc.returncode, time.monotonic() - started)
+                break
+            try:
+                seen = feed.get(timeout=0.2)
+            except queue.Empty:
+                continue
+            self.take(seen)
+
+    def take(self, seen: Seen) -> None:
+        """One thing the proxy saw: a connection made or closed, or a message delivered."""
+        if seen.kind == "connect":
+            self.connects.append(seen.conn)
+        elif seen.kind == "closed":
+            self.dropped.append(seen.conn)
+        elif seen.kind == "delivered" and seen.payload:
+            self._delivered(seen.topic, seen.payload)
+
+    def _delivered(self, topic: str, payload: bytes) -> None:
+        """A message the broker delivered to the bot: an error on its seat (a stale move is
+        tolerated), or a state of the table."""
+        try:
+            msg = decode(payload)
+        except DecodeError:
+            return
+        if topic == self.topics.seat_error(self.table, self.user) and isinstance(msg, Error):
+            if msg.code not in TOLERATED:
+                self.errors.append(f"{msg.code}: {msg.detail}")
+        elif isinstance(msg, SeatState) and msg.table == self.table:
+            self._state(msg)
+
+    def _state(self, msg: SeatState) -> None:
+        """A house seat answers at once, so the next state the bot gets may be a few moves
+        on: a turn counts as answered when a newer state comes (the table moved on, and the
+        bot alone could move it then); a turn the house played for the bot shows in
+        ``house`` or ``last``."""
+        now = time.monotonic()
+        for k in [k for k in self.asked if k < msg.seq]:
+            self.answered.append(now - self.asked.pop(k))
+        if _played_by_house(msg):
+            self.by_house.append(msg.seq)
+        self.status = msg.status
+        if self.status == "playing" and msg.seat in msg.to_move and msg.legal:
+            self.asked.setdefault(msg.seq, now)
+
+    def rows(self, patience: float, timeout: float, log: Path, tail: Callable[[Path], str]) -> list[Row]:
+        """The verdicts, one row per check."""
+        return [self._running_row(log, tail), self._moves_row(), self._time_row(patience),
+                Row("plays to the end", self.status == "finished", "the table ends with the bot still playing",
+                    f"the table is {self.status}" + ("" if self.status != "playing" else f" after {timeout:g} s")),
+                self._connection_row()]
+
+    def _running_row(self, log: Path, tail: Callable[[Path], str]) -> Row:
+        if self.died is not None:
+            return Row("keeps running", False, "the bot command runs until it is stopped",
+                       f"it exited with status {self.died[0]} after {self.died[1]:.1f} s; its last output:\n{tail(log)}")
+        return Row("keeps running", True, "the bot command runs until it is stopped", "it ran to the end")
+
+    def _moves_row(self) -> Row:
+        errors, answered = self.errors, self.answered
+        return Row("moves accepted", not errors and bool(answered),
+                   "a legal move for each of its turns, no error on its seat",
+                   "; ".join(errors[:3]) if errors else f"{len(answered)} turn(s) answered and accepted" if answered
+                   else "it made no move")
+
+    def _time_row(self, patience: float) -> Row:
+        """Each turn within ``patience`` (the first may also wait for the bot to start)."""
+        answered, by_house = self.answered, self.by_house
+        slow = [w for i, w in enumerate(answered) if w > patience + (START_S if i == 0 else 0)]
+        return Row("answers in time", bool(answered) and not slow and not by_house,
+                   f"each turn answered within {patience:g} s, none played by the house",
+                   f"{len(answered)} answered, slowest {max(answered, default=0):.2f} s"
+                   + (f"; {len(slow)} over {patience:g} s" if slow else "")
+                   + (f"; the house played its turn(s) at seq {by_house[:5]}" if by_house else ""))
+
+    def _connection_row(self) -> Row:
+        connects, dropped = self.connects, self.dropped
+        kept = len(connects) == 1 and not dropped
+        return Row("its connection is its own", kept or (not connects and self.died is not None),
+                   "one connection for the whole table, never cut (the checker holds none while the bot "
+                   "plays: the broker allows one per account)",
+                   "one connection, up to the end" if kept else "it never connected" if not connects
+                   else f"{len(connects)} connection(s), {len(dropped)} closed while the table was in play "
+                        "(taken over by another login of the account, or cut)")
 
 
 def _next(link: Link) -> tuple[str, Any] | None:

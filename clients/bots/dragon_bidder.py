@@ -58,7 +58,7 @@ import random
 import time
 from collections import Counter
 from typing import Any
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 
 from summon.clients.bots.dragon_auction import CLASS_OF, DESIG_MODE, FEATURE_MASKS, roles
 from summon.clients.bots.dragon_cards import best_designations
@@ -150,6 +150,25 @@ def _relative(team: int, declarer: int, level: int, pts_declarer: int, nohelp: b
     """Our side's score minus theirs for a hand whose declaring side took ``pts_declarer``."""
     bid, dfn = score_hand(level, pts_declarer, nohelp)
     return bid - dfn if declarer & 1 == team else dfn - bid
+
+
+def _highest_bid(view: Mapping[str, Any]) -> tuple[int, int | None]:
+    """The highest level bid so far and its seat (0 and None before any bid)."""
+    high_level, high_seat = 0, None
+    for b in view.get("bids") or []:
+        if b["bid"] != "pass":
+            level = int(b["bid"].split()[0])
+            if level > high_level:
+                high_level, high_seat = level, int(b["seat"])
+    return high_level, high_seat
+
+
+def _quantile_level(high_seat: int | None, safe: int, limit: int, need: int) -> int:
+    """Open at the safe level (at least 3); against an opponent's bid compete up to
+    ``limit``; 0: pass."""
+    if high_seat is None:
+        return max(safe, 3) if limit >= 3 else 0
+    return max(safe, need) if limit >= need else 0
 
 
 class AuctionSearch:
@@ -259,23 +278,27 @@ class AuctionSearch:
     def bid(self, view: Mapping[str, Any], legal: list[str], heuristic: str) -> str:
         me = int(view["seat"])
         partner = (me + 2) % 4
-        high_level, high_seat = 0, None
-        for b in view.get("bids") or []:
-            if b["bid"] != "pass":
-                level = int(b["bid"].split()[0])
-                if level > high_level:
-                    high_level, high_seat = level, int(b["seat"])
+        high_level, high_seat = _highest_bid(view)
         if high_seat == partner:
             return heuristic  # overbidding a partner: the heuristic's rule
         need = max(3, high_level + 1)
         if need > 13:
             return heuristic
-        opts = view.get("options") or {}
-        sfp = bool(opts.get("summon_from_partner", True))
-        when_void = opts.get("nt_dragon_follow") == "when-void"
         desigs = [d for _, d in best_designations(view["hand"])[:self.designations]]
         if heuristic.startswith("bid ") and heuristic.split()[2] not in desigs:
             desigs.append(heuristic.split()[2])
+        pts = self._bid_points(view, me, desigs)
+        if self.bid_rule == "quantile":
+            return self._bid_by_quantiles(pts, need, high_seat, legal, heuristic)
+        return self._bid_by_ev(pts, desigs, need, legal, heuristic)
+
+    def _bid_points(self, view: Mapping[str, Any], me: int, desigs: list[str]) -> dict[str, list[tuple[int, int]]]:
+        """Per designation, the tricks (and weight) it takes as declarer, with the Dragon
+        summoned, in each deal drawn from the auction so far, until the budget is spent
+        (``searched``: how many deals)."""
+        opts = view.get("options") or {}
+        sfp = bool(opts.get("summon_from_partner", True))
+        when_void = opts.get("nt_dragon_follow") == "when-void"
         pts: dict[str, list[tuple[int, int]]] = {d: [] for d in desigs}
         over = self._budget()
         rng = self.rng
@@ -290,22 +313,31 @@ class AuctionSearch:
         else:
             k += 1
         self.searched = k
-        if self.bid_rule == "quantile":
-            return self._bid_by_quantiles(pts, need, high_seat, legal, heuristic)
+        return pts
+
+    def _bid_by_ev(self, pts: dict[str, list[tuple[int, int]]], desigs: list[str], need: int, legal: list[str],
+                   heuristic: str) -> str:
+        """The legal bid of best mean score over the searched deals; pass when even that is
+        worth less than ``pass_value``; the heuristic's bid when nothing was searched."""
         best, move = -math.inf, None
-        for d in desigs:
-            total = sum(w for _, w in pts[d])
-            if not total:
-                continue
-            for level in range(need, 14):
-                ev = sum(w * self._declare_value(level, t) for t, w in pts[d]) / total
-                if ev > best and f"bid {level} {d}" in legal:
-                    best, move = ev, f"bid {level} {d}"
+        for ev, bid in self._ev_bids(pts, desigs, need):
+            if ev > best and bid in legal:
+                best, move = ev, bid
         if move is None:
             return heuristic
         if best < self.pass_value and "pass" in legal:
             return "pass"
         return move
+
+    def _ev_bids(self, pts: dict[str, list[tuple[int, int]]], desigs: list[str],
+                 need: int) -> Iterator[tuple[float, str]]:
+        """(mean score, bid) of every level from ``need`` in each searched designation."""
+        for d in desigs:
+            total = sum(w for _, w in pts[d])
+            if not total:
+                continue
+            for level in range(need, 14):
+                yield sum(w * self._declare_value(level, t) for t, w in pts[d]) / total, f"bid {level} {d}"
 
     def _level_at(self, pts: list[tuple[int, int]], p: float) -> int:
         """The highest level made with probability at least ``p`` over the searched deals."""
@@ -322,21 +354,27 @@ class AuctionSearch:
         """The heuristic's auction with the search's trick distribution in place of its
         estimate: open at the level made ``p_open`` of the time, compete up to the one made
         ``p_compete`` of the time, in the designation that reaches highest."""
-        scored = []
-        for d, xs in pts.items():
-            if xs:
-                mean = sum(t * w for t, w in xs) / sum(w for _, w in xs)
-                scored.append((self._level_at(xs, self.p_compete), mean, self._level_at(xs, self.p_open), d))
+        scored = self._reaches(pts)
         if not scored:
             return heuristic
         limit, _, safe, d = max(scored)
-        level = (max(safe, 3) if limit >= 3 else 0) if high_seat is None else max(safe, need) if limit >= need else 0
+        level = _quantile_level(high_seat, safe, limit, need)
         if level < need and "pass" not in legal:
             level = need
         move = f"bid {level} {d}"
         if level >= need and move in legal:
             return move
         return "pass" if "pass" in legal else heuristic
+
+    def _reaches(self, pts: dict[str, list[tuple[int, int]]]) -> list[tuple[int, float, int, str]]:
+        """Per searched designation: the level made ``p_compete`` of the time, the mean
+        tricks, the level made ``p_open`` of the time, and the designation."""
+        scored = []
+        for d, xs in pts.items():
+            if xs:
+                mean = sum(t * w for t, w in xs) / sum(w for _, w in xs)
+                scored.append((self._level_at(xs, self.p_compete), mean, self._level_at(xs, self.p_open), d))
+        return scored
 
     def _declare_value(self, level: int, t: int) -> float:
         """Our score minus theirs declaring ``level`` with ``t`` rollout trick points, the
@@ -357,8 +395,7 @@ class AuctionSearch:
         opts = view.get("options") or {}
         sfp = bool(opts.get("summon_from_partner", True))
         when_void = opts.get("nt_dragon_follow") == "when-void"
-        cands: list[str] = [o for o in ("summon", "kitty", "nohelp") if o in legal
-                 and (o != "nohelp" or self.search_nohelp or heuristic == o)]
+        cands = self._option_cands(legal, heuristic)
         if len(cands) < 2:
             return heuristic
         totals: dict[str, float] = dict.fromkeys(cands, 0.0)
@@ -379,6 +416,12 @@ class AuctionSearch:
             k += 1
         self.searched = k
         return max(cands, key=totals.__getitem__)
+
+    def _option_cands(self, legal: list[str], heuristic: str) -> list[str]:
+        """The legal options searched: "nohelp" only with ``search_nohelp`` or when it is
+        the heuristic's choice."""
+        return [o for o in ("summon", "kitty", "nohelp") if o in legal
+                and (o != "nohelp" or self.search_nohelp or heuristic == o)]
 
     # ------------------------------------------------------------------ discards
     def discard(self, view: Mapping[str, Any], legal: list[str], heuristic: str) -> str:

@@ -59,6 +59,28 @@ class Cand:
     as_: str | None = None
 
 
+def _highest_bid(bids: Sequence[Mapping[str, Any]]) -> tuple[int, Any]:
+    """The highest level bid so far and who bid it (0 and None before any bid)."""
+    high_level, high_seat = 0, None
+    for b in bids:
+        if b["bid"] == "pass":
+            continue
+        level = int(b["bid"].split()[0])
+        if level > high_level:
+            high_level, high_seat = level, b["seat"]
+    return high_level, high_seat
+
+
+def _bid_level(high_seat: Any, partner: int, high_level: int, safe: int, limit: int, need: int) -> int:
+    """The level to bid (0: pass): over the partner only well above its bid; opening at the
+    safe level; against an opponent, competing up to ``limit``."""
+    if high_seat == partner:
+        return safe if safe >= high_level + OVERBID_PARTNER else 0
+    if high_seat is None:
+        return max(safe, 3) if limit >= 3 else 0
+    return max(safe, need) if limit >= need else 0
+
+
 class DragonHeuristicBot:
     """Heuristic player for one seat; deterministic for a given seed."""
 
@@ -118,23 +140,12 @@ class DragonHeuristicBot:
         estimate - 2 or - 3 did not beat - 2.5.  Discounting the estimate after a
         partner's pass measured worse (44:56) and was dropped."""
         partner = (view["seat"] + 2) % 4
-        high_level, high_seat = 0, None
-        for b in view.get("bids") or []:
-            if b["bid"] == "pass":
-                continue
-            level = int(b["bid"].split()[0])
-            if level > high_level:
-                high_level, high_seat = level, b["seat"]
+        high_level, high_seat = _highest_bid(view.get("bids") or [])
         est, desig = best_designations(view["hand"])[0]
         safe = min(13, math.floor(est - SAFE_MARGIN))
         limit = min(13, math.floor(est - COMPETE_MARGIN))
         need = max(3, high_level + 1)
-        if high_seat == partner:
-            level = safe if safe >= high_level + OVERBID_PARTNER else 0
-        elif high_seat is None:
-            level = max(safe, 3) if limit >= 3 else 0
-        else:
-            level = max(safe, need) if limit >= need else 0
+        level = _bid_level(high_seat, partner, high_level, safe, limit, need)
         if level < need and "pass" not in legal:  # stuck dealer: bid the least we may
             level = need
         move = f"bid {level} {desig}"
@@ -183,18 +194,22 @@ class DragonHeuristicBot:
             tricks.append(last.get("cards") or [])
         trump = view.get("trump")
         for items in tricks:
-            if not items:
+            if items:
+                self._note_trick(items, trump)
+
+    def _note_trick(self, items: Sequence[Mapping[str, Any]], trump: str | None) -> None:
+        """Cards of one trick seen; a seat that did not follow the lead has none of that
+        suit, and (playing neither the lead nor trump) none of trump either."""
+        lead = self._suit_of(items[0], trump)
+        for it in items:
+            self._seen.add(it["card"])
+            suit = self._suit_of(it, trump)
+            if it is items[0] or it["card"] == DRAGON or suit == lead or lead is None:
                 continue
-            lead = self._suit_of(items[0], trump)
-            for it in items:
-                self._seen.add(it["card"])
-                suit = self._suit_of(it, trump)
-                if it is items[0] or it["card"] == DRAGON or suit == lead or lead is None:
-                    continue
-                voids = self._void.setdefault(it["seat"], set())
-                voids.add(lead)
-                if trump and suit != trump:
-                    voids.add(trump)
+            voids = self._void.setdefault(it["seat"], set())
+            voids.add(lead)
+            if trump and suit != trump:
+                voids.add(trump)
 
     @staticmethod
     def _suit_of(item: Mapping[str, Any], trump: str | None) -> str | None:
@@ -229,14 +244,25 @@ class _Play:
         gone = set(seen) | set(view.get("discards") or []) | set(self.hand)
         gone |= {it["card"] for it in self.trick}
         self.unseen = ALL_CARDS - gone
-        self.cands = [self._parse(m) for m in legal if m.startswith("play ")]
+        self.cands = self._candidates(legal, view)
         self.last_trick = view.get("tricks_played", 0) >= 11
-        if not self.trump and view.get("tricks_played", 0) < NT_DRAGON_FROM:
-            plain = [c for c in self.cands if c.card != DRAGON]
-            self.cands = plain or self.cands  # keep the Dragon for the last tricks
-        leader = view.get("leader")
-        self.leader = leader if leader is not None else (self.trick[0]["seat"] if self.trick else self.seat)
+        self.leader = self._leader(view)
         self.lead = self._suit(self.trick[0]["card"], self.trick[0].get("as")) if self.trick else None
+
+    def _candidates(self, legal: list[str], view: Mapping[str, Any]) -> list[Cand]:
+        """The legal plays; in no-trump before ``NT_DRAGON_FROM`` tricks, without the Dragon
+        when there is anything else (it is kept for the last tricks)."""
+        cands = [self._parse(m) for m in legal if m.startswith("play ")]
+        if not self.trump and view.get("tricks_played", 0) < NT_DRAGON_FROM:
+            cands = [c for c in cands if c.card != DRAGON] or cands
+        return cands
+
+    def _leader(self, view: Mapping[str, Any]) -> Any:
+        """Who led this trick: the view's ``leader``, else the first card's seat, else us."""
+        leader = view.get("leader")
+        if leader is not None:
+            return leader
+        return self.trick[0]["seat"] if self.trick else self.seat
 
     @staticmethod
     def _parse(move: str) -> Cand:
@@ -253,19 +279,24 @@ class _Play:
         """How strongly a card plays in a trick led in ``lead``: trumps (2) beat the lead
         suit (1), which beats anything else (0, never wins)."""
         if card == DRAGON:
-            if self.trump:
-                return (2, TOP + 1)
-            suit, _, hl = (as_ or "").partition(" ")
-            if lead is not None and suit != lead:
-                return (0, -1)
-            wins = (hl == "high") == (self.desig == "high")
-            return (1, TOP + 1 if wins else -1)
+            return self._dragon_key(as_, lead)
         suit = card.split("-", 1)[0]
         if self.trump and suit == self.trump:
             return (2, parse_card(card)[1])
         if lead is None or suit == lead:
             return (1, strength(card, self.desig))
         return (0, -1)
+
+    def _dragon_key(self, as_: str | None, lead: str | None) -> tuple[int, int]:
+        """The Dragon: the top trump in a trump hand; in no-trump it plays as declared and
+        wins only in the lead suit, declared high in high no-trump or low in low."""
+        if self.trump:
+            return (2, TOP + 1)
+        suit, _, hl = (as_ or "").partition(" ")
+        if lead is not None and suit != lead:
+            return (0, -1)
+        wins = (hl == "high") == (self.desig == "high")
+        return (1, TOP + 1 if wins else -1)
 
     # -------------------------------------------------------------- card values
     def _suit_len(self, suit: str | None) -> int:
@@ -310,13 +341,24 @@ class _Play:
         voids = self.void.get(seat, set())
         lead_left = [c for c in self.unseen if c != DRAGON and c.startswith(f"{lead}-")]
         if lead not in voids and lead_left:
-            if any(self.key(c, None, lead) > k for c in lead_left):
-                return True
-            if lead != self.trump:
-                return False  # it will have to follow suit
+            follows = self._follow_beats(k, lead, lead_left)
+            if follows is not None:
+                return follows
         if self.trump and self.trump not in voids:
-            return any(self.key(c, None, lead) > k for c in self.unseen if self._suit(c, None) == self.trump)
+            return self._trump_beats(k, lead)
         return False
+
+    def _trump_beats(self, k: tuple[int, int], lead: str) -> bool:
+        """Does some unseen trump beat key ``k``?"""
+        return any(self.key(c, None, lead) > k for c in self.unseen if self._suit(c, None) == self.trump)
+
+    def _follow_beats(self, k: tuple[int, int], lead: str, lead_left: list[str]) -> bool | None:
+        """For a seat that may still hold the lead suit: True if an unseen card of it beats
+        ``k``; False if not and the lead is not trump (it will have to follow suit); None
+        when it might still ruff."""
+        if any(self.key(c, None, lead) > k for c in lead_left):
+            return True
+        return False if lead != self.trump else None
 
     def safe(self, cand: Cand, lead: str | None) -> bool:
         lead = lead or self._suit(cand.card, cand.as_)
@@ -348,6 +390,11 @@ class _Play:
             return min(self.cands, key=self.cheap).move
         if not later:
             return min(beats, key=self.cheap).move
+        return self._contest(beats, losers)
+
+    def _contest(self, beats: list[Cand], losers: list[Cand]) -> str:
+        """An opponent wins so far and another plays after us: win safely if we can, else
+        ruff, else play second hand low, else take the trick cheapest."""
         safe = [c for c in beats if self.safe(c, self.lead)]
         if safe:
             return min(safe, key=self.cheap).move
@@ -359,27 +406,49 @@ class _Play:
         return min(beats, key=self.cheap).move  # measured: beats "third hand high" here
 
     def _lead(self) -> str:
+        """The first of these that finds a lead: draw trumps, cash a safe master, lead to
+        the partner's ruff, shed a side card; else the cheapest card."""
         trumps = [c for c in self.cands if self._suit(c.card, c.as_) == self.trump and self.trump]
         side = [c for c in self.cands if c not in trumps]
-        trumps_out = [c for c in self.unseen if self.trump and self._suit(c, None) == self.trump]
-        if self.trump and self.declaring and trumps and trumps_out:
-            masters = [c for c in trumps if self.is_master(c)]
-            if masters:
-                return min(masters, key=self.cheap).move
-            if len(trumps) >= len(trumps_out) and self.view["contract"]["seat"] == self.seat:
-                return min(trumps, key=self.cheap).move
+        return (self._draw_trumps(trumps) or self._cash(side) or self._to_partner_ruff(side)
+                or self._side_lead(side) or min(self.cands, key=self.cheap).move)
+
+    def _draw_trumps(self, trumps: list[Cand]) -> str | None:
+        """Declaring with trumps still out: a master trump, or (the declarer, holding as
+        many as are out) the cheapest trump."""
+        trumps_out = self._trumps_out()
+        if not (self.trump and self.declaring and trumps and trumps_out):
+            return None
+        masters = [c for c in trumps if self.is_master(c)]
+        if masters:
+            return min(masters, key=self.cheap).move
+        if len(trumps) >= len(trumps_out) and self.view["contract"]["seat"] == self.seat:
+            return min(trumps, key=self.cheap).move
+        return None
+
+    def _trumps_out(self) -> list[str]:
+        """The trumps nobody has shown yet (in other hands, or the kitty)."""
+        return [c for c in self.unseen if self.trump and self._suit(c, None) == self.trump]
+
+    def _cash(self, side: list[Cand]) -> str | None:
+        """A side-suit master no later opponent can beat."""
         cash = [c for c in side if self.is_master(c) and self.safe(c, None)]
-        if cash:
-            return min(cash, key=self.cheap).move
-        if self.trump and not self.declaring:
-            pvoid = self.void.get(self.partner, set())
-            ruff = [c for c in side if self._suit(c.card, None) in pvoid and self.trump not in pvoid]
-            if ruff:
-                return min(ruff, key=self.cheap).move
-        if side:
-            if self.trump:
-                return min(side, key=self.cheap).move
-            longest = max(SUITS, key=lambda s: (self._suit_len(s), -SUITS.index(s)))
-            from_long = [c for c in side if c.card.startswith(f"{longest}-")]
-            return min(from_long or side, key=self.cheap).move
-        return min(self.cands, key=self.cheap).move
+        return min(cash, key=self.cheap).move if cash else None
+
+    def _to_partner_ruff(self, side: list[Cand]) -> str | None:
+        """Defending a trump hand: a suit the partner is void in, if it may still hold trump."""
+        if not (self.trump and not self.declaring):
+            return None
+        pvoid = self.void.get(self.partner, set())
+        ruff = [c for c in side if self._suit(c.card, None) in pvoid and self.trump not in pvoid]
+        return min(ruff, key=self.cheap).move if ruff else None
+
+    def _side_lead(self, side: list[Cand]) -> str | None:
+        """The cheapest side card; in no-trump, from the longest suit."""
+        if not side:
+            return None
+        if self.trump:
+            return min(side, key=self.cheap).move
+        longest = max(SUITS, key=lambda s: (self._suit_len(s), -SUITS.index(s)))
+        from_long = [c for c in side if c.card.startswith(f"{longest}-")]
+        return min(from_long or side, key=self.cheap).move

@@ -52,31 +52,53 @@ def play_denials(tricks: Iterable[tuple[int, tuple[int, ...]]], mode: int, me: i
     a ruff: players ruff high to keep low trumps, or the reverse, for many reasons)."""
     denied = [0, 0, 0, 0]
     for leader, codes in tricks:
-        if len(codes) < 2:
-            continue
-        led = LED[mode][codes[0]]
-        powers = POWER[mode][led]
-        best, bi = powers[codes[0]], 0
-        for n in range(1, len(codes)):
-            code = codes[n]
-            seat = (leader + n) & 3
-            p = powers[code]
-            opponent_winning = ((leader + bi) & 1) != (seat & 1)
-            if seat != me and opponent_winning and (n in positions or (cheapest and n == 3)):
-                suit = LED[mode][code] if code < 52 else led
-                if code >= 53:
-                    pool = 0  # a no-trump Dragon: its declared end says nothing of the suit
-                elif code == 52 or suit == led:
-                    pool = SUIT_MASKS[led]  # it followed: the led suit was what it could play
-                elif mode < 4 and suit == mode:
-                    pool = SUIT_MASKS[mode]  # it ruffed: any trump was legal
-                else:
-                    pool = 0  # a discard: the voids already say it all
-                if pool:
-                    if p <= best and n in positions:
-                        denied[seat] |= _above(pool, powers, best)
-                    elif p > best and cheapest and n == 3 and code < 52 and suit == led:
-                        denied[seat] |= _above(pool, powers, best, p)
-            if p > best:
-                best, bi = p, n
+        if len(codes) >= 2:
+            _deny_trick(denied, leader, codes, mode, me, positions, cheapest)
     return [d & ~DRAGON_BIT for d in denied]
+
+
+def _deny_trick(denied: list[int], leader: int, codes: tuple[int, ...], mode: int, me: int,
+                positions: tuple[int, ...], cheapest: bool) -> None:
+    """Add one trick's denials to ``denied``: each play read (a place in ``positions``, or
+    the fourth with ``cheapest``) by another seat while an opponent of it was winning."""
+    led = LED[mode][codes[0]]
+    powers = POWER[mode][led]
+    best, bi = powers[codes[0]], 0
+    for n in range(1, len(codes)):
+        code = codes[n]
+        seat = (leader + n) & 3
+        p = powers[code]
+        opponent_winning = ((leader + bi) & 1) != (seat & 1)
+        if seat != me and opponent_winning and (n in positions or (cheapest and n == 3)):
+            denied[seat] |= _denied_by(code, n, p, best, led, mode, powers, positions, cheapest)
+        if p > best:
+            best, bi = p, n
+
+
+def _pool(code: int, suit: int, led: int, mode: int) -> int:
+    """The cards the seat could have played instead: the led suit when it followed, the
+    trumps when it ruffed; none for a discard or a no-trump Dragon (whose declared end says
+    nothing of the suit; for a discard, the voids already say it all)."""
+    if code >= 53:
+        return 0
+    if code == 52 or suit == led:
+        return SUIT_MASKS[led]
+    if mode < 4 and suit == mode:
+        return SUIT_MASKS[mode]
+    return 0
+
+
+def _denied_by(code: int, n: int, p: int, best: int, led: int, mode: int, powers: tuple[int, ...],
+               positions: tuple[int, ...], cheapest: bool) -> int:
+    """What one play denies: not beating the winning card (power ``best``) denies the
+    cards of its pool that would have; the fourth seat winning in the led suit denies
+    the cards between ``best`` and the card it played."""
+    suit = LED[mode][code] if code < 52 else led
+    pool = _pool(code, suit, led, mode)
+    if not pool:
+        return 0
+    if p <= best and n in positions:
+        return _above(pool, powers, best)
+    if p > best and cheapest and n == 3 and code < 52 and suit == led:
+        return _above(pool, powers, best, p)
+    return 0

@@ -87,6 +87,69 @@ def allowed_masks(info: Info) -> list[int]:
     return out
 
 
+def _ties_to(fallback: str, codes: list[int]) -> list[float]:
+    """Zero totals, but for a hair on the heuristic's card: ties go to it."""
+    totals = [0.0] * len(codes)
+    if MOVE_CODE.get(fallback) in codes:
+        totals[codes.index(MOVE_CODE[fallback])] += 1e-6
+    return totals
+
+
+def _log_weight(pos: Position, terms: Any, info: Info, etab: Mapping[int, float] | None) -> float:
+    """A deal's log likelihood ratio under the auction (each bidder's cards of its
+    designation's suits) and, with ``etab``, the discards as the heuristic makes them."""
+    played = info.played
+    lw = 0.0
+    for s, m, tab in terms:
+        lw += tab.get(((pos.hands[s] | played[s]) & _FMASK[m]).bit_count(), 0.0)
+    if etab is not None:  # the discards (cards off the table) as the heuristic makes them
+        h = pos.hands
+        pile = info.unseen & ~(h[0] | h[1] | h[2] | h[3]) & ~h[info.seat]
+        lw += etab.get((pile & _FMASK[info.mode]).bit_count(), 0.0)
+    return lw
+
+
+def _allowed(info: Info, others: list[int], deny: Sequence[int] | None, pool: int) -> list[int]:
+    """The cards each other seat (and the kitty, ``_ELSEWHERE``) may hold: the voids'
+    masks, less the inferred denials; a Dragon not shown anywhere is in a hand, not the
+    kitty."""
+    allowed = allowed_masks(info)
+    if deny:
+        for s in others:
+            allowed[s] &= ~deny[s]
+    if info.dragon is None and not info.dragon_elsewhere and pool & DRAGON_BIT:
+        allowed[_ELSEWHERE] &= ~DRAGON_BIT
+    return allowed
+
+
+def _place_forced(pool: int, piles: list[int], allowed: list[int], need: list[int],
+                  base: list[int]) -> tuple[list[int], bool]:
+    """Put each card that fits one pile only there (into ``base``, less ``need``); the
+    cards free to go to several, and False as soon as a card fits none (then the rest are
+    left unplaced)."""
+    free: list[int] = []
+    for c in cards_of(pool):
+        b = 1 << c
+        ok = [p for p in piles if allowed[p] & b and need[p]]
+        if not ok:
+            return free, False
+        if len(ok) == 1:
+            need[ok[0]] -= 1
+            if ok[0] != _ELSEWHERE:
+                base[ok[0]] |= b
+        else:
+            free.append(c)
+    return free, True
+
+
+def _all_take(slots: list[int], free: list[int]) -> bool:
+    """Does every slot accept every free card (then any shuffle is a consistent deal)?"""
+    fm = 0
+    for c in free:
+        fm |= 1 << c
+    return all(m & fm == fm for m in slots)
+
+
 class DealSampler:
     """Uniform draws of the deals consistent with one ``Info`` (set up once per decision).
 
@@ -104,35 +167,20 @@ class DealSampler:
         pool = info.unseen
         for s in others:
             pool &= ~info.known[s]
-        allowed = allowed_masks(info)
-        if deny:
-            for s in others:
-                allowed[s] &= ~deny[s]
+        allowed = _allowed(info, others, deny, pool)
         need = [0] * 5
         for s in others:
             need[s] = info.hand_sizes[s] - info.known[s].bit_count()
         need[_ELSEWHERE] = pool.bit_count() - sum(need)
         self.ok = min(need) >= 0
-        if info.dragon is None and not info.dragon_elsewhere and pool & DRAGON_BIT:
-            allowed[_ELSEWHERE] &= ~DRAGON_BIT
         piles = [*others, _ELSEWHERE]
         base = [0, 0, 0, 0]
         base[me] = info.hand
         for s in others:
             base[s] = info.known[s]
-        free: list[int] = []
-        for c in cards_of(pool):
-            b = 1 << c
-            ok = [p for p in piles if allowed[p] & b and need[p]]
-            if not ok:
-                self.ok = False
-                break
-            if len(ok) == 1:
-                need[ok[0]] -= 1
-                if ok[0] != _ELSEWHERE:
-                    base[ok[0]] |= b
-            else:
-                free.append(c)
+        free, placed = _place_forced(pool, piles, allowed, need, base)
+        if not placed:
+            self.ok = False
         self.base = base
         self.free = free
         # (pile, first slot, last slot) runs, and whether any slot refuses any free card
@@ -142,10 +190,7 @@ class DealSampler:
             self.runs.append((p, i, i + need[p]))
             i += need[p]
         self.slots = [allowed[p] for p in piles for _ in range(need[p])]
-        fm = 0
-        for c in free:
-            fm |= 1 << c
-        self.unconstrained = all(m & fm == fm for m in self.slots)
+        self.unconstrained = _all_take(self.slots, free)
 
     def draw(self, rng: random.Random, tries: int = 400) -> Position | None:
         if not self.ok:
@@ -376,39 +421,38 @@ class DragonPimcBot(_PimcBase):
         (``dragon_native.uniform_deals``), or with ``use_auction`` uniform ones resampled by
         the auction's likelihood ratio from ``pool`` times as many, or with ``infer`` a share
         drawn with the play inferences."""
-        n = self.samples
         sampler = DealSampler(info)
         if self.infer and not self._table:
-            deny = play_denials(self._tracker.tricks, info.mode, info.seat, self.infer)
-            inferred = DealSampler(info, deny) if any(deny) else None
-            out = []
-            for _ in range(n):
-                pos = None
-                if inferred is not None and inferred.ok and self._rng.random() < self.trust:
-                    pos = inferred.draw(self._rng)  # None: rejection failed, a plain deal instead
-                if pos is not None:
-                    self.deals += 1
-                out.append((pos or self._deal(info, sampler), 1.0))
-            return out
+            return self._inferred_deals(info, sampler)
         if not self._table:
             return [(pos, 1.0) for pos in self._uniform(info, sampler)]
-        terms = log_weight_terms(self._table, roles(list(view.get("bids") or []), info.declarer, info.level,
-                                                    info.designation), info.seat)
+        return self._auction_deals(info, view, sampler, self._table)
+
+    def _inferred_deals(self, info: Info, sampler: DealSampler) -> list[tuple[Position, float]]:
+        """A share ``trust`` of the deals drawn without the cards the play denies each seat
+        (a plain deal where no denial applies or rejection fails)."""
+        deny = play_denials(self._tracker.tricks, info.mode, info.seat, self.infer)
+        inferred = DealSampler(info, deny) if any(deny) else None
+        out = []
+        for _ in range(self.samples):
+            pos = None
+            if inferred is not None and inferred.ok and self._rng.random() < self.trust:
+                pos = inferred.draw(self._rng)  # None: rejection failed, a plain deal instead
+            if pos is not None:
+                self.deals += 1
+            out.append((pos or self._deal(info, sampler), 1.0))
+        return out
+
+    def _auction_deals(self, info: Info, view: Mapping[str, Any], sampler: DealSampler,
+                       table: Mapping[str, Mapping[int, float]]) -> list[tuple[Position, float]]:
+        """``pool`` times ``samples`` uniform deals, resampled by the auction's likelihood
+        ratio (and the discards', when cards are off the table)."""
+        n = self.samples
+        terms = log_weight_terms(table, roles(list(view.get("bids") or []), info.declarer, info.level,
+                                              info.designation), info.seat)
         cands = [self._deal(info, sampler) for _ in range(n * self.pool)]
-        played = info.played
-        unseen, me, mode = info.unseen, info.seat, info.mode
-        etab = self._table.get(elsewhere_key(mode, info.elsewhere)) if info.elsewhere else None
-        fm = _FMASK[mode]
-        weights = []
-        for pos in cands:
-            lw = 0.0
-            for s, m, tab in terms:
-                lw += tab.get(((pos.hands[s] | played[s]) & _FMASK[m]).bit_count(), 0.0)
-            if etab is not None:  # the discards (cards off the table) as the heuristic makes them
-                h = pos.hands
-                pile = unseen & ~(h[0] | h[1] | h[2] | h[3]) & ~h[me]
-                lw += etab.get((pile & fm).bit_count(), 0.0)
-            weights.append(lw)
+        etab = table.get(elsewhere_key(info.mode, info.elsewhere)) if info.elsewhere else None
+        weights = [_log_weight(pos, terms, info, etab) for pos in cands]
         top = max(weights)
         ws = [math.exp(w - top) for w in weights]
         # Resampled with replacement; a deal drawn twice is searched once with weight 2
@@ -431,23 +475,55 @@ class DragonPimcBot(_PimcBase):
             return MOVE_TEXT[codes[0]]
         team = info.seat & 1
         nc = len(codes)
-        totals = [0.0] * nc
-        if MOVE_CODE.get(fallback) in codes:  # ties go to the heuristic's card
-            totals[codes.index(MOVE_CODE[fallback])] += 1e-6
-        rng = self._rng
+        totals = _ties_to(fallback, codes)
         exact = 12 - info.tricks_played <= self.exact_tricks
-        end_exact, policy = self.end_exact, self.policy
-        deadline = None if self.cpu_budget_ms is None else c0 + self.cpu_budget_ms / 1000
+        deadline = self._deadline(c0)
         deals = self._deals(info, view)
-        if end_exact or policy is not _greedy:  # the measured-and-dropped rollout options (docs/bots.md)
-            for k, (pos, weight) in enumerate(deals):
-                if deadline is not None and k >= 4 and time.process_time() > deadline:
-                    break
-                for i, code in enumerate(codes):
-                    d = hand_deltas(pos, greedy_then_solve(step(pos, code), end_exact, policy))
-                    totals[i] += weight * (d[team] - d[1 - team])
+        if self.end_exact or self.policy is not _greedy:  # the measured-and-dropped rollout options (docs/bots.md)
+            self._roll_out_options(deals, codes, totals, team, deadline)
             return MOVE_TEXT[codes[max(range(nc), key=totals.__getitem__)]]
-        # Stage 1: every distinct card in every deal, in chunks so the CPU cap can stop it.
+        searched = self._stage_one(deals, codes, totals, team, exact, deadline)
+        order = sorted(range(nc), key=lambda i: -totals[i])
+        best = order[0]
+        if exact or self.iimc_samples <= 0 or not NATIVE:
+            return MOVE_TEXT[codes[best]]
+        # Stage 2: the close calls again, played out by players who cannot see the other hands.
+        short = self._close_calls(order, totals, searched, deadline, c0)
+        if not short:
+            return MOVE_TEXT[codes[best]]
+        return self._second_look(info, deals, [codes[i] for i in short], team, deadline)
+
+    def _close_calls(self, order: list[int], totals: list[float], searched: float, deadline: float | None,
+                     c0: float) -> list[int]:
+        """The top ``iimc_top`` cards within ``iimc_margin`` a deal of the best, when there
+        are two or more and half the CPU budget is still left (else none)."""
+        best = order[0]
+        short = [i for i in order[:self.iimc_top] if totals[i] >= totals[best] - self.iimc_margin * searched]
+        if len(short) < 2:
+            return []
+        if deadline is not None and time.process_time() > c0 + 0.5 * (deadline - c0):
+            return []  # no room left in the budget for a second look
+        return short
+
+    def _deadline(self, c0: float) -> float | None:
+        """When the CPU budget (counted from ``c0``) runs out; None without a budget."""
+        return None if self.cpu_budget_ms is None else c0 + self.cpu_budget_ms / 1000
+
+    def _roll_out_options(self, deals: list[tuple[Position, float]], codes: list[int], totals: list[float],
+                          team: int, deadline: float | None) -> None:
+        """Each card in each deal rolled out by ``policy`` with the last ``end_exact`` tricks
+        solved (the measured-and-dropped options), summed into ``totals``."""
+        for k, (pos, weight) in enumerate(deals):
+            if deadline is not None and k >= 4 and time.process_time() > deadline:
+                break
+            for i, code in enumerate(codes):
+                d = hand_deltas(pos, greedy_then_solve(step(pos, code), self.end_exact, self.policy))
+                totals[i] += weight * (d[team] - d[1 - team])
+
+    def _stage_one(self, deals: list[tuple[Any, float]], codes: list[int], totals: list[float], team: int,
+                   exact: bool, deadline: float | None) -> float:
+        """Stage 1: every distinct card in every deal, in chunks so the CPU cap can stop it;
+        summed into ``totals``.  The weight of the deals searched."""
         chunk = 25 if NATIVE else 2
         searched = 0.0
         for k in range(0, len(deals), chunk):
@@ -457,18 +533,12 @@ class DragonPimcBot(_PimcBase):
             pts = final_points([p.hands for p, _ in part], codes, part[0][0], exact)
             _add_scores(totals, part, pts, team)
             searched += sum(weight for _, weight in part)
-        order = sorted(range(nc), key=lambda i: -totals[i])
-        best = order[0]
-        if exact or self.iimc_samples <= 0 or not NATIVE:
-            return MOVE_TEXT[codes[best]]
-        # Stage 2: the close calls again, played out by players who cannot see the other hands.
-        short = [i for i in order[:self.iimc_top]
-                 if totals[i] >= totals[best] - self.iimc_margin * searched]
-        if len(short) < 2:
-            return MOVE_TEXT[codes[best]]
-        if deadline is not None and time.process_time() > c0 + 0.5 * (deadline - c0):
-            return MOVE_TEXT[codes[best]]  # no room left in the budget for a second look
-        cand = [codes[i] for i in short]
+        return searched
+
+    def _second_look(self, info: Info, deals: list[tuple[Any, float]], cand: list[int], team: int,
+                     deadline: float | None) -> str:
+        """Stage 2: the close candidates played out on the first ``iimc_samples`` deals by
+        players who cannot see the other hands; the best of those."""
         second = [0.0] * len(cand)
         for k in range(0, self.iimc_samples, 8):
             if deadline is not None and k and time.process_time() > deadline:
@@ -476,7 +546,7 @@ class DragonPimcBot(_PimcBase):
             part = deals[k:min(k + 8, self.iimc_samples)]
             if not part:
                 break
-            pts = iimc_points([p.hands for p, _ in part], cand, info, self.iimc_k, self.iimc_depth, rng)
+            pts = iimc_points([p.hands for p, _ in part], cand, info, self.iimc_k, self.iimc_depth, self._rng)
             assert pts is not None  # NATIVE
             _add_scores(second, part, pts, team)
         self.second_looks += 1

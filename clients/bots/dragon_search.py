@@ -103,23 +103,39 @@ def _distinct(codes: list[int], info) -> list[int]:
     among a dozen candidates, the noisiest of them otherwise wins now and then (measured:
     a high no-trump contract went four down leading ``dragon fire low`` at trick 1)."""
     if info.mode >= 4:
-        losing = 1 if info.mode == 4 else 0
-        keep = [c for c in codes if c < 53 or (c - 53) % 2 != losing]
-        codes = keep or codes
-    gone = info.hand
-    for p in info.played:
-        gone |= p
-    for t in info.trick:  # a card on the table still counts until its trick is won
-        if t < 52:
-            gone &= ~(1 << t)
+        codes = _without_losing_dragons(codes, info.mode)
+    gone = _gone(info)
     out: list[int] = []
     prev = -2
     for c in sorted(codes):
-        if c < 52 and prev >= 0 and prev // 13 == c // 13:
-            between = ((1 << c) - 1) & ~((1 << (prev + 1)) - 1)
-            if between & ~gone == 0:
-                prev = c
-                continue
+        if c < 52 and prev >= 0 and prev // 13 == c // 13 and _nothing_between(prev, c, gone):
+            prev = c
+            continue
         out.append(c)
         prev = c if c < 52 else -2
     return out
+
+
+def _without_losing_dragons(codes: list[int], mode: int) -> list[int]:
+    """No-trump: the Dragon codes declared at the losing end dropped, unless nothing else is left."""
+    losing = 1 if mode == 4 else 0
+    keep = [c for c in codes if c < 53 or (c - 53) % 2 != losing]
+    return keep or codes
+
+
+def _gone(info) -> int:
+    """The cards nobody else may hold: our hand and the cards played, less the cards on
+    the table (a card on the table still counts until its trick is won)."""
+    gone = info.hand
+    for p in info.played:
+        gone |= p
+    for t in info.trick:
+        if t < 52:
+            gone &= ~(1 << t)
+    return gone
+
+
+def _nothing_between(prev: int, c: int, gone: int) -> bool:
+    """No card strictly between codes ``prev`` and ``c`` (of one suit) may be elsewhere."""
+    between = ((1 << c) - 1) & ~((1 << (prev + 1)) - 1)
+    return between & ~gone == 0

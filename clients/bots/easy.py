@@ -63,19 +63,23 @@ class DragonEasyBot(_EasyBot):
     def _mistake(self, view: Mapping[str, Any], legal: list[str], move: str) -> str:
         phase = view.get("phase")
         if phase == "bidding":
-            if move == "pass":  # over-eager: open or compete at the least level anyway
-                bids = sorted((m for m in legal if m.startswith("bid ")), key=lambda m: int(m.split()[1]))
-                return bids[0] if bids and self._rng.random() < 0.5 else move
-            level, desig = move.split()[1:3]
-            step = self._rng.choice((-1, 1))  # timid or over-eager by one trick
-            off = f"bid {int(level) + step} {desig}"
-            return off if off in legal else ("pass" if step < 0 and "pass" in legal else move)
+            return self._misbid(legal, move)
         if phase == "play" and self._rng.random() < 0.6:
             desig = (view.get("contract") or {}).get("designation", "high")
             plays = [m for m in legal if m.startswith("play ") and m.split()[1] != DRAGON]
             if plays:  # the biggest card it holds, now
                 return max(plays, key=lambda m: strength(m.split()[1], desig))
         return self._rng.choice(legal)
+
+    def _misbid(self, legal: list[str], move: str) -> str:
+        """A pass turned (half the time) into the least bid; a bid one trick off either way."""
+        if move == "pass":  # over-eager: open or compete at the least level anyway
+            bids = sorted((m for m in legal if m.startswith("bid ")), key=lambda m: int(m.split()[1]))
+            return bids[0] if bids and self._rng.random() < 0.5 else move
+        level, desig = move.split()[1:3]
+        step = self._rng.choice((-1, 1))  # timid or over-eager by one trick
+        off = f"bid {int(level) + step} {desig}"
+        return off if off in legal else ("pass" if step < 0 and "pass" in legal else move)
 
 
 class SummicardEasyBot(_EasyBot):
@@ -86,21 +90,32 @@ class SummicardEasyBot(_EasyBot):
     def _mistake(self, view: Mapping[str, Any], legal: list[str], move: str) -> str:
         phase = view.get("phase")
         if phase == "betting":
-            if move == "abandon":  # curious: pays to see the others' cards
-                return "see" if "see" in legal else move
-            if move == "see":  # takes fright at a bet
-                return "abandon" if self._rng.random() < 0.5 else move
-            # a strong hand not pressed: the least bet, or only a see
-            return "bet 1" if move.startswith("bet ") else ("see" if "see" in legal else move)
+            return self._misbet(legal, move)
         if phase in ("buy", "exchange"):
-            swap = "buy" if phase == "buy" else "exchange"
-            if move == swap:  # stingy or attached to the card: keeps it
-                return "keep"
-            me = view["players"][view["seat"]]
-            card = (view.get("own") or {}).get("peek") if phase == "buy" else me["cards"][view["round"] - 1]
-            looks_bad = card is not None and abs(card - view["boccino"]) > 4
-            return swap if looks_bad else move
+            return _misjudge_swap(view, phase, move)
         return move
+
+    def _misbet(self, legal: list[str], move: str) -> str:
+        """Curious (sees instead of abandoning), frightened (abandons half its sees) or
+        timid (a bet becomes the least bet)."""
+        if move == "abandon":  # curious: pays to see the others' cards
+            return "see" if "see" in legal else move
+        if move == "see":  # takes fright at a bet
+            return "abandon" if self._rng.random() < 0.5 else move
+        # a strong hand not pressed: the least bet, or only a see
+        return "bet 1" if move.startswith("bet ") else ("see" if "see" in legal else move)
+
+
+def _misjudge_swap(view: Mapping[str, Any], phase: str, move: str) -> str:
+    """Keeps a card it meant to swap (stingy, or attached to the card); swaps a card it
+    meant to keep when that card looks bad (more than 4 from the Boccino)."""
+    swap = "buy" if phase == "buy" else "exchange"
+    if move == swap:  # stingy or attached to the card: keeps it
+        return "keep"
+    me = view["players"][view["seat"]]
+    card = (view.get("own") or {}).get("peek") if phase == "buy" else me["cards"][view["round"] - 1]
+    looks_bad = card is not None and abs(card - view["boccino"]) > 4
+    return swap if looks_bad else move
 
 
 class SummonerWarsEasyBot(_EasyBot):

@@ -30,22 +30,33 @@ def remaining_counts(view: Mapping[str, Any]) -> list[int]:
     counts = [0] + [per_value] * 13
     seen = [view["boccino"]]
     for p in view.get("players") or []:
-        seen += [c for c in p.get("cards") or [] if c is not None]
-        if p.get("exchanged_card") is not None:
-            seen.append(p["exchanged_card"])
-        if p.get("bomb") is not None:
-            seen.append(p["bomb"])
-    own = view.get("own") or {}
-    mine = view["players"][view["seat"]] if "seat" in view else {}
-    for key in ("peek", "discarded"):
-        if own.get(key) is not None:
-            seen.append(own[key])
-    if own.get("bomb") is not None and mine.get("bomb") is None:
-        seen.append(own["bomb"])  # looked at, not yet face up (else counted above)
+        seen += _shown(p)
+    seen += _own_secrets(view)
     for c in seen:
         if 1 <= c <= 13 and counts[c] > 0:
             counts[c] -= 1
     return counts
+
+
+def _shown(p: Mapping[str, Any]) -> list[int]:
+    """A player's face-up cards: its Main cards, the card it exchanged away, its Bomb."""
+    seen = [c for c in p.get("cards") or [] if c is not None]
+    if p.get("exchanged_card") is not None:
+        seen.append(p["exchanged_card"])
+    if p.get("bomb") is not None:
+        seen.append(p["bomb"])
+    return seen
+
+
+def _own_secrets(view: Mapping[str, Any]) -> list[int]:
+    """The cards only this seat has seen: the one it is checking, the one it gave up, and
+    its Bomb once looked at but not yet face up (else counted with the face-up cards)."""
+    own = view.get("own") or {}
+    mine = view["players"][view["seat"]] if "seat" in view else {}
+    seen = [own[key] for key in ("peek", "discarded") if own.get(key) is not None]
+    if own.get("bomb") is not None and mine.get("bomb") is None:
+        seen.append(own["bomb"])
+    return seen
 
 
 def distance_dist(counts: Sequence[int], boccino: int) -> tuple[float, ...]:
@@ -71,6 +82,30 @@ def _add(dist: Dist, q: Sequence[float], sign: int = 1) -> Dist:
     return out
 
 
+def _accumulate(acc: Dist, d: Dist) -> None:
+    """Add the probabilities of ``d`` into ``acc``, score by score."""
+    for x, p in d.items():
+        acc[x] = acc.get(x, 0.0) + p
+
+
+def _next_round(states: dict[bool, Dist], rnd: int, q: Sequence[float], threshold: float) -> dict[bool, Dist]:
+    """The score distributions, by "exchange still free", after one more card: in rounds
+    2-3 a player with its exchange free keeps a card no worse than ``threshold`` (the free
+    exchange stays) and swaps a worse one for a fresh card (the exchange is used)."""
+    nxt: dict[bool, Dist] = {}
+    for ex, dist in states.items():
+        if ex and rnd in (2, 3):
+            kept = [pk if k <= threshold else 0.0 for k, pk in enumerate(q)]
+            swapped_p = 1.0 - sum(kept)
+            a = _add(dist, kept)
+            b = _add(dist, [swapped_p * pk for pk in q])
+            for target, d in ((True, a), (False, b)):
+                _accumulate(nxt.setdefault(target, {}), d)
+        else:
+            _accumulate(nxt.setdefault(ex, {}), _add(dist, q))
+    return nxt
+
+
 @lru_cache(maxsize=4096)
 def opponent_final(q: tuple[float, ...], known_sum: int, rounds_left: tuple[int, ...],
                    can_exchange: bool, bomb_known: int | None = None) -> tuple[tuple[int, float], ...]:
@@ -81,26 +116,10 @@ def opponent_final(q: tuple[float, ...], known_sum: int, rounds_left: tuple[int,
     threshold = mean(q)
     states: dict[bool, Dist] = {can_exchange: {known_sum: 1.0}}
     for rnd in rounds_left:
-        nxt: dict[bool, Dist] = {}
-        for ex, dist in states.items():
-            if ex and rnd in (2, 3):
-                kept = [pk if k <= threshold else 0.0 for k, pk in enumerate(q)]
-                swapped_p = 1.0 - sum(kept)
-                a = _add(dist, kept)
-                b = _add(dist, [swapped_p * pk for pk in q])
-                for target, d in ((True, a), (False, b)):
-                    acc = nxt.setdefault(target, {})
-                    for x, p in d.items():
-                        acc[x] = acc.get(x, 0.0) + p
-            else:
-                acc = nxt.setdefault(ex, {})
-                for x, p in _add(dist, q).items():
-                    acc[x] = acc.get(x, 0.0) + p
-        states = nxt
+        states = _next_round(states, rnd, q, threshold)
     total: Dist = {}
     for dist in states.values():
-        for x, p in dist.items():
-            total[x] = total.get(x, 0.0) + p
+        _accumulate(total, dist)
     final = {x - bomb_known: p for x, p in total.items()} if bomb_known is not None else _add(total, q, -1)
     return tuple(sorted(final.items()))
 

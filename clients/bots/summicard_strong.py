@@ -195,12 +195,7 @@ class SummicardStrongBot:
             s = t.to_act[0]
             if s == me:
                 return
-            if now.live[s] is False and t.live[s]:
-                move = "abandon"
-            elif now.bets[s] > t.high:
-                move = ("bet " if t.high == 0 else "raise ") + str(now.bets[s] - t.high)
-            else:
-                move = "see"
+            move = _move_seen(t, now, s)
             ctx = (move, t.pot, t.high, t.bets[s], t.cap(s))
             if t.legal_kinds(s) > 1:
                 self._history.setdefault(s, []).append(ctx)
@@ -264,18 +259,24 @@ class SummicardStrongBot:
         if not opps:
             return None
         samples = self._samples(post, opps)
-        bocc = view["boccino"]
-        mine = view["players"][me]["sum"] - abs(view["own"]["bomb"] - bocc)
-        sums = {s: view["players"][s]["sum"] for s in opps}
+        mine = view["players"][me]["sum"] - abs(view["own"]["bomb"] - view["boccino"])
         opts = view.get("options") or {}
         low = 0 if opts.get("zero_score") == "best" else 1
         closest = opts.get("nobody_positive") == "closest"
         n_alive = sum(1 for p in view["players"] if p["status"] != "out")
-        finals = [{s: sums[s] - abs(b[i] - bocc) for i, s in enumerate(opps)} for _, b in samples]
-        p_opp = {s: {v: self._p_opponent(view, s, v) for v in range(1, 14)} for s in opps}
-        deals = [(w, {s: p_opp[s][b[i]] for i, s in enumerate(opps)}, f) for (w, b), f in zip(samples, finals)]
+        deals = self._deals(view, opps, samples)
         search = _Search(me, mine, low, closest, n_alive, view["players"][me]["bet"])
         return search.best(self._table_now(view), deals, legal)
+
+    def _deals(self, view: Mapping[str, Any], opps: list[int],
+               samples: list[tuple[float, tuple[int, ...]]]) -> list[Deal]:
+        """Each sampled set of the opponents' Bombs as a deal: its weight, each opponent's
+        chance of staying in with that Bomb, and the final scores it gives."""
+        bocc = view["boccino"]
+        sums = {s: view["players"][s]["sum"] for s in opps}
+        finals = [{s: sums[s] - abs(b[i] - bocc) for i, s in enumerate(opps)} for _, b in samples]
+        p_opp = {s: {v: self._p_opponent(view, s, v) for v in range(1, 14)} for s in opps}
+        return [(w, {s: p_opp[s][b[i]] for i, s in enumerate(opps)}, f) for (w, b), f in zip(samples, finals)]
 
     def _samples(self, post: dict[int, list[float]], opps: list[int]) -> list[tuple[float, tuple[int, ...]]]:
         if len(opps) == 1:
@@ -284,6 +285,16 @@ class SummicardStrongBot:
         values = list(range(1, 14))
         draws = [self._rng.choices(values, weights=post[s], k=SAMPLES) for s in opps]
         return [(1.0 / SAMPLES, tuple(d[i] for d in draws)) for i in range(SAMPLES)]
+
+
+def _move_seen(t: BetTable, now: BetTable, s: int) -> str:
+    """The move seat ``s`` must have made to get from table ``t`` towards the table shown
+    ``now``: it abandoned, bet or raised to its bet now, or saw."""
+    if now.live[s] is False and t.live[s]:
+        return "abandon"
+    if now.bets[s] > t.high:
+        return ("bet " if t.high == 0 else "raise ") + str(now.bets[s] - t.high)
+    return "see"
 
 
 def _share_if_showdown(me: int, mine: int, rivals: Mapping[int, int], low: int, closest: bool,
@@ -375,17 +386,26 @@ class _Search:
             t2.play(s, "abandon")
             return self._value(t2, deals, depth, steps + 1)
         if s == self.me:
-            p = self._p(t, deals)
-            if depth >= MY_DEPTH or self.nodes > NODE_BUDGET:
-                moves = [bet_rule(p, t.pot, t.high, t.bets[s], t.cap(s))]
-            else:
-                moves = _sizes(t, s, p)
-            best = float("-inf")
-            for move in moves:
-                t2 = t.copy()
-                t2.play(s, move)
-                best = max(best, self._value(t2, deals, depth + 1, steps + 1))
-            return best
+            return self._my_value(t, s, deals, depth, steps)
+        return self._their_value(t, s, deals, depth, steps)
+
+    def _my_value(self, t: BetTable, s: int, deals: list[Deal], depth: int, steps: int) -> float:
+        """My turn: the best of my bet sizes (only the rule's bet once deep or over budget)."""
+        p = self._p(t, deals)
+        if depth >= MY_DEPTH or self.nodes > NODE_BUDGET:
+            moves = [bet_rule(p, t.pot, t.high, t.bets[s], t.cap(s))]
+        else:
+            moves = _sizes(t, s, p)
+        best = float("-inf")
+        for move in moves:
+            t2 = t.copy()
+            t2.play(s, move)
+            best = max(best, self._value(t2, deals, depth + 1, steps + 1))
+        return best
+
+    def _their_value(self, t: BetTable, s: int, deals: list[Deal], depth: int, steps: int) -> float:
+        """Another seat's turn: in each deal it plays by the rule on its own chances, so the
+        deals split by the move they lead to, each group valued on its own."""
         groups: dict[str, list[Deal]] = {}
         for d in deals:
             groups.setdefault(bet_rule(d[1].get(s, 0.0), t.pot, t.high, t.bets[s], t.cap(s)), []).append(d)

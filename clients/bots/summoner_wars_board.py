@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from math import comb
 from typing import Any
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 __all__ = ["Unit", "Model", "cell", "name", "dist", "kill_chance", "expected"]
 
@@ -72,6 +72,20 @@ class Unit:
         return self.cls in ("summoner", "champion", "common")
 
 
+def _first_in_line(at: tuple[int, int], d: tuple[int, int], reach: int,
+                   occ: Callable[[tuple[int, int]], bool]) -> tuple[int, int] | None:
+    """The first occupied cell within ``reach`` of ``at`` in direction ``d`` (a ranged
+    attack's line of sight stops there), or None before the board's edge."""
+    c = at
+    for _ in range(reach):
+        c = (c[0] + d[0], c[1] + d[1])
+        if not on_board(c):
+            return None
+        if occ(c):
+            return c
+    return None
+
+
 class Model:
     """The board of one view, with the questions a bot asks of it."""
 
@@ -112,14 +126,9 @@ class Model:
             return out
         reach = 4 if "long-shot" in u.abilities else 3
         for d in DIRS:
-            c = at
-            for _ in range(reach):
-                c = (c[0] + d[0], c[1] + d[1])
-                if not on_board(c):
-                    break
-                if occ(c):
-                    out.append(self.units[c])
-                    break
+            hit = _first_in_line(at, d, reach, occ)
+            if hit is not None:
+                out.append(self.units[hit])
         return out
 
     def target_value(self, t: Unit) -> tuple[float, float]:

@@ -69,24 +69,8 @@ def features(state: Any, seat: int) -> list[float]:
     summoners: dict[int, int | None] = {0: None, 1: None}
     units: list[tuple[int, int]] = []
     for c, p in enumerate(state.board):
-        if p is None:
-            continue
-        card = POOL[state.cards[p.uid]]
-        side = "me" if p.controller == seat else "foe"
-        left = life(state, c) - p.damage
-        if "summoner" in card.classes:
-            summoners[p.owner] = c
-            who = "me" if p.owner == seat else "foe"
-            f[f"summoner_left_{who}"] = float(left)
-            f[f"summoner_low_{who}"] = 1.0 if left <= 3 else 0.0
-        elif card.is_unit:
-            f[f"strength_{side}"] += strength(state, c)
-            f[f"life_{side}"] += left
-            if "champion" in card.classes:
-                f[f"champions_{side}"] += 1
-            units.append((c, p.controller))
-        elif card.is_structure:
-            f[f"gates_{side}"] += left
+        if p is not None:
+            _card_features(f, state, seat, c, p, summoners, units)
     for s, who in ((seat, "me"), (1 - seat, "foe")):
         pl = state.players[s]
         f[f"magic_{who}"] = float(pl.magic)
@@ -94,13 +78,42 @@ def features(state: Any, seat: int) -> list[float]:
     foe = 1 - seat
     f["threat_on_me"] = threat(state, foe, summoners[seat])
     f["threat_on_foe"] = threat(state, seat, summoners[foe])
-    mine_at, foe_at = summoners[seat], summoners[foe]
+    _near_features(f, units, seat, summoners[seat], summoners[foe])
+    return [f[k] for k in FEATURES]
+
+
+def _card_features(f: dict[str, float], state: Any, seat: int, c: int, p: Any,
+                   summoners: dict[int, int | None], units: list[tuple[int, int]]) -> None:
+    """Add the card on cell ``c`` to the features: a summoner's life left (and whether it
+    is low), a unit's strength, life and champion count, a structure's life.  Notes where
+    the summoners stand and the units' cells and controllers."""
+    card = POOL[state.cards[p.uid]]
+    side = "me" if p.controller == seat else "foe"
+    left = life(state, c) - p.damage
+    if "summoner" in card.classes:
+        summoners[p.owner] = c
+        who = "me" if p.owner == seat else "foe"
+        f[f"summoner_left_{who}"] = float(left)
+        f[f"summoner_low_{who}"] = 1.0 if left <= 3 else 0.0
+    elif card.is_unit:
+        f[f"strength_{side}"] += strength(state, c)
+        f[f"life_{side}"] += left
+        if "champion" in card.classes:
+            f[f"champions_{side}"] += 1
+        units.append((c, p.controller))
+    elif card.is_structure:
+        f[f"gates_{side}"] += left
+
+
+def _near_features(f: dict[str, float], units: list[tuple[int, int]], seat: int, mine_at: int | None,
+                   foe_at: int | None) -> None:
+    """Count the enemy units within 2 of my summoner and mine within 2 of the foe's."""
+    foe = 1 - seat
     for c, ctrl in units:
         if mine_at is not None and ctrl == foe and dist(c, mine_at) <= 2:
             f["near_me"] += 1
         if foe_at is not None and ctrl == seat and dist(c, foe_at) <= 2:
             f["near_foe"] += 1
-    return [f[k] for k in FEATURES]
 
 
 def load_weights() -> dict[str, float]:

@@ -75,13 +75,7 @@ class SummonerWarsHeuristicBot:
             if gates >= 3:
                 return -1.0
             return 3.0 - (dist(at, foe.at) * 0.3 if foe else 0.0)
-        # a wall: only between an enemy and our summoner
-        if mine is None:
-            return -1.0
-        near = [e for e in m.enemies() if e.is_unit and dist(e.at, mine.at) <= 3]
-        if not near or dist(at, mine.at) != 1:
-            return -1.0
-        return 1.0 + sum(1 for e in near if dist(e.at, at) < dist(e.at, mine.at))
+        return _wall_value(m, at, mine)
 
     def _move(self, m: Model, view, parts) -> float:
         a, b = (cell(x) for x in parts[1].split("-"))
@@ -123,67 +117,23 @@ class SummonerWarsHeuristicBot:
         return 3.0 if info.get("phase") == "attack" else 1.5
 
     def _event(self, m: Model, view, parts) -> float:
+        """An event card's worth, by its effect (``_EVENT_VALUES``), less what it costs."""
         info = view["hand_cards"][parts[1]]
         targets = [cell(x) for x in parts[2:]]
         eff = info.get("effect")
         mine = m.summoner(m.me)
         foe = m.summoner(m.foe)
-        if eff == "damage":
-            t = m.units[targets[0]]
-            amount = 2
-            per, kill = m.target_value(t)
-            return min(amount, t.left) * per + (kill if t.left <= amount else 0) - info["cost"] * 1.5
-        if eff == "damage_around":
-            total = 0.0
-            for e in m.enemies():
-                if e.is_unit and mine is not None and dist(e.at, mine.at) == 1:
-                    per, kill = m.target_value(e)
-                    total += min(2, e.left) * per + (kill if e.left <= 2 else 0)
-            return total - info["cost"] * 1.5
-        if eff == "active_strength":
-            ready = [u for u in m.mine() if u.cls == "common" and m.best_attack_from(u, u.at) > 0
-                     and u.at not in {cell(c) for c in view.get("attacked", [])}]
-            return len(ready) * 2.0 - 3.0
-        if eff == "active_ward":
-            return (m.threat(mine.at) * 1.5 - 1.0) if mine is not None else -1.0
-        if eff == "set_base_strength":
-            u = m.units[targets[0]]
-            return (m.best_attack_from(u, u.at) > 0) * (3 - u.strength) * 2.0 - 0.5
-        if eff == "force":
-            t, to = m.units[targets[0]], targets[1]
-            if mine is None:
-                return -1.0
-            return (dist(to, mine.at) - dist(t.at, mine.at)) * (1.5 if dist(t.at, mine.at) <= 2 else 0.3) - 1.0
-        if eff == "control":
-            t = m.units[targets[0]]
-            value = 4.0 + t.strength
-            if foe is not None and dist(t.at, foe.at) <= 2:
-                value += 6.0
-            return value
-        return -1.0
+        value = _EVENT_VALUES.get(eff)
+        return value(m, view, info, targets, mine, foe) if value is not None else -1.0
 
     def _ability(self, m: Model, view, parts) -> float:
+        """A unit ability's worth, by its slug (``_ABILITY_VALUES``)."""
         at = cell(parts[1])
         slug = parts[2]
         targets = [cell(x) for x in parts[3:]]
         u = m.units[at]
-        if slug == "warcry":
-            return sum(1.5 for x in m.mine() if x.cls == "common" and dist(x.at, at) == 1) - 1.0
-        if slug == "fury":
-            return m.best_attack_from(u, at) * 0.6 if m.best_attack_from(u, at) > 0 else -1.0
-        if slug == "tend":
-            t = m.units[targets[0]]
-            return min(2, t.damage) * (4.0 if t.cls == "summoner" else 1.5) - m.best_attack_from(u, at) * 0.5
-        if slug == "undertow":
-            t = m.units[targets[0]]
-            return (1.0 if t.cls == "champion" else 0.5) - m.best_attack_from(u, at) * 0.5
-        if slug == "pyre-offering":
-            victim, t = m.units[targets[0]], m.units[targets[1]]
-            per, kill = m.target_value(t)
-            return min(2, t.left) * per + (kill if t.left <= 2 else 0) - 6.0 - victim.strength
-        if slug == "ebb-and-flow":
-            return -0.5
-        return -1.0
+        value = _ABILITY_VALUES.get(slug)
+        return value(m, u, at, targets) if value is not None else -1.0
 
     # --- questions --------------------------------------------------------------------------
     def _reroll(self, m, view, parts) -> float:
@@ -211,3 +161,104 @@ class SummonerWarsHeuristicBot:
 
     def _first(self, m, view, parts) -> float:
         return {"bloodlust": 2.0, "riposte": 1.5, "frenzy": 1.0}.get(parts[1], 0.5)
+
+
+def _wall_value(m: Model, at: Any, mine: Any) -> float:
+    """A wall is worth building only next to our summoner with enemies within 3 of it:
+    1, plus one per such enemy the wall stands between."""
+    if mine is None:
+        return -1.0
+    near = [e for e in m.enemies() if e.is_unit and dist(e.at, mine.at) <= 3]
+    if not near or dist(at, mine.at) != 1:
+        return -1.0
+    return 1.0 + sum(1 for e in near if dist(e.at, at) < dist(e.at, mine.at))
+
+
+# --- events: (model, view, card info, target cells, my summoner, the foe's) -> value ----------------
+def _damage_event(m: Model, view: Any, info: Any, targets: list, mine: Any, foe: Any) -> float:
+    t = m.units[targets[0]]
+    amount = 2
+    per, kill = m.target_value(t)
+    return min(amount, t.left) * per + (kill if t.left <= amount else 0) - info["cost"] * 1.5
+
+
+def _damage_around_event(m: Model, view: Any, info: Any, targets: list, mine: Any, foe: Any) -> float:
+    """2 damage to every enemy unit next to my summoner."""
+    total = 0.0
+    for e in m.enemies():
+        if e.is_unit and mine is not None and dist(e.at, mine.at) == 1:
+            per, kill = m.target_value(e)
+            total += min(2, e.left) * per + (kill if e.left <= 2 else 0)
+    return total - info["cost"] * 1.5
+
+
+def _active_strength_event(m: Model, view: Any, info: Any, targets: list, mine: Any, foe: Any) -> float:
+    """+1 strength to commons: worth it by the commons that can still attack this turn."""
+    ready = [u for u in m.mine() if u.cls == "common" and m.best_attack_from(u, u.at) > 0
+             and u.at not in {cell(c) for c in view.get("attacked", [])}]
+    return len(ready) * 2.0 - 3.0
+
+
+def _active_ward_event(m: Model, view: Any, info: Any, targets: list, mine: Any, foe: Any) -> float:
+    return (m.threat(mine.at) * 1.5 - 1.0) if mine is not None else -1.0
+
+
+def _set_base_strength_event(m: Model, view: Any, info: Any, targets: list, mine: Any, foe: Any) -> float:
+    u = m.units[targets[0]]
+    return (m.best_attack_from(u, u.at) > 0) * (3 - u.strength) * 2.0 - 0.5
+
+
+def _force_event(m: Model, view: Any, info: Any, targets: list, mine: Any, foe: Any) -> float:
+    """Push a unit away from my summoner (worth more the closer it stands)."""
+    t, to = m.units[targets[0]], targets[1]
+    if mine is None:
+        return -1.0
+    return (dist(to, mine.at) - dist(t.at, mine.at)) * (1.5 if dist(t.at, mine.at) <= 2 else 0.3) - 1.0
+
+
+def _control_event(m: Model, view: Any, info: Any, targets: list, mine: Any, foe: Any) -> float:
+    """Take a unit over; more when it stands within 2 of the foe's summoner."""
+    t = m.units[targets[0]]
+    value = 4.0 + t.strength
+    if foe is not None and dist(t.at, foe.at) <= 2:
+        value += 6.0
+    return value
+
+
+_EVENT_VALUES: dict[Any, Any] = {
+    "damage": _damage_event, "damage_around": _damage_around_event, "active_strength": _active_strength_event,
+    "active_ward": _active_ward_event, "set_base_strength": _set_base_strength_event, "force": _force_event,
+    "control": _control_event,
+}
+
+
+# --- abilities: (model, the unit, its cell, target cells) -> value ----------------------------------
+def _warcry(m: Model, u: Any, at: Any, targets: list) -> float:
+    return sum(1.5 for x in m.mine() if x.cls == "common" and dist(x.at, at) == 1) - 1.0
+
+
+def _fury(m: Model, u: Any, at: Any, targets: list) -> float:
+    return m.best_attack_from(u, at) * 0.6 if m.best_attack_from(u, at) > 0 else -1.0
+
+
+def _tend(m: Model, u: Any, at: Any, targets: list) -> float:
+    t = m.units[targets[0]]
+    return min(2, t.damage) * (4.0 if t.cls == "summoner" else 1.5) - m.best_attack_from(u, at) * 0.5
+
+
+def _undertow(m: Model, u: Any, at: Any, targets: list) -> float:
+    t = m.units[targets[0]]
+    return (1.0 if t.cls == "champion" else 0.5) - m.best_attack_from(u, at) * 0.5
+
+
+def _pyre_offering(m: Model, u: Any, at: Any, targets: list) -> float:
+    """Sacrifice a unit to deal 2 damage: the damage's worth less the victim's."""
+    victim, t = m.units[targets[0]], m.units[targets[1]]
+    per, kill = m.target_value(t)
+    return min(2, t.left) * per + (kill if t.left <= 2 else 0) - 6.0 - victim.strength
+
+
+_ABILITY_VALUES: dict[str, Any] = {
+    "warcry": _warcry, "fury": _fury, "tend": _tend, "undertow": _undertow, "pyre-offering": _pyre_offering,
+    "ebb-and-flow": lambda m, u, at, targets: -0.5,
+}

@@ -78,6 +78,57 @@ class _Node:
         self.avail = 0    # iterations in which that move was legal here
 
 
+def _descend(st: Any, seat: int, legal: list[str], root: _Node, rng: random.Random,
+             c: float) -> tuple[Any, list[tuple[_Node, int]]]:
+    """One selection walk of the tree in one determinization: down the best children (UCB
+    over the moves available here) until a move never tried here, which is added, or the
+    game's end.  The state reached, and the (node, mover) path for the backup."""
+    node, who = root, seat
+    moves = legal  # the root's moves are the view's (the same in every determinization)
+    path: list[tuple[_Node, int]] = []
+    while True:
+        m, child, new = _select(node, moves, rng, c)
+        st = fast_step(st, who, m)
+        path.append((child, who))
+        node = child
+        if new or st.result is not None:
+            return st, path
+        who = st.pending.seat if st.pending is not None else st.active
+        moves = fast_legal(st, who)
+
+
+def _select(node: _Node, moves: list[str], rng: random.Random, c: float) -> tuple[str, _Node, bool]:
+    """A random move not yet tried here (added as a child), else the child with the best
+    UCB; each known child available now counts one more availability."""
+    untried = []
+    for m in moves:
+        ch = node.children.get(m)
+        if ch is None:
+            untried.append(m)
+        else:
+            ch.avail += 1
+    if untried:
+        m = untried[rng.randrange(len(untried))]
+        child = node.children[m] = _Node()
+        child.avail = 1
+        return m, child, True
+    kids = node.children
+    m = max(moves, key=lambda x: kids[x].total / kids[x].visits
+            + c * math.sqrt(math.log(kids[x].avail) / kids[x].visits))
+    return m, kids[m], False
+
+
+def _rollout(st: Any, rng: random.Random, depth: int) -> Any:
+    """Up to ``depth`` random legal moves from ``st``."""
+    for _ in range(depth):
+        if st.result is not None:
+            break
+        who = st.pending.seat if st.pending is not None else st.active
+        ms = fast_legal(st, who)
+        st = fast_step(st, who, ms[rng.randrange(len(ms))])
+    return st
+
+
 class SummonerWarsIsmctsBot:
     """Textbook SO-ISMCTS with UCT, random rollouts and an evaluation at the cut-off."""
 
@@ -149,40 +200,8 @@ class SummonerWarsIsmctsBot:
             if budget is not None and it and time.process_time() - c0 >= budget:
                 break
             self.iters += 1
-            st = determinize(info, rng)
-            node, who = root, seat
-            moves = legal  # the root's moves are the view's (the same in every determinization)
-            path: list[tuple[_Node, int]] = []
-            while True:
-                untried = []
-                for m in moves:
-                    ch = node.children.get(m)
-                    if ch is None:
-                        untried.append(m)
-                    else:
-                        ch.avail += 1
-                if untried:
-                    m = untried[rng.randrange(len(untried))]
-                    child = node.children[m] = _Node()
-                    child.avail = 1
-                else:
-                    kids = node.children
-                    m = max(moves, key=lambda x: kids[x].total / kids[x].visits
-                            + c * math.sqrt(math.log(kids[x].avail) / kids[x].visits))
-                    child = kids[m]
-                st = fast_step(st, who, m)
-                path.append((child, who))
-                node = child
-                if untried or st.result is not None:
-                    break
-                who = st.pending.seat if st.pending is not None else st.active
-                moves = fast_legal(st, who)
-            for _ in range(self.depth):  # random rollout
-                if st.result is not None:
-                    break
-                who = st.pending.seat if st.pending is not None else st.active
-                ms = fast_legal(st, who)
-                st = fast_step(st, who, ms[rng.randrange(len(ms))])
+            st, path = _descend(determinize(info, rng), seat, legal, root, rng, c)
+            st = _rollout(st, rng, self.depth)
             v0 = self._value(st)
             for n, w in path:
                 n.visits += 1

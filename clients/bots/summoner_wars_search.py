@@ -65,6 +65,27 @@ W = {"summoner": 14.0, "unit_strength": 1.6, "unit_life": 1.0, "champion": 3.0, 
      "magic": 0.25, "threat_on_me": 6.0, "threat_on_foe": 1.5, "win": 10_000.0}
 
 
+def _card_value(state: Any, seat: int, c: int, p: Any, W: Mapping[str, float],
+                summoners: dict[int, int | None]) -> float | None:
+    """What the card on cell ``c`` adds for ``seat`` (negative for the foe's): a summoner's
+    life left, a unit's strength and life (and a champion's bonus), a structure's life;
+    None for anything else.  Notes where each summoner stands."""
+    card = POOL[state.cards[p.uid]]
+    sign = 1.0 if p.controller == seat else -1.0
+    left = life(state, c) - p.damage
+    if "summoner" in card.classes:
+        summoners[p.owner] = c
+        return (1.0 if p.owner == seat else -1.0) * W["summoner"] * left
+    if card.is_unit:
+        v = W["unit_strength"] * strength(state, c) + W["unit_life"] * left
+        if "champion" in card.classes:
+            v += W["champion"]
+        return sign * v
+    if card.is_structure:
+        return sign * W["gate"] * left
+    return None
+
+
 def evaluate(state: Any, seat: int, w: Mapping[str, float] = W) -> float:
     """How good ``state`` is for ``seat`` (higher is better); see the module docstring."""
     W = w
@@ -74,21 +95,9 @@ def evaluate(state: Any, seat: int, w: Mapping[str, float] = W) -> float:
     total = 0.0
     summoners: dict[int, int | None] = {0: None, 1: None}
     for c, p in enumerate(state.board):
-        if p is None:
-            continue
-        card = POOL[state.cards[p.uid]]
-        sign = 1.0 if p.controller == seat else -1.0
-        left = life(state, c) - p.damage
-        if "summoner" in card.classes:
-            summoners[p.owner] = c
-            total += (1.0 if p.owner == seat else -1.0) * W["summoner"] * left
-        elif card.is_unit:
-            v = W["unit_strength"] * strength(state, c) + W["unit_life"] * left
-            if "champion" in card.classes:
-                v += W["champion"]
-            total += sign * v
-        elif card.is_structure:
-            total += sign * W["gate"] * left
+        v = _card_value(state, seat, c, p, W, summoners) if p is not None else None
+        if v is not None:
+            total += v
     me, foe = state.players[seat], state.players[1 - seat]
     total += W["magic"] * (me.magic - foe.magic)
     total -= W["threat_on_me"] * threat(state, 1 - seat, summoners[seat])
@@ -135,33 +144,44 @@ class SummonerWarsSearchBot:
         if view.get("pending") is not None or view.get("phase") not in self.phases:
             return h.choose(view, legal)
         try:
-            m = Model(view)
-            ranked = sorted(legal, key=lambda mv: -h.score(m, view, mv))
-            cands = ranked[:self.max_candidates]
-            if "end" in legal and "end" not in cands:
-                cands.append("end")
-            info = info_state(self._views, self._turn_moves)
-            base = determinize(info, self._rng)
-            seat = view["seat"]
-            if self.rollout:
-                worlds = [reseed(base, self._rng) for _ in range(self.samples)]
-                scores = {mv: sum(self._value(self._after(fast_step(w, seat, mv), seat), seat)
-                                  for w in worlds) / len(worlds) for mv in cands}
-                best = max(cands, key=lambda mv: (scores[mv], -cands.index(mv)))
-                return best if scores[best] > scores[cands[0]] + self.margin else cands[0]
-            if view["phase"] == "attack":
-                worlds = [reseed(base, self._rng) for _ in range(self.samples)]
-                scores = {mv: sum(evaluate(self._resolve(fast_step(w, seat, mv), seat), seat, self.weights)
-                                  for w in worlds) / len(worlds) for mv in cands}
-                return max(cands, key=lambda mv: (scores[mv], -cands.index(mv)))
-            scores = {mv: evaluate(self._resolve(fast_step(base, seat, mv), seat), seat, self.weights) for mv in cands}
-            best = max(cands, key=lambda mv: scores[mv])
-            return best if scores[best] > scores[ranked[0]] + MOVE_MARGIN else ranked[0]
+            return self._search(view, legal)
         except SearchError:
             return h.choose(view, legal)
         except Exception:  # never let a bot bug stop a game
             log.exception("summoner-wars-search: falling back to the heuristic")
             return h.choose(view, legal)
+
+    def _search(self, view: Mapping[str, Any], legal: Sequence[str]) -> str:
+        """The heuristic's best ``max_candidates`` moves (and ``end``), compared on sampled
+        worlds: by rollout, by resolving an attack, or (other phases) on one world."""
+        h = self._heuristic
+        m = Model(view)
+        ranked = sorted(legal, key=lambda mv: -h.score(m, view, mv))
+        cands = ranked[:self.max_candidates]
+        if "end" in legal and "end" not in cands:
+            cands.append("end")
+        info = info_state(self._views, self._turn_moves)
+        base = determinize(info, self._rng)
+        seat = view["seat"]
+        if self.rollout:
+            return self._rollout_pick(base, seat, cands)
+        if view["phase"] == "attack":
+            worlds = [reseed(base, self._rng) for _ in range(self.samples)]
+            scores = {mv: sum(evaluate(self._resolve(fast_step(w, seat, mv), seat), seat, self.weights)
+                              for w in worlds) / len(worlds) for mv in cands}
+            return max(cands, key=lambda mv: (scores[mv], -cands.index(mv)))
+        scores = {mv: evaluate(self._resolve(fast_step(base, seat, mv), seat), seat, self.weights) for mv in cands}
+        best = max(cands, key=lambda mv: scores[mv])
+        return best if scores[best] > scores[ranked[0]] + MOVE_MARGIN else ranked[0]
+
+    def _rollout_pick(self, base: Any, seat: int, cands: list[str]) -> str:
+        """Each candidate played out (``_after``) on ``samples`` reseeded worlds; the best
+        replaces the heuristic's first choice only by more than ``margin``."""
+        worlds = [reseed(base, self._rng) for _ in range(self.samples)]
+        scores = {mv: sum(self._value(self._after(fast_step(w, seat, mv), seat), seat)
+                          for w in worlds) / len(worlds) for mv in cands}
+        best = max(cands, key=lambda mv: (scores[mv], -cands.index(mv)))
+        return best if scores[best] > scores[cands[0]] + self.margin else cands[0]
 
     def _after(self, state: Any, seat: int) -> Any:
         """The rest of ``seat``'s turn, and with ``reply`` the opponent's whole next turn,

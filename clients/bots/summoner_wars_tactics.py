@@ -132,19 +132,9 @@ def reach_attackers(m: Model, at: tuple[int, int], vacated: tuple[int, int] | No
     ignore = {vacated} if vacated is not None else set()
     out = []
     for e in m.enemies():
-        if not e.is_unit or e.strength <= 0:
-            continue
-        melee = e.attack == "melee"
-        rng = 1 if melee else (4 if "long-shot" in e.abilities else 3)
-        steps = 3 if "swift" in e.abilities else 2
-        if dist(e.at, at) > steps + rng:
-            continue
-        for c in _reachable(m, e, ignore | {at}):
-            if c != at and (c[0] == at[0] or c[1] == at[1]) and dist(c, at) <= rng \
-                    and (melee or _clear(m, c, at, ignore | {e.at})):
-                p = m.p.get(e.attack or "melee", 0.5) + (1 / 6 if "storm-eye" in e.abilities else 0.0)
-                out.append((e.strength, min(1.0, p)))
-                break
+        if e.is_unit and e.strength > 0 and _threatens(m, e, at, ignore):
+            p = m.p.get(e.attack or "melee", 0.5) + (1 / 6 if "storm-eye" in e.abilities else 0.0)
+            out.append((e.strength, min(1.0, p)))
     return out
 
 
@@ -155,31 +145,34 @@ def reach_threat(m: Model, at: tuple[int, int], vacated: tuple[int, int] | None 
     ignore = {vacated} if vacated is not None else set()
     hits = []
     for e in m.enemies():
-        if not e.is_unit or e.strength <= 0:
-            continue
-        d = dist(e.at, at)
-        melee = e.attack == "melee"
-        rng = 1 if melee else (4 if "long-shot" in e.abilities else 3)
-        steps = 3 if "swift" in e.abilities else 2
-        if d > steps + rng:
-            continue
-        ok = False
-        for c in _reachable(m, e, ignore | {at}):
-            if c == at:
-                continue
-            if c[0] != at[0] and c[1] != at[1]:
-                continue
-            dc = dist(c, at)
-            if dc <= rng and (melee or _clear(m, c, at, ignore | {e.at})):
-                ok = True
-                break
-        if ok:
+        if e.is_unit and e.strength > 0 and _threatens(m, e, at, ignore):
             p = m.p.get(e.attack or "melee", 0.5)
             if "storm-eye" in e.abilities:
                 p += 1 / 6
             hits.append(e.strength * p)
     hits.sort(reverse=True)
     return sum(hits[:top])
+
+
+def _reach(e: Any) -> tuple[bool, int, int]:
+    """Whether ``e`` fights in melee, its attack range (1; ranged 3, long-shot 4) and how
+    far it moves (2; swift 3)."""
+    melee = e.attack == "melee"
+    rng = 1 if melee else (4 if "long-shot" in e.abilities else 3)
+    return melee, rng, 3 if "swift" in e.abilities else 2
+
+
+def _threatens(m: Model, e: Any, at: tuple[int, int], ignore: set) -> bool:
+    """Could enemy ``e`` move (up to 2 cells, 3 when swift) to a cell from which it attacks
+    ``at``: melee from next to it, ranged along a clear straight line within its range?"""
+    melee, rng, steps = _reach(e)
+    if dist(e.at, at) > steps + rng:
+        return False
+    for c in _reachable(m, e, ignore | {at}):
+        if c != at and (c[0] == at[0] or c[1] == at[1]) and dist(c, at) <= rng \
+                and (melee or _clear(m, c, at, ignore | {e.at})):
+            return True
+    return False
 
 
 class SummonerWarsTacticsBot(SummonerWarsHeuristicBot):

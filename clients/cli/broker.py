@@ -144,12 +144,7 @@ def init(directory: str, port: int, spectator_port: int, no_spectators: bool, bi
     are refused unless --insecure: keep --bind 127.0.0.1 and open TLS to the network
     (--tls-port with --tls-bind '', or a TLS proxy in front of the websockets listener).
     """
-    if not insecure and not is_loopback(bind):
-        refuse_in_clear(f"--bind {bind!r} opens the plain MQTT listeners (players' and spectators' accounts log in "
-                        "there) beyond this machine",
-                        "Keep --bind 127.0.0.1 and let other machines in over TLS only: --tls-port 8883 --certfile "
-                        "CERT --keyfile KEY --tls-bind '' (mqtts://), and for the web page a TLS proxy in front of "
-                        "the websockets listener (docs/web.md, \"Anything beyond localhost: TLS\")", "--bind")
+    _refuse_plain_bind(bind, insecure)
     _refuse_reshaping(directory, force, cells)
     if cells > 1:
         return _init_cells(directory, cells, port, spectator_port, no_spectators, bind, prefix, websockets_port,
@@ -163,6 +158,32 @@ def init(directory: str, port: int, spectator_port: int, no_spectators: bool, bi
                               tls_port=tls_port, tls_bind=tls_bind, websockets_port=websockets_port,
                               run_as_root=run_as_root,
                               certfile=absolute(certfile), keyfile=absolute(keyfile), cafile=absolute(cafile))
+    edge_settings = _checked_edge(edge, no_spectators, accounts_mode, edge_kw)
+    d, ed = _write_broker(directory, settings, accounts_mode, force, edge_settings)
+    host = "127.0.0.1" if bind in ("", "0.0.0.0", "::") else bind
+    prof = write_profile(d.root, broker=f"mqtt://{host}:{port}",
+                         spectators=None if no_spectators else f"mqtt://{host}:{spectator_port}",
+                         edge=f"mqtt://{edge_settings.bind or '127.0.0.1'}:{edge_settings.port}" if edge_settings else None,
+                         prefix=prefix, roles_file=str(d.roles), secrets_dir=str(Path(d.root).resolve() / "secrets"))
+    _say_written(d, accounts_mode)
+    if ed is not None and edge_settings is not None:
+        _edge_next(ed, edge_settings)
+    _init_next(prof, d.conf, websockets_port)
+
+
+def _refuse_plain_bind(bind: str, insecure: bool) -> None:
+    """Plain listeners beyond this machine only with --insecure (passwords in the clear)."""
+    if not insecure and not is_loopback(bind):
+        refuse_in_clear(f"--bind {bind!r} opens the plain MQTT listeners (players' and spectators' accounts log in "
+                        "there) beyond this machine",
+                        "Keep --bind 127.0.0.1 and let other machines in over TLS only: --tls-port 8883 --certfile "
+                        "CERT --keyfile KEY --tls-bind '' (mqtts://), and for the web page a TLS proxy in front of "
+                        "the websockets listener (docs/web.md, \"Anything beyond localhost: TLS\")", "--bind")
+
+
+def _checked_edge(edge: bool, no_spectators: bool, accounts_mode: str, edge_kw: Any) -> Any:
+    """The edge broker's settings with --edge (None without); refused without the
+    spectators' listener it bridges from, and in dynsec mode."""
     if edge and no_spectators:
         raise click.UsageError("--edge bridges from the spectators' listener: drop --no-spectators")
     edge_settings = _edge_settings(edge_kw) if edge else None
@@ -170,6 +191,13 @@ def init(directory: str, port: int, spectator_port: int, no_spectators: bool, bi
         raise click.UsageError("--edge is not made in dynsec mode yet: init in passwd mode with --edge, then "
                                "`summon broker migrate DIR --to dynsec` (an existing directory keeps its edges "
                                "when `summon broker ports DIR` moves its ports)")
+    return edge_settings
+
+
+def _write_broker(directory: str, settings: BrokerSettings, accounts_mode: str, force: bool,
+                  edge_settings: Any) -> tuple[Any, Any]:
+    """Write the broker's directory (passwd or dynsec accounts) and its edge, if any; a
+    passwd rewrite of a dynsec directory is refused."""
     try:
         if accounts_mode == "passwd" and force and is_dynsec_dir(directory):
             raise AccountsError(f"{directory} keeps its accounts in the dynamic security plugin: add "
@@ -179,19 +207,20 @@ def init(directory: str, port: int, spectator_port: int, no_spectators: bool, bi
         ed = Accounts(d.root).add_edge(edge_settings, force=force) if edge_settings else None
     except AccountsError as exc:
         raise click.ClickException(str(exc)) from None
-    host = "127.0.0.1" if bind in ("", "0.0.0.0", "::") else bind
-    prof = write_profile(d.root, broker=f"mqtt://{host}:{port}",
-                         spectators=None if no_spectators else f"mqtt://{host}:{spectator_port}",
-                         edge=f"mqtt://{edge_settings.bind or '127.0.0.1'}:{edge_settings.port}" if edge_settings else None,
-                         prefix=prefix, roles_file=str(d.roles), secrets_dir=str(Path(d.root).resolve() / "secrets"))
+    return d, ed
+
+
+def _say_written(d: Any, accounts_mode: str) -> None:
     if accounts_mode == "dynsec":
         click.echo(f"wrote {d.conf} (loads the dynamic security plugin) and dynsec.json in {d.root}; the admin's "
                    f"password is in {d.root / 'secrets' / 'summon-admin.pw'} (0600)")
         click.echo("  summon accounts needs the broker running: start mosquitto first, then add accounts")
     else:
         click.echo(f"wrote {d.conf} (and acl, passwd, spectators.*, roles) in {d.root}")
-    if ed is not None and edge_settings is not None:
-        _edge_next(ed, edge_settings)
+
+
+def _init_next(prof: Any, conf: Any, websockets_port: int | None) -> None:
+    """What to do next: the websockets caveat, the profile, the accounts to add, start and check."""
     if websockets_port is not None:
         click.echo(f"note: Mosquitto 2.0.11 opens the websockets port {websockets_port} on every interface whatever "
                    "--bind says, without TLS: firewall it from other machines and reach it through a TLS proxy "
@@ -201,11 +230,9 @@ def init(directory: str, port: int, spectator_port: int, no_spectators: bool, bi
     click.echo(f"  export {PROFILE_ENV}={prof}")
     click.echo("  summon accounts add referee --role referee --generate     # a random password, kept for it")
     click.echo("  summon accounts add <name> --role player|bot|director|spectator [--generate]")
-    click.echo(f"  mosquitto -c {d.conf} &")
+    click.echo(f"  mosquitto -c {conf} &")
     click.echo("  summon broker check                 # waits for it, and refuses a broker that lets anyone in")
     click.echo("  summon referee -u referee")
-
-
 
 
 def _refuse_reshaping(directory: str, force: bool, cells: int) -> None:
@@ -237,30 +264,11 @@ def _init_cells(directory: str, n: int, port: int, spectator_port: int, no_spect
     made: list[tuple[Cell, Any]] = []
     for k in range(n):
         name, step = f"c{k + 1}", 10 * k
-        settings = BrokerSettings(prefix=prefix, port=port + step, bind=bind,
-                                  spectator_port=None if no_spectators else spectator_port + step,
-                                  websockets_port=websockets_port + step if websockets_port else None,
-                                  run_as_root=run_as_root)
-        es = None
-        if edge:
-            kw = dict(edge_kw)
-            kw["edge_port"] = int(kw["edge_port"]) + step  # type: ignore[call-overload]
-            if kw.get("edge_ws_port"):
-                kw["edge_ws_port"] = int(kw["edge_ws_port"]) + step  # type: ignore[call-overload]
-            es = _edge_settings(kw)
-        try:
-            d = init_broker(root / "cells" / name, settings, force=force)
-            if es is not None:
-                Accounts(d.root).add_edge(es, force=force)
-        except AccountsError as exc:
-            raise click.ClickException(str(exc)) from None
-        host = "127.0.0.1" if bind in ("", "0.0.0.0", "::") else bind
-        ehost = es.bind or "127.0.0.1" if es else ""
-        made.append((Cell(name, f"mqtt://{host}:{port + step}", f"mqtt://{ehost}:{es.port}" if es else None,
-                          # websockets listeners, for `summon web`'s cell map (the page)
-                          ws=f"ws://{host}:{settings.websockets_port}" if settings.websockets_port else None,
-                          edge_ws=f"{'wss' if es.tls else 'ws'}://{ehost}:{es.websockets_port}"
-                          if es and es.websockets_port else None), d))
+        settings = _cell_settings(step, prefix, port, bind, no_spectators, spectator_port, websockets_port,
+                                  run_as_root)
+        es = _cell_edge(edge_kw, step) if edge else None
+        d = _write_cell(root / "cells" / name, settings, es, force)
+        made.append((_cell_entry(name, bind, port + step, settings, es), d))
         click.echo(f"cell {name}: wrote {d.conf}" + (f" and its edge on port {es.port}" if es else ""))
     (root / CELLS_FILE).write_text("".join(f"{c.name} {d.root}\n" for c, d in made), encoding="utf-8")
     lobby = _write_lobby(root, made, edge_kw, prefix, run_as_root, n) if edge else None
@@ -269,14 +277,62 @@ def _init_cells(directory: str, n: int, port: int, spectator_port: int, no_spect
                          spectators=None if no_spectators else f"mqtt://127.0.0.1:{spectator_port}",
                          edge=first.edge, prefix=prefix, roles_file=str(d0.roles),
                          secrets_dir=str(root / "secrets"), cells=[c for c, _ in made], lobby=lobby)
+    _cells_next(prof, n, made, root if lobby else None)
+
+
+def _cell_settings(step: int, prefix: str, port: int, bind: str, no_spectators: bool, spectator_port: int,
+                   websockets_port: int | None, run_as_root: bool) -> BrokerSettings:
+    """A cell's broker: the deployment's ports moved up by the cell's ``step`` (10 a cell)."""
+    return BrokerSettings(prefix=prefix, port=port + step, bind=bind,
+                          spectator_port=None if no_spectators else spectator_port + step,
+                          websockets_port=websockets_port + step if websockets_port else None,
+                          run_as_root=run_as_root)
+
+
+def _write_cell(directory: Path, settings: BrokerSettings, es: Any, force: bool) -> Any:
+    """One cell's broker directory, and its edge when there is one."""
+    try:
+        d = init_broker(directory, settings, force=force)
+        if es is not None:
+            Accounts(d.root).add_edge(es, force=force)
+    except AccountsError as exc:
+        raise click.ClickException(str(exc)) from None
+    return d
+
+
+def _cell_edge(edge_kw: dict[str, Any], step: int) -> Any:
+    """A cell's edge settings: the --edge ports moved up by the cell's ``step``."""
+    kw = dict(edge_kw)
+    kw["edge_port"] = int(kw["edge_port"]) + step
+    if kw.get("edge_ws_port"):
+        kw["edge_ws_port"] = int(kw["edge_ws_port"]) + step
+    return _edge_settings(kw)
+
+
+def _cell_entry(name: str, bind: str, port: int, settings: BrokerSettings, es: Any) -> Any:
+    """The profile's entry for one cell: its broker, its edge, and (for `summon web`'s cell
+    map, the page) their websockets listeners."""
+    from summon.clients.cells import Cell
+
+    host = "127.0.0.1" if bind in ("", "0.0.0.0", "::") else bind
+    ehost = es.bind or "127.0.0.1" if es else ""
+    return Cell(name, f"mqtt://{host}:{port}", f"mqtt://{ehost}:{es.port}" if es else None,
+                ws=f"ws://{host}:{settings.websockets_port}" if settings.websockets_port else None,
+                edge_ws=f"{'wss' if es.tls else 'ws'}://{ehost}:{es.websockets_port}"
+                if es and es.websockets_port else None)
+
+
+def _cells_next(prof: Any, n: int, made: list[tuple[Any, Any]], lobby_root: Path | None) -> None:
+    """What to do next with the cells: the profile, the referee's account, each cell's
+    Mosquitto and referee, and the lobby edge when there is one."""
     click.echo(f"wrote the profile {prof} with {n} cells")
     click.echo("next:")
     click.echo(f"  export {PROFILE_ENV}={prof}")
     click.echo("  summon accounts add referee --role referee --generate     # on every cell, one password")
     for c, d in made:
         click.echo(f"  mosquitto -c {d.conf} &  summon referee -u referee --cell {c.name} --db postgresql://...")
-    if lobby:
-        click.echo(f"  mosquitto -c {root / LOBBY_DIR / 'mosquitto.conf'} &   # the lobby edge: every cell's tables")
+    if lobby_root is not None:
+        click.echo(f"  mosquitto -c {lobby_root / LOBBY_DIR / 'mosquitto.conf'} &   # the lobby edge: every cell's tables")
 
 
 def _write_lobby(root: Path, made: list[tuple[Any, Any]], edge_kw: dict[str, Any], prefix: str, run_as_root: bool,
@@ -347,7 +403,7 @@ def check(wait_s: float) -> None:
     import time
 
     from summon.clients.cli.common import EXIT_FOREIGN, EXIT_UNREACHABLE, broker_conf
-    from summon.protocol.brokercheck import anonymous_login, foreign_broker_message
+    from summon.protocol.brokercheck import foreign_broker_message
     from summon.protocol.mqtt import BrokerUrl
 
     prof = _profile()
@@ -357,11 +413,7 @@ def check(wait_s: float) -> None:
     deadline = time.monotonic() + wait_s
     for name, url in names:
         b = BrokerUrl.parse(url)
-        while True:
-            got = anonymous_login(b.host, b.port, tls=b.tls, timeout=max(0.2, min(2.0, deadline - time.monotonic())))
-            if got is not None or time.monotonic() >= deadline:
-                break
-            time.sleep(0.1)  # nothing listening yet: Mosquitto may still be starting
+        got = _anonymous_answer(b, deadline)
         if got is None:
             conf = broker_conf(prof.broker_dir, b.port) or f"{prof.broker_dir or 'DIR'}/mosquitto.conf"
             click.echo(f"summon broker check: nothing answered on {b.host}:{b.port} ({name}) within {wait_s:g} s: "
@@ -372,9 +424,30 @@ def check(wait_s: float) -> None:
             click.echo("summon broker check: " + foreign_broker_message(
                 b.host, b.port, prof.path, prof.broker_dir, broker_conf(prof.broker_dir, b.port)), err=True)
             sys.exit(EXIT_FOREIGN)
-    click.echo("summon broker check: ours answers on " +
-               ", ".join(f"{BrokerUrl.parse(u).host}:{BrokerUrl.parse(u).port} ({n})" for n, u in names) +
-               (" and refuses anonymous logins" if prof.passwords else " (the profile says: no passwords)"))
+    click.echo(_ours_words(names, bool(prof.passwords)))
+
+
+def _ours_words(names: list[tuple[str, str]], passwords: bool) -> str:
+    """The all-clear: every listener answered, and (with passwords) refused anonymous logins."""
+    from summon.protocol.mqtt import BrokerUrl
+
+    return ("summon broker check: ours answers on " +
+            ", ".join(f"{BrokerUrl.parse(u).host}:{BrokerUrl.parse(u).port} ({n})" for n, u in names) +
+            (" and refuses anonymous logins" if passwords else " (the profile says: no passwords)"))
+
+
+def _anonymous_answer(b: Any, deadline: float) -> bool | None:
+    """Whether the broker at ``b`` lets an anonymous login in (None: nothing answered by
+    ``deadline``); retried while nothing listens yet, since Mosquitto may still be starting."""
+    import time
+
+    from summon.protocol.brokercheck import anonymous_login
+
+    while True:
+        got = anonymous_login(b.host, b.port, tls=b.tls, timeout=max(0.2, min(2.0, deadline - time.monotonic())))
+        if got is not None or time.monotonic() >= deadline:
+            return got
+        time.sleep(0.1)
 
 
 @broker.command("edge")

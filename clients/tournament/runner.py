@@ -108,6 +108,22 @@ class Stats:
     first_pairing_s: float = -1.0  # from then to the first create request sent (-1: not yet)
 
 
+def _in_play(current: list[GameRecord]) -> tuple[Counter[str], int]:
+    """How many tables of ``current`` each account sits at now, and how many are live."""
+    busy: Counter[str] = Counter()
+    live = 0
+    for g in current:
+        if g.status in ("creating", "playing"):
+            live += 1
+            busy.update(g.seats)
+    return busy, live
+
+
+def _request_of(msg: Created | Closed | Error) -> str | None:
+    """The request a reply answers (an error names it in ``ref``)."""
+    return msg.request_id if isinstance(msg, (Created, Closed)) else msg.ref
+
+
 class Runner:
     def __init__(self, spec: Spec, broker: BrokerUrl, director: str, progress_path: str | Path,
                  prefix: str = DEFAULT_PREFIX, mqtt_version: int = 3,
@@ -171,26 +187,34 @@ class Runner:
                 link.start()
                 started.append(link)
             self._resume()
-            while not self._stop.is_set() and self.progress.status == "running":
-                if deadline is not None and time.monotonic() > deadline:
-                    log.warning("tournament %s: timed out; progress saved, run again to resume", self.spec.id)
-                    break
-                self._drain(0.1)
-                self._tick(time.monotonic())
-                self.last_tick = time.monotonic()
+            self._loop(deadline)
         finally:
-            self.stats.elapsed = time.monotonic() - self.stats.started
-            self._save()
-            try:
-                if self._link in started:
-                    self._publish(force=True)
-            finally:
-                for link in self._links.values():
-                    link.close()
+            self._wind_down(started)
         if self.progress.status == "aborted":
             raise RunnerError(self.progress.error or "aborted")
         return self.progress
 
+    def _loop(self, deadline: float | None) -> None:
+        """Read messages and tick until stopped, finished or past ``deadline``."""
+        while not self._stop.is_set() and self.progress.status == "running":
+            if deadline is not None and time.monotonic() > deadline:
+                log.warning("tournament %s: timed out; progress saved, run again to resume", self.spec.id)
+                break
+            self._drain(0.1)
+            self._tick(time.monotonic())
+            self.last_tick = time.monotonic()
+
+    def _wind_down(self, started: list[Any]) -> None:
+        """Save the progress, publish it a last time (if the home link got started) and
+        close every link, whatever ended the run."""
+        self.stats.elapsed = time.monotonic() - self.stats.started
+        self._save()
+        try:
+            if self._link in started:
+                self._publish(force=True)
+        finally:
+            for link in self._links.values():
+                link.close()
     def _warn_seed(self) -> None:
         """Say so loudly when the deals are not secret (see docs/tournaments.md, seeds)."""
         if self.spec.insecure_seed:
@@ -255,14 +279,8 @@ class Runner:
 
     def _tick(self, now: float) -> None:
         prog = self.progress
-        if self._entries_open():
-            if time.time() >= (prog.entry_until or 0):
-                self._close_entries()
-            if self._entries_open() or prog.status != "running":
-                if self._dirty:
-                    self._save()
-                self._publish()
-                return
+        if self._entries_open() and self._still_entering():
+            return
         current = prog.round_games(prog.round)
         if all(g.done for g in current):
             if prog.round < self.spec.rounds:
@@ -279,17 +297,21 @@ class Runner:
             self._save()
         self._publish()
 
+    def _still_entering(self) -> bool:
+        """While entries are open: close them once their time is up; True (after saving and
+        publishing) when they are still open or the tournament stopped."""
+        if time.time() >= (self.progress.entry_until or 0):
+            self._close_entries()
+        if self._entries_open() or self.progress.status != "running":
+            if self._dirty:
+                self._save()
+            self._publish()
+            return True
+        return False
+
     def _plan(self, r: int) -> None:
         prog = self.progress
-        kw: dict[str, Any] = {}
-        if is_swiss(self.spec) and r > 1:
-            done = units(prog.games, self.spec)
-            table = standings(self.spec, done, prog.withdrawn)
-            kw = dict(ranked=[row.entrant for row in table], points={row.entrant: row.points for row in table},
-                      played={frozenset(u.sides) for u in done if not u.bye},
-                      byes=Counter(u.sides[0] for u in done if u.bye),
-                      side0=Counter(g.sides[0] for g in prog.games if g.status != "bye" and not g.room),
-                      withdrawn=set(prog.withdrawn))
+        kw = self._swiss_so_far() if is_swiss(self.spec) and r > 1 else {}
         games = plan_round(self.spec, r, secret=prog.secret, **kw)
         prog.games.extend(games)
         prog.round = r
@@ -297,29 +319,43 @@ class Runner:
         pairs = sorted({" v ".join(g.sides) for g in games if g.room in (None, 0) and g.status != "bye"})
         self.say(f"round {r}/{self.spec.rounds}: {'; '.join(pairs)}")
 
+    def _swiss_so_far(self) -> dict[str, Any]:
+        """What a Swiss round's pairing needs from the rounds played: the standings and
+        points, who already met, the byes, who sat at side 0 how often, who withdrew."""
+        prog = self.progress
+        done = units(prog.games, self.spec)
+        table = standings(self.spec, done, prog.withdrawn)
+        return dict(ranked=[row.entrant for row in table], points={row.entrant: row.points for row in table},
+                    played={frozenset(u.sides) for u in done if not u.bye},
+                    byes=Counter(u.sides[0] for u in done if u.bye),
+                    side0=Counter(g.sides[0] for g in prog.games if g.status != "bye" and not g.room),
+                    withdrawn=set(prog.withdrawn))
+
     def _start_pending(self, current: list[GameRecord], now: float) -> None:
-        busy: Counter[str] = Counter()
-        live = 0
+        busy, live = _in_play(current)
         for g in current:
-            if g.status in ("creating", "playing"):
-                live += 1
-                busy.update(g.seats)
-        for g in current:
-            if g.status != "pending":
-                continue
-            gone = [s for s in g.sides if s in self.progress.withdrawn]
-            if gone:
-                self._forfeit(g, gone, "withdrawn")
+            if g.status != "pending" or self._forfeit_withdrawn(g):
                 continue
             if self.spec.max_tables and live >= self.spec.max_tables:
                 return
-            if self.spec.per_account and any(busy[a] >= self.spec.per_account for a in g.seats):
+            if self._too_busy(g, busy):
                 continue
             self._create(g, now)
             if self.stats.entries_closed and self.stats.first_pairing_s < 0:
                 self.stats.first_pairing_s = time.monotonic() - self.stats.entries_closed
             live += 1
             busy.update(g.seats)
+
+    def _too_busy(self, g: GameRecord, busy: Counter[str]) -> bool:
+        """With ``per_account``, an account of ``g`` already at that many tables."""
+        return bool(self.spec.per_account) and any(busy[a] >= self.spec.per_account for a in g.seats)
+
+    def _forfeit_withdrawn(self, g: GameRecord) -> bool:
+        """Forfeit a pending game for its withdrawn sides, if it has any."""
+        gone = [s for s in g.sides if s in self.progress.withdrawn]
+        if gone:
+            self._forfeit(g, gone, "withdrawn")
+        return bool(gone)
 
     def _check_timeouts(self, now: float) -> None:
         for table, lv in list(self.live.items()):
@@ -330,24 +366,36 @@ class Runner:
                 if now - lv.sent > CREATE_RETRY:
                     self._send_create(rec, now)
                 continue
-            late: list[str] = []
-            for seat in set(lv.to_move) | set(lv.first_turn):
-                if seat in lv.moved:   # has played: only the per-move limit, if any, applies
-                    over = seat in lv.to_move and self.spec.move_limit and now - lv.since > self.spec.move_limit
-                else:                  # never moved by itself since its first turn (timeouts don't count)
-                    waited = now - lv.first_turn.get(seat, now)
-                    over = waited > self.spec.no_show
-                    if not over and waited > min(NAME_AWAITED_AFTER, self.spec.no_show / 3) and seat not in lv.named and seat < len(rec.seats):
-                        lv.named.add(seat)
-                        who = rec.seats[seat]
-                        self.say(f"{rec.key}: table {table} waits for {who} (seat {seat}), who has not moved yet: "
-                                 f"is it connected (e.g. `summon bot -u {who}`, or --run-bots)? It forfeits as a "
-                                 f"no-show in {self.spec.no_show - waited:.0f} s")
-                side = rec.side_of_seat(seat)
-                if over and side is not None and rec.sides[side] not in late:
-                    late.append(rec.sides[side])
+            late = self._late_sides(rec, lv, table, now)
             if late:
                 self._forfeit(rec, late, "time" if lv.moved & set(lv.to_move) else "no-show")
+
+    def _late_sides(self, rec: GameRecord, lv: Live, table: str, now: float) -> list[str]:
+        """The sides with a seat out of time at ``table``, each once, in the order found."""
+        late: list[str] = []
+        for seat in set(lv.to_move) | set(lv.first_turn):
+            over = self._seat_over(rec, lv, table, seat, now)
+            side = rec.side_of_seat(seat)
+            if over and side is not None and rec.sides[side] not in late:
+                late.append(rec.sides[side])
+        return late
+
+    def _seat_over(self, rec: GameRecord, lv: Live, table: str, seat: int, now: float) -> Any:
+        """Has ``seat`` run out of time: past the per-move limit (once it has played), or
+        past ``no_show`` since its first turn (never having moved by itself; timeouts do not
+        count)?  A seat that keeps everyone waiting is named once, with how to connect it."""
+        if seat in lv.moved:   # has played: only the per-move limit, if any, applies
+            return seat in lv.to_move and self.spec.move_limit and now - lv.since > self.spec.move_limit
+        waited = now - lv.first_turn.get(seat, now)
+        over = waited > self.spec.no_show
+        if not over and waited > min(NAME_AWAITED_AFTER, self.spec.no_show / 3) and seat not in lv.named \
+                and seat < len(rec.seats):
+            lv.named.add(seat)
+            who = rec.seats[seat]
+            self.say(f"{rec.key}: table {table} waits for {who} (seat {seat}), who has not moved yet: "
+                     f"is it connected (e.g. `summon bot -u {who}`, or --run-bots)? It forfeits as a "
+                     f"no-show in {self.spec.no_show - waited:.0f} s")
+        return over
 
     # --- actions -------------------------------------------------------------------------
     def _create(self, rec: GameRecord, now: float) -> None:
@@ -390,11 +438,7 @@ class Runner:
         self.stats.forfeits += 1
         self.stats.forfeit_reasons[why] += len(who)
         if rec.table:
-            self._unwatch(rec)
-            # stop the abandoned table on the referee, so it does not wait for ever
-            req = CloseTable(request_id=f"close:{rec.table}", table=rec.table,
-                             reason=f"{why}: {', '.join(who)}")
-            self._via(rec).publish(self.topics.request(self.director), encode(req))
+            self._close(rec, who, why)
         left = [s for s in rec.sides if s not in who]
         seats_left = sum(len(s) for s in team_layout(self.spec.game, len(left)))
         engine = GAMES[self.spec.game]
@@ -409,13 +453,25 @@ class Runner:
         else:
             rec.status, rec.forfeited, rec.finished = "forfeit", list(who), time.time()
             self.say(f"{rec.key}: {', '.join(who)} forfeit{'s' if len(who) == 1 else ''} ({why})")
+        self._withdraw_repeat_forfeiters(who)
+        self._dirty = True
+
+    def _close(self, rec: GameRecord, who: list[str], why: str) -> None:
+        """Stop watching an abandoned table and close it on the referee, so it does not
+        wait for ever."""
+        assert rec.table is not None
+        self._unwatch(rec)
+        req = CloseTable(request_id=f"close:{rec.table}", table=rec.table, reason=f"{why}: {', '.join(who)}")
+        self._via(rec).publish(self.topics.request(self.director), encode(req))
+
+    def _withdraw_repeat_forfeiters(self, who: list[str]) -> None:
+        """With ``withdraw_after``, an entrant forfeiting (or absent) that many times is withdrawn."""
         counts = Counter(n for g in self.progress.games for n in g.forfeited + g.absent)
         for name in who:
             if self.spec.withdraw_after and counts[name] >= self.spec.withdraw_after \
                     and name not in self.progress.withdrawn:
                 self.progress.withdrawn.append(name)
                 self.say(f"{name} withdrawn after {counts[name]} forfeits")
-        self._dirty = True
 
     def _lost(self, rec: GameRecord) -> None:
         """The referee no longer has this table: create it again (same seed, new id)."""
@@ -453,10 +509,15 @@ class Runner:
         table = self.topics.table_of(item.topic)
         if isinstance(msg, (Created, Closed, Error)) and table is None:
             self._on_reply(msg)
-            return
+        else:
+            self._on_table(table, msg, cell)
+
+    def _on_table(self, table: str | None, msg: Message, cell: str | None) -> None:
+        """A message on one of our tables' topics (another cell's copy of a table id is
+        not ours)."""
         rec = self.progress.by_table().get(table or "")
         if rec is None or rec.done or self._cell_of(rec) != cell:
-            return  # another cell's copy of a table id is not ours
+            return
         if isinstance(msg, Error):      # the answer to a probe
             self._on_probe_error(rec, msg)
         elif isinstance(msg, Meta):
@@ -508,11 +569,8 @@ class Runner:
                 lv.first_turn.setdefault(seat, now)
 
     def _on_reply(self, msg: Created | Closed | Error) -> None:
-        ref = msg.request_id if isinstance(msg, (Created, Closed)) else msg.ref
-        if ref and ref.startswith("close:"):  # closing a forfeited table: done, or it had just ended
-            return
-        if ref and ref.startswith("entry:"):  # the referee refused one of our entry answers: our bug, not fatal
-            log.error("tournament %s: entry answer refused: %s", self.spec.id, getattr(msg, "detail", ""))
+        ref = _request_of(msg)
+        if self._not_a_create(ref, msg):
             return
         rec = self.progress.by_table().get(ref or "")
         if isinstance(msg, Error) and (rec is None or msg.code != ErrorCode.TABLE_EXISTS):
@@ -523,6 +581,16 @@ class Runner:
             rec.status = "playing"
             self.live[rec.table or ""].since = time.monotonic()
             self._dirty = True
+
+    def _not_a_create(self, ref: str | None, msg: Message) -> bool:
+        """Replies to our closes (done, or the table had just ended) and to our entry
+        answers (refused: our bug, not fatal; logged) are not about creating a table."""
+        if ref and ref.startswith("close:"):
+            return True
+        if ref and ref.startswith("entry:"):
+            log.error("tournament %s: entry answer refused: %s", self.spec.id, getattr(msg, "detail", ""))
+            return True
+        return False
 
     def _on_result(self, rec: GameRecord, result: dict[str, Any]) -> None:
         rec.status, rec.result, rec.finished = "finished", dict(result), time.time()
@@ -564,36 +632,56 @@ class Runner:
     def _entry_verdict(self, msg: EntryRelay) -> tuple[ErrorCode | None, str]:
         prog, spec, who = self.progress, self.spec, msg.account
         entered = [a for a, _ in prog.entered]
-        mine = next((e for e in spec.entrants if who in e.members or e.name == who), None)
+        mine = self._entrant_of(who)
         if not spec.entry_window and msg.action == "enter":
             return ErrorCode.TOURNAMENT_CLOSED, f"{spec.name} has no open entry: its entrants are in its file"
         if prog.status != "running":
             return ErrorCode.TOURNAMENT_CLOSED, f"{spec.name} is over ({prog.status})"
         if msg.action == "enter":
-            if not self._entries_open():
-                closed = time.strftime("%H:%M:%S UTC", time.gmtime(prog.entry_until or 0))
-                return ErrorCode.TOURNAMENT_CLOSED, (f"entries to {spec.name} closed at {closed}; it is in round "
-                                                     f"{prog.round} of {spec.rounds}")
-            if who in entered or mine is not None:
-                return None, "already entered"
-            why = entry_problem(spec, who, msg.bot)
-            if why:
-                return ErrorCode.TOURNAMENT_REFUSED, why
-            if spec.entry_max and len(spec.entrants) + len(entered) >= spec.entry_max:
-                return ErrorCode.TOURNAMENT_REFUSED, f"{spec.name} is full ({spec.entry_max} entrants)"
-            prog.entered.append((who, msg.bot))
-            return None, ""
+            return self._enter(msg, entered, mine)
         if self._entries_open():  # withdraw before the first round: out of the field
-            if who not in entered:
-                return ErrorCode.TOURNAMENT_REFUSED, f"{who} has not entered {spec.name} by request"
-            prog.entered = [(a, b) for a, b in prog.entered if a != who]
-            return None, ""
+            return self._withdraw_entry(who, entered)
+        return self._withdraw(who, mine)
+
+    def _entrant_of(self, who: str) -> Any:
+        """The entrant ``who`` plays for (a member, or the entrant's own name), if any."""
+        return next((e for e in self.spec.entrants if who in e.members or e.name == who), None)
+
+    def _withdraw_entry(self, who: str, entered: list[str]) -> tuple[ErrorCode | None, str]:
+        """Before the first round: an entry by request leaves the field."""
+        if who not in entered:
+            return ErrorCode.TOURNAMENT_REFUSED, f"{who} has not entered {self.spec.name} by request"
+        self.progress.entered = [(a, b) for a, b in self.progress.entered if a != who]
+        return None, ""
+
+    def _enter(self, msg: EntryRelay, entered: list[str], mine: Any) -> tuple[ErrorCode | None, str]:
+        """An entry by request: refused once entries closed, for a bot the rules refuse, or a
+        full field; a second entry is no error."""
+        prog, spec, who = self.progress, self.spec, msg.account
+        if not self._entries_open():
+            closed = time.strftime("%H:%M:%S UTC", time.gmtime(prog.entry_until or 0))
+            return ErrorCode.TOURNAMENT_CLOSED, (f"entries to {spec.name} closed at {closed}; it is in round "
+                                                 f"{prog.round} of {spec.rounds}")
+        if who in entered or mine is not None:
+            return None, "already entered"
+        why = entry_problem(spec, who, msg.bot)
+        if why:
+            return ErrorCode.TOURNAMENT_REFUSED, why
+        if spec.entry_max and len(spec.entrants) + len(entered) >= spec.entry_max:
+            return ErrorCode.TOURNAMENT_REFUSED, f"{spec.name} is full ({spec.entry_max} entrants)"
+        prog.entered.append((who, msg.bot))
+        return None, ""
+
+    def _withdraw(self, who: str, mine: Any) -> tuple[ErrorCode | None, str]:
+        """A withdrawal once play started: only a one-account entrant; its game in play is
+        forfeited now, not at a no-show."""
+        prog, spec = self.progress, self.spec
         if mine is None or set(mine.members) != {who}:
             return ErrorCode.TOURNAMENT_REFUSED, f"{who} is not an entrant of {spec.name} on its own"
         if mine.name in prog.withdrawn:
             return None, "already withdrawn"
         prog.withdrawn.append(mine.name)
-        for rec in prog.round_games(prog.round):  # its game in play is forfeited now, not at a no-show
+        for rec in prog.round_games(prog.round):
             if rec.status in ("creating", "playing") and mine.name in rec.sides:
                 self._forfeit(rec, [mine.name], "withdrawn")
         return None, "your remaining games are forfeited"

@@ -25,7 +25,7 @@ from rich.text import Text
 
 from summon.clients.tui.fullscreen import fit, header, status_text, wrapped
 from summon.clients.tui.screens import Seen, screen_for
-from summon.clients.tui.screens.base import live_clock
+from summon.clients.tui.screens.base import GameScreen, live_clock
 from summon.clients.tui.terminal import Terminal
 from summon.clients.watch import Watcher
 from summon.protocol.errors import DecodeError
@@ -40,6 +40,7 @@ log = logging.getLogger("summon.watch")
 LIMIT = 1 << 20
 PENDING = 50  # messages kept per table until its meta says whether to follow it
 LIVE = ("playing", "interrupted")  # an interrupted table resumes when its referee is back
+FOOTER = "Tab: next table · q: leave"
 
 
 def _client_id(kind: str) -> str:
@@ -96,17 +97,21 @@ class Follower:
         if watcher is not None:
             watcher.feed(payload)
             self._note_result(table, watcher)
-            return
-        if topic != self.topics.meta(table):
+        elif topic != self.topics.meta(table):
             self._pending.setdefault(table, deque(maxlen=PENDING)).append(payload)
-            return
+        else:
+            self._on_meta(table, payload)
+
+    def _on_meta(self, table: str, payload: bytes) -> None:
+        """A table's first meta: follow it (replaying what came before) if it is in play,
+        else ignore it from now on (it finished before we came: not news)."""
         try:
             meta = decode(payload, accept=(Meta,), max_bytes=LIMIT) if payload else None
         except DecodeError:
             return
         pending = self._pending.pop(table, deque())
         if not isinstance(meta, Meta) or meta.status not in LIVE:
-            self.ignored.add(table)  # finished before we came: not news
+            self.ignored.add(table)
             return
         watcher = Watcher(self.broker, table, prefix=self.topics.prefix, out=self._tagged(table),
                           mqtt_version=self.mqtt_version, client_id=_client_id("unused"))
@@ -144,6 +149,28 @@ class PublicBoard:
             return
         self.events = deque(((s, ev) for s, ev in self.events if s <= seq), maxlen=self.events.maxlen)
         self.events_seq, self.events_epoch = min(self.events_seq, seq), epoch
+
+    def take(self, msg: Meta | PublicState | Events) -> None:
+        """Keep one public message: the newest meta, the newest state of the newest epoch,
+        the events not seen yet."""
+        if isinstance(msg, Meta):
+            self.meta = msg
+        elif isinstance(msg, PublicState):
+            self._take_state(msg)
+        elif msg.seq > self.events_seq or msg.epoch != self.events_epoch:
+            if msg.epoch != self.events_epoch:
+                self.back_to(msg.epoch, msg.seq)
+            self.events.extend((msg.seq, ev) for ev in msg.events)
+            self.events_seq = msg.seq
+
+    def _take_state(self, msg: PublicState) -> None:
+        """A state replaces the one shown unless it is older in the same epoch (a late
+        delivery); an earlier seq in a new epoch is a restore, which undoes later events."""
+        if self.state is None or msg.epoch != self.state.epoch or msg.seq >= self.state.seq:
+            if self.state is not None and msg.seq < self.state.seq:
+                self.back_to(msg.epoch, msg.seq)  # a new epoch: restored to an earlier point
+            self.state = msg
+            self.received_at = time.monotonic()
 
 
 class SpectatorSession:
@@ -189,11 +216,7 @@ class SpectatorSession:
 
     def _handle(self, topic: str, payload: bytes) -> None:
         table = self.topics.table_of(topic)
-        if not payload or table is None or table in self.ignored:
-            return
-        if topic not in (self.topics.meta(table), self.topics.public_state(table), self.topics.events(table)):
-            return  # public topics only (a broker without ACLs may replay others' messages)
-        if self.follow and self.table and not table.startswith(self.table):
+        if not payload or table is None or not self._wanted(topic, table):
             return
         try:
             msg = decode(payload, accept=(Meta, PublicState, Events), max_bytes=LIMIT)
@@ -206,22 +229,19 @@ class SpectatorSession:
                 self.ignored.add(table)
                 return
             board = self.boards[table] = PublicBoard(table)
-        if isinstance(msg, Meta):
-            board.meta = msg
-        elif isinstance(msg, PublicState):
-            if board.state is None or msg.epoch != board.state.epoch or msg.seq >= board.state.seq:
-                if board.state is not None and msg.seq < board.state.seq:
-                    board.back_to(msg.epoch, msg.seq)  # a new epoch: restored to an earlier point
-                board.state = msg
-                board.received_at = time.monotonic()
-        elif isinstance(msg, Events) and (msg.seq > board.events_seq or msg.epoch != board.events_epoch):
-            if msg.epoch != board.events_epoch:
-                board.back_to(msg.epoch, msg.seq)
-            board.events.extend((msg.seq, ev) for ev in msg.events)
-            board.events_seq = msg.seq
+        board.take(msg)  # type: ignore[arg-type]  # decode(accept=...) returns one of the three
         board.version += 1
         board.touched = time.monotonic()
         self.version += 1
+
+    def _wanted(self, topic: str, table: str) -> bool:
+        """Public topics only (a broker without ACLs may replay others' messages), of a
+        table not ignored and, when following, whose name starts with the one asked for."""
+        if table in self.ignored:
+            return False
+        if topic not in (self.topics.meta(table), self.topics.public_state(table), self.topics.events(table)):
+            return False
+        return not (self.follow and self.table and not table.startswith(self.table))
 
 
 class FullScreenSpectator:
@@ -268,30 +288,50 @@ class FullScreenSpectator:
         cols, rows = self.term.size()
         status = status_text(self.session.connected, None)
         board = self.current()
-        footer = "Tab: next table · q: leave"
         if board is None or board.meta is None or board.state is None:
-            one = self.session.table and not self.session.follow
-            what = f"table {self.session.table}" if one else "a table in play"
-            lines = [header("Summon · watching", status, cols), Text(""), Text(f"Waiting for {what}…")]
-            return fit(lines, [], rows, cols, footer)
+            return self._waiting(status, cols, rows)
         st, meta = board.state, board.meta
         screen = screen_for(st.game, meta.players, None)
         top = [header(f"{screen.title} · table {board.table} · watching · state {st.seq}", status, cols)]
         if len(self.session.boards) > 1:
             top += wrapped("Tables (Tab): " + ", ".join(sorted(self.session.boards)), cols, "dim")
-        seen = Seen(game=st.game, table=st.table, players=meta.players, seat=None, view=st.view,
-                    to_move=st.to_move, status=st.status, seq=st.seq,
-                    clock=live_clock(getattr(st, "clock", None) or st.view.get("clock"), board.received_at,
-                                     time.monotonic()))
+        seen = _seen(board, st, meta)
         body = screen.lines(seen, cols)
-        end: list[Text] = []
-        if st.status != "playing" and meta.result is not None and not any(
-                line.plain.startswith("Game over") for line in body):
-            end = wrapped(screen.result_words(meta.result), cols, "bold")
-        if meta.status == "interrupted":
-            end += wrapped("The referee stopped; this table resumes when it is back.", cols, "bold yellow")
-        log = [line for w in (screen.describe(ev) for _, ev in board.events) if w for line in w.splitlines()]
+        end = _ending(screen, st, meta, body, cols)
+        log = _event_log(screen, board)
         if len(top) + 1 + len(body) + len(end) > rows - 1:
             body = [line for line in screen.lines(seen, cols, compact=True) if line.plain.strip()]
-            return fit(top + body + end, log, rows, cols, footer)
-        return fit(top + [Text("")] + body + end, log, rows, cols, footer)
+            return fit(top + body + end, log, rows, cols, FOOTER)
+        return fit(top + [Text("")] + body + end, log, rows, cols, FOOTER)
+
+    def _waiting(self, status: Text, cols: int, rows: int) -> list[Text]:
+        """The frame before any table in play (or the one asked for) has shown up."""
+        one = self.session.table and not self.session.follow
+        what = f"table {self.session.table}" if one else "a table in play"
+        lines = [header("Summon · watching", status, cols), Text(""), Text(f"Waiting for {what}…")]
+        return fit(lines, [], rows, cols, FOOTER)
+
+
+def _seen(board: PublicBoard, st: PublicState, meta: Meta) -> Seen:
+    """The spectator's view of the board, its clock counted down since the state came."""
+    return Seen(game=st.game, table=st.table, players=meta.players, seat=None, view=st.view,
+                to_move=st.to_move, status=st.status, seq=st.seq,
+                clock=live_clock(getattr(st, "clock", None) or st.view.get("clock"), board.received_at,
+                                 time.monotonic()))
+
+
+def _event_log(screen: GameScreen, board: PublicBoard) -> list[str]:
+    """The table's recent events in words, one line each, for the log beside the board."""
+    return [line for w in (screen.describe(ev) for _, ev in board.events) if w for line in w.splitlines()]
+
+
+def _ending(screen: GameScreen, st: PublicState, meta: Meta, body: list[Text], cols: int) -> list[Text]:
+    """Below the board: the result when the table is over and the screen did not say it,
+    and a note while the referee is away."""
+    end: list[Text] = []
+    if st.status != "playing" and meta.result is not None and not any(
+            line.plain.startswith("Game over") for line in body):
+        end = wrapped(screen.result_words(meta.result), cols, "bold")
+    if meta.status == "interrupted":
+        end += wrapped("The referee stopped; this table resumes when it is back.", cols, "bold yellow")
+    return end

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from rich.console import Console
 from rich.text import Text
@@ -59,21 +59,37 @@ def format_clock(clock: Any, who: Any) -> str | None:
     if isinstance(clock, (int, float)) and not isinstance(clock, bool):
         return _mmss(clock)
     if isinstance(clock, list):
-        return ", ".join(f"{who(i)} {_mmss(v)}" for i, v in enumerate(clock))
+        return _per_seat(clock, who)
     if isinstance(clock, dict) and isinstance(clock.get("remaining_ms"), list):  # the referee's clock map
-        running = set(clock.get("running") or [])
-        parts = [f"{who(i)} {_mmss(ms / 1000)}{' running' if i in running else ''}"
-                 for i, ms in enumerate(clock["remaining_ms"]) if isinstance(ms, (int, float))]
-        return ", ".join(parts) or None
+        return _referee_clock(clock, who)
     if isinstance(clock, dict):
-        parts = []
-        for key, value in clock.items():
-            name = who(int(key)) if isinstance(key, str) and key.isdigit() else str(key)
-            if isinstance(value, list):
-                value = ", ".join(f"{who(i)} {_mmss(v)}" for i, v in enumerate(value))
-            parts.append(f"{name} {_mmss(value)}" if not isinstance(value, str) else f"{name} {value}")
-        return "; ".join(parts)
+        return _clock_map(clock, who)
     return str(clock)
+
+
+def _per_seat(times: list[Any], who: Any) -> str:
+    """A time per seat, in seat order."""
+    return ", ".join(f"{who(i)} {_mmss(v)}" for i, v in enumerate(times))
+
+
+def _referee_clock(clock: Mapping[str, Any], who: Any) -> str | None:
+    """The referee's map: milliseconds left per seat, and which seats' clocks run."""
+    running = set(clock.get("running") or [])
+    parts = [f"{who(i)} {_mmss(ms / 1000)}{' running' if i in running else ''}"
+             for i, ms in enumerate(clock["remaining_ms"]) if isinstance(ms, (int, float))]
+    return ", ".join(parts) or None
+
+
+def _clock_map(clock: Mapping[Any, Any], who: Any) -> str:
+    """Any other map: keys that are seat numbers become names, values are times, per-seat
+    lists or words."""
+    parts = []
+    for key, value in clock.items():
+        name = who(int(key)) if isinstance(key, str) and key.isdigit() else str(key)
+        if isinstance(value, list):
+            value = _per_seat(value, who)
+        parts.append(f"{name} {_mmss(value)}" if not isinstance(value, str) else f"{name} {value}")
+    return "; ".join(parts)
 
 
 _MEASURE = Console(width=400, color_system=None)  # only measures text for wrapping; never prints
@@ -101,6 +117,29 @@ def live_clock(clock: Any, since: float, now: float) -> Any:
     remaining = [max(0, r - spent) if i in running and isinstance(r, (int, float)) and not isinstance(r, bool) else r
                  for i, r in enumerate(clock["remaining_ms"])]
     return {**clock, "remaining_ms": remaining}
+
+
+def _timeout_words(event: Mapping[str, Any], who: str) -> str:
+    by = "the house bot's choice" if event.get("by") == "house" else "a random legal move"
+    return f"{who} ran out of time: {by} was played."
+
+
+def _house_words(event: Mapping[str, Any], who: str) -> str:
+    why = "after timeouts" if event.get("reason") == "timeouts" else "while absent"
+    return f"The house bot now plays for {who} ({why})."
+
+
+# The referee's own events (not a game's), in words: (event, the seat's name) -> sentence.
+_REFEREE_EVENTS: dict[str, Callable[[Mapping[str, Any], str], str]] = {
+    "timeout": _timeout_words,
+    "house": _house_words,
+    "autoplay": lambda event, who: f"(the house bot plays for {who})",
+    "reclaim": lambda event, who: f"{who} takes the seat back from the house bot.",
+    "interrupted": lambda event, who: "The referee stopped; the table will resume when it is back.",
+    "resumed": lambda event, who: "The referee is back; the table resumes.",
+    "closed": lambda event, who: (f"A director closed the table ({event.get('reason') or 'no reason given'}); "
+                                  "no more moves."),
+}
 
 
 class GameScreen:
@@ -136,25 +175,8 @@ class GameScreen:
 
     def describe(self, event: Mapping[str, Any]) -> str | None:
         """Words for any event: the referee's own (clock, house bot, restarts), else the game's."""
-        kind = event.get("type")
-        who = self.who(event.get("seat"))
-        if kind == "timeout":
-            by = "the house bot's choice" if event.get("by") == "house" else "a random legal move"
-            return f"{who} ran out of time: {by} was played."
-        if kind == "house":
-            why = "after timeouts" if event.get("reason") == "timeouts" else "while absent"
-            return f"The house bot now plays for {who} ({why})."
-        if kind == "autoplay":
-            return f"(the house bot plays for {who})"
-        if kind == "reclaim":
-            return f"{who} takes the seat back from the house bot."
-        if kind == "interrupted":
-            return "The referee stopped; the table will resume when it is back."
-        if kind == "resumed":
-            return "The referee is back; the table resumes."
-        if kind == "closed":
-            return f"A director closed the table ({event.get('reason') or 'no reason given'}); no more moves."
-        return self.event_words(event)
+        say = _REFEREE_EVENTS.get(str(event.get("type")))
+        return say(event, self.who(event.get("seat"))) if say else self.event_words(event)
 
     # --- what a game overrides ------------------------------------------------------
     def bind(self, seen: Seen) -> None:
@@ -213,23 +235,33 @@ def tree_lines(value: Any, width: int, indent: int = 0, key: str | None = None) 
     pad = "  " * indent
     head = f"{pad}{key}: " if key is not None else pad
     if isinstance(value, Mapping):
-        if not value:
-            return [head + "{}"]
-        out = [head.rstrip()] if key is not None else []
-        for k, v in value.items():
-            out.extend(tree_lines(v, width, indent + (1 if key is not None else 0), str(k)))
-        return out
+        return _mapping_lines(value, width, indent, key, head)
     if isinstance(value, list):
-        flat = ", ".join(_scalar(v) for v in value) if all(not isinstance(v, (Mapping, list)) for v in value) else None
-        if flat is not None and len(head) + len(flat) + 2 <= width:
-            return [f"{head}[{flat}]"]
-        if flat is not None:  # a long list of scalars: wrap it
-            return [head.rstrip()] + _wrap(flat, width, pad + "  ")
-        out = [head.rstrip()]
-        for i, v in enumerate(value):
-            out.extend(tree_lines(v, width, indent + 1, f"[{i}]"))
-        return out
+        return _list_lines(value, width, indent, head)
     return [head + _scalar(value)]
+
+
+def _mapping_lines(value: Mapping[Any, Any], width: int, indent: int, key: str | None, head: str) -> list[str]:
+    """A map under its key (the top-level map is not indented)."""
+    if not value:
+        return [head + "{}"]
+    out = [head.rstrip()] if key is not None else []
+    for k, v in value.items():
+        out.extend(tree_lines(v, width, indent + (1 if key is not None else 0), str(k)))
+    return out
+
+
+def _list_lines(value: list[Any], width: int, indent: int, head: str) -> list[str]:
+    """A list of scalars on the key's line (wrapped when long); any other list nested."""
+    if all(not isinstance(v, (Mapping, list)) for v in value):
+        flat = ", ".join(_scalar(v) for v in value)
+        if len(head) + len(flat) + 2 <= width:
+            return [f"{head}[{flat}]"]
+        return [head.rstrip()] + _wrap(flat, width, "  " * indent + "  ")
+    out = [head.rstrip()]
+    for i, v in enumerate(value):
+        out.extend(tree_lines(v, width, indent + 1, f"[{i}]"))
+    return out
 
 
 def _scalar(v: Any) -> str:

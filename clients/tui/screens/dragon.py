@@ -10,8 +10,9 @@ the same things in sentences.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from rich.console import Console
 from rich.text import Text
@@ -56,6 +57,51 @@ def _follows(move: Sequence[str], lead: str, trump: Any) -> bool:
     if card == "dragon":
         return bool(trump and lead == trump) or (len(move) >= 3 and move[2] == lead)
     return _suit(card) == lead
+
+
+def _lead_suit(first: Mapping[str, Any], trump: Any) -> str:
+    """The suit to follow, from the trick's first card: a declared Dragon leads its declared
+    suit; a Dragon led in a trump hand leads trump."""
+    lead = (first.get("as") or "").split(" ")[0] or _suit(str(first.get("card")))
+    return str(trump or "trump") if lead == "dragon" else lead
+
+
+def _cannot_follow(lead: str, trump: Any, plays: Sequence[Sequence[str]]) -> str:
+    """The prompt when no legal play follows ``lead``: say whether a trump could still win."""
+    if trump and any(m[1] == "dragon" or _suit(m[1]) == trump for m in plays):
+        return f"You have no {lead}: play any card (a trump, {trump}, can win the trick)."
+    return f"You have no {lead}: play any card (it cannot win the trick)."
+
+
+def _suit_line(suit: str, cards: Sequence[str], trump: bool, playable: set[str]) -> Text:
+    """One suit of the hand: its name (starred when trump), then its ranks; when some cards
+    are playable, those are bold and the rest dim."""
+    mark = " ★" if trump else ""
+    line = Text()
+    line.append(f"  {suit + mark:<9}", style=SUIT_STYLE.get(suit, "") + (" bold" if mark else ""))
+    for card in cards:
+        rank = "Dragon" if card == "dragon" else card.split("-", 1)[1]
+        style = SUIT_STYLE.get(suit, "")
+        if playable:
+            style += " bold" if card in playable else " dim"
+        line.append(" ")
+        line.append(rank, style=style)
+    return line
+
+
+_Row = Callable[..., None]  # ``row(head, body, style="", wrap=True)``: ``_add_row`` bound to a screen
+
+
+def _add_row(out: list[Text], width: int, head: str, body: str | Text, style: str = "", wrap: bool = True) -> None:
+    """Append ``body`` under the row title ``head`` (a column ``HEAD`` wide), wrapped to the
+    rest of ``width`` unless ``wrap`` is off (compact rows stay one line)."""
+    text = body if isinstance(body, Text) else Text(body, style=style)
+    parts = text.wrap(_MEASURE, max(20, width - HEAD)) if wrap else [text]
+    for i, part in enumerate(parts):
+        line = Text()
+        line.append(f"{head if i == 0 else '':<{HEAD}}", style="bold")
+        line.append_text(part)
+        out.append(line)
 
 
 def _designation(d: Any) -> str:
@@ -196,18 +242,27 @@ class DragonScreen(GameScreen):
     # --- full screen -------------------------------------------------------------------
     def lines(self, seen: Seen, width: int, compact: bool = False) -> list[Text]:
         v = seen.view
-        phase = v.get("phase")
         out: list[Text] = []
+        row = partial(_add_row, out, width)
+        self._score_rows(v, row, compact)
+        self._state_rows(seen, row, compact)
+        out.append(Text(""))
+        if v.get("phase") == "play" or v.get("trick"):
+            out.extend(self._compass(seen, width))
+            out.append(Text(""))
+        last = self._last_trick(v)
+        if last:
+            row("Last trick", last, wrap=not compact)
+        for extra in (self._last_hand(v), self._result(v)):
+            if extra:
+                out.extend(Text(extra.strip(), style="bold").wrap(_MEASURE, width))
+        if seen.seat is not None and v.get("hand"):
+            out.append(Text(""))
+            out.extend(self._hand_lines(seen, compact))
+        return out
 
-        def row(head: str, body: str | Text, style: str = "", wrap: bool = True) -> None:
-            text = body if isinstance(body, Text) else Text(body, style=style)
-            parts = text.wrap(_MEASURE, max(20, width - HEAD)) if wrap else [text]
-            for i, part in enumerate(parts):
-                line = Text()
-                line.append(f"{head if i == 0 else '':<{HEAD}}", style="bold")
-                line.append_text(part)
-                out.append(line)
-
+    def _score_rows(self, v: Mapping[str, Any], row: _Row, compact: bool) -> None:
+        """The hand, dealer, target and scores: one unwrapped row when compact, else two."""
         s = v.get("scores") or [0, 0]
         deal = f"hand {v.get('hand_no')} · dealer {self.name(v.get('dealer'))} · target {v.get('target')}"
         if compact:
@@ -215,14 +270,24 @@ class DragonScreen(GameScreen):
         else:
             row("Hand", deal)
             row("Scores", f"{self.team(0)} {s[0]} · {self.team(1)} {s[1]}")
-        if not compact or phase in ("bidding", "option", "discard"):
-            row("Bidding", self._bids(v))
+
+    def _contract_text(self, v: Mapping[str, Any]) -> Text:
+        """The contract, and the trump (coloured as its suit) once there is one."""
         contract = Text(self._contract(v))
         if v.get("contract"):
             contract.append(" · ")
             contract.append(self._trump(v).upper() if v.get("trump") else self._trump(v),
                             style=SUIT_STYLE.get(str(v.get("trump")), "bold yellow") + " bold")
-        row("Contract", contract, wrap=not compact)
+        return contract
+
+    def _state_rows(self, seen: Seen, row: _Row, compact: bool) -> None:
+        """Bidding, contract, tricks and points, who discards, and whose turn: the rows that
+        depend on the phase (compact drops the bidding once it is over)."""
+        v = seen.view
+        phase = v.get("phase")
+        if not compact or phase in ("bidding", "option", "discard"):
+            row("Bidding", self._bids(v))
+        row("Contract", self._contract_text(v), wrap=not compact)
         if phase in ("play", "over") or v.get("tricks_played"):
             row("Tricks", self._tricks(v), wrap=not compact)
             points = self._points(v)
@@ -232,21 +297,6 @@ class DragonScreen(GameScreen):
             d = v["discarding"]
             row("Discard", f"{self.who(d.get('seat'))} discards {d.get('remaining')} more")
         row("Turn", self._turn(seen), style="bold" if seen.my_turn else "")
-        out.append(Text(""))
-        if phase == "play" or v.get("trick"):
-            out.extend(self._compass(seen, width))
-            out.append(Text(""))
-        last = self._last_trick(v)
-        if last:
-            row("Last trick", last, wrap=not compact)
-        for extra in (self._last_hand(v), self._result(v)):
-            if extra:
-                for part in Text(extra.strip(), style="bold").wrap(_MEASURE, width):
-                    out.append(part)
-        if seen.seat is not None and v.get("hand"):
-            out.append(Text(""))
-            out.extend(self._hand_lines(seen, compact))
-        return out
 
     def _compass(self, seen: Seen, width: int) -> list[Text]:
         v = seen.view
@@ -292,32 +342,38 @@ class DragonScreen(GameScreen):
         head.append(" — " + self._trump(v))
         out = [head]
         for suit, cards in self._hand_groups(hand):
-            if suit == "dragon":
-                line = Text("  ")
-                style = SUIT_STYLE["dragon"] + ((" bold" if "dragon" in playable else " dim") if playable else "")
-                line.append("Dragon", style=style)
-                line.append("    " + self._dragon_note(v), style="dim")
-                out.append(line)
-                continue
-            mark = " ★" if suit == v.get("trump") else ""
-            line = Text()
-            line.append(f"  {suit + mark:<9}", style=SUIT_STYLE.get(suit, "") + (" bold" if mark else ""))
-            for card in cards:
-                rank = "Dragon" if card == "dragon" else card.split("-", 1)[1]
-                style = SUIT_STYLE.get(suit, "")
-                if playable:
-                    style += " bold" if card in playable else " dim"
-                line.append(" ")
-                line.append(rank, style=style)
-            out.append(line)
+            out.append(self._dragon_line(v, playable) if suit == "dragon"
+                       else _suit_line(suit, cards, suit == v.get("trump"), playable))
         if v.get("discards") and not compact:
             out.append(Text("  discarded: " + ", ".join(card_words(c) for c in v["discards"]), style="dim"))
         return out
+
+    def _dragon_line(self, v: Mapping[str, Any], playable: set[str]) -> Text:
+        """The Dragon on a line of its own, with what it counts as in this hand."""
+        line = Text("  ")
+        style = SUIT_STYLE["dragon"] + ((" bold" if "dragon" in playable else " dim") if playable else "")
+        line.append("Dragon", style=style)
+        line.append("    " + self._dragon_note(v), style="dim")
+        return line
 
     # --- plain words --------------------------------------------------------------------
     def words(self, seen: Seen, full: bool = True) -> list[str]:
         v = seen.view
         out = [f"Hand {v.get('hand_no')}, dealer {self.name(v.get('dealer'))}. Scores: {self._scores(v)}."]
+        out += self._hand_state_words(v, full)
+        out += self._trick_sentences(v)
+        if seen.seat is not None and v.get("hand") is not None:
+            out += self._own_hand_words(v)
+        clock = self.clock_words(seen)
+        if clock:
+            out.append(f"Clock: {clock}.")
+        out.append(self.turn_words(seen))
+        return out
+
+    def _hand_state_words(self, v: Mapping[str, Any], full: bool) -> list[str]:
+        """Bidding, contract, tricks taken and who discards: what the plain mode says before
+        the cards on the table (``full`` off keeps the bidding only while it matters)."""
+        out = []
         if full or v.get("phase") in ("bidding", "option"):
             out.append(f"Bidding: {self._bids(v)}.")
         if v.get("contract"):
@@ -328,6 +384,12 @@ class DragonScreen(GameScreen):
         if v.get("phase") == "discard" and v.get("discarding"):
             d = v["discarding"]
             out.append(f"{self.who(d.get('seat'))} discards {d.get('remaining')} more.")
+        return out
+
+    def _trick_sentences(self, v: Mapping[str, Any]) -> list[str]:
+        """The trick in progress (or who leads a new one), the last trick, the last hand and
+        the result."""
+        out = []
         trick = v.get("trick") or []
         if trick:
             out.append(f"Current trick, led by {self.who(v.get('leader'))}: {self._trick_words(trick)}.")
@@ -336,25 +398,22 @@ class DragonScreen(GameScreen):
         last = self._last_trick(v)
         if last:
             out.append(f"Last trick: {last}.")
-        for extra in (self._last_hand(v), self._result(v)):
-            if extra:
-                out.append(extra.strip())
-        if seen.seat is not None and v.get("hand") is not None:
-            groups = []
-            for suit, cards in self._hand_groups(v["hand"]):
-                if suit == "dragon":
-                    groups.append("the Dragon")
-                else:
-                    mark = " (trump)" if suit == v.get("trump") else ""
-                    groups.append(f"{suit}{mark} " + ", ".join(c.split("-", 1)[1] for c in cards))
-            n = len(v["hand"])
-            out.append(f"Your hand, {n} card{'s' if n != 1 else ''}: " + "; ".join(groups) + ".")
-            if v.get("discards"):
-                out.append("You discarded: " + ", ".join(card_words(c) for c in v["discards"]) + ".")
-        clock = self.clock_words(seen)
-        if clock:
-            out.append(f"Clock: {clock}.")
-        out.append(self.turn_words(seen))
+        out += [extra.strip() for extra in (self._last_hand(v), self._result(v)) if extra]
+        return out
+
+    def _own_hand_words(self, v: Mapping[str, Any]) -> list[str]:
+        """A player's own hand by suit (trump marked), and what they discarded."""
+        groups = []
+        for suit, cards in self._hand_groups(v["hand"]):
+            if suit == "dragon":
+                groups.append("the Dragon")
+            else:
+                mark = " (trump)" if suit == v.get("trump") else ""
+                groups.append(f"{suit}{mark} " + ", ".join(c.split("-", 1)[1] for c in cards))
+        n = len(v["hand"])
+        out = [f"Your hand, {n} card{'s' if n != 1 else ''}: " + "; ".join(groups) + "."]
+        if v.get("discards"):
+            out.append("You discarded: " + ", ".join(card_words(c) for c in v["discards"]) + ".")
         return out
 
     def status_words(self, seen: Seen) -> str:
@@ -367,38 +426,55 @@ class DragonScreen(GameScreen):
         return text + (f" Clock: {clock}." if clock else "")
 
     def event_words(self, ev: Mapping[str, Any]) -> str | None:
-        kind = ev.get("type")
-        who = self.who(ev.get("seat"))
-        if kind == "deal":
-            text = f"Hand {ev.get('hand_no')}: {self.name(ev.get('dealer'))} deals."
-            return text + (" You have a new hand." if ev.get("hand") else "")
-        if kind == "bid":
-            return f"{who} bids {ev.get('level')} {_designation(ev.get('designation'))}."
-        if kind == "pass":
-            return f"{who} passes."
-        if kind == "contract":
-            return f"Contract: {who}, {ev.get('level')} {_designation(ev.get('designation'))}."
-        if kind == "option":
-            text = f"{who} chooses: {OPTION_DONE.get(str(ev.get('choice')), ev.get('choice'))}."
-        elif kind == "summon":
-            src = ev.get("from")
-            text = ("The Dragon was in the kitty: " + who + " takes the kitty." if src == "kitty"
-                    else f"{self.who(src)} hands the Dragon to {who} and takes the kitty.")
-        elif kind == "discard":
-            return f"You discard {card_words(ev['card'])}." if ev.get("card") else f"{who} discards a card."
-        elif kind == "play":
-            return f"{who} plays {card_words(str(ev.get('card')), ev.get('as'))}."
-        elif kind == "trick":
-            pts = ev.get("points", 1)
-            return f"{self.who(ev.get('winner'))} wins the trick ({pts} point{'s' if pts != 1 else ''})."
-        elif kind == "hand_end" and ev.get("thrown_in"):
-            return f"Hand {ev.get('hand_no')} is thrown in: everybody passed."
-        else:
+        """One sentence per event: this game's own words where ``_EVENTS`` has them, the
+        commentary renderer's otherwise.  A summon or option may add the cards received."""
+        kind = str(ev.get("type"))
+        say = self._EVENTS.get(kind)
+        if say is None or (kind == "hand_end" and not ev.get("thrown_in")):
             line = self._commentary.event(ev)
             return line.strip() if line else None
-        if ev.get("received"):
+        text = say(self, ev, self.who(ev.get("seat")))
+        if kind in ("option", "summon") and ev.get("received"):
             text += " You received: " + ", ".join(card_words(c) for c in ev["received"]) + "."
         return text
+
+    def _deal_words(self, ev: Mapping[str, Any], who: str) -> str:
+        text = f"Hand {ev.get('hand_no')}: {self.name(ev.get('dealer'))} deals."
+        return text + (" You have a new hand." if ev.get("hand") else "")
+
+    def _bid_words(self, ev: Mapping[str, Any], who: str) -> str:
+        return f"{who} bids {ev.get('level')} {_designation(ev.get('designation'))}."
+
+    def _pass_words(self, ev: Mapping[str, Any], who: str) -> str:
+        return f"{who} passes."
+
+    def _contract_words(self, ev: Mapping[str, Any], who: str) -> str:
+        return f"Contract: {who}, {ev.get('level')} {_designation(ev.get('designation'))}."
+
+    def _option_words(self, ev: Mapping[str, Any], who: str) -> str:
+        return f"{who} chooses: {OPTION_DONE.get(str(ev.get('choice')), ev.get('choice'))}."
+
+    def _summon_words(self, ev: Mapping[str, Any], who: str) -> str:
+        src = ev.get("from")
+        return ("The Dragon was in the kitty: " + who + " takes the kitty." if src == "kitty"
+                else f"{self.who(src)} hands the Dragon to {who} and takes the kitty.")
+
+    def _discard_words(self, ev: Mapping[str, Any], who: str) -> str:
+        return f"You discard {card_words(ev['card'])}." if ev.get("card") else f"{who} discards a card."
+
+    def _play_words(self, ev: Mapping[str, Any], who: str) -> str:
+        return f"{who} plays {card_words(str(ev.get('card')), ev.get('as'))}."
+
+    def _trick_won_words(self, ev: Mapping[str, Any], who: str) -> str:
+        pts = ev.get("points", 1)
+        return f"{self.who(ev.get('winner'))} wins the trick ({pts} point{'s' if pts != 1 else ''})."
+
+    def _thrown_in_words(self, ev: Mapping[str, Any], who: str) -> str:
+        return f"Hand {ev.get('hand_no')} is thrown in: everybody passed."
+
+    _EVENTS = {"deal": _deal_words, "bid": _bid_words, "pass": _pass_words, "contract": _contract_words,
+               "option": _option_words, "summon": _summon_words, "discard": _discard_words,
+               "play": _play_words, "trick": _trick_won_words, "hand_end": _thrown_in_words}
 
     # --- choices --------------------------------------------------------------------------
     def steps(self, move: str) -> list[str]:
@@ -419,32 +495,37 @@ class DragonScreen(GameScreen):
         return card_words(token)
 
     def prompt(self, seen: Seen, path: tuple[str, ...]) -> str:
+        """The question above the choices: one per phase, read from ``_PROMPTS``."""
+        ask = self._PROMPTS.get(str(seen.view.get("phase")))
+        return ask(self, seen, path) if ask else super().prompt(seen, path)
+
+    def _bid_prompt(self, seen: Seen, path: tuple[str, ...]) -> str:
+        if path:
+            return f"Bid {path[0]}: a trump suit, or no-trump high or low?"
+        return "Your bid: pass, or how many trick-points (3-13)?"
+
+    def _option_prompt(self, seen: Seen, path: tuple[str, ...]) -> str:
+        return "You won the bid. Choose your option:"
+
+    def _discard_prompt(self, seen: Seen, path: tuple[str, ...]) -> str:
+        left = (seen.view.get("discarding") or {}).get("remaining")
+        return f"Discard {left} more card{'s' if left != 1 else ''} (back to 12):"
+
+    def _play_prompt(self, seen: Seen, path: tuple[str, ...]) -> str:
+        """Lead, follow, or the hint that a trump can still win when you cannot follow."""
+        if path[:1] == ("dragon",):
+            return ("The Dragon stands for which suit?" if len(path) == 1
+                    else f"The Dragon as {path[1]}: high or low?")
         v = seen.view
-        phase = v.get("phase")
-        if phase == "bidding":
-            return f"Bid {path[0]}: a trump suit, or no-trump high or low?" if path else \
-                "Your bid: pass, or how many trick-points (3-13)?"
-        if phase == "option":
-            return "You won the bid. Choose your option:"
-        if phase == "discard":
-            left = (v.get("discarding") or {}).get("remaining")
-            return f"Discard {left} more card{'s' if left != 1 else ''} (back to 12):"
-        if phase == "play":
-            if path[:1] == ("dragon",):
-                return ("The Dragon stands for which suit?" if len(path) == 1
-                        else f"The Dragon as {path[1]}: high or low?")
-            trick = v.get("trick") or []
-            if not trick:
-                return "Your lead: choose a card."
-            first = trick[0]
-            lead = (first.get("as") or "").split(" ")[0] or _suit(str(first.get("card")))
-            trump = v.get("trump")
-            if lead == "dragon":  # a Dragon led in a trump hand leads trump
-                lead = str(trump or "trump")
-            plays = [m.split() for m in seen.legal if m.startswith("play ")]
-            if not plays or any(_follows(m, lead, trump) for m in plays):
-                return f"Follow {lead}: choose a card."
-            if trump and any(m[1] == "dragon" or _suit(m[1]) == trump for m in plays):
-                return f"You have no {lead}: play any card (a trump, {trump}, can win the trick)."
-            return f"You have no {lead}: play any card (it cannot win the trick)."
-        return super().prompt(seen, path)
+        trick = v.get("trick") or []
+        if not trick:
+            return "Your lead: choose a card."
+        trump = v.get("trump")
+        lead = _lead_suit(trick[0], trump)
+        plays = [m.split() for m in seen.legal if m.startswith("play ")]
+        if not plays or any(_follows(m, lead, trump) for m in plays):
+            return f"Follow {lead}: choose a card."
+        return _cannot_follow(lead, trump, plays)
+
+    _PROMPTS = {"bidding": _bid_prompt, "option": _option_prompt, "discard": _discard_prompt,
+                "play": _play_prompt}

@@ -127,6 +127,17 @@ def _ability(raw: Mapping[str, Any], where: str) -> Ability:
     unknown = set(params) - set(spec.params)
     if unknown:
         raise CardDataError(f"{where}: effect {effect!r} has no param(s) {sorted(unknown)}")
+    _check_params(params, where)
+    if spec.params.get("grant", 0) is None and "grant" not in params:
+        raise CardDataError(f"{where}: effect {effect!r} needs a grant table")
+    name = raw.get("name") or effect
+    return Ability(name=str(name), effect=effect, params=tuple(sorted(params.items())),
+                   text=str(raw.get("text", "")))
+
+
+def _check_params(params: dict[str, Any], where: str) -> None:
+    """Filters and targets must parse, a ``grant`` is itself an ability (parsed in place),
+    ``from`` is free; every other param is a non-negative integer."""
     for key, val in list(params.items()):
         if key in ("filter", "target"):
             try:
@@ -139,11 +150,6 @@ def _ability(raw: Mapping[str, Any], where: str) -> Ability:
             pass
         elif type(val) is not int or val < 0:
             raise CardDataError(f"{where}: param {key} must be a non-negative integer")
-    if spec.params.get("grant", 0) is None and "grant" not in params:
-        raise CardDataError(f"{where}: effect {effect!r} needs a grant table")
-    name = raw.get("name") or effect
-    return Ability(name=str(name), effect=effect, params=tuple(sorted(params.items())),
-                   text=str(raw.get("text", "")))
 
 
 def _int(raw: Mapping[str, Any], key: str, where: str, default: int | None = None) -> int:
@@ -165,46 +171,68 @@ def _card(raw: Mapping[str, Any], faction: str) -> Card:
     if "summoner" not in classes:
         kw["cost"] = _int(raw, "cost", where)
     if "unit" in classes:
-        kw["strength"] = _int(raw, "strength", where)
-        kw["life"] = _int(raw, "life", where)
-        if kw["life"] < 1:
-            raise CardDataError(f"{where}: a unit needs life >= 1")
-        if raw.get("attack") not in ("melee", "ranged"):
-            raise CardDataError(f"{where}: attack must be melee or ranged")
-        kw["attack"] = raw["attack"]
-        if not kw["symbols"]:
-            raise CardDataError(f"{where}: units need at least one deck symbol")
+        _unit_fields(raw, kw, where)
     elif "structure" in classes:
         kw["life"] = _int(raw, "life", where)
         if kw["life"] < 1:
             raise CardDataError(f"{where}: a structure needs life >= 1")
-    kw["abilities"] = tuple(_ability(a, f"{where} ability {i}") for i, a in enumerate(raw.get("abilities", ())))
-    for a in kw["abilities"]:
+    kw["abilities"] = _abilities(raw, where)
+    if "event" in classes:
+        _event_fields(raw, kw, classes, where)
+    if "summoner" in classes:
+        _summoner_fields(raw, kw, where)
+    return Card(**kw)
+
+
+def _unit_fields(raw: Mapping[str, Any], kw: dict[str, Any], where: str) -> None:
+    """A unit's strength, life (at least 1), attack (melee or ranged); it needs a deck symbol."""
+    kw["strength"] = _int(raw, "strength", where)
+    kw["life"] = _int(raw, "life", where)
+    if kw["life"] < 1:
+        raise CardDataError(f"{where}: a unit needs life >= 1")
+    if raw.get("attack") not in ("melee", "ranged"):
+        raise CardDataError(f"{where}: attack must be melee or ranged")
+    kw["attack"] = raw["attack"]
+    if not kw["symbols"]:
+        raise CardDataError(f"{where}: units need at least one deck symbol")
+
+
+def _abilities(raw: Mapping[str, Any], where: str) -> tuple[Ability, ...]:
+    """A card's abilities, none of them an event effect."""
+    abilities = tuple(_ability(a, f"{where} ability {i}") for i, a in enumerate(raw.get("abilities", ())))
+    for a in abilities:
         if a.kind == "event":
             raise CardDataError(f"{where}: {a.effect!r} is an event effect, not a unit ability")
-    if "event" in classes:
-        if not kw["symbols"]:
-            raise CardDataError(f"{where}: events need at least one deck symbol")
-        phase = raw.get("phase")
-        if phase not in EVENT_PHASES:
-            raise CardDataError(f"{where}: an event's phase must be one of {EVENT_PHASES}")
-        kw["phase"] = phase
-        kw["active"] = bool(raw.get("active", False))
-        if "structure" in classes:
-            if phase != "build":
-                raise CardDataError(f"{where}: an event with the structure class is built (phase build)")
-        else:
-            eff = _ability(raw.get("effect") or {"effect": "none"}, f"{where} effect")
-            if eff.kind != "event":
-                raise CardDataError(f"{where}: {eff.effect!r} is not an event effect")
-            kw["effect"] = eff
-    if "summoner" in classes:
-        kw["starting_units"] = tuple(raw.get("starting_units", ()))
-        kw["epic_events"] = tuple(raw.get("epic_events", ()))
-        kw["layout"] = tuple((str(a), str(b)) for a, b in raw.get("layout", ()))
-        if len(kw["starting_units"]) != 2 or len(kw["epic_events"]) != 2:
-            raise CardDataError(f"{where}: a summoner lists 2 starting units and 2 epic events")
-    return Card(**kw)
+    return abilities
+
+
+def _event_fields(raw: Mapping[str, Any], kw: dict[str, Any], classes: frozenset[str], where: str) -> None:
+    """An event's phase and ``active`` flag, and its effect -- unless it is also a
+    structure, which is built (phase build) and has no effect of its own."""
+    if not kw["symbols"]:
+        raise CardDataError(f"{where}: events need at least one deck symbol")
+    phase = raw.get("phase")
+    if phase not in EVENT_PHASES:
+        raise CardDataError(f"{where}: an event's phase must be one of {EVENT_PHASES}")
+    kw["phase"] = phase
+    kw["active"] = bool(raw.get("active", False))
+    if "structure" in classes:
+        if phase != "build":
+            raise CardDataError(f"{where}: an event with the structure class is built (phase build)")
+        return
+    eff = _ability(raw.get("effect") or {"effect": "none"}, f"{where} effect")
+    if eff.kind != "event":
+        raise CardDataError(f"{where}: {eff.effect!r} is not an event effect")
+    kw["effect"] = eff
+
+
+def _summoner_fields(raw: Mapping[str, Any], kw: dict[str, Any], where: str) -> None:
+    """A summoner's 2 starting units, 2 epic events and its starting layout."""
+    kw["starting_units"] = tuple(raw.get("starting_units", ()))
+    kw["epic_events"] = tuple(raw.get("epic_events", ()))
+    kw["layout"] = tuple((str(a), str(b)) for a, b in raw.get("layout", ()))
+    if len(kw["starting_units"]) != 2 or len(kw["epic_events"]) != 2:
+        raise CardDataError(f"{where}: a summoner lists 2 starting units and 2 epic events")
 
 
 @dataclass(frozen=True)
@@ -219,31 +247,43 @@ def load_pool_text(texts: Mapping[str, str]) -> tuple[dict[str, Card], dict[str,
     pool: dict[str, Card] = {}
     factions: dict[str, Faction] = {}
     for fname, text in sorted(texts.items()):
-        try:
-            raw = tomllib.loads(text)
-        except tomllib.TOMLDecodeError as exc:
-            raise CardDataError(f"{fname}: {exc}") from None
-        fac = raw.get("faction") or {}
-        fid = fac.get("id")
-        if not isinstance(fid, str):
-            raise CardDataError(f"{fname}: [faction] id missing")
-        for c in raw.get("cards", ()):
-            card = _card(c, fid)
-            if card.id in pool:
-                raise CardDataError(f"{fname}: card id {card.id!r} defined twice")
-            pool[card.id] = card
-        factions[fid] = Faction(fid, str(fac.get("name", fid)), raw.get("deck"))
-    for card in pool.values():  # cross references
-        refs = [*card.starting_units, *card.epic_events, *(a for a, _ in card.layout)]
-        for r in refs:
-            if r not in pool:
-                raise CardDataError(f"{card.id}: refers to unknown card {r!r}")
-        if card.layout:
-            ids = sorted(a for a, _ in card.layout)
-            want = sorted([card.id, "gate-10", *card.starting_units])
-            if ids != want:
-                raise CardDataError(f"{card.id}: layout must place the summoner, gate-10 and the starting units")
+        _load_file(fname, text, pool, factions)
+    for card in pool.values():
+        _check_refs(card, pool)
     return pool, factions
+
+
+def _load_file(fname: str, text: str, pool: dict[str, Card], factions: dict[str, Faction]) -> None:
+    """One faction's file: its cards into ``pool`` (an id defined twice is refused), the
+    faction into ``factions``."""
+    try:
+        raw = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise CardDataError(f"{fname}: {exc}") from None
+    fac = raw.get("faction") or {}
+    fid = fac.get("id")
+    if not isinstance(fid, str):
+        raise CardDataError(f"{fname}: [faction] id missing")
+    for c in raw.get("cards", ()):
+        card = _card(c, fid)
+        if card.id in pool:
+            raise CardDataError(f"{fname}: card id {card.id!r} defined twice")
+        pool[card.id] = card
+    factions[fid] = Faction(fid, str(fac.get("name", fid)), raw.get("deck"))
+
+
+def _check_refs(card: Card, pool: Mapping[str, Card]) -> None:
+    """A summoner's cross references: its starting units, epic events and layout name
+    cards of the pool; the layout places the summoner, gate-10 and the starting units."""
+    refs = [*card.starting_units, *card.epic_events, *(a for a, _ in card.layout)]
+    for r in refs:
+        if r not in pool:
+            raise CardDataError(f"{card.id}: refers to unknown card {r!r}")
+    if card.layout:
+        ids = sorted(a for a, _ in card.layout)
+        want = sorted([card.id, "gate-10", *card.starting_units])
+        if ids != want:
+            raise CardDataError(f"{card.id}: layout must place the summoner, gate-10 and the starting units")
 
 
 def _load_package() -> tuple[dict[str, Card], dict[str, Faction]]:
