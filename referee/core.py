@@ -22,8 +22,10 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 if TYPE_CHECKING:  # types only: no import at run time
     from summon.protocol.messages import Move
     from summon.protocol.topics import Topics
+    from summon.referee.engine import Event
     from summon.referee.config import RefereeConfig
-    from summon.referee.moves import UndoLog
+    from summon.referee.moves import FleetPort, UndoLog
+    from summon.referee.records import TableRecord
     from summon.referee.store import Store
     from summon.referee.table import Later, Publish, Table
 
@@ -73,6 +75,26 @@ class RandomHouseBots:
         return _RandomBot(seed)
 
 
+class SeatsPort(Protocol):
+    """What the helpers ask of the seat keeper (referee/presence.py ``SeatKeeper``): named
+    here, not imported, because presence imports this module (an import cycle otherwise)."""
+
+    def watch(self, table: Table) -> None:
+        """Start ``table``'s clocks, presence and house bots (a new or restored table)."""
+        ...
+
+    def forget(self, tid: str) -> None:
+        """Stop them (a table rolled back, forgotten, or another referee's now)."""
+        ...
+
+
+class RestorePort(Protocol):
+    """What the fleet asks of recovery (referee/recovery.py ``Recovery``): an adopted table."""
+
+    def restore_one(self, rec: TableRecord, failed: list[str] | None = None,
+                    notice: str | None = "resumed") -> Table | None: ...
+
+
 class RefereeCore(Protocol):
     """What the referee's helpers may use: its tables and store, and these calls."""
 
@@ -80,11 +102,25 @@ class RefereeCore(Protocol):
     tables: dict[str, Table]
     store: Store
     topics: Topics
-    seats: Any  # referee.presence.SeatKeeper
-    recovery: Any  # referee.recovery.Recovery
     undo: UndoLog  # what a failed group commit undoes in memory
-    fleet: Any  # referee.fleet.Fleet | None
     house_bots: HouseBots
+
+    # read-only, so that the referee's concrete desks fit (a protocol's plain attribute must
+    # match its type exactly; a property accepts any subtype)
+    @property
+    def seats(self) -> SeatsPort:
+        """referee.presence.SeatKeeper"""
+        ...
+
+    @property
+    def recovery(self) -> RestorePort:
+        """referee.recovery.Recovery"""
+        ...
+
+    @property
+    def fleet(self) -> FleetPort | None:
+        """referee.fleet.Fleet, when the store is shared"""
+        ...
 
     def send(self, publishes: Sequence[Publish | Later]) -> None:
         """Publish (``Publish`` or ``Later``) now, or once the current group commit is durable."""
@@ -95,7 +131,7 @@ class RefereeCore(Protocol):
         ...
 
     def play(self, table: Table, user: str, move: Move, flags: tuple[str, ...] = (),
-             notes: Sequence[Any] = (), now: float | None = None) -> None:
+             notes: Sequence[Event] = (), now: float | None = None) -> None:
         """Apply ``move`` for ``user``'s seat as if it had arrived: stored, then published."""
         ...
 

@@ -293,7 +293,7 @@ class Fleet:
         if self.ref.tables.pop(tid, None) is None:
             return
         self.disown(tid)
-        self.ref.seats._forget(tid)  # clocks and house bots of that table stop here
+        self.ref.seats.forget(tid)  # clocks and house bots of that table stop here
         self._remember(tid)
         self.dropped += 1
         log.warning("table %s dropped: %s", tid, why)

@@ -148,7 +148,7 @@ class SeatKeeper:
         for tid in sorted(tids):
             table = self.ref.tables.get(tid)
             if table is None:
-                tids.discard(tid)  # forgotten before _forget could see its players (tablecap, fleet)
+                tids.discard(tid)  # forgotten before forget could see its players (tablecap, fleet)
             elif table.status == "playing":
                 out.append(table)
         if not tids:
@@ -192,7 +192,7 @@ class SeatKeeper:
         for tid in list(self.watched):
             table = self.ref.tables.get(tid)
             if table is None or table.status != "playing":
-                self._forget(tid)
+                self.forget(tid)
                 continue
             to_move = table.game.to_move(table.state)
             held = [s for s in to_move if s in table.house]
@@ -353,9 +353,9 @@ class SeatKeeper:
             if seat in table.house:
                 self.reclaim(table, table.players[seat])
         if table.status != "playing":
-            self._forget(table.id)
+            self.forget(table.id)
 
-    def _forget(self, tid: str) -> None:
+    def forget(self, tid: str) -> None:
         """A finished table needs no ticks and no house bots any more."""
         self.watched.discard(tid)
         table = self.ref.tables.get(tid)

@@ -209,7 +209,7 @@ class Recovery:
             created=time.time(), clock=table.timing.to_wire() if table.timing is not None else None))
         def undo() -> None:
             self.ref.tables.pop(table.id, None)
-            self.ref.seats._forget(table.id)
+            self.ref.seats.forget(table.id)
 
         self.ref.undo.on_undo(undo)
 

@@ -215,7 +215,7 @@ class TablePruner:
     def forget(self, table: Table, clear: bool, meta: bool = True) -> None:
         self.ref.tables.pop(table.id, None)
         self._ended.pop(table.id, None)
-        self.ref.seats._forget(table.id)  # no ticks, no house bots
+        self.ref.seats.forget(table.id)  # no ticks, no house bots
         fleet = getattr(self.ref, "fleet", None)
         if fleet is not None:  # the others answer for it from now on (fleet.is_foreign)
             fleet.store.release(table.id)
