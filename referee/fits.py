@@ -2,7 +2,7 @@
 
 Why a module for it: each desk the service makes is typed by a protocol of what it uses of
 the referee (``PlayerTablesHost``, ``GatheringsHost``, ``GuestsHost``, ``HistoryHost``,
-``BotHost``, ``DeviceHost``, ``EntryHost``, ``RefereeCore`` and the move path's ``Outbox``),
+``BotHost``, ``DeviceHost``, ``EntryHost``, ``SeatChangesHost``, ``RefereeCore`` and the move path's ``Outbox``),
 never by ``Referee`` itself: the service imports the desks, so a desk importing the service
 is an import cycle (tests/test_layers.py).  Whether ``Referee`` still fits them would be
 checked where the service passes itself to each desk -- but referee/service.py is in
@@ -26,9 +26,10 @@ if TYPE_CHECKING:  # types only: nothing runs here
     from summon.referee.history import HistoryHost
     from summon.referee.moves import Outbox
     from summon.referee.playertables import PlayerTablesHost
+    from summon.referee.seatchange import SeatChangesHost
     from summon.referee.service import Referee
 
     def ports(ref: Referee) -> tuple[PlayerTablesHost, GatheringsHost, GuestsHost, HistoryHost, BotHost, DeviceHost,
-                                     EntryHost, RefereeCore, Outbox]:
+                                     EntryHost, RefereeCore, Outbox, SeatChangesHost]:
         """``ref`` as each of them (mypy checks each member of the tuple)."""
-        return ref, ref, ref, ref, ref, ref, ref, ref, ref
+        return ref, ref, ref, ref, ref, ref, ref, ref, ref, ref

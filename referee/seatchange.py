@@ -30,7 +30,8 @@ from __future__ import annotations
 
 import logging
 import time
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Protocol
 
 from summon.protocol.errors import ErrorCode
 from summon.protocol.messages import HandedOver, HandOver, Leave, Left, encode
@@ -38,6 +39,11 @@ from summon.referee import views
 from summon.referee.table import Publish
 
 if TYPE_CHECKING:
+    from summon.protocol.topics import Topics
+    from summon.referee.fleet import Fleet
+    from summon.referee.gatherings import Gatherings
+    from summon.referee.guests import Guests
+    from summon.referee.presence import SeatKeeper
     from summon.referee.table import Table
 
 __all__ = ["HAND_OVER_GRACE_S", "SeatChanges", "idle_for", "is_person"]
@@ -77,12 +83,37 @@ def idle_for(table: Table, seat: int, now: float) -> tuple[float, float] | None:
     return max(0.0, now - since), grace
 
 
+class SeatChangesHost(Protocol):
+    """What ``SeatChanges`` uses of the referee (read-only properties, so the referee's own
+    attributes fit; referee/fits.py checks that it does).  Nothing imports this module but
+    the service, so the desks it reaches are named by their classes."""
+
+    @property
+    def topics(self) -> Topics: ...
+    @property
+    def tables(self) -> Mapping[str, Table]: ...
+    @property
+    def seats(self) -> SeatKeeper: ...
+    @property
+    def gatherings(self) -> Gatherings: ...
+    @property
+    def guests(self) -> Guests: ...
+    @property
+    def fleet(self) -> Fleet | None: ...
+
+    def send(self, publishes: Sequence[Publish]) -> None: ...
+
+    def send_error(self, topic: str, code: ErrorCode, detail: str, table: str | None = None,
+                   ref: str | None = None) -> None: ...
+
+    def end_table(self, table: Table, reason: str, user: str) -> None: ...
+
+
 class SeatChanges:
     """``leave`` and ``hand_over`` for one referee (loop thread only)."""
 
-    def __init__(self, referee: Any) -> None:
-        """``referee``: the ``Referee`` (referee/service.py; typed ``Any`` so this module does not
-        join the service's import cycle: it uses its gatherings, guests, seats and ``end_table``)."""
+    def __init__(self, referee: SeatChangesHost) -> None:
+        """``referee``: the ``Referee``, as the little of it this desk uses (``SeatChangesHost``)."""
         self.ref = referee
         self._asks: dict[tuple[str, int], tuple[float, set[int]]] = {}  # (table, seat) -> (turn start, asking seats)
 
