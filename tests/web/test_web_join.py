@@ -103,3 +103,27 @@ def test_an_invite_link_asks_a_name_once_and_reconnects_after(stack, browser):
         context.close()
     finally:
         web.stop()
+
+
+def test_the_code_leaves_the_address_bar_before_the_page_fetches_anything_slow(stack, browser):
+    """The code must be gone from the address bar when the page has loaded, however slow what
+    it fetches after (config.json, then the games' modules): CI once saw it still there while
+    the games' modules were being imported (app.js awaited both before taking the code)."""
+    web = WebServer(WebConfig(broker=stack.broker.ws_url(), guests=True), port=0, gateway=Answers("t")).start()  # type: ignore[arg-type]
+    try:
+        context = browser.new_context(viewport={"width": 360, "height": 740})
+        held: list[Any] = []
+        # hold config.json (what the page awaits first) unanswered until the test has looked
+        context.route("**/config.json", lambda route: held.append(route))
+        page = context.new_page()
+        page.goto(f"{web.url}#/join/{CODE}", wait_until="domcontentloaded")
+        page.wait_for_function("() => location.hash === '#/join'", timeout=5000)
+        assert CODE not in page.evaluate("location.href")
+        for route in held:
+            route.continue_()
+        context.unroute("**/config.json")
+        page.wait_for_selector("form.join input[name=name]", timeout=15000)
+        assert CODE not in page.evaluate("location.href + JSON.stringify(history.state)")
+        context.close()
+    finally:
+        web.stop()

@@ -420,6 +420,9 @@ function schedule() {
 }
 
 async function main() {
+  // An invite code leaves the address bar first, before anything is fetched or imported
+  // (config.json, the games' modules): a slow start must not leave it there to be copied.
+  const invited = takeInvite();
   await loadConfig();
   store.listeners.add(schedule);
   store.listeners.add(() => updateTurns(store, link));   // the title and notifications: also in the background
@@ -434,7 +437,7 @@ async function main() {
   });
   setInterval(() => { tickClocks(root, () => performance.now()); tickAway(root); }, 250);
   const resumed = activeGuest();
-  if (takeInvite()) await joinInvite();
+  if (invited) await joinInvite();
   else if (resumed && config.broker && !location.hash.startsWith("#/join")) {
     const at = location.hash;   // a reload of a guest's tab: the same guest, on the same screen
     connectGuest(resumed.key, resumed.cred);
