@@ -35,7 +35,7 @@ import secrets
 import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 
 from summon.protocol.errors import ErrorCode
 from summon.protocol.messages import (CloseTable, Closed, CreateTable, Created, Gathering as GatheringMsg, Invitation, Invites,
@@ -47,10 +47,9 @@ from summon.referee.clock import ClockError, TimeControl
 from summon.referee.engine import ConfigError
 from summon.referee.table import Publish, Table
 
+from summon.referee.ports import DeskHost
+
 if TYPE_CHECKING:
-    from summon.protocol.topics import Topics
-    from summon.referee.accounts import RoleBook
-    from summon.referee.config import RefereeConfig
     from summon.referee.fleet import Fleet
     from summon.referee.playertables import PlayerTables
     from summon.referee.store import Store
@@ -78,31 +77,18 @@ class GuestsPort(Protocol):
     def delete(self, users: list[str], why: str) -> None: ...
 
 
-class GatheringsHost(Protocol):
+class GatheringsHost(DeskHost, Protocol):
     """What this desk uses of the referee (``Referee`` implements it; typed by what it uses,
     not by the service, which imports this module: tests/test_layers.py ``KNOWN_CYCLES``)."""
 
     @property
-    def config(self) -> RefereeConfig: ...
-    @property
-    def topics(self) -> Topics: ...
-    @property
-    def tables(self) -> Mapping[str, Table]: ...
-    @property
     def store(self) -> Store: ...
-    @property
-    def roles(self) -> RoleBook: ...
     @property
     def fleet(self) -> Fleet | None: ...
     @property
     def player_tables(self) -> PlayerTables: ...
     @property
     def guests(self) -> GuestsPort: ...
-
-    def send(self, publishes: Sequence[Publish]) -> None: ...
-
-    def send_error(self, topic: str, code: ErrorCode, detail: str, table: str | None = None,
-                   ref: str | None = None) -> None: ...
 
     def cell_wire(self) -> dict | None: ...
 
@@ -115,6 +101,7 @@ class GatheringsHost(Protocol):
     def link_subscribe(self, filter: str, on_ack: Callable[[bool], None]) -> None: ...
 
     def link_unsubscribe(self, filter: str) -> None: ...
+
 
 KINDS = ("invite", "open", "anyone")
 OPEN_KINDS = ("open", "anyone")  # seats a person's account may take with ``sit``

@@ -52,7 +52,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable
 
 from summon.protocol.errors import ErrorCode
 from summon.protocol.messages import Account, GuestAccount, GuestRequest, InvitationRequest, Signup, encode
@@ -61,14 +61,12 @@ from summon.referee.dynsec import GUEST_NAME, DynsecAdmin, DynsecCommandError, d
 from summon.referee.names import display_refusal, self_service_name_refusal
 from summon.referee.table import Publish
 
+from summon.referee.ports import DeskHost
+
 if TYPE_CHECKING:
-    from summon.protocol.topics import Topics
-    from summon.referee.accounts import RoleBook
     from summon.referee.botaccounts import BotAccounts
-    from summon.referee.config import RefereeConfig
     from summon.referee.gatherings import Gatherings
     from summon.referee.store import Store
-    from summon.referee.table import Table
 
 __all__ = ["Budgets", "AdminWorker", "Guests", "GuestsHost", "clean_name", "SIGNUP_MODES", "read_codes", "take_code",
            "new_codes", "guest_name", "is_guest_name", "password_refusal"]
@@ -76,35 +74,23 @@ __all__ = ["Budgets", "AdminWorker", "Guests", "GuestsHost", "clean_name", "SIGN
 log = logging.getLogger("summon.referee.guests")
 
 
-class GuestsHost(Protocol):
+class GuestsHost(DeskHost, Protocol):
     """What this desk uses of the referee (``Referee`` implements it; typed by what it uses,
     not by the service, which imports this module: tests/test_layers.py ``KNOWN_CYCLES``)."""
 
     @property
-    def config(self) -> RefereeConfig: ...
-    @property
-    def topics(self) -> Topics: ...
-    @property
-    def tables(self) -> Mapping[str, Table]: ...
-    @property
     def store(self) -> Store: ...
-    @property
-    def roles(self) -> RoleBook: ...
     @property
     def gatherings(self) -> Gatherings: ...
     @property
     def bot_accounts(self) -> BotAccounts: ...
-
-    def send(self, publishes: Sequence[Publish]) -> None: ...
-
-    def send_error(self, topic: str, code: ErrorCode, detail: str, table: str | None = None,
-                   ref: str | None = None) -> None: ...
 
     def post(self, fn: Callable[[], Any]) -> None: ...
 
     def privileged_keys(self) -> frozenset[str]: ...
 
     def account_lookalike(self, user: str) -> str | None: ...
+
 
 SIGNUP_MODES = ("none", "open", "code")
 PROBE_ROLE = "summon-rewrite-probe"  # made and deleted at start: one rewrite's cost, measured

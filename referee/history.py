@@ -69,10 +69,9 @@ from summon.referee.replays import Replay, ReplayError, export, seat_view
 from summon.referee.store import MEMORY, TableRecord
 from summon.referee.table import Publish
 
+from summon.referee.ports import DeskHost
+
 if TYPE_CHECKING:
-    from summon.protocol.topics import Topics
-    from summon.referee.accounts import RoleBook
-    from summon.referee.config import RefereeConfig
     from summon.referee.store import Store
 
 __all__ = ["HistoryDesk", "HistoryHost", "Bucket", "game_entry", "rate", "sides_of", "side_names", "on_board", "places", "split_frames", "is_rated",
@@ -82,27 +81,17 @@ __all__ = ["HistoryDesk", "HistoryHost", "Bucket", "game_entry", "rate", "sides_
 log = logging.getLogger("summon.referee.history")
 
 
-class HistoryHost(Protocol):
+class HistoryHost(DeskHost, Protocol):
     """What this desk uses of the referee (``Referee`` implements it; typed by what it uses,
     not by the service, which imports this module: tests/test_layers.py ``KNOWN_CYCLES``)."""
 
     @property
-    def config(self) -> RefereeConfig: ...
-    @property
-    def topics(self) -> Topics: ...
-    @property
     def store(self) -> Store: ...
-    @property
-    def roles(self) -> RoleBook: ...
-
-    def send(self, publishes: Sequence[Publish]) -> None: ...
-
-    def send_error(self, topic: str, code: ErrorCode, detail: str, table: str | None = None,
-                   ref: str | None = None) -> None: ...
 
     def post(self, fn: Callable[[], Any]) -> None: ...
 
     def status_soon(self) -> None: ...
+
 
 HISTORY_MAX = 50
 RATED_MAX = 500

@@ -50,10 +50,9 @@ from summon.referee.table import COMPUTER, Publish, computer_bot  # re-exported:
 from summon.referee.table import CreateRefused
 from summon.referee.presets import PLAYER_DEFAULT, WITH_OTHERS_DEFAULT, preset
 
+from summon.referee.ports import DeskHost
+
 if TYPE_CHECKING:
-    from summon.protocol.topics import Topics
-    from summon.referee.accounts import RoleBook
-    from summon.referee.config import RefereeConfig
     from summon.referee.core import HouseBots
     from summon.referee.fleet import Fleet
     from summon.referee.table import Table
@@ -108,18 +107,10 @@ class GuestsPort(Protocol):
     def move_on(self, users: list[str], new_table: str, seats: dict[str, int], done: Callable[[bool], None]) -> None: ...
 
 
-class PlayerTablesHost(Protocol):
+class PlayerTablesHost(DeskHost, Protocol):
     """What this desk uses of the referee (``Referee`` implements it; typed by what it uses,
     not by the service, which imports this module: tests/test_layers.py ``KNOWN_CYCLES``)."""
 
-    @property
-    def config(self) -> RefereeConfig: ...
-    @property
-    def topics(self) -> Topics: ...
-    @property
-    def tables(self) -> Mapping[str, Table]: ...
-    @property
-    def roles(self) -> RoleBook: ...
     @property
     def fleet(self) -> Fleet | None: ...
     @property
@@ -128,11 +119,6 @@ class PlayerTablesHost(Protocol):
     def gatherings(self) -> GatheringsPort: ...
     @property
     def guests(self) -> GuestsPort: ...
-
-    def send(self, publishes: Sequence[Publish]) -> None: ...
-
-    def send_error(self, topic: str, code: ErrorCode, detail: str, table: str | None = None,
-                   ref: str | None = None) -> None: ...
 
     def cell_wire(self) -> dict | None: ...
 

@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Protocol
 
 from summon.protocol.errors import ErrorCode
@@ -38,8 +37,9 @@ from summon.protocol.messages import HandedOver, HandOver, Leave, Left, encode
 from summon.referee import views
 from summon.referee.table import Publish
 
+from summon.referee.ports import DeskHost
+
 if TYPE_CHECKING:
-    from summon.protocol.topics import Topics
     from summon.referee.fleet import Fleet
     from summon.referee.gatherings import Gatherings
     from summon.referee.guests import Guests
@@ -83,15 +83,11 @@ def idle_for(table: Table, seat: int, now: float) -> tuple[float, float] | None:
     return max(0.0, now - since), grace
 
 
-class SeatChangesHost(Protocol):
+class SeatChangesHost(DeskHost, Protocol):
     """What ``SeatChanges`` uses of the referee (read-only properties, so the referee's own
     attributes fit; referee/fits.py checks that it does).  Nothing imports this module but
     the service, so the desks it reaches are named by their classes."""
 
-    @property
-    def topics(self) -> Topics: ...
-    @property
-    def tables(self) -> Mapping[str, Table]: ...
     @property
     def seats(self) -> SeatKeeper: ...
     @property
@@ -100,11 +96,6 @@ class SeatChangesHost(Protocol):
     def guests(self) -> Guests: ...
     @property
     def fleet(self) -> Fleet | None: ...
-
-    def send(self, publishes: Sequence[Publish]) -> None: ...
-
-    def send_error(self, topic: str, code: ErrorCode, detail: str, table: str | None = None,
-                   ref: str | None = None) -> None: ...
 
     def end_table(self, table: Table, reason: str, user: str) -> None: ...
 

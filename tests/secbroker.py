@@ -197,3 +197,19 @@ class RunningReferee:
 
     def __exit__(self, *exc: Any) -> None:
         self.stop()
+
+
+def start_tls_broker(directory: Path, accounts: dict[str, str]) -> tuple[InitBroker, BrokerSettings, Path]:
+    """``start_init_broker`` with a TLS listener on a self-signed certificate for 127.0.0.1
+    (made here with openssl): the broker, its settings (``tls_port``) and the certificate a
+    client trusts."""
+    from summon.clients.embedded_broker import free_port
+
+    directory.mkdir(parents=True, exist_ok=True)
+    cert, key = directory / "cert.pem", directory / "key.pem"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key), "-out",
+                    str(cert), "-days", "2", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"],
+                   check=True, capture_output=True)
+    settings = BrokerSettings(port=free_port(), tls_port=free_port(), certfile=str(cert), keyfile=str(key),
+                              run_as_root=True)
+    return start_init_broker(directory / "broker", settings, accounts), settings, cert

@@ -249,18 +249,10 @@ def test_the_proxy_passes_a_bot_through_to_an_mqtts_broker_and_records_what_it_w
     import ssl
 
     from summon.clients.botcheck.proxy import MqttProxy
-    from summon.clients.embedded_broker import free_port
     from summon.protocol.mqtt import BrokerUrl, Link
-    from summon.referee.accounts import BrokerSettings
-    from tests.secbroker import start_init_broker
+    from tests.secbroker import start_tls_broker
 
-    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
-    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key), "-out",
-                    str(cert), "-days", "2", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"],
-                   check=True, capture_output=True)
-    settings = BrokerSettings(port=free_port(), tls_port=free_port(), certfile=str(cert), keyfile=str(key),
-                              run_as_root=True)
-    broker = start_init_broker(tmp_path / "broker", settings, {"referee": "referee", "north": "player"})
+    broker, settings, cert = start_tls_broker(tmp_path, {"referee": "referee", "north": "player"})
     public, move = "summon/v1/t/px/public/state", "summon/v1/t/px/move/north"
     feed: queue.Queue = queue.Queue()
     proxy = MqttProxy("127.0.0.1", settings.tls_port, downstream=True, feed=feed,

@@ -259,19 +259,10 @@ def test_publish_wait_returns_once_acknowledged(mosquitto: Mosquitto) -> None:
 def test_over_tls_with_big_records_both_ways(tmp_path) -> None:
     """mqtts://: the same link over TLS (records split and joined differently from TCP reads)."""
     import ssl
-    import subprocess
 
-    from summon.clients.embedded_broker import free_port
-    from summon.referee.accounts import BrokerSettings
-    from tests.secbroker import start_init_broker
+    from tests.secbroker import start_tls_broker
 
-    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
-    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key), "-out",
-                    str(cert), "-days", "2", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"],
-                   check=True, capture_output=True)
-    settings = BrokerSettings(port=free_port(), tls_port=free_port(), certfile=str(cert), keyfile=str(key),
-                              run_as_root=True)
-    broker = start_init_broker(tmp_path / "broker", settings, {"referee": "referee", "north": "player"})
+    broker, settings, cert = start_tls_broker(tmp_path, {"referee": "referee", "north": "player"})
     tls_url = BrokerUrl("127.0.0.1", settings.tls_port, "referee", broker.passwords["referee"], tls=True)
     north = Link(broker.url("north"), "north", subscriptions=(PUBLIC,)).start()
     link = None

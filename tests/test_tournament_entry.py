@@ -119,7 +119,11 @@ def example_bot(request, tmp_path_factory) -> list[str]:
         return [sys.executable, str(ROOT / "examples" / "bots" / "python" / "bot.py")]
     if not (shutil.which("node") and shutil.which("npm")):
         pytest.skip("Node.js/npm are not installed: the JavaScript example bot cannot run")
-    work = tmp_path_factory.mktemp("jsbot")
+    return js_example_bot(tmp_path_factory.mktemp("jsbot"))
+
+
+def js_example_bot(work: Path) -> list[str]:
+    """examples/bots/js copied to ``work`` with its npm packages: the command that runs it."""
     for name in ("bot.js", "package.json", "package-lock.json"):
         shutil.copy(ROOT / "examples" / "bots" / "js" / name, work / name)
     done = subprocess.run(["npm", "ci", "--no-audit", "--no-fund", "--loglevel=error"], cwd=work, text=True,

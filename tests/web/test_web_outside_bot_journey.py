@@ -31,7 +31,7 @@ from summon.protocol.mqtt import BrokerUrl
 from summon.protocol.topics import Topics
 from summon.referee.dynsec import find_plugin
 from tests.helpers import Probe
-from tests.test_tournament_entry import OutsideBot
+from tests.test_tournament_entry import OutsideBot, js_example_bot
 from tests.web.test_web_bot_accounts import shown_env
 from tests.web.test_web_family import Family
 
@@ -55,13 +55,7 @@ def family(tmp_path):
 
 @pytest.fixture(scope="module")
 def js_bot(tmp_path_factory) -> list[str]:
-    work = tmp_path_factory.mktemp("jsbot")
-    for name in ("bot.js", "package.json", "package-lock.json"):
-        shutil.copy(ROOT / "examples" / "bots" / "js" / name, work / name)
-    done = subprocess.run(["npm", "ci", "--no-audit", "--no-fund", "--loglevel=error"], cwd=work, text=True,
-                          capture_output=True, timeout=300)
-    assert done.returncode == 0, done.stderr
-    return ["node", str(work / "bot.js")]
+    return js_example_bot(tmp_path_factory.mktemp("jsbot"))
 
 
 class ShownBot(OutsideBot):
