@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import atexit
 import ctypes
 import os
 import random
+import shutil
 import signal
 import sys
-import threading
+import tempfile
 import time
 from typing import Any
 from collections.abc import Iterator
@@ -15,6 +17,7 @@ from collections.abc import Iterator
 import pytest
 
 from tests.mosquitto import Mosquitto, start_mosquitto
+from tests.refthread import start_referee
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -40,6 +43,25 @@ def pytest_configure(config: pytest.Config) -> None:
             ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
         except (OSError, AttributeError):
             pass
+    _own_account_locks()
+
+
+def _own_account_locks() -> None:
+    """Give this test process a directory of referee account locks of its own
+    (``referee/hold.py`` keeps them under ``$XDG_RUNTIME_DIR/summon``).
+
+    Why: a lock is keyed by broker address and account, and test brokers come and go on
+    ports the OS hands out again.  A test that restarts its broker frees the port for a
+    moment while its referee runs on, holding "127.0.0.1:<port>, referee"; the other pytest
+    worker (``-n 2``), or a run beside CI, could start its own broker on that very port
+    and its referee was refused as held (``Held``): "referee did not connect".  A lock
+    dir per process keeps the hold's meaning -- one referee per account and broker -- for
+    the brokers of one process, whose tests run one after another.  Set in every process
+    (xdist workers inherit the controller's environment); ``summon`` subprocesses a test
+    starts inherit its directory."""
+    path = tempfile.mkdtemp(prefix="summon-test-run-")
+    atexit.register(shutil.rmtree, path, ignore_errors=True)
+    os.environ["XDG_RUNTIME_DIR"] = path
 
 
 def _own_helpers() -> set[int]:
@@ -154,9 +176,7 @@ def referee(mosquitto: Mosquitto, request: pytest.FixtureRequest) -> Iterator[ob
     prefix = "summon/v1"
     ref = Referee(RefereeConfig(broker=mosquitto.url("referee"), prefix=prefix,
                                 client_id="referee", directors=frozenset({"director"})), house_bots=HOUSE_BOTS)
-    thread = threading.Thread(target=ref.run, daemon=True)
-    thread.start()
-    assert ref.ready.wait(10), "referee did not connect"
+    thread = start_referee(ref)
     yield ref
     ref.request_stop()
     thread.join(10)

@@ -24,6 +24,7 @@ from summon.protocol.mqtt import BrokerUrl
 from summon.referee.accounts import Accounts, BrokerSettings, init_broker
 from summon.referee.service import Referee, RefereeConfig
 from tests.mosquitto import launch
+from tests.refthread import start_referee
 
 
 class Raw:
@@ -184,9 +185,7 @@ class RunningReferee:
 
     def __init__(self, config: RefereeConfig, house_bots: Any = None) -> None:
         self.ref = Referee(config, house_bots)
-        self.thread = threading.Thread(target=self.ref.run, daemon=True)
-        self.thread.start()
-        assert self.ref.ready.wait(10), "referee did not connect"
+        self.thread = start_referee(self.ref)
 
     def stop(self) -> None:
         self.ref.request_stop()

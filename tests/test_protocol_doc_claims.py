@@ -7,7 +7,6 @@ reads what comes back; the sentences they hold are quoted in the test's words.
 
 from __future__ import annotations
 
-import threading
 import time
 from pathlib import Path
 
@@ -18,6 +17,7 @@ from summon.clients.director import create_table
 from summon.protocol.topics import Topics
 from tests.helpers import Probe
 from tests.mosquitto import add_referee_accounts
+from tests.refthread import start_referee
 
 pytestmark = pytest.mark.broker
 
@@ -30,9 +30,7 @@ def _referee(mosquitto, **kw):
 
     ref = Referee(RefereeConfig(broker=mosquitto.url("referee"), client_id="referee",
                                 directors=frozenset({"director"}), **kw), house_bots=HOUSE_BOTS)
-    thread = threading.Thread(target=ref.run, daemon=True)
-    thread.start()
-    assert ref.ready.wait(10), "referee did not connect"
+    thread = start_referee(ref)
     return ref, thread
 
 

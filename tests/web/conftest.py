@@ -24,6 +24,7 @@ from summon.clients.sdk import BotClient
 from summon.clients.web.server import WebConfig, WebServer
 from summon.referee.service import Referee, RefereeConfig
 from tests.mosquitto import Mosquitto, password, start_mosquitto
+from tests.refthread import start_referee
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "screens" / "web"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-sync",
@@ -115,9 +116,7 @@ def mosquitto_ws(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Mosquitto
 def stack(mosquitto_ws: Mosquitto) -> Iterator[Stack]:
     ref = Referee(RefereeConfig(broker=mosquitto_ws.url("referee"), client_id="referee",
                                 directors=frozenset({"director"})), house_bots=HOUSE_BOTS)
-    thread = threading.Thread(target=ref.run, daemon=True)
-    thread.start()
-    assert ref.ready.wait(10), "referee did not connect"
+    thread = start_referee(ref)
     web = WebServer(WebConfig(broker=mosquitto_ws.ws_url()), port=0).start()
     s = Stack(mosquitto_ws, ref, web)
     try:

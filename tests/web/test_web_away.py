@@ -24,6 +24,7 @@ from summon.clients.web.server import WebConfig, WebServer
 from summon.referee.presets import preset
 from summon.referee.service import Referee, RefereeConfig
 from tests.web.pages import MY_TURN, login, offered, open_table
+from tests.refthread import start_referee
 
 pytestmark = pytest.mark.broker
 PLAYERS = ["north", "east", "south", "west"]
@@ -127,9 +128,7 @@ def durable(mosquitto_ws: Any, tmp_path: Any) -> Iterator[dict[str, Any]]:
 
     def start() -> None:
         ref = Referee(config, house_bots=HOUSE_BOTS)
-        thread = threading.Thread(target=ref.run, daemon=True)
-        thread.start()
-        assert ref.ready.wait(10), "referee did not connect"
+        thread = start_referee(ref)
         s["ref"], s["thread"] = ref, thread
 
     def stop() -> None:

@@ -20,7 +20,6 @@ the spectator), the real referee (house bots, dynsec admin, open sign-up) and th
 from __future__ import annotations
 
 import os
-import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -40,6 +39,7 @@ from summon.referee.dynsec_dir import DynsecAccounts, migrate_to_dynsec
 from summon.referee.service import Referee, RefereeConfig
 from tests.mosquitto import launch
 from tests.web.test_web_screens import shoot
+from tests.refthread import start_referee
 
 pytestmark = [pytest.mark.broker,
               pytest.mark.skipif(find_plugin() is None, reason="mosquitto_dynamic_security.so not installed")]
@@ -83,9 +83,7 @@ class Family:
             broker=BrokerUrl(host="127.0.0.1", port=self.settings.port).with_credentials("referee", "referee-pw"),
             client_id="referee", roles_file=str(acc.dir.roles), accounts_admin=str(root / "secrets" / "summon-admin.pw"),
             signup_mode=signup, signup_codes=str(root / "signup-codes"), **referee), house_bots=HOUSE_BOTS)
-        self.thread = threading.Thread(target=self.referee.run, daemon=True)
-        self.thread.start()
-        assert self.referee.ready.wait(10), "referee did not connect"
+        self.thread = start_referee(self.referee)
         gateway = Gateway("127.0.0.1", self.settings.port, "web", "web-pw", limits=limits).start()
         self.web = WebServer(WebConfig(broker=f"ws://127.0.0.1:{self.settings.websockets_port}",
                                        edge=f"ws://127.0.0.1:{self.edge.websockets_port}", guests=True, signup=signup,
