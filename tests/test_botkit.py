@@ -250,3 +250,28 @@ def test_summon_cells_parsing():
     for bad in ("[1]", "nope", '{"c1": 3}', '{"a.b": "mqtt://h:1"}'):
         with pytest.raises(CellError, match="SUMMON_CELLS"):
             cells_from_env({"SUMMON_CELLS": bad})
+
+
+def test_the_reconnect_row_says_what_became_of_the_turn_of_a_bot_that_stops_playing():
+    """The reconnect row waits for the state of the bot's next turn to reach the bot (the
+    proxy sees the broker deliver it) and then says what became of that turn.  Before, a
+    bot that reconnected and resubscribed but never moved again got only "resubscribed but
+    did not play on" -- the words CI printed once for a correct bot on a loaded machine,
+    with nothing to tell the bot's fault from bot-check's broker being slow."""
+    from summon.clients.botcheck.checks import Checker
+    from summon.clients.botcheck.world import World
+
+    world = World()
+    try:
+        checker = Checker(world, ["dragon"], patience=0.5, moves=2)
+        checker.stage()
+        world.start_bot([sys.executable, str(BOTS / "broken" / "broken_bot.py"), "deaf"], ["dragon"])
+        checker.check_connect()
+        checker.check_reconnect()
+    finally:
+        world.close()
+    row = checker.rows[-1]
+    print(render_rows(checker.rows))
+    assert row.name == "reconnect" and not row.ok, row
+    assert "resubscribed and was sent the state of its next turn (seq " in row.did, row.did
+    assert "sent moves for seq none; no move of its own for seq" in row.did, row.did

@@ -446,16 +446,47 @@ class Checker:
                  + ("" if plays_on else "; then made no move at its next turn"))
 
     def check_reconnect(self) -> None:
+        """Cut the bot's connection, play the opponents to its next turn, and see it move.
+
+        The bot's time starts when the broker delivers it that turn's state (the proxy sees
+        it), not when the referee has played the opponents: after a reconnect the broker
+        first sends it every retained state of its tables, and on a loaded machine that and
+        the new connection took longer than the bot's patience (CI, once: "resubscribed but
+        did not play on", with nothing to say why).  Like the lost-move row, it then has
+        ``patience + 10`` s: it is handling that backlog too."""
         tid, _ = self._idle()
         mark = self.mark()
         cut = self.w.proxy.kick()
         back = self._wait(lambda: any(s.kind == "subscribe" for s in self.w.proxy.seen[mark:]), self.patience + 10)
-        seq = self.advance(tid)
-        plays = back and seq is not None and self.await_move(tid, seq)
+        seq = self.advance(tid) if back else None
+        if back and seq is None:
+            raise Skipped("the game ended before the bot's next turn")
+        shown = seq is not None and self._wait(lambda: self.delivered(tid, seq, mark), self.patience + 10)
+        plays = shown and seq is not None and self.await_move(tid, seq, self.patience + 10)
+        if not back or seq is None:
+            did = "did not reconnect and resubscribe"
+        elif not shown:
+            did = f"resubscribed, but its subscriptions did not bring it the state of its next turn (seq {seq})"
+        elif plays:
+            did = "reconnected, resubscribed and played on"
+        else:
+            did = f"resubscribed and was sent the state of its next turn (seq {seq}), then {self._missed(tid, seq, mark)}"
         self.row("reconnect", plays, "after its connection is cut: reconnects, resubscribes, plays its next turn",
-                 f"cut {cut} connection(s); " + ("reconnected, resubscribed and played on" if plays else
-                                                 "resubscribed but did not play on" if back else
-                                                 "did not reconnect and resubscribe"))
+                 f"cut {cut} connection(s); {did}")
+
+    def delivered(self, tid: str, seq: int, since: int = 0) -> bool:
+        """Whether the broker has delivered the bot its state of ``seq`` at ``tid`` (the proxy saw it)."""
+        return any(s.kind == "delivered" and f"/t/{tid}/" in s.topic and s.topic.endswith("/state")
+                   and isinstance(s.message, dict) and s.message.get("seq") == seq for s in self.w.proxy.seen[since:])
+
+    def _missed(self, tid: str, seq: int, since: int) -> str:
+        """What became of a turn the bot did not play in time, in words (for a failed row)."""
+        sent = [m.message.get("seq") for m in self.bot_moves(since, tid) if isinstance(m.message, dict)]
+        fate = self.outcome(tid, seq)
+        return (f"sent moves for seq {sent or 'none'}; "
+                + {"pending": f"no move of its own for seq {seq} within {self.patience + 10:g} s",
+                   "house": f"the referee played seq {seq} for it",
+                   "mine": "its move came just after the wait"}[fate])
 
     def _lost(self, then: Callable[[], object], timeout: float) -> tuple[bool, bool, int]:
         tid, _ = self._idle()

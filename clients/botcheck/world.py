@@ -105,7 +105,9 @@ class World:
         self.users = {"referee": (rpw := secrets.token_urlsafe(12)), user: self.password}
         self.broker = PrivateBroker(self.dir, self.users, prefix, embedded)
         self.referee_url = BrokerUrl(port=self.broker.port).with_credentials("referee", rpw)
-        self.proxy = MqttProxy("127.0.0.1", self.broker.port)
+        # downstream: what the broker delivers the bot is recorded too, so a check can wait for
+        # the state itself to reach the bot before it starts counting the bot's time
+        self.proxy = MqttProxy("127.0.0.1", self.broker.port, downstream=True)
         self.sent: list[tuple[float, str, bytes]] = []  # every payload the referee sent to the bot's seats
         # (table, the bot's own move, what bot-check put in its place): the refusal the bot
         # gets for it says so in its detail (``Watched._send``)

@@ -3,6 +3,7 @@
     python broken_bot.py seq        # answers every state it is given, old ones too (ignores seq)
     python broken_bot.py retain     # publishes its moves with the retain flag
     python broken_bot.py reconnect  # exits when its connection drops (crashes on reconnect)
+    python broken_bot.py deaf       # after a reconnect, resubscribes but never plays again
 
 Otherwise a correct random bot (paho-mqtt and msgpack only), configured like every bot
 by SUMMON_BROKER, SUMMON_USER, SUMMON_PASSWORD and SUMMON_PREFIX.
@@ -18,8 +19,10 @@ FLAW = sys.argv[1] if len(sys.argv) > 1 else "seq"
 url = urllib.parse.urlsplit(os.environ["SUMMON_BROKER"])
 user, prefix = os.environ["SUMMON_USER"], os.environ.get("SUMMON_PREFIX", "summon/v1")
 latest = {}
+connects = [0]
 
 def on_connect(client, userdata, flags, reason, props):
+    connects[0] += 1
     client.subscribe(f"{prefix}/t/+/seat/{user}/#", qos=1)
 
 def on_disconnect(client, userdata, flags, reason, props):
@@ -34,6 +37,8 @@ def play(client, m):
 
 def on_message(client, userdata, msg):
     if not msg.payload or f"/seat/{user}/" not in msg.topic:
+        return
+    if FLAW == "deaf" and connects[0] > 1:
         return
     m = msgpack.unpackb(msg.payload, raw=False)
     st = latest.get(m.get("table"))
