@@ -86,12 +86,29 @@ _EXTRA: dict[str, dict[str, dict[str, Any]]] = {
     "tournament": {"format": {"enum": ["round-robin", "swiss", "duplicate", "sit-and-go"]},
                    "status": {"enum": ["running", "finished", "aborted"]}},
 }
-_DIRECTION = {
+_DIRECTION = {  # who sends each message to whom: every type is named (tests/test_schema.py)
     "move": "player -> referee", "reclaim": "player -> referee", "presence": "player -> referee (retained)",
-    "chat": "seated player -> referee", "chat_log": "referee -> clients (retained)",
+    "chat": "seated player -> referee", "chat_log": "referee -> clients (retained)", "chat_line": "referee -> clients",
     "create": "director -> referee", "close": "director -> referee",
+    "created": "referee -> director", "closed": "referee -> director",
     "bot": "person -> referee", "bots": "person -> referee", "forget_bot": "person -> referee",
     "renew_bot": "person -> referee", "bot_account": "referee -> owner", "bot_list": "referee -> owner",
+    "device": "person -> referee", "devices": "person -> referee", "forget_device": "person -> referee",
+    "device_account": "referee -> owner", "device_list": "referee -> owner",
+    "entry": "account -> referee", "entered": "referee -> account", "entrant": "referee -> director",
+    "entry_answer": "director -> referee", "tournament": "director -> clients (retained)",
+    "guest": "web gateway -> referee", "guest_account": "referee -> web gateway",
+    "invitation": "web gateway -> referee", "invited": "referee -> web gateway",
+    "signup": "web gateway -> referee", "account": "referee -> web gateway",
+    "invites": "creator -> referee", "sit": "account -> referee", "seated": "referee -> account",
+    "leave": "player -> referee", "left": "referee -> player", "hand_over": "player -> referee",
+    "handed_over": "referee -> player", "rematch": "seated player -> referee",
+    "history": "person -> referee", "my_games": "referee -> person",
+    "replay": "person -> referee", "replay_part": "referee -> person", "sandbox": "account -> referee",
+    "error": "referee -> the sender", "seat_state": "referee -> one seat (retained)",
+    "meta": "referee -> clients (retained)", "public_state": "referee -> clients (retained)",
+    "gathering": "referee -> clients (retained)", "events": "referee -> clients",
+    "referee_status": "referee -> clients (retained)",
 }
 
 
@@ -133,7 +150,7 @@ def _message(cls: type[Message]) -> dict[str, Any]:
         if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
             required.append(f.name)
     doc = (cls.__doc__ or "").strip().split("\n\n")[0].replace("\n", " ").replace("    ", " ")
-    out: dict[str, Any] = {"title": cls.TYPE, "description": f"{_DIRECTION.get(cls.TYPE, 'referee -> clients')}: {doc}",
+    out: dict[str, Any] = {"title": cls.TYPE, "description": f"{_DIRECTION[cls.TYPE]}: {doc}",
            "type": "object", "properties": props, "required": required}
     if cls.TYPE in CLIENT_SENT:  # closed: the referee refuses an unknown field (msg/bad-field)
         out["additionalProperties"] = False

@@ -93,3 +93,15 @@ def test_the_compatibility_rule_is_in_the_protocol_document():
     for phrase in ("ignore fields you do not know", "skip message types you do not know",
                    "send only the fields this document lists"):
         assert phrase in text, phrase
+
+
+def test_each_message_says_who_sends_it_to_whom():
+    """Every description starts with its direction, and a message a client sends is one the
+    referee receives.  Before, a type missing from the table was "referee -> clients":
+    sixteen requests (sandbox, sit, signup, rematch, replay, ...) said the referee sent them."""
+    from summon.protocol.messages import CLIENT_SENT
+
+    for name, d in schema()["$defs"].items():
+        direction = d["description"].split(":")[0].split(" (")[0]
+        assert re.fullmatch(r"[a-z ]+ -> [a-z ]+", direction), (name, d["description"][:80])
+        assert direction.endswith("-> referee") == (name in CLIENT_SENT), (name, direction)
