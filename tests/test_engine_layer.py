@@ -20,7 +20,8 @@ in every engine module is read with ``ast`` and held to a short allow-list:
   ``tomllib``/``json``) only in the modules named in ``DATA_READERS``, each with its reason.
 
 The registry (``referee/games/__init__.py``) is not an engine: it imports game packages named
-in ``SUMMON_GAME_MODULES`` and may read the environment.
+in ``SUMMON_GAME_MODULES`` or by installed entry points (``summon.games``) and may read the
+environment.
 
 The last test plants one violation of each kind and checks that each is caught.
 """

@@ -105,6 +105,18 @@ def web_modules() -> dict[str, str]:
     return {name: t.hooks.web for name, t in GAME_TYPES.items() if t.hooks.web}
 
 
+def game_preloads() -> str:
+    """The ``Link`` header sent with the page (index.html): a ``modulepreload`` of each
+    registered game's web module, so the browser fetches them with the page's own modules
+    instead of one round trip later, once config.json has named them (the page awaits them
+    before its first screen).  Why a header and not lines in index.html: the games are
+    whatever is registered (a built-in, an installed distribution), so the static file names
+    none of them; Chromium preloads from the header as from a ``<link>`` (the browser test
+    counts one fetch of each).  A host that sends no such header only costs that round trip.
+    Relative URLs, like the page's own: they resolve against the page, under any prefix."""
+    return ", ".join(f"<js/games/{web}.js>; rel=modulepreload" for web in sorted(set(web_modules().values())))
+
+
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
 WILDCARD_BINDS = ("", "0.0.0.0", "::")
 
@@ -381,6 +393,8 @@ class _Handler(BaseHTTPRequestHandler):
             return HTTPStatus.NOT_FOUND, TYPES[".txt"], b"not found\n", {}
         entry = self.files.get(target)
         extra = {"Vary": "Accept-Encoding"} if entry.gz is not None else {}
+        if target == self.files.root / "index.html" and (links := game_preloads()):
+            extra["Link"] = links
         if entry.gz is not None and accepts_gzip(self.headers.get("Accept-Encoding")):
             body, etag = entry.gz, entry.etag_gz
             extra["Content-Encoding"] = "gzip"

@@ -11,12 +11,16 @@ its package is imported: every table here is a live view, so a game registered a
 shows everywhere.  A process imports such packages at start-up when they are named in
 ``SUMMON_GAME_MODULES`` (comma-separated module names, e.g. ``tests.toygame``): that is how
 ``summon games``, ``summon demo`` and ``summon referee`` get a game that is not built in.
+A game in a distribution of its own (installed with pip) needs nothing set: its
+``pyproject.toml`` names its package in the entry-point group ``summon.games``
+(``chess = "summon_chess"``), and every process imports it at start-up (``_register_installed``).
 ``docs/adding-a-game.md`` is the checklist.
 """
 
 from __future__ import annotations
 
 import importlib
+import importlib.metadata
 import os
 from typing import Any, TypeVar
 from collections.abc import Callable, Iterator, Mapping
@@ -95,6 +99,33 @@ def _register_builtins() -> None:
     register_game(SUMMONER_WARS, SummonerWarsGame())
 
 
+ENTRY_POINTS = "summon.games"
+
+
+def _register_installed() -> None:
+    """Load each entry point of the group ``summon.games`` that an installed distribution
+    declares: ``chess = "summon_chess"`` in its pyproject's ``[project.entry-points."summon.games"]``.
+
+    The value is a module whose import registers the game, the very module a folder or
+    ``SUMMON_GAME_MODULES`` would name (``register_game`` in its ``__init__.py``, step 4 of
+    the guide), so one convention serves all three.  Why not an object (a ``GAME_TYPE`` and
+    engine pair to register here): it would be a second way to register, and a package that
+    registers itself is already the guide's; ``module:object`` still loads (the module is
+    imported, then the object looked up), it just adds nothing.  The entry point's name is
+    the game's: a module that imports but registers no game of that name is an error too.
+    Every error names the distribution and the entry point (a game silently missing would
+    be worse)."""
+    for ep in importlib.metadata.entry_points(group=ENTRY_POINTS):
+        dist = f"{ep.dist.name} {ep.dist.version}" if ep.dist is not None else "an installed distribution"
+        where = f"the entry point {ep.name} = {ep.value!r} (group {ENTRY_POINTS}) of {dist}"
+        try:
+            ep.load()
+        except (ImportError, AttributeError) as exc:
+            raise ImportError(f"{where} does not load: {exc}") from exc
+        if ep.name not in GAMES:
+            raise ImportError(f"{where} registered no game called {ep.name!r} (the entry point's name is the game's)")
+
+
 def _register_named() -> None:
     """Import each module of ``SUMMON_GAME_MODULES``; a name that does not import is an
     error that says which (a game silently missing would be worse)."""
@@ -106,4 +137,5 @@ def _register_named() -> None:
 
 
 _register_builtins()
+_register_installed()
 _register_named()
