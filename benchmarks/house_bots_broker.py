@@ -55,7 +55,7 @@ def child_referee(port: int, db: str, mode: str) -> None:
     from summon.referee.service import Referee, RefereeConfig
 
     if mode == "inline":
-        presence._declared_cost = lambda game, bot: 0.0  # type: ignore[assignment]
+        presence.SeatKeeper.declared_cost = lambda self, game, bot: 0.0  # type: ignore[method-assign]
     cfg = RefereeConfig(broker=url(port, "referee"), client_id="referee", directors=frozenset({"director"}),
                         db=db, db_sync="normal", rate_limit=0, create_seats_per_minute=0)
     ref = Referee(cfg, house_bots=HOUSE_BOTS)
@@ -131,7 +131,7 @@ def main() -> None:
         return
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--tables", type=int, default=50, help="tables of computer players beside the honest one")
-    ap.add_argument("--level", default="strong", help="the computer players' level (the Dragon's manifest)")
+    ap.add_argument("--level", default="strong", help="the computer players' level (the Dragon's players, clients/catalog.py)")
     ap.add_argument("--moves", type=int, default=300, help="honest moves timed per setting")
     ap.add_argument("--rounds", type=int, default=1, help="repeat the four settings, interleaved")
     ap.add_argument("--modes", default="inline,offloop", help="which referees: inline (every bot on the loop, "

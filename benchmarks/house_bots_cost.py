@@ -7,7 +7,8 @@ Prints the referee's CPU per house move and the honest move's delay (the pass it
 behind, p50/p99), with the bots inline and off the loop (referee/housepool.py).
 
 ``python3 -m benchmarks.house_bots_cost bot GAME BOT SEATS SECONDS``: a bot's CPU per
-decision over self-play (what a manifest's ``bot_cost_ms`` declares).
+decision over self-play (what a game's registered players declare in ``bot_cost_ms``,
+clients/catalog.py).
 """
 
 from __future__ import annotations
@@ -52,9 +53,9 @@ def bot_cost(game: str, bot: str, seats: int, seconds: float) -> None:
 def loop(tables: int, seconds: float, offloop: bool) -> None:
     from tests.test_clock_referee import PLAYERS, Recorded
 
-    cost = presence._declared_cost
+    cost = presence.SeatKeeper.declared_cost
     if not offloop:
-        presence._declared_cost = lambda game, bot: 0.0  # type: ignore[assignment]  # everything inline
+        presence.SeatKeeper.declared_cost = lambda self, game, bot: 0.0  # type: ignore[method-assign]  # everything inline
     r = Recorded()
     r.ref.house_bots = HOUSE_BOTS
     for i in range(tables):
@@ -79,7 +80,7 @@ def loop(tables: int, seconds: float, offloop: bool) -> None:
         time.sleep(0.002)
     cpu = tick_cpu * 1000  # the house's share of the loop: the ticks
     r.ref.seats.close()
-    presence._declared_cost = cost  # type: ignore[assignment]
+    presence.SeatKeeper.declared_cost = cost  # type: ignore[method-assign]
     q = statistics.quantiles(delays, n=100)
     print(f"{'off the loop' if offloop else 'inline      '}: {house} house moves, referee CPU "
           f"{cpu / max(house, 1):.2f} ms per house move; honest move delay p50 {q[49]:.2f} ms, p99 {q[98]:.2f} ms "

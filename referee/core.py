@@ -10,7 +10,10 @@ that no helper reaches for a private name again).
 House bots are clients' code (``clients/bots``), and the referee is a lower layer than the
 clients: it must not import them.  So whoever starts a referee passes a ``HouseBots`` (the
 CLI passes ``summon.clients.bots.HOUSE_BOTS``); a referee started without one plays a
-random legal move for an absent seat (``RandomHouseBots``).
+random legal move for an absent seat (``RandomHouseBots``).  The same port tells the
+referee each game's computer players as plain data (``facts``: levels, costs, the default
+bot, the clients' hooks; ``referee/playerfacts.py``), which the clients register and the
+engines' manifests no longer name; a referee told none offers no computer levels.
 """
 
 from __future__ import annotations
@@ -18,6 +21,8 @@ from __future__ import annotations
 import random
 from typing import TYPE_CHECKING, Any, Protocol
 from collections.abc import Callable, Collection, Mapping, Sequence
+
+from summon.referee.playerfacts import NO_FACTS, PlayerFacts
 
 if TYPE_CHECKING:  # types only: no import at run time
     from summon.protocol.messages import Move
@@ -45,8 +50,10 @@ class HouseBots(Protocol):
         """Every bot name a table's time control may ask for (``house_bot``)."""
         ...
 
-    def default(self, game: str) -> str:
-        """The bot that plays an absent seat of ``game`` when the table names none."""
+    def facts(self, game: str) -> PlayerFacts:
+        """``game``'s computer players: its levels, each bot's cost, the bot that plays an
+        absent seat when the table names none (``default_bot``), the clients' hooks.
+        ``NO_FACTS`` for a game nobody registered players for."""
         ...
 
     def make(self, name: str, seed: int) -> Bot:
@@ -63,13 +70,13 @@ class _RandomBot:
 
 
 class RandomHouseBots:
-    """The referee's own fallback: one bot, ``random``, any legal move."""
+    """The referee's own fallback: one bot, ``random``, any legal move; no game's players."""
 
     def names(self) -> Collection[str]:
         return ("random",)
 
-    def default(self, game: str) -> str:
-        return "random"
+    def facts(self, game: str) -> PlayerFacts:
+        return NO_FACTS
 
     def make(self, name: str, seed: int) -> Bot:
         return _RandomBot(seed)

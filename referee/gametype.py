@@ -2,14 +2,16 @@
 
 Why a manifest (OpenSpiel's ``GameType`` + ``register_game``): the CLI, the referee, the
 tournaments, the terminal and web clients each need to know a game's name, title, seats,
-teams, options and bots.  When each kept its own name-keyed table, adding a game meant
+teams and options.  When each kept its own name-keyed table, adding a game meant
 editing seven of them in six files.  Now a game declares one frozen ``GameType`` next to its
 engine, ``referee.games.register_game`` records it, and every table is read from there.
 
 Everything here is plain data that serializes (``to_wire``): the web page's New-table form
-is to be built from the option specs.  Client hooks are *import path strings*
-(``"summon.clients.render.dragon:DragonRenderer"``) so that the referee, which owns the
-manifest, never imports a client (the layer rule in ``tests/test_layers.py``).
+is built from the option specs.  What a manifest says is only what the game *is*; its
+computer players (bots, levels, their costs) and the clients' screens for it are registered
+by the clients (``summon.clients.players``) and reach the referee as ``PlayerFacts``
+(``referee/playerfacts.py``), so that the referee never imports a client (the layer rule in
+``tests/test_layers.py``).
 
 One validator (``check_options``, OpenSpiel's ``parameter_specification``) checks a
 table's options against the declared specs, so no engine hand-writes that loop; a game
@@ -29,8 +31,9 @@ from typing import Any
 from collections.abc import Callable, Mapping
 
 from summon.referee.engine import ConfigError
+from summon.referee.playerfacts import NO_FACTS, PlayerFacts
 
-__all__ = ["OptionSpec", "ClientHooks", "Level", "LEVELS", "INLINE_MS", "GameType", "check_options", "load_hook", "OPTION_TYPES", "KeySpec",
+__all__ = ["OptionSpec", "GameType", "check_options", "load_hook", "OPTION_TYPES", "KeySpec",
            "read_keys", "INFORMATION", "CHANCE", "DYNAMICS"]
 
 # The option types a spec may declare, and the JSON Schema-ish word a form builder reads.
@@ -107,44 +110,6 @@ class OptionSpec:
         return out
 
 
-LEVELS = ("easy", "normal", "strong")  # every game's levels, weakest first, named the same everywhere
-INLINE_MS = 2.0  # a house bot costing more CPU per decision than this decides off the referee's loop
-
-
-@dataclass(frozen=True)
-class Level:
-    """A level of computer player: ``easy``, ``normal`` or ``strong`` (``LEVELS``), played by
-    ``bot`` (``"random"`` or one of the game's bots; ``""``: no bot for this level yet, ``why``
-    says so) with ``budget_ms`` of time per decision (what a searching bot may spend)."""
-
-    name: str
-    bot: str
-    budget_ms: float
-    doc: str = ""
-    why: str = ""
-
-    def to_wire(self, offloop: bool) -> dict[str, Any]:
-        out: dict[str, Any] = {"name": self.name, "bot": self.bot or None, "budget_ms": self.budget_ms,
-                               "doc": self.doc, "available": bool(self.bot), "offloop": offloop}
-        if not self.bot:
-            out["why"] = self.why
-        return out
-
-
-@dataclass(frozen=True)
-class ClientHooks:
-    """Where the clients find a game's own pieces, as ``"module:attribute"`` strings (a
-    missing hook means the generic one).  ``web`` names ``clients/web/static/js/games/<web>.js``,
-    which the page imports by that name (``config.json``'s and ``referee_status``'s ``games``)."""
-
-    renderer: str = ""
-    screen: str = ""
-    web: str = ""
-
-    def to_wire(self) -> dict[str, str]:
-        return {"renderer": self.renderer, "screen": self.screen, "web": self.web}
-
-
 @dataclass(frozen=True)
 class GameType:
     """A game's static facts.  ``name`` is what a table is created with; ``teams`` lists the
@@ -152,12 +117,9 @@ class GameType:
     higher score is not a better place (Summicard: the lowest positive score wins);
     ``bots_only_config`` makes a game between bots alone always end (self-play, benchmarks,
     the demo); ``one_deal`` makes one table exactly one deal (duplicate boards; empty: a game
-    is one deal already); ``demo_config`` is what ``summon demo`` sets unless told otherwise;
-    ``bots`` maps this game's bot names, weakest first, to their classes' import paths (a
-    client loads them), and ``default_bot`` is the one the demo seats (``"random"`` if the
-    game has none of its own); ``levels`` maps easy/normal/strong to bots and time budgets,
-    and ``bot_cost_ms`` declares each bot's CPU per decision, measured (a bot above
-    ``INLINE_MS`` decides off the referee's loop, ``referee/housepool.py``).
+    is one deal already); ``demo_config`` is what ``summon demo`` sets unless told otherwise.
+    Its bots, levels, their costs and its screens are not here: the clients register them
+    (``summon.clients.players``; ``PlayerFacts`` is what the referee is told of them).
 
     ``information``, ``chance`` and ``dynamics`` say what kind of game it is (``INFORMATION``,
     ``CHANCE``, ``DYNAMICS``; OpenSpiel's words).  The defaults are the simplest kind (the toy game's, tests/toygame);
@@ -174,11 +136,6 @@ class GameType:
     bots_only_config: Mapping[str, Any] = field(default_factory=dict)
     one_deal: Mapping[str, Any] = field(default_factory=dict)
     demo_config: Mapping[str, Any] = field(default_factory=dict)
-    bots: Mapping[str, str] = field(default_factory=dict)
-    default_bot: str = "random"
-    hooks: ClientHooks = ClientHooks()
-    levels: tuple[Level, ...] = ()
-    bot_cost_ms: Mapping[str, float] = field(default_factory=dict)
     information: str = "perfect"
     chance: str = "deterministic"
     dynamics: str = "sequential"
@@ -198,29 +155,8 @@ class GameType:
             raise ValueError(f"{self.name}: an option is declared twice: {names}")
         if not 1 <= self.min_seats <= self.max_seats:
             raise ValueError(f"{self.name}: seats {self.min_seats}..{self.max_seats}")
-        if self.default_bot != "random" and self.default_bot not in self.bots:
-            raise ValueError(f"{self.name}: the default bot {self.default_bot!r} is not one of its bots")
         for cfg in (self.bots_only_config, self.one_deal, self.demo_config):
             check_options(self, cfg)
-        if self.levels and tuple(lv.name for lv in self.levels) != LEVELS:
-            raise ValueError(f"{self.name}: levels must be {LEVELS}, not {[lv.name for lv in self.levels]}")
-        for lv in self.levels:
-            if lv.bot and lv.bot != "random" and lv.bot not in self.bots:
-                raise ValueError(f"{self.name}: level {lv.name!r} names {lv.bot!r}, not one of its bots")
-            if not lv.bot and not lv.why:
-                raise ValueError(f"{self.name}: level {lv.name!r} has no bot and does not say why")
-
-    def level(self, name: str) -> Level | None:
-        """The level called ``name`` (None: unknown, or this game declares none)."""
-        return next((lv for lv in self.levels if lv.name == name), None)
-
-    def budget_ms(self, bot: str) -> float | None:
-        """The time budget of the weakest level ``bot`` plays (None: it plays none)."""
-        return next((lv.budget_ms for lv in self.levels if lv.bot == bot), None)
-
-    def offloop(self, bot: str) -> bool:
-        """Whether a house ``bot`` decides off the referee's loop (its declared cost above ``INLINE_MS``)."""
-        return self.bot_cost_ms.get(bot, 0.0) > INLINE_MS
 
     def view_play(self) -> tuple[int, tuple[Mapping[str, Any], ...], int, int]:
         """``view_sample``, or the default play that documents the view keys."""
@@ -230,16 +166,14 @@ class GameType:
         """Every option at its rulebook default."""
         return {o.name: o.default for o in self.options}
 
-    def to_wire(self) -> dict[str, Any]:
-        """The manifest as plain data (what a New-table form or ``summon games`` reads)."""
+    def to_wire(self, players: PlayerFacts = NO_FACTS) -> dict[str, Any]:
+        """The manifest as plain data (what a New-table form reads), with the ``players`` the
+        referee was told of (``PlayerFacts``) in the places they have always had on the wire."""
         return {"name": self.name, "title": self.title, "min_seats": self.min_seats, "max_seats": self.max_seats,
                 "options": [o.to_wire() for o in self.options], "teams": [list(t) for t in self.teams],
                 "scores_rank": self.scores_rank, "bots_only_config": dict(self.bots_only_config),
-                "one_deal": dict(self.one_deal), "demo_config": dict(self.demo_config), "bots": dict(self.bots),
-                "default_bot": self.default_bot, "hooks": self.hooks.to_wire(),
-                "levels": [lv.to_wire(self.offloop(lv.bot)) for lv in self.levels],
-                "bot_cost_ms": dict(self.bot_cost_ms), "information": self.information, "chance": self.chance,
-                "dynamics": self.dynamics}
+                "one_deal": dict(self.one_deal), "demo_config": dict(self.demo_config), **players.to_wire(),
+                "information": self.information, "chance": self.chance, "dynamics": self.dynamics}
 
 
 def check_options(game: GameType, options: Mapping[str, Any] | None) -> dict[str, Any]:

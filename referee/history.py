@@ -65,6 +65,7 @@ from summon.protocol.version import PROTOCOL_VERSION
 from summon.referee.brokerconf import MAX_PACKET_BYTES
 from summon.referee.games import GAME_TYPES
 from summon.referee.gametype import GameType
+from summon.referee.playerfacts import NO_FACTS, PlayerFacts
 from summon.referee.replays import Replay, ReplayError, export, seat_view
 from summon.referee.store import MEMORY, TableRecord
 from summon.referee.table import Publish
@@ -72,6 +73,7 @@ from summon.referee.table import Publish
 from summon.referee.ports import DeskHost
 
 if TYPE_CHECKING:
+    from summon.referee.core import HouseBots
     from summon.referee.store import Store
 
 __all__ = ["HistoryDesk", "HistoryHost", "Bucket", "game_entry", "rate", "sides_of", "side_names", "on_board", "places", "split_frames", "is_rated",
@@ -87,6 +89,8 @@ class HistoryHost(DeskHost, Protocol):
 
     @property
     def store(self) -> Store: ...
+    @property
+    def house_bots(self) -> HouseBots: ...
 
     def post(self, fn: Callable[[], Any]) -> None: ...
 
@@ -146,12 +150,12 @@ def places(result: Mapping[str, Any], sides: Sequence[Sequence[int]], scores_ran
     return [order.index(k) for k in keys]
 
 
-def level_of(game: GameType | None, bot: str) -> str:
-    """A computer seat's level for people ("easy"), from the game's manifest; else the bot's name."""
-    if game is not None:
-        for lv in game.levels:
-            if lv.bot == bot:
-                return lv.name
+def level_of(players: PlayerFacts, bot: str) -> str:
+    """A computer seat's level for people ("easy"), from the game's players as the house bots
+    tell them (``PlayerFacts``); else the bot's name."""
+    for lv in players.levels:
+        if lv.bot == bot:
+            return lv.name
     return bot
 
 
@@ -162,11 +166,13 @@ def is_rated(rec: TableRecord) -> bool:
 
 
 def game_entry(rec: TableRecord, user: str, computer: Mapping[int, str],
-               names: Mapping[int, str] | None = None) -> dict[str, Any]:
+               names: Mapping[int, str] | None = None, players: PlayerFacts = NO_FACTS) -> dict[str, Any]:
     """One line of ``my_games.games`` (protocol/README.md, "My games").
 
     ``names``: the display names guests chose (seat events ``name``); a guest's account is
-    a code (``g-23376efac3bca638``) that means nothing to the family who played with them."""
+    a code (``g-23376efac3bca638``) that means nothing to the family who played with them.
+    ``players``: the game's computer players (``HouseBots.facts``), whose levels name the
+    computer seats."""
     gt = GAME_TYPES.get(rec.game)
     seat = rec.players.index(user)
     sides = sides_of(gt, len(rec.players))
@@ -187,7 +193,7 @@ def game_entry(rec: TableRecord, user: str, computer: Mapping[int, str],
         "table": rec.id, "game": rec.game, "title": gt.title if gt is not None else rec.game,
         "created": int(rec.created), "finished": int(rec.finished or rec.created),
         "players": list(rec.players),
-        "computer": {str(s): level_of(gt, bot) for s, bot in sorted(computer.items())},
+        "computer": {str(s): level_of(players, bot) for s, bot in sorted(computer.items())},
         "names": {str(s): n for s, n in sorted((names or {}).items()) if n},
         "seat": seat,
         "result": {
@@ -344,10 +350,12 @@ def build_view(replay: Replay, seat: int | None) -> View:
 
 
 def list_games(user: str, recs: Sequence[TableRecord], computer: Mapping[str, Mapping[int, str]],
-               names: Mapping[str, Mapping[int, str]] | None = None,
+               names: Mapping[str, Mapping[int, str]] | None = None, players: Mapping[str, PlayerFacts] | None = None,
                ) -> tuple[list[dict[str, Any]], dict[str, dict[str, Any]], bool]:
-    """(games, ratings, more) of ``my_games`` (the worker process runs it)."""
-    games = [game_entry(r, user, computer.get(r.id, {}), (names or {}).get(r.id)) for r in recs[:HISTORY_MAX]]
+    """(games, ratings, more) of ``my_games`` (the worker process runs it; ``players``: each
+    game's ``PlayerFacts``, plain data that travels to it)."""
+    games = [game_entry(r, user, computer.get(r.id, {}), (names or {}).get(r.id), (players or {}).get(r.game, NO_FACTS))
+             for r in recs[:HISTORY_MAX]]
     return games, rate(user, recs, computer), len(recs) > HISTORY_MAX
 
 
@@ -521,10 +529,11 @@ class HistoryDesk:
         early = None if self._own_reader() else read(self.ref.store)
         # bot accounts (role bot, or registered by a person: referee/botaccounts.py), read on the loop
         bots = frozenset(u for u, r in self.ref.roles.all().items() if r == "bot")
+        players = {g: self.ref.house_bots.facts(g) for g in GAME_TYPES}  # the levels' words
 
         def work() -> list[Publish]:
             recs, computer, names = early if early is not None else read(self._reader())
-            games, ratings, more = self._cpu(list_games, user, recs, computer, names)
+            games, ratings, more = self._cpu(list_games, user, recs, computer, names, players)
             for g in games:  # each game's seats a bot account holds (the page marks them "(bot)")
                 g["bots"] = [s for s, p in enumerate(g["players"]) if p in bots]
             while True:  # the packet limit: leave the oldest out until it fits

@@ -3,7 +3,7 @@
 Why: the referee is one thread serving every table (``referee/service.py``), and a whole
 move costs it ~0.12 ms; a search bot spends 25-60 ms of CPU per decision.  Played inline,
 one table of strong house bots would delay every other table's moves by that much per
-decision.  So a bot whose decision is slow (its manifest's ``bot_cost_ms``, or measured
+decision.  So a bot whose decision is slow (its players' ``bot_cost_ms``, or measured
 inline above ``INLINE_MS``) decides in a worker process, and the loop only polls for
 answers (``poll``, every pass of its tick) -- it never waits for one.
 
@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 from collections.abc import Callable, Mapping
 
-from summon.referee.gametype import INLINE_MS
+from summon.referee.playerfacts import INLINE_MS
 from summon.referee.lifeline import lifeline, watch
 
 if TYPE_CHECKING:

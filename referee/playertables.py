@@ -15,7 +15,8 @@ account and a ``summon bot`` process.  A family at the web page has neither.  So
   the referee's own house bots, from the first move: the seat is held by the house with the
   reason ``computer:<bot>`` (stored as a seat event at seq 0, so a restored table keeps it),
   its name is ``computer-<seat + 1>``, and no account may move or reclaim for it.
-* **Levels** come from the game's manifest (``levels``): *easy*, *normal*, *strong*, each a
+* **Levels** come from the game's players, which the clients register and the house bots
+  tell the referee (``PlayerFacts.levels``): *easy*, *normal*, *strong*, each a
   bot; a slow one (a search bot costs 25-60 ms a decision) decides in a worker process off
   the referee's loop (referee/housepool.py), so no table waits for another's computer.
 * **Rematch** (``Rematch``): each person seated at a finished table sends one; computer
@@ -45,7 +46,8 @@ from summon.protocol.messages import CloseTable, CreateTable, Created, Rematch, 
 from summon.referee import views
 from summon.referee.engine import ConfigError
 from summon.referee.games import GAME_TYPES, GAMES
-from summon.referee.gametype import GameType, check_options
+from summon.referee.gametype import check_options
+from summon.referee.playerfacts import PlayerFacts
 from summon.referee.table import COMPUTER, Publish, computer_bot  # re-exported: callers import them from here
 from summon.referee.table import CreateRefused
 from summon.referee.presets import PLAYER_DEFAULT, WITH_OTHERS_DEFAULT, preset
@@ -73,13 +75,13 @@ def is_sandbox(table_id: str | None) -> bool:
     return bool(table_id) and table_id.startswith(SANDBOX)  # type: ignore[union-attr]
 
 
-def levels(game: GameType, hosted: Any) -> list[dict[str, Any]]:
-    """The computer levels of ``game``, from its manifest (``GameType.levels``): easy, normal,
-    strong.  A slow bot (search) decides in a worker off the referee's loop
-    (referee/housepool.py), so every level with a bot is offered.  ``hosted``: the bot names
-    the referee can make."""
+def levels(players: PlayerFacts, hosted: Any) -> list[dict[str, Any]]:
+    """A game's computer levels, as its players were registered (``PlayerFacts.levels``, told
+    by the house bots: none if the referee was told none): easy, normal, strong.  A slow bot
+    (search) decides in a worker off the referee's loop (referee/housepool.py), so every
+    level with a bot is offered.  ``hosted``: the bot names the referee can make."""
     out: list[dict[str, Any]] = []
-    for lv in game.levels:
+    for lv in players.levels:
         if not lv.bot:
             out.append({"level": lv.name, "bot": None, "available": False, "note": lv.why or "no bot for this level"})
         elif lv.bot != "random" and lv.bot not in hosted:
@@ -180,10 +182,13 @@ class PlayerTables:
 
     # --- what the page builds its form from ----------------------------------------------------
     def games_wire(self) -> list[dict[str, Any]]:
-        """Each hosted game's manifest and computer levels (``referee_status.games``)."""
+        """Each hosted game's manifest, with its players as the house bots tell them, and its
+        computer levels (``referee_status.games``)."""
         if self._games is None:
-            hosted = set(self.ref.house_bots.names())
-            self._games = [{**t.to_wire(), "levels": levels(t, hosted)} for t in GAME_TYPES.values()]
+            bots = self.ref.house_bots
+            hosted = set(bots.names())
+            self._games = [{**t.to_wire(bots.facts(t.name)), "levels": levels(bots.facts(t.name), hosted)}
+                           for t in GAME_TYPES.values()]
         return self._games
 
     def bot_of_level(self, game: str, level: Any) -> str:
@@ -191,13 +196,14 @@ class PlayerTables:
         t = GAME_TYPES.get(game)
         if t is None:
             raise ValueError(f"no game {game!r}")
-        for lv in levels(t, set(self.ref.house_bots.names())):
+        players = self.ref.house_bots.facts(game)
+        for lv in levels(players, set(self.ref.house_bots.names())):
             if lv["level"] == level:
                 if not lv["available"]:
                     raise ValueError(f"computer level {level!r} is unavailable: {lv['note']}")
                 return str(lv["bot"])
         raise ValueError(f"no computer level {level!r} for {t.title}; "
-                         f"known: {', '.join(lv['level'] for lv in levels(t, ()))}")
+                         f"known: {', '.join(lv['level'] for lv in levels(players, ())) or 'none'}")
 
     def seats_of(self, req: CreateTable) -> tuple[list[str], dict[int, str]]:
         """The players by seat (computer seats named ``computer-<n>``) and seat -> bot."""
@@ -279,7 +285,7 @@ class PlayerTables:
                           f"(0..{n - 1})")
         try:
             bot = (self.bot_of_level(req.game, req.level) if req.level is not None
-                   else self.ref.house_bots.default(req.game))
+                   else self.ref.house_bots.facts(req.game).default_bot)
         except ValueError as exc:
             return refuse(ErrorCode.TABLE_BAD_CONFIG, str(exc))
         players = [user if s == seat else f"computer-{s + 1}" for s in range(n)]
@@ -379,7 +385,7 @@ class PlayerTables:
         old_names = getattr(table, "names", {})
         for new, old in enumerate(order):
             bot = computer_bot(table.house.get(old)) or (  # a leaver's seat: the computer again
-                self.ref.house_bots.default(table.game.name) if table.house.get(old) == "left" else None)
+                self.ref.house_bots.facts(table.game.name).default_bot if table.house.get(old) == "left" else None)
             if bot is not None:
                 computer[new] = bot
                 players.append(f"computer-{new + 1}")

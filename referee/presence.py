@@ -45,10 +45,9 @@ from summon.protocol.messages import Move, Presence, decode, encode
 from summon.referee import views
 from summon.referee.clock import Clock, ClockError, TimeControl
 from summon.referee.engine import Event
-from summon.referee.gametype import INLINE_MS
-from summon.referee.games import GAME_TYPES
 from summon.referee.housepool import OffLoop
 from summon.referee.meter import METER
+from summon.referee.playerfacts import INLINE_MS
 from summon.referee.store import SeatEvent
 from summon.referee.table import Publish
 
@@ -239,12 +238,11 @@ class SeatKeeper:
         ``referee/housepool.py``); a cheap bot decides here, and is measured."""
         name = self._bot_name(table, seat)
         if self.offloop is None:  # a process starts only at the first slow decision (HousePool.ask)
-            self.offloop = OffLoop(self.ref.house_bots, _declared_cost, self._cheap_choice,
+            self.offloop = OffLoop(self.ref.house_bots, self.declared_cost, self._cheap_choice,
                                    workers=getattr(self.ref.config, "house_workers", 2))
         if self.offloop.offloads(table.game.name, name):
-            gt = GAME_TYPES.get(table.game.name)
             return self.offloop.decide(table, seat, name, self._seed(table.id, seat),
-                                       gt.budget_ms(name) if gt is not None else None)
+                                       self.ref.house_bots.facts(table.game.name).budget_ms(name))
         c0 = time.process_time()
         move = self.house_choice(table, seat)
         self.offloop.measured(name, (time.process_time() - c0) * 1000)  # undeclared and slow: off from now on
@@ -265,11 +263,16 @@ class SeatKeeper:
         key = (table.id, seat)
         if key not in self._cheap:
             bots = self.ref.house_bots
-            name = bots.default(table.game.name)
-            if name not in bots.names() or (_declared_cost(table.game.name, name) or 0.0) > INLINE_MS:
+            name = bots.facts(table.game.name).default_bot
+            if name not in bots.names() or (self.declared_cost(table.game.name, name) or 0.0) > INLINE_MS:
                 name = "random"
             self._cheap[key] = bots.make(name, self._seed(table.id, seat))
         return self._choose(self._cheap[key], table, seat)
+
+    def declared_cost(self, game: str, bot: str) -> float | None:
+        """``bot``'s CPU per decision as ``game``'s players declare it (the house bots tell the
+        referee, ``PlayerFacts``; None: not declared, so it is measured)."""
+        return self.ref.house_bots.facts(game).cost_ms(bot)
 
     def _choose(self, bot: Any, table: Table, seat: int) -> str:
         legal = table.legal_for(seat)
@@ -286,7 +289,7 @@ class SeatKeeper:
 
     def _bot_name(self, table: Table, seat: int) -> str:
         bots = self.ref.house_bots  # injected by whoever started the referee (referee/core.py)
-        name = (table.timing.house_bot if table.timing is not None else None) or bots.default(table.game.name)
+        name = (table.timing.house_bot if table.timing is not None else None) or bots.facts(table.game.name).default_bot
         reason = table.house.get(seat, "")
         if reason.startswith("computer:"):  # a computer seat's own level (referee/playertables.py)
             name = reason[len("computer:"):]
@@ -376,14 +379,6 @@ class SeatKeeper:
         if table.clock is not None:
             table.clock = table.clock.at(time.monotonic() if now is None else now)
         self.ref.send(announcement(table, event, seat_state))
-
-
-def _declared_cost(game: str, bot: str) -> float | None:
-    """``bot``'s CPU per decision as ``game``'s manifest declares it (None: not declared)."""
-    if bot == "random":
-        return 0.0
-    gt = GAME_TYPES.get(game)
-    return gt.bot_cost_ms.get(bot) if gt is not None else None
 
 
 def announcement(table: Table, event: Event, seat_state: int | None = None) -> list[Publish]:

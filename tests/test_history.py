@@ -20,6 +20,7 @@ import pytest
 from summon.protocol.messages import CloseTable, Error, History, Move, MyGames, ReplayPart, ReplayRequest, decode, encode
 from summon.protocol.topics import Topics
 from summon.referee.brokerconf import MAX_PACKET_BYTES
+from summon.clients.bots import HOUSE_BOTS
 from summon.referee.history import Bucket, game_entry, is_rated, places, rate, sides_of, split_frames
 from summon.referee.games import GAME_TYPES
 from summon.referee.replays import audience_frames, export
@@ -38,9 +39,10 @@ def rec(tid="dragon-0123abcd", players=tuple(SEATS), result=RESULT_NS, finished=
 
 # --- words and ratings, without a broker ---------------------------------------------------------
 def test_a_dragon_result_is_told_by_partnership():
-    entry = game_entry(rec(), "north", {1: "dragon-heuristic"})
+    entry = game_entry(rec(), "north", {1: "dragon-heuristic"}, players=HOUSE_BOTS.facts("dragon"))
     assert entry["seat"] == 0 and entry["title"] == "Summon the Dragon" and entry["rated"]
-    assert entry["computer"] == {"1": "normal"}  # the level's word, from the manifest
+    assert entry["computer"] == {"1": "normal"}  # the level's word, from the players the house bots tell
+    assert game_entry(rec(), "north", {1: "dragon-heuristic"})["computer"] == {"1": "dragon-heuristic"}  # told none
     assert entry["names"] == {}
     assert game_entry(rec(), "north", {}, {2: "Lily"})["names"] == {"2": "Lily"}  # a guest, by the name she chose
     r = entry["result"]

@@ -24,6 +24,7 @@ from summon.protocol.topics import Topics
 from summon.referee import views
 from summon.referee.games import GAME_TYPES
 from summon.referee.housepool import ask_for
+from summon.referee.playerfacts import PlayerFacts
 from tests.helpers import Probe
 from tests.test_clock_referee import PLAYERS, Recorded
 
@@ -47,6 +48,9 @@ class _Bot:
         return sorted(legal)[0]
 
 
+SLOW = {"crash": 50.0, "record": 50.0, "wait": 50.0}  # CPU ms per decision: above INLINE_MS
+
+
 class Factory:
     """A ``HouseBots`` whose bots are all slow (declared below): they decide in the pool.
 
@@ -60,8 +64,8 @@ class Factory:
     def names(self) -> list[str]:
         return ["random", "crash", "record", "wait"]
 
-    def default(self, game: str) -> str:
-        return "random"
+    def facts(self, game: str) -> PlayerFacts:
+        return PlayerFacts(bot_cost_ms=SLOW)  # what the referee is told: all of them slow
 
     def make(self, name: str, seed: int) -> Any:
         return _Bot(name, seed, self.spool)
@@ -70,9 +74,6 @@ class Factory:
 @pytest.fixture
 def slow(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
     monkeypatch.setenv("HOUSEPOOL_SPOOL", str(tmp_path))  # read by Factory() in this process
-    costs = {**GAME_TYPES["dragon"].bot_cost_ms, "crash": 50.0, "record": 50.0, "wait": 50.0}
-    import summon.referee.presence as presence
-    monkeypatch.setattr(presence, "_declared_cost", lambda game, bot: 0.0 if bot == "random" else costs.get(bot))
     return tmp_path
 
 

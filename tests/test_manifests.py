@@ -1,9 +1,12 @@
-"""Every registered game's manifest is complete, true of its engine, and what the tables read.
+"""Every registered game's manifest is complete, true of its engine, and what the tables read;
+so are its players, registered by the clients.
 
 Why: the manifests are now the one place a game's facts live (referee/gametype.py), so a
-manifest that disagrees with its engine, names a hook that does not load, or declares an
-option the engine does not take would mislead every table built from it -- and the web
-page's New-table form is to be built from the option specs, so they must serialize.
+manifest that disagrees with its engine or declares an option the engine does not take
+would mislead every table built from it -- and the web page's New-table form is to be
+built from the option specs, so they must serialize.  A game's bots, levels and screens
+are the clients' (clients/players.py): a hook or bot there that does not load would fail
+only when somebody asks for it.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ import pytest
 
 from summon.referee.engine import ConfigError
 from summon.referee.gametype import GameType, OptionSpec, check_options, load_hook
+from summon.clients.players import players_of
 from summon.referee.games import GAME_TYPES, GAMES
 
 NAMES = sorted(GAME_TYPES)
@@ -37,15 +41,16 @@ def test_the_manifest_is_the_engines_facts_and_defaults(name):
 
 @pytest.mark.parametrize("name", NAMES)
 def test_every_hook_and_bot_loads(name):
-    t = GAME_TYPES[name]
-    for path in (t.hooks.renderer, t.hooks.screen, *t.bots.values()):
+    p = players_of(name)
+    for path in (p.hooks.renderer, p.hooks.screen):
         if path:
             assert callable(load_hook(path)), path
-    if t.hooks.web:  # the page's module of that name, which config.json tells the page to import
+    assert all(callable(p.bot_class(bot)) for bot in p.bots)
+    if p.hooks.web:  # the page's module of that name, which config.json tells the page to import
         from summon.clients.web.server import web_modules
 
-        assert (WEB_JS / "games" / f"{t.hooks.web}.js").is_file()
-        assert web_modules()[name] == t.hooks.web
+        assert (WEB_JS / "games" / f"{p.hooks.web}.js").is_file()
+        assert web_modules()[name] == p.hooks.web
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -81,8 +86,6 @@ def test_the_validators_messages_are_the_ones_users_have_seen():
 def test_a_manifest_that_contradicts_itself_is_refused_when_declared():
     with pytest.raises(ValueError, match="default"):
         OptionSpec("n", "int", 0, "a number", low=1, high=9)
-    with pytest.raises(ValueError, match="default bot"):
-        GameType("g", "G", 1, 1, default_bot="g-strong")
     with pytest.raises(ConfigError):
         GameType("g", "G", 1, 1, bots_only_config={"max_hands": 3})
     for fact, word in (("information", "hidden"), ("chance", "explicit"), ("dynamics", "turn-based")):
@@ -90,25 +93,26 @@ def test_a_manifest_that_contradicts_itself_is_refused_when_declared():
             GameType("g", "G", 1, 1, **{fact: word})
 
 
-def test_the_tables_of_games_are_read_from_the_manifests():
+def test_the_tables_of_games_are_read_from_the_manifests_and_the_players():
     from summon.clients.bots import BOTS, default_bot
     from summon.clients.render import renderer_for
     from summon.clients.tournament.spec import ONE_DEAL, SCORES_RANK, TEAMS
     from summon.clients.tui.screens import SCREENS
 
     for name, t in GAME_TYPES.items():
-        assert default_bot(name) == t.default_bot and all(b in BOTS for b in t.bots)
+        p = players_of(name)
+        assert default_bot(name) == p.default_bot and all(b in BOTS for b in p.bots)
         assert (name in TEAMS) == bool(t.teams) and SCORES_RANK.get(name, True) == t.scores_rank
         assert dict(ONE_DEAL.get(name, {})) == dict(t.one_deal)
-        assert (SCREENS.get(name) is not None) == bool(t.hooks.screen)
-        if t.hooks.renderer:
-            assert type(renderer_for(name, ["a"] * t.max_seats)) is load_hook(t.hooks.renderer)
+        assert (SCREENS.get(name) is not None) == bool(p.hooks.screen)
+        if p.hooks.renderer:
+            assert type(renderer_for(name, ["a"] * t.max_seats)) is load_hook(p.hooks.renderer)
 
 
 def test_the_page_keeps_no_list_of_games():
     """Issue 44 item 3: table.js kept its own ``{dragon, summicard, "summoner-wars"}`` table of
     modules, one more file a new game had to edit.  The page now imports the module each
-    manifest names (config.json's ``games``, referee_status's ``games``); only the generic
+    game's registered players name (config.json's ``games``, referee_status's ``games``); only the generic
     screen is imported by name, and no game is named in table.js or app.js."""
     import re
 
@@ -116,5 +120,5 @@ def test_the_page_keeps_no_list_of_games():
     assert re.findall(r'from "\./games/([a-z_]+)\.js"', table) == ["generic"]
     for page in ("table.js", "app.js"):
         text = (WEB_JS / page).read_text()
-        named = {n for t in GAME_TYPES.values() for n in (t.name, t.hooks.web) if n}
+        named = {n for t in GAME_TYPES.values() for n in (t.name, players_of(t.name).hooks.web) if n}
         assert not [n for n in named if re.search(rf"\b{re.escape(n)}\b", text)], page

@@ -404,15 +404,15 @@ def test_an_entrants_bot_may_be_a_level_named_as_on_the_page(monkeypatch):
     sc = {"tournament": {"id": "cup", "game": "summicard", "format": "round-robin", "seed": SECRET},
           "entrant": [{"name": "A", "members": ["north"], "bot": "strong"}, {"name": "B", "members": ["east"]}]}
     assert parse_spec(sc).entrants[0].bot == "summicard-strong"
-    # a game whose manifest has no bot for a level refuses it in words (every built-in game
-    # has all three now: the manifest is patched to one without a strong bot)
+    # a game whose players have no bot for a level refuses it in words (every built-in game
+    # has all three now: its registered players are patched to ones without a strong bot)
     from dataclasses import replace
 
-    from summon.referee.gametype import Level
-    from summon.referee.games import GAME_TYPES
+    from summon.clients.players import PLAYERS
+    from summon.referee.playerfacts import Level
 
-    t = GAME_TYPES["summicard"]
+    t = PLAYERS["summicard"]
     levels = tuple(lv if lv.name != "strong" else Level("strong", "", 50, why="no search bot yet") for lv in t.levels)
-    monkeypatch.setitem(GAME_TYPES, "summicard", replace(t, levels=levels))
+    monkeypatch.setitem(PLAYERS, "summicard", replace(t, levels=levels))
     with pytest.raises(SpecError, match=r"entrant\[0\]\.bot: summicard has no strong computer player yet"):
         parse_spec(sc)

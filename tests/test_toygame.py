@@ -135,20 +135,23 @@ def test_its_section_of_the_protocol_document_comes_from_its_folder(nim):
     assert examples.regions(new)["view-keys-nim"] == table and "## Nim\n" not in text
 
 
-def test_its_web_module_is_the_one_its_manifest_names(nim):
+def test_its_web_module_is_the_one_its_players_name(nim):
     """The page imports each game's module by what the servers say (config.json's ``games``,
-    from the manifests' ``hooks.web``; table.js keeps no list).  Nim names none, so the page
-    shows it on the generic screen (tests/web/test_web_toygame.py plays it there); naming one
-    in its manifest lists it for the page with no other file edited (the module's own file
-    goes in clients/web/static/js/games/, the one folder the web server serves)."""
-    import dataclasses
-
+    from the registered players' ``hooks.web``; table.js keeps no list).  Nim registers none,
+    so the page shows it on the generic screen (tests/web/test_web_toygame.py plays it
+    there); registering its players with a web module (``register_players``, from its own
+    folder or distribution) lists it for the page with no other file edited (the module's own
+    file goes in clients/web/static/js/games/, the one folder the web server serves)."""
+    from summon.clients import players
     from summon.clients.web.server import WebConfig
+    from summon.referee.playerfacts import ClientHooks
 
-    assert registry.GAME_TYPES["nim"].hooks.web == "" and "nim" not in WebConfig().public()["games"]
-    named = dataclasses.replace(registry.GAME_TYPES["nim"], hooks=dataclasses.replace(registry.GAME_TYPES["nim"].hooks, web="nim"))
-    registry.register_game(named, registry.GAMES["nim"])
-    assert WebConfig().public()["games"]["nim"] == "nim"
+    assert players.players_of("nim").hooks.web == "" and "nim" not in WebConfig().public()["games"]
+    try:
+        players.register_players(players.Players("nim", hooks=ClientHooks(web="nim")))
+        assert WebConfig().public()["games"]["nim"] == "nim"
+    finally:
+        players.PLAYERS.pop("nim", None)
 
 
 def test_no_file_outside_its_folder_names_it():

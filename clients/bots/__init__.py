@@ -1,10 +1,10 @@
 """Bots that play through the seat view and legal moves only, plus a name registry.
 
 Why a registry: the self-play arena, the benchmarks and the CLI pick bots by name
-(``make_bot("dragon-heuristic", seed)``).  A game's bots are declared in its manifest
-(``bots`` in ``referee/games/<game>/manifest.py``, as import paths), so ``BOTS`` is the
-random bot plus every registered game's bots, read live: a game registered at run time
-brings its bots along.
+(``make_bot("dragon-heuristic", seed)``).  A game's bots are registered by the clients
+(``summon.clients.players``: ``clients/catalog.py`` for the built-in games, the
+``summon.players`` entry points for others), so ``BOTS`` is the random bot plus every
+registered game's bots, read live: players registered at run time bring their bots along.
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from summon.clients.bots.random_bot import RandomBot
 from summon.clients.bots.summicard_ev import SummicardEVBot
 from summon.clients.bots.summoner_wars_heuristic import SummonerWarsHeuristicBot
 from summon.clients.bots.summoner_wars_search import SummonerWarsSearchBot
-from summon.referee.games import GAME_TYPES
-from summon.referee.gametype import load_hook
+from summon.clients.players import PLAYERS, player_facts, players_of
+from summon.referee.playerfacts import PlayerFacts
 
 __all__ = ["BOTS", "RandomBot", "DragonHeuristicBot", "DragonSearchBot", "SummicardEVBot", "SummonerWarsHeuristicBot",
            "SummonerWarsSearchBot", "make_bot", "default_bot", "game_bots", "HOUSE_BOTS"]
@@ -27,19 +27,19 @@ __all__ = ["BOTS", "RandomBot", "DragonHeuristicBot", "DragonSearchBot", "Summic
 
 
 class _Bots(Mapping[str, Callable[..., Any]]):
-    """``{bot name: class}``: ``random``, then each registered game's bots in manifest order."""
+    """``{bot name: class}``: ``random``, then each registered game's bots in its order."""
 
-    def _paths(self) -> dict[str, str]:
-        return {name: path for t in GAME_TYPES.values() for name, path in t.bots.items()}
+    def _games(self) -> dict[str, str]:
+        return {name: p.game for p in PLAYERS.values() for name in p.bots}
 
     def __getitem__(self, name: str) -> Callable[..., Any]:
-        return RandomBot if name == "random" else load_hook(self._paths()[name])
+        return RandomBot if name == "random" else PLAYERS[self._games()[name]].bot_class(name)
 
     def __iter__(self) -> Iterator[str]:
-        return iter(["random", *self._paths()])
+        return iter(["random", *self._games()])
 
     def __len__(self) -> int:
-        return 1 + len(self._paths())
+        return 1 + len(self._games())
 
 
 BOTS: Mapping[str, Callable[..., Any]] = _Bots()
@@ -51,22 +51,22 @@ def make_bot(name: str, seed: int | None = None) -> Any:
 
 
 def default_bot(game: str) -> str:
-    """The best bot for ``game`` (its manifest's ``default_bot``; the random bot for a game
-    without its own): what ``summon demo`` seats by default."""
-    t = GAME_TYPES.get(game)
-    return t.default_bot if t is not None else "random"
+    """The best bot for ``game`` (its registered players' ``default_bot``; the random bot for
+    a game without its own): what ``summon demo`` seats by default."""
+    return players_of(game).default_bot
 
 
 class HouseBotFactory:
-    """The house bots a referee hosts (``referee.core.HouseBots``): every bot here, each
-    game's manifest default.  The CLI hands it to the referee it starts; the referee, a lower
+    """The house bots a referee hosts (``referee.core.HouseBots``): every bot here, and each
+    game's registered players as plain data (its levels, costs, default bot and the clients'
+    hooks, ``PlayerFacts``).  The CLI hands it to the referee it starts; the referee, a lower
     layer, never imports this package."""
 
     def names(self) -> list[str]:
         return list(BOTS)
 
-    def default(self, game: str) -> str:
-        return default_bot(game)
+    def facts(self, game: str) -> PlayerFacts:
+        return player_facts(game)
 
     def make(self, name: str, seed: int) -> Any:
         return make_bot(name, seed)
@@ -77,5 +77,4 @@ HOUSE_BOTS = HouseBotFactory()
 
 def game_bots(game: str) -> list[str]:
     """The bots that play ``game``: ``random`` and the game's own, weakest first."""
-    t = GAME_TYPES.get(game)
-    return ["random", *(t.bots if t is not None else ())]
+    return ["random", *players_of(game).bots]

@@ -21,9 +21,10 @@ COMPUTER = "computer:"
 def computer_seats(game: str, entries: list[str]) -> tuple[list[str], dict[str, str]]:
     """``--players`` entries to the request's players and ``computer`` seats: an entry
     ``computer:LEVEL`` is a seat the referee's house bots play at that level (its player is
-    ``""``).  Checked here against the game's manifest, so a wrong level is refused in words
-    before anything is sent; usernames cannot hold ':' (portable names), so nobody is mistaken
-    for one."""
+    ``""``).  Checked here against the game's registered players, so a wrong level is refused
+    in words before anything is sent; usernames cannot hold ':' (portable names), so nobody is
+    mistaken for one."""
+    from summon.clients.players import players_of
     from summon.referee.games import GAME_TYPES
 
     players, computer = [], {}
@@ -32,9 +33,8 @@ def computer_seats(game: str, entries: list[str]) -> tuple[list[str], dict[str, 
             players.append(entry)
             continue
         level = entry[len(COMPUTER):]
-        gt = GAME_TYPES.get(game)
-        levels = {lv.name: lv for lv in gt.levels} if gt is not None else {}
-        if gt is not None and (level not in levels or not levels[level].bot):
+        levels = {lv.name: lv for lv in players_of(game).levels}
+        if game in GAME_TYPES and (level not in levels or not levels[level].bot):
             ready = ", ".join(n for n, lv in levels.items() if lv.bot)
             raise click.BadParameter(f"seat {seat + 1}: {entry!r} is not a computer level of {game} (levels: {ready})",
                                      param_hint="--players")

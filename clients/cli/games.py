@@ -10,9 +10,10 @@ __all__ = ["games"]
 @click.command(short_help="The games, their options and bots.")
 def games() -> None:
     """List the games this installation can referee."""
-    from summon.referee.games import GAME_TYPES, GAMES
+    from summon.referee.games import GAMES
 
     from summon.clients.bots import default_bot, game_bots
+    from summon.clients.players import players_of
 
     for name, g in sorted(GAMES.items()):
         seats = str(g.min_seats) if g.min_seats == g.max_seats else f"{g.min_seats} to {g.max_seats}"
@@ -21,7 +22,7 @@ def games() -> None:
         click.echo(f"    options (--option KEY=VALUE) and defaults: {defaults}")
         bots = sorted(game_bots(name))
         click.echo(f"    bots: {', '.join(bots)} (default {default_bot(name)})")
-        levels = ", ".join(f"{lv.name} ({lv.bot})" if lv.bot else f"{lv.name} (none yet)" for lv in GAME_TYPES[name].levels)
+        levels = ", ".join(f"{lv.name} ({lv.bot})" if lv.bot else f"{lv.name} (none yet)" for lv in players_of(name).levels)
         click.echo(f"    computer levels (--players ...,computer:LEVEL): {levels}")
 
 

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from summon.clients.render.dragon import DragonRenderer
 from summon.clients.render.summicard import SummicardRenderer
 from summon.clients.render.summoner_wars import SummonerWarsRenderer
-from summon.referee.games import GAME_TYPES
+from summon.clients.players import players_of
 from summon.referee.gametype import load_hook
 
 __all__ = ["Renderer", "renderer_for", "GenericRenderer", "describe", "referee_notice", "DragonRenderer",
@@ -71,7 +71,7 @@ def describe(renderer: Any, event: Mapping[str, Any]) -> str | None:
 
 
 def renderer_for(game: str, players: Sequence[str]) -> Any:
-    """The renderer the game's manifest names (``hooks.renderer``), else the generic one."""
-    t = GAME_TYPES.get(game)
-    cls = load_hook(t.hooks.renderer) if t is not None and t.hooks.renderer else GenericRenderer
+    """The renderer the game's registered players name (``hooks.renderer``), else the generic one."""
+    hook = players_of(game).hooks.renderer
+    cls = load_hook(hook) if hook else GenericRenderer
     return cls(players)

@@ -352,14 +352,16 @@ def _entrants(raw: Any, team: int, fmt: str, game: str = "") -> tuple[Entrant, .
 
 
 def _level_bot(game: str, bot: str | None, where: str) -> str | None:
-    """``bot = "easy"`` / ``"normal"`` / ``"strong"``: the bot the game's manifest plays at that
-    level, so a tournament names computer players the way the page and ``summon create`` do."""
-    from summon.referee.gametype import LEVELS
+    """``bot = "easy"`` / ``"normal"`` / ``"strong"``: the bot the game's registered players
+    play at that level, so a tournament names computer players the way the page and
+    ``summon create`` do."""
+    from summon.clients.players import players_of
     from summon.referee.games import GAME_TYPES
+    from summon.referee.playerfacts import LEVELS
 
     if bot not in LEVELS or game not in GAME_TYPES:
         return bot
-    level = next((lv for lv in GAME_TYPES[game].levels if lv.name == bot), None)
+    level = players_of(game).facts().level(bot)
     if level is None or not level.bot:
         raise SpecError(f"{where}.bot: {game} has no {bot} computer player yet"
                         + (f" ({level.why})" if level is not None and level.why else ""))

@@ -97,12 +97,13 @@ class WebConfig:
 
 
 def web_modules() -> dict[str, str]:
-    """``{game: web module}`` for each registered game whose manifest names one
+    """``{game: web module}`` for each registered game whose registered players name one
     (``ClientHooks.web``: ``js/games/<web>.js``): config.json's ``games``, which the page
     imports before it shows a table (read at each request: a game registered later shows)."""
+    from summon.clients.players import players_of
     from summon.referee.games import GAME_TYPES
 
-    return {name: t.hooks.web for name, t in GAME_TYPES.items() if t.hooks.web}
+    return {name: web for name in GAME_TYPES if (web := players_of(name).hooks.web)}
 
 
 def game_preloads() -> str:

@@ -2,8 +2,9 @@
 
 Why a registry (OpenSpiel's ``register_game``): the referee, the CLI, the tournaments, the
 clients and the conformance test iterate over the same set, and every table of games they
-keep (``GAMES``, the default bots, the screens, renderers, teams, score order, one-deal
-options) is read from the registered ``GameType`` manifests (``referee/gametype.py``).
+keep (``GAMES``, teams, score order, one-deal options) is read from the registered
+``GameType`` manifests (``referee/gametype.py``); a game's bots and screens are the
+clients' own registry (``summon.clients.players``).
 
 The built-in games are registered below, one line each.  Anything else (a game that lives
 in its own folder, the toy game of ``tests/toygame``) calls ``register_game`` itself when

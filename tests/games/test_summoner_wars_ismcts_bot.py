@@ -12,7 +12,8 @@ from dataclasses import replace
 
 from summon.clients.bots import BOTS, make_bot
 from summon.clients.bots.summoner_wars_ismcts import SummonerWarsIsmctsBot
-from summon.referee.games import GAME_TYPES, GAMES
+from summon.clients.players import players_of
+from summon.referee.games import GAMES
 from summon.referee.selfplay import play_game
 
 G = GAMES["summoner-wars"]
@@ -41,9 +42,9 @@ def _positions(seeds: range, every: int = 7) -> list:
 
 def test_registered_as_a_reference_no_level_offers():
     assert BOTS["summoner-wars-ismcts"] is SummonerWarsIsmctsBot
-    gt = GAME_TYPES["summoner-wars"]
-    assert "summoner-wars-ismcts" in gt.bots
-    assert all(lv.bot != "summoner-wars-ismcts" for lv in gt.levels)  # like dragon-pimc-ref: no family sees it
+    players = players_of("summoner-wars")
+    assert "summoner-wars-ismcts" in players.bots
+    assert all(lv.bot != "summoner-wars-ismcts" for lv in players.levels)  # like dragon-pimc-ref: no family sees it
 
 
 def test_only_legal_moves_over_many_random_positions():

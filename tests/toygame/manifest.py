@@ -19,6 +19,7 @@ GAME_TYPE = GameType(
     # these and real states, in the section PROTOCOL.md (beside engine.py) is
     view_keys={"game": '`"nim"`', "heaps": "stones left in each heap, heap 0 first",
                "to_move": "the seat to move (`[]` once the last stone is taken)"},
-    # no bots of its own: the demo seats the random bot; no client hooks: the generic
-    # renderer, terminal screen and web page show it
+    # no bots or screens here (docs/adding-a-game.md: the clients register those, and Nim
+    # registers none): the demo seats the random bot; the generic renderer, terminal
+    # screen and web page show it
 )

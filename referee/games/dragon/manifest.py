@@ -5,7 +5,7 @@ option: one ``OptionSpec`` here and the field of the same name in ``state.Config
 (``tests/test_manifests.py`` holds the two equal).
 """
 
-from summon.referee.gametype import ClientHooks, GameType, Level, OptionSpec
+from summon.referee.gametype import GameType, OptionSpec
 
 from .viewkeys import VIEW_KEYS, VIEW_SAMPLE
 
@@ -37,28 +37,4 @@ GAME_TYPE = GameType(
     # single hand can reach
     one_deal={"max_hands": 1, "target": 1_000_000},
     demo_config={"target": 500},
-    bots={"dragon-easy": "summon.clients.bots.easy:DragonEasyBot",
-          "dragon-heuristic": "summon.clients.bots.dragon_heuristic:DragonHeuristicBot",
-          "dragon-search": "summon.clients.bots.dragon_search:DragonSearchBot",
-          "dragon-pimc-ref": "summon.clients.bots.dragon_pimc:DragonPimcRefBot",
-          "dragon-pimc": "summon.clients.bots.dragon_pimc:DragonPimcBot",
-          "dragon-heuristic-bidsearch": "summon.clients.bots.dragon_bidder:DragonHeuristicBidSearchBot",
-          "dragon-strong": "summon.clients.bots.dragon_bidder:DragonStrongBot"},
-    default_bot="dragon-heuristic",
-    # CPU per decision, measured (python3 -m benchmarks.house_bots_cost bot dragon dragon-search 4 8): dragon-search searches
-    # card play only, 18 ms averaged over every decision, up to its budget in play
-    bot_cost_ms={"dragon-easy": 0.22, "dragon-heuristic": 0.42, "dragon-search": 45.0,
-                 # benchmarks/dragon_pimc_match.py: 25-31 ms CPU per searched decision, <= 45 by budget
-                 "dragon-pimc-ref": 45.0, "dragon-pimc": 45.0,
-                 # benchmarks/dragon_auction_match.py: 44 ms mean CPU per bidding turn (a fixed 40 deals, no cap); the rest is the heuristic's
-                 "dragon-heuristic-bidsearch": 45.0,
-                 # both searches: the auction's (above) and dragon-pimc's card play (<= 45 ms by budget)
-                 "dragon-strong": 45.0},
-    levels=(Level("easy", "dragon-easy", 1, "plays by rules of thumb but makes a beginner's mistakes: for children and newcomers"),
-            Level("normal", "dragon-heuristic", 5, "plays by rules of thumb"),
-            # dragon-strong: +37.0 +- 12.3 points/board against normal, +32.6 +- 12.4 against
-            # dragon-search (300 boards each, docs/bots.md)
-            Level("strong", "dragon-strong", 50, "thinks ahead over the deals the others may hold, when bidding and in play")),
-    hooks=ClientHooks(renderer="summon.clients.render.dragon:DragonRenderer",
-                      screen="summon.clients.tui.screens.dragon:DragonScreen", web="dragon"),
 )

@@ -5,7 +5,7 @@ add an option: one ``OptionSpec`` here and the field of the same name in ``state
 (``tests/test_manifests.py`` holds the two equal).
 """
 
-from summon.referee.gametype import ClientHooks, GameType, Level, OptionSpec
+from summon.referee.gametype import GameType, OptionSpec
 
 from .viewkeys import VIEW_KEYS, VIEW_SAMPLE
 
@@ -37,20 +37,4 @@ GAME_TYPE = GameType(
     ),
     # the lowest positive score wins: scores do not order the places
     scores_rank=False,
-    bots={"summicard-easy": "summon.clients.bots.easy:SummicardEasyBot",
-          "summicard-ev": "summon.clients.bots.summicard_ev:SummicardEVBot",
-          "summicard-strong": "summon.clients.bots.summicard_strong:SummicardStrongBot"},
-    default_bot="summicard-ev",
-    # CPU per decision, measured (benchmarks/summicard_bots.py --match).  The strong bot's is
-    # the mean of its betting decisions heads-up (2.1 ms; about 5 ms with 4 players, its
-    # search bounded by a count of nodes): above INLINE_MS, so it decides off the referee's loop (referee/housepool.py)
-    bot_cost_ms={"summicard-easy": 0.24, "summicard-ev": 0.28, "summicard-strong": 2.1},
-    # each level beats the one below in 2-player betting sessions with a 95 % interval above
-    # even (docs/bots.md "Levels"; benchmarks/levels_table.py --game summicard).  The base
-    # game's single hand is mostly luck: no gap shows there.
-    levels=(Level("easy", "summicard-easy", 1, "the expected value with a card player's mistakes"),
-            Level("normal", "summicard-ev", 5, "plays the expected value"),
-            Level("strong", "summicard-strong", 50, "reads the others' bets: Monte Carlo over their Bombs")),
-    hooks=ClientHooks(renderer="summon.clients.render.summicard:SummicardRenderer",
-                      screen="summon.clients.tui.screens.summicard:SummicardScreen", web="summicard"),
 )

@@ -14,10 +14,10 @@ import { has, t as tr } from "./i18n.js";
 import { announce } from "./announce.js";
 import { sheetPanel } from "./sheet.js";
 
-// A game's own module (its screen, score sheet and event words) is the one its manifest names,
-// `hooks.web` (referee/gametype.py: web "x" is games/x.js), as the servers say it:
-// config.json's `games` ({game: web}, what `summon web` has registered) and referee_status's
-// `games` (each manifest, `hooks` included).  Each is imported once, so a game added in its
+// A game's own module (its screen, score sheet and event words) is the one its registered
+// players name, `hooks.web` (clients/playertype.py: web "x" is games/x.js), as the servers say
+// it: config.json's `games` ({game: web}, what `summon web` has registered) and
+// referee_status's `games` (each manifest with its players, `hooks` included).  Each is imported once, so a game added in its
 // own folder needs no line here; a game without one, or whose module has not arrived or did
 // not load, shows the generic screen (the view as data, every legal move a button).
 const HOOKS = new Map();     // game name -> its web module's name
