@@ -175,10 +175,12 @@ def test_index_html_names_no_game_and_the_server_preloads_the_registered_ones(se
     later, after config.json); the header 1,946 ms."""
     import dataclasses
 
+    from summon.clients import players as client_registry
     from summon.referee import games as registry
 
     html = (STATIC / "index.html").read_text()
-    named = [w for t in registry.GAME_TYPES.values() for w in (t.name, t.hooks.web) if w and re.search(
+    named = [w for t in registry.GAME_TYPES.values() for w in (t.name, client_registry.players_of(t.name).hooks.web)
+             if w and re.search(
         rf"\b{re.escape(w)}\b", html, re.I)]
     assert named == [], f"index.html names {named}"
     assert len(list((STATIC / "js" / "games").glob("*.js"))) > 1  # the built-in games' modules exist
@@ -189,13 +191,14 @@ def test_index_html_names_no_game_and_the_server_preloads_the_registered_ones(se
         conn.close()
         return headers.get("Link")
 
-    webs = sorted({t.hooks.web for t in registry.GAME_TYPES.values() if t.hooks.web})
+    webs = sorted({w for t in registry.GAME_TYPES if (w := client_registry.players_of(t).hooks.web)})
     assert len(webs) == 3
     assert link() == link("/index.html") == ", ".join(f"<js/games/{w}.js>; rel=modulepreload" for w in webs)
     assert link("/js/app.js") is None and link("/config.json") is None
     dragon = registry.GAME_TYPES["dragon"]
-    other = dataclasses.replace(dragon, name="dragon-two", hooks=dataclasses.replace(dragon.hooks, web="generic"))
-    monkeypatch.setitem(registry.GAME_TYPES, "dragon-two", other)
+    monkeypatch.setitem(registry.GAME_TYPES, "dragon-two", dataclasses.replace(dragon, name="dragon-two"))
+    monkeypatch.setitem(client_registry.PLAYERS, "dragon-two", client_registry.Players(
+        "dragon-two", hooks=dataclasses.replace(client_registry.players_of("dragon").hooks, web="generic")))
     assert "<js/games/generic.js>; rel=modulepreload" in link()
 
 
