@@ -53,14 +53,14 @@ import ssl
 import threading
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 from collections.abc import Callable, Iterable
 
 from summon.protocol import mqttwire as wire
 from summon.protocol.mqtt import (BAD_CREDENTIALS, TAKEN_OVER, BrokerUrl, Incoming, LinkError, LinkRefused,
                                   ShortSessions, credentials_refused, taken_over)
 
-__all__ = ["Caught", "LoopLink", "Subscription"]
+__all__ = ["Caught", "LoopLink", "Outgoing", "Subscription"]
 
 log = logging.getLogger("summon.mqtt")
 
@@ -69,6 +69,20 @@ _DEFAULT_WINDOW = 1000  # publishes in flight when the broker sets no Receive Ma
 _RESUB_BATCH = 100  # run-time filters per SUBSCRIBE after a reconnect (10,000 tables: 100 packets)
 
 AckCallback = Callable[[bool], None]  # True: granted (or removed); False: the broker refused it
+InFlight = tuple[bytes, bytes]  # a QoS1 PUBLISH kept for a resend: its head (mqttwire.qos1_head) and its payload
+
+
+class Outgoing(Protocol):
+    """A message for ``publish_many`` (the referee's ``Publish``): QoS1, topic, payload, retain."""
+
+    @property
+    def topic(self) -> str: ...
+
+    @property
+    def payload(self) -> bytes: ...
+
+    @property
+    def retain(self) -> bool: ...
 
 
 @dataclass(frozen=True)
@@ -120,8 +134,8 @@ class LoopLink:
         self._rbuf = bytearray(_READ_CHUNK)
         self._rview = memoryview(self._rbuf)
         self._out = bytearray()  # bytes for the socket, in order
-        self._unacked: dict[int, bytes] = {}  # mid -> PUBLISH in flight (insertion order = send order)
-        self._queued: collections.deque[tuple[int, bytes]] = collections.deque()  # over the window
+        self._unacked: dict[int, InFlight] = {}  # mid -> PUBLISH in flight (insertion order = send order)
+        self._queued: collections.deque[tuple[int, InFlight]] = collections.deque()  # over the window
         self._window = _DEFAULT_WINDOW
         self._next_mid = 0
         self._pending_subacks: set[int] = set()
@@ -238,13 +252,45 @@ class LoopLink:
                 self._out += wire.publish(topic, payload, qos=0, retain=retain, mid=0, v5=self._v5)
             return 0
         mid = self._mid()
-        packet = wire.publish(topic, payload, qos=1, retain=retain, mid=mid, v5=self._v5)
+        packet = (wire.qos1_head(topic, len(payload), retain, mid, self._v5), payload)
         if self._sock is not None and len(self._unacked) < self._window and not self._queued:
             self._unacked[mid] = packet
-            self._out += packet
+            self._out += packet[0]
+            self._out += payload
         else:
             self._queued.append((mid, packet))
         return mid
+
+    def publish_many(self, messages: Iterable[Outgoing]) -> None:
+        """Queue QoS1 publishes, in order: what ``publish(m.topic, m.payload, m.retain)`` of
+        each does -- the same packet ids, bytes, window and queue -- in one pass.
+
+        Why: a move is six publishes; one at a time each cost a call into the link, one into
+        the encoder, a packet id search and a whole packet built only to be copied into the
+        output buffer: ~7% of the referee's CPU flat out (py-spy, benchmarks/referee_load.py),
+        12-17 us for a move's six in-process against 6.6 us here.  Here the head of each is
+        framed (``mqttwire.qos1_head``) and written with its payload straight into the
+        buffer, which the next ``pump()`` sends in one ``send`` as before."""
+        if self._closed:
+            raise LinkError("publish after close")
+        unacked, pending, queued, out, v5 = self._unacked, self._pending_subacks, self._queued, self._out, self._v5
+        head_of = wire.qos1_head
+        room = self._window - len(unacked) if self._sock is not None and not queued else 0
+        for m in messages:
+            mid = self._next_mid % 65535 + 1  # _mid()'s first try, which is nearly always free
+            if mid in unacked or mid in pending:
+                mid = self._mid()
+            else:
+                self._next_mid = mid
+            payload = m.payload
+            head = head_of(m.topic, len(payload), m.retain, mid, v5)
+            if room > 0:
+                room -= 1
+                unacked[mid] = (head, payload)
+                out += head
+                out += payload
+            else:  # over the window (or not connected): this one and every later one wait in line
+                queued.append((mid, (head, payload)))
 
     def flush(self) -> None:
         """Send what is queued now, without waiting or reading (the owner has more to do
@@ -435,20 +481,22 @@ class LoopLink:
 
     def _resend(self) -> None:
         """After a reconnect: what the broker never acknowledged goes again, first, in order."""
-        old = list(self._unacked.items())
+        old = [(mid, (wire.with_dup(head), payload)) for mid, (head, payload) in self._unacked.items()]
         self._unacked.clear()
         for mid, packet in old[:self._window]:
             self._unacked[mid] = packet
-            self._out += wire.with_dup(packet)
+            self._out += packet[0]
+            self._out += packet[1]
         # the new CONNACK's Receive Maximum may be smaller: the rest wait first in line, still DUP
-        self._queued.extendleft((mid, wire.with_dup(packet)) for mid, packet in reversed(old[self._window:]))
+        self._queued.extendleft(reversed(old[self._window:]))
         self._fill_window()
 
     def _fill_window(self) -> None:
         while self._queued and len(self._unacked) < self._window:
             mid, packet = self._queued.popleft()
             self._unacked[mid] = packet
-            self._out += packet
+            self._out += packet[0]
+            self._out += packet[1]
 
     # --- I/O ------------------------------------------------------------------------------
     def _flush(self) -> None:
@@ -482,8 +530,13 @@ class LoopLink:
             self._lost(f"bad packet from the broker: {exc}")
             return
         acked = False
+        unacked = self._unacked
         for kind, flags, body in packets:
-            # the hot path first: most packets are publishes
+            if kind == wire.PUBACK and len(body) == 2:  # the hot path first: six a move (a reason code: _on_puback)
+                unacked.pop((body[0] << 8) | body[1], None)
+                acked = True
+                continue
+            # then the moves: most other packets are publishes
             problem = self._on_publish(flags, body) if kind == wire.PUBLISH else self._on_other(kind, body)
             if problem is not None:
                 if problem:

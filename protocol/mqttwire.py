@@ -22,7 +22,7 @@ from summon.protocol.errors import ProtocolError
 __all__ = [
     "CONNACK", "DISCONNECT", "PINGRESP", "PUBACK", "PUBLISH", "SUBACK", "UNSUBACK",
     "Connack", "Parser", "WireError", "connect", "disconnect", "pingreq", "puback", "publish",
-    "publish_info", "publish_parts", "subscribe", "subscription_ids", "unsubscribe", "varint", "varint_at",
+    "publish_info", "publish_parts", "qos1_head", "subscribe", "subscription_ids", "unsubscribe", "varint", "varint_at",
 ]
 
 CONNECT, CONNACK, PUBLISH, PUBACK = 0x10, 0x20, 0x30, 0x40
@@ -118,6 +118,23 @@ def publish(topic: str, payload: bytes, *, qos: int, retain: bool, mid: int, v5:
         head += b"\x00"  # no properties
     first = PUBLISH | (0x08 if dup else 0) | (qos << 1) | (1 if retain else 0)
     return b"".join((_BYTE[first], varint(len(head) + len(payload)), head, payload))
+
+
+_QOS1_FIRST = (_BYTE[PUBLISH | 0x02], _BYTE[PUBLISH | 0x03])  # a QoS1 PUBLISH's first byte: not retained, retained
+
+
+def qos1_head(topic: str, size: int, retain: bool, mid: int, v5: bool) -> bytes:
+    """A QoS1 PUBLISH up to its payload: ``qos1_head(topic, len(payload), ...) + payload``
+    is byte for byte ``publish(topic, payload, qos=1, ...)`` (tests/test_framing.py).
+
+    Why apart from ``publish``: the referee's link writes a move's publishes into its output
+    buffer head, payload, head, payload... (``LoopLink.publish_many``), so each payload is
+    copied once, into that buffer, where ``publish`` copied it into a packet first; and it
+    keeps the two parts for a resend (``with_dup`` of the head)."""
+    t = _topic(topic) if type(topic) is str else _str(topic)
+    n = len(t) + (3 if v5 else 2) + size
+    return b"".join((_QOS1_FIRST[1 if retain else 0], _BYTE[n] if n < 0x80 else varint(n), t, mid.to_bytes(2, "big"),
+                     b"\x00" if v5 else b""))
 
 
 def with_dup(packet: bytes) -> bytes:

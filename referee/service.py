@@ -903,16 +903,23 @@ class Referee:
         assert self._link is not None
         if self._gates:
             publishes = self._through_gates(publishes)
+        self._link.publish_many(self._sendable(publishes, []))  # framed in one pass (LoopLink.publish_many)
+
+    def _sendable(self, publishes: Sequence[Publish | Later], into: list[Publish]) -> list[Publish]:
+        """``publishes`` in order, a ``Later`` packed in its place, less what must not leave."""
+        sandbox, limit = self._sandbox_topics, MAX_PACKET_BYTES - 64
         for p in publishes:
             if isinstance(p, Later):  # the rest of a move's states: packed now that they leave
-                self._send(p.build())
+                self._sendable(p.build(), into)
                 continue
-            if p.topic.startswith(self._sandbox_topics) and "/public/" in p.topic:
+            topic = p.topic
+            if topic.startswith(sandbox) and "/public/" in topic:
                 continue  # a sandbox table is unlisted: nothing on its public topics (playertables.SANDBOX)
-            if len(p.payload) + len(p.topic) > MAX_PACKET_BYTES - 64:  # the broker would disconnect us
-                log.error("not sent: %d bytes on %s exceed the broker's max_packet_size", len(p.payload), p.topic)
+            if len(p.payload) + len(topic) > limit:  # the broker would disconnect us
+                log.error("not sent: %d bytes on %s exceed the broker's max_packet_size", len(p.payload), topic)
                 continue
-            self._link.publish(p.topic, p.payload, retain=p.retain)
+            into.append(p)
+        return into
 
     def _through_gates(self, publishes: Sequence[Publish | Later]) -> list[Publish | Later]:
         """What may leave now; the publishes of a gated table (fleet.own) wait in its gate."""

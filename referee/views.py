@@ -191,12 +191,40 @@ def _pairs(pk: msgpack.Packer, d: dict) -> bytes:
     return pk.pack(d)[_header_len(len(d)):]
 
 
-def _seat_view_bytes(pk: msgpack.Packer, public: dict, public_pairs: bytes, extra: dict) -> bytes:
+def _seat_view_bytes(pk: msgpack.Packer, public: dict, public_pairs: bytes, extra: dict, shared: bool = False) -> bytes:
     """``pk.pack`` of the seat view that is ``public`` followed by ``extra``: the
-    spectators' encoded pairs, then the seat's own."""
+    spectators' encoded pairs, then the seat's own (``shared``: ``extra`` may be a part the
+    game gives again unchanged, packed once: ``_shared_pairs``)."""
     if type(extra) is not dict or extra.keys() & public.keys():  # not a plain addition: build it whole
         return pk.pack({**public, **extra})
-    return pk.pack_map_header(len(public) + len(extra)) + public_pairs + _pairs(pk, extra)
+    return (pk.pack_map_header(len(public) + len(extra)) + public_pairs
+            + (_shared_pairs(pk, extra) if shared else _pairs(pk, extra)))
+
+
+_SHARED: dict[int, tuple[dict, bytes]] = {}
+_SHARED_MAX = 1 << 12
+
+
+def _shared_pairs(pk: msgpack.Packer, part: dict) -> bytes:
+    """``_pairs(pk, part)``, remembered for the very dict ``part``.
+
+    Why: a game with ``shared_seat_parts`` (Dragon) gives a seat's part as the same dict
+    while the seat's cards are unchanged -- three seats of four after most moves -- so its
+    bytes are packed once, not once a move.  Keyed by identity and held with the dict, so
+    the id cannot be reused while remembered; at most ``_SHARED_MAX`` parts (four a table
+    in play: 1,000 tables'), oldest dropped first.  tests/test_fast_payloads.py holds the bytes to the
+    uncached build."""
+    hit = _SHARED.get(id(part))
+    if hit is not None and hit[0] is part:
+        return hit[1]
+    packed = _pairs(pk, part)
+    if len(_SHARED) >= _SHARED_MAX:
+        try:  # another thread (a house bot's view) may drop the same one: either is fine
+            _SHARED.pop(next(iter(_SHARED)), None)
+        except (StopIteration, RuntimeError):
+            pass
+    _SHARED[id(part)] = (part, packed)
+    return packed
 
 
 _SEAT_FIELDS = ("table", "game", "seat", "seq", "status", "to_move", "legal", "view", "events", "clock", "last",
@@ -232,7 +260,7 @@ class MovePieces:
     """
 
     __slots__ = ("seats", "_heads", "_progress", "_tail", "_clock", "_public_view", "_public", "_extras",
-                 "_views", "_legal", "_events", "_seat_events", "_house", "_has_events", "_seq", "_epoch")
+                 "_views", "_legal", "_events", "_seat_events", "_house", "_has_events", "_seq", "_epoch", "_shared")
 
     def __init__(self, table: ViewedTable, events: Sequence[Event] = (),
                  legal: Mapping[int, list[str]] | None = None) -> None:
@@ -250,6 +278,7 @@ class MovePieces:
             public, extras = game.view(state, None), None
         self._public_view = pk.pack(public)
         self._public: dict[str, Any] | None  # declared: None when the views are built per seat
+        self._shared = bool(getattr(game, "shared_seat_parts", False))
         if extras is not None and type(public) is dict:
             self._public, self._extras, self._views = public, extras, None
         else:
@@ -285,7 +314,8 @@ class MovePieces:
         if self._extras is not None:
             public = self._public
             assert public is not None
-            view = _seat_view_bytes(pk, public, self._public_view[_header_len(len(public)):], self._extras[seat])
+            view = _seat_view_bytes(pk, public, self._public_view[_header_len(len(public)):], self._extras[seat],
+                                    self._shared)
         else:
             assert self._views is not None
             view = pk.pack(self._views[seat])

@@ -68,6 +68,10 @@ class ScriptedLink:
         if self.on_state is not None and topic.endswith("/public/state"):
             self.on_state(T.table_of(topic))
 
+    def publish_many(self, messages: Any) -> None:  # LoopLink.publish_many: each, in order
+        for m in messages:
+            self.publish(m.topic, m.payload, m.retain)
+
     def flush(self) -> None:
         pass
 

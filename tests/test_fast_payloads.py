@@ -9,6 +9,7 @@ redaction tests, which check the one-audience functions, hold for what is publis
 
 from __future__ import annotations
 
+import functools
 import random
 
 import pytest
@@ -87,3 +88,60 @@ def check_games(tables: list[tuple[Table, random.Random]], at_least: int) -> Non
             checked += 1
         assert table.status == "finished"
     assert checked >= at_least
+
+
+# --- Dragon's seat parts packed once (issue 45 item 3) ------------------------------------------
+# A seat's part of the view is the same dict while its cards are unchanged, and its packed
+# bytes are remembered by identity (referee/views.py ``_shared_pairs``).  A stale hit would
+# put one seat's (or one table's) cards into another's payload, so many tables are played
+# interleaved -- every move's payloads held to the reference build -- with the caches at
+# their size and squeezed to a few entries (constant eviction, ids reused by new dicts).
+POSITIONS, POSITIONS_SLOW = 3_000, 100_000
+
+
+@pytest.mark.parametrize("squeezed", [False, True], ids=["caches", "squeezed-caches"])
+def test_dragon_payloads_equal_the_reference_build_over_thousands_of_interleaved_positions(
+        squeezed: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    check_interleaved(POSITIONS, squeezed, monkeypatch)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("squeezed", [False, True], ids=["caches", "squeezed-caches"])
+def test_dragon_payloads_equal_the_reference_build_over_100000_interleaved_positions(
+        squeezed: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    check_interleaved(POSITIONS_SLOW, squeezed, monkeypatch)
+
+
+def check_interleaved(positions: int, squeezed: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    from summon.referee import views as referee_views
+    from summon.referee.games.dragon import views as dragon_views
+
+    if squeezed:
+        monkeypatch.setattr(referee_views, "_SHARED_MAX", 3)
+        small = functools.lru_cache(maxsize=2)(dragon_views._seat_part.__wrapped__)
+        monkeypatch.setattr(dragon_views, "_seat_part", small)
+    rng = random.Random(f"interleaved-{positions}-{squeezed}")
+
+    def fresh(n: int) -> Table:  # short games (a hand limit), so tables end and new ones come
+        return Table(f"t{n}", GAMES["dragon"], [f"u{s}" for s in range(4)], {"target": 100, "max_hands": 1 + n % 3},
+                     rng.randrange(1 << 64), Topics())
+
+    live = [fresh(n) for n in range(8)]
+    made = len(live)
+    checked = 0
+    now = 0.0
+    while checked < positions:
+        i = rng.randrange(len(live))
+        table = live[i]
+        if table.status != "playing":  # a new table in its place: new dicts, new cards
+            live[i] = fresh(made)
+            made += 1
+            continue
+        seat = rng.choice(table.game.to_move(table.state))
+        move = rng.choice(table.game.legal_moves(table.state, seat))
+        now += rng.uniform(0.1, 3.0)
+        state, events = table.game.apply(table.state, seat, move)
+        out = table.handle_move(table.players[seat], Move(seq=table.seq, move=move), now=now)
+        assert state == table.state
+        assert out == table.snapshot_reference(events, meta=table.status != "playing"), (table.id, table.seq)
+        checked += 1

@@ -31,6 +31,10 @@ class RecordingLink:
     def publish(self, topic: str, payload: bytes, retain: bool = False, qos: int = 1) -> None:
         self.sent.append((topic, decode(payload) if payload else None, self.store.stats.commits))
 
+    def publish_many(self, messages: Any) -> None:  # LoopLink.publish_many: each, in order
+        for m in messages:
+            self.publish(m.topic, m.payload, m.retain)
+
     def flush(self) -> None:
         self.sent.append(("<flush>", None, self.store.stats.commits))
 

@@ -392,6 +392,31 @@ def test_no_more_publishes_in_flight_than_the_brokers_receive_maximum(broker: Fa
         link.close()
 
 
+def test_a_batch_framed_in_one_pass_keeps_the_packets_and_the_window(broker: FakeBroker, clock: FakeClock) -> None:
+    """``publish_many`` (a move's publishes, issue 45 item 3): the packets and ids five
+    ``publish`` calls give, in one send, the window and the queue behind it unchanged."""
+    link = LoopLink(broker.url(), "ref", mqtt_version=5)
+    connect = b"\x10\x10\x00\x04MQTT\x05\x02\x00\x1e\x00\x00\x03ref"
+    started(broker, link, connect=connect, connack=connack_v5_receive_max(3))
+    try:
+        link.publish("a/b", b"hi")
+        link.publish_many([types.SimpleNamespace(topic="a/b", payload=b"hi", retain=False)] * 4)
+        link.pump(0)
+        broker.expect(pub_v5(1) + pub_v5(2) + pub_v5(3))
+        broker.silent()
+        broker.send(puback(1) + puback(3))
+        pump_until(link, lambda: link.in_flight == 3)
+        link.pump(0)
+        broker.expect(pub_v5(4) + pub_v5(5))
+        broker.hang_up()
+        pump_until(link, lambda: not link.connected.is_set())
+        reconnect(broker, link, clock, connect, connack_v5_receive_max(3))
+        broker.expect(pub_v5(2, dup=True) + pub_v5(4, dup=True) + pub_v5(5, dup=True))
+        broker.silent()
+    finally:
+        link.close()
+
+
 def test_a_smaller_receive_maximum_after_a_reconnect_bounds_the_resends(broker: FakeBroker, clock: FakeClock) -> None:
     """Regression: the resend after a reconnect sent every unacknowledged publish at once,
     whatever the new CONNACK's Receive Maximum (a broker restarted with a smaller one)."""

@@ -78,6 +78,10 @@ class DragonGame(Game):
         referee/views.py)."""
         return all_views(state)
 
+    # ``views`` gives the same dict for a seat's part while its cards are unchanged, and
+    # never modifies one: the referee may pack each such part once (referee/views.py)
+    shared_seat_parts = True
+
     def outcome(self, state: State) -> Outcome | None:
         r = state.result
         if r is None:
