@@ -54,6 +54,23 @@ another referee's table, the catch-all's copy) and the moves it accepted: **deli
 move** is the broker's move deliveries to all the referees over the moves accepted.
 
     python benchmarks/referee_load.py --referees 1,2,4 --db pg --tables 200 --seconds 10 --rounds 2
+
+What the sweep prints beside the referees' CPU per move (issue 45 item 5: 427 / 482 / 561 us
+at 1 / 2 / 4 referees on the 2-core machine, and nothing said why): each referee's own CPU
+per move (min-max), the commits and loop passes per move (the group commit's batch size),
+the broker's and PostgreSQL's CPU per move, the machine's busy share and load average, and
+the **canary** (``child_canary``): a fixed piece of the referee's own work (Dragon moves
+through ``Table.handle_move``) timed in CPU beside every fleet -- if it grows, the cores'
+contention inflates everyone's CPU per unit of work; if it stays flat while a fleet's CPU per
+move grows, the fleet does more work.  ``--lone-control`` adds, for each fleet of R > 1, ONE
+referee driving ``--tables``/R tables (a member's share of the tables, without the fleet).
+Per line on stderr: preemptions, voluntary waits and system CPU per move, and the loop's CPU
+per move split into batch (dispatch, play, store, commit, send), pump and tick.
+``--sweep-phase paced`` runs the sweep at ``--pace`` instead of flat out.  To profile:
+``REFEREE_LOAD_PYSPY=DIR`` records referee-0 of each fleet with py-spy (wall time: it counts
+a process waiting for a core; add ``REFEREE_LOAD_PERF=1`` for ``perf record -e cpu-clock``,
+CPU only, C frames), ``REFEREE_LOAD_CPU_PROFILE=DIR`` cProfiles every referee's loop thread
+in CPU time (``time.thread_time``) between the phase's two snapshots (slow: ~5x).
 """
 
 from __future__ import annotations
@@ -95,6 +112,8 @@ PLAYERS = {n: [f"p{i + 1}" for i in range(max(g.min_seats, min(g.max_seats, 4)))
 ECHO_BYTES = 700  # about a Dragon seat state
 AT = len(T.prefix.split("/")) + 1  # index of the table id in a topic's levels
 QUIET_S = 0.002  # the one-table phase's pause before each timed move (the other seats read)
+CANARY_MOVES = 20  # child_canary: moves per burst (~3 ms of CPU) ...
+CANARY_SLEEP_S = 0.03  # ... and the pause between bursts
 
 
 def url(port: int, user: str) -> BrokerUrl:
@@ -169,7 +188,7 @@ def count_deliveries(ref: Any) -> None:
     bytecodes: the counts and ``ref.tables`` are not being changed meanwhile."""
     from summon.protocol.looplink import Caught
 
-    n = {"own": 0, "foreign": 0, "caught": 0}
+    n = {"own": 0, "foreign": 0, "caught": 0, "other": 0}
     put = ref.inbox.put
 
     def counting(item: Any, *args: Any, **kw: Any) -> None:
@@ -177,6 +196,8 @@ def count_deliveries(ref: Any) -> None:
         if "/move/" in topic:
             kind = "caught" if isinstance(item, Caught) else "own" if T.table_of(topic) in ref.tables else "foreign"
             n[kind] += 1
+        else:  # everything else the referee is handed (presence, chat, requests, forwards)
+            n["other"] += 1
         put(item, *args, **kw)
 
     ref.inbox.put = counting
@@ -198,11 +219,102 @@ def count_deliveries(ref: Any) -> None:
 
     ref._tick = ticking  # type: ignore[method-assign]
 
+    def timed(name: str, obj: Any, attr: str) -> None:
+        """The loop thread's CPU seconds inside ``obj.attr`` (``cpu_<name>``): where a move's CPU goes."""
+        fn = getattr(obj, attr)
+        n["cpu_" + name] = 0.0
+
+        def wrapper(*args: Any, **kw: Any) -> Any:
+            t0 = time.thread_time()
+            try:
+                return fn(*args, **kw)
+            finally:
+                n["cpu_" + name] += time.thread_time() - t0
+
+        setattr(obj, attr, wrapper)
+
+    timed("batch", ref, "_run_batch")  # handle, commit, send a batch
+    timed("tick", ref, "_tick")
+    timed("status", ref, "_status")
+    timed("commit", ref.undo, "commit")  # inside batch: the store's commit
+    timed("dispatch", ref, "_dispatch")  # inside batch: every message (a move: play, and the rest)
+    timed("play", ref.moves, "play")  # inside dispatch: an accepted or refused move, stored, queued
+    timed("store", ref.moves, "_store")  # inside play: the move's record (PostgreSQL: one round trip)
+    timed("send", ref, "_send_batch")  # inside batch: the batch's messages packed for the broker
+
+    def link_up() -> None:
+        while ref._link is None:
+            time.sleep(0.05)
+        timed("pump", ref._link, "pump")  # read and write the broker's socket
+
+    threading.Thread(target=link_up, daemon=True).start()
+
+    cpu_profile = os.environ.get("REFEREE_LOAD_CPU_PROFILE")  # a folder: see below
+    profiler: list[Any] = []
+
     def report(*_: Any) -> None:
+        if cpu_profile:  # the loop thread's CPU time (not wall) by function, between the sweep's two snapshots
+            import cProfile
+
+            if not profiler:
+                profiler.append(cProfile.Profile(timer=time.thread_time))
+                profiler[0].enable()
+            else:
+                profiler[0].disable()
+                profiler[0].dump_stats(f"{cpu_profile}/{ref.config.client_id}-{os.getpid()}.prof")
         n["commits"] = ref.store.stats.commits if ref.store is not None else 0  # group commits, one per batch
+        n["cpu"] = cpu_seconds(os.getpid())  # this referee's own CPU seconds (the sweep's per-referee figure)
+        n["sys"] = os.times().system
+        for line in Path("/proc/self/status").read_text().splitlines():  # preempted: the cores were busy
+            if line.startswith("nonvoluntary_ctxt_switches:"):
+                n["preempted"] = int(line.split()[1])
+            elif line.startswith("voluntary_ctxt_switches:"):
+                n["waits"] = int(line.split()[1])
         print(json.dumps(n), flush=True)
 
     signal.signal(signal.SIGUSR1, report)
+
+
+def child_canary(game: str) -> None:
+    """A fixed piece of the referee's own Python work, timed in CPU, beside the fleet: the
+    same ``CANARY_MOVES`` moves replayed through ``Table.handle_move`` (fresh tables, no
+    broker, no store) in short bursts, ``CANARY_SLEEP_S`` apart (a tenth of a core or so).
+
+    Why: on a machine with fewer cores than processes, a process's CPU time per unit of work
+    grows with the others running (its caches and branch predictors are shared, emptied at
+    each switch) without any code doing more.  The canary's CPU per move over a phase says
+    how much: the same code, the same work, only the neighbours differ.  SIGUSR1 prints its
+    totals so far (moves, CPU seconds) as one JSON line."""
+    from summon.referee.games import GAMES
+    from summon.referee.table import Table
+
+    players, engine, rng = PLAYERS[game], GAMES[game], random.Random(11)
+    script: list[tuple[int, list[tuple[str, str]]]] = []
+    total = 0
+    while total < CANARY_MOVES:
+        seed = rng.randrange(1 << 60)
+        t = Table("canary", engine, players, {}, seed, T)
+        played = []
+        while t.status == "playing" and total < CANARY_MOVES:
+            seat = rng.choice(engine.to_move(t.state))
+            move = rng.choice(engine.legal_moves(t.state, seat))
+            t.state = engine.apply(t.state, seat, move)[0]
+            t.seq += 1
+            played.append((players[seat], move))
+            total += 1
+        script.append((seed, played))
+    n = {"moves": 0, "cpu": 0.0}
+    signal.signal(signal.SIGUSR1, lambda *_: print(json.dumps(n), flush=True))
+    print("ready", flush=True)
+    while True:
+        for seed, played in script:
+            t = Table("canary", engine, players, {}, seed, T)
+            c0 = time.thread_time()
+            for user, move in played:
+                t.handle_move(user, Move(seq=t.seq, move=move))
+            n["cpu"] += time.thread_time() - c0
+            n["moves"] += len(played)
+        time.sleep(CANARY_SLEEP_S)
 
 
 def child_pong(port: int) -> None:
@@ -622,14 +734,21 @@ def next_state(link: Link, after: int, timeout: float = 30.0) -> Any:
 
 
 def many_tables(port: int, game: str, tag: str, tables: int, mode: str, seconds: float, pace: float,
-                cpu: Any) -> tuple[list[float], int, float]:
+                cpu: Any, side: Any = None) -> tuple[list[float], int, float]:
+    """The flat-out or paced phase: latencies, errors, and the referees' CPU us per move.
+
+    ``side``: an ``Around`` (the fleet sweep's), sampled at the phase's start and end like ``cpu``."""
     seats = [spawn("_seat", port, u, tag, mode, tables, seconds, pace, i, stdin=subprocess.PIPE)
              for i, u in enumerate(PLAYERS[game])]
     start_at = start(seats, time.time() + 0.5)  # every seat has every table's state: go together
     time.sleep(max(0.0, start_at - time.time()))
     c0, l0 = cpu(), cpu(loop=True)
+    if side is not None:
+        side.begin()
     time.sleep(seconds)
     used, loop = cpu() - c0, cpu(loop=True) - l0
+    if side is not None:
+        side.end()
     lat: list[float] = []
     errors = 0
     clients_cpu = 0.0
@@ -644,9 +763,11 @@ def many_tables(port: int, game: str, tag: str, tables: int, mode: str, seconds:
     return lat, errors, used / max(len(lat), 1) * 1e6
 
 
-def snapshot(refs: list[subprocess.Popen[str]], timeout: float = 30.0) -> dict[str, int]:
-    """Every referee's delivery counts (``count_deliveries``), summed: SIGUSR1, one JSON line each."""
-    total: dict[str, int] = {}
+def snapshot(refs: list[subprocess.Popen[str]], timeout: float = 30.0,
+             each: list[dict[str, float]] | None = None) -> dict[str, float]:
+    """Every referee's delivery counts (``count_deliveries``), summed: SIGUSR1, one JSON line
+    each (also appended to ``each``, one dict per referee, in order)."""
+    total: dict[str, float] = {}
     for p in refs:
         p.send_signal(signal.SIGUSR1)
     deadline = time.monotonic() + timeout
@@ -659,10 +780,72 @@ def snapshot(refs: list[subprocess.Popen[str]], timeout: float = 30.0) -> dict[s
             if select.select([p.stdout], [], [], min(left, 0.5))[0]:
                 line = p.stdout.readline().strip()
                 if line.startswith("{"):
-                    for k, v in json.loads(line).items():
+                    got = json.loads(line)
+                    for k, v in got.items():
                         total[k] = total.get(k, 0) + v
+                    if each is not None:
+                        each.append(got)
                     break
     return total
+
+
+def tree_cpu(pid: int) -> float:
+    """utime + stime of a live process and of its live descendants (a PostgreSQL server's
+    backends), from /proc; 0 for one that is gone."""
+    children: dict[int, list[int]] = {}
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                ppid = int(Path(f"/proc/{d}/stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            children.setdefault(ppid, []).append(int(d))
+    total, todo = 0.0, [pid]
+    while todo:
+        p = todo.pop()
+        try:
+            total += cpu_seconds(p)
+        except (OSError, IndexError, ValueError):
+            continue
+        todo += children.get(p, [])
+    return total
+
+
+def machine_busy() -> tuple[float, float]:
+    """(busy, all) CPU seconds of the whole machine so far, every core (/proc/stat)."""
+    ticks = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    idle = ticks[3] + ticks[4]  # idle + iowait
+    hz = os.sysconf("SC_CLK_TCK")
+    return (sum(ticks[:8]) - idle) / hz, sum(ticks[:8]) / hz
+
+
+class Around:
+    """What the fleet sweep measures around its referees over a phase: the broker's and
+    PostgreSQL's CPU seconds, and the machine's busy share (all cores; 1.0 = every core
+    busy).  Why: on a small machine a larger fleet shares the same cores with the broker,
+    the database and the load driver, so a referee's CPU per move must be read next to how
+    saturated the machine was (issue 45 item 5)."""
+
+    def __init__(self, broker_pid: int, pg_pid: int | None, canary: subprocess.Popen[str] | None = None) -> None:
+        self.broker_pid, self.pg_pid, self.canary = broker_pid, pg_pid, canary
+        self.delta: dict[str, float] = {}
+        self._at: dict[str, float] = {}
+
+    def _sample(self) -> dict[str, float]:
+        busy, every = machine_busy()
+        got = {"broker": cpu_seconds(self.broker_pid), "pg": tree_cpu(self.pg_pid) if self.pg_pid else 0.0,
+               "busy": busy, "all": every}
+        if self.canary is not None:
+            c = snapshot([self.canary])
+            got["canary_moves"], got["canary_cpu"] = c["moves"], c["cpu"]
+        return got
+
+    def begin(self) -> None:
+        self._at = self._sample()
+
+    def end(self) -> None:
+        now = self._sample()
+        self.delta = {k: v - self._at[k] for k, v in now.items()}
 
 
 def fresh_database(base: str, name: str) -> str:
@@ -683,53 +866,114 @@ def fleet_sweep(args: Any, counts: list[int], routings: list[str], base_db: str,
     the flat-out phase only, with the broker's move deliveries to the referees counted.
 
     ``owner`` is today's routing (referee/fleet.py: each table's moves to its owner, plus the
-    catch-all's one copy); ``all`` is the fleet before issue 27 (``all_referees_routing``)."""
+    catch-all's one copy); ``all`` is the fleet before issue 27 (``all_referees_routing``).
+    ``lone`` (``--lone-control``) is the control for each fleet of R > 1: ONE referee driving
+    ``tables / R`` tables, a fleet member's share of the load without the fleet -- what a
+    referee's CPU per move is at that load when no other referee runs.
+
+    Each row also says what surrounds the referees (issue 45 item 5: on a 2-core machine the
+    fleet of 4 looked 31 % dearer per move): the broker's and PostgreSQL's CPU per move, the
+    machine's busy share and load, and the canary (``child_canary``): a fixed piece of the
+    referee's own work timed in CPU beside each fleet, whose growth is the cores' contention."""
     add_referee_accounts(mosq, [f"referee-{i}" for i in range(max(counts))])
     director = Director(mosq.port)
+    canary = spawn("_canary", args.game)  # the contention gauge (child_canary), through the whole sweep
+    await_ready([canary], "canary")
+    around = Around(mosq.proc.pid, getattr(args, "pg_pid", None), canary)
     results: dict[tuple[int, str], list[dict[str, float]]] = {}
-    for rnd in range(args.rounds):
-        for r in counts:
-            for routing in routings:
-                db = fresh_database(base_db, f"sweep_{os.getpid()}_{rnd}_{r}_{routing}")
-                refs = [spawn("_referee", mosq.port, f"referee-{i}", db, args.db_sync, routing, args.mqtt)
-                        for i in range(r)]
-                try:
-                    await_ready(refs)
-                    director.barrier()
-                    tag = f"s{uuid.uuid4().hex[:4]}-"
-                    director.create(args.game, [f"{tag}{i}" for i in range(args.tables)], PLAYERS[args.game])
-                    director.barrier()
-                    c0 = snapshot(refs)
-
-                    def cpu(loop: bool = False) -> float:
-                        return sum(cpu_seconds(p.pid, p.pid if loop else None) for p in refs)
-
-                    lat, errors, cpu_us = many_tables(mosq.port, args.game, tag, args.tables, "flat", args.seconds,
-                                                      args.pace, cpu)
-                    c1 = snapshot(refs)
-                finally:
-                    stop(refs)
-                d = {k: c1[k] - c0.get(k, 0) for k in c1}
-                moves = max(d["accepted"], 1)
-                p50, p99 = quantiles(lat)
-                results.setdefault((r, routing), []).append({
-                    "moves_s": len(lat) / args.seconds, "per_move": (d["own"] + d["foreign"] + d["caught"]) / moves,
-                    "dropped": (d["foreign"] + d["caught"]) / moves, "p50": p50, "p99": p99, "cpu": cpu_us,
-                    "errors": errors})
-                print(f"  round {rnd + 1}: {r} referee(s), routing {routing}: {len(lat) / args.seconds:.0f} moves/s, "
-                      f"{(d['own'] + d['foreign'] + d['caught']) / moves:.2f} deliveries/move", file=sys.stderr)
+    runs = [(r, routing) for r in counts for routing in routings]
+    if args.lone_control:
+        runs += [(r, "lone") for r in counts if r > 1]
+    try:
+        for rnd in range(args.rounds):
+            for r, routing in runs:
+                row = sweep_one(args, director, mosq, around, base_db, rnd, r, routing)
+                results.setdefault((r, routing), []).append(row)
+    finally:
+        stop([canary])
     load = os.getloadavg()
-    print(f"referee_load fleet sweep: game {args.game}, {args.tables} tables flat out for {args.seconds:g} s, "
-          f"MQTT {'3.1.1' if args.mqtt == '3' else '5'}, PostgreSQL sync {args.db_sync}, {args.rounds} round(s) interleaved, load average {load[0]:.2f} {load[1]:.2f}")
-    print("routing  referees  moves/s  deliveries/move  (dropped unread)  p50 ms  p99 ms  referee CPU us/move  errors")
-    for routing in routings:
+    how = "flat out" if args.sweep_phase == "flat" else f"paced (a move every {args.pace:g} s per table)"
+    print(f"referee_load fleet sweep: game {args.game}, {args.tables} tables {how} for {args.seconds:g} s, "
+          f"MQTT {'3.1.1' if args.mqtt == '3' else '5'}, PostgreSQL sync {args.db_sync}, {args.rounds} round(s) "
+          f"interleaved, {os.cpu_count()} cores, load average {load[0]:.2f} {load[1]:.2f}")
+    print("routing  referees  tables  moves/s  deliveries/move  (dropped unread)  p50 ms  p99 ms  referee CPU us/move  "
+          "(each referee, min-max)  commits/move  passes/move  broker us/move  PG us/move  busy  load  "
+          "canary us/move  errors")
+    for routing in [*routings, *(["lone"] if args.lone_control else [])]:
         for r in counts:
-            rows = results[(r, routing)]
+            rows = results.get((r, routing))
+            if not rows:
+                continue
 
             def mean(k: str) -> float:
                 return statistics.fmean(x[k] for x in rows)
-            print(f"{routing:7}  {r:8}  {mean('moves_s'):7.0f}  {mean('per_move'):15.2f}  {mean('dropped'):16.2f}  "
-                  f"{mean('p50'):6.2f}  {mean('p99'):6.2f}  {mean('cpu'):19.0f}  {int(sum(x['errors'] for x in rows))}")
+            print(f"{routing:7}  {1 if routing == 'lone' else r:8}  {int(mean('tables')):6}  {mean('moves_s'):7.0f}  "
+                  f"{mean('per_move'):15.2f}  {mean('dropped'):16.2f}  {mean('p50'):6.2f}  {mean('p99'):6.2f}  "
+                  f"{mean('cpu'):19.0f}  {min(x['each_min'] for x in rows):11.0f}-{max(x['each_max'] for x in rows):<11.0f}  "
+                  f"{mean('commits'):12.3f}  {mean('passes'):11.3f}  {mean('broker'):14.0f}  {mean('pg'):10.0f}  "
+                  f"{100 * mean('busy'):3.0f}%  {mean('load'):4.1f}  {mean('canary'):14.0f}  "
+                  f"{int(sum(x['errors'] for x in rows))}")
+
+
+def sweep_one(args: Any, director: Director, mosq: Any, around: Around, base_db: str, rnd: int, r: int,
+              routing: str) -> dict[str, float]:
+    """One fleet of the sweep (``r`` referees; ``lone``: one referee, ``tables / r`` tables), on a
+    fresh database: its figures, one line of them on stderr."""
+    fleet, tables = (1, max(1, args.tables // r)) if routing == "lone" else (r, args.tables)
+    db = fresh_database(base_db, f"sweep_{os.getpid()}_{rnd}_{r}_{routing}")
+    refs = [spawn("_referee", mosq.port, f"referee-{i}", db, args.db_sync, "owner" if routing == "lone" else routing,
+                  args.mqtt) for i in range(fleet)]
+    spy_dir = os.environ.get("REFEREE_LOAD_PYSPY")  # a folder: py-spy (or perf) records referee-0 there
+    each0: list[dict[str, float]] = []
+    each1: list[dict[str, float]] = []
+    spy = None
+    try:
+        await_ready(refs)
+        director.barrier()
+        tag = f"s{uuid.uuid4().hex[:4]}-"
+        director.create(args.game, [f"{tag}{i}" for i in range(tables)], PLAYERS[args.game])
+        director.barrier()
+        c0 = snapshot(refs, each=each0)
+
+        def cpu(loop: bool = False) -> float:
+            return sum(cpu_seconds(p.pid, p.pid if loop else None) for p in refs)
+
+        if spy_dir:
+            out = f"{spy_dir}/r{r}-{routing}-{rnd}"
+            spy = subprocess.Popen(["perf", "record", "-e", "cpu-clock", "-F", "499", "-g", "-o", f"{out}.data", "-p",
+                                    str(refs[0].pid)] if os.environ.get("REFEREE_LOAD_PERF") else
+                                   ["py-spy", "record", "--nonblocking", "-r", "50", "-f", "raw", "-o", f"{out}.txt", "-p",
+                                    str(refs[0].pid)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        lat, errors, cpu_us = many_tables(mosq.port, args.game, tag, tables, args.sweep_phase, args.seconds,
+                                          args.pace, cpu, around)
+        load1 = os.getloadavg()[0]
+        if spy is not None:
+            spy.send_signal(signal.SIGINT)
+            spy.wait(30)
+        c1 = snapshot(refs, each=each1)
+    finally:
+        stop(refs)
+    d = {k: c1[k] - c0.get(k, 0) for k in c1}
+    moves = max(d["accepted"], 1)
+    own = [(b["cpu"] - a["cpu"]) / max(b["accepted"] - a["accepted"], 1) * 1e6 for a, b in zip(each0, each1)]
+    p50, p99 = quantiles(lat)
+    side = around.delta
+    canary_us = side["canary_cpu"] / max(side["canary_moves"], 1) * 1e6
+    busy = side["busy"] / max(side["all"], 1e-9)
+    delivered = d["own"] + d["foreign"] + d["caught"]
+    print(f"  round {rnd + 1}: {fleet} referee(s), {tables} tables, routing {routing}: {len(lat) / args.seconds:.0f} "
+          f"moves/s, {delivered / moves:.2f} deliveries/move, referee CPU {cpu_us:.0f} us/move (each "
+          f"{', '.join(f'{x:.0f}' for x in own)}); per move {d['commits'] / moves:.3f} commits, "
+          f"{d['passes'] / moves:.3f} loop passes, {d['other'] / moves:.3f} other messages, "
+          f"{d['preempted'] / moves:.2f} preemptions, {d['waits'] / moves:.2f} waits, "
+          f"{d['sys'] / moves * 1e6:.0f} us system CPU; machine {100 * busy:.0f}% busy, load {load1:.2f}, "
+          f"canary {canary_us:.0f} us/move; loop CPU us/move: "
+          + ", ".join(f"{k[4:]} {d[k] / moves * 1e6:.0f}" for k in sorted(d) if k.startswith("cpu_")), file=sys.stderr)
+    return {"tables": tables, "moves_s": len(lat) / args.seconds, "per_move": delivered / moves,
+            "dropped": (d["foreign"] + d["caught"]) / moves, "p50": p50, "p99": p99, "cpu": cpu_us, "errors": errors,
+            "commits": d["commits"] / moves, "passes": d["passes"] / moves, "each_min": min(own),
+            "each_max": max(own), "broker": side["broker"] / max(len(lat), 1) * 1e6,
+            "pg": side["pg"] / max(len(lat), 1) * 1e6, "busy": busy, "load": load1, "canary": canary_us}
 
 
 def main() -> None:
@@ -741,6 +985,8 @@ def main() -> None:
             child_fanout(int(rest[0]))
         elif kind == "_listen":
             child_listen(int(rest[0]), rest[1], rest[2])
+        elif kind == "_canary":
+            child_canary(rest[0])
         elif kind == "_pong":
             child_pong(int(rest[0]))
         elif kind == "_seat":
@@ -762,6 +1008,11 @@ def main() -> None:
                     "(`summon referee`'s default, what is deployed) or 3.1.1 (also written 3)")
     ap.add_argument("--batch-window-ms", default="", help="the referees' batch_window_ms (referee/pace.py; "
                     "0: no window, as before issue 45 item 4); default: RefereeConfig's")
+    ap.add_argument("--sweep-phase", choices=["flat", "paced"], default="flat", help="the fleet sweep's phase: "
+                    "flat (every seat answers at once: the cores saturate) or paced (--pace: a machine with room, "
+                    "where a fleet's CPU per move shows its code, not the cores' contention)")
+    ap.add_argument("--lone-control", action="store_true", help="the fleet sweep also runs, for each fleet of R > 1, "
+                    "ONE referee driving --tables/R tables (a member's share of the load, without the fleet)")
     ap.add_argument("--rounds", type=int, default=1, help="the sweep's rounds (each runs every size and routing)")
     ap.add_argument("--pace", type=float, default=2.0, help="seconds between moves per table in the paced phase")
     ap.add_argument("--seconds", type=float, default=10.0, help="length of the flat-out phase")
@@ -787,6 +1038,7 @@ def main() -> None:
 
         cluster = start_postgres(fsync=args.db_sync == "full")
         args.db = cluster.url()
+        args.pg_pid = cluster.proc.pid  # the sweep's PostgreSQL CPU (Around): the server and its backends
     try:
         if len(counts) > 1 or args.routing:
             if not (args.db or "").startswith(("postgresql://", "postgres://")):

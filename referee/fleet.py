@@ -323,6 +323,13 @@ class Fleet:
         self._remember(tid)
         return True
 
+    def known_foreign(self, tid: str) -> bool:
+        """``is_foreign`` without the store: True only for a table remembered as another's."""
+        if tid in self.foreign:
+            self.foreign.move_to_end(tid)
+            return True
+        return False
+
     def _remember(self, tid: str) -> None:
         self.foreign[tid] = None
         while len(self.foreign) > MAX_FOREIGN:

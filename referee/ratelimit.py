@@ -58,6 +58,7 @@ from dataclasses import dataclass
 from typing import Any
 from collections.abc import Callable
 
+from summon.protocol.looplink import Caught
 from summon.protocol.mqtt import Incoming
 from summon.protocol.version import MAX_INBOUND_BYTES
 from summon.referee.meter import METER, topic_kind
@@ -185,6 +186,11 @@ class RateLimitedInbox(queue.Queue):  # type: ignore[type-arg]
         # gateway, whose requests its per-requester budgets count; see the module's doc).
         self.unmetered: Callable[[str], bool] | None = None
         self.max_size = 0  # the deepest the queue has been (for benchmarks)
+        # A fleet's catch-all copy (``Caught``) that the referee would only drop: set by the
+        # referee (``Referee._needless_copy``); such a copy is dropped here, before it costs a
+        # queue slot, a rate-limit charge and its refund, a parse and a dispatch (issue 45 item 5).
+        self.needless: Callable[[Caught], bool] | None = None
+        self.needless_dropped = 0
         # user -> [dropped in the open window, when it opened, latest topic]; put() adds, get()
         # may close a window (both on the loop now; the lock is kept for a threaded Link's inbox)
         self._windows: dict[str, list] = {}
@@ -203,6 +209,9 @@ class RateLimitedInbox(queue.Queue):  # type: ignore[type-arg]
         # message (one topic per user: at most one packet kept).  What the queue keeps of a
         # retained message is bounded: a presence notice up to what the referee reads, on
         # every other topic one byte ("not empty": it is junk to delete whatever it holds).
+        if type(item) is Caught and not item.retain and self.needless is not None and self.needless(item):
+            self.needless_dropped += 1
+            return
         if isinstance(item, Incoming) and item.retain:
             if not item.payload:
                 return  # a deletion (the referee's own, echoed back): nothing to do

@@ -41,7 +41,7 @@ from summon.referee.brokerconf import MAX_PACKET_BYTES
 from summon.referee.chat import ChatDesk
 from summon.referee.engine import ConfigError
 from summon.referee.games import GAME_TYPES, GAMES
-from summon.referee.ratelimit import Limited, RateLimitedInbox, RateLimiter
+from summon.referee.ratelimit import Limited, RateLimitedInbox, RateLimiter, sender_of
 from summon.referee.table import CreateRefused, Later, Publish, RefereeError, Table, multi_seat_refusal  # re-exported
 from summon.referee.config import RefereeConfig  # re-exported: callers import it from here
 from summon.referee.tablecap import CreateBudget, TablePruner
@@ -216,6 +216,7 @@ class Referee:
         if self.store.shared:
             self.fleet = Fleet(self, share_group(self.store, self.config.share_group))
             subscriptions = self.fleet.subscriptions()
+            self.inbox.needless = self._needless_copy  # type: ignore[attr-defined]
         offline = encode(RefereeStatus(status="offline", tables=0))
         self.inbox.on_junk = self._delete_unread  # type: ignore[attr-defined]
         self._link = LoopLink(
@@ -601,6 +602,29 @@ class Referee:
         except Exception:
             log.exception("internal error while handling a message on %s", getattr(item, "topic", "?"))
             self._answer_internal_error(item)
+
+    def _needless_copy(self, msg: Incoming) -> bool:
+        """Is ``msg``, a catch-all copy (``Caught``, referee/fleet.py), one the move and chat
+        paths would only drop?  Yes when we hold its table (our own subscription brought the
+        move too) or remember it as another referee's (its holder answers) -- the inbox then
+        drops it at once (``RateLimitedInbox.needless``); anything else (an unknown table, one
+        the store must be asked about) goes the whole way, to be answered.
+
+        Why: on MQTT 5 every move reaches some referee twice (its owner's subscription and
+        the catch-all's one copy), and in a fleet the copy mostly lands on a referee that
+        does not hold the table.  Queued, charged to the sender's budget and refunded,
+        parsed and dispatched only to be dropped, the copies cost more CPU per move in a
+        larger fleet (issue 45 item 5).  Loop thread only (``put`` runs in the loop's pump).
+        """
+        tid = self.topics.table_of(msg.topic)
+        if tid is None:
+            return False
+        if tid not in self.tables and (self.fleet is None or not self.fleet.known_foreign(tid)):
+            return False
+        user = sender_of(msg.topic)
+        if user:  # as _handle does for every message (an unused sign-up's sweep)
+            self.guests.active.add(user)
+        return True
 
     def _answer_internal_error(self, item: Incoming) -> None:
         """Tell the sender that we failed (our bug): the table state was not changed."""

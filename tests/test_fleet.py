@@ -419,6 +419,72 @@ def test_a_referee_gets_no_move_of_the_other_referees_tables(mosquitto, pg_url, 
             assert counts[k][t][1] == 0
 
 
+def test_the_catch_alls_copies_a_referee_would_only_drop_are_dropped_as_they_arrive(mosquitto, pg_url):
+    """issue 45 item 5: on MQTT 5 every move reaches the fleet twice (its owner's subscription,
+    and the catch-all's one copy, ``Caught``), and in a fleet the copy mostly lands on a
+    referee that does not hold the table.  A copy of a move at a table the referee holds, or
+    remembers as the other referee's, is dropped as the link hands it over -- it never reaches
+    the move path (queued, charged to the player's rate budget and refunded, parsed, dispatched:
+    CPU per move that grew with the fleet).  Two referees, four tables each, bots playing
+    every game to its end: the copies arrive, none of those reaches ``MoveDesk.handle``."""
+    from summon.protocol.looplink import Caught
+
+    ids = orphans(pg_url, 8, "copies")
+    add_referee_accounts(mosquitto, ["ref1", "ref2"])
+    refs = in_process_fleet(mosquitto, pg_url, ["ref1", "ref2"], max_tables=4, mqtt_version=5)
+    arrived = [0, 0]  # catch-all copies of moves the link handed over
+    needless: list[dict[int, tuple[Any, str]]] = [{}, {}]  # id -> (the copy, kept alive: its id stays
+    # unique; held | foreign, as it arrived: put runs on the loop thread)
+    handled: list[list[tuple[str, str]]] = [[], []]  # (table, held | foreign) of those the move path got
+
+    def watch(k: int, ref: Any) -> None:
+        put, handle = ref.inbox.put, ref.moves.handle
+
+        def putting(item: Any, *args: Any, **kw: Any) -> None:
+            if isinstance(item, Caught) and "/move/" in item.topic:
+                arrived[k] += 1
+                table_id = T.table_of(item.topic)
+                if table_id in ref.tables or table_id in ref.fleet.foreign:
+                    needless[k][id(item)] = (item, "held" if table_id in ref.tables else "foreign")
+            put(item, *args, **kw)
+
+        def handling(table_id: str, user: str, msg: Any) -> None:
+            was = needless[k].pop(id(msg), None)
+            if was is not None:
+                handled[k].append((table_id, was[1]))
+            handle(table_id, user, msg)
+
+        ref.inbox.put, ref.moves.handle = putting, handling
+
+    for k, r in enumerate(refs):
+        watch(k, r)
+    bots = [BotClient(DetBot(), mosquitto.url(u), u, exit_when_finished=False) for u in PLAYERS]
+    threads = [threading.Thread(target=r.run, daemon=True) for r in refs]
+    check = PgStore(pg_url, owner="observer", readonly=True)
+    try:
+        for t in threads:
+            t.start()
+        assert all(r.ready.wait(20) for r in refs)
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline and sum(r.call(lambda r=r: len(r.tables)) for r in refs) < len(ids):
+            time.sleep(0.1)  # every table adopted
+        for b in bots:
+            run_in_thread(lambda b=b: b.run(timeout=60))
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not all(check.table(t).status == "finished" for t in ids):
+            time.sleep(0.2)
+        status = {t: check.table(t).status for t in ids}
+        got = [r.call(lambda k=k: (arrived[k], list(handled[k]), getattr(r.inbox, "needless_dropped", 0))) for k, r in enumerate(refs)]
+    finally:
+        stop_in_process(bots, refs, threads)
+    assert all(st == "finished" for st in status.values()), status  # the games were played through
+    for k in (0, 1):
+        copies, seen, dropped = got[k]
+        assert copies > 0, got  # the catch-all did bring copies to both referees
+        assert seen == [], (k, seen[:10])  # ... and none held or known as the other's then reached the move path
+        assert dropped > 0, got
+
+
 # --- failover: kill -9 ------------------------------------------------------------------------------
 
 class FleetReferee(RefereeProcess):

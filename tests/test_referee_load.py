@@ -12,6 +12,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -55,3 +57,32 @@ def test_the_referees_config_and_the_benchmark_default_to_the_mqtt_of_summon_ref
                          capture_output=True, text=True, timeout=60)
     text = " ".join(out.stdout.split())
     assert re.search(r"--mqtt \{3.1.1,3,5\}", text) and "5 (`summon referee`'s default" in text, text
+
+
+def test_the_fleet_sweep_reports_each_referee_its_surroundings_and_the_lone_control():
+    """issue 45 item 5: the fleet of 4 cost 31 % more referee CPU per move than one referee on
+    the 2-core machine, and the sweep could not say why.  It now prints, per fleet, each
+    referee's own CPU per move, the commits and loop passes per move, the broker's and
+    PostgreSQL's CPU, the machine's busy share and load, the canary (a fixed piece of referee
+    work timed beside the fleet: contention), and with ``--lone-control`` one referee alone
+    driving a member's share of the tables (the per-process load, without the fleet)."""
+    from tests.pg import find_pg_bin
+
+    if find_pg_bin() is None:
+        pytest.skip("PostgreSQL is not installed (.ci/run installs it)")
+    out = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "referee_load.py"), "--referees", "1,2", "--db", "pg",
+         "--routing", "owner", "--lone-control", "--tables", "6", "--seconds", "1"],
+        capture_output=True, text=True, timeout=600)  # waits are for the things themselves; this catches a hang
+    assert out.returncode == 0, out.stderr[-3000:]
+    text = out.stdout
+    assert re.search(r"\d+ cores, load average [\d.]+ [\d.]+", text), text
+    header = text.splitlines()[1]
+    for column in ("each referee, min-max", "commits/move", "passes/move", "broker us/move", "PG us/move", "busy",
+                   "canary us/move"):
+        assert column in header, header
+    rows = {tuple(line.split()[:3]): line.split() for line in text.splitlines()[2:]}
+    assert set(rows) == {("owner", "1", "6"), ("owner", "2", "6"), ("lone", "1", "3")}, text
+    for cells in rows.values():
+        assert int(cells[3]) > 0 and cells[-1] == "0", text  # moves/s, errors
+        assert float(cells[-2]) > 0, text  # the canary ran beside every fleet
