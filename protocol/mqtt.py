@@ -346,4 +346,20 @@ class Link:
         try:
             self._client.disconnect()
         finally:
+            self._stop_thread()
+
+    def _stop_thread(self) -> None:
+        """paho's ``loop_stop``, without its race.
+
+        Why: paho 2.x's ``loop_stop`` checks ``self._thread`` and then calls
+        ``self._thread.join()``; the network thread sets ``_thread`` to None as it ends, which
+        a DISCONNECT we just sent makes it do, so a close could raise AttributeError from
+        between the two (seen in a benchmark's seat client; paho.mqtt.python #872, fix
+        pending in #940).  We read the thread once and join that object."""
+        thread = getattr(self._client, "_thread", None)
+        try:
             self._client.loop_stop()
+        except AttributeError:  # the thread ended between loop_stop's check and its join
+            pass
+        if thread is not None and thread is not threading.current_thread():
+            thread.join()
