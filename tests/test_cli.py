@@ -150,7 +150,7 @@ def test_version_and_games_are_plain_text():
     out = CliRunner().invoke(cli_main, ["games"])
     assert out.exit_code == 0 and "{" not in out.output
     assert "dragon: Summon the Dragon, 4 players" in out.output and "target=500" in out.output
-    assert ("bots: dragon-easy, dragon-heuristic, dragon-heuristic-bidsearch, dragon-pimc, dragon-pimc-ref, dragon-search, dragon-strong, random "
+    assert ("bots: dragon-auction-ref, dragon-easy, dragon-heuristic, dragon-heuristic-bidsearch, dragon-pimc, dragon-pimc-ref, dragon-search, dragon-strong, random "
             "(default dragon-heuristic)") in out.output
 
 
