@@ -66,6 +66,37 @@ class Probe:
         self.link.close()
 
 
+def record_publishes(link: Any, into: list[tuple[str, bytes]]) -> Callable[[], None]:
+    """Record every payload the referee's ``LoopLink`` is handed, on each of its ways out:
+    ``publish``, ``publish_wait`` and ``publish_many`` (a move's publishes, framed in one pass).
+    Returns the undo.
+
+    Why one helper: two tests that wrapped ``publish`` alone saw nothing of a move's states
+    once the move path went to ``publish_many`` -- the schema test failed, and the secrets
+    test would have checked only errors.  Wrapping every way here keeps them honest."""
+    originals = {name: getattr(link, name) for name in ("publish", "publish_wait", "publish_many")}
+
+    def publish(topic: str, payload: bytes, retain: bool = False, qos: int = 1) -> Any:
+        into.append((topic, payload))
+        return originals["publish"](topic, payload, retain=retain, qos=qos)
+
+    def publish_wait(topic: str, payload: bytes, retain: bool = False, timeout: float = 5.0) -> Any:
+        into.append((topic, payload))
+        return originals["publish_wait"](topic, payload, retain=retain, timeout=timeout)
+
+    def publish_many(messages: Any) -> Any:
+        messages = list(messages)
+        into.extend((m.topic, m.payload) for m in messages)
+        return originals["publish_many"](messages)
+
+    link.publish, link.publish_wait, link.publish_many = publish, publish_wait, publish_many
+
+    def undo() -> None:
+        for name, fn in originals.items():
+            setattr(link, name, fn)
+    return undo
+
+
 def run_in_thread(fn: Callable[[], Any]) -> threading.Thread:
     t = threading.Thread(target=fn, daemon=True)
     t.start()

@@ -265,19 +265,12 @@ def test_every_payload_the_referee_publishes_matches_the_schema(mosquitto, refer
     from summon.clients.director import close_table, create_table
     from summon.protocol.messages import Chat, Move, encode
     from summon.protocol.topics import Topics
-    from tests.helpers import Probe
+    from tests.helpers import Probe, record_publishes
     from tests.payloads import schema_validator
 
     v = schema_validator()
     sent: list[tuple[str, bytes]] = []
-    link = referee._link
-    original = link.publish
-
-    def recording(topic, payload, retain=False, qos=1):
-        sent.append((topic, payload))
-        return original(topic, payload, retain=retain, qos=qos)
-
-    link.publish = recording
+    undo = record_publishes(referee._link, sent)
     t = Topics()
     players = ["north", "east", "south", "west"]
     probe = Probe(mosquitto.url("east"), "east", (t.seat_all("+", "east"),))
@@ -313,7 +306,7 @@ def test_every_payload_the_referee_publishes_matches_the_schema(mosquitto, refer
         close_table(mosquitto.url("director"), "director", tid, "schema test")
     finally:
         probe.close()
-        link.publish = original
+        undo()
     kinds = {_validate(v, payload, topic) for topic, payload in list(sent) if payload}
     assert {"seat_state", "public_state", "events", "meta", "error", "created", "closed",
             "referee_status", "chat_line", "chat_log"} <= kinds, kinds

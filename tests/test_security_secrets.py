@@ -24,6 +24,7 @@ from summon.clients.director import DirectorError, create_table
 from summon.clients.embedded_broker import free_port
 from summon.clients.logjson import JsonFormatter
 from summon.protocol.messages import Move, encode
+from tests.helpers import record_publishes
 from summon.protocol.mqtt import BrokerUrl, Link, LinkError
 from summon.protocol.topics import Topics
 from summon.referee.service import Referee, RefereeConfig
@@ -53,11 +54,7 @@ def test_the_referee_password_never_leaks(mosquitto, caplog, any_store):
     published: list[tuple[str, bytes]] = []
     link = ref._link
     assert link is not None
-    send, send_wait = link.publish, link.publish_wait
-    link.publish = lambda topic, payload, retain=False, qos=1: (published.append((topic, payload)),  # type: ignore
-                                                                send(topic, payload, retain, qos))[1]
-    link.publish_wait = lambda topic, payload, retain=False, timeout=5.0: (  # type: ignore
-        published.append((topic, payload)), send_wait(topic, payload, retain, timeout))[1]
+    record_publishes(link, published)
     try:
         table = f"lk-{uuid.uuid4().hex[:8]}"
         create_table(mosquitto.url("director"), "director", "dragon", ["north", "east", "south", "west"],
@@ -109,6 +106,7 @@ def test_the_referee_password_never_leaks(mosquitto, caplog, any_store):
           f"{len(records)} log records")
     assert any(b"internal/error" in p for _, p in published), "the internal-error path was not exercised"
     assert any(b"rate/limited" in p for _, p in published), "the rate-limit path was not exercised"
+    assert any(t.endswith("/state") and "/seat/" in t for t, _ in published), "no seat state was recorded: the move path was not checked"
     assert any(r.exc_info for r in records), "no traceback was logged"
     for topic, payload in published + seen:
         assert not leaks(topic) and not leaks(payload), f"the password was published on {topic}"
