@@ -157,8 +157,105 @@ def _options(config: Config) -> dict[str, Any]:
     return config.as_dict()
 
 
+_HAND_FACTS: dict[int, tuple[Any, Any, Any, tuple[list[dict[str, Any]], dict[str, Any] | None,
+                                                  str | None, dict[str, Any] | None]]] = {}
+_LAST_TRICKS: dict[int, tuple[Any, dict[str, Any]]] = {}
+_FACTS_MAX = 4096
+
+
+def _remember(cache: dict[int, Any], key: int, entry: Any) -> None:
+    """Put ``entry`` in ``cache`` (at most ``_FACTS_MAX`` entries, oldest dropped first)."""
+    if len(cache) >= _FACTS_MAX:
+        try:  # another thread (a house bot's view) may drop the same one: either is fine
+            cache.pop(next(iter(cache)), None)
+        except (StopIteration, RuntimeError):
+            pass
+    cache[key] = entry
+
+
+def _hand_facts(state: State) -> tuple[list[dict[str, Any]], dict[str, Any] | None, str | None,
+                                       dict[str, Any] | None]:
+    """The view's ``bids``, ``contract``, ``trump`` and ``last_hand``, remembered for the very
+    ``bids``, ``contract`` and ``last_hand`` objects of ``state``.
+
+    Why: the three change only in the bidding, at the option and at a hand's end -- a state
+    after a card play holds the same objects as the one before -- yet built afresh they were
+    a third of a view's work in the play phase.  Keyed by the identity of ``bids`` (a
+    table's own tuple once anyone has bid), held with the objects so no id can be reused
+    while remembered; at most ``_FACTS_MAX`` (one a table in play).  Shared by the views
+    built from the same objects: a view is read, packed and sent, never modified
+    (tests/games/test_dragon_referee_fast.py holds the views to ``_public_reference``)."""
+    bids, c, last = state.bids, state.contract, state.last_hand
+    hit = _HAND_FACTS.get(id(bids))
+    if hit is not None and hit[0] is bids and hit[1] is c and hit[2] is last:
+        return hit[3]
+    facts = (
+        [{"seat": s, "bid": _bid_text(n, d)} for s, n, d in bids],
+        None if c is None else {
+            "seat": c.seat, "level": c.level, "designation": c.designation,
+            "option": c.option, "summoned_from": c.summoned_from,
+        },
+        c.designation if c is not None and c.designation in SUITS else None,
+        None if last is None else hand_result_dict(last),
+    )
+    if bids:  # the empty tuple is every table's at a hand's start: nothing to share
+        _remember(_HAND_FACTS, id(bids), (bids, c, last, facts))
+    return facts
+
+
+def _last_trick(last: tuple[tuple[TrickEntry, ...], int, int] | None) -> dict[str, Any] | None:
+    """The view's ``last_trick``, remembered for the very tuple ``last`` (it changes once a
+    trick, every fourth move; kept as ``_hand_facts`` keeps its objects)."""
+    if last is None:
+        return None
+    hit = _LAST_TRICKS.get(id(last))
+    if hit is not None and hit[0] is last:
+        return hit[1]
+    out = {"cards": trick_items(last[0]), "winner": last[1], "points": last[2]}
+    _remember(_LAST_TRICKS, id(last), (last, out))
+    return out
+
+
 def _public(state: State) -> dict[str, Any]:
-    """The facts every audience sees (the spectator view)."""
+    """The facts every audience sees (the spectator view): ``_public_reference``, with
+    the parts that outlive a move taken from ``_hand_facts`` and ``_last_trick``."""
+    phase = state.phase
+    queue = state.discard_queue
+    r = state.result
+    hands = state.hands
+    bids, contract, trump, last_hand = _hand_facts(state)
+    return {
+        "game": "dragon",
+        "phase": phase,
+        "hand_no": state.hand_no,
+        "dealer": state.dealer,
+        "target": state.config.target,
+        "options": dict(_options(state.config)),
+        "scores": list(state.scores),
+        "to_move": [state.turn] if state.turn >= 0 else [],
+        "hand_sizes": [hands[0].bit_count(), hands[1].bit_count(), hands[2].bit_count(),
+                       hands[3].bit_count()],
+        "kitty_size": state.kitty.bit_count(),
+        "bids": bids,
+        "contract": contract,
+        "trump": trump,
+        "trick": trick_items(state.trick),
+        "leader": state.leader if phase == "play" else None,
+        "last_trick": _last_trick(state.last_trick),
+        "trick_points": list(state.trick_points),
+        "tricks_played": state.tricks_played,
+        "discarding": {"seat": queue[0][0], "remaining": queue[0][1]} if queue else None,
+        "last_hand": last_hand,
+        "sheet": _sheet(state.sheet),
+        "result": None if r is None else {
+            "winner_team": r.winner_team, "scores": list(r.scores), "reason": r.reason,
+        },
+    }
+
+
+def _public_reference(state: State) -> dict[str, Any]:
+    """The facts every audience sees, built afresh from ``state`` (what ``_public`` gives,
+    kept as the reference its test holds it to)."""
     phase = state.phase
     c = state.contract
     last = state.last_trick
