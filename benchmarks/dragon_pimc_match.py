@@ -53,7 +53,9 @@ def bot(name: str, seed: int, opts: dict[str, Any]) -> Any:
                              exact_tricks=opts.get("exact_tricks", 4), use_auction=bool(opts.get("auction")),
                              iimc_samples=opts.get("iimc_samples", 0),
                              end_exact=opts.get("end_exact", 0), policy=opts.get("policy", "greedy"),
-                             infer=tuple(opts.get("infer", ())), trust=opts.get("trust", 0.8))
+                             infer=tuple(opts.get("infer", ())), trust=opts.get("trust", 0.8),
+                             policy_eps=opts.get("policy_eps", 0.0), policy_tricks=opts.get("policy_tricks", 2),
+                             policy_pool=opts.get("policy_pool", 2))
     if name == "dragon-search":
         from summon.clients.bots.dragon_search import DragonSearchBot
         return DragonSearchBot(seed, budget_ms=None, samples=opts.get("search_samples", 40))
@@ -239,6 +241,11 @@ def main() -> None:
     ap.add_argument("--infer", default="", help="dragon-pimc reads the plays at these places in a trick, e.g. 2,3 "
                     "(dragon_inference: a seat that did not beat an opponent's card held no card that would)")
     ap.add_argument("--trust", type=float, default=0.8, help="share of dragon-pimc's deals drawn with the play inferences")
+    ap.add_argument("--policy-eps", type=float, default=0.0,
+                    help="dragon-pimc weighs its deals by the greedy policy's reading of the recent plays: each "
+                         "play it does not explain multiplies a deal's weight by this (0: off, the default)")
+    ap.add_argument("--policy-tricks", type=int, default=2, help="with --policy-eps: how many recent tricks are read")
+    ap.add_argument("--policy-pool", type=int, default=2, help="with --policy-eps: uniform deals drawn per deal kept")
     ap.add_argument("--auction", action="store_true", help="dragon-pimc with the auction weights (use_auction)")
     ap.add_argument("--no-baseline", action="store_true",
                     help="skip the third table (villain at all four seats) that splits declarer play from defence")
@@ -252,7 +259,8 @@ def main() -> None:
         return
     opts = {"samples": a.samples, "ref_samples": a.ref_samples, "search_samples": a.search_samples,
             "exact_tricks": a.exact_tricks, "iimc_samples": a.iimc_samples, "end_exact": a.end_exact, "policy": a.policy, "auction": a.auction,
-            "infer": tuple(int(x) for x in a.infer.split(",") if x), "trust": a.trust, "baseline": not a.no_baseline}
+            "infer": tuple(int(x) for x in a.infer.split(",") if x), "trust": a.trust,
+            "policy_eps": a.policy_eps, "policy_tricks": a.policy_tricks, "policy_pool": a.policy_pool, "baseline": not a.no_baseline}
     t0, c0 = time.perf_counter(), time.process_time()
     boards = run(a.boards, a.seed, a.hero, a.villain, opts, a.jobs, a.progress, a.json)
     report(boards, a.hero, a.villain)

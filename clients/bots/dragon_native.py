@@ -24,7 +24,7 @@ from typing import Any
 from collections.abc import Sequence
 
 from summon.clients.bots.dragon_solve import solve_points
-from summon.referee.games.dragon.fast import Position, rollout, step
+from summon.referee.games.dragon.fast import LED, POWER, Position, _greedy, legal_mask, rollout, step
 from summon.referee.games.dragon.info import Info
 
 try:  # the compiled core; optional (setup.py builds it when a C compiler is there)
@@ -32,7 +32,7 @@ try:  # the compiled core; optional (setup.py builds it when a C compiler is the
 except ImportError:  # pragma: no cover - exercised on machines without a compiler
     _native = None
 
-__all__ = ["NATIVE", "final_points", "uniform_deals", "rejection_deals", "iimc_points", "Hands"]
+__all__ = ["NATIVE", "final_points", "greedy_move", "uniform_deals", "rejection_deals", "iimc_points", "Hands"]
 
 NATIVE = _native is not None
 Hands = tuple[int, int, int, int]
@@ -55,6 +55,17 @@ def final_points(deals: Sequence[Hands], codes: Sequence[int], pos: Position, ex
             nxt = step(base, code)
             out.append((solve_points(nxt) if exact else rollout(nxt, rng, "greedy"))[0])
     return out
+
+
+def greedy_move(hands: Hands, mode: int, leader: int, trick: Sequence[int], tricks_played: int,
+                when_void: bool) -> int:
+    """The greedy rollout policy's move code for the seat to move (the C core's ``greedy``,
+    or ``fast._greedy``: the same move, as the rollouts they drive are held equal)."""
+    if _native is not None:  # the points are checked against the tricks played, never read by greedy
+        return int(_native.greedy(hands, mode, leader, tuple(trick), (tricks_played, 0), tricks_played, when_void))
+    seat = (leader + len(trick)) & 3
+    mask, dragon = legal_mask(hands[seat], mode, trick, when_void)
+    return int(_greedy(list(hands), mask, dragon, list(trick), leader, seat, mode, POWER[mode], LED[mode], when_void))
 
 
 def uniform_deals(sampler: Any, count: int, rng: random.Random) -> list[Hands]:
