@@ -16,7 +16,10 @@ in a class named for start-up restore.  Here it reads in order:
    the only output);
 5. **store**: the move record is written *before* anything derived from it is sent; a
    failed write rolls the table back; in a group commit the in-memory undo is logged with
-   the store step (``UndoLog``), and the whole batch is undone if its one commit fails;
+   the store step (``UndoLog``), and the whole batch is undone if its one commit fails; a
+   move a shared store refuses only at the commit (another referee adopted its table
+   meanwhile: referee/store_pg.py) is undone there with its table's other moves of the
+   batch, and nothing of that table is sent;
 6. **outbox**: the states go to the referee's ``send`` (held until the batch's commit);
 7. **after**: presence and house bots see the move (``SeatKeeper.after_move``), and a
    game's end asks for a status at the next tick.
@@ -89,22 +92,34 @@ class UndoLog:
 
     def __init__(self, store: Callable[[], Store]) -> None:
         self._store = store  # the referee opens its store in startup(): read it when used
-        self._undo: list[Callable[[], object]] = []
+        self._undo: list[tuple[str | None, Callable[[], object]]] = []
 
-    def on_undo(self, fn: Callable[[], object]) -> None:
-        """In a batch: ``fn`` undoes, in memory, a write the batch's commit may yet lose."""
+    def on_undo(self, fn: Callable[[], object], move_at: str | None = None) -> None:
+        """In a batch: ``fn`` undoes, in memory, a write the batch's commit may yet lose;
+        ``move_at``: the write is a move at that table, which the commit alone fences."""
         if self._store().in_batch:
-            self._undo.append(fn)
+            self._undo.append((move_at, fn))
 
-    def commit(self) -> None:
-        """Commit the store's batch; on failure undo everything it held, and raise."""
+    def commit(self) -> set[str]:
+        """Commit the store's batch; on failure undo everything it held, and raise.
+
+        Returns the tables whose moves the commit refused because another referee holds
+        their lease now (referee/store_pg.py ``lost_in_batch``): their moves of the batch are
+        undone here, newest first; everything else of the batch is durable."""
         undo, self._undo = self._undo, []
+        store = self._store()
         try:
-            self._store().commit_batch()
+            store.commit_batch()
         except StoreError:
-            for fn in reversed(undo):  # newest first
+            for _, fn in reversed(undo):  # newest first
                 fn()
             raise
+        lost: set[str] = getattr(store, "lost_in_batch", set)()
+        if lost:
+            for tid, fn in reversed(undo):
+                if tid in lost:
+                    fn()
+        return lost
 
 
 @dataclass(frozen=True)
@@ -215,7 +230,9 @@ class MoveDesk:
 
     def _store(self, table: Table, before: tuple[Any, int, Any, int], house: dict[int, str]) -> bool:
         """Step 5: the accepted move's record, durable (or in the batch) before anything is
-        sent.  False: the lease is lost (the table is rolled back and is another's)."""
+        sent.  False: the lease is lost (the table is rolled back and is another's).  In a
+        batch at a shared store the fence may be checked only at the commit: the undo is
+        logged as a move of this table (``UndoLog.commit``)."""
         entry = table.history[-1]
         outcome = table.game.outcome(table.state)
         try:
@@ -237,5 +254,5 @@ class MoveDesk:
             table.house = house
             del table.history[before[3]:]
 
-        self.p.undo.on_undo(undo)
+        self.p.undo.on_undo(undo, move_at=table.id)
         return True

@@ -318,8 +318,10 @@ class Referee:
                     leftover = item
                     break
             t0 = time.perf_counter()
-            self.undo.commit()  # referee/moves.py UndoLog: a failed commit undoes the batch in memory
+            lost = self.undo.commit()  # referee/moves.py UndoLog: a failed commit undoes the batch in memory
             METER.commit(time.perf_counter() - t0, len(held))  # referee/metrics.py
+            if lost:
+                held = self._drop_lost(lost, held)
         except StoreError as exc:
             METER.store_failures += 1; METER.store_failed_at = time.monotonic()  # noqa: E702  (/readyz)
             log.error("group commit of %d message(s) failed, their moves are undone: %s", len(held), exc)
@@ -341,6 +343,19 @@ class Referee:
                     log.exception("could not commit after an internal error")
         self._send_batch([out for _, _, out in held])
         return leftover
+
+    def _drop_lost(self, lost: set[str], held: list[tuple[Any, bool, list[Publish]]]
+                   ) -> list[tuple[Any, bool, list[Publish]]]:
+        """After a commit that refused the moves of ``lost`` tables (another referee adopted
+        them: referee/store_pg.py fences a batch's moves at its commit): forget those tables
+        and send nothing the batch produced there -- as when a move's own write was refused
+        (referee/moves.py ``MoveDesk._store``), only found out at the commit."""
+        fleet = self.fleet
+        for tid in sorted(lost):
+            if fleet is not None and tid in self.tables:
+                fleet.lease_lost(tid)
+        table_of = self.topics.table_of
+        return [h for h in held if table_of(getattr(h[0], "topic", "")) not in lost]
 
     def _pause(self, link: LoopLink, began: float) -> None:
         """The batch window (issue 45 item 4): after a batch begun at ``began``, while the

@@ -115,12 +115,17 @@ def test_a_paused_owner_cannot_write_after_its_table_was_adopted(pg_url):
 
 
 def test_an_open_batch_holds_its_lease_against_an_adopter(pg_url):
-    """The fence's row lock orders a move against a concurrent claim: no interleaving."""
+    """The fence's row lock orders a move against a concurrent claim: no interleaving.
+
+    A batch's moves reach the server together, at its first read or write of anything else
+    or at its commit (store_pg.py ``_flush``); from then on the batch holds the lease row.
+    (Before they reach it an adopter may win: tests/test_store_pg_batch.py.)"""
     [tid] = orphans(pg_url, 1)
     a, b = PgStore(pg_url, owner="a", ttl=0.5), PgStore(pg_url, owner="b", ttl=30)
     a.adopt()
     a.begin_batch()
-    a.append_move(tid, MoveRecord(1, 1, "p2", "pass"))  # holds the lease row until commit
+    a.append_move(tid, MoveRecord(1, 1, "p2", "pass"))
+    assert [m.seq for m in a.moves(tid)] == [1]  # the batch reads its own move: sent, the lease row held until commit
     time.sleep(0.7)  # the lease has expired meanwhile, but its row is locked by the batch
     assert b.adopt() == []  # SKIP LOCKED: not claimable while a's write is in flight
     a.commit_batch()
@@ -138,8 +143,11 @@ def test_a_batch_the_server_aborted_is_never_reported_durable(pg_url):
     a.adopt()
     a.begin_batch()
     a.append_move(tid, MoveRecord(1, 1, "p2", "pass"))
+    # out of range for INTEGER: the server aborts when the batch's moves reach it (its next
+    # read or write, or its commit: store_pg.py ``_flush``)
+    a.append_move(tid, MoveRecord(2, 2**40, "p3", "pass"))
     with pytest.raises(StoreError):
-        a.append_move(tid, MoveRecord(2, 2**40, "p3", "pass"))  # out of range for INTEGER: the server aborts
+        a.move_count(tid)
     with pytest.raises(StoreError):
         a.commit_batch()
     assert a.moves(tid) == [] and not a.in_batch
