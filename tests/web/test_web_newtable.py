@@ -12,6 +12,7 @@ import time
 from typing import Any
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from tests.web.pages import login, offered, shoot
 
@@ -87,8 +88,18 @@ def test_play_again_moves_both_pages_to_the_next_table(stack, browser):
     login(mom, stack.web.url, "east")
     new_table(grandma, computers=2, account="east")
     table = grandma.evaluate("decodeURIComponent(location.hash.split('/')[2])")
-    mom.wait_for_selector(f"a[data-table='{table}']", timeout=15000)
-    mom.click(f"a[data-table='{table}']")
+    link = f"a[data-table='{table}']"
+    mom.wait_for_selector(link, timeout=15000)
+    # the lobby's list is drawn again as the table's news arrives (the computers play at once):
+    # a click on a row being replaced is lost, so click until the page has gone to the table
+    at_table = "(t) => decodeURIComponent(location.hash).includes(t)"
+    for _ in range(5):
+        mom.click(link)
+        try:
+            mom.wait_for_function(at_table, arg=table, timeout=3000)
+            break
+        except PlaywrightTimeout:
+            continue
     mom.wait_for_selector(".status-line", timeout=15000)
     deadline = time.monotonic() + 240
     while time.monotonic() < deadline:
