@@ -76,9 +76,11 @@ def test_gran_registers_a_bot_that_plays_at_her_table_then_deletes_it(family, br
         page = ctx.new_page()
         page.on("pageerror", lambda e: errors.append(str(e)))
         page.goto(url)
+        page.wait_for_selector("form.login")  # drawn by the page's script: as tests/web/pages.py login
         page.fill("input[name=username]", "gran")
         page.fill("input[name=password]", "gran-pw")
         page.click("button[data-key='f-login']")
+        page.wait_for_selector(".conn-online")  # the log-in itself (30 s: a loaded CI run missed 15)
         page.wait_for_selector("text=Logged in as gran", timeout=15000)
         assert not page.query_selector(".bot-board")  # no rated bot yet: no leaderboard
         family.referee.history.board_every = 0.0  # the leaderboard at once after a game, not 30 s later
