@@ -96,3 +96,24 @@ def test_a_head_and_its_payload_are_the_publish_packet(topic, size, retain, mid,
     packet = wire.publish(topic, payload, qos=1, retain=retain, mid=mid, v5=v5)
     assert wire.qos1_head(topic, size, retain, mid, v5) + payload == packet
     assert wire.with_dup(wire.qos1_head(topic, size, retain, mid, v5)) + payload == wire.with_dup(packet)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(msgs, min_size=1, max_size=8), st.booleans(), st.booleans(), st.integers(1, 12),
+       st.lists(st.integers(1, 65535), max_size=4), st.sampled_from([0, 1, 7, 65530, 65534, 65535]))
+def test_a_batch_in_one_publish_many_is_its_moves_one_publish_many_each(moves, v5, connected, window, busy,
+                                                                        start) -> None:
+    """``Referee._send_batch`` frames a whole group-commit batch in one ``publish_many``
+    where it made one per move: the same packets, ids, window and queue (the referee-level
+    comparison, Later placeholders and the mover's split included, is tests/test_batch_send.py)."""
+    per_move, one = twin(v5, connected, window, busy, [], start), twin(v5, connected, window, busy, [], start)
+    for link in (per_move, one):
+        for m in busy:
+            link._unacked[m] = (wire.qos1_head("x", 0, False, m, v5), b"")
+    for move in moves:
+        per_move.publish_many(move)
+    one.publish_many([m for move in moves for m in move])
+    assert bytes(one._out) == bytes(per_move._out)
+    assert [(k, as_bytes(v)) for k, v in one._unacked.items()] == [(k, as_bytes(v)) for k, v in per_move._unacked.items()]
+    assert [(k, as_bytes(v)) for k, v in one._queued] == [(k, as_bytes(v)) for k, v in per_move._queued]
+    assert one._next_mid == per_move._next_mid
