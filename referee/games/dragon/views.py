@@ -19,7 +19,7 @@ from typing import Any
 from .cards import CARD_NAMES, SUITS, display_names
 from .state import Config, HandResult, State, TrickEntry
 
-__all__ = ["view", "all_views", "trick_items", "hand_result_dict", "sheet_row", "as_text"]
+__all__ = ["view", "all_views", "seat_part", "trick_items", "hand_result_dict", "sheet_row", "as_text"]
 
 
 def as_text(as_suit: int | None, high: bool | None) -> str | None:
@@ -136,6 +136,13 @@ def _seat_part(seat: int, hand: int, discards: int) -> dict[str, Any]:
     by every view built from the same cards: read, packed and sent, never modified
     (tests/test_fast_payloads.py holds the bytes to the uncached build).  Card names need no
     interning: they are the ``CARD_NAMES`` strings themselves, one object per card."""
+    return {"seat": seat, "hand": list(_names(hand)), "discards": list(_names(discards))}
+
+
+def seat_part(seat: int, hand: int, discards: int) -> dict[str, Any]:
+    """``_seat_part`` built afresh (not from its cache): for the referee, which keeps the
+    packed part per table and seat by its cards (``DragonGame.seat_part_keys``) and asks
+    for a part only when they changed -- a fresh one then, for the cache would miss."""
     return {"seat": seat, "hand": list(_names(hand)), "discards": list(_names(discards))}
 
 
