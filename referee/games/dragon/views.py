@@ -135,7 +135,11 @@ def _seat_part(seat: int, hand: int, discards: int) -> dict[str, Any]:
     ~2.7 us a move and packing them ~2.3 (in-process, a random game), of a move's ~150.  Shared
     by every view built from the same cards: read, packed and sent, never modified
     (tests/test_fast_payloads.py holds the bytes to the uncached build).  Card names need no
-    interning: they are the ``CARD_NAMES`` strings themselves, one object per card."""
+    interning: they are the ``CARD_NAMES`` strings themselves, one object per card.
+    A referee's ``Table`` no longer comes here: it keeps its own seats' packed parts by their
+    cards (``DragonGame.seat_part_keys``, referee/views.py ``_kept_parts``), since this cache,
+    shared by all tables, evicts parts before they are used again beyond ~1,000 tables;
+    ``all_views`` (``Table.keep_parts = False``, other callers) still does."""
     return {"seat": seat, "hand": list(_names(hand)), "discards": list(_names(discards))}
 
 
