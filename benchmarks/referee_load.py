@@ -67,10 +67,13 @@ referee driving ``--tables``/R tables (a member's share of the tables, without t
 Per line on stderr: preemptions, voluntary waits and system CPU per move, and the loop's CPU
 per move split into batch (dispatch, play, store, commit, send), pump and tick.
 ``--sweep-phase paced`` runs the sweep at ``--pace`` instead of flat out.  To profile:
-``REFEREE_LOAD_PYSPY=DIR`` records referee-0 of each fleet with py-spy (wall time: it counts
+``REFEREE_LOAD_PYSPY=DIR`` records referee-0 of each fleet (without the sweep: in the flat-out
+and the paced phase, DIR/flat.txt and DIR/paced.txt) with py-spy (wall time: it counts
 a process waiting for a core; add ``REFEREE_LOAD_PERF=1`` for ``perf record -e cpu-clock``,
 CPU only, C frames), ``REFEREE_LOAD_CPU_PROFILE=DIR`` cProfiles every referee's loop thread
 in CPU time (``time.thread_time``) between the phase's two snapshots (slow: ~5x).
+``REFEREE_LOAD_SHARED_PARTS=1`` runs the referees with ``Table.keep_parts = False`` (seat
+parts from the shared caches, as before; benchmarks/kept_parts.py).
 """
 
 from __future__ import annotations
@@ -141,6 +144,10 @@ def child_referee(port: int, client_id: str, db: str, db_sync: str, routing: str
 
     if routing == "all":
         all_referees_routing()
+    if os.environ.get("REFEREE_LOAD_SHARED_PARTS"):  # the path before each table kept its seats' packed parts
+        from summon.referee.table import Table
+
+        Table.keep_parts = False
     cfg = RefereeConfig(broker=url(port, client_id), client_id=client_id, directors=frozenset({"director"}),
                         db=db, db_sync=db_sync, rate_limit=0, create_seats_per_minute=0,
                         mqtt_version=int(mqtt_version))
@@ -220,7 +227,12 @@ def count_deliveries(ref: Any) -> None:
     ref._tick = ticking  # type: ignore[method-assign]
 
     def timed(name: str, obj: Any, attr: str) -> None:
-        """The loop thread's CPU seconds inside ``obj.attr`` (``cpu_<name>``): where a move's CPU goes."""
+        """The loop thread's CPU seconds inside ``obj.attr`` (``cpu_<name>``): where a move's CPU goes.
+        Not while py-spy records outside the sweep (``Spy``): each wrapper's two ``time.thread_time``
+        calls are system calls, at which a referee sharing its core with py-spy is preempted, and
+        then they draw half the flat-out samples (measured: 54 % of them at lines holding them)."""
+        if os.environ.get("REFEREE_LOAD_UNTIMED"):  # set by run_phases for its Spy
+            return
         fn = getattr(obj, attr)
         n["cpu_" + name] = 0.0
 
@@ -819,6 +831,26 @@ def machine_busy() -> tuple[float, float]:
     return (sum(ticks[:8]) - idle) / hz, sum(ticks[:8]) / hz
 
 
+class Spy:
+    """py-spy recording one process over exactly one phase (``begin``/``end``, as ``Around``):
+    ``REFEREE_LOAD_PYSPY=DIR`` without the sweep records referee-0 in the flat-out and the
+    paced phase, into DIR/flat.txt and DIR/paced.txt (``-f raw``: collapsed stacks, idle
+    threads left out; benchmarks/pyspy_top.py prints their top entries)."""
+
+    def __init__(self, pid: int, out: str) -> None:
+        self.pid, self.out = pid, out
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def begin(self) -> None:
+        self.proc = subprocess.Popen(["py-spy", "record", "-r", "100", "-f", "raw", "-o", self.out,
+                                      "-p", str(self.pid)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+    def end(self) -> None:
+        if self.proc is not None:
+            self.proc.send_signal(signal.SIGINT)
+            self.proc.wait(30)
+
+
 class Around:
     """What the fleet sweep measures around its referees over a phase: the broker's and
     PostgreSQL's CPU seconds, and the machine's busy share (all cores; 1.0 = every core
@@ -1065,6 +1097,8 @@ def run_phases(args: Any, ap: argparse.ArgumentParser) -> None:
     if args.referees > 1 and not (args.db or "").startswith(("postgresql://", "postgres://")):
         raise SystemExit(f"--referees {args.referees}: a fleet of referees needs a shared PostgreSQL store, "
                          "e.g. --db postgresql://user@host/summon (SQLite belongs to one referee)")
+    if os.environ.get("REFEREE_LOAD_PYSPY"):  # the referees it spawns leave count_deliveries' timers out
+        os.environ["REFEREE_LOAD_UNTIMED"] = "1"
     fast_us, ref_us, apply_us = in_process(args.game, 1500)
     tmp = Path(tempfile.mkdtemp(prefix="referee-load-"))
     db = args.db or str(tmp / "referee.db")
@@ -1104,12 +1138,14 @@ def run_phases(args: Any, ap: argparse.ArgumentParser) -> None:
         director.create(args.game, [f"{tag}{i}" for i in range(args.tables)], PLAYERS[args.game])
         created_s = time.perf_counter() - t0
         director.barrier()
+        spy_dir = os.environ.get("REFEREE_LOAD_PYSPY")  # a folder: py-spy records referee-0's two phases there
         flat, flat_err, flat_cpu = many_tables(mosq.port, args.game, tag, args.tables, "flat", args.seconds,
-                                               args.pace, cpu)
+                                               args.pace, cpu, Spy(refs[0].pid, f"{spy_dir}/flat.txt") if spy_dir else None)
         director.barrier()  # the paced phase starts on an idle referee
         c0 = snapshot(refs)
         paced, paced_err, paced_cpu = many_tables(mosq.port, args.game, tag, args.tables, "paced", args.paced_seconds,
-                                                  args.pace, cpu)
+                                                  args.pace, cpu,
+                                                  Spy(refs[0].pid, f"{spy_dir}/paced.txt") if spy_dir else None)
         c1 = snapshot(refs)
         accepted = max(c1["accepted"] - c0["accepted"], 1)
         per_move = {k: (c1[k] - c0[k]) / accepted for k in ("commits", "passes")}

@@ -134,6 +134,12 @@ class Table:
     # seat states (``views.MovePieces``) each compute legal moves themselves, two computations
     # per move.  Kept for tests/test_legal_once.py (same bytes) and benchmarks/legal_once.py.
     reuse_legal = True
+    # False: the path before issue 45's profile after stop 54 -- a game's seat parts of the
+    # view (``seat_part_keys``: Dragon) come from the game's shared caches and are packed
+    # through ``views._shared_pairs``, which thrash beyond ~1,000 tables; True: each table
+    # keeps its seats' packed parts (``part_memo``, views._kept_parts).  Kept for
+    # tests/test_fast_payloads.py and benchmarks/kept_parts.py.
+    keep_parts = True
 
     def __init__(
         self,
@@ -180,6 +186,10 @@ class Table:
         # the legal moves of each seat to move in it
         self._legal_of: Any = None
         self._legal: Mapping[int, list[str]] = {}
+        # per seat, its part of the view, by key, and packed (views._kept_parts; a few hundred
+        # bytes a seat): only for a game that keys its seat parts
+        self.part_memo: list[Any] | None = (
+            [None] * len(self.players) if self.keep_parts and hasattr(game, "seat_part_keys") else None)
 
     @property
     def status(self) -> str:

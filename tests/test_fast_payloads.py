@@ -145,3 +145,108 @@ def check_interleaved(positions: int, squeezed: bool, monkeypatch: pytest.Monkey
         assert state == table.state
         assert out == table.snapshot_reference(events, meta=table.status != "playing"), (table.id, table.seq)
         checked += 1
+
+
+# --- each table keeps its seats' packed parts (issue 45, the profile after stop 54) --------------
+# ``Table.keep_parts``: a Dragon seat's part of the view is built and packed only when its
+# cards changed, and kept by the table (views._kept_parts), not in the shared caches that
+# thrash beyond ~1,000 tables.  Held to the reference two ways: every move's payloads equal
+# ``snapshot_reference`` and the payloads of a twin table on the path before (keep_parts
+# False: the shared caches), refusals too; and positions go back (an undone move, a restore)
+# so a part is found again by its cards.
+KEPT_TABLES, KEPT_POSITIONS, KEPT_POSITIONS_SLOW = 300, 3_000, 100_000
+
+
+class SharedCachesTable(Table):
+    keep_parts = False
+
+
+@pytest.mark.parametrize("tables", [8, KEPT_TABLES])
+def test_kept_parts_give_the_reference_bytes_and_refusals(tables: int) -> None:
+    check_kept(tables, KEPT_POSITIONS)
+
+
+@pytest.mark.slow
+def test_kept_parts_give_the_reference_bytes_and_refusals_over_100000_positions() -> None:
+    check_kept(2_000, KEPT_POSITIONS_SLOW)
+
+
+def check_kept(tables: int, positions: int) -> None:
+    rng = random.Random(f"kept-{tables}-{positions}")
+
+    def fresh(n: int) -> tuple[Table, Table, list]:
+        config, seed = {"target": 100, "max_hands": 1 + n % 3}, rng.randrange(1 << 64)
+        players = [f"u{s}" for s in range(4)]
+        kept = Table(f"t{n}", GAMES["dragon"], players, config, seed, Topics())
+        assert kept.part_memo is not None
+        shared = SharedCachesTable(f"t{n}", GAMES["dragon"], players, config, seed, Topics())
+        assert shared.part_memo is None
+        return kept, shared, []
+
+    live = [fresh(n) for n in range(tables)]
+    made, checked, refused, restored, now = len(live), 0, 0, 0, 0.0
+    while checked < positions:
+        i = rng.randrange(len(live))
+        kept, shared, past = live[i]
+        if kept.status != "playing":
+            live[i] = fresh(made)
+            made += 1
+            continue
+        now += rng.uniform(0.1, 3.0)
+        if past and rng.random() < 0.03:  # back to an earlier position (an undone move, a restore)
+            for t in (kept, shared):
+                t.state, t.seq, t.history = past[-1][0], past[-1][1], list(past[-1][2])
+            past.pop()
+            assert kept.snapshot() == shared.snapshot() == kept.snapshot_reference()
+            restored += 1
+            continue
+        seat = rng.choice(kept.game.to_move(kept.state))
+        legal = kept.game.legal_moves(kept.state, seat)
+        user, move, seq = kept.players[seat], rng.choice(legal), kept.seq
+        roll = rng.random()
+        if roll < 0.04:  # refused: another seat, a stale seq, a move not legal now, not a move
+            user, move, seq = rng.choice([(kept.players[(seat + 1) % 4], move, seq), (user, move, seq - 1),
+                                          (user, rng.choice(["9H", "ph", "bid 7 fire", "discard DR"]), seq),
+                                          (user, "!!", seq)])
+        if move not in legal or user != kept.players[seat] or seq != kept.seq:
+            refused += 1
+        else:
+            past.append((kept.state, kept.seq, list(kept.history)))
+        state = kept.state
+        out = kept.handle_move(user, Move(seq=seq, move=move), now=now)
+        assert out == shared.handle_move(user, Move(seq=seq, move=move), now=now), (kept.id, kept.seq, move)
+        assert kept.state == shared.state and kept.seq == shared.seq and repr(kept.state) == repr(shared.state)
+        if kept.state is not state:
+            _, events = kept.game.apply(state, seat, move)
+            assert out == kept.snapshot_reference(events, meta=kept.status != "playing"), (kept.id, kept.seq)
+        checked += 1
+    assert refused > positions // 50 and restored > 0, (refused, restored)
+
+
+def test_a_seat_part_is_packed_only_when_its_cards_change_at_2000_tables(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Three seats of four keep their cards after most Dragon moves: at 2,000 tables (a cell's
+    sizing, docs/scale.md) the shared caches held none of them (0 % hits, measured), so every
+    move packed four parts; each table's own parts pack about one."""
+    from summon.referee import views as referee_views
+
+    packed = [0]
+    pairs = referee_views._pairs
+
+    def counting(pk: object, d: dict) -> bytes:
+        packed[0] += "hand" in d
+        return pairs(pk, d)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(referee_views, "_pairs", counting)
+    rng = random.Random("packed-parts")
+    tables = [Table(f"t{n}", GAMES["dragon"], [f"u{s}" for s in range(4)], dict(GAMES["dragon"].bots_only_config),
+                    rng.randrange(1 << 64), Topics()) for n in range(2_000)]
+    moves = 0
+    for rnd in range(3):
+        if rnd == 1:  # the first round fills what is kept
+            packed[0], moves = 0, 0
+        for table in tables:
+            seat = table.game.to_move(table.state)[0]
+            move = rng.choice(table.game.legal_moves(table.state, seat))
+            assert len(table.handle_move(table.players[seat], Move(seq=table.seq, move=move))) > 1
+            moves += 1
+    assert packed[0] / moves < 1.5, f"{packed[0] / moves:.2f} seat parts packed per move"

@@ -20,7 +20,7 @@ from .playstep import play
 from .rules import lead_suit, legal_moves, trump_suit
 from .state import Config, State, fresh_hand, state_from_deal
 from .transitions import step
-from .views import all_views, view
+from .views import all_views, seat_part, view
 
 __all__ = ["DragonGame"]
 
@@ -102,6 +102,17 @@ class DragonGame(Game):
     # ``views`` gives the same dict for a seat's part while its cards are unchanged, and
     # never modifies one: the referee may pack each such part once (referee/views.py)
     shared_seat_parts = True
+
+    def seat_part_keys(self, state: State) -> list[tuple[int, int]]:
+        """Per seat, what its part of the view (``seat_part``) is made of: its hand and its
+        discards.  Equal keys, equal parts: the referee keeps each table's packed parts by
+        these values (``views.MovePieces``), so a seat whose cards did not change costs no
+        build and no packing, however many tables a referee holds."""
+        return list(zip(state.hands, state.discards))
+
+    def seat_part(self, state: State, seat: int) -> dict[str, Any]:
+        """What ``view(state, seat)`` adds to the spectator view (``all_views(state)[1][seat]``)."""
+        return seat_part(seat, state.hands[seat], state.discards[seat])
 
     def outcome(self, state: State) -> Outcome | None:
         r = state.result

@@ -19,7 +19,7 @@ from typing import Any
 from .cards import CARD_NAMES, SUITS, display_names
 from .state import Config, HandResult, State, TrickEntry
 
-__all__ = ["view", "all_views", "trick_items", "hand_result_dict", "sheet_row", "as_text"]
+__all__ = ["view", "all_views", "seat_part", "trick_items", "hand_result_dict", "sheet_row", "as_text"]
 
 
 def as_text(as_suit: int | None, high: bool | None) -> str | None:
@@ -135,7 +135,18 @@ def _seat_part(seat: int, hand: int, discards: int) -> dict[str, Any]:
     ~2.7 us a move and packing them ~2.3 (in-process, a random game), of a move's ~150.  Shared
     by every view built from the same cards: read, packed and sent, never modified
     (tests/test_fast_payloads.py holds the bytes to the uncached build).  Card names need no
-    interning: they are the ``CARD_NAMES`` strings themselves, one object per card."""
+    interning: they are the ``CARD_NAMES`` strings themselves, one object per card.
+    A referee's ``Table`` no longer comes here: it keeps its own seats' packed parts by their
+    cards (``DragonGame.seat_part_keys``, referee/views.py ``_kept_parts``), since this cache,
+    shared by all tables, evicts parts before they are used again beyond ~1,000 tables;
+    ``all_views`` (``Table.keep_parts = False``, other callers) still does."""
+    return {"seat": seat, "hand": list(_names(hand)), "discards": list(_names(discards))}
+
+
+def seat_part(seat: int, hand: int, discards: int) -> dict[str, Any]:
+    """``_seat_part`` built afresh (not from its cache): for the referee, which keeps the
+    packed part per table and seat by its cards (``DragonGame.seat_part_keys``) and asks
+    for a part only when they changed -- a fresh one then, for the cache would miss."""
     return {"seat": seat, "hand": list(_names(hand)), "discards": list(_names(discards))}
 
 
