@@ -7,9 +7,13 @@ A private PostgreSQL (tests/pg.py, ``fsync=off``: the round trips, not the disk)
 
 * **per-move**: each move's fenced insert sent as it is stored (``PgStore._fenced_insert``,
   what a batch did before: ``BEGIN``, one ``FENCED_MOVE`` per move, ``COMMIT``);
-* **batched**: ``append_move`` (the batch's moves in one ``FENCED_MOVES`` at the commit).
+* **batched**: ``append_move`` (the batch's moves in one ``FENCED_MOVES`` at the commit, a
+  transaction of its own: the batch's one round trip; three before, with BEGIN and COMMIT);
+* **with-event**: the same, after a seat event first in each batch (``PgStore._write``: the
+  batch's transaction is open, so its moves and COMMIT go in one pipeline; two round trips
+  before: the moves, then COMMIT).
 
-The two alternate, in either order, every round; per move: this process's CPU (min and
+They alternate, in a rotating order, every round; per move: this process's CPU (min and
 median over rounds), the server backend's CPU and the wall time (medians).  Why: issue 45
 item 5 -- a fleet referee's one round trip per move was the largest cost of its move.
 """
@@ -25,9 +29,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from summon.referee.records import MoveRecord, TableRecord  # noqa: E402
+from summon.referee.records import MoveRecord, SeatEvent, TableRecord  # noqa: E402
 from summon.referee.store_pg import PgStore  # noqa: E402
 from tests.pg import start_postgres  # noqa: E402
+
+
+WRITES = ("per-move", "batched", "with-event")
 
 
 def backend_cpu(pid: int) -> float:
@@ -58,6 +65,8 @@ def main() -> None:
         def batch(k: int, write: str) -> None:
             nonlocal at
             store.begin_batch()
+            if write == "with-event":
+                store.seat_event(ids[at % len(ids)], SeatEvent(0, 1, "house", "bench", time.time()))
             for _ in range(k):
                 tid = ids[at % len(ids)]
                 at += 1
@@ -73,7 +82,7 @@ def main() -> None:
         figures: dict[tuple[int, str], list[tuple[float, float, float]]] = {}
         for r in range(args.rounds):
             for k in ks:
-                for write in (("per-move", "batched") if r % 2 == 0 else ("batched", "per-move")):
+                for write in WRITES[r % 3:] + WRITES[:r % 3]:
                     n = max(1, args.moves // k)
                     c0, b0, w0 = time.process_time(), backend_cpu(pid), time.perf_counter()
                     for _ in range(n):
@@ -82,12 +91,12 @@ def main() -> None:
                     us = 1e6 / (n * k)
                     figures.setdefault((k, write), []).append(((c1 - c0) * us, (b1 - b0) * us, (w1 - w0) * us))
         print(f"{args.tables} tables, {args.rounds} rounds alternated; load {open('/proc/loadavg').read().strip()}")
-        print("  k  write      referee CPU us/move (min / median)  server CPU (median)  wall (median)")
+        print("  k  write       referee CPU us/move (min / median)  server CPU (median)  wall (median)")
         for k in ks:
-            for write in ("per-move", "batched"):
+            for write in WRITES:
                 rows = figures[(k, write)]
                 cpu = sorted(x[0] for x in rows)
-                print(f"{k:>3}  {write:9}  {cpu[0]:8.1f} / {statistics.median(cpu):8.1f}"
+                print(f"{k:>3}  {write:10}  {cpu[0]:8.1f} / {statistics.median(cpu):8.1f}"
                       f"                 {statistics.median(x[1] for x in rows):8.1f}"
                       f"           {statistics.median(x[2] for x in rows):8.1f}")
         store.close()

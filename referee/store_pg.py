@@ -28,25 +28,43 @@ Same interface and same rows as ``Store`` (``tables``, ``moves``, ``seat_events`
 * **A batch's moves, fenced at its commit** (issue 45 items 4-5): inside a group commit a
   plain move is not sent when it is stored but kept, and all of the batch's moves go in ONE
   statement (``FENCED_MOVES``: each table's fence once, each move inserted only where its
-  fence matched, ``RETURNING`` what went in) just before COMMIT -- or before any other
-  statement of the batch, so the batch reads and writes in order.  One round trip per
-  batch instead of one per move: at 200 tables, 16 moves a batch, the store's CPU per move
-  fell from 104 / 149 to 43 / 53 us (min / median of 6 alternated rounds, load ~2.1;
-  64 a batch: 115 / 134 to 20 / 28; one: unchanged; benchmarks/pg_batch.py).  A move whose fence failed inserted
-  nothing and raised nothing, so the transaction is sound: the rest of the batch commits,
-  and ``lost_in_batch`` names the lost tables; the referee then undoes their moves of the
-  batch, forgets the tables and sends nothing the batch produced there
-  (referee/moves.py ``UndoLog.commit``, referee/service.py ``_drop_lost``) -- what a
-  ``LeaseLost`` on the move's own write did before, found out at the commit instead, with
-  nothing published either way.  Why not roll back and retry the rest: the failed fences
-  wrote nothing, so the retry would redo exactly what the transaction already holds.  The
-  costs: a lease row is locked only from the flush on, so an adopter can claim a table while
-  the batch (at most 0.2 s) is still collecting its moves -- those moves are then refused at
-  the commit, as above; and a statement error of the moves (a value out of range) surfaces
-  at the flush, failing the whole batch at its commit as any failed statement does.  A
-  second move at one seq within the batch is refused at once (``StoreError``, that move
-  alone, as before); one at a seq stored before the batch (only a bug can do it: the lease
-  is ours) fails the whole batch at its commit -- rolled back, nothing published.
+  fence matched, ``RETURNING`` the tables whose moves went in) at the commit -- or before
+  any other statement of the batch, so the batch reads and writes in order.  One statement
+  per batch instead of one per move: at 200 tables, 16 moves a batch, the store's CPU per
+  move fell from 104 / 149 to 43 / 53 us (min / median of 6 alternated rounds, load ~2.1;
+  64 a batch: 115 / 134 to 20 / 28; one: unchanged; benchmarks/pg_batch.py).
+* **A batch of moves is ONE round trip** (``commit_batch``), not three (BEGIN, the moves,
+  COMMIT).  A batch that wrote nothing but moves sends that one statement with no BEGIN:
+  the connection is in autocommit, so the statement is a transaction of its own, committed
+  by the server at the message's Sync, before it answers -- the answer means durable, as
+  COMMIT's did, and a statement that fails commits nothing.  A batch whose transaction is
+  already open (it also wrote a seat event, a chat line, a result: ``_write``) sends its
+  last moves and COMMIT in one pipeline (psycopg's pipeline mode: one Sync for both), and
+  the moves' flush before such a write carries the batch's BEGIN the same way.  Why this
+  and not the alternatives: BEGIN, moves and COMMIT in one pipeline is one round trip too,
+  but two statements more for the server and the client to handle each batch; one text of
+  ``BEGIN; ...; COMMIT`` goes by the simple protocol, which carries no parameters, so the
+  client would quote every move into it and the server parse it anew each time (no
+  prepared plan).  What made it possible: COMMIT no longer waits for the moves' answer.
+  It needed it only to tell the two kinds of refused moves apart; now the statement tells
+  them apart itself: a move whose fence failed is not inserted and raises nothing, so its
+  table is missing from ``RETURNING`` -- the rest commits, and ``lost_in_batch`` names the
+  lost tables; the referee then undoes their moves of the batch, forgets the tables and
+  sends nothing the batch produced there (referee/moves.py ``UndoLog.commit``,
+  referee/service.py ``_drop_lost``) -- what a ``LeaseLost`` on the move's own write did
+  before, found out at the commit instead, with nothing published either way.  Why not roll
+  back and retry the rest: the failed fences wrote nothing, so the retry would redo exactly
+  what the transaction already holds.  A move at a seq stored before the batch (only a bug
+  can do it: the lease is ours) meets the primary key with no ``ON CONFLICT``: the statement
+  fails, the server skips the pipeline's COMMIT (it skips everything after an error until
+  the Sync), and the whole batch is rolled back, nothing published -- never half of it.
+  The costs: a lease row is locked only from the flush on, so an adopter can claim a table
+  while the batch (at most 0.2 s) is still collecting its moves -- those moves are then
+  refused at the commit, as above; and a statement error of the moves (a value out of
+  range) surfaces at the flush, failing the whole batch at its commit as any failed
+  statement does.  A second move at one seq within the batch is refused at once
+  (``StoreError``, that move alone, as before).  Once per connection psycopg prepares the
+  statement (at its sixth use), and that batch costs one round trip more.
 * **Adopt**: ``UPDATE ... WHERE expires < now() ... FOR UPDATE SKIP LOCKED``: two
   referees adopting at once never claim the same table.
 """
@@ -144,9 +162,11 @@ FENCED_MOVE = (
     ' INSERT INTO moves (table_id, seq, seat, "user", move, time, spent_ms, flags)'
     " SELECT table_id, %s, %s, %s, %s, %s, %s, %s FROM f ON CONFLICT DO NOTHING")
 
-# A batch's plain moves, fenced and inserted in ONE statement (``PgStore._flush``): one row per
+# A batch's plain moves, fenced and inserted in ONE statement (``PgStore._send_moves``): one row per
 # move in the arrays; each distinct (table, epoch) fences its lease once (locked and renewed), and a
-# move is inserted only where its table's fence matched.  RETURNING says which moves went in.
+# move is inserted only where its table's fence matched.  RETURNING says which tables' moves went in.
+# No ON CONFLICT: a move at a seq already stored (the lease ours: only a bug) fails the statement,
+# which aborts its transaction -- the whole batch, never half of it.
 FENCED_MOVES = (
     "WITH v AS (SELECT * FROM unnest(%s::text[], %s::bigint[], %s::int[], %s::int[], %s::text[], %s::text[],"
     " %s::float8[], %s::int[], %s::text[]) AS v(table_id, epoch, seq, seat, u, move, time, spent_ms, flags)),"
@@ -155,7 +175,10 @@ FENCED_MOVES = (
     " WHERE l.table_id = d.table_id AND l.owner = %s AND l.epoch = d.epoch RETURNING l.table_id)"
     ' INSERT INTO moves (table_id, seq, seat, "user", move, time, spent_ms, flags)'
     " SELECT v.table_id, v.seq, v.seat, v.u, v.move, v.time, v.spent_ms, v.flags FROM v JOIN f USING (table_id)"
-    " ON CONFLICT DO NOTHING RETURNING table_id, seq")
+    " RETURNING table_id")
+
+# A batch's lone move: ``FENCED_MOVE`` where a seq already stored fails the statement (and so the batch)
+BATCH_MOVE = FENCED_MOVE.removesuffix(" ON CONFLICT DO NOTHING")
 
 # The renewal's statement (``LeaseRenewal.renew``).  SKIP LOCKED: a lease row locked now is
 # locked by this referee's own open batch (its fenced write renews that lease anyway) or by an
@@ -193,7 +216,6 @@ class PgStore:
         self._aborted = False  # a statement failed inside the batch: the server will not commit it
         self._pending: list[tuple[str, int | None, MoveRecord]] = []  # a batch's plain moves, not sent yet
         self._lost: set[str] = set()  # tables of this batch whose fence failed at a flush (``lost_in_batch``)
-        self._refused: str | None = None  # a move of the batch the server refused although the lease held
         self._seqs: set[tuple[str, int]] = set()  # (table, seq) of the batch's moves: a second one is refused at once
         try:
             self._db = psycopg.connect(url, autocommit=True, connect_timeout=10)
@@ -215,29 +237,35 @@ class PgStore:
         self._seqs.clear()
 
     def commit_batch(self) -> int:
-        """Flush the batch's moves (one statement), then COMMIT.  A move whose table's fence
-        failed was not inserted and is not an error here: the rest commits, and
-        ``lost_in_batch`` names its table (referee/moves.py ``UndoLog.commit`` undoes it)."""
-        try:
-            self._flush()
-        except StoreError:
-            pass  # _flush marked the batch aborted: reported below
+        """Send the batch's moves and commit, in ONE round trip (module docstring): a batch of
+        moves alone is one statement in a transaction of its own; one whose transaction is
+        open (it also wrote something else) sends its moves and COMMIT in one pipeline.  A
+        move whose table's fence failed was not inserted and is not an error here: the rest
+        commits, and ``lost_in_batch`` names its table (referee/moves.py ``UndoLog.commit``
+        undoes it).  Returns only once the server has answered the commit: durable."""
+        pending, self._pending = self._pending, []
         begun, self._batch = self._batch == 2, 0
         aborted, self._aborted = self._aborted, False
-        refused, self._refused = self._refused, None
-        if not begun:
-            return 0
-        if refused is not None:  # a seq stored twice: never half-commit a batch the caller thinks whole
-            self._rollback()
-            raise StoreError(f"could not commit to {self.path}: {refused}")
         if aborted:  # COMMIT of an aborted transaction "succeeds" as a ROLLBACK: never report it durable
             self._rollback()
             raise StoreError(f"could not commit to {self.path}: a statement of the batch failed")
+        if not begun and not pending:
+            return 0
+        db = self._db
         try:
-            self._db.execute("COMMIT")
+            if not begun:  # moves only: autocommit, so the statement is its transaction, committed at its Sync
+                self._sort_out(pending, self._send_moves(pending))
+            elif not pending:
+                db.execute("COMMIT")
+            else:
+                with db.pipeline():  # one Sync: a failed statement makes the server skip the COMMIT
+                    cur = self._send_moves(pending)
+                    db.execute("COMMIT")
+                self._sort_out(pending, cur)
         except psycopg.Error as exc:
-            self._rollback()
-            raise StoreError(f"could not commit to {self.path}: {_first_line(exc)}") from None
+            if begun:
+                self._rollback()
+            raise StoreError(f"could not commit to {self.path}: {_moves_error(exc)}") from None
         self.stats.commits += 1
         return 1
 
@@ -251,47 +279,52 @@ class PgStore:
         lost, self._lost = self._lost, set()
         return lost
 
-    def _flush(self) -> None:
-        """Send the batch's pending moves in ONE round trip (``FENCED_MOVES``; a lone move:
-        ``FENCED_MOVE``) and sort out the refused ones: a table whose lease is no longer ours
-        goes to ``_lost``; a seq already stored (the lease still ours) fails the batch.
+    def _send_moves(self, pending: list[tuple[str, int | None, MoveRecord]]) -> Any:
+        """One statement for all of ``pending`` (``FENCED_MOVES``; a lone move: ``BATCH_MOVE``);
+        its cursor.  A move at a seq already stored makes the statement fail (unique key)."""
+        if len(pending) == 1:
+            tid, epoch, m = pending[0]
+            return self._db.execute(BATCH_MOVE, (self.ttl, tid, self.owner, epoch, m.seq, m.seat, m.user, m.move,
+                                                 m.time, m.spent_ms, ",".join(m.flags)))
+        cols: list[list[Any]] = [[] for _ in range(9)]
+        for tid, epoch, m in pending:
+            for col, value in zip(cols, (tid, epoch, m.seq, m.seat, m.user, m.move, m.time, m.spent_ms,
+                                         ",".join(m.flags))):
+                col.append(value)
+        return self._db.execute(FENCED_MOVES, (*cols, self.ttl, self.owner))
 
-        Called before the commit and before any other statement on the connection, so every
-        read and write of the batch sees its moves in order, as when each was sent at once."""
+    def _sort_out(self, pending: list[tuple[str, int | None, MoveRecord]], cur: Any) -> None:
+        """The tables of ``pending`` with no move stored lost their lease: every move of a table
+        whose fence matched went in, or the statement failed."""
+        if len(pending) == 1:
+            stored = {pending[0][0]} if cur.rowcount == 1 else set()
+        else:
+            stored = {r[0] for r in cur.fetchall()}
+        for tid, _, _ in pending:
+            if tid not in stored:
+                self._lost.add(tid)
+                self.epochs.pop(tid, None)
+
+    def _flush(self) -> None:
+        """Before any other statement of the batch: send its pending moves (with the batch's
+        BEGIN, in one pipeline, if the transaction is not open yet), so every read and write of
+        the batch sees its moves in order, as when each was sent at once."""
         pending, self._pending = self._pending, []
         if not pending:
             return
         db = self._db
         try:
             if self._batch == 1:
-                db.execute("BEGIN")
                 self._batch = 2
-            if len(pending) == 1:
-                tid, epoch, m = pending[0]
-                cur = db.execute(FENCED_MOVE, (self.ttl, tid, self.owner, epoch, m.seq, m.seat, m.user, m.move,
-                                               m.time, m.spent_ms, ",".join(m.flags)))
-                stored = {(tid, m.seq)} if cur.rowcount == 1 else set()
+                with db.pipeline():
+                    db.execute("BEGIN")
+                    cur = self._send_moves(pending)
             else:
-                cols: list[list[Any]] = [[] for _ in range(9)]
-                for tid, epoch, m in pending:
-                    for col, value in zip(cols, (tid, epoch, m.seq, m.seat, m.user, m.move, m.time, m.spent_ms,
-                                                 ",".join(m.flags))):
-                        col.append(value)
-                stored = {(r[0], r[1]) for r in db.execute(FENCED_MOVES, (*cols, self.ttl, self.owner)).fetchall()}
-            if len(stored) == len(pending):
-                return
-            for tid, epoch, m in pending:
-                if (tid, m.seq) in stored or tid in self._lost:
-                    continue
-                row = db.execute("SELECT owner, epoch FROM leases WHERE table_id = %s", (tid,)).fetchone()
-                if row is None or (row[0], int(row[1])) != (self.owner, epoch):
-                    self._lost.add(tid)
-                    self.epochs.pop(tid, None)
-                elif self._refused is None:
-                    self._refused = f"table {tid} already has a move at seq {m.seq}"
+                cur = self._send_moves(pending)
+            self._sort_out(pending, cur)
         except psycopg.Error as exc:
             self._aborted = True  # the server aborted the batch's transaction: commit_batch must fail
-            raise StoreError(f"could not write to {self.path}: {_first_line(exc)}") from None
+            raise StoreError(f"could not write to {self.path}: {_moves_error(exc)}") from None
 
     def _rollback(self) -> None:
         try:
@@ -730,6 +763,14 @@ def _table(row: tuple[Any, ...]) -> TableRecord:
         created=created, status=status, clock=json.loads(clock) if clock else None,
         result=json.loads(result) if result else None, finished=finished,
     )
+
+
+def _moves_error(exc: BaseException) -> str:
+    """A failed batch's reason; a seq already stored names its table and seq (the key's detail)."""
+    detail = getattr(getattr(exc, "diag", None), "message_detail", None)
+    if isinstance(exc, psycopg.errors.UniqueViolation) and detail:
+        return f"a move at a seq already stored: {detail}"
+    return _first_line(exc)
 
 
 def _first_line(exc: BaseException) -> str:

@@ -11,27 +11,37 @@ Every test has its own PostgreSQL database (tests/pg.py).
 
 from __future__ import annotations
 
+import tempfile
 import time
-from typing import Any
 
-from summon.referee.store import MoveRecord, TableRecord
+import pytest
+from psycopg import pq
+
+from summon.referee.store import MoveRecord, SeatEvent, StoreError, TableRecord
 from summon.referee.store_pg import PgStore
 
 PLAYERS = ("p1", "p2", "p3", "p4")
 
 
-class Counting:
-    """The store's connection, counting the statements sent to the server."""
+class RoundTrips:
+    """Counts the store's round trips to the server: libpq's trace of the wire protocol, one
+    ``ReadyForQuery`` per exchange the client waits for (a Sync, or a simple query)."""
 
-    def __init__(self, db: Any) -> None:
-        self.db, self.sent = db, []
+    def __init__(self, store: PgStore) -> None:
+        self.pgconn, self.file = store._db.pgconn, tempfile.TemporaryFile()
 
-    def execute(self, sql: str, *args: Any, **kwargs: Any) -> Any:
-        self.sent.append(sql.split(None, 1)[0])
-        return self.db.execute(sql, *args, **kwargs)
+    def __enter__(self) -> RoundTrips:
+        self.pgconn.trace(self.file.fileno())
+        self.pgconn.set_trace_flags(pq.Trace.SUPPRESS_TIMESTAMPS | pq.Trace.REGRESS_MODE)
+        return self
 
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.db, name)
+    def __exit__(self, *exc: object) -> None:
+        self.pgconn.untrace()  # flushes the trace
+
+    @property
+    def count(self) -> int:
+        self.file.seek(0)
+        return sum(1 for line in self.file.read().decode().splitlines() if "\tReadyForQuery\t" in line)
 
 
 def tables(store: PgStore, n: int) -> list[str]:
@@ -41,26 +51,79 @@ def tables(store: PgStore, n: int) -> list[str]:
     return ids
 
 
-def test_a_batch_sends_its_moves_in_one_round_trip(pg_url):
+def test_a_batch_of_moves_costs_one_round_trip(pg_url):
+    """Moves alone: one statement that is its own transaction (no BEGIN, no COMMIT to wait
+    for), answered once committed.  Before: BEGIN, the moves, COMMIT -- three."""
     a = PgStore(pg_url, owner="a", ttl=30)
     ids = tables(a, 5)
-    counting = Counting(a._db)
-    a._db = counting  # type: ignore[assignment]
-    a.begin_batch()
-    for seq in (1, 2):
+    counts = []
+    for seq in range(1, 9):  # five moves a batch
+        a.begin_batch()
         for tid in ids:
-            a.append_move(tid, MoveRecord(seq, seq, PLAYERS[seq], "pass"))
-    assert a.commit_batch() == 1
-    assert counting.sent == ["BEGIN", "WITH", "COMMIT"]  # ten moves, one statement
-    assert a.lost_in_batch() == set()
-    assert all([m.seq for m in a.moves(tid)] == [1, 2] for tid in ids)
+            a.append_move(tid, MoveRecord(seq, seq % 4, PLAYERS[seq % 4], "pass"))
+        with RoundTrips(a) as trips:
+            assert a.commit_batch() == 1
+        counts.append(trips.count)
+        assert a.lost_in_batch() == set()
+    # psycopg prepares a statement at its use after prepare_threshold (5) uses: that once, the
+    # name's Parse is one more round trip (and the server parses it no more)
+    assert counts == [2 if i == a._db.prepare_threshold else 1 for i in range(8)]
+    a.begin_batch()  # a lone move
+    a.append_move(ids[0], MoveRecord(9, 1, "p2", "pass"))
+    with RoundTrips(a) as trips:
+        assert a.commit_batch() == 1
+    assert trips.count == 1
+    b = PgStore(pg_url, owner="b", ttl=30)  # another connection sees them all: committed
+    assert [b.move_count(tid) for tid in ids] == [9, 8, 8, 8, 8]
 
 
-def test_a_table_adopted_during_a_batch_loses_only_its_own_moves(pg_url):
+def test_a_batch_that_wrote_more_than_moves_commits_with_its_last_moves_in_one_round_trip(pg_url):
+    """A seat event opens the batch's transaction (BEGIN sent with the moves before it, one
+    round trip); at the commit the moves since and COMMIT go in one pipeline."""
+    a = PgStore(pg_url, owner="a", ttl=30)
+    ids = tables(a, 3)
+    a.begin_batch()
+    a.append_move(ids[0], MoveRecord(1, 1, "p2", "pass"))
+    a.seat_event(ids[1], SeatEvent(0, 2, "left", "gone", time.time()))
+    for tid in ids:
+        a.append_move(tid, MoveRecord(2, 2, "p3", "pass"))
+    with RoundTrips(a) as trips:
+        assert a.commit_batch() == 1
+    assert trips.count == 1
+    assert [m.seq for m in a.moves(ids[0])] == [1, 2] and [m.seq for m in a.moves(ids[2])] == [2]
+    assert len(a.seat_events(ids[1])) == 1
+
+
+@pytest.mark.parametrize("begun", [False, True], ids=["moves-only", "open-transaction"])
+def test_a_seq_already_stored_fails_the_whole_batch(pg_url, begun):
+    """Only a bug can do it (the lease is ours), and the batch is never half-committed: the
+    statement fails on the key, so its transaction is rolled back, nothing of it stored."""
+    a = PgStore(pg_url, owner="a", ttl=30)
+    ids = tables(a, 3)
+    a.append_move(ids[0], MoveRecord(1, 1, "p2", "pass"))
+    a.begin_batch()
+    if begun:
+        a.seat_event(ids[2], SeatEvent(0, 2, "left", "gone", time.time()))
+    a.append_move(ids[1], MoveRecord(1, 1, "p2", "pass"))
+    a.append_move(ids[0], MoveRecord(1, 1, "p2", "pass"))  # already stored
+    with pytest.raises(StoreError, match=r"seq already stored.*\(b-0, 1\)"):
+        a.commit_batch()
+    assert not a.in_batch and a.lost_in_batch() == set()
+    assert a.moves(ids[1]) == [] and a.seat_events(ids[2]) == []
+    assert [m.user for m in a.moves(ids[0])] == ["p2"]
+    a.begin_batch()  # the store goes on
+    a.append_move(ids[1], MoveRecord(1, 1, "p2", "pass"))
+    assert a.commit_batch() == 1 and [m.seq for m in a.moves(ids[1])] == [1]
+
+
+@pytest.mark.parametrize("begun", [False, True], ids=["moves-only", "open-transaction"])
+def test_a_table_adopted_during_a_batch_loses_only_its_own_moves(pg_url, begun):
     a, b = PgStore(pg_url, owner="a", ttl=30), PgStore(pg_url, owner="b", ttl=30)
     ids = tables(a, 3)
     lost = ids[1]
     a.begin_batch()
+    if begun:  # the batch wrote something else first: its transaction is open, its commit a pipeline
+        a.seat_event(ids[0], SeatEvent(0, 2, "left", "gone", time.time()))
     for tid in ids:
         a.append_move(tid, MoveRecord(1, 1, "p2", "pass"))
     # a pauses past its lease on one table (its renewals stalled), and b adopts it; the
