@@ -20,6 +20,8 @@ won/lost/tied, contracts made, per designation, and each side's CPU ms per searc
 decision.  The "as declarer/defender (scores)" lines split the net by whose score it is;
 "declarer play" and "defence" split it by whose *play* it is, against a third table with
 the villain at all four seats (``--no-baseline`` skips that table).  ``--json`` keeps every board (for splitting later).
+``--report A.jsonl --paired B.jsonl`` compares two hero variants run on the same seeds
+against the same villain: per board A's net minus B's (and declarer play, defence).
 """
 
 from __future__ import annotations
@@ -55,7 +57,9 @@ def bot(name: str, seed: int, opts: dict[str, Any]) -> Any:
                              end_exact=opts.get("end_exact", 0), policy=opts.get("policy", "greedy"),
                              infer=tuple(opts.get("infer", ())), trust=opts.get("trust", 0.8),
                              policy_eps=opts.get("policy_eps", 0.0), policy_tricks=opts.get("policy_tricks", 2),
-                             policy_pool=opts.get("policy_pool", 2))
+                             policy_pool=opts.get("policy_pool", 2), alphamu_worlds=opts.get("alphamu_worlds", 0),
+                             alphamu_tricks=opts.get("alphamu_tricks", 3), alphamu_depth=opts.get("alphamu_depth", 2),
+                             alphamu_nodes=opts.get("alphamu_nodes", 3000))
     if name == "dragon-search":
         from summon.clients.bots.dragon_search import DragonSearchBot
         return DragonSearchBot(seed, budget_ms=None, samples=opts.get("search_samples", 40))
@@ -211,6 +215,25 @@ def run(boards_wanted: int, seed0: int, hero: str, villain: str, opts: dict[str,
     return boards
 
 
+def paired(a: list[Board], b: list[Board], out=print) -> None:
+    """Two matches of the same boards (one hero variant each against the same villain):
+    per board, a's net minus b's, and so for declarer play and defence (``skill_split``)."""
+    bs = {x.seed: x for x in b}
+    both = [(x, bs[x.seed]) for x in a if x.seed in bs]
+    nets = [x.net - y.net for x, y in both]
+    out(f"paired: {len(both)} boards, first minus second; nets differ on {sum(n != 0 for n in nets)}")
+    out(f"  net points/board          {fmt(nets)}")
+    decl, dfn = [], []
+    for x, y in both:
+        (dx, fx), (dy, fy) = skill_split([x]), skill_split([y])
+        if dx and dy:
+            decl.append(dx[0] - dy[0])
+            dfn.append(fx[0] - fy[0])
+    if decl:
+        out(f"  declarer play             {fmt(decl)}   ({len(decl)} boards)")
+        out(f"  defence                   {fmt(dfn)}")
+
+
 def load(path: str) -> list[Board]:
     """The boards of a ``--json`` file."""
     out = []
@@ -246,6 +269,13 @@ def main() -> None:
                          "play it does not explain multiplies a deal's weight by this (0: off, the default)")
     ap.add_argument("--policy-tricks", type=int, default=2, help="with --policy-eps: how many recent tricks are read")
     ap.add_argument("--policy-pool", type=int, default=2, help="with --policy-eps: uniform deals drawn per deal kept")
+    ap.add_argument("--alphamu-worlds", type=int, default=0,
+                    help="dragon-pimc plays the last --alphamu-tricks tricks by αμ over this many deals "
+                         "(dragon_alphamu; 0: off, the default)")
+    ap.add_argument("--alphamu-tricks", type=int, default=3, help="with --alphamu-worlds: from this many tricks left")
+    ap.add_argument("--alphamu-depth", type=int, default=2, help="with --alphamu-worlds: own moves searched (M)")
+    ap.add_argument("--alphamu-nodes", type=int, default=3000,
+                    help="with --alphamu-worlds: a bigger search is left to PIMC")
     ap.add_argument("--auction", action="store_true", help="dragon-pimc with the auction weights (use_auction)")
     ap.add_argument("--no-baseline", action="store_true",
                     help="skip the third table (villain at all four seats) that splits declarer play from defence")
@@ -253,14 +283,21 @@ def main() -> None:
     ap.add_argument("--progress", type=int, default=0, help="print the running figure every N boards")
     ap.add_argument("--json", default="", help="append every board to this file (JSON lines)")
     ap.add_argument("--report", default="", help="only print the report of a --json file (a match stopped early)")
+    ap.add_argument("--paired", default="",
+                    help="with --report: the per-board differences (report's file minus this one) on the seeds both hold")
     a = ap.parse_args()
     if a.report:
-        report(load(a.report), a.hero, a.villain)
+        if a.paired:
+            paired(load(a.report), load(a.paired))
+        else:
+            report(load(a.report), a.hero, a.villain)
         return
     opts = {"samples": a.samples, "ref_samples": a.ref_samples, "search_samples": a.search_samples,
             "exact_tricks": a.exact_tricks, "iimc_samples": a.iimc_samples, "end_exact": a.end_exact, "policy": a.policy, "auction": a.auction,
             "infer": tuple(int(x) for x in a.infer.split(",") if x), "trust": a.trust,
-            "policy_eps": a.policy_eps, "policy_tricks": a.policy_tricks, "policy_pool": a.policy_pool, "baseline": not a.no_baseline}
+            "policy_eps": a.policy_eps, "policy_tricks": a.policy_tricks, "policy_pool": a.policy_pool,
+            "alphamu_worlds": a.alphamu_worlds, "alphamu_tricks": a.alphamu_tricks, "alphamu_depth": a.alphamu_depth,
+            "alphamu_nodes": a.alphamu_nodes, "baseline": not a.no_baseline}
     t0, c0 = time.perf_counter(), time.process_time()
     boards = run(a.boards, a.seed, a.hero, a.villain, opts, a.jobs, a.progress, a.json)
     report(boards, a.hero, a.villain)

@@ -32,6 +32,12 @@ What ``dragon-pimc`` adds to the textbook player:
   before the fix, +0.3 ± 3.7 after, 40 deals each against the textbook player).
 * Ties go to the heuristic's card.
 
+An option, off by default (``alphamu_worlds`` 0): in the last ``alphamu_tricks`` (3)
+tricks, αμ (``dragon_alphamu``: one tree over ``alphamu_worlds`` sampled deals in which
+the seat plays the same card in every world, ``alphamu_depth`` own moves deep, the exact
+solver below) instead of PIMC, which fuses strategies across deals; a search past
+``alphamu_nodes`` nodes is left to PIMC.  Measured in docs/bots.md (issue 46 item 1).
+
 Options measured and left off (docs/bots.md says by how much): a second look at close
 calls played out by players who cannot see the other hands (``iimc_samples``: IIMC),
 deals weighted by the auction (``use_auction``), deals drawn with inferences from the
@@ -56,6 +62,7 @@ from collections import Counter
 from typing import Any
 from collections.abc import Mapping, Sequence
 
+from summon.clients.bots.dragon_alphamu import TooBig, alphamu_scores
 from summon.clients.bots.dragon_auction import FEATURE_MASKS as _FMASK, elsewhere_key, log_weight_terms, roles
 from summon.clients.bots.dragon_heuristic import DragonHeuristicBot
 from summon.clients.bots.dragon_inference import play_denials
@@ -421,8 +428,12 @@ class DragonPimcBot(_PimcBase):
                  policy: str = "greedy", infer: tuple[int, ...] = (), trust: float = 0.8,
                  iimc_top: int = 3, iimc_margin: float = 30.0, iimc_samples: int = 0, iimc_k: int = 8,
                  iimc_depth: int = 2, policy_eps: float = 0.0, policy_tricks: int = 2,
-                 policy_pool: int = 2) -> None:
+                 policy_pool: int = 2, alphamu_worlds: int = 0, alphamu_tricks: int = 3, alphamu_depth: int = 2,
+                 alphamu_nodes: int = 3000) -> None:
         super().__init__(seed, samples, cpu_budget_ms)
+        self.alphamu_worlds, self.alphamu_tricks = alphamu_worlds, alphamu_tricks
+        self.alphamu_depth, self.alphamu_nodes = alphamu_depth, alphamu_nodes
+        self.alphamu_searches = self.alphamu_aborts = 0  # decisions αμ settled / passed to PIMC (too big)
         self.policy_eps, self.policy_tricks, self.policy_pool = policy_eps, policy_tricks, policy_pool
         self.infer, self.trust = infer, trust
         self.pool, self.exact_tricks, self.use_auction = pool, exact_tricks, use_auction
@@ -514,6 +525,10 @@ class DragonPimcBot(_PimcBase):
         team = info.seat & 1
         nc = len(codes)
         totals = _ties_to(fallback, codes)
+        if self.alphamu_worlds > 0 and 12 - info.tricks_played <= self.alphamu_tricks:
+            move = self._alphamu(info, codes, fallback)
+            if move is not None:
+                return move
         exact = 12 - info.tricks_played <= self.exact_tricks
         deadline = self._deadline(c0)
         deals = self._deals(info, view)
@@ -530,6 +545,28 @@ class DragonPimcBot(_PimcBase):
         if not short:
             return MOVE_TEXT[codes[best]]
         return self._second_look(info, deals, [codes[i] for i in short], team, deadline)
+
+    def _alphamu(self, info: Info, codes: list[int], fallback: str) -> str | None:
+        """The card αμ chooses over ``alphamu_worlds`` exactly uniform deals (the same deal
+        drawn twice is one world of weight 2), ``alphamu_depth`` own moves deep
+        (``dragon_alphamu``); None when the search passes ``alphamu_nodes`` nodes."""
+        hands = uniform_deals(DealSampler(info), self.alphamu_worlds, self._rng)
+        if not hands:
+            return None
+        self.deals += len(hands)
+        counts = Counter(hands)
+        worlds = [position(info, h) for h in counts]
+        try:
+            scores = alphamu_scores(worlds, list(counts.values()), codes, self.alphamu_depth,
+                                    max_nodes=self.alphamu_nodes)
+        except TooBig:
+            self.alphamu_aborts += 1
+            return None
+        self.alphamu_searches += 1
+        totals = _ties_to(fallback, codes)
+        for i, v in enumerate(scores):
+            totals[i] += v
+        return MOVE_TEXT[codes[max(range(len(codes)), key=totals.__getitem__)]]
 
     def _close_calls(self, order: list[int], totals: list[float], searched: float, deadline: float | None,
                      c0: float) -> list[int]:
