@@ -140,6 +140,12 @@ class Table:
     # keeps its seats' packed parts (``part_memo``, views._kept_parts).  Kept for
     # tests/test_fast_payloads.py and benchmarks/kept_parts.py.
     keep_parts = True
+    # False: the path before issue 45 item 3's public parts -- the spectator view is built
+    # as one dict and packed whole every move; True: a game that keys the parts of its
+    # spectator view (``public_part_keys``: Dragon) has them kept packed by the table
+    # (``public_memo``, views._kept_public), so a move packs only the parts it changed.
+    # Kept for tests/test_fast_payloads.py and benchmarks/kept_parts.py.
+    keep_public = True
 
     def __init__(
         self,
@@ -190,6 +196,11 @@ class Table:
         # bytes a seat): only for a game that keys its seat parts
         self.part_memo: list[Any] | None = (
             [None] * len(self.players) if self.keep_parts and hasattr(game, "seat_part_keys") else None)
+        # the spectator view's parts, by key, and packed (views._kept_public; Dragon: ~1.7 KiB a
+        # table at a game's start, ~7 at its 60th hand, the sheet the most of it): only for a
+        # game that keys the parts of its public view
+        self.public_memo: views.PublicMemo | None = (
+            views.PublicMemo() if self.keep_public and hasattr(game, "public_part_keys") else None)
 
     @property
     def status(self) -> str:

@@ -253,6 +253,73 @@ def _kept_parts(pk: msgpack.Packer, game: Any, state: Any, keys: Sequence[Any],
     return out
 
 
+class PublicMemo:
+    """A table's spectator view kept as packed parts (``_kept_public``): per part its key,
+    its count of fields and its packed pairs; the names of all the parts' fields and their
+    count."""
+
+    __slots__ = ("parts", "names", "count")
+
+    def __init__(self) -> None:
+        self.parts: list[tuple[Any, int, bytes]] = []
+        self.names: frozenset[str] = frozenset()
+        self.count = 0
+
+
+def _kept_public(pk: msgpack.Packer, game: Any, state: Any, memo: PublicMemo) -> bytes:
+    """The spectator view's packed pairs (its encoding less the map header of
+    ``memo.count`` pairs), from its parts: part ``i`` is ``game.public_parts[i](state)``,
+    built and packed only when its key (``game.public_part_keys(state)[i]``) changed since
+    the table's last move.
+
+    Why: the public view goes into every message of a move, and before it was built as one
+    dict and packed whole every move, although most of its fields (Dragon: the sheet, the
+    bids and contract, the last hand, the last trick) change once a hand or a trick.  A
+    msgpack map is its header and then each key and value, so the view's bytes are the
+    parts' pairs joined.  Kept per table (``Table.public_memo``) and by value, as
+    ``_kept_parts`` keeps the seats' parts, for the same reasons: no cache shared by all
+    tables to thrash, and a restored or undone state finds its parts again.  Only bytes and
+    counts are kept, not the parts' dicts: kept across moves, dicts and lists would live
+    into the collector's older generations and make its passes dearer (measured: ~2 us a
+    move in-process); ``MovePieces.public_view`` builds the dict where one is needed.
+
+    The game promises that a part's field names never change (so they are read once, when
+    the memo is filled) and that no name is in two parts (a map with a duplicate key: a
+    dict would merge them); both are checked where it costs nothing a move -- the names
+    when the memo is filled, the count of fields whenever a part is rebuilt, for a wrong
+    count would make a map that does not parse (tests/test_fast_payloads.py holds the bytes
+    to the reference build)."""
+    keys = game.public_part_keys(state)
+    parts = memo.parts
+    if not parts:  # the table's first view: every part, and the names they hold
+        builders = game.public_parts
+        if len(builders) != len(keys):
+            raise ValueError(f"{type(game).__name__}: {len(keys)} public part keys for {len(builders)} parts")
+        names: set[str] = set()
+        count = 0
+        for key, build in zip(keys, builders):
+            part = build(state)
+            if type(part) is not dict:
+                raise TypeError(f"{type(game).__name__}.public_parts gave a {type(part).__name__}, not a dict")
+            names.update(part)
+            count += len(part)
+            parts.append((key, len(part), _pairs(pk, part)))
+        if len(names) != count:
+            parts.clear()
+            raise ValueError(f"{type(game).__name__}.public_parts: a field name in two parts")
+        memo.names, memo.count = frozenset(names), count
+    else:
+        for i, key in enumerate(keys):
+            kept = parts[i]
+            if kept[0] != key:
+                part = game.public_parts[i](state)
+                if type(part) is not dict or len(part) != kept[1]:
+                    parts.clear()  # nothing kept from a view that could not be sent
+                    raise ValueError(f"{type(game).__name__}.public_parts[{i}]: its fields changed")
+                parts[i] = (key, kept[1], _pairs(pk, part))
+    return b"".join([p[2] for p in parts])
+
+
 _SEAT_FIELDS = ("table", "game", "seat", "seq", "status", "to_move", "legal", "view", "events", "clock", "last",
                 "house", "epoch")
 if field_names(SeatState) != _SEAT_FIELDS:  # move_payloads spells the seat state out in this order
@@ -285,8 +352,9 @@ class MovePieces:
     come from ``_heads``, those every audience shares are packed once.
     """
 
-    __slots__ = ("seats", "_heads", "_progress", "_tail", "_clock", "_public_view", "_public", "_extras", "_parts",
-                 "_views", "_legal", "_events", "_seat_events", "_house", "_has_events", "_seq", "_epoch", "_shared")
+    __slots__ = ("seats", "_heads", "_progress", "_tail", "_clock", "_public_view", "_public_pairs", "_public",
+                 "_public_of", "_public_names", "_public_n", "_extras", "_parts", "_views", "_legal", "_events",
+                 "_seat_events", "_house", "_has_events", "_seq", "_epoch", "_shared")
 
     def __init__(self, table: ViewedTable, events: Sequence[Event] = (),
                  legal: Mapping[int, list[str]] | None = None) -> None:
@@ -301,16 +369,37 @@ class MovePieces:
         keyed = getattr(game, "seat_part_keys", None)
         memo = getattr(table, "part_memo", None) if keyed is not None else None
         self._parts: list[tuple[Any, dict, bytes | None]] | None = None
-        if memo is not None:  # each seat's packed part kept by the table (``_kept_parts``)
-            public, extras = game.view(state, None), None
-        elif every is not None:
-            public, extras = every(state)
+        # the spectator view kept by the table as packed parts (``_kept_public``): not on the
+        # path that has ``views`` build every view at once (it builds the public dict anyway)
+        public_memo = getattr(table, "public_memo", None) if hasattr(game, "public_part_keys") else None
+        if public_memo is not None and (memo is not None or every is None):
+            pairs = _kept_public(pk, game, state, public_memo)
+            n = public_memo.count
+            self._public_of: tuple[Any, Any] | None = (game, state)  # for ``public_view``
+            self._public_pairs, self._public_names, self._public_n = pairs, public_memo.names, n
+            self._public_view = pk.pack_map_header(n) + pairs
+            public: Any = None  # built from the state if a caller needs it (``public_view``)
+            extras = None
         else:
-            public, extras = game.view(state, None), None
-        self._public_view = pk.pack(public)
+            if memo is not None:  # each seat's packed part kept by the table (``_kept_parts``)
+                public, extras = game.view(state, None), None
+            elif every is not None:
+                public, extras = every(state)
+            else:
+                public, extras = game.view(state, None), None
+            self._public_of = None
+            self._public_view = pk.pack(public)
+            if type(public) is dict:  # (the dict stands for its names: ``isdisjoint`` reads its keys)
+                n = len(public)
+                self._public_pairs, self._public_names, self._public_n = self._public_view[_header_len(n):], public, n
+            else:
+                self._public_pairs, self._public_names, self._public_n = b"", frozenset(), 0
         self._public: dict[str, Any] | None  # declared: None when the views are built per seat
         self._shared = bool(getattr(game, "shared_seat_parts", False))
-        if memo is not None and type(public) is dict:
+        if memo is not None and self._public_of is not None:
+            self._public, self._extras, self._views = None, None, None
+            self._parts = _kept_parts(pk, game, state, keyed(state), memo)  # type: ignore[misc]
+        elif memo is not None and type(public) is dict:
             self._public, self._extras, self._views = public, None, None
             self._parts = _kept_parts(pk, game, state, keyed(state), memo)  # type: ignore[misc]
         elif extras is not None and type(public) is dict:
@@ -346,18 +435,15 @@ class MovePieces:
         """The ``seat_state`` of ``seat``."""
         pk = packer()
         if self._parts is not None:
-            public = self._public
-            assert public is not None
             _, part, packed = self._parts[seat]
-            if packed is None or not part.keys().isdisjoint(public):  # not a plain addition: build it whole
-                view = pk.pack({**public, **part})
+            if packed is None or not part.keys().isdisjoint(self._public_names):  # not a plain addition: whole
+                view = pk.pack({**self.public_view(), **part})
             else:
-                view = pk.pack_map_header(len(public) + len(part)) + self._public_view[_header_len(len(public)):] + packed
+                view = pk.pack_map_header(self._public_n + len(part)) + self._public_pairs + packed
         elif self._extras is not None:
             public = self._public
             assert public is not None
-            view = _seat_view_bytes(pk, public, self._public_view[_header_len(len(public)):], self._extras[seat],
-                                    self._shared)
+            view = _seat_view_bytes(pk, public, self._public_pairs, self._extras[seat], self._shared)
         else:
             assert self._views is not None
             view = pk.pack(self._views[seat])
@@ -366,6 +452,15 @@ class MovePieces:
         return b"".join((self._heads[0][seat], self._progress, _NO_LEGAL if legal is None else _LEGAL + pk.pack(legal),
                          _VIEW, view, self._events if own_events is None else _EVENTS + pk.pack(own_events),
                          self._tail, _HOUSE if seat in self._house else _NO_HOUSE, self._epoch))
+
+    def public_view(self) -> dict[str, Any]:
+        """The spectator view as a dict (built now from this move's state if the table kept
+        it as packed parts: a seat part that is not a plain addition to it needs it)."""
+        if self._public is None:
+            assert self._public_of is not None, "no public dict: the views were built per seat"
+            game, state = self._public_of
+            self._public = game.view(state, None)
+        return self._public
 
     def events(self) -> bytes | None:
         """The spectators' ``events`` message (None: the move had no events)."""

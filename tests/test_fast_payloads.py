@@ -157,8 +157,13 @@ def check_interleaved(positions: int, squeezed: bool, monkeypatch: pytest.Monkey
 KEPT_TABLES, KEPT_POSITIONS, KEPT_POSITIONS_SLOW = 300, 3_000, 100_000
 
 
-class SharedCachesTable(Table):
+class SharedCachesTable(Table):  # the path before both: seat parts shared, the public view packed whole
     keep_parts = False
+    keep_public = False
+
+
+class WholePublicTable(Table):  # the path before issue 45 item 3's public parts (views._kept_public)
+    keep_public = False
 
 
 @pytest.mark.parametrize("tables", [8, KEPT_TABLES])
@@ -174,30 +179,32 @@ def test_kept_parts_give_the_reference_bytes_and_refusals_over_100000_positions(
 def check_kept(tables: int, positions: int) -> None:
     rng = random.Random(f"kept-{tables}-{positions}")
 
-    def fresh(n: int) -> tuple[Table, Table, list]:
+    def fresh(n: int) -> tuple[Table, Table, list, Table]:
         config, seed = {"target": 100, "max_hands": 1 + n % 3}, rng.randrange(1 << 64)
         players = [f"u{s}" for s in range(4)]
         kept = Table(f"t{n}", GAMES["dragon"], players, config, seed, Topics())
-        assert kept.part_memo is not None
+        assert kept.part_memo is not None and kept.public_memo is not None
         shared = SharedCachesTable(f"t{n}", GAMES["dragon"], players, config, seed, Topics())
-        assert shared.part_memo is None
-        return kept, shared, []
+        assert shared.part_memo is None and shared.public_memo is None
+        whole = WholePublicTable(f"t{n}", GAMES["dragon"], players, config, seed, Topics())
+        assert whole.part_memo is not None and whole.public_memo is None
+        return kept, shared, [], whole
 
     live = [fresh(n) for n in range(tables)]
     made, checked, refused, restored, now = len(live), 0, 0, 0, 0.0
     while checked < positions:
         i = rng.randrange(len(live))
-        kept, shared, past = live[i]
+        kept, shared, past, whole = live[i]
         if kept.status != "playing":
             live[i] = fresh(made)
             made += 1
             continue
         now += rng.uniform(0.1, 3.0)
         if past and rng.random() < 0.03:  # back to an earlier position (an undone move, a restore)
-            for t in (kept, shared):
+            for t in (kept, shared, whole):
                 t.state, t.seq, t.history = past[-1][0], past[-1][1], list(past[-1][2])
             past.pop()
-            assert kept.snapshot() == shared.snapshot() == kept.snapshot_reference()
+            assert kept.snapshot() == shared.snapshot() == whole.snapshot() == kept.snapshot_reference()
             restored += 1
             continue
         seat = rng.choice(kept.game.to_move(kept.state))
@@ -215,6 +222,7 @@ def check_kept(tables: int, positions: int) -> None:
         state = kept.state
         out = kept.handle_move(user, Move(seq=seq, move=move), now=now)
         assert out == shared.handle_move(user, Move(seq=seq, move=move), now=now), (kept.id, kept.seq, move)
+        assert out == whole.handle_move(user, Move(seq=seq, move=move), now=now), (kept.id, kept.seq, move)
         assert kept.state == shared.state and kept.seq == shared.seq and repr(kept.state) == repr(shared.state)
         if kept.state is not state:
             _, events = kept.game.apply(state, seat, move)
@@ -250,3 +258,99 @@ def test_a_seat_part_is_packed_only_when_its_cards_change_at_2000_tables(monkeyp
             assert len(table.handle_move(table.players[seat], Move(seq=table.seq, move=move))) > 1
             moves += 1
     assert packed[0] / moves < 1.5, f"{packed[0] / moves:.2f} seat parts packed per move"
+
+
+# --- each table keeps its spectator view as packed parts (issue 45 item 3) ------------------------
+# ``Table.keep_public``: Dragon's spectator view comes as parts that change at different
+# rates (``DragonGame.public_part_keys``/``public_parts``: the sheet once a hand, the last
+# trick once a trick, ``to_move`` every move), kept packed by the table (views._kept_public)
+# and joined.  The bytes are held to the reference build and to the twin tables above
+# (``check_kept``: ``WholePublicTable`` is the path before); here, what is packed per move.
+SLOW_PARTS = ("sheet", "last_hand", "bids", "contract", "last_trick", "options")
+
+
+class CountingPacker:
+    """The thread's packer, counting the dicts packed that hold each of ``SLOW_PARTS``."""
+
+    def __init__(self, pk: object, counts: dict[str, int]) -> None:
+        self.pk, self.counts = pk, counts
+
+    def pack(self, obj: object) -> bytes:
+        if type(obj) is dict and "v" not in obj:  # a view's dict, not a whole message
+            for name in SLOW_PARTS:
+                if name in obj:
+                    self.counts[name] = self.counts.get(name, 0) + 1
+        return self.pk.pack(obj)  # type: ignore[attr-defined,no-any-return]
+
+    def pack_map_header(self, n: int) -> bytes:
+        return self.pk.pack_map_header(n)  # type: ignore[attr-defined,no-any-return]
+
+
+def test_the_public_views_slow_parts_are_packed_only_when_they_change(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Before, every move built the spectator view whole and packed all of it (each slow
+    part once a move); now a card play packs ``to_move``, the hand sizes and the trick, and
+    the sheet is packed once a hand."""
+    from summon.protocol.codec import packer
+    from summon.referee import views as referee_views
+
+    counts: dict[str, int] = {}
+    monkeypatch.setattr(referee_views, "packer", lambda: CountingPacker(packer(), counts))
+    rng = random.Random("public-parts")
+    tables = [Table(f"t{n}", GAMES["dragon"], [f"u{s}" for s in range(4)], dict(GAMES["dragon"].bots_only_config),
+                    rng.randrange(1 << 64), Topics()) for n in range(100)]
+    moves = 0
+    for rnd in range(60):
+        if rnd == 1:  # the first round fills what is kept
+            counts.clear()
+            moves = 0
+        for table in tables:
+            if table.status == "playing":
+                seat = table.game.to_move(table.state)[0]
+                move = rng.choice(table.game.legal_moves(table.state, seat))
+                assert len(table.handle_move(table.players[seat], Move(seq=table.seq, move=move))) > 1
+                moves += 1
+    per_move = {name: counts.get(name, 0) / moves for name in SLOW_PARTS}
+    assert moves > 5_000 and per_move["sheet"] < 0.05 and per_move["options"] < 0.1, per_move
+    assert per_move["last_trick"] < 0.4 and per_move["bids"] < 0.3, per_move
+
+
+def test_the_kept_public_view_is_the_reference_view_and_refuses_a_malformed_game() -> None:
+    """Dragon's public parts joined are ``_public_reference``, field for field in order, and
+    so is ``MovePieces.public_view`` (the dict a seat part that is not a plain addition is
+    merged into); a game whose parts share a field name, or whose part changes its fields,
+    is refused rather than sent as a map that is wrong or does not parse."""
+    from summon.referee import views as referee_views
+    from summon.referee.games.dragon import views as dragon_views
+
+    rng = random.Random("public-view")
+    table = Table("t", GAMES["dragon"], [f"u{s}" for s in range(4)], {"target": 100, "max_hands": 2},
+                  rng.randrange(1 << 64), Topics())
+    while table.status == "playing":
+        joined = {name: value for build in table.game.public_parts for name, value in build(table.state).items()}  # type: ignore[attr-defined]
+        assert sum(len(build(table.state)) for build in table.game.public_parts) == len(joined)  # type: ignore[attr-defined]
+        assert list(joined.items()) == list(dragon_views._public_reference(table.state).items())
+        pieces = referee_views.MovePieces(table)
+        assert pieces.public_view() == dragon_views._public_reference(table.state) == table.game.view(table.state, None)
+        assert list(pieces.public_view()) == list(dragon_views._public_reference(table.state))
+        seat = table.game.to_move(table.state)[0]
+        table.handle_move(table.players[seat], Move(seq=table.seq, move=rng.choice(table.game.legal_moves(table.state, seat))))
+
+    game_type = type(GAMES["dragon"])
+    parts = game_type.public_parts  # type: ignore[attr-defined]
+
+    class TwiceNamed(game_type):  # type: ignore[valid-type,misc]
+        public_parts = (*parts[:2], lambda state: {**parts[2](state), "phase": "x"}, *parts[3:])
+
+    class Growing(game_type):  # type: ignore[valid-type,misc]
+        public_parts = (*parts[:1], lambda state: {**parts[1](state), **({"extra": 1} if state.turn == 1 else {})},
+                        *parts[2:])
+
+    bad = Table("b", TwiceNamed(), [f"u{s}" for s in range(4)], {}, 1, Topics())
+    with pytest.raises(ValueError, match="two parts"):
+        referee_views.MovePieces(bad)
+    grows = Table("g", Growing(), [f"u{s}" for s in range(4)], {}, 1, Topics())
+    referee_views.MovePieces(grows)
+    with pytest.raises(ValueError, match="fields changed"):
+        while True:
+            seat = grows.game.to_move(grows.state)[0]
+            grows.handle_move(grows.players[seat], Move(seq=grows.seq, move=grows.game.legal_moves(grows.state, seat)[0]))

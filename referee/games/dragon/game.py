@@ -20,7 +20,7 @@ from .playstep import play
 from .rules import lead_suit, legal_moves, trump_suit
 from .state import Config, State, fresh_hand, state_from_deal
 from .transitions import step
-from .views import all_views, seat_part, view
+from .views import PUBLIC_PARTS, all_views, public_part_keys, seat_part, view
 
 __all__ = ["DragonGame"]
 
@@ -113,6 +113,17 @@ class DragonGame(Game):
     def seat_part(self, state: State, seat: int) -> dict[str, Any]:
         """What ``view(state, seat)`` adds to the spectator view (``all_views(state)[1][seat]``)."""
         return seat_part(seat, state.hands[seat], state.discards[seat])
+
+    def public_part_keys(self, state: State) -> tuple[Any, ...]:
+        """Per part of the spectator view (``public_parts``), what it is made of: equal keys,
+        equal parts.  The referee keeps each table's packed parts by these values
+        (``views._kept_public``), so a move builds and packs only the parts it changed --
+        the sheet once a hand, the last trick once a trick, ``to_move`` every move."""
+        return public_part_keys(state)
+
+    # the builders of the spectator view's parts, in order: ``view(state, None)`` is their
+    # dicts joined (each field in one part; a part's field names never change)
+    public_parts = PUBLIC_PARTS
 
     def outcome(self, state: State) -> Outcome | None:
         r = state.result

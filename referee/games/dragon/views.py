@@ -19,7 +19,8 @@ from typing import Any
 from .cards import CARD_NAMES, SUITS, display_names
 from .state import Config, HandResult, State, TrickEntry
 
-__all__ = ["view", "all_views", "seat_part", "trick_items", "hand_result_dict", "sheet_row", "as_text"]
+__all__ = ["view", "all_views", "seat_part", "public_part_keys", "PUBLIC_PARTS", "trick_items", "hand_result_dict",
+           "sheet_row", "as_text"]
 
 
 def as_text(as_suit: int | None, high: bool | None) -> str | None:
@@ -229,7 +230,9 @@ def _last_trick(last: tuple[tuple[TrickEntry, ...], int, int] | None) -> dict[st
 
 def _public(state: State) -> dict[str, Any]:
     """The facts every audience sees (the spectator view): ``_public_reference``, with
-    the parts that outlive a move taken from ``_hand_facts`` and ``_last_trick``."""
+    the parts that outlive a move taken from ``_hand_facts`` and ``_last_trick``.  A
+    referee's ``Table`` no longer comes here for its payloads: it keeps the view's packed
+    parts (``public_part_keys``, ``PUBLIC_PARTS``; referee/views.py ``_kept_public``)."""
     phase = state.phase
     queue = state.discard_queue
     r = state.result
@@ -262,6 +265,95 @@ def _public(state: State) -> dict[str, Any]:
             "winner_team": r.winner_team, "scores": list(r.scores), "reason": r.reason,
         },
     }
+
+
+# --- the spectator view in parts that change at different rates (issue 45 item 3) -----------
+#
+# Why: the spectator view rides in every message of every move, and most of it -- the
+# sheet, the bids and contract, the last hand, the last trick -- changes once a hand or a
+# trick, not once a move.  The referee keeps each table's packed parts by these keys
+# (referee/views.py ``_kept_public``) and asks for a part only when its key changed, so a
+# card play builds and packs ``to_move``/``hand_sizes`` and the trick, not the sheet.  The
+# parts in order, joined, are ``_public(state)``: the same fields in the same order
+# (tests/test_fast_payloads.py holds the bytes to ``_public_reference``).  Equal keys give
+# equal parts: each key is the state fields its part is made of (values the engine builds
+# with one type each: an ``int`` never stands where a ``bool`` stood), compared by value so
+# a restored or undone state finds its parts too.  Built afresh, not from the shared caches
+# above: the referee keeps them per table, and asks only when a cache would miss.
+
+def public_part_keys(state: State) -> tuple[Any, ...]:
+    """Per part of the spectator view (``PUBLIC_PARTS``), the state fields it is made of."""
+    phase = state.phase
+    return (
+        (phase, state.hand_no, state.dealer, state.config, state.scores),
+        (state.turn, state.hands, state.kitty),
+        (state.bids, state.contract),
+        state.trick,
+        (state.leader if phase == "play" else None, state.last_trick, state.trick_points, state.tricks_played,
+         state.discard_queue),
+        (state.last_hand, state.sheet, state.result),
+    )
+
+
+def _part_hand(state: State) -> dict[str, Any]:
+    return {
+        "game": "dragon",
+        "phase": state.phase,
+        "hand_no": state.hand_no,
+        "dealer": state.dealer,
+        "target": state.config.target,
+        "options": dict(_options(state.config)),
+        "scores": list(state.scores),
+    }
+
+
+def _part_move(state: State) -> dict[str, Any]:
+    hands = state.hands
+    return {
+        "to_move": [state.turn] if state.turn >= 0 else [],
+        "hand_sizes": [hands[0].bit_count(), hands[1].bit_count(), hands[2].bit_count(), hands[3].bit_count()],
+        "kitty_size": state.kitty.bit_count(),
+    }
+
+
+def _part_bids(state: State) -> dict[str, Any]:
+    c = state.contract
+    return {
+        "bids": [{"seat": s, "bid": _bid_text(n, d)} for s, n, d in state.bids],
+        "contract": None if c is None else {
+            "seat": c.seat, "level": c.level, "designation": c.designation,
+            "option": c.option, "summoned_from": c.summoned_from,
+        },
+        "trump": c.designation if c is not None and c.designation in SUITS else None,
+    }
+
+
+def _part_trick(state: State) -> dict[str, Any]:
+    return {"trick": trick_items(state.trick)}
+
+
+def _part_tricks(state: State) -> dict[str, Any]:
+    last, queue = state.last_trick, state.discard_queue
+    return {
+        "leader": state.leader if state.phase == "play" else None,
+        "last_trick": None if last is None else {"cards": trick_items(last[0]), "winner": last[1], "points": last[2]},
+        "trick_points": list(state.trick_points),
+        "tricks_played": state.tricks_played,
+        "discarding": {"seat": queue[0][0], "remaining": queue[0][1]} if queue else None,
+    }
+
+
+def _part_sheet(state: State) -> dict[str, Any]:
+    r = state.result
+    return {
+        "last_hand": None if state.last_hand is None else hand_result_dict(state.last_hand),
+        "sheet": [sheet_row(h) for h in state.sheet],
+        "result": None if r is None else {"winner_team": r.winner_team, "scores": list(r.scores), "reason": r.reason},
+    }
+
+
+# in the order of their fields in the view (``DragonGame.public_parts``)
+PUBLIC_PARTS = (_part_hand, _part_move, _part_bids, _part_trick, _part_tricks, _part_sheet)
 
 
 def _public_reference(state: State) -> dict[str, Any]:
