@@ -19,9 +19,10 @@ import pytest
 
 from summon.protocol.looplink import LoopLink
 from summon.protocol.messages import Move, SeatState, encode
+from benchmarks.batch_send import old_send_batch  # Referee._send_batch before the batch pass (66e4fea), kept once
 from summon.protocol.mqtt import BrokerUrl, Incoming
 from summon.protocol.topics import Topics
-from summon.referee.service import Later, Referee, RefereeConfig
+from summon.referee.service import Referee, RefereeConfig
 from summon.referee.store import Store, StoreError
 
 from .helpers import Probe
@@ -30,15 +31,6 @@ PLAYERS = ["north", "east", "south", "west"]
 T = Topics()
 
 
-def old_send_batch(ref: Referee, outs: list[list[Any]]) -> None:
-    """``Referee._send_batch`` before this change (66e4fea): one ``_send``, so one
-    ``publish_many``, per message of the batch."""
-    if outs and len(outs[0]) > 1 and isinstance(outs[0][1], Later) and ref._link is not None:
-        ref._send(outs[0][:1])
-        ref._link.flush()
-        outs[0] = outs[0][1:]
-    for out in outs:
-        ref._send(out)
 
 
 def counted(link: Any) -> list[int]:

@@ -24,7 +24,7 @@ from summon.referee.games.dragon import DragonGame, fast
 from summon.referee.games.dragon.fast import MOVE_CODE, MOVE_TEXT, Position, legal_codes, step
 from summon.referee.selfplay import play_game
 
-from tests.clients.test_dragon_policy_inference import _play_until, _reshuffled
+from tests.clients.test_dragon_policy_inference import _play_until, _reshuffled, play_twice
 
 GAME = DragonGame()
 
@@ -95,15 +95,8 @@ def _option_bot(seed: int) -> DragonPimcBot:
 
 
 def test_the_option_plays_legal_searched_moves_and_repeats_from_a_seed():
-    logs = []
-    for _ in range(2):
-        bots = [_option_bot(0), DragonPimcRefBot(1, samples=5), _option_bot(2), DragonPimcRefBot(3, samples=5)]
-        played = play_game(GAME, bots, seed=31, config={"max_hands": 1})
-        assert played.outcome is not None
-        assert all(b.failures == 0 for b in bots) and bots[0].decisions > 5
+    for bots in play_twice(_option_bot):
         assert bots[0].alphamu_searches + bots[2].alphamu_searches >= 2
-        logs.append(played.history)
-    assert len(logs[0]) > 40 and logs[0] == logs[1]
 
 
 def test_the_option_never_peeks_at_the_other_hands():

@@ -80,15 +80,23 @@ def _option_bot(seed: int) -> DragonPimcBot:
     return DragonPimcBot(seed, samples=30, cpu_budget_ms=None, policy_eps=0.5, policy_tricks=3)
 
 
-def test_the_option_plays_legal_searched_moves_and_repeats_from_a_seed():
-    logs = []
+def play_twice(option_bot) -> list[list]:
+    """One hand played twice from one seed, ``option_bot(seed)`` at seats 0 and 2 against the
+    textbook player: each game ends, no bot fails, and both games are the same.  Returns
+    each game's bots (for what the option itself counted)."""
+    runs = []
     for _ in range(2):
-        bots = [_option_bot(0), DragonPimcRefBot(1, samples=5), _option_bot(2), DragonPimcRefBot(3, samples=5)]
+        bots = [option_bot(0), DragonPimcRefBot(1, samples=5), option_bot(2), DragonPimcRefBot(3, samples=5)]
         played = play_game(GAME, bots, seed=31, config={"max_hands": 1})
         assert played.outcome is not None
         assert all(b.failures == 0 for b in bots) and bots[0].decisions > 5
-        logs.append(played.history)
-    assert len(logs[0]) > 40 and logs[0] == logs[1]
+        runs.append((bots, played.history))
+    assert len(runs[0][1]) > 40 and runs[0][1] == runs[1][1]
+    return [bots for bots, _ in runs]
+
+
+def test_the_option_plays_legal_searched_moves_and_repeats_from_a_seed():
+    play_twice(_option_bot)
 
 
 def _play_until(seed: int, cards: int):
