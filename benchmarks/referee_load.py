@@ -76,6 +76,8 @@ in CPU time (``time.thread_time``) between the phase's two snapshots (slow: ~5x)
 parts from the shared caches, as before; benchmarks/kept_parts.py).
 ``REFEREE_LOAD_WHOLE_PUBLIC=1`` runs them with ``Table.keep_public = False`` (the spectator
 view built and packed whole every move, as before; ``kept_parts.py --before whole-public``).
+``REFEREE_LOAD_OLD_INPUT=1`` runs them on the MQTT input path before issue 45's one-pass read,
+``REFEREE_LOAD_RECORD=FILE`` records every read their links receive (benchmarks/mqtt_input.py).
 """
 
 from __future__ import annotations
@@ -154,6 +156,15 @@ def child_referee(port: int, client_id: str, db: str, db_sync: str, routing: str
         from summon.referee.table import Table
 
         Table.keep_public = False
+    if os.environ.get("REFEREE_LOAD_OLD_INPUT"):  # the MQTT input path before issue 45's one-pass read
+        from benchmarks.mqtt_input import use_old_input
+
+        use_old_input()
+    record = os.environ.get("REFEREE_LOAD_RECORD")  # a path: the bytes the referee's link receives
+    if record:
+        from benchmarks.mqtt_input import record_input
+
+        record_input(record)
     cfg = RefereeConfig(broker=url(port, client_id), client_id=client_id, directors=frozenset({"director"}),
                         db=db, db_sync=db_sync, rate_limit=0, create_seats_per_minute=0,
                         mqtt_version=int(mqtt_version))

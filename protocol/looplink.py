@@ -6,8 +6,8 @@ wake-up byte to paho's thread, a GIL hand-over and its own ``send``, and each ac
 three ``recv`` calls; measured, that was ~60-175 us of CPU per message, most of the cost of a
 move (benchmarks/referee_load.py).  Here the loop itself calls ``pump()``: everything queued
 since the last call leaves in one ``send``, everything that arrived is read with one
-``recv`` and cut into packets (protocol/mqttwire.py), acknowledgements are matched, and
-incoming publishes go into ``inbox`` like paho's did.  No thread, so no lock on the hot path.
+``recv`` and cut into packets in one pass (``_read``; protocol/mqttwire.py for the rest),
+acknowledgements are matched, and incoming publishes go into ``inbox`` like paho's did.  No thread, so no lock on the hot path.
 
 What it keeps of ``Link``'s contract, so the referee's code does not change:
 
@@ -516,35 +516,128 @@ class LoopLink:
     def _read(self) -> None:
         """Take what the socket has and act on each whole packet in it.
 
-        Why each kind has its own ``_on_*`` method: a handler answers ``None`` to go on, or
-        the reason the connection is lost (``""`` when the handler has dealt with the end
-        itself), so this loop reads as what it is -- receive, parse, dispatch -- and a
-        malformed packet stops the read at once, before any later packet of the same read.
+        Why one pass over the bytes (issue 45): flat out the input path was ~12 % of the
+        referee's CPU (py-spy, docs/scale.md) -- per packet a tuple and a copy of its body
+        from ``Parser.feed``, then ``publish_parts``, a ``puback`` built and appended alone,
+        and a call per acknowledgement that carried a reason code (Mosquitto's "no
+        subscribers" on 4 in 10 of them).  Here the common packets -- PUBACKs without a
+        refusal, well-formed PUBLISHes -- are cut and read in place in one loop; their
+        effects are gathered and applied once the read's framing is known to be sound: the
+        acknowledged ids removed, the read's PUBACKs appended in one piece, then its
+        messages handed to the inbox in order.  Any other packet (SUBACK, a refusal, a
+        malformed PUBLISH, ...) ends the fast loop there, and the rest of the read goes
+        the general way (``_read_rest``): the same packets, effects, order and errors as
+        before, checked by tests/test_looplink_input.py against a copy of the old path.
         """
         data = self._receive()
         if data is None:
             return
+        parser = self._parser
         try:
-            packets = self._parser.feed(data)
+            buf = parser.joined(data)
         except wire.WireError as exc:
             self._lost(f"bad packet from the broker: {exc}")
             return
+        n = len(buf)
+        pos = 0
+        v5 = self._v5
+        tagged = self._tagged
+        acks = bytearray()  # the PUBACKs of this read's QoS1 publishes, in order
+        mids: list[int] = []  # the ids this read acknowledges
+        msgs: list[Incoming] = []
+        received = 0
+        while n - pos >= 2:
+            first = buf[pos]
+            length = buf[pos + 1]
+            if length < 0x80:  # a one-byte length: most packets
+                start = pos + 2
+            else:
+                try:
+                    got = wire.varint_at(buf, pos + 1)
+                except wire.WireError as exc:  # nothing of this read was applied: as before
+                    self._lost(f"bad packet from the broker: {exc}")
+                    return
+                if got is None:
+                    break
+                length, start = got
+                if length > parser.max_packet:
+                    break  # _read_rest says why
+            end = start + length
+            if end > n:
+                break
+            if first == 0x40 and (length == 2 or (length > 2 and buf[start + 2] < 0x80)):  # PUBACK, not refused
+                mids.append((buf[start] << 8) | buf[start + 1])
+            elif first & 0xF0 == 0x30 and length >= 2:  # PUBLISH
+                p = start + 2 + ((buf[start] << 8) | buf[start + 1])
+                if first & 0x06:  # QoS 1 (or 2, 3: acknowledged like 1, as before)
+                    if p + 2 > end:
+                        break
+                    acks += b"\x40\x02"
+                    acks += buf[p:p + 2]
+                    p += 2
+                caught = False
+                if v5:
+                    if p >= end:
+                        break
+                    plen = buf[p]
+                    if plen:
+                        if plen >= 0x80:
+                            break
+                        if tagged:
+                            caught = not tagged.isdisjoint(wire.subscription_ids(buf[p + 1:p + 1 + plen]))
+                    p += 1 + plen
+                if p > end:
+                    break
+                topic = buf[start + 2:start + 2 + ((buf[start] << 8) | buf[start + 1])].decode("utf-8", "replace")
+                msgs.append((Caught if caught else Incoming)(topic, buf[p:end], bool(first & 1)))
+                received += length
+            else:
+                break
+            pos = end
+        rest = None
+        if pos < n:
+            try:
+                rest = parser.feed(buf[pos:])  # the general way: frame the rest of the read first, as feed always did
+            except wire.WireError as exc:
+                self._lost(f"bad packet from the broker: {exc}")
+                return
+        unacked = self._unacked
+        for mid in mids:
+            unacked.pop(mid, None)
+        if acks:
+            self._out += acks
+        if msgs:
+            self.received += len(msgs)
+            self.received_bytes += received
+            put = self.inbox.put
+            for m in msgs:
+                put(m)
+        acked = bool(mids)
+        if rest:
+            more = self._read_rest(rest)
+            if more is None:
+                return
+            acked = acked or more
+        if acked and self._queued:  # once for the read, not once per acknowledgement
+            self._fill_window()
+
+    def _read_rest(self, packets: list[tuple[int, int, bytes]]) -> bool | None:
+        """Act on ``packets`` one by one (the path every packet took before issue 45): whether
+        one was a PUBACK, or None when the connection was lost on one (the later ones are left)."""
         acked = False
         unacked = self._unacked
         for kind, flags, body in packets:
-            if kind == wire.PUBACK and len(body) == 2:  # the hot path first: six a move (a reason code: _on_puback)
+            if kind == wire.PUBACK and len(body) == 2:
                 unacked.pop((body[0] << 8) | body[1], None)
                 acked = True
                 continue
-            # then the moves: most other packets are publishes
             problem = self._on_publish(flags, body) if kind == wire.PUBLISH else self._on_other(kind, body)
             if problem is not None:
                 if problem:
                     self._lost(problem)
-                return
+                return None
             acked = acked or kind == wire.PUBACK
-        if acked and self._queued:  # once for the read, not once per acknowledgement
-            self._fill_window()
+        return acked
 
     def _on_other(self, kind: int, body: bytes) -> str | None:
         handler = self._HANDLERS.get(kind)

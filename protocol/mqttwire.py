@@ -349,5 +349,30 @@ class Parser:
             del buf[:pos]
         return out
 
+    def joined(self, data: bytes | bytearray | memoryview) -> bytes:
+        """What is kept of an unfinished packet, then ``data``, as one ``bytes`` to cut in
+        place (``LoopLink._read``); ``b""`` while the first packet is still unfinished, and
+        then ``data`` is kept (no copy of a large packet's bytes for every read).  A broken
+        header (a length of more than 4 bytes, or over ``max_packet``) raises ``WireError``,
+        as ``feed`` would."""
+        buf = self._buf
+        if not buf:
+            return bytes(data)
+        buf += data
+        n = len(buf)
+        if n >= 2:
+            length = buf[1]
+            start = 2
+            got = (length, start) if length < 0x80 else varint_at(buf, 1)
+            if got is not None:
+                length, start = got
+                if length > self.max_packet:
+                    raise WireError(f"a packet of {length} bytes exceeds the limit of {self.max_packet}")
+                if start + length <= n:
+                    whole = bytes(buf)
+                    buf.clear()
+                    return whole
+        return b""
+
     def reset(self) -> None:
         self._buf.clear()

@@ -1,0 +1,302 @@
+"""The referee's MQTT input path (``LoopLink._read``, issue 45): the one-pass read against the
+path before it, copied here as it was (as tests/test_framing.py keeps the old framing).
+
+The same byte stream -- PUBLISHes of MQTT 3.1.1 and 5 (QoS 0 and 1, retained, with properties:
+user properties, subscription identifiers that make a ``Caught``, lengths of every width),
+PUBACKs with and without reason codes (refusals too), SUBACKs, UNSUBACKs, PINGRESPs, a
+DISCONNECT, and malformed packets -- is cut at random points and fed read by read to a link
+on the old path and one on the new, each over its own socket pair; after every read both must
+have handed on the same messages (type and fields, in order), written back the same bytes
+(the PUBACKs: ids, order), removed the same acknowledged publishes, moved the same queued ones
+into the window, counted the same, and lost the connection at the same read for the same
+reason.  The tests over a real Mosquitto are tests/test_looplink.py's.
+"""
+
+from __future__ import annotations
+
+import collections
+import socket
+import struct
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from summon.protocol import mqttwire as wire
+from summon.protocol.looplink import Caught, LoopLink, Subscription
+from summon.protocol.mqtt import TAKEN_OVER, BrokerUrl, Incoming
+
+
+# --- the path before, as it was (Parser.feed, publish_parts, LoopLink._read, _on_publish) -----
+def old_feed(buf: bytearray, data: bytes, max_packet: int = wire.MAX_REMAINING) -> list[tuple[int, int, bytes]]:
+    buf += data
+    out: list[tuple[int, int, bytes]] = []
+    pos = 0
+    n = len(buf)
+    while n - pos >= 2:
+        length = buf[pos + 1]
+        if length < 0x80:
+            start = pos + 2
+        else:
+            got = wire.varint_at(buf, pos + 1)
+            if got is None:
+                break
+            length, start = got
+        if length > max_packet:
+            raise wire.WireError(f"a packet of {length} bytes exceeds the limit of {max_packet}")
+        end = start + length
+        if end > n:
+            break
+        first = buf[pos]
+        out.append((first & 0xF0, first & 0x0F, bytes(buf[start:end])))
+        pos = end
+    if pos:
+        del buf[:pos]
+    return out
+
+
+def old_publish_parts(flags: int, body: bytes, *, v5: bool) -> tuple[str, bytes, int, bool, int, bytes]:
+    qos = (flags >> 1) & 3
+    if len(body) < 2:
+        raise wire.WireError("short PUBLISH")
+    tlen = struct.unpack_from("!H", body)[0]
+    pos = 2 + tlen
+    topic = body[2:pos].decode("utf-8", "replace")
+    mid = 0
+    if qos:
+        if pos + 2 > len(body):
+            raise wire.WireError("PUBLISH cut short before its packet id")
+        mid = struct.unpack_from("!H", body, pos)[0]
+        pos += 2
+    props = b""
+    if v5:
+        got = wire.varint_at(body, pos)
+        if got is None:
+            raise wire.WireError("PUBLISH properties cut short")
+        props = body[got[1]:got[1] + got[0]]
+        pos = got[1] + got[0]
+    if pos > len(body):
+        raise wire.WireError("PUBLISH header longer than its packet")
+    return topic, body[pos:], qos, bool(flags & 1), mid, props
+
+
+class OldLink(LoopLink):
+    """A ``LoopLink`` whose reads take the path before issue 45."""
+
+    _old_buf: bytearray
+
+    def _read(self) -> None:
+        data = self._receive()
+        if data is None:
+            return
+        try:
+            packets = old_feed(self._old_buf, bytes(data))
+        except wire.WireError as exc:
+            self._lost(f"bad packet from the broker: {exc}")
+            return
+        acked = False
+        unacked = self._unacked
+        for kind, flags, body in packets:
+            if kind == wire.PUBACK and len(body) == 2:
+                unacked.pop((body[0] << 8) | body[1], None)
+                acked = True
+                continue
+            problem = self._old_on_publish(flags, body) if kind == wire.PUBLISH else self._on_other(kind, body)
+            if problem is not None:
+                if problem:
+                    self._lost(problem)
+                return
+            acked = acked or kind == wire.PUBACK
+        if acked and self._queued:
+            self._fill_window()
+
+    def _old_on_publish(self, flags: int, body: bytes) -> str | None:
+        try:
+            topic, payload, qos, retain, mid, props = old_publish_parts(flags, body, v5=self._v5)
+        except wire.WireError as exc:
+            return f"bad PUBLISH from the broker: {exc}"
+        if qos:
+            self._out += wire.puback(mid)
+        self.received += 1
+        self.received_bytes += len(body)
+        if props and self._tagged and not self._tagged.isdisjoint(wire.subscription_ids(props)):
+            self.inbox.put(Caught(topic, payload, retain))
+        else:
+            self.inbox.put(Incoming(topic, payload, retain))
+        return None
+
+
+# --- the stream -------------------------------------------------------------------------------
+def packet(first: int, body: bytes) -> bytes:
+    return bytes((first,)) + wire.varint(len(body)) + body
+
+
+def prop_str(ident: int, s: bytes) -> bytes:
+    return bytes((ident,)) + struct.pack("!H", len(s)) + s
+
+
+TOPICS = ["summon/v1/t/x1/move/north", "summon/v1/t/x2/move/south", "summon/v1/t/x1/chat/east", "t/\u00e9t\u00e9", ""]
+
+
+@st.composite
+def publish_packet(draw: Any, v5: bool) -> bytes:
+    topic = draw(st.sampled_from(TOPICS)).encode() if draw(st.booleans()) else draw(st.binary(max_size=6))
+    qos = draw(st.sampled_from([0, 1, 1, 1, 2]))
+    flags = (qos << 1) | draw(st.booleans()) | (8 if draw(st.integers(0, 9)) == 0 else 0)
+    body = struct.pack("!H", len(topic)) + topic
+    if qos:
+        body += struct.pack("!H", draw(st.integers(1, 12)))
+    if v5:
+        props = b""
+        for kind in draw(st.lists(st.sampled_from(["sub", "user", "fmt", "ctype", "bigsub"]), max_size=3)):
+            if kind == "sub":
+                props += b"\x0b" + wire.varint(draw(st.integers(1, 4)))
+            elif kind == "bigsub":
+                props += b"\x0b" + wire.varint(draw(st.integers(128, 300)))
+            elif kind == "user":
+                props += b"\x26" + prop_str(0, b"k")[1:] + prop_str(0, draw(st.binary(max_size=70)))[1:]
+            elif kind == "fmt":
+                props += b"\x01\x01"
+            else:
+                props += prop_str(0x03, b"application/msgpack")
+        body += wire.varint(len(props)) + props
+    payload = draw(st.sampled_from([b"", b"\x93\x01\x02\x03", b"m" * 90, b"p" * 300, b"q" * 20000]))
+    return packet(0x30 | flags, body + payload)
+
+
+@st.composite
+def other_packet(draw: Any, v5: bool) -> bytes:
+    kind = draw(st.sampled_from(["puback", "puback", "puback", "puback_reason", "puback_props", "suback",
+                                 "unsuback", "pingresp", "disconnect", "taken", "malformed", "bad_length",
+                                 "short_publish", "cut_props", "connack", "short_puback", "puback_flags"]))
+    mid = struct.pack("!H", draw(st.integers(1, 12)))
+    if kind == "puback":
+        return packet(0x40, mid)
+    if kind == "puback_reason":
+        return packet(0x40, mid + bytes((draw(st.sampled_from([0x00, 0x10, 0x80, 0x87, 0x97])),)))
+    if kind == "puback_props":
+        return packet(0x40, mid + bytes((draw(st.sampled_from([0x10, 0x91])),)) + b"\x00")
+    if kind == "suback":
+        return packet(0x90, mid + (b"\x00" if v5 else b"") + bytes((draw(st.sampled_from([0, 1, 0x80])),)))
+    if kind == "unsuback":
+        return packet(0xB0, mid)
+    if kind == "pingresp":
+        return b"\xd0\x00"
+    if kind == "disconnect":
+        return packet(0xE0, b"\x8b")
+    if kind == "taken":
+        return packet(0xE0, bytes((TAKEN_OVER,)))
+    if kind == "malformed":
+        return draw(st.binary(min_size=1, max_size=8))
+    if kind == "bad_length":
+        return b"\x30\xff\xff\xff\xff\x01"
+    if kind == "short_publish":
+        return packet(0x32, draw(st.sampled_from([b"", b"\x00", b"\x00\x05abc", b"\x00\x01a"])))
+    if kind == "cut_props":
+        return packet(0x32, b"\x00\x01a\x00\x01" + (b"\x05\x0b" if v5 else b""))
+    if kind == "connack":
+        return packet(0x20, b"\x00\x00" + (b"\x00" if v5 else b""))
+    if kind == "short_puback":
+        return packet(0x40, b"\x01")
+    return packet(0x42, mid)
+
+
+@st.composite
+def streams(draw: Any) -> tuple[bool, bytes, list[int], int]:
+    v5 = draw(st.booleans())
+    parts = draw(st.lists(st.one_of(publish_packet(v5), publish_packet(v5), other_packet(v5)), min_size=1,
+                          max_size=25))
+    data = b"".join(parts)
+    cuts = sorted(set(draw(st.lists(st.integers(1, max(1, len(data) - 1)), max_size=12))))
+    return v5, data, cuts, draw(st.integers(0, 4))
+
+
+# --- the comparison ---------------------------------------------------------------------------
+def make(cls: type[LoopLink], v5: bool, queued: int) -> tuple[LoopLink, socket.socket, list[str]]:
+    link = cls(BrokerUrl("localhost", 1), "diff", mqtt_version=5 if v5 else 3,
+               subscriptions=["a/#", Subscription("b/#", sub_id=2), Subscription("c/#", sub_id=4)])
+    if isinstance(link, OldLink):
+        link._old_buf = bytearray()
+    ours, theirs = socket.socketpair()
+    for s in (ours, theirs):
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 20)
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 1 << 20)
+    ours.setblocking(False)
+    link._sock = ours
+    link._window = 6
+    for mid in range(1, 7):  # in flight: some of the stream's PUBACKs find them
+        link._unacked[mid] = (b"head%d" % mid, b"payload")
+    link._queued = collections.deque((mid, (b"head%d" % mid, b"p")) for mid in range(7, 7 + queued))
+    link._pending_subacks.update(range(1, 13))
+    link._mid_filters[3] = ["x/#"]
+    calls: list[str] = []
+    link._sub_waiters["x/#"] = [lambda ok: calls.append(f"suback {ok}")]
+    lost = link._lost
+
+    def losing(why: str) -> None:
+        calls.append(f"lost: {why}")
+        lost(why)
+
+    link._lost = losing  # type: ignore[method-assign]
+    return link, theirs, calls
+
+
+def state(link: LoopLink, calls: list[str]) -> tuple[Any, ...]:
+    got = []
+    while not link.inbox.empty():
+        m = link.inbox.get_nowait()
+        got.append((type(m).__name__, m.topic, m.payload, m.retain))
+    out = bytes(link._out)
+    link._out.clear()
+    return (got, out, list(link._unacked), [m for m, _ in link._queued], link.received, link.received_bytes,
+            link._sock is None, link.refused, sorted(link._pending_subacks), list(calls))
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(streams())
+def test_the_one_pass_read_does_what_the_old_read_did(stream: tuple[bool, bytes, list[int], int]) -> None:
+    v5, data, cuts, queued = stream
+    links = [make(OldLink, v5, queued), make(LoopLink, v5, queued)]
+    try:
+        for a, b in zip([0, *cuts], [*cuts, len(data)]):
+            states = []
+            for link, theirs, calls in links:
+                if link._sock is None:
+                    states.append(state(link, calls))
+                    continue
+                theirs.sendall(data[a:b])
+                link._read()  # one recv takes the whole piece (at most the read buffer, 256 KiB)
+                states.append(state(link, calls))
+            assert states[0] == states[1]
+    finally:
+        for link, theirs, _ in links:
+            theirs.close()
+            link.close()
+
+
+def test_a_framing_error_late_in_a_read_hands_on_nothing_of_it() -> None:
+    """The old parser cut a whole read before acting on any packet of it: a length of more than
+    4 bytes anywhere in the read lost the connection with nothing of the read handed on."""
+    for cls in (OldLink, LoopLink):
+        link, theirs, calls = make(cls, True, 2)
+        pub = packet(0x32, b"\x00\x03a/b\x00\x09\x00move")
+        theirs.sendall(pub + packet(0x40, b"\x00\x01") + b"\x30\xff\xff\xff\xff\x01")
+        link._read()
+        got = state(link, calls)
+        assert got[0] == [] and got[1] == b"" and got[2] == [1, 2, 3, 4, 5, 6] and got[6], cls
+        assert calls == ["lost: bad packet from the broker: a variable integer longer than 4 bytes"]
+        theirs.close()
+        link.close()
+
+
+def test_a_packet_split_over_many_reads_is_not_copied_for_each() -> None:
+    """``Parser.joined`` keeps an unfinished packet's bytes and answers b"" until it is whole."""
+    parser = wire.Parser()
+    big = packet(0x30, b"\x00\x01t" + b"x" * 600_000)
+    assert parser.joined(big[:10]) == big[:10]  # nothing kept yet: the read itself, to cut in place
+    parser = wire.Parser()
+    parser.feed(big[:10])  # an unfinished packet is kept
+    for i in range(10, 500_010, 100_000):  # five reads of 100,000 bytes, the packet still unfinished
+        assert parser.joined(big[i:i + 100_000]) == b""
+    assert parser.joined(big[500_010:] + b"\xd0\x00") == big + b"\xd0\x00"
+    assert parser.joined(b"\xd0") == b"\xd0"
