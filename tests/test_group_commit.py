@@ -164,9 +164,15 @@ def test_a_failing_view_refuses_the_move_and_keeps_the_table_and_the_store_as_th
     table = ref.tables["t0"]
     (move,) = first_moves(ref)
 
-    def broken(state: Any) -> Any:
+    def broken(*_: Any) -> Any:
         raise RuntimeError("a bug in a view")
-    monkeypatch.setattr(table.game, "views", broken)
+    # every way a game gives its views to the referee: all at once (``views``), per audience
+    # (``view``), or as parts the table keeps packed (``seat_part``, ``public_part_keys``:
+    # referee/views.py ``_kept_parts``/``_kept_public``, which Dragon's tables use)
+    hooks = [name for name in ("views", "view", "seat_part", "public_part_keys") if hasattr(table.game, name)]
+    assert "public_part_keys" in hooks  # the path a Dragon table takes today
+    for name in hooks:
+        monkeypatch.setattr(table.game, name, broken)
     ref._run_batch(move)
     assert table.seq == 0 and not table.history and not ref.store.moves("t0")
     assert [(topic, m.code) for topic, m, _ in link.sent if isinstance(m, Error)] == [
