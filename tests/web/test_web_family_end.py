@@ -28,6 +28,7 @@ import time
 from typing import Any
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from summon.referee.dynsec import find_plugin
 from tests.web.test_web_axe import AXE, axe, report
@@ -182,10 +183,19 @@ def test_a_family_night_ends_as_well_as_it_starts(family, browser, out):
             t.turn_since[sam_seat] -= 200
 
     ref.call(three_minutes_pass)
-    g.evaluate("""(id) => { window.summon.store.tables.get(id).seatAt -= 200000;
-                            window.dispatchEvent(new HashChangeEvent("hashchange")); }""", table)
+    # the host's page times the grace from its latest seat state (table.js handOver: seatAt),
+    # so it must hold the state of Sam's turn before that time is moved back: a state still on
+    # its way would set seatAt to now again (a CI run of 7260d8c: no offer in 10 s)
+    seq = ref.call(lambda: ref.tables[table].seq)
+    g.wait_for_function("""([id, seq]) => { const t = window.summon.store.tables.get(id);
+                            return !!(t && t.seat && t.seat.seq >= seq); }""", arg=[table, seq], timeout=15000)
     button = f"button[data-key='hand-over'][data-seat='{sam_seat}']"
-    g.wait_for_selector(button, timeout=10000)
+
+    def offered() -> bool:   # the page's grace moved back past 180 s, drawn again: is the offer there?
+        g.evaluate("""(id) => { window.summon.store.tables.get(id).seatAt -= 200000;
+                                window.dispatchEvent(new HashChangeEvent("hashchange")); }""", table)
+        return g.wait_for_selector(button, timeout=2000, state="visible") is not None
+    wait_until(lambda: _ok(offered), 15, "the host's offer to hand Sam's seat to the computer")
     assert g.inner_text(button) == "Let the computer play for Sam"
     g.click(button)
     wait_until(lambda: ref.call(lambda: ref.tables[table].house.get(sam_seat)) == "idle", 15, "the computer to take Sam's seat")
@@ -248,3 +258,11 @@ def test_a_family_night_ends_as_well_as_it_starts(family, browser, out):
     for person in (grandma, mom, sam):
         assert not [e for e in person.errors if "WebSocket" not in e], person.errors
         person.context.close()
+
+
+def _ok(check: Any) -> bool:
+    """``check()``, a Playwright timeout read as False (the caller tries again)."""
+    try:
+        return bool(check())
+    except PlaywrightTimeout:
+        return False
