@@ -40,7 +40,11 @@ def spec_for(teams, fmt="round-robin", table=None, time_=None, run=None, **tourn
 @contextmanager
 def bots(mosquitto, accounts):
     fleet = BotFleet().start(mosquitto.url, accounts)
+    # every bot subscribed before a table starts: a bot still connecting would see only its
+    # table's retained latest state and never record the deal (a loaded CI run of 6b4921e:
+    # KeyError in fleet.clients[...].dealt)
     try:
+        assert fleet.wait_subscribed(), "the bots did not subscribe in 30 s"
         yield fleet
     finally:
         fleet.stop()

@@ -9,6 +9,7 @@ the duplicate format relies on.
 from __future__ import annotations
 
 import threading
+import time
 from typing import Any
 from collections.abc import Callable, Iterable
 
@@ -57,6 +58,19 @@ class BotFleet:
             t.start()
             self._threads.append(t)
         return self
+
+    def wait_subscribed(self, timeout: float = 30.0) -> bool:
+        """Wait until every client's subscriptions are acknowledged by its broker (``BotClient.
+        subscribed``): from then on each state published for it reaches it, the deal at seq 0
+        included.  Why: a client still connecting when its table starts sees only the table's
+        retained latest state, so it never records that table's deal (``TableBots.dealt``).
+        Whether all were subscribed within ``timeout`` seconds."""
+        deadline = time.monotonic() + timeout
+        while not all(c.subscribed() for c in self.clients.values()):
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(0.01)
+        return True
 
     def stop(self, timeout: float = 10.0) -> None:
         for c in self.clients.values():
