@@ -288,67 +288,88 @@ class Referee:
         MAX_BATCH_S seconds) inside one store batch, commit it, then send what they produced.
 
         Returns the ``call()`` item that ended the batch, if one did (run after the commit).
+
+        An exception in the pass itself (``_dispatch`` answers a handler's own) ends the
+        batch where it is: what was dispatched is committed and sent like any batch's, the
+        error is logged, and the loop goes on; the messages not yet taken wait in the inbox
+        for the next pass.  Why not let it rise: the moves it committed are durable, so
+        their states are due (their players wait for nothing else), and it ended
+        ``main_loop`` -- a bug met by one message stopped the referee for every table.
         """
-        store = self.store
         held: list[tuple[Any, bool, list[Publish]]] = []
-        deadline = time.monotonic() + MAX_BATCH_S
         leftover = None
-        item = first
-        store.begin_batch()
+        self.store.begin_batch()
         try:
-            while True:
-                writes = store.stats.writes
-                self._held = []
-                self._batch_first = not held
-                try:
-                    self._dispatch(item)
-                finally:
-                    held.append((item, store.stats.writes != writes, self._held))
-                    self._held = None
-                now = time.monotonic()
-                topic = getattr(item, "topic", "")
-                self.pace.seen(self.topics.table_of(topic) or topic, now)
-                if len(held) >= MAX_BATCH or now >= deadline:
-                    break
-                try:
-                    item = self.inbox.get_nowait()
-                except queue.Empty:
-                    break
-                if isinstance(item, tuple):
-                    leftover = item
-                    break
-            t0 = time.perf_counter()
-            lost = self.undo.commit()  # referee/moves.py UndoLog: a failed commit undoes the batch in memory
-            METER.commit(time.perf_counter() - t0, len(held))  # referee/metrics.py
-            if lost:
-                held = self._drop_lost(lost, held)
-        except StoreError as exc:
-            METER.store_failures += 1; METER.store_failed_at = time.monotonic()  # noqa: E702  (/readyz)
-            log.error("group commit of %d message(s) failed, their moves are undone: %s", len(held), exc)
-            for item, wrote, out in held:
-                if not wrote:
-                    self._send(out)
-                    continue
-                self._answer_internal_error(item)  # nothing it did was kept; its table is as before
-                table = self.tables.get(self.topics.table_of(getattr(item, "topic", "")) or "")
-                if table is not None:
-                    self._send(self.recovery.states(table))  # the unchanged seq: "send your move again"
-            return leftover
-        finally:
+            leftover = self._gather(first, held)
+        except Exception:
+            log.exception("internal error in the referee's loop after %d message(s) of a batch: they are "
+                          "committed and sent, the rest waits for the next pass", len(held))
+        finally:  # a BaseException too (the process stops): the batch is committed, never left open
             self._held = None
-            if store.in_batch:  # an exception other than StoreError: do not leave the batch open
-                try:
-                    # through the undo log, as above: its entries are this batch's and go with
-                    # its commit.  Committing the store alone left them queued for the NEXT
-                    # batch, whose failed commit would have undone, in memory, these moves
-                    # the store kept (and a lost table's moves would have stayed in memory).
-                    lost = self.undo.commit()
-                    if lost:
-                        self._drop_lost(lost, held)
-                except StoreError:  # this batch's moves are undone in memory, as the store lost them
-                    log.exception("could not commit after an internal error")
-        self._send_batch([out for _, _, out in held])
+            kept = self._commit(held)
+        if kept is not None:
+            self._send_batch([out for _, _, out in kept])
         return leftover
+
+    def _gather(self, item: Any, held: list[tuple[Any, bool, list[Publish]]]) -> Any:
+        """Dispatch ``item`` and what follows it in the inbox, each appended to ``held`` with
+        whether it wrote and what it produced, until the batch is full, late or the inbox
+        empty; the ``call()`` item that ended it, if one did."""
+        store = self.store
+        deadline = time.monotonic() + MAX_BATCH_S
+        while True:
+            writes = store.stats.writes
+            self._held = []
+            self._batch_first = not held
+            try:
+                self._dispatch(item)
+            finally:
+                held.append((item, store.stats.writes != writes, self._held))
+                self._held = None
+            now = time.monotonic()
+            topic = getattr(item, "topic", "")
+            self.pace.seen(self.topics.table_of(topic) or topic, now)
+            if len(held) >= MAX_BATCH or now >= deadline:
+                return None
+            try:
+                item = self.inbox.get_nowait()
+            except queue.Empty:
+                return None
+            if isinstance(item, tuple):
+                return item
+
+    def _commit(self, held: list[tuple[Any, bool, list[Publish]]]
+                ) -> list[tuple[Any, bool, list[Publish]]] | None:
+        """Commit the batch ``held`` came from, through the undo log (referee/moves.py
+        ``UndoLog``: its entries are this batch's and go with its commit -- the store's commit
+        alone would leave them for the NEXT batch, whose failed commit would undo, in memory,
+        moves the store kept); what of it to send.
+
+        ``held`` less what the commit refused at tables another referee adopted
+        (``_drop_lost``); None when the commit failed, every message that wrote answered
+        here (``_commit_failed``)."""
+        t0 = time.perf_counter()
+        try:
+            lost = self.undo.commit()  # a failed commit undoes the batch in memory
+        except StoreError as exc:
+            self._commit_failed(held, exc)
+            return None
+        METER.commit(time.perf_counter() - t0, len(held))  # referee/metrics.py
+        return self._drop_lost(lost, held) if lost else held
+
+    def _commit_failed(self, held: list[tuple[Any, bool, list[Publish]]], exc: StoreError) -> None:
+        """The batch's commit failed and its moves are undone: a message that wrote is told
+        so, with its table's unchanged state; one that wrote nothing is answered as usual."""
+        METER.store_failures += 1; METER.store_failed_at = time.monotonic()  # noqa: E702  (/readyz)
+        log.error("group commit of %d message(s) failed, their moves are undone: %s", len(held), exc)
+        for item, wrote, out in held:
+            if not wrote:
+                self._send(out)
+                continue
+            self._answer_internal_error(item)  # nothing it did was kept; its table is as before
+            table = self.tables.get(self.topics.table_of(getattr(item, "topic", "")) or "")
+            if table is not None:
+                self._send(self.recovery.states(table))  # the unchanged seq: "send your move again"
 
     def _drop_lost(self, lost: set[str], held: list[tuple[Any, bool, list[Publish]]]
                    ) -> list[tuple[Any, bool, list[Publish]]]:

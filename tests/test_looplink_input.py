@@ -1,5 +1,5 @@
 """The referee's MQTT input path (``LoopLink._read``, issue 45): the one-pass read against the
-path before it, copied here as it was (as tests/test_framing.py keeps the old framing).
+path before it, as it was (kept once, in benchmarks/mqtt_input.py, which times both).
 
 The same byte stream -- PUBLISHes of MQTT 3.1.1 and 5 (QoS 0 and 1, retained, with properties:
 user properties, subscription identifiers that make a ``Caught``, lengths of every width),
@@ -23,107 +23,16 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from summon.protocol import mqttwire as wire
-from summon.protocol.looplink import Caught, LoopLink, Subscription
-from summon.protocol.mqtt import TAKEN_OVER, BrokerUrl, Incoming
+from summon.protocol.looplink import LoopLink, Subscription
+from summon.protocol.mqtt import TAKEN_OVER, BrokerUrl
 
-
-# --- the path before, as it was (Parser.feed, publish_parts, LoopLink._read, _on_publish) -----
-def old_feed(buf: bytearray, data: bytes, max_packet: int = wire.MAX_REMAINING) -> list[tuple[int, int, bytes]]:
-    buf += data
-    out: list[tuple[int, int, bytes]] = []
-    pos = 0
-    n = len(buf)
-    while n - pos >= 2:
-        length = buf[pos + 1]
-        if length < 0x80:
-            start = pos + 2
-        else:
-            got = wire.varint_at(buf, pos + 1)
-            if got is None:
-                break
-            length, start = got
-        if length > max_packet:
-            raise wire.WireError(f"a packet of {length} bytes exceeds the limit of {max_packet}")
-        end = start + length
-        if end > n:
-            break
-        first = buf[pos]
-        out.append((first & 0xF0, first & 0x0F, bytes(buf[start:end])))
-        pos = end
-    if pos:
-        del buf[:pos]
-    return out
-
-
-def old_publish_parts(flags: int, body: bytes, *, v5: bool) -> tuple[str, bytes, int, bool, int, bytes]:
-    qos = (flags >> 1) & 3
-    if len(body) < 2:
-        raise wire.WireError("short PUBLISH")
-    tlen = struct.unpack_from("!H", body)[0]
-    pos = 2 + tlen
-    topic = body[2:pos].decode("utf-8", "replace")
-    mid = 0
-    if qos:
-        if pos + 2 > len(body):
-            raise wire.WireError("PUBLISH cut short before its packet id")
-        mid = struct.unpack_from("!H", body, pos)[0]
-        pos += 2
-    props = b""
-    if v5:
-        got = wire.varint_at(body, pos)
-        if got is None:
-            raise wire.WireError("PUBLISH properties cut short")
-        props = body[got[1]:got[1] + got[0]]
-        pos = got[1] + got[0]
-    if pos > len(body):
-        raise wire.WireError("PUBLISH header longer than its packet")
-    return topic, body[pos:], qos, bool(flags & 1), mid, props
+from benchmarks.mqtt_input import old_read, on_socket_pair  # old_read: LoopLink._read before issue 45
 
 
 class OldLink(LoopLink):
-    """A ``LoopLink`` whose reads take the path before issue 45."""
+    """A ``LoopLink`` whose reads take the path before issue 45 (benchmarks/mqtt_input.py)."""
 
-    _old_buf: bytearray
-
-    def _read(self) -> None:
-        data = self._receive()
-        if data is None:
-            return
-        try:
-            packets = old_feed(self._old_buf, bytes(data))
-        except wire.WireError as exc:
-            self._lost(f"bad packet from the broker: {exc}")
-            return
-        acked = False
-        unacked = self._unacked
-        for kind, flags, body in packets:
-            if kind == wire.PUBACK and len(body) == 2:
-                unacked.pop((body[0] << 8) | body[1], None)
-                acked = True
-                continue
-            problem = self._old_on_publish(flags, body) if kind == wire.PUBLISH else self._on_other(kind, body)
-            if problem is not None:
-                if problem:
-                    self._lost(problem)
-                return
-            acked = acked or kind == wire.PUBACK
-        if acked and self._queued:
-            self._fill_window()
-
-    def _old_on_publish(self, flags: int, body: bytes) -> str | None:
-        try:
-            topic, payload, qos, retain, mid, props = old_publish_parts(flags, body, v5=self._v5)
-        except wire.WireError as exc:
-            return f"bad PUBLISH from the broker: {exc}"
-        if qos:
-            self._out += wire.puback(mid)
-        self.received += 1
-        self.received_bytes += len(body)
-        if props and self._tagged and not self._tagged.isdisjoint(wire.subscription_ids(props)):
-            self.inbox.put(Caught(topic, payload, retain))
-        else:
-            self.inbox.put(Incoming(topic, payload, retain))
-        return None
+    _read = old_read
 
 
 # --- the stream -------------------------------------------------------------------------------
@@ -215,14 +124,7 @@ def streams(draw: Any) -> tuple[bool, bytes, list[int], int]:
 def make(cls: type[LoopLink], v5: bool, queued: int) -> tuple[LoopLink, socket.socket, list[str]]:
     link = cls(BrokerUrl("localhost", 1), "diff", mqtt_version=5 if v5 else 3,
                subscriptions=["a/#", Subscription("b/#", sub_id=2), Subscription("c/#", sub_id=4)])
-    if isinstance(link, OldLink):
-        link._old_buf = bytearray()
-    ours, theirs = socket.socketpair()
-    for s in (ours, theirs):
-        s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 20)
-        s.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 1 << 20)
-    ours.setblocking(False)
-    link._sock = ours
+    theirs = on_socket_pair(link)
     link._window = 6
     for mid in range(1, 7):  # in flight: some of the stream's PUBACKs find them
         link._unacked[mid] = (b"head%d" % mid, b"payload")
