@@ -320,21 +320,8 @@ def child_canary(game: str) -> None:
     from summon.referee.games import GAMES
     from summon.referee.table import Table
 
-    players, engine, rng = PLAYERS[game], GAMES[game], random.Random(11)
-    script: list[tuple[int, list[tuple[str, str]]]] = []
-    total = 0
-    while total < CANARY_MOVES:
-        seed = rng.randrange(1 << 60)
-        t = Table("canary", engine, players, {}, seed, T)
-        played = []
-        while t.status == "playing" and total < CANARY_MOVES:
-            seat = rng.choice(engine.to_move(t.state))
-            move = rng.choice(engine.legal_moves(t.state, seat))
-            t.state = engine.apply(t.state, seat, move)[0]
-            t.seq += 1
-            played.append((players[seat], move))
-            total += 1
-        script.append((seed, played))
+    players, engine = PLAYERS[game], GAMES[game]
+    script = random_script(game, CANARY_MOVES, random.Random(11))
     n = {"moves": 0, "cpu": 0.0}
     signal.signal(signal.SIGUSR1, lambda *_: print(json.dumps(n), flush=True))
     print("ready", flush=True)
@@ -532,6 +519,30 @@ def spawn(*args: Any, stdin: Any = None) -> subprocess.Popen[str]:
                             text=True, env=env)
 
 
+def random_script(game: str, moves: int, rng: random.Random) -> list[tuple[int, list[tuple[str, str]]]]:
+    """Random whole games of ``game``, ``moves`` moves in all (the last one cut short): per
+    game its table seed and its moves, ``(user, move)``, to replay on fresh tables."""
+    from summon.referee.games import GAMES
+    from summon.referee.table import Table
+
+    players, engine = PLAYERS[game], GAMES[game]
+    script: list[tuple[int, list[tuple[str, str]]]] = []
+    total = 0
+    while total < moves:
+        seed = rng.randrange(1 << 60)
+        t = Table("script", engine, players, {}, seed, T)
+        played = []
+        while t.status == "playing" and total < moves:
+            seat = rng.choice(engine.to_move(t.state))
+            move = rng.choice(engine.legal_moves(t.state, seat))
+            t.state = engine.apply(t.state, seat, move)[0]
+            t.seq += 1
+            played.append((players[seat], move))
+            total += 1
+        script.append((seed, played))
+    return script
+
+
 def in_process(game: str, moves: int) -> tuple[float, float, float]:
     """CPU us per ``Table.handle_move`` (no broker, no store), side by side: the referee's
     payload path, the one-message-at-a-time reference build, and the engine's apply alone.
@@ -542,20 +553,7 @@ def in_process(game: str, moves: int) -> tuple[float, float, float]:
     players = PLAYERS[game]
     engine = GAMES[game]
     rng = random.Random(7)
-    script: list[tuple[int, list[tuple[str, str]]]] = []  # (seed, [(user, move)])
-    total = 0
-    while total < moves:
-        seed = rng.randrange(1 << 60)
-        t = Table("bench", engine, players, {}, seed, T)
-        played = []
-        while t.status == "playing" and total < moves:
-            seat = rng.choice(engine.to_move(t.state))
-            move = rng.choice(engine.legal_moves(t.state, seat))
-            t.state = engine.apply(t.state, seat, move)[0]
-            t.seq += 1
-            played.append((players[seat], move))
-            total += 1
-        script.append((seed, played))
+    script = random_script(game, moves, rng)
     spent = {"fast": 0.0, "reference": 0.0, "apply": 0.0}
     for _ in range(3):
         for kind in spent:
@@ -572,7 +570,7 @@ def in_process(game: str, moves: int) -> tuple[float, float, float]:
                     for user, move in played:
                         t.handle_move(user, Move(seq=t.seq, move=move))
                 spent[kind] += time.process_time() - c0
-    return tuple(spent[k] / (3 * total) * 1e6 for k in ("fast", "reference", "apply"))  # type: ignore[return-value]
+    return tuple(spent[k] / (3 * moves) * 1e6 for k in ("fast", "reference", "apply"))  # type: ignore[return-value]
 
 
 def _reference_parts(table: Any) -> Any:
