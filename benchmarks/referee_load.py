@@ -519,9 +519,11 @@ def spawn(*args: Any, stdin: Any = None) -> subprocess.Popen[str]:
                             text=True, env=env)
 
 
-def random_script(game: str, moves: int, rng: random.Random) -> list[tuple[int, list[tuple[str, str]]]]:
-    """Random whole games of ``game``, ``moves`` moves in all (the last one cut short): per
-    game its table seed and its moves, ``(user, move)``, to replay on fresh tables."""
+def random_script(game: str, moves: int, rng: random.Random,
+                  config: dict[str, Any] | None = None) -> list[tuple[int, list[tuple[str, str]]]]:
+    """Random whole games of ``game`` (with ``config``), ``moves`` moves in all (the last one
+    cut short): per game its table seed and its moves, ``(user, move)``, to replay on fresh
+    tables (with the same ``config``)."""
     from summon.referee.games import GAMES
     from summon.referee.table import Table
 
@@ -530,7 +532,7 @@ def random_script(game: str, moves: int, rng: random.Random) -> list[tuple[int, 
     total = 0
     while total < moves:
         seed = rng.randrange(1 << 60)
-        t = Table("script", engine, players, {}, seed, T)
+        t = Table("script", engine, players, config or {}, seed, T)
         played = []
         while t.status == "playing" and total < moves:
             seat = rng.choice(engine.to_move(t.state))

@@ -94,11 +94,12 @@ class Publish:
     def __init__(self, topic: str, payload: bytes, retain: bool = False) -> None:
         # Written by hand, the dataclass's own in every way but speed: a frozen dataclass's
         # generated ``__init__`` sets each field through ``object.__setattr__`` (its own
-        # ``__setattr__`` refuses), ~1.2 us for these three, where storing into the
-        # instance's dict directly costs ~0.5.  A move makes six or more (py-spy on 24ae4a6,
-        # flat out: the dataclass ``__init__``s were the largest self entry, 6.7 %);
-        # benchmarks/record_init.py measures it, tests/test_record_init.py holds every
-        # instance equal to the generated one's.
+        # ``__setattr__`` refuses); storing into the instance's dict is ~0.6x the CPU for a
+        # move's six and its ``Later`` (benchmarks/record_init.py; py-spy on 24ae4a6, flat
+        # out: the dataclass ``__init__``s were the largest self entry, 5.7 %).  The price:
+        # the instance's dict is made (+64 bytes a record), fine for a publish, which lives
+        # until it is sent -- not for ``HistoryEntry``, kept as long as its table.
+        # tests/test_record_init.py holds every instance equal to the generated one's.
         d = self.__dict__
         d["topic"], d["payload"], d["retain"] = topic, payload, retain
 
@@ -129,11 +130,6 @@ class HistoryEntry:
     move: str
     spent_ms: int = 0  # time the mover used (0 without a clock); stored for clock replay
     flags: tuple[str, ...] = ()  # "timeout", "house", "random": played by the referee (referee/store.py)
-
-    def __init__(self, seq: int, seat: int, user: str, move: str, spent_ms: int = 0,
-                 flags: tuple[str, ...] = ()) -> None:
-        d = self.__dict__  # by hand, as ``Publish.__init__`` (one a move)
-        d["seq"], d["seat"], d["user"], d["move"], d["spent_ms"], d["flags"] = seq, seat, user, move, spent_ms, flags
 
 
 class Table:
