@@ -12,6 +12,7 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -102,13 +103,18 @@ def _busy_child() -> subprocess.Popen[bytes]:
 
 @pytest.mark.skipif(shutil.which("py-spy") is None, reason="py-spy is not installed (pip install py-spy)")
 def test_the_spy_records_into_a_folder_it_makes(tmp_path):
-    from benchmarks.referee_load import Spy
+    from benchmarks.referee_load import Spy, cpu_seconds
 
     child = _busy_child()
     out = tmp_path / "not-yet" / "flat.txt"  # as REFEREE_LOAD_PYSPY=/tmp/spy on a fresh machine
     try:
         spy = Spy(child.pid, str(out))
         spy.begin()  # returns once py-spy says it samples
+        # a phase's worth of work for it to sample (100/s): the child's own 0.3 s of CPU (a
+        # recording stopped before its first sample is refused, as an empty one)
+        at = cpu_seconds(child.pid)
+        while cpu_seconds(child.pid) < at + 0.3:
+            time.sleep(0.02)
         spy.end()
     finally:
         child.kill()
