@@ -70,8 +70,10 @@ per move split into batch (dispatch, play, store, commit, send), pump and tick.
 ``REFEREE_LOAD_PYSPY=DIR`` records referee-0 of each fleet (without the sweep: in the flat-out
 and the paced phase, DIR/flat.txt and DIR/paced.txt) with py-spy (wall time: it counts
 a process waiting for a core; add ``REFEREE_LOAD_PERF=1`` for ``perf record -e cpu-clock``,
-CPU only, C frames), ``REFEREE_LOAD_CPU_PROFILE=DIR`` cProfiles every referee's loop thread
-in CPU time (``time.thread_time``) between the phase's two snapshots (slow: ~5x).
+CPU only, C frames; DIR is made if missing, and a recorder that is missing, cannot attach or
+leaves no file stops the run with its own words: ``Spy``), ``REFEREE_LOAD_CPU_PROFILE=DIR``
+cProfiles every referee's loop thread in CPU time (``time.thread_time``) between the phase's
+two snapshots (slow: ~5x).
 ``REFEREE_LOAD_SHARED_PARTS=1`` runs the referees with ``Table.keep_parts = False`` (seat
 parts from the shared caches, as before; benchmarks/kept_parts.py).
 ``REFEREE_LOAD_WHOLE_PUBLIC=1`` runs them with ``Table.keep_public = False`` (the spectator
@@ -90,6 +92,7 @@ import os
 import queue
 import random
 import select
+import shutil
 import signal
 import statistics
 import subprocess
@@ -317,21 +320,8 @@ def child_canary(game: str) -> None:
     from summon.referee.games import GAMES
     from summon.referee.table import Table
 
-    players, engine, rng = PLAYERS[game], GAMES[game], random.Random(11)
-    script: list[tuple[int, list[tuple[str, str]]]] = []
-    total = 0
-    while total < CANARY_MOVES:
-        seed = rng.randrange(1 << 60)
-        t = Table("canary", engine, players, {}, seed, T)
-        played = []
-        while t.status == "playing" and total < CANARY_MOVES:
-            seat = rng.choice(engine.to_move(t.state))
-            move = rng.choice(engine.legal_moves(t.state, seat))
-            t.state = engine.apply(t.state, seat, move)[0]
-            t.seq += 1
-            played.append((players[seat], move))
-            total += 1
-        script.append((seed, played))
+    players, engine = PLAYERS[game], GAMES[game]
+    script = random_script(game, CANARY_MOVES, random.Random(11))
     n = {"moves": 0, "cpu": 0.0}
     signal.signal(signal.SIGUSR1, lambda *_: print(json.dumps(n), flush=True))
     print("ready", flush=True)
@@ -529,6 +519,32 @@ def spawn(*args: Any, stdin: Any = None) -> subprocess.Popen[str]:
                             text=True, env=env)
 
 
+def random_script(game: str, moves: int, rng: random.Random,
+                  config: dict[str, Any] | None = None) -> list[tuple[int, list[tuple[str, str]]]]:
+    """Random whole games of ``game`` (with ``config``), ``moves`` moves in all (the last one
+    cut short): per game its table seed and its moves, ``(user, move)``, to replay on fresh
+    tables (with the same ``config``)."""
+    from summon.referee.games import GAMES
+    from summon.referee.table import Table
+
+    players, engine = PLAYERS[game], GAMES[game]
+    script: list[tuple[int, list[tuple[str, str]]]] = []
+    total = 0
+    while total < moves:
+        seed = rng.randrange(1 << 60)
+        t = Table("script", engine, players, config or {}, seed, T)
+        played = []
+        while t.status == "playing" and total < moves:
+            seat = rng.choice(engine.to_move(t.state))
+            move = rng.choice(engine.legal_moves(t.state, seat))
+            t.state = engine.apply(t.state, seat, move)[0]
+            t.seq += 1
+            played.append((players[seat], move))
+            total += 1
+        script.append((seed, played))
+    return script
+
+
 def in_process(game: str, moves: int) -> tuple[float, float, float]:
     """CPU us per ``Table.handle_move`` (no broker, no store), side by side: the referee's
     payload path, the one-message-at-a-time reference build, and the engine's apply alone.
@@ -539,20 +555,7 @@ def in_process(game: str, moves: int) -> tuple[float, float, float]:
     players = PLAYERS[game]
     engine = GAMES[game]
     rng = random.Random(7)
-    script: list[tuple[int, list[tuple[str, str]]]] = []  # (seed, [(user, move)])
-    total = 0
-    while total < moves:
-        seed = rng.randrange(1 << 60)
-        t = Table("bench", engine, players, {}, seed, T)
-        played = []
-        while t.status == "playing" and total < moves:
-            seat = rng.choice(engine.to_move(t.state))
-            move = rng.choice(engine.legal_moves(t.state, seat))
-            t.state = engine.apply(t.state, seat, move)[0]
-            t.seq += 1
-            played.append((players[seat], move))
-            total += 1
-        script.append((seed, played))
+    script = random_script(game, moves, rng)
     spent = {"fast": 0.0, "reference": 0.0, "apply": 0.0}
     for _ in range(3):
         for kind in spent:
@@ -569,7 +572,7 @@ def in_process(game: str, moves: int) -> tuple[float, float, float]:
                     for user, move in played:
                         t.handle_move(user, Move(seq=t.seq, move=move))
                 spent[kind] += time.process_time() - c0
-    return tuple(spent[k] / (3 * total) * 1e6 for k in ("fast", "reference", "apply"))  # type: ignore[return-value]
+    return tuple(spent[k] / (3 * moves) * 1e6 for k in ("fast", "reference", "apply"))  # type: ignore[return-value]
 
 
 def _reference_parts(table: Any) -> Any:
@@ -848,24 +851,94 @@ def machine_busy() -> tuple[float, float]:
     return (sum(ticks[:8]) - idle) / hz, sum(ticks[:8]) / hz
 
 
+class SpyError(SystemExit):
+    """A recorder (py-spy, perf) that cannot record or recorded nothing: the run stops with
+    the recorder's own words.  A SystemExit, as the benchmark's other refusals."""
+
+
+def spy_command(pid: int, out: str, rate: int = 100, nonblocking: bool = False) -> list[str]:
+    """The recorder's command line for ``pid`` into ``out``: py-spy ``-f raw`` at ``rate``
+    samples/s, or ``perf record -e cpu-clock`` with ``REFEREE_LOAD_PERF=1`` (CPU only, C
+    frames; ``out`` then ends in ``.data``)."""
+    if os.environ.get("REFEREE_LOAD_PERF"):
+        return ["perf", "record", "-e", "cpu-clock", "-F", "499", "-g", "-o", out, "-p", str(pid)]
+    return ["py-spy", "record", *(["--nonblocking"] if nonblocking else []), "-r", str(rate), "-f", "raw",
+            "-o", out, "-p", str(pid)]
+
+
+def spy_ready(spy_dir: str) -> Path:
+    """Check, before any phase runs, that a recording can be made into ``spy_dir``: the
+    folder is made if missing and the recorder must be on PATH.
+
+    Why: py-spy writes its file only when it stops, and does not make the folder; with its
+    stderr thrown away, a missing folder (or a missing py-spy, or no right to attach) cost a
+    whole run and left nothing, with no word of why."""
+    tool = "perf" if os.environ.get("REFEREE_LOAD_PERF") else "py-spy"
+    if shutil.which(tool) is None:
+        raise SpyError(f"REFEREE_LOAD_PYSPY={spy_dir}: {tool} is not on PATH"
+                       + (" (pip install py-spy)" if tool == "py-spy" else ""))
+    folder = Path(spy_dir)
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
 class Spy:
-    """py-spy recording one process over exactly one phase (``begin``/``end``, as ``Around``):
-    ``REFEREE_LOAD_PYSPY=DIR`` without the sweep records referee-0 in the flat-out and the
-    paced phase, into DIR/flat.txt and DIR/paced.txt (``-f raw``: collapsed stacks, idle
-    threads left out; benchmarks/pyspy_top.py prints their top entries)."""
+    """py-spy (or perf) recording one process over exactly one phase (``begin``/``end``, as
+    ``Around``): ``REFEREE_LOAD_PYSPY=DIR`` without the sweep records referee-0 in the
+    flat-out and the paced phase, into DIR/flat.txt and DIR/paced.txt (``-f raw``: collapsed
+    stacks, idle threads left out; benchmarks/pyspy_top.py prints their top entries); the
+    sweep, each fleet's referee-0.
 
-    def __init__(self, pid: int, out: str) -> None:
+    ``end`` raises ``SpyError`` with the recorder's stderr if it stopped early or left no
+    file: a recording that failed says so, never a silent nothing."""
+
+    def __init__(self, pid: int, out: str, rate: int = 100, nonblocking: bool = False) -> None:
         self.pid, self.out = pid, out
+        self.command = spy_command(pid, out, rate, nonblocking)
         self.proc: subprocess.Popen[bytes] | None = None
+        self._log: Any = None
 
-    def begin(self) -> None:
-        self.proc = subprocess.Popen(["py-spy", "record", "-r", "100", "-f", "raw", "-o", self.out,
-                                      "-p", str(self.pid)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    def begin(self, timeout: float = 30.0) -> None:
+        """Start recording; with py-spy, return once it says it samples (a phase must not
+        start before its recording, and a py-spy that cannot attach says why here)."""
+        spy_ready(str(Path(self.out).parent))
+        self._log = tempfile.TemporaryFile()
+        self.proc = subprocess.Popen(self.command, stdout=self._log, stderr=self._log)  # py-spy: news on stdout, errors on stderr
+        if self.command[0] != "py-spy":
+            return
+        deadline = time.monotonic() + timeout
+        while b"Sampling process" not in self._said():
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                self._fail("before it sampled")
+            time.sleep(0.02)
+
+    def _said(self) -> bytes:
+        """What the recorder wrote so far (stdout and stderr)."""
+        self._log.seek(0)
+        return bytes(self._log.read())
+
+    def _fail(self, when: str) -> None:
+        proc, self.proc = self.proc, None
+        if proc is not None and proc.poll() is None:
+            proc.kill()
+        code = proc.wait(30) if proc is not None else None
+        said = self._said().decode(errors="replace").strip()[-2000:]
+        raise SpyError(f"{self.command[0]} recorded nothing into {self.out}: it exited ({code}) {when}: "
+                       f"{said or 'no message'}")
 
     def end(self) -> None:
-        if self.proc is not None:
-            self.proc.send_signal(signal.SIGINT)
-            self.proc.wait(30)
+        """Stop recording (SIGINT: py-spy writes its file then); raise if it left none."""
+        if self.proc is None:
+            return
+        if self.proc.poll() is not None:  # it should still be sampling: it lost the process
+            self._fail("before the phase ended")
+        self.proc.send_signal(signal.SIGINT)
+        self.proc.wait(30)
+        out = Path(self.out)
+        if not out.is_file() or out.stat().st_size == 0:
+            self._fail("without a file")
+        self.proc = None
+        self._log.close()
 
 
 class Around:
@@ -975,7 +1048,7 @@ def sweep_one(args: Any, director: Director, mosq: Any, around: Around, base_db:
     spy_dir = os.environ.get("REFEREE_LOAD_PYSPY")  # a folder: py-spy (or perf) records referee-0 there
     each0: list[dict[str, float]] = []
     each1: list[dict[str, float]] = []
-    spy = None
+    spy: Spy | None = None
     try:
         await_ready(refs)
         director.barrier()
@@ -988,17 +1061,14 @@ def sweep_one(args: Any, director: Director, mosq: Any, around: Around, base_db:
             return sum(cpu_seconds(p.pid, p.pid if loop else None) for p in refs)
 
         if spy_dir:
-            out = f"{spy_dir}/r{r}-{routing}-{rnd}"
-            spy = subprocess.Popen(["perf", "record", "-e", "cpu-clock", "-F", "499", "-g", "-o", f"{out}.data", "-p",
-                                    str(refs[0].pid)] if os.environ.get("REFEREE_LOAD_PERF") else
-                                   ["py-spy", "record", "--nonblocking", "-r", "50", "-f", "raw", "-o", f"{out}.txt", "-p",
-                                    str(refs[0].pid)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            out = f"{spy_dir}/r{r}-{routing}-{rnd}.{'data' if os.environ.get('REFEREE_LOAD_PERF') else 'txt'}"
+            spy = Spy(refs[0].pid, out, rate=50, nonblocking=True)
+            spy.begin()
         lat, errors, cpu_us = many_tables(mosq.port, args.game, tag, tables, args.sweep_phase, args.seconds,
                                           args.pace, cpu, around)
         load1 = os.getloadavg()[0]
         if spy is not None:
-            spy.send_signal(signal.SIGINT)
-            spy.wait(30)
+            spy.end()
         c1 = snapshot(refs, each=each1)
     finally:
         stop(refs)
@@ -1081,6 +1151,8 @@ def main() -> None:
     if not set(routings) <= {"owner", "all"}:
         ap.error(f"--routing {args.routing!r}: give owner, all, or owner,all")
     args.referees = counts[0]
+    if os.environ.get("REFEREE_LOAD_PYSPY"):  # a recording that cannot be made stops the run before it starts
+        spy_ready(os.environ["REFEREE_LOAD_PYSPY"])
     cluster = None
     if args.db == "pg":  # a private PostgreSQL cluster for this run (tests/pg.py), removed at the end
         from tests.pg import start_postgres

@@ -91,6 +91,18 @@ class Publish:
     payload: bytes
     retain: bool = False
 
+    def __init__(self, topic: str, payload: bytes, retain: bool = False) -> None:
+        # Written by hand, the dataclass's own in every way but speed: a frozen dataclass's
+        # generated ``__init__`` sets each field through ``object.__setattr__`` (its own
+        # ``__setattr__`` refuses); storing into the instance's dict is ~0.6x the CPU for a
+        # move's six and its ``Later`` (benchmarks/record_init.py; py-spy on 24ae4a6, flat
+        # out: the dataclass ``__init__``s were the largest self entry, 5.7 %).  The price:
+        # the instance's dict is made (+64 bytes a record), fine for a publish, which lives
+        # until it is sent -- not for ``HistoryEntry``, kept as long as its table.
+        # tests/test_record_init.py holds every instance equal to the generated one's.
+        d = self.__dict__
+        d["topic"], d["payload"], d["retain"] = topic, payload, retain
+
 
 @dataclass(frozen=True)
 class Later:
@@ -103,6 +115,9 @@ class Later:
     """
 
     build: Callable[[], list[Publish]]
+
+    def __init__(self, build: Callable[[], list[Publish]]) -> None:
+        self.__dict__["build"] = build  # by hand, as ``Publish.__init__`` (one a move)
 
 
 @dataclass(frozen=True)

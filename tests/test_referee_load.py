@@ -7,9 +7,12 @@ expect, a topic renamed) would otherwise show only when someone measures.
 
 from __future__ import annotations
 
+import os
 import re
+import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -86,3 +89,55 @@ def test_the_fleet_sweep_reports_each_referee_its_surroundings_and_the_lone_cont
     for cells in rows.values():
         assert int(cells[3]) > 0 and cells[-1] == "0", text  # moves/s, errors
         assert float(cells[-2]) > 0, text  # the canary ran beside every fleet
+
+
+# --- REFEREE_LOAD_PYSPY: a recording that fails says so ------------------------------------
+# Why: the benchmark threw py-spy's stderr away and never looked at its exit or its file, so
+# a folder that did not exist (py-spy does not make it), a missing py-spy or no right to
+# attach left no recording and no word of why, after a whole run (24ae4a6).
+
+def _busy_child() -> subprocess.Popen[bytes]:
+    """A Python process that spins until it is killed (something for py-spy to sample)."""
+    return subprocess.Popen([sys.executable, "-c", "while True: pass"])
+
+
+@pytest.mark.skipif(shutil.which("py-spy") is None, reason="py-spy is not installed (pip install py-spy)")
+def test_the_spy_records_into_a_folder_it_makes(tmp_path):
+    from benchmarks.referee_load import Spy, cpu_seconds
+
+    child = _busy_child()
+    out = tmp_path / "not-yet" / "flat.txt"  # as REFEREE_LOAD_PYSPY=/tmp/spy on a fresh machine
+    try:
+        spy = Spy(child.pid, str(out))
+        spy.begin()  # returns once py-spy says it samples
+        # a phase's worth of work for it to sample (100/s): the child's own 0.3 s of CPU (a
+        # recording stopped before its first sample is refused, as an empty one)
+        at = cpu_seconds(child.pid)
+        while cpu_seconds(child.pid) < at + 0.3:
+            time.sleep(0.02)
+        spy.end()
+    finally:
+        child.kill()
+        child.wait()
+    assert out.is_file() and out.stat().st_size > 0
+    assert "<string>" in out.read_text()  # a stack of the child's loop
+
+
+@pytest.mark.skipif(shutil.which("py-spy") is None, reason="py-spy is not installed (pip install py-spy)")
+def test_a_spy_that_cannot_attach_says_why(tmp_path):
+    from benchmarks.referee_load import Spy, SpyError
+
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()  # reaped: its pid names no process
+    spy = Spy(gone.pid, str(tmp_path / "flat.txt"))
+    with pytest.raises(SpyError, match=r"py-spy recorded nothing into .*flat\.txt"):
+        spy.begin()
+        spy.end()
+
+
+def test_the_benchmark_refuses_to_record_without_py_spy_before_any_phase(tmp_path):
+    env = {**os.environ, "PATH": str(tmp_path / "empty"), "REFEREE_LOAD_PYSPY": str(tmp_path / "spy")}
+    out = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "referee_load.py"), "--tables", "1"],
+                         capture_output=True, text=True, timeout=120, env=env)
+    assert out.returncode != 0
+    assert "py-spy is not on PATH (pip install py-spy)" in out.stderr, out.stderr[-2000:]
