@@ -150,7 +150,8 @@ def format_run(run: int, ours: dict[str, Any], theirs: dict[str, Any]) -> str:
         t, o, x = theirs[ph], ours[ph], r[ph]
         lines.append(f"  {ph:5}  boardgame.io {t['moves_s']:7.0f} moves/s  server CPU {t['cpu_us']:6.0f} us/move "
                      f"({per_core(t['cpu_us']):5.0f} moves/core-s)  p50 {t['p50_ms']:7.2f} ms  p99 {t['p99_ms']:7.2f} ms"
-                     f"  driver CPU {t['driver_cpu_us']:5.0f} us/move  unanswered {t['unanswered']}")
+                     f"  driver CPU {t['driver_cpu_us']:5.0f} us/move  unanswered {t['unanswered']}"
+                     + (f"  (an update: {t['update_bytes']} bytes of JSON per seat)" if t["update_bytes"] else ""))
         lines.append(f"  {ph:5}  ours         {o['moves_s']:7.0f} moves/s  referee CPU {o['cpu_us']:5.0f} us/move "
                      f"({per_core(o['cpu_us']):5.0f} moves/core-s), + broker {o['service_cpu_us']:5.0f} "
                      f"({per_core(o['service_cpu_us']):5.0f})  p50 {o['p50_ms']:7.2f} ms  p99 {o['p99_ms']:7.2f} ms"

@@ -163,7 +163,6 @@ class Driver {
     if (seat.pending && state._stateID > seat.pending[0]) {
       if (seat.pending[1] >= ph.start && now < ph.end) ph.lat.push(now - seat.pending[1]);
       seat.pending = null;
-      ph.inFlight -= 1;
     }
     this.act(seat, now);
   }
@@ -184,7 +183,6 @@ class Driver {
   }
 
   go(seat) {
-    this.phase.inFlight += 1;
     seat.send();
   }
 
@@ -217,7 +215,7 @@ class Driver {
     this.sent = 0;
     for (const s of this.seats) s.seen = false;
     const start = performance.now() + 200;
-    const ph = { mode, start, end: start + seconds * 1000, lat: [], inFlight: 0 };
+    const ph = { mode, start, end: start + seconds * 1000, lat: [] };
     await new Promise((r) => setTimeout(r, start - performance.now()));
     this.phase = ph;
     const c0 = serverCpu(o.serverPid);
@@ -226,14 +224,17 @@ class Driver {
     await new Promise((r) => setTimeout(r, Math.max(0, ph.end - performance.now())));
     const used = serverCpu(o.serverPid) - c0;
     const drv = driverCpu() - d0;
-    const drainBy = performance.now() + 3000; // the moves still in flight: answered before the next phase
-    while (ph.inFlight > 0 && performance.now() < drainBy) await new Promise((r) => setTimeout(r, 10));
+    // Every move sent is answered before the next phase starts (referee_load's barrier: the
+    // next phase starts on an idle server, and its CPU window holds none of this phase's work).
+    const inFlight = () => this.seats.filter((s) => s.pending).length;
+    const drainBy = performance.now() + 120000;
+    while (inFlight() > 0 && performance.now() < drainBy) await new Promise((r) => setTimeout(r, 10));
     for (const s of this.seats) clearTimeout(s.due);
     this.phase = null;
     const rss = await liveRssKiB(o.serverPid);
     const [p50, p99] = quantiles(ph.lat);
     return {
-      phase: mode, tables: o.tables, seconds, moves: ph.lat.length, sent: this.sent, unanswered: ph.inFlight,
+      phase: mode, tables: o.tables, seconds, moves: ph.lat.length, sent: this.sent, unanswered: inFlight(),
       p50_ms: p50, p99_ms: p99, server_cpu_s: used, driver_cpu_s: drv, server_rss_kib: rss,
       update_bytes: this.updateBytes,
       games_over: this.seats.filter((s) => s.state.ctx.gameover).length / 4,
