@@ -38,7 +38,7 @@ mover's legal moves in its view): boardgame.io plays "trick" (benchmarks/boardga
 13 tricks, 1000 hands to a game.  Ours plays Dragon: bidding, the option, discards, trumps, the
 Dragon card, Dragon's views and events (a seat state is ~700 bytes of msgpack, six messages per
 move: four seat states, the public view and the events; boardgame.io sends each seat one JSON
-``update`` with the whole redacted state, ctx and the move's log entry, ~1.5 KB).  Ours writes
+``update`` with the whole redacted state, ctx and the move's log entry, ~1 KB of JSON).  Ours writes
 every move to SQLite; boardgame.io's in-memory store keeps the state and a log it copies whole
 on every move (``InMemory.setState``).
 """
