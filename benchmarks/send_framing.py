@@ -102,13 +102,16 @@ def bench_link(window: int, v5: bool = True) -> LoopLink:
 def one_pass(link: LoopLink, batch: list[Any], publish_many: Callable[[Any], None],
              fill_window: Callable[[], None]) -> None:
     """Frame ``batch``, then acknowledge what is in flight and refill the window until all of
-    it went (each round a read's worth of PUBACKs); the buffer is emptied as a send would."""
+    it went (each round a read's worth of PUBACKs); the buffer is emptied as ``_flush`` empties
+    it after a whole send (``del out[:n]``: ``out.clear()`` instead shrinks it in place and
+    regrows it page by page, 0.6-0.9 us more per publish at 100 moves a batch)."""
+    out = link._out
     publish_many(batch)
-    link._out.clear()
+    del out[:len(out)]
     while link._unacked:
         link._unacked.clear()
         fill_window()
-        link._out.clear()
+        del out[:len(out)]
 
 
 def time_path(link: LoopLink, batch: list[Any], moves: int, old: bool, reps: int) -> float:

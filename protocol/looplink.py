@@ -289,16 +289,16 @@ class LoopLink:
                 _, long, t, n = frame_of(m.topic)
                 n += len(payload)
                 if 0x80 <= n < 0x4000:  # a two-byte remaining length, most packets: qos1_head's way, inline
-                    packet = (long.pack(0x33 if m.retain else 0x32, n & 0x7F | 0x80, n >> 7, t, mid), payload)
+                    head = long.pack(0x33 if m.retain else 0x32, n & 0x7F | 0x80, n >> 7, t, mid)
                 else:
-                    packet = (head_of(m.topic, len(payload), m.retain, mid, v5), payload)
+                    head = head_of(m.topic, len(payload), m.retain, mid, v5)
                 if room > 0:
                     room -= 1
-                    unacked[mid] = packet
-                    out += packet[0]
+                    unacked[mid] = (head, payload)
+                    out += head
                     out += payload
                 else:  # over the window (or not connected): this one and every later one wait in line
-                    append((mid, packet))
+                    append((mid, (head, payload)))
         finally:
             if last >= 0:
                 self._next_mid = last
