@@ -275,7 +275,7 @@ class LoopLink:
             raise LinkError("publish after close")
         unacked, pending, queued, out, v5 = self._unacked, self._pending_subacks, self._queued, self._out, self._v5
         head_of, append = wire.qos1_head, queued.append
-        frame_of = wire.qos1_frame_v5 if v5 else wire.qos1_frame_v3
+        frames_of = wire.qos1_frames
         room = self._window - len(unacked) if self._sock is not None and not queued else 0
         last = self._next_mid  # kept in a local meanwhile: one attribute write per batch, not per publish
         try:
@@ -286,7 +286,7 @@ class LoopLink:
                     mid = self._mid()
                 last = mid
                 payload = m.payload
-                _, long, t, n = frame_of(m.topic)
+                _, long, t, n = frames_of(m.topic)[v5]
                 n += len(payload)
                 if 0x80 <= n < 0x4000:  # a two-byte remaining length, most packets: qos1_head's way, inline
                     head = long.pack(0x33 if m.retain else 0x32, n & 0x7F | 0x80, n >> 7, t, mid)
