@@ -270,7 +270,12 @@ class LoopLink:
         output buffer: ~7% of the referee's CPU flat out (py-spy, benchmarks/referee_load.py),
         12-17 us for a move's six in-process against 6.6 us here.  Here the head of each is
         framed (``mqttwire.qos1_head``) and written with its payload straight into the
-        buffer, which the next ``pump()`` sends in one ``send`` as before."""
+        buffer, which the next ``pump()`` sends in one ``send`` as before.
+
+        Why the head is packed inline from the topic's cached frame and the id counted in a
+        local: the call into ``qos1_head``, its join of five parts and an attribute write
+        per publish were most of what is left (benchmarks/send_framing.py: ~0.75x the CPU
+        of the 962da5a path per move's six; tests/test_send_framing.py: the same bytes)."""
         if self._closed:
             raise LinkError("publish after close")
         unacked, pending, queued, out, v5 = self._unacked, self._pending_subacks, self._queued, self._out, self._v5
@@ -505,11 +510,13 @@ class LoopLink:
     def _fill_window(self) -> None:
         """Move what waits in line into the window freed by acknowledgements.
 
-        Why counted once, with the deque's ``popleft`` and the buffer in locals: with
-        Mosquitto's default window of 20 most of a flat-out batch waits here, and the loop
-        that looked up four attributes per publish was 2.5 % of the referee's CPU (py-spy,
-        docs/scale.md).  Counted again after each round: an id that waits in line may
-        be one already in flight (the ids wrapped past a long line), which takes no room."""
+        Why the room is counted up front, with the deque's ``popleft`` and the buffer in
+        locals: with Mosquitto's default window of 20 most of a flat-out batch waits here,
+        and the loop that looked up four attributes per publish was 2.5 % of the referee's
+        CPU (py-spy, docs/scale.md).  Counted again after each round: an id that waits in
+        line may be one already in flight (the ids wrapped past a long line), which takes
+        no room -- the old loop, which counted before each publish, took more then
+        (tests/test_send_framing.py found it)."""
         queued, unacked, out, window = self._queued, self._unacked, self._out, self._window
         popleft = queued.popleft
         while (n := min(len(queued), window - len(unacked))) > 0:  # again if an id in line was in flight
