@@ -515,8 +515,8 @@ class LoopLink:
         and the loop that looked up four attributes per publish was 2.5 % of the referee's
         CPU (py-spy, docs/scale.md).  Counted again after each round: an id that waits in
         line may be one already in flight (the ids wrapped past a long line), which takes
-        no room -- the old loop, which counted before each publish, took more then
-        (tests/test_send_framing.py found it)."""
+        no room, so a count taken only once would take too few (as the loop before, which
+        counted before each publish, did not; tests/test_send_framing.py found it)."""
         queued, unacked, out, window = self._queued, self._unacked, self._out, self._window
         popleft = queued.popleft
         while (n := min(len(queued), window - len(unacked))) > 0:  # again if an id in line was in flight
