@@ -297,13 +297,14 @@ class LoopLink:
                     head = long.pack(0x33 if m.retain else 0x32, n & 0x7F | 0x80, n >> 7, t, mid)
                 else:
                     head = head_of(m.topic, len(payload), m.retain, mid, v5)
-                if room > 0:
-                    room -= 1
-                    unacked[mid] = (head, payload)
-                    out += head
-                    out += payload
-                else:  # over the window (or not connected): this one and every later one wait in line
-                    append((mid, (head, payload)))
+                packet = (head, payload)
+                if room <= 0:  # over the window (or not connected): this one and every later one wait in line
+                    append((mid, packet))
+                    continue
+                room -= 1
+                unacked[mid] = packet
+                out += head
+                out += payload
         finally:
             if last >= 0:
                 self._next_mid = last
