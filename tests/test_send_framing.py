@@ -150,6 +150,25 @@ def test_the_send_path_gives_the_old_bytes_ids_window_and_queue_at_every_step(v5
         theirs.close()
 
 
+def test_an_id_in_line_that_is_in_flight_takes_no_room_as_before():
+    """Ids that wrapped past a long line: a queued publish may carry the id of one in
+    flight.  Refilling the window puts it in that id's place (no room taken), and the old
+    loop, counting the room before each publish, then took the next one too: so does the
+    new one, which counts it per round."""
+    links = {old: twin(False, 2, 0, set(), old) for old in (True, False)}
+    got = {old: bytearray() for old in (True, False)}
+    for old, (link, theirs) in links.items():
+        send = (lambda b, link=link: old_publish_many(link, b)) if old else link.publish_many
+        send([Msg("a", b"%d" % i) for i in range(4)])  # ids 1 and 2 in flight, 3 and 4 in line
+        link._next_mid = 2
+        send([Msg("b", b"%d" % i) for i in range(2)])  # ids 3 and 4 again, in line
+        puback(link, theirs, [1, 2])  # 3 and 4 in flight; 3' and 4' in line
+        puback(link, theirs, [4])  # room for one: 3' takes 3's place, so 4' goes too
+        drain(link, theirs, got[old])
+        assert [(m, p) for m, (_, p) in link._unacked.items()] == [(3, b"0"), (4, b"1")] and not link._queued
+    assert state(links[True][0], got[True]) == state(links[False][0], got[False])
+
+
 def test_a_batch_that_fails_halfway_leaves_what_the_old_path_left():
     """A topic too long for MQTT raises in the middle of a batch: the publishes before it
     are queued and the packet id it took is spent, as before (the id is kept in a local
