@@ -270,27 +270,44 @@ class LoopLink:
         output buffer: ~7% of the referee's CPU flat out (py-spy, benchmarks/referee_load.py),
         12-17 us for a move's six in-process against 6.6 us here.  Here the head of each is
         framed (``mqttwire.qos1_head``) and written with its payload straight into the
-        buffer, which the next ``pump()`` sends in one ``send`` as before."""
+        buffer, which the next ``pump()`` sends in one ``send`` as before.
+
+        Why the head is packed inline from the topic's cached frame and the id counted in a
+        local: the call into ``qos1_head``, its join of five parts and an attribute write
+        per publish were most of what is left (benchmarks/send_framing.py: ~0.75x the CPU
+        of the 962da5a path per move's six; tests/test_send_framing.py: the same bytes)."""
         if self._closed:
             raise LinkError("publish after close")
         unacked, pending, queued, out, v5 = self._unacked, self._pending_subacks, self._queued, self._out, self._v5
-        head_of = wire.qos1_head
+        head_of, append = wire.qos1_head, queued.append
+        frames_of = wire.qos1_frames
         room = self._window - len(unacked) if self._sock is not None and not queued else 0
-        for m in messages:
-            mid = self._next_mid % 65535 + 1  # _mid()'s first try, which is nearly always free
-            if mid in unacked or mid in pending:
-                mid = self._mid()
-            else:
-                self._next_mid = mid
-            payload = m.payload
-            head = head_of(m.topic, len(payload), m.retain, mid, v5)
-            if room > 0:
+        last = self._next_mid  # kept in a local meanwhile: one attribute write per batch, not per publish
+        try:
+            for m in messages:
+                mid = last % 65535 + 1  # _mid()'s first try, which is nearly always free
+                if mid in unacked or mid in pending:
+                    self._next_mid, last = last, -1  # if _mid() raises, _next_mid stays what it left
+                    mid = self._mid()
+                last = mid
+                payload = m.payload
+                _, long, t, n = frames_of(m.topic)[v5]
+                n += len(payload)
+                if 0x80 <= n < 0x4000:  # a two-byte remaining length, most packets: qos1_head's way, inline
+                    head = long.pack(0x33 if m.retain else 0x32, n & 0x7F | 0x80, n >> 7, t, mid)
+                else:
+                    head = head_of(m.topic, len(payload), m.retain, mid, v5)
+                packet = (head, payload)
+                if room <= 0:  # over the window (or not connected): this one and every later one wait in line
+                    append((mid, packet))
+                    continue
                 room -= 1
-                unacked[mid] = (head, payload)
+                unacked[mid] = packet
                 out += head
                 out += payload
-            else:  # over the window (or not connected): this one and every later one wait in line
-                queued.append((mid, (head, payload)))
+        finally:
+            if last >= 0:
+                self._next_mid = last
 
     def flush(self) -> None:
         """Send what is queued now, without waiting or reading (the owner has more to do
@@ -492,11 +509,23 @@ class LoopLink:
         self._fill_window()
 
     def _fill_window(self) -> None:
-        while self._queued and len(self._unacked) < self._window:
-            mid, packet = self._queued.popleft()
-            self._unacked[mid] = packet
-            self._out += packet[0]
-            self._out += packet[1]
+        """Move what waits in line into the window freed by acknowledgements.
+
+        Why the room is counted up front, with the deque's ``popleft`` and the buffer in
+        locals: with Mosquitto's default window of 20 most of a flat-out batch waits here,
+        and the loop that looked up four attributes per publish was 2.5 % of the referee's
+        CPU (py-spy, docs/scale.md).  Counted again after each round: an id that waits in
+        line may be one already in flight (the ids wrapped past a long line), which takes
+        no room, so a count taken only once would take too few (as the loop before, which
+        counted before each publish, did not; tests/test_send_framing.py found it)."""
+        queued, unacked, out, window = self._queued, self._unacked, self._out, self._window
+        popleft = queued.popleft
+        while (n := min(len(queued), window - len(unacked))) > 0:  # again if an id in line was in flight
+            for _ in range(n):
+                mid, packet = popleft()
+                unacked[mid] = packet
+                out += packet[0]
+                out += packet[1]
 
     # --- I/O ------------------------------------------------------------------------------
     def _flush(self) -> None:

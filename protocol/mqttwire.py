@@ -22,7 +22,7 @@ from summon.protocol.errors import ProtocolError
 __all__ = [
     "CONNACK", "DISCONNECT", "PINGRESP", "PUBACK", "PUBLISH", "SUBACK", "UNSUBACK",
     "Connack", "Parser", "WireError", "connect", "disconnect", "pingreq", "puback", "publish",
-    "publish_info", "publish_parts", "qos1_head", "subscribe", "subscription_ids", "unsubscribe", "varint", "varint_at",
+    "publish_info", "publish_parts", "qos1_frames", "qos1_head", "subscribe", "subscription_ids", "unsubscribe", "varint", "varint_at",
 ]
 
 CONNECT, CONNACK, PUBLISH, PUBACK = 0x10, 0x20, 0x30, 0x40
@@ -66,12 +66,16 @@ def varint(n: int) -> bytes:
 _BYTE = tuple(bytes((n,)) for n in range(0x100))  # every one-byte value, made once
 
 
+Qos1Frame = tuple[struct.Struct, struct.Struct, bytes, int]
+
+
 @functools.lru_cache(maxsize=1 << 14)
-def _topic(topic: str) -> bytes:
-    """A topic as MQTT spells it, remembered: a referee sends to the same few topics per
-    table for the whole game (emptied when the referee forgets ended tables:
-    ``referee.tablecap.trim_table_caches``)."""
-    return _str(topic)
+def _topic(topic: str) -> tuple[Qos1Frame, Qos1Frame]:
+    """A topic's QoS1 frames on MQTT 3.1.1 and 5 (``_qos1_frame``; ``[0][2]``: the topic as
+    MQTT spells it), remembered: a referee sends to the same few topics per table for the
+    whole game (emptied when the referee forgets ended tables:
+    ``referee.tablecap.trim_table_caches``, which is why both versions share this one cache)."""
+    return _qos1_frame(topic, False), _qos1_frame(topic, True)
 
 
 def _str(s: str | bytes) -> bytes:
@@ -111,7 +115,7 @@ def connect(client_id: str, *, v5: bool, keepalive: int, username: str | None = 
 
 
 def publish(topic: str, payload: bytes, *, qos: int, retain: bool, mid: int, v5: bool, dup: bool = False) -> bytes:
-    head = _topic(topic) if type(topic) is str else _str(topic)
+    head = _topic(topic)[0][2] if type(topic) is str else _str(topic)
     if qos:
         head += mid.to_bytes(2, "big")
     if v5:
@@ -125,16 +129,49 @@ _QOS1_FIRST = (_BYTE[PUBLISH | 0x02], _BYTE[PUBLISH | 0x03])  # a QoS1 PUBLISH's
 
 def qos1_head(topic: str, size: int, retain: bool, mid: int, v5: bool) -> bytes:
     """A QoS1 PUBLISH up to its payload: ``qos1_head(topic, len(payload), ...) + payload``
-    is byte for byte ``publish(topic, payload, qos=1, ...)`` (tests/test_framing.py).
+    is byte for byte ``publish(topic, payload, qos=1, ...)`` (tests/test_framing.py,
+    tests/test_send_framing.py).
 
     Why apart from ``publish``: the referee's link writes a move's publishes into its output
     buffer head, payload, head, payload... (``LoopLink.publish_many``), so each payload is
     copied once, into that buffer, where ``publish`` copied it into a packet first; and it
     keeps the two parts for a resend (``with_dup`` of the head)."""
-    t = _topic(topic) if type(topic) is str else _str(topic)
-    n = len(t) + (3 if v5 else 2) + size
-    return b"".join((_QOS1_FIRST[1 if retain else 0], _BYTE[n] if n < 0x80 else varint(n), t, mid.to_bytes(2, "big"),
-                     b"\x00" if v5 else b""))
+    short, long, t, fixed = _topic(topic)[v5] if type(topic) is str else _qos1_frame(topic, v5)
+    n = fixed + size
+    if n < 0x80:
+        return short.pack(0x33 if retain else 0x32, n, t, mid)
+    if n < 0x4000:
+        return long.pack(0x33 if retain else 0x32, n & 0x7F | 0x80, n >> 7, t, mid)
+    return b"".join((_QOS1_FIRST[1 if retain else 0], varint(n), t, mid.to_bytes(2, "big"), b"\x00" if v5 else b""))
+
+
+def _qos1_frame(topic: str, v5: bool) -> Qos1Frame:
+    """What a QoS1 PUBLISH head to ``topic`` needs but its length and packet id: a
+    ``Struct`` for a one-byte and one for a two-byte remaining length (first byte, length,
+    topic, packet id and, on MQTT 5, the empty properties as a pad byte), the topic as MQTT
+    spells it, and the head's bytes after the fixed header (the remaining length less the
+    payload).
+
+    Why: a referee sends to the same few topics per table for the whole game, with
+    payloads under 16 KiB; with this kept per topic, a head is one cache hit and one
+    ``Struct.pack`` (one C call), where a join of five parts, a ``varint`` call and
+    ``int.to_bytes`` cost about twice as long (benchmarks/send_framing.py).  The structs
+    are shared by all topics of one length (``_head_structs``), so an entry of ``_topic``
+    costs ~300 bytes (two frames) where it was the topic's bytes alone."""
+    t = _str(topic)
+    return (*_head_structs(len(t), v5), t, len(t) + (3 if v5 else 2))
+
+
+@functools.lru_cache(maxsize=512)
+def _head_structs(tlen: int, v5: bool) -> tuple[struct.Struct, struct.Struct]:
+    """The ``Struct``s of a QoS1 PUBLISH head whose topic (length prefix included) is
+    ``tlen`` bytes, with a one-byte and a two-byte remaining length: one pair per topic
+    length, not per topic (a referee's topics have a few dozen lengths)."""
+    tail = f"{tlen}sH{'x' if v5 else ''}"
+    return struct.Struct("!BB" + tail), struct.Struct("!BBB" + tail)
+
+
+qos1_frames = _topic  # for LoopLink.publish_many, which frames inline: ``qos1_frames(topic)[v5]``
 
 
 def with_dup(packet: bytes) -> bytes:

@@ -7,6 +7,7 @@ other publish of the batch in ONE ``publish_many``.  The packets must be those o
 way: ``old_send_batch`` below is that code verbatim, run on a twin referee whose link is a
 real ``LoopLink`` on one end of a socket pair, so what was flushed and what waits in the
 buffer, the in-flight ids, the Receive Maximum window and the queue behind it are compared.
+The twin's link frames and queues the old way too (``old_publish_many``, 962da5a).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import pytest
 from summon.protocol.looplink import LoopLink
 from summon.protocol.messages import Move, SeatState, encode
 from benchmarks.batch_send import old_send_batch  # Referee._send_batch before the batch pass (66e4fea), kept once
+from benchmarks.send_framing import old_fill_window, old_publish_many  # the link's send path at 962da5a
 from summon.protocol.mqtt import BrokerUrl, Incoming
 from summon.protocol.topics import Topics
 from summon.referee.service import Referee, RefereeConfig
@@ -103,6 +105,10 @@ def test_a_batch_in_one_framing_pass_gives_the_packets_of_one_pass_per_move(tmp_
     (old, old_wire), (new, new_wire) = (twin(tmp_path, "old", n, window, start, busy),
                                         twin(tmp_path, "new", n, window, start, busy))
     monkeypatch.setattr(old, "_send_batch", lambda outs: old_send_batch(old, outs))
+    old_link = old._link
+    assert isinstance(old_link, LoopLink)  # and its framing and window as they were (tests/test_send_framing.py)
+    monkeypatch.setattr(old_link, "publish_many", lambda messages: old_publish_many(old_link, messages))
+    monkeypatch.setattr(old_link, "_fill_window", lambda: old_fill_window(old_link))
     old_calls, new_calls = counted(old._link), counted(new._link)
     for ref in (old, new):
         moves = first_moves(ref, [f"t{i}" for i in range(n)])
