@@ -116,9 +116,9 @@ def cleared(table: Table, meta: bool = True) -> list[Publish]:
     return out + [Publish(t.meta(table.id), b"", retain=True)] if meta else out
 
 
-# What the referee remembers per table to spare work on every move: a topic's MQTT bytes
-# (mqttwire._topic), a parsed topic (topics._parse), a table's message heads (views._heads).
-# Each is bounded (16,384 entries, ~5 MB), but a referee that plays thousands of games one
+# What the referee remembers per table to spare work on every move: a topic's QoS1 frames,
+# its MQTT bytes with a head's structs (mqttwire._topic, ~300 bytes an entry), a parsed topic (topics._parse), a table's message heads (views._heads).
+# Each is bounded (16,384 entries, ~5 MB each at most), but a referee that plays thousands of games one
 # after another would fill them with tables long gone (the lifecycle soak: +6 MiB of RSS
 # over 1,500 games).  Entries per live table at most: a topic of each kind per seat (state,
 # error, move) and the table's public, events and meta topics.
