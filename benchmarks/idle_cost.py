@@ -35,7 +35,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.referee_load import (  # noqa: E402
-    PLAYERS, Director, Spy, await_ready, cpu_seconds, snapshot, stop,
+    PLAYERS, Director, Spy, await_ready, cpu_seconds, many_tables, snapshot, stop,
 )
 from tests.mosquitto import start_mosquitto  # noqa: E402
 
@@ -62,6 +62,21 @@ def window(ref: subprocess.Popen[str], seconds: float, spy: Spy | None) -> dict[
     return {"cpu": (c1 - c0) / took, "loop": (m1 - m0) / took, **{k: (s1[k] - s0[k]) / took for k in ("cpu_tick", "cpu_pump", "passes")}}
 
 
+def paced_window(ref: subprocess.Popen[str], port: int, args: argparse.Namespace, tag: str, n: int) -> None:
+    """``referee_load``'s paced phase over the ``n`` tables, with the loop's split per second and per move."""
+    s0 = snapshot([ref])
+    lat, errors, us = many_tables(port, args.game, tag, n, "paced", args.paced, args.pace,
+                                  lambda loop=False: cpu_seconds(ref.pid, ref.pid if loop else None))
+    s1 = snapshot([ref])
+    d = {k: s1[k] - s0[k] for k in ("cpu", "cpu_tick", "cpu_pump", "cpu_batch", "passes", "accepted")}
+    moves = max(d["accepted"], 1)
+    load = os.getloadavg()
+    print(f"{n:6} tables paced  {len(lat) / args.paced:5.0f} moves/s  referee CPU {us:5.0f} us/move; per accepted "
+          f"move: all {d['cpu'] / moves * 1e6:5.0f} us, batch {d['cpu_batch'] / moves * 1e6:5.0f}, pump "
+          f"{d['cpu_pump'] / moves * 1e6:4.0f}, tick {d['cpu_tick'] / moves * 1e6:4.0f} us, "
+          f"{d['passes'] / moves:.2f} passes/move, errors {errors}  load {load[0]:.2f} {load[1]:.2f}", flush=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--counts", default="0,100,1000", help="table counts, ascending, reached in turn")
@@ -70,6 +85,9 @@ def main() -> None:
     ap.add_argument("--game", default="dragon", choices=sorted(PLAYERS))
     ap.add_argument("--spy", default="", help="a folder: py-spy records the window at --spy-at tables there")
     ap.add_argument("--spy-at", type=int, default=1000)
+    ap.add_argument("--paced", type=float, default=0.0, help="also, after each idle window, a paced window of "
+                    "this many seconds (a move every --pace s per table, referee_load's seat clients) with its split")
+    ap.add_argument("--pace", type=float, default=2.0)
     ap.add_argument("--root", default=str(ROOT), help="the checkout the referee runs from")
     args = ap.parse_args()
     counts = [int(c) for c in args.counts.split(",")]
@@ -95,6 +113,8 @@ def main() -> None:
             print(f"{n:6} tables  referee CPU {w['cpu'] * 1e3:7.1f} ms/s  (loop thread {w['loop'] * 1e3:6.1f}: tick {w['cpu_tick'] * 1e3:6.1f} ms/s,"
                   f" pump {w['cpu_pump'] * 1e3:5.1f} ms/s, {w['passes']:5.1f} passes/s)  "
                   f"load {load[0]:.2f} {load[1]:.2f}", flush=True)
+            if args.paced and n:
+                paced_window(ref, mosq.port, args, tag, n)
     finally:
         stop([ref])
         mosq.stop()
