@@ -87,6 +87,7 @@ def main() -> None:
     ap.add_argument("--spy-at", type=int, default=1000)
     ap.add_argument("--paced", type=float, default=0.0, help="also, after each idle window, a paced window of "
                     "this many seconds (a move every --pace s per table, referee_load's seat clients) with its split")
+    ap.add_argument("--paced-at", default="", help="the table counts that get the paced window (default: all but 0)")
     ap.add_argument("--pace", type=float, default=2.0)
     ap.add_argument("--root", default=str(ROOT), help="the checkout the referee runs from")
     args = ap.parse_args()
@@ -113,7 +114,7 @@ def main() -> None:
             print(f"{n:6} tables  referee CPU {w['cpu'] * 1e3:7.1f} ms/s  (loop thread {w['loop'] * 1e3:6.1f}: tick {w['cpu_tick'] * 1e3:6.1f} ms/s,"
                   f" pump {w['cpu_pump'] * 1e3:5.1f} ms/s, {w['passes']:5.1f} passes/s)  "
                   f"load {load[0]:.2f} {load[1]:.2f}", flush=True)
-            if args.paced and n:
+            if args.paced and n and (not args.paced_at or str(n) in args.paced_at.split(",")):
                 paced_window(ref, mosq.port, args, tag, n)
     finally:
         stop([ref])
