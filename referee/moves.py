@@ -135,7 +135,7 @@ class MovePorts:
     fleet: Callable[[], FleetPort | None]
     refund: Callable[[str, int], None]  # the inbox: a move that counts costs no rate budget
     first_in_batch: Callable[[], bool]  # the batch's first message: its mover's state leaves first
-    game_ended: Callable[[], None]  # publish the status at the next tick
+    game_ended: Callable[[str], None]  # this table ended: the status at the next tick, the pruner's sweep
     unknown_table: Callable[[], None]  # 3.1.1: was the move retained?  The next sweep tells
 
 
@@ -226,7 +226,7 @@ class MoveDesk:
             log.info("table %s ended: %s", table.id, table.game.outcome(table.state), extra={"table": table.id})
             # the status's table count, at the next tick: counting is a pass over every
             # table, and at a thousand tables games end every few milliseconds
-            p.game_ended()
+            p.game_ended(table.id)
 
     def _store(self, table: Table, before: tuple[Any, int, Any, int], house: dict[int, str]) -> bool:
         """Step 5: the accepted move's record, durable (or in the batch) before anything is

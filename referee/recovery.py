@@ -333,6 +333,9 @@ class Recovery:
             chat.restore(table)
         ref.tables[rec.id] = table
         ref.seats.watch(table)
+        pruner = getattr(ref, "pruner", None)
+        if pruner is not None and table.status != "playing":  # restored ended: forgotten in time (tablecap.py)
+            pruner.maybe_ended(rec.id)
         ref.send(self.states(table, last, notice=notice if table.status == "playing" else None))
         bot_accounts = getattr(ref, "bot_accounts", None)
         if bot_accounts is not None:  # rebuilt after the start's bot listing failed: its unknown accounts looked up

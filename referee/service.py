@@ -867,6 +867,7 @@ class Referee:
         self.guests.table_closed(table.id)  # its guests go now (referee/guests.py)
         self.seatchange.forget(table.id)
         self._status_due = True
+        self.pruner.maybe_ended(table.id)  # its sweep forgets it after keep_closed_s (referee/tablecap.py)
 
     def _handle_forwarded(self, user: str, payload: bytes) -> None:
         """A request another referee of the fleet passed on: only the table's holder acts."""
@@ -1092,8 +1093,9 @@ class Referee:
             self._log_refused(topic, code, detail, table)
         self._send([Publish(topic, encode(Error(code=str(code), detail=detail, table=table, ref=ref)))])
 
-    def _game_ended(self) -> None:
+    def _game_ended(self, table_id: str) -> None:
         self._status_due = True
+        self.pruner.maybe_ended(table_id)
 
     def _unknown_table(self) -> None:
         self._sweep_due = True

@@ -71,7 +71,7 @@ def desk(table: Table) -> tuple[MoveDesk, Trace, UndoLog]:
     undo = UndoLog(lambda: trace)  # type: ignore[arg-type,return-value]
     ports = MovePorts(tables={table.id: table}, topics=T, store=lambda: trace, undo=undo, outbox=trace,  # type: ignore[arg-type,return-value]
                       seats=trace, fleet=lambda: None, refund=lambda user, size: trace.steps.append(f"refund {user}"),
-                      first_in_batch=lambda: False, game_ended=lambda: trace.steps.append("ended"),
+                      first_in_batch=lambda: False, game_ended=lambda tid: trace.steps.append("ended"),
                       unknown_table=lambda: trace.steps.append("sweep"))
     return MoveDesk(ports), trace, undo
 
