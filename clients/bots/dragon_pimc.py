@@ -38,6 +38,14 @@ the seat plays the same card in every world, ``alphamu_depth`` own moves deep, t
 solver below) instead of PIMC, which fuses strategies across deals; a search past
 ``alphamu_nodes`` nodes is left to PIMC.  Measured in docs/bots.md (issue 46 item 1).
 
+An option, off by default (``signal_eps`` 0): defence signals between the two defenders
+(``dragon_signals``): among the cards its search ties (or, with ``signal_margin``, scores
+within that many points a deal of the best), a defender plays the card a convention
+dictates, and reads its partner's plays by resampling ``signal_pool`` times ``samples``
+uniform deals by how well the partner's hand in each explains them under the same
+convention (each play it does not multiplies the weight by ``signal_eps``).  The
+declarer's side neither signals nor reads.  Measured in docs/bots.md (issue 46 item 1).
+
 Options measured and left off (docs/bots.md says by how much): a second look at close
 calls played out by players who cannot see the other hands (``iimc_samples``: IIMC),
 deals weighted by the auction (``use_auction``), deals drawn with inferences from the

@@ -12,9 +12,13 @@ The convention (only between defenders; a card ``c`` is "free" when the search's
 tie it with the best card, equivalent cards included):
 
 * **Attitude discard.**  Unable to follow suit (and, in a trump mode, to ruff), a
-  defender discards from a suit in which it does *not* hold the suit's top card still out
-  (the highest card not yet played; the lowest in low no-trump).  Read: a partner's
-  discard of suit X says it held no top card of X then.
+  defender discards from a suit in which it holds the suit's top card still out (the
+  highest card not yet played; the lowest in low no-trump).  Read: a partner's discard of
+  suit X says it held the top card of X then.  Why this way round and not bridge's "discard
+  from the suit you do not want": a defender's discards when its choice is *not* free
+  already lean this way (it keeps the top card and throws the small ones beside it; 20
+  games: the partner held the top card of its discard's suit in 47 % of discards, against
+  28 % in uniform deals), so the plays the convention cannot dictate mostly agree with it.
 * **Count when following low.**  Following suit with two or more free cards that would
   not take the lead in the trick, a defender holding an odd number of cards of the suit
   plays the lowest such card it holds; an even number, a higher one (high-low).  Read: a
