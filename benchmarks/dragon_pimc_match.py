@@ -59,7 +59,8 @@ def bot(name: str, seed: int, opts: dict[str, Any]) -> Any:
                              policy_eps=opts.get("policy_eps", 0.0), policy_tricks=opts.get("policy_tricks", 2),
                              policy_pool=opts.get("policy_pool", 2), alphamu_worlds=opts.get("alphamu_worlds", 0),
                              alphamu_tricks=opts.get("alphamu_tricks", 3), alphamu_depth=opts.get("alphamu_depth", 2),
-                             alphamu_nodes=opts.get("alphamu_nodes", 3000))
+                             alphamu_nodes=opts.get("alphamu_nodes", 3000), signal_eps=opts.get("signal_eps", 0.0),
+                             signal_pool=opts.get("signal_pool", 2), signal_margin=opts.get("signal_margin", 0.0))
     if name == "dragon-search":
         from summon.clients.bots.dragon_search import DragonSearchBot
         return DragonSearchBot(seed, budget_ms=None, samples=opts.get("search_samples", 40))
@@ -276,6 +277,13 @@ def main() -> None:
     ap.add_argument("--alphamu-depth", type=int, default=2, help="with --alphamu-worlds: own moves searched (M)")
     ap.add_argument("--alphamu-nodes", type=int, default=3000,
                     help="with --alphamu-worlds: a bigger search is left to PIMC")
+    ap.add_argument("--signal-eps", type=float, default=0.0,
+                    help="dragon-pimc defenders signal to each other (dragon_signals) and weigh their deals by the "
+                         "partner's signals: each play the convention does not explain multiplies a deal's weight "
+                         "by this (0: off, the default)")
+    ap.add_argument("--signal-margin", type=float, default=0.0,
+                    help="with --signal-eps: cards within this many points per deal of the best are free to signal with")
+    ap.add_argument("--signal-pool", type=int, default=2, help="with --signal-eps: uniform deals drawn per deal kept")
     ap.add_argument("--auction", action="store_true", help="dragon-pimc with the auction weights (use_auction)")
     ap.add_argument("--no-baseline", action="store_true",
                     help="skip the third table (villain at all four seats) that splits declarer play from defence")
@@ -297,7 +305,9 @@ def main() -> None:
             "infer": tuple(int(x) for x in a.infer.split(",") if x), "trust": a.trust,
             "policy_eps": a.policy_eps, "policy_tricks": a.policy_tricks, "policy_pool": a.policy_pool,
             "alphamu_worlds": a.alphamu_worlds, "alphamu_tricks": a.alphamu_tricks, "alphamu_depth": a.alphamu_depth,
-            "alphamu_nodes": a.alphamu_nodes, "baseline": not a.no_baseline}
+            "alphamu_nodes": a.alphamu_nodes, "signal_eps": a.signal_eps, "signal_pool": a.signal_pool,
+            "signal_margin": a.signal_margin,
+            "baseline": not a.no_baseline}
     t0, c0 = time.perf_counter(), time.process_time()
     boards = run(a.boards, a.seed, a.hero, a.villain, opts, a.jobs, a.progress, a.json)
     report(boards, a.hero, a.villain)

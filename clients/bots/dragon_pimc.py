@@ -38,6 +38,14 @@ the seat plays the same card in every world, ``alphamu_depth`` own moves deep, t
 solver below) instead of PIMC, which fuses strategies across deals; a search past
 ``alphamu_nodes`` nodes is left to PIMC.  Measured in docs/bots.md (issue 46 item 1).
 
+An option, off by default (``signal_eps`` 0): defence signals between the two defenders
+(``dragon_signals``): among the cards its search ties (or, with ``signal_margin``, scores
+within that many points a deal of the best), a defender plays the card a convention
+dictates, and reads its partner's plays by resampling ``signal_pool`` times ``samples``
+uniform deals by how well the partner's hand in each explains them under the same
+convention (each play it does not multiplies the weight by ``signal_eps``).  The
+declarer's side neither signals nor reads.  Measured in docs/bots.md (issue 46 item 1).
+
 Options measured and left off (docs/bots.md says by how much): a second look at close
 calls played out by players who cannot see the other hands (``iimc_samples``: IIMC),
 deals weighted by the auction (``use_auction``), deals drawn with inferences from the
@@ -60,7 +68,7 @@ import random
 import time
 from collections import Counter
 from typing import Any
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from summon.clients.bots.dragon_alphamu import TooBig, alphamu_scores
 from summon.clients.bots.dragon_auction import FEATURE_MASKS as _FMASK, elsewhere_key, log_weight_terms, roles
@@ -69,6 +77,7 @@ from summon.clients.bots.dragon_inference import play_denials
 from summon.clients.bots.dragon_policy_inference import log_weight, policy_events
 from summon.clients.bots.dragon_native import NATIVE, final_points, iimc_points, uniform_deals
 from summon.clients.bots.dragon_search import _distinct
+from summon.clients.bots.dragon_signals import signal_card, signal_log_weight
 from summon.clients.bots.dragon_solve import solve_points
 from summon.referee.games.dragon.cards import DRAGON_BIT, FULL_DECK, SUIT_MASKS, cards_of
 from summon.referee.games.dragon.fast import _BIT, LED, POWER, Position, _greedy, legal_mask
@@ -322,6 +331,15 @@ def _resample(weights: Sequence[float], n: int, rng: random.Random) -> Counter[i
     return picks
 
 
+def _equivalents(rep: int, legal: Sequence[int], codes: Sequence[int]) -> list[int]:
+    """The legal cards ``_distinct`` stands ``rep`` for: ``rep`` and the cards of its suit
+    above it up to the next code it kept (it keeps the lowest card of each equivalent run)."""
+    if rep >= 52:
+        return [rep]
+    nxt = min((c for c in codes if rep < c < 13 * (rep // 13 + 1)), default=13 * (rep // 13 + 1))
+    return [c for c in sorted(legal) if rep <= c < nxt]
+
+
 def _add_scores(totals: list[float], deals: Sequence[tuple[Position, float]], pts: Sequence[int], team: int) -> None:
     """Add to ``totals[i]`` each deal's weighted score difference for ``team`` after the
     i-th candidate, from ``pts``: team 0's final trick points, deal-major (as
@@ -429,8 +447,11 @@ class DragonPimcBot(_PimcBase):
                  iimc_top: int = 3, iimc_margin: float = 30.0, iimc_samples: int = 0, iimc_k: int = 8,
                  iimc_depth: int = 2, policy_eps: float = 0.0, policy_tricks: int = 2,
                  policy_pool: int = 2, alphamu_worlds: int = 0, alphamu_tricks: int = 3, alphamu_depth: int = 2,
-                 alphamu_nodes: int = 3000) -> None:
+                 alphamu_nodes: int = 3000, signal_eps: float = 0.0, signal_pool: int = 2,
+                 signal_margin: float = 0.0) -> None:
         super().__init__(seed, samples, cpu_budget_ms)
+        self.signal_eps, self.signal_pool, self.signal_margin = signal_eps, signal_pool, signal_margin
+        self.signals = 0  # decisions where the convention changed the card (benchmarks)
         self.alphamu_worlds, self.alphamu_tricks = alphamu_worlds, alphamu_tricks
         self.alphamu_depth, self.alphamu_nodes = alphamu_depth, alphamu_nodes
         self.alphamu_searches = self.alphamu_aborts = 0  # decisions αμ settled / passed to PIMC (too big)
@@ -452,6 +473,8 @@ class DragonPimcBot(_PimcBase):
         the auction's likelihood ratio from ``pool`` times as many, or with ``infer`` a share
         drawn with the play inferences."""
         sampler = DealSampler(info)
+        if self._reads_signals(info) and not self._table:
+            return self._signal_deals(info, sampler)
         if self.policy_eps > 0 and not self._table:
             return self._policy_deals(info, sampler)
         if self.infer and not self._table:
@@ -480,16 +503,40 @@ class DragonPimcBot(_PimcBase):
         each explains the other seats' plays in the last ``policy_tricks`` tricks under the
         greedy policy (``dragon_policy_inference``: each unexplained play multiplies the
         weight by ``policy_eps``); plain uniform deals when there is no play to read."""
-        n = self.samples
         events = policy_events(self._tracker.tricks, info.seat, self.policy_tricks)
         if not events or self.policy_eps >= 1.0:
             return [(pos, 1.0) for pos in self._uniform(info, sampler)]
-        hands = uniform_deals(sampler, n * self.policy_pool, self._rng)
+        log_eps = math.log(self.policy_eps)
+        return self._reweighted(info, sampler, self.policy_pool,
+                                lambda h: log_weight(h, events, info.mode, info.when_void, log_eps))
+
+    def _reads_signals(self, info: Info) -> bool:
+        """Whether this seat defends with ``signal_eps`` on (its partner then signals too)."""
+        return 0.0 < self.signal_eps < 1.0 and info.declarer is not None and (info.seat - info.declarer) & 1 == 1
+
+    def _signal_deals(self, info: Info, sampler: DealSampler) -> list[tuple[Position, float]]:
+        """``signal_pool`` times ``samples`` exactly uniform deals, resampled by how well the
+        partner's hand in each explains its plays under the defenders' convention
+        (``dragon_signals``: each unexplained play multiplies the weight by ``signal_eps``)."""
+        partner = info.seat ^ 2
+        events = [ev for ev in policy_events(self._tracker.tricks, info.seat, 12) if ev.seat == partner]
+        if not events:
+            return [(pos, 1.0) for pos in self._uniform(info, sampler)]
+        log_eps = math.log(self.signal_eps)
+        return self._reweighted(info, sampler, self.signal_pool,
+                                lambda h: signal_log_weight(h, events, info.mode, partner, log_eps))
+
+    def _reweighted(self, info: Info, sampler: DealSampler, pool: int,
+                    log_w: Callable[[Any], float]) -> list[tuple[Position, float]]:
+        """``pool`` times ``samples`` exactly uniform deals resampled, with replacement until
+        ``samples`` distinct ones are chosen, in proportion to ``exp(log_w(hands))``; a deal
+        drawn twice is searched once with weight 2."""
+        n = self.samples
+        hands = uniform_deals(sampler, n * pool, self._rng)
         if not hands:
             return [(pos, 1.0) for pos in self._uniform(info, sampler)]
         self.deals += len(hands)
-        log_eps = math.log(self.policy_eps)
-        ws = [math.exp(log_weight(h, events, info.mode, info.when_void, log_eps)) for h in hands]
+        ws = [math.exp(log_w(h)) for h in hands]
         return [(position(info, hands[i]), w) for i, w in _resample(ws, n, self._rng).items()]
 
     def _auction_deals(self, info: Info, view: Mapping[str, Any], sampler: DealSampler,
@@ -538,6 +585,12 @@ class DragonPimcBot(_PimcBase):
         searched = self._stage_one(deals, codes, totals, team, exact, deadline)
         order = sorted(range(nc), key=lambda i: -totals[i])
         best = order[0]
+        if self._reads_signals(info):
+            near = totals[best] - 1e-5 - self.signal_margin * searched  # the free cards: tied, or within the margin
+            signal = self._signal(info, legal, codes, [i for i in order if totals[i] >= near])
+            if signal is not None:
+                self.signals += signal != codes[best]
+                return MOVE_TEXT[signal]
         if exact or self.iimc_samples <= 0 or not NATIVE:
             return MOVE_TEXT[codes[best]]
         # Stage 2: the close calls again, played out by players who cannot see the other hands.
@@ -545,6 +598,17 @@ class DragonPimcBot(_PimcBase):
         if not short:
             return MOVE_TEXT[codes[best]]
         return self._second_look(info, deals, [codes[i] for i in short], team, deadline)
+
+    def _signal(self, info: Info, legal: list[str], codes: list[int], tied: list[int]) -> int | None:
+        """The defenders' convention's card (``dragon_signals``) among the legal cards
+        equivalent to the ``tied`` candidates (indices into ``codes``, best first): the
+        search cannot tell them apart, so the choice is free to tell the partner something."""
+        reps = [codes[i] for i in tied]
+        free = [c for r in reps for c in _equivalents(r, [MOVE_CODE[m] for m in legal], codes)]
+        played = 0
+        for p in info.played:
+            played |= p
+        return signal_card(free, info.hand, info.trick, info.mode, played)
 
     def _alphamu(self, info: Info, codes: list[int], fallback: str) -> str | None:
         """The card αμ chooses over ``alphamu_worlds`` exactly uniform deals (the same deal
