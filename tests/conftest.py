@@ -209,6 +209,21 @@ def _stop_bot_clients_after_each_test(monkeypatch: pytest.MonkeyPatch) -> Iterat
             time.sleep(0.05)
 
 
+@pytest.fixture(autouse=True)
+def _fresh_failure_stamps(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test starts with no store commit or lease renewal failed "recently".
+
+    Why: ``METER`` is one per process (referee/meter.py) and ``/readyz`` reads its failure
+    stamps for 10 s (referee/metrics.py ``readiness``); a test that failed a commit on
+    purpose (test_group_commit) left the next test in the same worker a referee that was
+    "not ready" from its first second (test_readyz_follows_the_broker: 503, a shuffled run).
+    """
+    from summon.referee.meter import METER
+
+    monkeypatch.setattr(METER, "store_failed_at", 0.0)
+    monkeypatch.setattr(METER, "fleet_failed_at", 0.0)
+
+
 @pytest.fixture(scope="session")
 def postgres() -> Iterator[object]:
     """One private PostgreSQL cluster for the session (tests/pg.py); every test takes a fresh
