@@ -331,7 +331,10 @@ def subscription_ids(props: bytes) -> tuple[int, ...]:
         ident = props[pos]
         pos += 1
         if ident == 0x0B:
-            got = varint_at(props, pos)
+            try:
+                got = varint_at(props, pos)
+            except WireError:  # longer than 4 bytes: unsized, as above (it raised out of the read loop)
+                break
             if got is None:
                 break
             ids.append(got[0])
