@@ -30,7 +30,7 @@ from collections.abc import Iterable
 
 from summon.referee.accounts import AccountsError, BrokerDir, BrokerSettings, _write, conf_for
 
-__all__ = ["CELLS_FILE", "LOBBY_DIR", "Listener", "Layout", "read_layout", "free_shift", "move_ports",
+__all__ = ["CELLS_FILE", "LOBBY_DIR", "Listener", "Layout", "read_layout", "free_shift", "ephemeral_range", "move_ports",
            "PortsError"]
 
 CELLS_FILE = "cells.txt"  # in a multi-cell directory: one "NAME DIR" line per cell
@@ -162,9 +162,32 @@ def busy_ports(layout: Layout, shift: int) -> list[Listener]:
             if not 1 <= x.port + shift <= 65535 or not port_free(x.port + shift, x.bind)]
 
 
-def free_shift(layout: Layout, shifts: Iterable[int] = SHIFTS) -> int:
-    """The first step of ``shifts`` that puts every listener of the layout on a free port."""
-    for shift in shifts:
+EPHEMERAL_FILE = Path("/proc/sys/net/ipv4/ip_local_port_range")
+
+
+def ephemeral_range(path: Path = EPHEMERAL_FILE) -> range:
+    """The ports the kernel hands to outgoing connections (Linux: 32768-60999 by default).
+
+    Why it matters: a listener's port in this range is free when it is checked and can be
+    taken a moment later by any outgoing connection on the machine -- a browser, a bridge,
+    the referee's own database connection -- and then the broker does not start
+    ("Address already in use" at the next boot, or between ``broker ports`` and starting
+    Mosquitto).  Where the kernel does not say (not Linux), Linux's default is assumed."""
+    try:
+        low, high = (int(x) for x in path.read_text(encoding="ascii").split())
+    except (OSError, ValueError):
+        low, high = 32768, 60999
+    return range(low, high + 1)
+
+
+def free_shift(layout: Layout, shifts: Iterable[int] = SHIFTS, ephemeral: range | None = None) -> int:
+    """The first step of ``shifts`` that puts every listener of the layout on a free port,
+    preferring one that keeps every port out of the kernel's ephemeral range (see
+    ``ephemeral_range``); a step into that range only when no other is free."""
+    shifts = tuple(shifts)
+    eph = ephemeral_range() if ephemeral is None else ephemeral
+    inside = [s for s in shifts if any(x.port + s in eph for x in layout.listeners)]
+    for shift in [s for s in shifts if s not in inside] + inside:
         if not busy_ports(layout, shift):
             return shift
     raise PortsError(f"no step of {', '.join(f'{s:+d}' for s in SHIFTS)} finds every port of {layout.root} free: "

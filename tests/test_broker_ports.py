@@ -238,3 +238,54 @@ def test_the_advice_names_a_config_that_exists(tmp_path):
     assert r.returncode == 3 and time.monotonic() - t0 < 30, r.stderr
     m = re.search(r"`mosquitto -c (\S+)`", r.stderr)
     assert m and Path(m.group(1)).exists(), r.stderr
+
+
+# --- the step the advice takes keeps the ports out of the kernel's ephemeral range ---------------
+# (CI run of b7b979f: the cells layout on base ~24292 was moved +10000 into 34292.., inside
+# 32768-60999; between `summon broker ports` and starting its Mosquitto an outgoing connection
+# of another test took 34292, and the edge did not start: "Address already in use".)
+
+def _layout(tmp_path: Path, ports: list[int]):
+    from summon.referee.brokerports import Layout, Listener
+    return Layout(tmp_path, (), (), tuple(Listener(tmp_path / "mosquitto.conf", p, "127.0.0.1", "players")
+                                          for p in ports))
+
+
+def test_free_shift_skips_steps_into_the_ephemeral_range(tmp_path):
+    from summon.referee.brokerports import free_shift
+    base = base_port(2)
+    eph = range(base + 5000, base + 35000)  # +10000, +20000 and +30000 land inside
+    shift = free_shift(_layout(tmp_path, [base, base + 1]), ephemeral=eph)
+    assert shift not in (10000, 20000, 30000)
+    assert all(p + shift not in eph for p in (base, base + 1))
+
+
+def test_free_shift_still_takes_an_ephemeral_step_when_nothing_else_is_free(tmp_path):
+    from summon.referee.brokerports import free_shift
+    base = base_port(2)
+    everything = range(1, 65536)
+    assert free_shift(_layout(tmp_path, [base, base + 1]), shifts=(10000,), ephemeral=everything) == 10000
+
+
+def test_the_ephemeral_range_is_read_from_the_kernel(tmp_path):
+    from summon.referee.brokerports import ephemeral_range
+    f = tmp_path / "range"
+    f.write_text("40000\t50000\n", encoding="ascii")
+    assert ephemeral_range(f) == range(40000, 50001)
+    assert ephemeral_range(tmp_path / "missing") == range(32768, 61000)
+
+
+@pytest.mark.skipif(not Path("/proc/sys/net/ipv4/ip_local_port_range").exists(), reason="not Linux")
+def test_the_advice_step_keeps_a_layout_on_25000_out_of_this_machines_ephemeral_range(tmp_path):
+    """As in the failed CI run: a layout in the 23000s-28000s; on Linux's default range
+    (32768-60999) +10000 lands inside, and before the fix it was the step taken."""
+    from summon.referee.brokerports import free_shift
+    low, high = (int(x) for x in Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split())
+    if not (low <= 33000 and high >= 39002):
+        pytest.skip(f"this machine's ephemeral range {low}-{high} is not Linux's default")
+    while True:
+        base = base_port(2)
+        if base + 10000 in range(low, high + 1) and base + 10002 in range(low, high + 1):
+            break
+    shift = free_shift(_layout(tmp_path, [base, base + 1]))
+    assert all(not low <= p + shift <= high for p in (base, base + 1)), shift

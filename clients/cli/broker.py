@@ -571,7 +571,8 @@ def migrate(directory: str, to: str) -> None:
 @click.argument("directory", type=click.Path(file_okay=False, exists=True))
 @click.option("--port", "players_port", type=click.IntRange(1, 65535), default=None,
               help="The players' listener's new port (of the first cell); every other port moves by the same "
-                   "step. [default: the first of +10000, +20000, ... that finds every port free]")
+                   "step. [default: the first of +10000, +20000, ... that finds every port free, outside the "
+                   "range the system gives outgoing connections where it can]")
 def ports(directory: str, players_port: int | None) -> None:
     """Move every listener of DIRECTORY to free ports, keeping everything else.
 
