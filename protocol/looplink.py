@@ -242,6 +242,17 @@ class LoopLink:
             except Exception:
                 log.exception("%s: error in a subscription callback", self.client_id)
 
+    def reconnect(self, why: str) -> None:
+        """Drop the connection now; the next ``pump()`` connects again (``connects`` counts it,
+        publishes in flight and in line are sent again).  For an owner that lost track of
+        what it sent (referee/service.py ``_batch_from``): its reconnect path republishes.
+        Not counted as a connection that died young (no takeover is inferred from it)."""
+        if self._sock is None or self._closed or self.refused:
+            return
+        log.warning("%s: dropping the connection on purpose (%s); reconnecting", self.client_id, why)
+        self._drop_socket()
+        self._retry_at = time.monotonic()
+
     def check(self) -> None:
         if self.refused:
             raise LinkRefused(self.refused)
