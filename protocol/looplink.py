@@ -66,6 +66,7 @@ log = logging.getLogger("summon.mqtt")
 
 _READ_CHUNK = 1 << 18
 _DEFAULT_WINDOW = 1000  # publishes in flight when the broker sets no Receive Maximum (3.1.1)
+_STALE_IDS = 4096  # ids that left the line kept in LoopLink._queued_ids before it is made exact
 _RESUB_BATCH = 100  # run-time filters per SUBSCRIBE after a reconnect (10,000 tables: 100 packets)
 
 AckCallback = Callable[[bool], None]  # True: granted (or removed); False: the broker refused it
@@ -136,6 +137,8 @@ class LoopLink:
         self._out = bytearray()  # bytes for the socket, in order
         self._unacked: dict[int, InFlight] = {}  # mid -> PUBLISH in flight (insertion order = send order)
         self._queued: collections.deque[tuple[int, InFlight]] = collections.deque()  # over the window
+        # every id in _queued (and some that left it: see _fill_window): no new id may be one of them
+        self._queued_ids: set[int] = set()
         self._window = _DEFAULT_WINDOW
         self._next_mid = 0
         self._pending_subacks: set[int] = set()
@@ -239,6 +242,17 @@ class LoopLink:
             except Exception:
                 log.exception("%s: error in a subscription callback", self.client_id)
 
+    def reconnect(self, why: str) -> None:
+        """Drop the connection now; the next ``pump()`` connects again (``connects`` counts it,
+        publishes in flight and in line are sent again).  For an owner that lost track of
+        what it sent (referee/service.py ``_batch_from``): its reconnect path republishes.
+        Not counted as a connection that died young (no takeover is inferred from it)."""
+        if self._sock is None or self._closed or self.refused:
+            return
+        log.warning("%s: dropping the connection on purpose (%s); reconnecting", self.client_id, why)
+        self._drop_socket()
+        self._retry_at = time.monotonic()
+
     def check(self) -> None:
         if self.refused:
             raise LinkRefused(self.refused)
@@ -259,6 +273,7 @@ class LoopLink:
             self._out += payload
         else:
             self._queued.append((mid, packet))
+            self._queued_ids.add(mid)
         return mid
 
     def publish_many(self, messages: Iterable[Outgoing]) -> None:
@@ -275,11 +290,16 @@ class LoopLink:
         Why the head is packed inline from the topic's cached frame and the id counted in a
         local: the call into ``qos1_head``, its join of five parts and an attribute write
         per publish were most of what is left (benchmarks/send_framing.py: ~0.75x the CPU
-        of the 962da5a path per move's six; tests/test_send_framing.py: the same bytes)."""
+        of the 962da5a path per move's six; tests/test_send_framing.py: the same bytes).
+
+        A publish that waits in line takes no id another one in line holds (``_queued_ids``):
+        once the ids wrapped past a long line, two with one id let the second take the
+        first's place in flight, which was then never sent again after a reconnect.  Checked
+        only in line: a publish that goes straight out finds the line empty."""
         if self._closed:
             raise LinkError("publish after close")
         unacked, pending, queued, out, v5 = self._unacked, self._pending_subacks, self._queued, self._out, self._v5
-        head_of, append = wire.qos1_head, queued.append
+        head_of, append, in_line = wire.qos1_head, queued.append, self._queued_ids
         frames_of = wire.qos1_frames
         room = self._window - len(unacked) if self._sock is not None and not queued else 0
         last = self._next_mid  # kept in a local meanwhile: one attribute write per batch, not per publish
@@ -299,7 +319,12 @@ class LoopLink:
                     head = head_of(m.topic, len(payload), m.retain, mid, v5)
                 packet = (head, payload)
                 if room <= 0:  # over the window (or not connected): this one and every later one wait in line
+                    if mid in in_line:  # the ids wrapped past the line: never two publishes with one id
+                        self._next_mid, last = last, -1
+                        last = mid = self._mid()
+                        packet = (head_of(m.topic, len(payload), m.retain, mid, v5), payload)
                     append((mid, packet))
+                    in_line.add(mid)
                     continue
                 room -= 1
                 unacked[mid] = packet
@@ -506,6 +531,7 @@ class LoopLink:
             self._out += packet[1]
         # the new CONNACK's Receive Maximum may be smaller: the rest wait first in line, still DUP
         self._queued.extendleft(reversed(old[self._window:]))
+        self._queued_ids.update(mid for mid, _ in old[self._window:])
         self._fill_window()
 
     def _fill_window(self) -> None:
@@ -514,18 +540,37 @@ class LoopLink:
         Why the room is counted up front, with the deque's ``popleft`` and the buffer in
         locals: with Mosquitto's default window of 20 most of a flat-out batch waits here,
         and the loop that looked up four attributes per publish was 2.5 % of the referee's
-        CPU (py-spy, docs/scale.md).  Counted again after each round: an id that waits in
-        line may be one already in flight (the ids wrapped past a long line), which takes
-        no room, so a count taken only once would take too few (as the loop before, which
-        counted before each publish, did not; tests/test_send_framing.py found it)."""
+        CPU (py-spy, docs/scale.md).  Counted once: no id in line is one in flight (``_mid``
+        and ``publish_many`` keep every id in flight or in line distinct), so each publish
+        that leaves the line takes a place in the window.
+
+        Why ``_queued_ids`` is not told of each publish that leaves the line: that would be
+        a third set operation per queued publish on this path (``publish_many`` already
+        checks and adds each id), which with Mosquitto's window of 20 is most of a batch.
+        An id that left the line and stays in the set is only skipped by ``_mid`` while it
+        may be free again, which costs nothing; the set is emptied with the line, made exact
+        again once it holds ``_STALE_IDS`` more ids than the line, and by ``_mid`` before it
+        says every id is taken."""
         queued, unacked, out, window = self._queued, self._unacked, self._out, self._window
+        n = min(len(queued), window - len(unacked))
+        if n <= 0:
+            return
         popleft = queued.popleft
-        while (n := min(len(queued), window - len(unacked))) > 0:  # again if an id in line was in flight
-            for _ in range(n):
-                mid, packet = popleft()
-                unacked[mid] = packet
-                out += packet[0]
-                out += packet[1]
+        for _ in range(n):
+            mid, packet = popleft()
+            unacked[mid] = packet
+            out += packet[0]
+            out += packet[1]
+        in_line = self._queued_ids
+        if not queued:
+            in_line.clear()
+        elif len(in_line) - len(queued) > _STALE_IDS:
+            self._exact_queued_ids()
+
+    def _exact_queued_ids(self) -> None:
+        """``_queued_ids`` less the ids that left the line (the same set: ``publish_many`` holds it)."""
+        self._queued_ids.clear()
+        self._queued_ids.update(mid for mid, _ in self._queued)
 
     # --- I/O ------------------------------------------------------------------------------
     def _flush(self) -> None:
@@ -812,8 +857,14 @@ class LoopLink:
             pass
 
     def _mid(self) -> int:
-        for _ in range(65535):
+        """The next free packet id: used neither by a publish in flight or in line nor by a
+        SUBSCRIBE or UNSUBSCRIBE awaiting its answer (two packets with one id: the broker's
+        acknowledgement of one settles the other)."""
+        for tries in range(2 * 65535):
+            if tries == 65535:
+                self._exact_queued_ids()  # ids that left the line may be free: one more round
             self._next_mid = self._next_mid % 65535 + 1
-            if self._next_mid not in self._unacked and self._next_mid not in self._pending_subacks:
-                return self._next_mid
-        raise LinkError("65,535 publishes in flight: the broker stopped acknowledging")
+            mid = self._next_mid
+            if mid not in self._unacked and mid not in self._pending_subacks and mid not in self._queued_ids:
+                return mid
+        raise LinkError("65,535 publishes in flight or in line: the broker stopped acknowledging")

@@ -114,6 +114,23 @@ class UndoLog:
             for _, fn in reversed(undo):  # newest first
                 fn()
             raise
+        except Exception as exc:
+            # Not the store's refusal but a bug (in the store, its driver, a wrapper): a
+            # failed commit still, when the store can say it holds nothing of the batch
+            # (``abort_batch``: it rolled back a transaction still open), so undone and
+            # answered like one.  When it cannot (the COMMIT may have gone through), memory
+            # must not be undone against a store that may have kept the moves: it rises.
+            abort = getattr(store, "abort_batch", None)
+            try:
+                clean = abort is not None and abort()
+            except Exception:  # it could not even say: as if it could not
+                log.exception("could not roll back the batch after its commit raised")
+                clean = False
+            if not clean:
+                raise
+            for _, fn in reversed(undo):
+                fn()
+            raise StoreError(f"the commit raised {type(exc).__name__}: {exc} (rolled back)") from exc
         lost: set[str] = getattr(store, "lost_in_batch", set)()
         if lost:
             for tid, fn in reversed(undo):

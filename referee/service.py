@@ -295,6 +295,24 @@ class Referee:
         for the next pass.  Why not let it rise: the moves it committed are durable, so
         their states are due (their players wait for nothing else), and it ended
         ``main_loop`` -- a bug met by one message stopped the referee for every table.
+
+        The same for the rest of the batch's way out (tests/test_batch_errors.py):
+
+        * A commit that raises something other than StoreError is a failed commit when the
+          store can say it kept nothing (referee/moves.py ``UndoLog.commit``: the store rolls
+          back its open transaction, the moves are undone, each mover is told and sent its
+          table's unchanged state).  When it cannot (no transaction open: the COMMIT may have
+          gone through), memory cannot be made to match the store: that still rises and
+          stops the referee, loudly, as before -- serving on could contradict the database.
+        * Once the store committed, nothing may keep the moves' states back: the commit's
+          metrics and a lost lease's bookkeeping (``Fleet.lease_lost``) are logged when they
+          raise, and the batch is sent (``_commit``, ``_drop_lost``).
+        * ``_send_batch`` raising (a bug in packing a state or in the link) leaves the batch's
+          durable states partly or not at all sent, and which ones is not known.  The link is
+          dropped (``LoopLink.reconnect``): after the reconnect, ``Recovery.tick`` publishes
+          every table's retained states again, as after any lost connection -- a player whose
+          state was not sent gets it then (the events of the batch, not retained, are lost
+          as on any disconnect).  Not "log and go on": a mover would wait for its state for ever.
         """
         held: list[tuple[Any, bool, list[Publish]]] = []
         leftover = None
@@ -308,7 +326,13 @@ class Referee:
             self._held = None
             kept = self._commit(held)
         if kept is not None:
-            self._send_batch([out for _, _, out in kept])
+            try:
+                self._send_batch([out for _, _, out in kept])
+            except Exception:
+                log.exception("internal error sending a committed batch of %d message(s): reconnecting, "
+                              "to publish every table's states again", len(kept))
+                if self._link is not None:
+                    self._link.reconnect("an error sending a committed batch")
         return leftover
 
     def _gather(self, item: Any, held: list[tuple[Any, bool, list[Publish]]]) -> Any:
@@ -354,7 +378,10 @@ class Referee:
         except StoreError as exc:
             self._commit_failed(held, exc)
             return None
-        METER.commit(time.perf_counter() - t0, len(held))  # referee/metrics.py
+        try:
+            METER.commit(time.perf_counter() - t0, len(held))  # referee/metrics.py
+        except Exception:  # the moves are durable: their states leave whatever the metrics do
+            log.exception("error counting a commit in the metrics")
         return self._drop_lost(lost, held) if lost else held
 
     def _commit_failed(self, held: list[tuple[Any, bool, list[Publish]]], exc: StoreError) -> None:
@@ -380,7 +407,10 @@ class Referee:
         fleet = self.fleet
         for tid in sorted(lost):
             if fleet is not None and tid in self.tables:
-                fleet.lease_lost(tid)
+                try:
+                    fleet.lease_lost(tid)
+                except Exception:  # the batch's other moves are durable: sent all the same, none of tid's
+                    log.exception("error forgetting table %s, whose lease was lost", tid)
         table_of = self.topics.table_of
         return [h for h in held if table_of(getattr(h[0], "topic", "")) not in lost]
 

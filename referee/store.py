@@ -177,6 +177,20 @@ class Store:
     def in_batch(self) -> bool:
         return self._batch != 0
 
+    def abort_batch(self) -> bool:
+        """After ``commit_batch`` raised something other than StoreError (a bug): roll back the
+        batch's transaction if it is still open; True when the database then surely holds
+        nothing of the batch.  False when no transaction is open: the COMMIT may have gone
+        through, and the caller must not act as if it had not (referee/moves.py ``UndoLog``)."""
+        self._batch = 0
+        if not self._db.in_transaction:
+            return False
+        try:
+            self._db.execute("ROLLBACK")
+        except sqlite3.Error:
+            return False
+        return not self._db.in_transaction
+
     # --- writing ---------------------------------------------------------------------------
     def _write(self, statements: Iterable[tuple[str, tuple[Any, ...]]]) -> None:
         """Run statements in one transaction; committed (durable) when this returns.

@@ -273,6 +273,17 @@ class PgStore:
     def in_batch(self) -> bool:
         return self._batch != 0
 
+    def abort_batch(self) -> bool:
+        """``Store.abort_batch``: roll back the batch's transaction if one is open (or failed);
+        False when none is: a batch of moves alone commits as its statement runs, so it may
+        be stored."""
+        self._batch, self._pending, self._aborted = 0, [], False
+        status = psycopg.pq.TransactionStatus
+        if self._db.info.transaction_status not in (status.INTRANS, status.INERROR):
+            return False
+        self._rollback()
+        return self._db.info.transaction_status == status.IDLE
+
     def lost_in_batch(self) -> set[str]:
         """The tables whose moves the last batch could not store because another referee holds
         their lease now (their moves are not in the database; the rest of the batch is)."""

@@ -8,8 +8,9 @@ the old path (benchmarks/send_framing.py, that code verbatim, kept once) runs on
 ``LoopLink`` writing to a real socket pair, and the bytes that left and still wait, the
 in-flight entries, the queue behind the Receive Maximum window and the next packet id are
 compared after each step: a first batch, PUBACKs read from the socket (refilling the
-window), a second batch whose ids wrap onto ones still in flight, all acknowledged, and a
-resend after a reconnect.  What left is also cut by ``mqttwire.Parser`` and read back.
+window), a second batch whose ids wrap onto ones still in flight or in line (the old path
+with the ids in line reserved: it took them again), all acknowledged, and a resend after a
+reconnect.  What left is also cut by ``mqttwire.Parser`` and read back.
 """
 
 from __future__ import annotations
@@ -101,6 +102,18 @@ def puback(link: LoopLink, theirs: socket.socket, mids: list[int]) -> None:
     link._read()
 
 
+def old_reserving(link: LoopLink, batch: list[Msg]) -> None:
+    """The old path, but with the ids in line reserved as the current one keeps them (the old
+    path took them again once the ids wrapped past the line: two publishes with one id;
+    test_no_two_publishes_in_flight_or_in_line_share_an_id)."""
+    reserved = {m for m, _ in link._queued} - link._pending_subacks
+    link._pending_subacks |= reserved
+    try:
+        old_publish_many(link, batch)
+    finally:
+        link._pending_subacks -= reserved
+
+
 def published(stream: bytes, v5: bool) -> list[tuple[str, bytes, bool, int, bool]]:
     """The PUBLISHes in ``stream``, cut by the parser: (topic, payload, retain, id, dup)."""
     out = []
@@ -128,7 +141,7 @@ def test_the_send_path_gives_the_old_bytes_ids_window_and_queue_at_every_step(v5
         assert state(links[True][0], got[True]) == state(links[False][0], got[False])
 
     def send(batch: list[Msg]) -> Any:
-        return lambda old, link, _: old_publish_many(link, batch) if old else link.publish_many(batch)
+        return lambda old, link, _: old_reserving(link, batch) if old else link.publish_many(batch)
 
     step(send(first))
     in_flight = list(links[False][0]._unacked)
@@ -150,23 +163,60 @@ def test_the_send_path_gives_the_old_bytes_ids_window_and_queue_at_every_step(v5
         theirs.close()
 
 
-def test_an_id_in_line_that_is_in_flight_takes_no_room_as_before():
-    """Ids that wrapped past a long line: a queued publish may carry the id of one in
-    flight.  Refilling the window puts it in that id's place (no room taken), and the old
-    loop, counting the room before each publish, then took the next one too: so does the
-    new one, which counts it per round."""
-    links = {old: twin(False, 2, 0, set(), old) for old in (True, False)}
-    got = {old: bytearray() for old in (True, False)}
-    for old, (link, theirs) in links.items():
-        send = (lambda b, link=link: old_publish_many(link, b)) if old else link.publish_many
-        send([Msg("a", b"%d" % i) for i in range(4)])  # ids 1 and 2 in flight, 3 and 4 in line
-        link._next_mid = 2
-        send([Msg("b", b"%d" % i) for i in range(2)])  # ids 3 and 4 again, in line
-        puback(link, theirs, [1, 2])  # 3 and 4 in flight; 3' and 4' in line
-        puback(link, theirs, [4])  # room for one: 3' takes 3's place, so 4' goes too
-        drain(link, theirs, got[old])
-        assert [(m, p) for m, (_, p) in link._unacked.items()] == [(3, b"0"), (4, b"1")] and not link._queued
-    assert state(links[True][0], got[True]) == state(links[False][0], got[False])
+def wrap_ids(link: LoopLink, times: int) -> None:
+    """Spend ``times`` packet ids as SUBSCRIBEs the broker acknowledged (a fleet's tables
+    subscribed and unsubscribed while the publishes waited): the counter moves on as in
+    real life, the ids are free again."""
+    for _ in range(times):
+        link._on_suback(link._mid().to_bytes(2, "big") + b"\x00")
+
+
+@pytest.mark.parametrize("batched", [True, False], ids=["publish_many", "publish"])
+def test_no_two_publishes_in_flight_or_in_line_share_an_id(batched):
+    """Ids that wrap past a long line: a new publish must not take the id of one still in
+    line.  Before, it did (only ids in flight and SUBSCRIBEs were checked): refilling the
+    window then put the second in the first's place in flight, so the first was never sent
+    again after a reconnect (and the broker's PUBACK for it settled the other) -- a state
+    lost.  Now the ids in line are skipped as the ones in flight are."""
+    link, theirs = twin(False, 2, 0, set(), False)
+    got = bytearray()
+
+    def send(batch: list[Msg]) -> None:
+        if batched:
+            link.publish_many(batch)
+        else:
+            for m in batch:
+                link.publish(m.topic, m.payload, m.retain)
+
+    def ids() -> list[int]:
+        return list(link._unacked) + [m for m, _ in link._queued]
+
+    send([Msg("a", b"a%d" % i) for i in range(3)])  # ids 1 and 2 in flight, 3 in line
+    wrap_ids(link, 65535 - 3)  # ids 4..65535: the counter comes round
+    send([Msg("b", b"b%d" % i) for i in range(2)])  # 1 and 2 are in flight; 3 is in line: not that one
+    assert len(set(ids())) == len(ids()) == 5, ids()
+    assert not link._pending_subacks
+    puback(link, theirs, [1, 2])  # a0, a1 acknowledged: a2 and b0 go (before: b0 took a2's place)
+    assert len(set(ids())) == len(ids()), ids()
+    link._resend()  # a reconnect: every publish not acknowledged is sent again, or waits in line
+    waiting = [p for _, p in link._unacked.values()] + [p for _, (_, p) in link._queued]
+    assert waiting == [b"a2", b"b0", b"b1"]
+    drain(link, theirs, got)
+    assert link._queued_ids >= {m for m, _ in link._queued}
+    link._sock.close()  # type: ignore[union-attr]
+    theirs.close()
+
+
+def test_publishes_past_every_free_id_raise_instead_of_sharing_one():
+    """A line as long as the id space (a link that cannot send for a long while): the
+    publish that would need a 65,536th id raises ``LinkError``; before, it reused one."""
+    link = LoopLink(BrokerUrl(port=1), "offline", mqtt_version=5)
+    link.publish_many([Msg("a", b"") for _ in range(65535)])
+    with pytest.raises(LinkError):
+        link.publish_many([Msg("a", b"x")])
+    with pytest.raises(LinkError):
+        link.publish("a", b"y")
+    assert len(link._queued) == 65535
 
 
 def test_a_batch_that_fails_halfway_leaves_what_the_old_path_left():
