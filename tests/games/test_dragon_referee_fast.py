@@ -1,10 +1,11 @@
-"""Dragon's referee path (``DragonGame.apply``'s card play, the remembered view parts, card
-names by bytes) gives exactly what today's path gives.
+"""Dragon's referee path (``DragonGame.apply``'s card play, bids and discards, the remembered
+view parts, card names by bytes) gives exactly what today's path gives.
 
 Why: issue 45 puts the engine's fast representation on the referee's path: a checked card
-play builds its state in ``playstep.play`` (not ``transitions.step``'s ``replace``), the
-spectator view takes its hand-long parts from identity caches (``views._hand_facts``,
-``views._last_trick``) and card names come from byte tables (``cards.display_names``).
+play builds its state in ``playstep.play``, a bid, pass or discard in ``bidstep`` (not
+``transitions.step``'s ``replace``), the spectator view takes its hand-long parts from
+identity caches (``views._hand_facts``, ``views._last_trick``) and card names come from byte
+tables (``cards.display_names``).
 Today's path stays callable and is the reference here: ``Game.apply`` (parse, check,
 ``transitions.step``), ``views._public_reference`` and ``cards.display_names_reference``.
 Over random positions of many seeded games with several table options, both must give the
@@ -90,11 +91,13 @@ def positions(count: int, seed: str) -> Generator[tuple[State, int, str, list[st
     done = game = 0
     while done < count:
         state = GAME.new_state(4, CONFIGS[game % len(CONFIGS)], rng.randrange(1 << 64))
+        # every other round of the configs passes often, so hands are thrown in (all passed)
+        pass_often = (game // len(CONFIGS)) % 2 == 0
         game += 1
         while GAME.outcome(state) is None and done < count:
             seat = state.turn
             legal = GAME.legal_moves(state, seat)
-            move = rng.choice(legal)
+            move = "pass" if pass_often and "pass" in legal and rng.random() < 0.6 else rng.choice(legal)
             sent = yield state, seat, move, legal, rng
             state = sent if sent is not None else GAME.apply(state, seat, move, legal)[0]
             done += 1
@@ -145,7 +148,7 @@ def wrong_moves(state: State, seat: int, legal: list[str], rng: random.Random) -
 def compare(count: int, seed: str) -> int:
     """Both paths at every position of a walk along the new path's states (so the views'
     caches see the objects a table's states hold); returns the positions compared."""
-    n = refused = 0
+    n = refused = thrown = 0
     walk = positions(count, seed)
     item = next(walk, None)
     while item is not None:
@@ -161,11 +164,13 @@ def compare(count: int, seed: str) -> int:
         a, b = same_outcome(state, seat, move, legal)
         same_views(a, b)
         n += 1
+        thrown += a.hand_no > state.hand_no and a.last_hand is not None and a.last_hand.thrown_in
         try:
             item = walk.send(a)
         except StopIteration:
             item = None
     assert refused > count // 100  # the refusals were tried, not skipped
+    assert thrown > count // 1000  # and hands thrown in (``bidstep.bid``'s all-passed end)
     return n
 
 
@@ -188,9 +193,10 @@ def test_card_play_states_events_and_views_match_todays_path_over_100000_positio
     assert compare(FULL, "fast-full") == FULL
 
 
-def test_the_fast_path_takes_the_card_plays() -> None:
-    """A checked card play never reaches ``transitions.step`` (so the comparisons above do
-    compare two paths), and the state it builds is as frozen as any other."""
+def test_the_fast_path_takes_every_checked_move() -> None:
+    """A checked move of any phase never reaches ``apply_parsed`` (so the comparisons above do
+    compare two paths: card plays through ``playstep``, bids, passes and discards through
+    ``bidstep``), and the state it builds is as frozen as any other."""
     calls = [0]
 
     class Counting(DragonGame):
@@ -199,17 +205,16 @@ def test_the_fast_path_takes_the_card_plays() -> None:
             return super().apply_parsed(state, seat, move)
 
     game = Counting()
-    plays = 0
-    for state, seat, move, legal, _ in positions(600, "fast-count"):
+    phases: dict[str, int] = {}
+    for state, seat, move, legal, _ in positions(2_000, "fast-count"):
         if GAME.outcome(state) is not None:
             continue
-        before = calls[0]
         new = game.apply(state, seat, move, legal)[0]
-        assert calls[0] == before + (state.phase != "play")
-        plays += state.phase == "play"
+        assert calls[0] == 0, (state.phase, move)
+        phases[state.phase] = phases.get(state.phase, 0) + 1
         with pytest.raises(dataclasses.FrozenInstanceError):
             new.turn = 5  # type: ignore[misc]
-    assert plays > 300
+    assert phases["play"] > 1000 and phases["bidding"] > 100 and phases["discard"] > 50, phases
 
 
 def flat(out: list[Any]) -> list[Publish]:

@@ -8,14 +8,15 @@ move is illegal) plus the fast unchecked path for bots' search.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 from collections.abc import Mapping, Sequence
 
 from summon.referee.engine import Event, Game, MoveSyntaxError, Outcome
 
 from .manifest import GAME_TYPE
 from .cards import DRAGON, DRAGON_BIT, SUIT_MASKS, SUITS
-from .moves import MOVES, Move, Play, play_move
+from .bidstep import bid, discard
+from .moves import MOVES, Bid, Discard, Move, Pass, Play, play_move
 from .playstep import play
 from .rules import lead_suit, legal_moves, trump_suit
 from .state import Config, State, fresh_hand, state_from_deal
@@ -54,22 +55,31 @@ class DragonGame(Game):
 
     def apply(self, state: State, seat: int, move: Any, legal: list[str] | None = None
               ) -> tuple[State, list[Event]]:
-        """``Game.apply``, with a card play of the play phase that passes every check taken
-        straight to ``playstep.play`` (one ``State`` built positionally, not by ``replace``).
+        """``Game.apply``, with a move given as text that passes every check taken straight to
+        its phase's step: a card play to ``playstep.play``, a bid or pass and a discard to
+        ``bidstep`` (each one ``State`` built positionally, not by ``replace``), the option to
+        ``transitions.step``.
 
-        Why: card play is four moves of five, and this is the referee's path.  The checks are
-        ``Game.apply``'s, in its order -- game over, whose turn, syntax, legality against
-        ``legal`` (the table's ``legal_now``) -- and anything that fails one, any other phase
-        and any move given as an object go through ``Game.apply`` itself, so every refusal is
-        today's error, word for word (tests/games/test_dragon_referee_fast.py)."""
-        if (type(move) is str and type(seat) is int and state.phase == "play" and state.result is None
-                and seat == state.turn):
+        Why: this is the referee's path, and ``replace`` was most of a move's engine time.  The
+        checks are ``Game.apply``'s, in its order -- game over, whose turn, syntax, legality
+        against ``legal`` (the table's ``legal_now``, computed here only when not given) -- and
+        anything that fails one and any move given as an object go through ``Game.apply``
+        itself (with the same ``legal``), so every refusal is today's error, word for word
+        (tests/games/test_dragon_referee_fast.py)."""
+        if type(move) is str and type(seat) is int and state.result is None and seat == state.turn:
             parsed = MOVES.get(move)
-            if type(parsed) is Play:
+            if parsed is not None:
                 if legal is None:
                     legal = self.legal_moves(state, seat)
-                if move in legal:
-                    return play(state, seat, parsed)
+                if move in legal:  # so the move is of this phase: legal lists no other kind
+                    kind = type(parsed)
+                    if kind is Play:
+                        return play(state, seat, cast(Play, parsed))
+                    if kind is Bid or kind is Pass:
+                        return bid(state, seat, cast("Bid | Pass", parsed))
+                    if kind is Discard:
+                        return discard(state, seat, cast(Discard, parsed).card)
+                    return step(state, seat, parsed)
         return Game.apply(self, state, seat, move, legal)
 
     def parse_move(self, text: str) -> Move:

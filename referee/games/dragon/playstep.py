@@ -10,9 +10,10 @@ built by ``_state``, about ten times cheaper than ``replace`` (in-process, one r
 tests/games/test_dragon_search_fast.py).  Everything else -- the events, a hand's end and
 the next deal -- is ``transitions``' own code.
 
-``transitions.step`` stays the reference and the path of every other phase and of bots'
-search; tests/games/test_dragon_referee_fast.py holds this step to it (states, events and
-every published payload) over random positions of many games.
+``transitions.step`` stays the reference and the path of the option and of bots' search
+(bids, passes and discards: ``bidstep``, on this module's ``_state``);
+tests/games/test_dragon_referee_fast.py holds this step to it (states, events and every
+published payload) over random positions of many games.
 """
 
 from __future__ import annotations
