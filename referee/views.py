@@ -79,12 +79,18 @@ def seat_message(table: ViewedTable, seat: int, events: Sequence[Event] = ()) ->
 def last_move(table: ViewedTable) -> dict | None:
     """Who made the move that produced the current state (null at seq 0): the seat's own
     player (``"seat"``), the house bot or a random timeout move -- from the history's flags."""
+    last = _last_of(table)
+    return None if last is None else {"seat": last[0], "by": last[1]}
+
+
+def _last_of(table: ViewedTable) -> tuple[int, str] | None:
+    """``last_move``'s seat and ``by`` (one definition for it and ``MovePieces``)."""
     history = table.history
     if not history or history[-1].seq != table.seq:
         return None
     entry = history[-1]
     by = "house" if "house" in entry.flags else "random" if "random" in entry.flags else "seat"
-    return {"seat": entry.seat, "by": by}
+    return entry.seat, by
 
 
 def public_message(table: ViewedTable) -> PublicState:
@@ -350,18 +356,28 @@ class MovePieces:
     ``pack`` call counts.  A msgpack map is its header and then each key and value in
     order, so a message is the concatenation of packed pieces: those fixed for the table
     come from ``_heads``, those every audience shares are packed once.
+
+    Each message is one ``join`` of its pieces (issue 45, "Cheaper move pieces" in
+    docs/scale.md): the view's map header, the spectator view's pairs and a seat's part go
+    in as pieces, not first concatenated into the view (a copy more per audience), and the
+    small pieces that take few values (the status, ``to_move`` of one seat or none,
+    ``last``, no clock, epoch 0, map headers) are packed once per process, not once a move
+    (``_packed_*``): 17 packer calls a Dragon move before, ~6 now.  tests/test_move_pieces.py
+    holds every message to the path before, kept in benchmarks/move_pieces.py.
     """
 
-    __slots__ = ("seats", "_heads", "_progress", "_tail", "_clock", "_public_view", "_public_pairs", "_public",
+    __slots__ = ("seats", "_heads", "_progress", "_tail", "_clock", "_pub", "_pub_head", "_public",
                  "_public_of", "_public_names", "_public_n", "_extras", "_parts", "_views", "_legal", "_events",
                  "_seat_events", "_house", "_has_events", "_seq", "_epoch", "_shared")
 
     def __init__(self, table: ViewedTable, events: Sequence[Event] = (),
-                 legal: Mapping[int, list[str]] | None = None) -> None:
+                 legal: Mapping[int, list[str]] | None = None, status: str | None = None) -> None:
+        """``status``: the table's, if the caller has just read it (``Table._snapshot_parts``)."""
         pk = packer()
         game, state, seats = table.game, table.state, len(table.players)
-        status = table.status
-        to_move = list(game.to_move(state))
+        if status is None:
+            status = table.status
+        to_move = game.to_move(state)
         self.seats = seats
         # A game may build every view at once: ``views(state)`` gives the spectator view and,
         # per seat, what that seat's view adds to it (``view(state, seat)`` is the two in order).
@@ -372,12 +388,13 @@ class MovePieces:
         # the spectator view kept by the table as packed parts (``_kept_public``): not on the
         # path that has ``views`` build every view at once (it builds the public dict anyway)
         public_memo = getattr(table, "public_memo", None) if hasattr(game, "public_part_keys") else None
+        # ``_pub``: the spectator view's packed pairs, ``_pub_head`` their map header (of
+        # ``_public_n`` pairs); a view that is not a map: packed whole, no header, n = -1
         if public_memo is not None and (memo is not None or every is None):
-            pairs = _kept_public(pk, game, state, public_memo)
-            n = public_memo.count
+            self._pub = _kept_public(pk, game, state, public_memo)
+            self._pub_head = _map_header(public_memo.count)
             self._public_of: tuple[Any, Any] | None = (game, state)  # for ``public_view``
-            self._public_pairs, self._public_names, self._public_n = pairs, public_memo.names, n
-            self._public_view = pk.pack_map_header(n) + pairs
+            self._public_names, self._public_n = public_memo.names, public_memo.count
             public: Any = None  # built from the state if a caller needs it (``public_view``)
             extras = None
         else:
@@ -388,12 +405,13 @@ class MovePieces:
             else:
                 public, extras = game.view(state, None), None
             self._public_of = None
-            self._public_view = pk.pack(public)
-            if type(public) is dict:  # (the dict stands for its names: ``isdisjoint`` reads its keys)
+            whole = pk.pack(public)
+            if type(public) is dict:
                 n = len(public)
-                self._public_pairs, self._public_names, self._public_n = self._public_view[_header_len(n):], public, n
+                self._pub_head, self._pub = whole[:_header_len(n)], whole[_header_len(n):]
+                self._public_names, self._public_n = public.keys(), n
             else:
-                self._public_pairs, self._public_names, self._public_n = b"", frozenset(), 0
+                self._pub_head, self._pub, self._public_names, self._public_n = b"", whole, frozenset(), -1
         self._public: dict[str, Any] | None  # declared: None when the views are built per seat
         self._shared = bool(getattr(game, "shared_seat_parts", False))
         if memo is not None and self._public_of is not None:
@@ -408,49 +426,59 @@ class MovePieces:
             self._public, self._extras = None, None
             self._views = [game.view(state, s) for s in range(seats)]
         self._heads = _heads(table.id, game.name, seats)
-        self._seq = table.seq
+        seq = self._seq = pk.pack(table.seq)  # packed: the events message has it too
         # shared by every audience: "seq", "status", "to_move" (in this order in both messages)
         # and the clock
-        self._progress = b"".join((_SEQ, pk.pack(table.seq), _STATUS, pk.pack(status), _TO_MOVE, pk.pack(to_move)))
-        self._clock = _CLOCK + pk.pack(clock_wire(table))
-        self._tail = self._clock + _LAST + pk.pack(last_move(table))
+        self._progress = b"".join((_SEQ, seq, _packed_status(pk, status), _packed_to_move(pk, to_move)))
+        clock = getattr(table, "clock", None)  # clock_wire: shown while the game runs
+        self._clock = _NO_CLOCK if clock is None or status != "playing" else _CLOCK + pk.pack(clock.to_wire())
+        self._tail = self._clock + _packed_last(pk, _last_of(table))
         # a seat that is not to move has no legal move (Game.legal_moves: "empty if none");
         # ``legal``: those of the seats to move, already computed for this state (Table.legal_now)
-        playing = status == "playing"
-        if not playing:
+        if status != "playing":
             self._legal: Mapping[int, list[str]] = {}
         else:
             self._legal = {s: game.legal_moves(state, s) for s in to_move} if legal is None else legal
         # each event as spectators see it; a seat it holds nothing private for sees the same
-        plain = type(game).event_view is Game.event_view
-        public_events = [game.event_view(e, None) for e in events]
         self._has_events = bool(events)
+        if type(game).event_view is Game.event_view:  # Game.event_view(e, None), one dict built
+            public_events: list[Any] = [{"type": e.type, **e.public} for e in events]
+            own: Sequence[int] = ()
+            for e in events:  # most events hold nothing private: no set built for them
+                if e.private:
+                    own = sorted({s for e in events for s in e.private if 0 <= s < seats})
+                    break
+        else:
+            public_events = [game.event_view(e, None) for e in events]
+            own = range(seats)
         self._events = _EVENTS + pk.pack(public_events)
-        own = range(seats) if not plain else sorted({s for e in events for s in e.private if 0 <= s < seats})
-        self._seat_events = {s: [game.event_view(e, s) for e in events] for s in own}
-        self._house = frozenset(getattr(table, "house", {}))
-        self._epoch = _EPOCH + pk.pack(epoch_of(table))  # last in all three messages
+        self._seat_events = {s: [game.event_view(e, s) for e in events] for s in own} if own else _NO_EVENTS
+        house = getattr(table, "house", None)
+        self._house: frozenset[int] = frozenset(house) if house else _NOBODY
+        epoch = epoch_of(table)  # last in all three messages
+        self._epoch = _EPOCH_0 if epoch == 0 and type(epoch) is int else _EPOCH + pk.pack(epoch)
 
     def seat(self, seat: int) -> bytes:
         """The ``seat_state`` of ``seat``."""
-        pk = packer()
-        if self._parts is not None:
-            _, part, packed = self._parts[seat]
-            if packed is None or not part.keys().isdisjoint(self._public_names):  # not a plain addition: whole
-                view = pk.pack({**self.public_view(), **part})
-            else:
-                view = pk.pack_map_header(self._public_n + len(part)) + self._public_pairs + packed
+        parts = self._parts
+        if parts is not None:
+            _, part, packed = parts[seat]
+            if packed is not None and self._public_names.isdisjoint(part):  # a plain addition
+                head, pub = _map_header(self._public_n + len(part)), self._pub
+            else:  # not a plain addition: whole
+                head, pub, packed = b"", packer().pack({**self.public_view(), **part}), b""
         elif self._extras is not None:
             public = self._public
             assert public is not None
-            view = _seat_view_bytes(pk, public, self._public_pairs, self._extras[seat], self._shared)
+            head, pub, packed = b"", _seat_view_bytes(packer(), public, self._pub, self._extras[seat], self._shared), b""
         else:
             assert self._views is not None
-            view = pk.pack(self._views[seat])
+            head, pub, packed = b"", packer().pack(self._views[seat]), b""
         own_events = self._seat_events.get(seat)
         legal = self._legal.get(seat)
-        return b"".join((self._heads[0][seat], self._progress, _NO_LEGAL if legal is None else _LEGAL + pk.pack(legal),
-                         _VIEW, view, self._events if own_events is None else _EVENTS + pk.pack(own_events),
+        return b"".join((self._heads[0][seat], self._progress,
+                         _NO_LEGAL if legal is None else _LEGAL + packer().pack(legal), _VIEW, head, pub, packed,
+                         self._events if own_events is None else _EVENTS + packer().pack(own_events),
                          self._tail, _HOUSE if seat in self._house else _NO_HOUSE, self._epoch))
 
     def public_view(self) -> dict[str, Any]:
@@ -464,11 +492,13 @@ class MovePieces:
 
     def events(self) -> bytes | None:
         """The spectators' ``events`` message (None: the move had no events)."""
-        return self._heads[2] + packer().pack(self._seq) + self._events + self._epoch if self._has_events else None
+        if not self._has_events:
+            return None
+        return b"".join((self._heads[2], self._seq, self._events, self._epoch))
 
     def public(self) -> bytes:
         """The ``public_state``."""
-        return b"".join((self._heads[1], self._progress, _VIEW, self._public_view, self._clock, self._epoch))
+        return b"".join((self._heads[1], self._progress, _VIEW, self._pub_head, self._pub, self._clock, self._epoch))
 
 
 def _key(name: str) -> bytes:
@@ -479,6 +509,58 @@ _SEQ, _STATUS, _TO_MOVE, _VIEW, _CLOCK, _LAST = map(_key, ("seq", "status", "to_
 _EVENTS, _LEGAL, _EPOCH = _key("events"), _key("legal"), _key("epoch")
 _NO_LEGAL = _LEGAL + packer().pack([])
 _HOUSE, _NO_HOUSE = _key("house") + packer().pack(True), _key("house") + packer().pack(False)
+_NO_CLOCK, _EPOCH_0, _NOBODY = _CLOCK + packer().pack(None), _EPOCH + packer().pack(0), frozenset[int]()
+_NO_LAST = _LAST + packer().pack(None)
+_NO_EVENTS: Mapping[int, list[Any]] = {}  # no seat's own events (read only)
+
+# --- small pieces packed once per process: each takes few values --------------------------
+# Keyed only by values whose packing the key fixes: an ``int`` seat (``type`` checked: True
+# == 1 hashes alike but packs apart), a status string; bounded by what a game can have.
+_MAP_HEADERS = tuple(packer().pack_map_header(n) for n in range(64))
+_STATUSES = {s: _STATUS + packer().pack(s) for s in ("playing", "finished", "closed")}
+_NOBODY_TO_MOVE = _TO_MOVE + packer().pack([])
+_ONE_TO_MOVE: dict[int, bytes] = {}
+_LASTS: dict[tuple[int, str], bytes] = {}
+_SMALL_MAX = 256  # seats a cache keeps (no game has so many; a bigger one is packed each time)
+
+
+def _map_header(n: int) -> bytes:
+    return _MAP_HEADERS[n] if n < 64 else packer().pack_map_header(n)
+
+
+def _packed_status(pk: msgpack.Packer, status: str) -> bytes:
+    """``"status"`` and its value, packed."""
+    got = _STATUSES.get(status) if type(status) is str else None
+    return got if got is not None else _STATUS + pk.pack(status)
+
+
+def _packed_to_move(pk: msgpack.Packer, to_move: Sequence[int]) -> bytes:
+    """``"to_move"`` and ``list(to_move)``, packed: one seat's or none's remembered."""
+    if not to_move:
+        return _NOBODY_TO_MOVE
+    if len(to_move) == 1:
+        seat = to_move[0]
+        if type(seat) is int and 0 <= seat < _SMALL_MAX:
+            got = _ONE_TO_MOVE.get(seat)
+            if got is None:
+                got = _ONE_TO_MOVE[seat] = _TO_MOVE + pk.pack([seat])
+            return got
+    return _TO_MOVE + pk.pack(list(to_move))
+
+
+def _packed_last(pk: msgpack.Packer, last: tuple[int, str] | None) -> bytes:
+    """``"last"`` and ``last_move``'s map (``_last_of``: seat, by), packed."""
+    if last is None:
+        return _NO_LAST
+    seat, by = last
+    if type(seat) is not int or not 0 <= seat < _SMALL_MAX:
+        return _LAST + pk.pack({"seat": seat, "by": by})
+    got = _LASTS.get(last)
+    if got is None:
+        got = _LASTS[(seat, by)] = _LAST + pk.pack({"seat": seat, "by": by})
+    return got
+
+
 _PUBLIC_FIELDS = ("table", "game", "seq", "status", "to_move", "view", "clock", "epoch")
 _EVENTS_FIELDS = ("table", "seq", "events", "epoch")
 if field_names(PublicState) != _PUBLIC_FIELDS or field_names(EventsMsg) != _EVENTS_FIELDS:
