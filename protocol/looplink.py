@@ -361,14 +361,18 @@ class LoopLink:
     def in_flight(self) -> int:
         return len(self._unacked) + len(self._queued)
 
-    def pump(self, timeout: float = 0.0) -> None:
+    def pump(self, timeout: float = 0.0) -> bool:
         """Send what is queued, wait up to ``timeout`` s for the broker (or ``wake()``), read
-        everything that arrived, and keep the connection alive (ping, reconnect)."""
+        everything that arrived, and keep the connection alive (ping, reconnect).
+
+        Returns whether anything happened besides the wait: the broker spoke, ``wake()`` was
+        called, or the link (re)connected.  The referee's loop ticks again soon after such a
+        pass (its due times may have moved), and sleeps on when the wait merely ran out."""
         if self._closed or self.refused:
             if timeout:
                 time.sleep(min(timeout, 0.05))
-            return
-        sock = self._sock
+            return False
+        sock, reconnected = self._sock, False
         if sock is None:
             now = time.monotonic()
             if now >= self._retry_at:
@@ -378,29 +382,30 @@ class LoopLink:
                     log.info("%s: reconnect failed (%s); retrying in %.0f s", self.client_id, why, self._retry_delay)
                     self._retry_at = time.monotonic() + self._retry_delay
                     self._retry_delay = min(self._retry_delay * 2, 10.0)
-                    return
+                    return False
                 self._retry_delay = 1.0
                 log.info("%s: reconnected to %s:%d", self.client_id, self.broker.host, self.broker.port)
                 sock = self._sock
+                reconnected = True
             else:
-                self._wait_wake(min(timeout, self._retry_at - now))
-                return
+                return self._wait_wake(min(timeout, self._retry_at - now))
         assert sock is not None
         self._flush()
         if self._sock is None:
-            return
+            return reconnected
         pending = isinstance(sock, ssl.SSLSocket) and sock.pending()
         try:
             readable, _, _ = select.select([sock, self._wake_r], [sock] if self._out else [], [],
                                            0 if pending else max(timeout, 0.0))
         except (OSError, ValueError):
             self._lost("select failed")
-            return
+            return reconnected
         if self._wake_r in readable:
             self._drain_wake()
         if sock in readable or pending:
             self._read()  # its acknowledgements leave with the next pump's output, in one send
         self._keep_alive()
+        return reconnected or bool(readable) or bool(pending)
 
     def close(self) -> None:
         """Send what is queued, say goodbye (the will is not published) and close."""
@@ -840,14 +845,17 @@ class LoopLink:
         log.debug("%s: %s", self.client_id, why)  # the owner says it (LinkRefused / service.py): once, at INFO too
         self._drop_socket()
 
-    def _wait_wake(self, timeout: float) -> None:
+    def _wait_wake(self, timeout: float) -> bool:
+        """Wait up to ``timeout`` s for ``wake()``; whether it came."""
         if timeout > 0:
             try:
                 readable, _, _ = select.select([self._wake_r], [], [], timeout)
             except (OSError, ValueError):
-                return
+                return False
             if readable:
                 self._drain_wake()
+                return True
+        return False
 
     def _drain_wake(self) -> None:
         try:

@@ -185,6 +185,19 @@ class Clock:
                 out.append(seat)
         return out
 
+    def due(self, now: float) -> tuple[list[int], float]:
+        """``expired(now)``, and the earliest deadline still ahead (``inf``: none), in one
+        pass: the seat keeper's tick reads both, to know when the loop must wake next."""
+        out, ahead = [], math.inf
+        for seat in range(len(self.started)):
+            d = self.deadline(seat)
+            if d is not None:
+                if now >= d:
+                    out.append(seat)
+                elif d < ahead:
+                    ahead = d
+        return out, ahead
+
     def to_wire(self) -> dict[str, Any]:
         """What every state message carries in ``clock`` (milliseconds, as of ``as_of``).
 

@@ -246,6 +246,12 @@ class Fleet:
             self._last_adopt = now
             self.adopt()
 
+    @property
+    def due(self) -> float:
+        """When the tick next adopts (monotonic), and so reads what the renewal found lost:
+        the loop wakes for it (``Referee._tick``)."""
+        return self._last_adopt + self.adopt_every
+
     def adopt(self) -> int:
         """Claim the tables whose lease expired, replay them and publish their states."""
         room = self.ref.config.max_tables - len(self.ref.tables)

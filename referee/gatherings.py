@@ -31,6 +31,7 @@ guests are swept (referee/guests.py); a started table is durable like any other.
 from __future__ import annotations
 
 import logging
+import math
 import secrets
 import time
 from dataclasses import dataclass, field
@@ -644,6 +645,12 @@ class Gatherings:
         self._publish(g)
 
     # --- the loop's tick ---------------------------------------------------------------------------
+    @property
+    def due(self) -> float:
+        """When ``tick`` next has work (monotonic; inf: none): the loop wakes for it."""
+        due = self._last_tick + 1.0 if self.held else math.inf
+        return due if self._sweep_end is None else min(due, self._sweep_end)
+
     def tick(self, now: float) -> None:
         """Once a second: expire old gatherings; forget ended ones (clearing their retained status)."""
         if self._sweep_end is not None and now >= self._sweep_end:

@@ -828,6 +828,11 @@ class Guests:
             return True
         return bool(self.ref.store.finished_of(user, 1))
 
+    @property
+    def due(self) -> float:
+        """When ``tick`` next has work (monotonic): the loop wakes for it."""
+        return min(self._next_expiry, self._last_tick + 1.0) if self.live else self._next_expiry
+
     def tick(self, now: float) -> None:
         """Once a second: delete the guests whose table is gone, closed, or finished past the grace;
         every EXPIRY_EVERY seconds, the unused sign-ups' sweep."""

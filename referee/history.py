@@ -53,6 +53,7 @@ from __future__ import annotations
 import collections
 import concurrent.futures
 import logging
+import math
 import re
 import time
 from typing import TYPE_CHECKING, Any, Protocol
@@ -473,6 +474,12 @@ class HistoryDesk:
                 self.ref.status_soon()
             self.boards += 1
         self._submit(work, done)
+
+    def board_due(self) -> float:
+        """When ``maybe_board`` next has work (monotonic; inf: none): the loop wakes for it."""
+        if not self.board_dirty or self._board_running:
+            return math.inf
+        return self._board_at + self.board_every
 
     @staticmethod
     def _board_records(store: Any) -> tuple[list[TableRecord], dict[str, dict[int, str]]]:

@@ -49,7 +49,7 @@ __all__ = ["MetricsPort", "MetricsServer", "QuietHTTPServer", "RefereeCollector"
 
 log = logging.getLogger("summon.referee.metrics")
 
-HEALTHY_TICK_S = 10.0  # the loop ticks every 0.1 s; a batch lasts at most 0.2 s (MAX_BATCH_S)
+HEALTHY_TICK_S = 10.0  # the loop ticks at least every second (service.MAX_WAIT_S); a batch lasts at most 0.2 s (MAX_BATCH_S)
 UNREADY_AFTER_FAILURE_S = 10.0  # a failed commit or lease renewal keeps /readyz at 503 this long
 
 

@@ -35,6 +35,7 @@ restored table knows who holds each seat.
 from __future__ import annotations
 
 import logging
+import math
 import random
 import time
 import zlib
@@ -73,6 +74,7 @@ class SeatKeeper:
         self._bots: dict[tuple[str, int], Any] = {}
         self._cheap: dict[tuple[str, int], Any] = {}  # the fallback of a seat whose bot decides off the loop
         self.offloop: OffLoop | None = None  # started at the first slow decision
+        self.due = 0.0  # when the tick next has work (monotonic; inf: none), as of the last tick
 
     # --- bookkeeping ---------------------------------------------------------------------------
     def setup(self, table: Table, timing: TimeControl | None, now: float) -> None:
@@ -185,9 +187,13 @@ class SeatKeeper:
 
     # --- the loop's tick ----------------------------------------------------------------------
     def tick(self, now: float) -> None:
-        """Play house-held seats, time out expired clocks, take seats of long-absent users."""
+        """Play house-held seats, time out expired clocks, take seats of long-absent users;
+        and note in ``due`` when the next of these falls due, as things stand (the loop
+        sleeps until then: referee/service.py ``Referee._tick``).  A table acted on is due
+        again at once (the house's next move, a worker still thinking)."""
         if self.offloop is not None:
             self.offloop.poll(self.ref.tables)
+        due = math.inf
         for tid in list(self.watched):
             table = self.ref.tables.get(tid)
             if table is None or table.status != "playing":
@@ -197,18 +203,26 @@ class SeatKeeper:
             held = [s for s in to_move if s in table.house]
             if held:  # one move per table per tick: people can follow what the house does
                 self._house_move(table, held[0], now)
+                due = now
                 continue
             if table.clock is not None:
-                expired = table.clock.expired(now)
+                expired, ahead = table.clock.due(now)
                 if expired:
                     self._timeout(table, expired[0], now)
+                    due = now
                     continue
+                due = min(due, ahead)
             grace = table.timing.grace_ms if table.timing is not None else None
             if grace is not None and self.offline:
                 for seat, user in enumerate(table.players):
                     since = self.offline.get(user)
-                    if since is not None and seat not in table.house and (now - since) * 1000 >= grace:
-                        self.take(table, seat, "absent", now)
+                    if since is not None and seat not in table.house:
+                        if (now - since) * 1000 >= grace:
+                            self.take(table, seat, "absent", now)
+                            due = now
+                        else:
+                            due = min(due, since + grace / 1000)
+        self.due = due
 
     # --- moves the referee plays ------------------------------------------------------------------
     def _house_move(self, table: Table, seat: int, now: float) -> None:

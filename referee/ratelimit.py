@@ -61,6 +61,7 @@ may raise (the notice windows' clock) runs before an item leaves the queue.
 from __future__ import annotations
 
 import logging
+import math
 import queue
 import threading
 import time
@@ -299,6 +300,14 @@ class RateLimitedInbox(queue.Queue):  # type: ignore[type-arg]
                     return Limited(user, topic, count), None
                 soonest = left if soonest is None else min(soonest, left)
             return None, soonest
+
+    def notice_due(self) -> float:
+        """When the next window's notice falls due (the limiter's clock, monotonic; inf:
+        none): ``get`` returns it from then on, and the referee's loop wakes for it."""
+        if not self._windows:
+            return math.inf
+        with self._lock:
+            return min((opened for _, opened, _ in self._windows.values()), default=math.inf) + self.notice_interval
 
     def get(self, block: bool = True, timeout: float | None = None) -> Any:
         """The next item; a closed window's notice first (so a flood that stopped is still

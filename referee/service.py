@@ -11,8 +11,8 @@ between two moves at one table.  Other threads (the CLI, the demo, tests) reach 
 only through ``Referee.call``, which puts a function on ``inbox`` and wakes the loop
 (``LoopLink.wake``), so it runs on that same thread.
 
-Signals only set a flag (``request_stop``); the loop notices within a fraction of a
-second, publishes ``offline`` and disconnects.
+Signals only set a flag (``request_stop``) and wake the loop, which notices at once,
+publishes ``offline`` and disconnects.
 """
 
 from __future__ import annotations
@@ -88,6 +88,21 @@ REQUESTS: tuple[type[Message], ...] = (CreateTable, CloseTable, Rematch, Sit, In
 """The message types a request topic (``<p>/ctl/<user>/request``) takes; any other is
 ``msg/unknown-type`` (protocol/README.md, "Strict decoding", step 8, names the same list)."""
 
+TICK_S = 0.1
+"""The tick's resolution: it runs at most this often (a clock's timeout fires within this
+of its deadline, a house bot plays one move per table per tick), and within this after any
+pass that handled a message or heard the broker (``Referee.main_loop``)."""
+
+MAX_WAIT_S = 1.0
+"""The longest the loop sleeps (``Referee._tick``).  Every ticker names its next due time
+(``Referee._due``); this cap is for what watches the loop from outside and names none:
+``/healthz`` wants a tick within 10 s (metrics.HEALTHY_TICK_S), the lease renewal's
+watchdog one within 30 s (fleet.STALL_S), and the link's keepalive ping falls due 15 s
+after its last send, checked as ``pump`` returns (so at most this late, against the
+broker's 45 s).  Why not longer: the pruner sweeps once a second anyway (its ``due``), and
+an idle wake-up costs ~40-120 us of the loop's CPU, so at one a second the rest is noise
+(docs/scale.md, "Fewer wake-ups")."""
+
 MAX_BATCH = 1024
 MAX_BATCH_S = 0.2
 """Most messages, and longest time, taken under one group commit: this bounds the publish
@@ -151,6 +166,7 @@ class Referee:
             self, lambda: open_store(self.config.db, readonly=True))  # its worker's reader: open_store read when called
         self._closing = False
         self._last_tick = 0.0
+        self._next_tick = 0.0  # when the tick is next due (monotonic): _tick sets it, main_loop sleeps until it
         self._held: list[Publish] | None = None  # publishes waiting for the batch's commit
         self._batch_first = False  # the message being handled is the batch's first
         self._status_due = False  # a table was created, closed or ended: publish the status at the next tick
@@ -176,8 +192,12 @@ class Referee:
     stopped_because: str | None = None  # set when the broker refused or took over our connection
 
     def request_stop(self) -> None:
-        """Ask the loop to finish (safe from signal handlers and other threads)."""
+        """Ask the loop to finish (safe from signal handlers and other threads); it may be
+        sleeping until its next due time (``MAX_WAIT_S``), so it is woken."""
         self._stop.set()
+        link = self._link
+        if link is not None:
+            link.wake()
 
     def run(self) -> None:
         """Connect, serve until ``request_stop``, then shut down cleanly."""
@@ -245,14 +265,22 @@ class Referee:
 
     def main_loop(self) -> None:
         """Pump the connection (send what the last pass produced, read what arrived), handle
-        the inbox, tick.  The wait is in ``pump``: up to 0.1 s, cut short by the broker or by
-        ``call()``; none while the inbox holds work."""
+        the inbox, tick.  The wait is in ``pump``: until the tick is next due (``_tick``, at
+        most ``MAX_WAIT_S``), cut short by the broker, by ``call()`` or ``request_stop()``;
+        none while the inbox holds work.
+
+        A pass that handled something, heard the broker (``pump`` says so) or rebuilt stored
+        tables ticks again within ``TICK_S`` of the last tick, as every pass did before: a
+        message may have moved any due time (a move starts the next seat's clock, a create
+        adds a table to tick, an ``offline`` notice starts a grace), and the tick then reads
+        them again from the state.  So only a pass that merely waited sleeps longer."""
         link = self._link
         assert link is not None
         recovery = self.recovery
         recovery.loop_started()  # pending tables are rebuilt on this thread only
         while not self._stop.is_set():
-            link.pump(0.0 if self.inbox.qsize() or recovery.pending else 0.1)
+            busy = self.inbox.qsize() or recovery.pending
+            stirred = link.pump(0.0 if busy else min(max(self._next_tick - time.monotonic(), 0.0), MAX_WAIT_S))
             try:
                 item = self.inbox.get_nowait()
             except queue.Empty:
@@ -260,11 +288,14 @@ class Referee:
             if item is not None:
                 began = time.monotonic()
                 self._run_batch(item)
+            if stirred or item is not None:
+                self._next_tick = min(self._next_tick, self._last_tick + TICK_S)
             self._tick()
             if item is not None:
                 self._pause(link, began)
             if item is None and recovery.pending:  # stored tables left after the start (recovery.py)
                 recovery.restore_some()
+                self._next_tick = min(self._next_tick, self._last_tick + TICK_S)
 
     # --- group commit -----------------------------------------------------------------------
     def _run_batch(self, first: Any) -> None:
@@ -475,12 +506,11 @@ class Referee:
             self._send(rest)  # ONE framing pass
 
     def _tick(self) -> None:
-        """At most every 0.1 s: the status after games ended, republish after a reconnect, run
-        the clocks and house bots."""
+        """When due (``_next_tick``; at most every ``TICK_S``): the status after games ended,
+        republish after a reconnect, run the clocks and house bots; then note when it is next
+        due -- the earliest of the tickers' own due times (``_due``), at least ``TICK_S`` and
+        at most ``MAX_WAIT_S`` away.  A ticker that raised ticks again in ``TICK_S``."""
         now = time.monotonic()
-        if now - self._last_tick < 0.1:
-            return
-        self._last_tick = now
         if self._link is not None and self._link.refused and not self._stop.is_set():
             # another referee on this account took the connection over (or the password was
             # changed): kicking each other every second would serve nobody, so stop and say so
@@ -488,6 +518,14 @@ class Referee:
             self.stopped_because = self._link.refused
             self._stop.set()
             return
+        if now < self._next_tick:
+            return
+        self._last_tick = now
+        self._next_tick = now + TICK_S  # until _tickers returns: one that raises is retried then
+        self._next_tick = min(max(self._tickers(now), now + TICK_S), now + MAX_WAIT_S)
+
+    def _tickers(self, now: float) -> float:
+        """Run every ticker; when the next of them has work (``_due``), or ``now`` after an error."""
         if (self._status_due or self._board_due) and self._link is not None:
             if self._status_due:  # a table was created, closed or ended: the bot leaderboard may move
                 self.history.board_dirty = True
@@ -495,12 +533,14 @@ class Referee:
             self._status("online")
         self.history.maybe_board(now)
         self._sweep(now)
+        failed = False
         if self.fleet is not None:  # renew leases first: never republish a table we lost
             try:
                 self.fleet.tick(now)
             except Exception:  # e.g. the database is unreachable: writes are fenced anyway; retry next tick
                 METER.fleet_failed_at = now  # /readyz: leases not renewed
                 log.exception("error in the fleet's tick (leases)")
+                failed = True
         try:
             self.recovery.tick()
             self.seats.tick(now)
@@ -510,6 +550,26 @@ class Referee:
                 self.guests.tick(now)
         except Exception:
             log.exception("error in the referee's tick")
+            failed = True
+        return now if failed else self._due(now)
+
+    def _due(self, now: float) -> float:
+        """When a ticker next has work, as things stand after a tick at ``now`` (monotonic;
+        ``inf``: none).  Each reads its own state: the clocks' deadlines, a house bot's move
+        and an absent player's grace (``SeatKeeper.due``), the fleet's adoption and the lost
+        leases it reads (``Fleet.due``), the pruner's sweep, the bot leaderboard, a rate-limit
+        notice, a status or a retained sweep waiting, the gatherings' and guests' sweeps.  A house bot's worker answers
+        only to the tick's poll: a seat waiting for it is due at once (``SeatKeeper.tick``)."""
+        if self._status_due or self._board_due:
+            return now
+        due = min(self.seats.due, self.pruner.due, self.gatherings.due, self.guests.due,
+                  self.history.board_due(), self.inbox.notice_due())  # type: ignore[attr-defined]
+        if self.fleet is not None:
+            due = min(due, self.fleet.due)
+        if (self._sweep_due or self._sweep_presence
+                or getattr(self.inbox, "dropped_total", 0) != self._dropped_seen):
+            due = min(due, max(self._last_sweep, self._last_junk) + 1.0)
+        return due
 
     def shutdown(self) -> None:
         self._closing = True  # no new tables from here on; every accepted move is already stored

@@ -210,6 +210,11 @@ class TablePruner:
             self.ref.send(due)
         return gone
 
+    @property
+    def due(self) -> float:
+        """When the next sweep runs (monotonic): the loop wakes for it (``Referee._tick``)."""
+        return self._last + self.every
+
     def meta_keep(self) -> float:
         return max(getattr(self.ref.config, "keep_meta_s", 86400.0), self.ref.config.keep_finished_s)
 

@@ -75,6 +75,9 @@ class ScriptedLink:
     def flush(self) -> None:
         pass
 
+    def wake(self) -> None:  # request_stop wakes the loop
+        pass
+
     def pump(self, timeout: float = 0.0) -> None:
         if not self.arrivals and not self.ref.inbox.qsize():
             self.ref.request_stop()
@@ -93,7 +96,7 @@ def referee(n: int, tmp_path, monkeypatch, window_ms: float = WINDOW_S * 1000) -
                                 batch_window_ms=window_ms))
     ref.store = Store(str(tmp_path / "w.db"))
     ref._link = link = ScriptedLink(ref, clock)  # type: ignore[assignment]
-    ref._tick = lambda: None  # type: ignore[method-assign]  # clocks, status: not what is tested here
+    ref._tickers = lambda now: now + 0.1  # type: ignore[method-assign]  # clocks, status: not what is tested here
     for i in range(n):
         ref.create_table("dragon", PLAYERS, {"target": 100}, seed=i, table_id=f"t{i}")
     link.sent.clear()
