@@ -92,7 +92,22 @@ def seated(mosquitto, user: str, table: str) -> Client:
 def make_table(referee, players=SEATS, **config) -> str:
     tid = new_table_id()
     referee.call(lambda: referee.create_table("dragon", players, {"max_hands": 1, **config}, seed=3, table_id=tid))
+    routed(referee, tid)
     return tid
+
+
+def routed(referee, tid: str, timeout: float = 15.0) -> None:
+    """Until the referee holds ``tid`` and the broker granted its subscriptions to the table.
+
+    Why: on PostgreSQL a referee is a fleet of one and subscribes to each table's chat and
+    moves itself (referee/fleet.py ``own``), holding the table's states back until the
+    moves' SUBACK; its chat subscription, sent first, is granted by then.  A chat line sent
+    before that reached nobody (the PostgreSQL runs failed now and then on a loaded
+    machine).  A player sees the table's state first, so only a test can be that early."""
+    deadline = time.monotonic() + timeout
+    while not referee.call(lambda: tid in referee.tables and tid not in referee._gates):
+        assert time.monotonic() < deadline, f"the referee never held {tid} with its subscriptions granted"
+        time.sleep(0.02)
 
 
 # --- relay, readers, the seat rule --------------------------------------------------------------
@@ -303,9 +318,7 @@ def test_a_restarted_referee_numbers_on_from_the_stored_chat(mosquitto, tmp_path
         try:
             if run == 0:
                 ref.call(lambda: ref.create_table("dragon", SEATS, {"max_hands": 1}, seed=3, table_id=tid))
-            deadline = time.monotonic() + 15
-            while tid not in ref.call(lambda: set(ref.tables)) and time.monotonic() < deadline:
-                time.sleep(0.1)  # PostgreSQL: adopted once the old lease expires (ttl 1 s)
+            routed(ref, tid)  # PostgreSQL: adopted once the old lease expires (ttl 1 s), then subscribed
             south = seated(mosquitto, "south", tid)
             south.say(tid, f"line of run {run}")
             line = south.line(2 * run + 1)
