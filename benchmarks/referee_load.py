@@ -215,8 +215,9 @@ def count_deliveries(ref: Any) -> None:
     bytecodes: the counts and ``ref.tables`` are not being changed meanwhile."""
     from summon.protocol.looplink import Caught
 
-    n = {"own": 0, "foreign": 0, "caught": 0, "other": 0}
+    n = {"own": 0, "foreign": 0, "caught": 0, "other": 0, "caught_only": 0}
     put = ref.inbox.put
+    since = [0, 0]  # since the last pass's tick: catch-all copies, and every other message
 
     def counting(item: Any, *args: Any, **kw: Any) -> None:
         topic = getattr(item, "topic", "")
@@ -224,7 +225,9 @@ def count_deliveries(ref: Any) -> None:
             kind = "caught" if isinstance(item, Caught) else "own" if T.table_of(topic) in ref.tables else "foreign"
             n[kind] += 1
         else:  # everything else the referee is handed (presence, chat, requests, forwards)
+            kind = "other"
             n["other"] += 1
+        since[kind != "caught"] += 1
         put(item, *args, **kw)
 
     ref.inbox.put = counting
@@ -242,6 +245,10 @@ def count_deliveries(ref: Any) -> None:
 
     def ticking() -> None:
         n["passes"] += 1
+        # a pass that read catch-all copies and nothing else (a fleet: copies of the other
+        # referees' tables' moves, dropped unread, each of which may cost a wake-up of its own)
+        n["caught_only"] += since[0] > 0 and since[1] == 0
+        since[0] = since[1] = 0
         tick()
 
     ref._tick = ticking  # type: ignore[method-assign]
@@ -1083,7 +1090,8 @@ def sweep_one(args: Any, director: Director, mosq: Any, around: Around, base_db:
     print(f"  round {rnd + 1}: {fleet} referee(s), {tables} tables, routing {routing}: {len(lat) / args.seconds:.0f} "
           f"moves/s, {delivered / moves:.2f} deliveries/move, referee CPU {cpu_us:.0f} us/move (each "
           f"{', '.join(f'{x:.0f}' for x in own)}); per move {d['commits'] / moves:.3f} commits, "
-          f"{d['passes'] / moves:.3f} loop passes, {d['other'] / moves:.3f} other messages, "
+          f"{d['passes'] / moves:.3f} loop passes ({d['caught_only'] / moves:.3f} with catch-all copies only), "
+          f"{d['other'] / moves:.3f} other messages, "
           f"{d['preempted'] / moves:.2f} preemptions, {d['waits'] / moves:.2f} waits, "
           f"{d['sys'] / moves * 1e6:.0f} us system CPU; machine {100 * busy:.0f}% busy, load {load1:.2f}, "
           f"canary {canary_us:.0f} us/move; loop CPU us/move: "
