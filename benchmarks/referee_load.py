@@ -151,6 +151,8 @@ def child_referee(port: int, client_id: str, db: str, db_sync: str, routing: str
 
     if routing == "all":
         all_referees_routing()
+    elif routing == "nocatch":
+        no_catch_all_routing()
     if os.environ.get("REFEREE_LOAD_SHARED_PARTS"):  # the path before each table kept its seats' packed parts
         from summon.referee.table import Table
 
@@ -205,6 +207,23 @@ def all_referees_routing() -> None:
     Fleet.subscriptions = subscriptions  # type: ignore[method-assign,assignment]
     Fleet.own = lambda self, tid: None  # type: ignore[method-assign]
     Fleet.disown = lambda self, tid: None  # type: ignore[method-assign]
+
+
+def no_catch_all_routing() -> None:
+    """``--routing nocatch``: today's routing without the catch-all for moves, so no referee
+    gets a copy of another referee's table's move.  It measures what those copies cost a fleet
+    (docs/scale.md "Why a fleet's CPU per move grows").  It is an upper bound: without the
+    catch-all, nobody answers a move to an unknown table, so the referee must never run this way.
+    Patched here, in the benchmark's own referee process only."""
+    from summon.referee.fleet import Fleet
+
+    subscriptions = Fleet.subscriptions
+
+    def without(self: Any) -> tuple[Any, ...]:
+        moves = f"$share/{self.group}/{self.ref.topics.all_moves()}"
+        return tuple(s for s in subscriptions(self) if getattr(s, "filter", s) != moves)
+
+    Fleet.subscriptions = without  # type: ignore[method-assign]
 
 
 def count_deliveries(ref: Any) -> None:
@@ -1130,7 +1149,8 @@ def main() -> None:
                     "--db postgresql://... or --db pg); a list such as 1,2,4 runs the fleet sweep instead: "
                     "the flat-out phase for each size, with each --routing, interleaved")
     ap.add_argument("--routing", default=None, help="the sweep's move routing(s): owner (today's), all (the "
-                    "fleet before issue 27: every referee gets every move), or owner,all (the sweep's default)")
+                    "fleet before issue 27: every referee gets every move), nocatch (owner without the catch-all for "
+                    "moves: what its copies cost, never a way to run), or a list such as owner,all (the sweep's default)")
     ap.add_argument("--mqtt", choices=["3.1.1", "3", "5"], default="5", help="the referees' MQTT version: 5 "
                     "(`summon referee`'s default, what is deployed) or 3.1.1 (also written 3)")
     ap.add_argument("--batch-window-ms", default="", help="the referees' batch_window_ms (referee/pace.py; "
@@ -1156,8 +1176,8 @@ def main() -> None:
     except ValueError:
         ap.error(f"--referees {args.referees!r}: give a number of referees, or a list such as 1,2,4")
     routings = (args.routing or ("owner,all" if len(counts) > 1 else "owner")).split(",")
-    if not set(routings) <= {"owner", "all"}:
-        ap.error(f"--routing {args.routing!r}: give owner, all, or owner,all")
+    if not set(routings) <= {"owner", "all", "nocatch"}:
+        ap.error(f"--routing {args.routing!r}: give owner, all, nocatch, or a list of them such as owner,all")
     args.referees = counts[0]
     if os.environ.get("REFEREE_LOAD_PYSPY"):  # a recording that cannot be made stops the run before it starts
         spy_ready(os.environ["REFEREE_LOAD_PYSPY"])
