@@ -151,6 +151,8 @@ def child_referee(port: int, client_id: str, db: str, db_sync: str, routing: str
 
     if routing == "all":
         all_referees_routing()
+    elif routing == "nocatch":
+        no_catch_all_routing()
     if os.environ.get("REFEREE_LOAD_SHARED_PARTS"):  # the path before each table kept its seats' packed parts
         from summon.referee.table import Table
 
@@ -207,6 +209,23 @@ def all_referees_routing() -> None:
     Fleet.disown = lambda self, tid: None  # type: ignore[method-assign]
 
 
+def no_catch_all_routing() -> None:
+    """``--routing nocatch``: today's routing without the catch-all for moves, so no referee
+    gets a copy of another referee's table's move.  It measures what those copies cost a fleet
+    (docs/scale.md "Why a fleet's CPU per move grows").  It is an upper bound: without the
+    catch-all, nobody answers a move to an unknown table, so the referee must never run this way.
+    Patched here, in the benchmark's own referee process only."""
+    from summon.referee.fleet import Fleet
+
+    subscriptions = Fleet.subscriptions
+
+    def without(self: Any) -> tuple[Any, ...]:
+        moves = f"$share/{self.group}/{self.ref.topics.all_moves()}"
+        return tuple(s for s in subscriptions(self) if getattr(s, "filter", s) != moves)
+
+    Fleet.subscriptions = without  # type: ignore[method-assign]
+
+
 def count_deliveries(ref: Any) -> None:
     """Count the move messages the broker delivers to this referee (as its link hands them to
     the inbox: ``own`` for tables it holds, ``foreign`` for the others' tables, ``caught`` for
@@ -215,8 +234,9 @@ def count_deliveries(ref: Any) -> None:
     bytecodes: the counts and ``ref.tables`` are not being changed meanwhile."""
     from summon.protocol.looplink import Caught
 
-    n = {"own": 0, "foreign": 0, "caught": 0, "other": 0}
+    n = {"own": 0, "foreign": 0, "caught": 0, "other": 0, "caught_only": 0}
     put = ref.inbox.put
+    since = [0, 0]  # since the last pass's tick: catch-all copies, and every other message
 
     def counting(item: Any, *args: Any, **kw: Any) -> None:
         topic = getattr(item, "topic", "")
@@ -224,7 +244,9 @@ def count_deliveries(ref: Any) -> None:
             kind = "caught" if isinstance(item, Caught) else "own" if T.table_of(topic) in ref.tables else "foreign"
             n[kind] += 1
         else:  # everything else the referee is handed (presence, chat, requests, forwards)
+            kind = "other"
             n["other"] += 1
+        since[kind != "caught"] += 1
         put(item, *args, **kw)
 
     ref.inbox.put = counting
@@ -242,6 +264,10 @@ def count_deliveries(ref: Any) -> None:
 
     def ticking() -> None:
         n["passes"] += 1
+        # a pass that read catch-all copies and nothing else (a fleet: copies of the other
+        # referees' tables' moves, dropped unread, each of which may cost a wake-up of its own)
+        n["caught_only"] += since[0] > 0 and since[1] == 0
+        since[0] = since[1] = 0
         tick()
 
     ref._tick = ticking  # type: ignore[method-assign]
@@ -1083,7 +1109,8 @@ def sweep_one(args: Any, director: Director, mosq: Any, around: Around, base_db:
     print(f"  round {rnd + 1}: {fleet} referee(s), {tables} tables, routing {routing}: {len(lat) / args.seconds:.0f} "
           f"moves/s, {delivered / moves:.2f} deliveries/move, referee CPU {cpu_us:.0f} us/move (each "
           f"{', '.join(f'{x:.0f}' for x in own)}); per move {d['commits'] / moves:.3f} commits, "
-          f"{d['passes'] / moves:.3f} loop passes, {d['other'] / moves:.3f} other messages, "
+          f"{d['passes'] / moves:.3f} loop passes ({d['caught_only'] / moves:.3f} with catch-all copies only), "
+          f"{d['other'] / moves:.3f} other messages, "
           f"{d['preempted'] / moves:.2f} preemptions, {d['waits'] / moves:.2f} waits, "
           f"{d['sys'] / moves * 1e6:.0f} us system CPU; machine {100 * busy:.0f}% busy, load {load1:.2f}, "
           f"canary {canary_us:.0f} us/move; loop CPU us/move: "
@@ -1122,7 +1149,8 @@ def main() -> None:
                     "--db postgresql://... or --db pg); a list such as 1,2,4 runs the fleet sweep instead: "
                     "the flat-out phase for each size, with each --routing, interleaved")
     ap.add_argument("--routing", default=None, help="the sweep's move routing(s): owner (today's), all (the "
-                    "fleet before issue 27: every referee gets every move), or owner,all (the sweep's default)")
+                    "fleet before issue 27: every referee gets every move), nocatch (owner without the catch-all for "
+                    "moves: what its copies cost, never a way to run), or a list such as owner,all (the sweep's default)")
     ap.add_argument("--mqtt", choices=["3.1.1", "3", "5"], default="5", help="the referees' MQTT version: 5 "
                     "(`summon referee`'s default, what is deployed) or 3.1.1 (also written 3)")
     ap.add_argument("--batch-window-ms", default="", help="the referees' batch_window_ms (referee/pace.py; "
@@ -1148,8 +1176,8 @@ def main() -> None:
     except ValueError:
         ap.error(f"--referees {args.referees!r}: give a number of referees, or a list such as 1,2,4")
     routings = (args.routing or ("owner,all" if len(counts) > 1 else "owner")).split(",")
-    if not set(routings) <= {"owner", "all"}:
-        ap.error(f"--routing {args.routing!r}: give owner, all, or owner,all")
+    if not set(routings) <= {"owner", "all", "nocatch"}:
+        ap.error(f"--routing {args.routing!r}: give owner, all, nocatch, or a list of them such as owner,all")
     args.referees = counts[0]
     if os.environ.get("REFEREE_LOAD_PYSPY"):  # a recording that cannot be made stops the run before it starts
         spy_ready(os.environ["REFEREE_LOAD_PYSPY"])

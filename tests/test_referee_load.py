@@ -89,6 +89,29 @@ def test_the_fleet_sweep_reports_each_referee_its_surroundings_and_the_lone_cont
     for cells in rows.values():
         assert int(cells[3]) > 0 and cells[-1] == "0", text  # moves/s, errors
         assert float(cells[-2]) > 0, text  # the canary ran beside every fleet
+    # each round says how many of its passes read catch-all copies and nothing else (a fleet:
+    # the other referees' moves, each waking the loop; docs/scale.md "Why a fleet's CPU per move grows")
+    rounds = [line for line in out.stderr.splitlines() if line.lstrip().startswith("round ")]
+    assert len(rounds) == 3 and all(re.search(r"loop passes \([\d.]+ with catch-all copies only\)", r)
+                                    for r in rounds), out.stderr[-3000:]
+
+
+def test_fleet_idle_reports_an_idle_referees_cpu_per_second_on_each_store():
+    """docs/scale.md "Why a fleet's CPU per move grows": the fixed work of an idle referee,
+    SQLite against the fleet's PostgreSQL store (its loop thread and its lease renewal
+    thread), and each fixed fleet statement's CPU per call."""
+    from tests.pg import find_pg_bin
+
+    if find_pg_bin() is None:
+        pytest.skip("PostgreSQL is not installed (.ci/run installs it)")
+    out = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "fleet_idle.py"), "--tables", "3", "--seconds", "1", "--settle",
+         "0.2", "--rounds", "1", "--calls", "8"], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-3000:]
+    rows = {line.split()[0]: line.split() for line in out.stdout.splitlines()[3:]}
+    assert set(rows) == {"sqlite", "pg"}, out.stdout
+    assert float(rows["pg"][1]) > 0 and float(rows["pg"][4]) > 0, out.stdout  # the pg referee and its renewal thread
+    assert re.search(r"adopt \d+ us .*renew \d+ us .*heartbeat \d+ us", out.stdout), out.stdout
 
 
 # --- REFEREE_LOAD_PYSPY: a recording that fails says so ------------------------------------
@@ -141,3 +164,23 @@ def test_the_benchmark_refuses_to_record_without_py_spy_before_any_phase(tmp_pat
                          capture_output=True, text=True, timeout=120, env=env)
     assert out.returncode != 0
     assert "py-spy is not on PATH (pip install py-spy)" in out.stderr, out.stderr[-2000:]
+
+
+def test_the_sweep_measures_a_fleet_without_the_catch_all_copies():
+    """``--routing nocatch`` (docs/scale.md "Why a fleet's CPU per move grows"): the fleet
+    without its catch-all for moves, so each move reaches its owner only, once.  It is the
+    upper bound of what the catch-all copies of other referees' moves cost."""
+    from tests.pg import find_pg_bin
+
+    if find_pg_bin() is None:
+        pytest.skip("PostgreSQL is not installed (.ci/run installs it)")
+    out = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "referee_load.py"), "--referees", "1,2", "--db", "pg",
+         "--routing", "owner,nocatch", "--tables", "4", "--seconds", "1"],
+        capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr[-3000:]
+    rows = {tuple(line.split()[:2]): line.split() for line in out.stdout.splitlines()[2:]}
+    assert set(rows) == {("owner", "1"), ("owner", "2"), ("nocatch", "1"), ("nocatch", "2")}, out.stdout
+    for r in ("1", "2"):
+        assert rows[("owner", r)][4] == "2.00" and rows[("nocatch", r)][4] == "1.00", out.stdout  # deliveries/move
+        assert rows[("nocatch", r)][-1] == "0", out.stdout  # no errors: every move was answered by its owner
