@@ -178,12 +178,7 @@ class Clock:
 
     def expired(self, now: float) -> list[int]:
         """Running seats whose time is up at ``now``."""
-        out = []
-        for seat in range(len(self.started)):
-            d = self.deadline(seat)
-            if d is not None and now >= d:
-                out.append(seat)
-        return out
+        return self.due(now)[0]
 
     def due(self, now: float) -> tuple[list[int], float]:
         """``expired(now)``, and the earliest deadline still ahead (``inf``: none), in one

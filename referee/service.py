@@ -132,14 +132,14 @@ class Referee:
         self.topics = Topics(config.prefix)
         self._sandbox_topics = f"{config.prefix}/t/{SANDBOX}"  # unlisted tables' topics (_send)
         self.tables: dict[str, Table] = Tables()  # with the stored tables not rebuilt yet (recovery.py)
-        self.inbox: queue.Queue[Any] = RateLimitedInbox(RateLimiter(
+        self.inbox: RateLimitedInbox = RateLimitedInbox(RateLimiter(
             config.rate_limit, config.rate_burst, byte_rate=config.rate_bytes, byte_burst=config.rate_burst_bytes))
         self.create_budget = CreateBudget(config.create_seats_per_minute, config.create_seats_burst)
         self.pruner = TablePruner(self)  # forgets ended tables (referee/tablecap.py)
         self.roles = RoleBook(config.roles_file)
         # The web gateway relays many people as one account: its requests are counted per
         # requester by the guest budgets, not by the per-user limiter (referee/ratelimit.py).
-        self.inbox.unmetered = lambda user: self.roles.has_role(user, "gateway")  # type: ignore[attr-defined]
+        self.inbox.unmetered = lambda user: self.roles.has_role(user, "gateway")
         self.ready = threading.Event()
         self._stop = threading.Event()
         self._link: LoopLink | None = None
@@ -152,7 +152,7 @@ class Referee:
         self.undo = UndoLog(lambda: self.store)  # what a failed group commit undoes (referee/moves.py)
         self.moves = MoveDesk(MovePorts(  # a move's whole trip, top to bottom (referee/moves.py)
             tables=self.tables, topics=self.topics, store=lambda: self.store, undo=self.undo, outbox=self,
-            seats=self.seats, fleet=lambda: self.fleet, refund=self.inbox.refund,  # type: ignore[attr-defined]
+            seats=self.seats, fleet=lambda: self.fleet, refund=self.inbox.refund,
             first_in_batch=lambda: self._held is not None and not self._held and self._batch_first,
             game_ended=self._game_ended, unknown_table=self._unknown_table))
         self.chat = ChatDesk(self)  # table chat: seated players write, watchers read (referee/chat.py)
@@ -238,9 +238,9 @@ class Referee:
         if self.store.shared:
             self.fleet = Fleet(self, share_group(self.store, self.config.share_group))
             subscriptions = self.fleet.subscriptions()
-            self.inbox.needless = self._needless_copy  # type: ignore[attr-defined]
+            self.inbox.needless = self._needless_copy
         offline = encode(RefereeStatus(status="offline", tables=0))
-        self.inbox.on_junk = self._delete_unread  # type: ignore[attr-defined]
+        self.inbox.on_junk = self._delete_unread
         self._link = LoopLink(
             self.config.broker,
             self.config.client_id,
@@ -565,11 +565,11 @@ class Referee:
         if self._status_due or self._board_due:
             return now
         due = min(self.seats.due, self.pruner.due, self.gatherings.due, self.guests.due,
-                  self.history.board_due(), self.inbox.notice_due())  # type: ignore[attr-defined]
+                  self.history.board_due(), self.inbox.notice_due())
         if self.fleet is not None:
             due = min(due, self.fleet.due)
         if (self._sweep_due or self._sweep_presence
-                or getattr(self.inbox, "dropped_total", 0) != self._dropped_seen):
+                or self.inbox.dropped_total != self._dropped_seen):
             due = min(due, max(self._last_sweep, self._last_junk) + 1.0)
         return due
 
@@ -819,7 +819,7 @@ class Referee:
             self._clear_retained(msg.topic)
             self.retained_cleared += 1
             self._last_junk = time.monotonic()
-            if self.inbox.limiter.allow(where.user, 0):  # type: ignore[attr-defined]
+            if self.inbox.limiter.allow(where.user, 0):
                 topic = (self.topics.seat_error(where.table, where.user) if where.table
                          else self.topics.reply(where.user))
                 self._send_error(topic, ErrorCode.MSG_MALFORMED, f"messages to the referee must not be retained: "
@@ -987,11 +987,11 @@ class Referee:
         message may be a real notice, so the inbox drops it rather than delete it, and the
         sweep brings it back to be read.
         """
-        dropped = getattr(self.inbox, "dropped_total", 0)
+        dropped = self.inbox.dropped_total
         if dropped != self._dropped_seen:
             self._dropped_seen = dropped
             self._sweep_due = True
-            self._sweep_presence |= bool(getattr(self.inbox, "dropped_presence", False))
+            self._sweep_presence |= bool(self.inbox.dropped_presence)
         v5 = self.config.mqtt_version == 5
         if v5:
             self._sweep_due = False  # every retained move arrives flagged, within budget or not
@@ -1004,7 +1004,7 @@ class Referee:
             filters.append(self.topics.all_requests())
         if self._sweep_presence:  # only then: every user's real notice comes again (handled, no change)
             filters.append(self.topics.all_presence())
-            self.inbox.dropped_presence = False  # type: ignore[attr-defined]
+            self.inbox.dropped_presence = False
         self._sweep_due = self._sweep_presence = False
         self._last_sweep = now
         self._link.resubscribe(filters)

@@ -27,7 +27,8 @@ from summon.protocol.topics import Topics
 from summon.referee import views
 from summon.referee.clock import Clock, TimeControl
 from summon.referee.games import GAMES
-from summon.referee.table import Later, Publish, Table
+from summon.referee.table import Publish, Table
+from tests.test_legal_once import flat  # handle_move's answer with a deferred rest packed
 
 SEATS = {"dragon": 4, "summicard": 5, "summoner-wars": 2}
 CONFIGS: dict[str, list[dict[str, Any]]] = {  # whole games that end, short and default
@@ -58,11 +59,6 @@ def twins(game: str, i: int, rng: random.Random, flags: dict[str, bool]) -> tupl
             t.timing = TimeControl.from_wire({"move": 30, "bank": 600})
             t.clock = Clock.start(t.timing, len(players), t.game.to_move(t.state), 0.0)
     return new, old
-
-
-def flat(out: list[Any]) -> list[Publish]:
-    """``handle_move``'s answer with a deferred rest packed."""
-    return [p for item in out for p in (item.build() if isinstance(item, Later) else [item])]
 
 
 def same(a: list[Publish], b: list[Publish], where: object) -> None:
