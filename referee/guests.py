@@ -497,6 +497,11 @@ class Guests:
         self.made = 0
         self.deleted = 0
         self.accounts = 0  # accounts on the broker besides guests: counted at start (sweep), then per sign-up
+        # Whether ``accounts`` is the broker's count yet (the start-up sweep has listed them), and
+        # whether a listing is on its way: until then the cap cannot be judged, so a new account
+        # is refused as "try again" rather than let past a cap the broker may already be over.
+        self.counted = False
+        self._counting = False
         self.signups_pending = 0
         self._pending_by: collections.Counter[str] = collections.Counter()  # guests being made, per inviting account
 
@@ -534,20 +539,30 @@ class Guests:
                 if is_guest_name(p):
                     self.live[p] = GuestRec(p, t.id, seat, getattr(t, "names", {}).get(seat, p),
                                             by=getattr(t, "creator", None) or "")
+        self._counting = True
         self.worker.submit(lambda a: a.client_names(), self._swept, writes=False)
         log.info("guests and sign-up: accounts made through the dynamic security admin %s", user)
 
     def _swept(self, names: Any, error: BaseException | None) -> None:
-        if error is not None:
-            log.warning("guest sweep: could not list the broker's clients: %s", error)
+        if not self._take_count(names, error):
             return
         held = set(self.live) | set(self.ref.gatherings.guest_users())
-        self.accounts += sum(1 for n in names if not is_guest_name(n) and device_owner(n) is None)
         orphans = [n for n in names if is_guest_name(n) and n not in held]
         for n in orphans:
             self._delete(n, "its table is not held here (sweep at start)")
         if orphans:
             log.info("guest sweep: %d orphan guest account(s) deleted", len(orphans))
+
+    def _take_count(self, names: Any, error: BaseException | None) -> bool:
+        """Take the broker's count of accounts (besides guests and devices) from a listing
+        of its clients; False when the listing failed (the next new account asks again)."""
+        self._counting = False
+        if error is not None:
+            log.warning("guest sweep: could not list the broker's clients: %s", error)
+            return False
+        self.accounts = sum(1 for n in names if not is_guest_name(n) and device_owner(n) is None)
+        self.counted = True
+        return True
 
     def close(self) -> None:
         if self.worker is not None:
@@ -715,6 +730,12 @@ class Guests:
     def _accounts_cap(self) -> tuple[ErrorCode, str] | None:
         """The profile's total cap on signed-up accounts (issue 41 F3); None when under it."""
         cap = self.ref.config.max_accounts
+        if cap and not self.counted:
+            if not self._counting and self.worker is not None:  # the start-up listing failed: list again
+                self._counting = True
+                self.worker.submit(lambda a: a.client_names(), self._take_count, writes=False)
+            return (ErrorCode.SIGNUP_BUDGET, "this service is still counting its accounts after a restart: "
+                    "try again in a few seconds")
         if cap and self.accounts + self.signups_pending >= cap:
             return (ErrorCode.SIGNUP_BUDGET, f"this service has as many accounts as it can hold ({cap}): ask its "
                     "operator, or play as a guest from an invitation")

@@ -21,7 +21,7 @@ from summon.protocol.mqtt import BrokerUrl
 from summon.protocol.topics import Topics
 from tests.helpers import Probe
 from summon.referee.accounts import Accounts, AccountsError, init_broker
-from summon.referee.dynsec import DynsecCommandError, find_plugin
+from summon.referee.dynsec import DynsecAdmin, DynsecCommandError, find_plugin
 from tests.test_dynsec import dynsec_referee, start_dynsec_broker, wait_until
 from tests.test_guests import ask, asker, make_gathering, redeem, rid
 
@@ -192,6 +192,45 @@ def test_f3_weak_passwords_are_refused_in_words_and_the_cap_closes_signup(db, re
     finally:
         ref.config = original
         web.close()
+
+
+@pytest.mark.parametrize("listing", ["slow", "failed"])
+def test_f3_the_cap_holds_before_the_referee_has_counted_the_accounts(tmp_path, monkeypatch, listing):
+    """Until the start-up sweep has counted the broker's accounts the cap cannot be judged:
+    a sign-up then is refused as "try again", never let in past a cap the broker is already
+    over (Guests.accounts read 0 until then); a listing that failed is asked again."""
+    broker = start_dynsec_broker(tmp_path / "broker", ACCOUNTS)
+    gate, calls = threading.Event(), []
+    real = DynsecAdmin.client_names
+
+    def held(admin):
+        if admin.port != broker.settings.port:  # another module's broker in this process
+            return real(admin)
+        calls.append(1)
+        if listing == "failed" and len(calls) == 1:
+            raise DynsecCommandError("listClients", "held by the test")
+        assert gate.wait(30), "the test never released the listing"
+        return real(admin)
+
+    monkeypatch.setattr(DynsecAdmin, "client_names", held)
+    running = dynsec_referee(broker, signup_mode="open", max_accounts=1)
+    web = asker(broker, "web")
+    try:
+        if listing == "failed":  # the start-up listing has failed (and is not on its way again)
+            assert wait_until(lambda: calls and not running.ref.call(lambda: running.ref.guests._counting), 15)
+        got = signup(web, "pianist", client="10.9.4.1")
+        assert isinstance(got, Error) and got.code == "signup/budget" and "still counting" in got.detail, got
+        if listing == "failed":  # that refusal asked the broker again
+            assert wait_until(lambda: len(calls) >= 2, 15), "the refusal did not ask the broker again"
+        gate.set()
+        assert wait_until(lambda: running.ref.call(lambda: running.ref.guests.counted), 15), "never counted"
+        got = signup(web, "pianist", client="10.9.4.2")  # the broker holds six accounts: over the cap of 1
+        assert isinstance(got, Error) and got.code == "signup/budget" and "as many accounts" in got.detail, got
+    finally:
+        gate.set()
+        web.close()
+        running.stop()
+        broker.stop()
 
 
 # --- F6: renewing invitation links is budgeted per account -------------------------------------------------
