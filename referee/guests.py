@@ -564,6 +564,9 @@ class Guests:
         self.counted = True
         return True
 
+    def _recounted(self, names: Any, error: BaseException | None) -> None:
+        self._take_count(names, error)  # a listing asked again: it counts, and sweeps no orphans
+
     def close(self) -> None:
         if self.worker is not None:
             self.worker.close()
@@ -733,7 +736,7 @@ class Guests:
         if cap and not self.counted:
             if not self._counting and self.worker is not None:  # the start-up listing failed: list again
                 self._counting = True
-                self.worker.submit(lambda a: a.client_names(), self._take_count, writes=False)
+                self.worker.submit(lambda a: a.client_names(), self._recounted, writes=False)
             return (ErrorCode.SIGNUP_BUDGET, "this service is still counting its accounts after a restart: "
                     "try again in a few seconds")
         if cap and self.accounts + self.signups_pending >= cap:
