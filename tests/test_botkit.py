@@ -129,6 +129,47 @@ def test_the_dry_run_predicts_exactly_whether_the_bot_gets_another_turn():
         world.close()
 
 
+def test_the_bots_time_counts_from_when_its_state_reached_it():
+    """A check's patience is the bot's time: from the proxy passing it the state of its turn
+    to its move.  Here bot-check's own side is slow (the proxy holds the state 3 s, as a
+    starved referee, broker or proxy would on a loaded machine; CI once failed the EV bot's
+    "duplicate state" row that way, with four busy processes per core) and the patience is
+    1 s: the correct bot, shown its turn late, must still pass.  Before, the patience ran
+    from the call and the turn was lost while the state was held."""
+    import threading
+    import time
+
+    from summon.clients.botcheck.checks import Checker
+    from summon.clients.botcheck.world import World
+
+    world = World()
+    try:
+        c = Checker(world, ["summicard"], patience=1.0)
+        world.start_bot(sdk_bot("summicard-ev"), ["summicard"])
+        assert c._wait(lambda: any(s.kind == "subscribe" for s in world.proxy.seen), 30), world.bot_log_tail()
+        tid, _ = c._idle()  # the bot has just moved, and has a turn still to come
+        world.proxy.hold()  # what the broker sends the bot waits in the proxy
+        released: list[float] = []
+
+        def release() -> None:
+            released.append(time.monotonic())
+            world.proxy.release()
+        later = threading.Timer(3.0, release)
+        later.start()
+        try:
+            seq = c.advance(tid)
+            assert seq is not None
+            assert c.await_move(tid, seq), world.bot_log_tail()
+        finally:
+            later.cancel()
+            world.proxy.release()
+        shown = [s.at for s in world.proxy.seen if s.kind == "delivered" and f"/t/{tid}/" in s.topic
+                 and isinstance(s.message, dict) and s.message.get("seq") == seq]
+        assert released and shown and min(shown) >= released[0], "a held state counted as shown to the bot"
+    finally:
+        world.close()
+
+
 def test_a_broken_bot_that_ignores_seq_fails_the_duplicate_row():
     _broken("seq", {"duplicate state"})
 

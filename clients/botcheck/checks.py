@@ -188,15 +188,43 @@ class Checker:
         return self._ref(tid).call(get, 10.0)
 
     def await_move(self, tid: str, seq: int, timeout: float | None = None) -> bool:
-        """Wait until the bot's own move for ``seq`` is accepted (without the house's help)."""
-        deadline = time.monotonic() + (self.patience if timeout is None else timeout)
-        while time.monotonic() < deadline:
+        """Wait until the bot's own move for ``seq`` is accepted (without the house's help).
+
+        The bot's time (``timeout``, default its patience) is what passes between the proxy
+        passing it that state and the bot's move coming back through the proxy; never less
+        than ``timeout`` from this call, as before.  The rest is bot-check's own side -- the
+        referee, the broker and the proxy bringing the state, and taking the move to the
+        referee -- and gets ``patience + 10`` s more: on a loaded machine all of it runs in
+        this process, and it was counted against the bot (CI, four busy processes per core:
+        "duplicate state ... made no move at its next turn" within the 5 s; not reproduced
+        here, where at load 17 the bot answered within 0.25 s of each state).  A table of
+        the second cell (``--cells``: the bot's own connection, no proxy) counts from the call."""
+        limit = self.patience if timeout is None else timeout
+        slack = self.patience + 10
+        start = time.monotonic()
+        shown: float | None = start if tid in self.in_c2 else None
+        sent, scanned = False, 0
+        states, moves = f"/t/{tid}/", f"/t/{tid}/move/"
+        while True:
             got = self.outcome(tid, seq)
             if got != "pending":
                 return got == "mine"
+            seen = self.w.proxy.seen
+            upto = len(seen)
+            for s in seen[scanned:upto]:
+                if not (isinstance(s.message, dict) and s.message.get("seq") == seq):
+                    continue
+                if shown is None and s.kind == "delivered" and states in s.topic and s.topic.endswith("/state"):
+                    shown = s.at
+                elif s.kind == "publish" and moves in s.topic and s.fate == "forwarded":
+                    sent = True
+            scanned = upto
+            # not yet brought to the bot (bot-check's side), or the bot's time and, once its move is on its way, the referee's
+            deadline = start + limit + slack if shown is None else max(start, shown) + limit + (slack if sent else 0.0)
+            if time.monotonic() >= deadline:
+                return False
             self._alive()
             time.sleep(0.02)
-        return False
 
     def house_move(self, tid: str) -> None:
         """Play the bot's seat for it (to go on after a check the bot failed)."""

@@ -9,7 +9,8 @@ MQTT client in any language connects through it unchanged (plain TCP, MQTT 3.1.1
 
 Only the fixed header and the few variable headers needed are parsed (CONNECT, PUBLISH,
 SUBSCRIBE); everything else is forwarded byte for byte.  With ``downstream`` the PUBLISH
-packets the broker sends the bot are recorded too (kind "delivered"): the remote checker
+packets the broker sends the bot are recorded too (kind "delivered", stamped when the proxy
+passes them on to the bot: while ``hold`` keeps them, the bot has not been shown them): the remote checker
 (remote.py) sees what the bot was shown on the bot's own connection, because a deployment
 gives an account one connection (``use_username_as_clientid``) and a second one of its
 own would take the bot's over.  ``tls`` wraps the connection to the broker (the bot still
@@ -24,7 +25,7 @@ import socket
 import ssl
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 from collections.abc import Callable
 
@@ -68,6 +69,7 @@ class _Conn:
     upstream: socket.socket
     level: int = 4            # MQTT protocol level: 4 = 3.1.1, 5 = MQTT 5
     held: list[bytes] = field(default_factory=list)
+    held_seen: list[Seen] = field(default_factory=list)  # the "delivered" records of ``held``, not yet passed on
     closed: bool = False
     send_lock: threading.Lock = field(default_factory=threading.Lock)  # two pumps write to the bot
     tls_lock: threading.Lock | None = None  # a TLS upstream: one SSL call at a time (OpenSSL's rule)
@@ -114,8 +116,12 @@ class MqttProxy:
     def release(self) -> None:
         with self._lock:
             self._hold = False
+            now = time.monotonic()
             for c in self._conns:
                 data, c.held = b"".join(c.held), []
+                shown, c.held_seen = c.held_seen, []
+                for seen in shown if not c.closed else ():  # the bot is shown them now
+                    self._saw(replace(seen, at=now))
                 if data and not c.closed:
                     try:
                         c.send(data)
@@ -217,8 +223,8 @@ class MqttProxy:
             finally:
                 c.upstream.settimeout(0.05)
 
-    def _delivered(self, c: _Conn, buf: bytes) -> bytes:
-        """Record each whole PUBLISH in ``buf`` (the broker to the bot); the rest, kept for more."""
+    def _delivered(self, c: _Conn, buf: bytes, out: list[Seen]) -> bytes:
+        """Each whole PUBLISH in ``buf`` (the broker to the bot), appended to ``out``; the rest, kept for more."""
         while len(buf) >= 2:
             head = varint_at(buf, 1)
             if head is None or len(buf) < head[1] + head[0]:
@@ -227,8 +233,8 @@ class MqttProxy:
             b0, body, buf = buf[0], buf[start:start + length], buf[start + length:]
             if b0 >> 4 == PUBLISH:
                 topic, payload, qos, retain, _, _ = publish_parts(b0 & 0x0F, body, v5=c.level == 5)
-                self._saw(Seen(time.monotonic(), "delivered", c.n, topic, retain, qos, _decode(payload),
-                               payload=payload))
+                out.append(Seen(time.monotonic(), "delivered", c.n, topic, retain, qos, _decode(payload),
+                                payload=payload))
         return buf
 
     def _down(self, c: _Conn) -> None:
@@ -240,12 +246,16 @@ class MqttProxy:
                     continue
                 if not data:
                     break
+                shown: list[Seen] = []
                 if self.downstream:
-                    buf = self._delivered(c, buf + data)
+                    buf = self._delivered(c, buf + data, shown)
                 with self._lock:
                     if self._hold:
                         c.held.append(data)
+                        c.held_seen += shown
                         continue
+                for seen in shown:
+                    self._saw(seen)
                 c.send(data)
         except (OSError, ValueError, WireError):
             pass

@@ -115,7 +115,12 @@ export function renderJoin(opts) {
     return [page(tr("join.title"), h("p", { class: "notice" }, tr("join.no-code")),
       h("p", {}, h("a", { href: "#/", dataset: { key: "join-home" } }, tr("join.home"))))];
   }
-  if (!invite.asked) {   // who invited, to what: the first line once it is known (a failure keeps the plain words)
+  // Who invited, to what: the first line once it is known (a failure keeps the plain words).
+  // Asked only once the saved-guest lookup has answered "none" (app.js joinInvite: the key is
+  // a SHA-256, computed asynchronously): a render before that -- a game module arriving asks
+  // for one -- would ask the server about a link this device already used, and a used code is
+  // refused (403 guest/bad-invite) while the kept guest gets the seat back.
+  if (!invite.asked && invite.key && !savedGuest(invite.key)) {
     invite.asked = true;
     const code = invite.code;
     postJson("api/invitation", { invite: code }).then((answer) => {
