@@ -8,6 +8,11 @@
 import { h } from "./ui.js";
 import { t as tr } from "./i18n.js";
 
+// A person's name in a sheet's cell: it may be one word of 24 letters (referee/guests.py), so
+// it breaks anywhere (style.css) rather than widen the sheet past a phone's screen; the
+// column heads and contracts around it keep breaking between words only.
+export const sheetName = (name) => h("span", { class: "sheet-name" }, name);
+
 export function sheetPanel(ctx, game, over) {
   if (!game.sheet || !ctx.view || !Array.isArray(ctx.view.sheet) || !ctx.view.sheet.length) return null;
   const { head, rows, caption, wrap } = game.sheet(ctx);

@@ -13,6 +13,7 @@ import { HINTS } from "../howto.js";
 import { t as tr } from "../i18n.js";
 import { announce } from "../announce.js";
 import { playSound } from "../sound.js";
+import { sheetName } from "../sheet.js";
 
 const SUITS = ["earth", "wind", "fire", "water"];
 // Their words are the catalogues' ("designation.<d>", "option.<o>", "option.<o>.sub").
@@ -370,7 +371,7 @@ export function sheet(ctx) {
   const { meta, view } = ctx;
   const rows = view.sheet.map((r) => {
     const [n, d] = r.bid ? r.bid.split(" ") : [null, null];
-    const bid = r.bid ? `${seatLabel(meta, r.bidder)}: ${n} ${designationText(d)}${r.option ? `, ${optionName(r.option)}` : ""}` : tr("sheet.thrown-in");
+    const bid = r.bid ? [sheetName(seatLabel(meta, r.bidder)), `: ${n} ${designationText(d)}${r.option ? `, ${optionName(r.option)}` : ""}`] : tr("sheet.thrown-in");
     // made or set under the contract, not in a column of its own: five columns fit a phone
     const made = r.made === null ? null : h("span", { class: `outcome ${r.made ? "made" : "set"}` }, r.made ? tr("dragon.made-it") : tr("dragon.were-set"));
     return {
@@ -383,7 +384,8 @@ export function sheet(ctx) {
   return {
     caption: tr("sheet.caption.dragon"),
     wrap: [1, 2],   // the contract may take two lines on a phone: the totals stay in view
-    head: [tr("sheet.hand"), tr("sheet.contract"), tr("dragon.trick-points"), teamName(meta, 0), teamName(meta, 1)],
+    head: [tr("sheet.hand"), tr("sheet.contract"), tr("dragon.trick-points"),
+      ...[0, 1].map((t) => [sheetName(seatLabel(meta, t)), " & ", sheetName(seatLabel(meta, t + 2))])],
     rows,
   };
 }

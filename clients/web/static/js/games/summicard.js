@@ -7,6 +7,7 @@ import { h, moveButton, section } from "../ui.js";
 import { seatLabel } from "../words.js";
 import { backSvg, valueCardSvg, valueName, valueText } from "../cards.js";
 import { t as tr } from "../i18n.js";
+import { sheetName } from "../sheet.js";
 
 const face = (v) => (v === null || v === undefined ? null : valueText(v));
 const known = (v) => v !== null && v !== undefined;
@@ -156,7 +157,7 @@ export function sheet(ctx) {
         r.chips ? h("span", { class: "muted chipline" }, `${r.won[s] ? `+${r.won[s]} → ` : ""}${tr("sheet.chips", { n: r.chips[s] })}`) : null);
     })],
   }));
-  return { caption: tr("sheet.caption.summicard"), head: [tr("sheet.hand"), ...seats.map((s) => seatLabel(meta, s))], rows };
+  return { caption: tr("sheet.caption.summicard"), head: [tr("sheet.hand"), ...seats.map((s) => sheetName(seatLabel(meta, s)))], rows };
 }
 
 export function render(ctx) {
