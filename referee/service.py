@@ -498,8 +498,21 @@ class Referee:
         window (tests/test_batch_send.py compares both on twin links), one call into the link
         and one walk of the gates and size checks where a flat-out batch of many moves made
         one per move.
+
+        Not split while the loop pauses to gather moves (``Pace.gathering``: human pace at
+        ~500 moves/s and more): the whole batch then leaves in one ``send``, where the split
+        made two.  Measured in process into a real Mosquitto (benchmarks/paced_send.py, the
+        two ways alternated batch by batch, 2 x 2,000 batches, load 13-16): the send and
+        flush of a one-move batch 116-127 -> 102-111 us of the referee's CPU (medians; three
+        moves 136-161 -> 123-148), and the mover's state handed to the kernel 73-108 us later
+        (the rest of its batch packed first).  Worth it there: the players of a gathering
+        referee's moves wait up to the window (2 ms) already, and a person's round trip to
+        the broker is tens of ms.  Left split elsewhere: a lone move at a quiet referee and
+        the one-table phase (its bot answers within 0.1 s, so the pace never gathers for it)
+        keep the ~3 % the split gains them.
         """
-        if outs and len(outs[0]) > 1 and isinstance(outs[0][1], Later) and self._link is not None:
+        if (outs and len(outs[0]) > 1 and isinstance(outs[0][1], Later) and self._link is not None
+                and not self.pace.gathering):
             self._send(outs[0][:1])
             self._link.flush()
             outs[0] = outs[0][1:]

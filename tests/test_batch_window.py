@@ -58,6 +58,7 @@ class ScriptedLink:
         self.sent: list[tuple[str, Any, float, int]] = []  # (topic, message, time, commits)
         self.on_state: Any = None  # called with a table id after its public state is published
         self.refused = None
+        self.flushed: list[int] = []  # at each flush(): how many publishes were recorded before it
 
     def arrive(self, at: float, msg: Incoming) -> None:
         bisect.insort(self.arrivals, (self.clock.t + at, len(self.arrivals), msg))
@@ -73,7 +74,7 @@ class ScriptedLink:
             self.publish(m.topic, m.payload, m.retain)
 
     def flush(self) -> None:
-        pass
+        self.flushed.append(len(self.sent))
 
     def wake(self) -> None:  # request_stop wakes the loop
         pass
@@ -141,6 +142,24 @@ def test_human_paced_moves_from_many_tables_share_a_commit_each_delayed_at_most_
     assert max(delays) > WINDOW_S / 2  # ... and the window was used
     assert clock.slept and max(clock.slept) <= WINDOW_S + 1e-9
     assert len(Store(str(tmp_path / "w.db")).moves("t149")) == 1  # durable: another connection sees it
+
+
+def test_while_the_window_gathers_a_batch_leaves_in_one_send_not_mover_first(tmp_path, monkeypatch):
+    """``Referee._send_batch`` sends a batch's first mover's state alone (flushed) ahead of
+    the rest -- but not while the pace is one the loop pauses for (``Pace.gathering``):
+    then the batch leaves in one piece (one ``send`` where the split made two).  Before the pace is known (the first 100 ms) every move is still split."""
+    ref, link, _ = referee(150, tmp_path, monkeypatch)
+    human_paced(ref, link, range(150))
+    ref.main_loop()
+    assert all(t.seq == 1 for t in ref.tables.values())
+
+    def split(tid: str) -> bool:  # a flush right after the mover's state, before the rest of its move
+        i = next(k for k, (topic, m, _, _) in enumerate(link.sent)
+                 if topic == T.seat_state(tid, "east") and m.seq == 1)
+        return i + 1 in link.flushed
+
+    assert all(split(f"t{i}") for i in range(0, 50))  # the pace not yet known: mover first, as before
+    assert ref.pace.pauses and not any(split(f"t{i}") for i in range(105, 150))  # gathering: one send
 
 
 def test_a_lone_move_at_a_quiet_referee_is_not_delayed(tmp_path, monkeypatch):
