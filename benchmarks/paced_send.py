@@ -12,8 +12,9 @@ batch's output (per move: the mover's state, then a ``Later`` packing the other 
 states, the events and the public state) is captured once and sent again and again over a
 real ``LoopLink`` connected to our own Mosquitto, MQTT 5, as the paced loop does: the send
 (``_send_batch``), the flush before the pause (``Referee._pause``), a pause of the window
-(2 ms, not timed), then a ``pump`` that reads the broker's PUBACKs (timed apart: the same
-either way).  Split and one-send alternate batch by batch.  Also timed: from the send's
+(2 ms, not timed), then the read of the broker's PUBACKs (timed apart), by a ``pump``
+(``select`` first) or by ``LoopLink.read_now`` (the referee's loop after a pause).  Split and
+one send alternate batch by batch, and the two reads every other pair.  Also timed: from the send's
 start until the mover's state was handed to the kernel (wall clock, so the load inflates
 it): what the one send adds to the mover's wait is the packing of the rest of its batch.
 
@@ -53,9 +54,11 @@ def run(ref: Any, outs: list[list[Any]], batches: int) -> dict[bool, dict[str, l
         if not first:
             first.append(time.perf_counter())
     link._flush = flush  # type: ignore[method-assign]
-    got: dict[bool, dict[str, list[float]]] = {w: {"send": [], "acks": [], "mover": []} for w in (False, True)}
+    got: dict[bool, dict[str, list[float]]] = {w: {"send": [], "acks": [], "mover": [], "pump": [], "now": []}
+                                               for w in (False, True)}
     for i in range(2 * batches):
         one = bool(i % 2)
+        now = bool((i // 2) % 2)  # the read after the pause: read_now, or a pump (select first)
         ref.pace.rate = 1e6 if one else 0.0  # Pace.gathering: the window's pace, or none
         batch = [list(o) for o in outs]
         first.clear()
@@ -65,12 +68,15 @@ def run(ref: Any, outs: list[list[Any]], batches: int) -> dict[bool, dict[str, l
         t1 = time.thread_time()
         time.sleep(ref.pace.window_s)
         t2 = time.thread_time()
-        while link.in_flight:  # the PUBACKs (a pump reads what came during the pause)
+        if not (now and link.read_now()):  # the loop's first read after the pause (Referee.main_loop)
             link.pump(0.05)
         t3 = time.thread_time()
+        while link.in_flight:  # PUBACKs that came later (rare)
+            link.pump(0.05)
         g = got[one]
         g["send"].append((t1 - t0) * 1e6)
         g["acks"].append((t3 - t2) * 1e6)
+        g["now" if now else "pump"].append((t3 - t2) * 1e6)
         g["mover"].append((first[0] - w0) * 1e6)
     return got
 
@@ -100,6 +106,10 @@ def main() -> None:
                 print(f"{n:2} move(s)/batch  {what:32} mover first (2 sends) {statistics.median(split):7.1f} "
                       f"(mean {statistics.fmean(split):7.1f})   one send {statistics.median(one):7.1f} "
                       f"(mean {statistics.fmean(one):7.1f})")
+            pump, now = got[False]["pump"] + got[True]["pump"], got[False]["now"] + got[True]["now"]
+            print(f"{n:2} move(s)/batch  the read after the pause, CPU us: pump (select first) "
+                  f"{statistics.median(pump):7.1f} (mean {statistics.fmean(pump):7.1f})   read_now "
+                  f"{statistics.median(now):7.1f} (mean {statistics.fmean(now):7.1f})")
         print(f"  load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     finally:
         mosq.stop()

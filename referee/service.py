@@ -280,9 +280,13 @@ class Referee:
         assert link is not None
         recovery = self.recovery
         recovery.loop_started()  # pending tables are rebuilt on this thread only
+        paused = False
         while not self._stop.is_set():
             busy = self.inbox.qsize() or recovery.pending
-            stirred = link.pump(0.0 if busy else min(max(self._next_tick - time.monotonic(), 0.0), MAX_WAIT_S))
+            # after the batch window's pause what came meanwhile is read at once (LoopLink.read_now)
+            stirred = (paused and link.read_now()) or link.pump(
+                0.0 if busy else min(max(self._next_tick - time.monotonic(), 0.0), MAX_WAIT_S))
+            paused = False
             try:
                 item = self.inbox.get_nowait()
             except queue.Empty:
@@ -294,7 +298,7 @@ class Referee:
                 self._next_tick = min(self._next_tick, self._last_tick + TICK_S)
             self._tick()
             if item is not None:
-                self._pause(link, began)
+                paused = self._pause(link, began)
             if item is None and recovery.pending:  # stored tables left after the start (recovery.py)
                 recovery.restore_some()
                 self._next_tick = min(self._next_tick, self._last_tick + TICK_S)
@@ -447,7 +451,7 @@ class Referee:
         table_of = self.topics.table_of
         return [h for h in held if table_of(getattr(h[0], "topic", "")) not in lost]
 
-    def _pause(self, link: LoopLink, began: float) -> None:
+    def _pause(self, link: LoopLink, began: float) -> bool:
         """The batch window (issue 45 item 4): after a batch begun at ``began``, while the
         recent pace says moves from other tables are likely within ``batch_window_ms``, send
         the batch's states and sleep out the rest of the window; whatever arrived meanwhile
@@ -473,14 +477,18 @@ class Referee:
         5 ms (``batch_window_ms``) buys ~13% for ~6 ms, still invisible to a person whose
         round trip to the broker is tens of ms.  The one-table phase (a closed loop, never
         paused: referee/pace.py) kept its p50: 0.6-2.0 ms before and after, 3 runs each.
+
+        Returns whether it paused: the loop's next read then skips ``select`` (``LoopLink.read_now``).
         """
         if self.inbox.qsize():  # more already queued: the next pass takes it now
-            return
+            return False
         now = time.monotonic()
         left = began + self.pace.window_s - now
         if left > 0 and self.pace.worth_pausing(now):
             link.flush()  # this batch's states leave now, not after the pause
             time.sleep(left)
+            return True
+        return False
 
     def _send_batch(self, outs: list[list[Any]]) -> None:
         """Send what a committed batch produced, in order -- but when the batch began with an
