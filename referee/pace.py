@@ -63,10 +63,18 @@ class Pace:
             return False
         if now - self._start >= PERIOD_S:
             self._roll(now)
-        if self.rate * self.window_s >= EXPECTED:
+        if self.gathering:
             self.pauses += 1
             return True
         return False
+
+    @property
+    def gathering(self) -> bool:
+        """Whether the last period's human pace is one the loop pauses for (``worth_pausing``
+        without counting a pause or rolling the period: ``seen`` rolled it for the batch).
+
+        ``Referee._send_batch`` sends a batch in one piece then (its figures there)."""
+        return bool(self.window_s) and self.rate * self.window_s >= EXPECTED
 
     def _roll(self, now: float) -> None:
         elapsed = now - self._start

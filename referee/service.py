@@ -280,9 +280,13 @@ class Referee:
         assert link is not None
         recovery = self.recovery
         recovery.loop_started()  # pending tables are rebuilt on this thread only
+        paused = False
         while not self._stop.is_set():
             busy = self.inbox.qsize() or recovery.pending
-            stirred = link.pump(0.0 if busy else min(max(self._next_tick - time.monotonic(), 0.0), MAX_WAIT_S))
+            # after the batch window's pause what came meanwhile is read at once (LoopLink.read_now)
+            stirred = (paused and link.read_now()) or link.pump(
+                0.0 if busy else min(max(self._next_tick - time.monotonic(), 0.0), MAX_WAIT_S))
+            paused = False
             try:
                 item = self.inbox.get_nowait()
             except queue.Empty:
@@ -294,7 +298,7 @@ class Referee:
                 self._next_tick = min(self._next_tick, self._last_tick + TICK_S)
             self._tick()
             if item is not None:
-                self._pause(link, began)
+                paused = self._pause(link, began)
             if item is None and recovery.pending:  # stored tables left after the start (recovery.py)
                 recovery.restore_some()
                 self._next_tick = min(self._next_tick, self._last_tick + TICK_S)
@@ -447,7 +451,7 @@ class Referee:
         table_of = self.topics.table_of
         return [h for h in held if table_of(getattr(h[0], "topic", "")) not in lost]
 
-    def _pause(self, link: LoopLink, began: float) -> None:
+    def _pause(self, link: LoopLink, began: float) -> bool:
         """The batch window (issue 45 item 4): after a batch begun at ``began``, while the
         recent pace says moves from other tables are likely within ``batch_window_ms``, send
         the batch's states and sleep out the rest of the window; whatever arrived meanwhile
@@ -473,14 +477,18 @@ class Referee:
         5 ms (``batch_window_ms``) buys ~13% for ~6 ms, still invisible to a person whose
         round trip to the broker is tens of ms.  The one-table phase (a closed loop, never
         paused: referee/pace.py) kept its p50: 0.6-2.0 ms before and after, 3 runs each.
+
+        Returns whether it paused: the loop's next read then skips ``select`` (``LoopLink.read_now``).
         """
         if self.inbox.qsize():  # more already queued: the next pass takes it now
-            return
+            return False
         now = time.monotonic()
         left = began + self.pace.window_s - now
         if left > 0 and self.pace.worth_pausing(now):
             link.flush()  # this batch's states leave now, not after the pause
             time.sleep(left)
+            return True
+        return False
 
     def _send_batch(self, outs: list[list[Any]]) -> None:
         """Send what a committed batch produced, in order -- but when the batch began with an
@@ -498,8 +506,21 @@ class Referee:
         window (tests/test_batch_send.py compares both on twin links), one call into the link
         and one walk of the gates and size checks where a flat-out batch of many moves made
         one per move.
+
+        Not split while the loop pauses to gather moves (``Pace.gathering``: human pace at
+        ~500 moves/s and more): the whole batch then leaves in one ``send``, where the split
+        made two.  Measured in process into a real Mosquitto (benchmarks/paced_send.py, the
+        two ways alternated batch by batch, 2 x 2,000 batches, load 13-16): the send and
+        flush of a one-move batch 116-127 -> 102-111 us of the referee's CPU (medians; three
+        moves 136-161 -> 123-148), and the mover's state handed to the kernel 73-108 us later
+        (the rest of its batch packed first).  Worth it there: the players of a gathering
+        referee's moves wait up to the window (2 ms) already, and a person's round trip to
+        the broker is tens of ms.  Left split elsewhere: a lone move at a quiet referee and
+        the one-table phase (its bot answers within 0.1 s, so the pace never gathers for it)
+        keep the ~3 % the split gains them.
         """
-        if outs and len(outs[0]) > 1 and isinstance(outs[0][1], Later) and self._link is not None:
+        if (outs and len(outs[0]) > 1 and isinstance(outs[0][1], Later) and self._link is not None
+                and not self.pace.gathering):
             self._send(outs[0][:1])
             self._link.flush()
             outs[0] = outs[0][1:]

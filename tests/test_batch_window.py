@@ -58,6 +58,9 @@ class ScriptedLink:
         self.sent: list[tuple[str, Any, float, int]] = []  # (topic, message, time, commits)
         self.on_state: Any = None  # called with a table id after its public state is published
         self.refused = None
+        self.flushed: list[int] = []  # at each flush(): how many publishes were recorded before it
+        self.read_nows: list[float] = []  # when read_now() was called
+        self.pumps = 0
 
     def arrive(self, at: float, msg: Incoming) -> None:
         bisect.insort(self.arrivals, (self.clock.t + at, len(self.arrivals), msg))
@@ -73,12 +76,21 @@ class ScriptedLink:
             self.publish(m.topic, m.payload, m.retain)
 
     def flush(self) -> None:
-        pass
+        self.flushed.append(len(self.sent))
 
     def wake(self) -> None:  # request_stop wakes the loop
         pass
 
+    def read_now(self) -> bool:  # LoopLink.read_now: what arrived by now, no wait
+        self.read_nows.append(self.clock.t)
+        got = False
+        while self.arrivals and self.arrivals[0][0] <= self.clock.t:
+            self.ref.inbox.put(self.arrivals.pop(0)[2])
+            got = True
+        return got
+
     def pump(self, timeout: float = 0.0) -> None:
+        self.pumps += 1
         if not self.arrivals and not self.ref.inbox.qsize():
             self.ref.request_stop()
             return
@@ -141,6 +153,35 @@ def test_human_paced_moves_from_many_tables_share_a_commit_each_delayed_at_most_
     assert max(delays) > WINDOW_S / 2  # ... and the window was used
     assert clock.slept and max(clock.slept) <= WINDOW_S + 1e-9
     assert len(Store(str(tmp_path / "w.db")).moves("t149")) == 1  # durable: another connection sees it
+
+
+def test_while_the_window_gathers_a_batch_leaves_in_one_send_not_mover_first(tmp_path, monkeypatch):
+    """``Referee._send_batch`` sends a batch's first mover's state alone (flushed) ahead of
+    the rest -- but not while the pace is one the loop pauses for (``Pace.gathering``):
+    then the batch leaves in one piece (one ``send`` where the split made two).  Before the pace is known (the first 100 ms) every move is still split."""
+    ref, link, _ = referee(150, tmp_path, monkeypatch)
+    human_paced(ref, link, range(150))
+    ref.main_loop()
+    assert all(t.seq == 1 for t in ref.tables.values())
+
+    def split(tid: str) -> bool:  # a flush right after the mover's state, before the rest of its move
+        i = next(k for k, (topic, m, _, _) in enumerate(link.sent)
+                 if topic == T.seat_state(tid, "east") and m.seq == 1)
+        return i + 1 in link.flushed
+
+    assert all(split(f"t{i}") for i in range(0, 50))  # the pace not yet known: mover first, as before
+    assert ref.pace.pauses and not any(split(f"t{i}") for i in range(105, 150))  # gathering: one send
+
+
+def test_after_a_pause_the_loop_reads_what_came_at_once_and_only_then(tmp_path, monkeypatch):
+    """After the window's pause the next pass reads with ``LoopLink.read_now`` (no ``select``
+    first: at that pace something nearly always came); without a pause, a ``pump`` as before."""
+    ref, link, clock = referee(150, tmp_path, monkeypatch)
+    human_paced(ref, link, range(150))
+    ref.main_loop()
+    assert all(t.seq == 1 for t in ref.tables.values())
+    assert ref.pace.pauses == len(clock.slept) == len(link.read_nows) > 10  # one read_now per pause ...
+    assert link.pumps > 100  # ... and pumps for the rest: before the pace was known, and the end
 
 
 def test_a_lone_move_at_a_quiet_referee_is_not_delayed(tmp_path, monkeypatch):

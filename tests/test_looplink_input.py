@@ -212,3 +212,21 @@ def test_an_unsized_subscription_identifier_is_read_as_none() -> None:
     the link's read and so out of the referee's loop (hypothesis, a CI run of 2e4832b)."""
     assert wire.subscription_ids(b"\x0b\x80\x80\x80\x80") == ()
     assert wire.subscription_ids(b"\x0b\x07\x0b\x80\x80\x80\x80\x01") == (7,)
+
+
+def test_read_now_reads_what_is_there_sends_what_is_queued_and_never_waits() -> None:
+    """``LoopLink.read_now`` (the referee's read after its batch window's pause): what the
+    socket holds is read as ``pump`` would read it, what is queued leaves first, and an
+    empty socket answers False at once (the owner then pumps, waiting as before)."""
+    link = LoopLink(BrokerUrl("localhost", 1), "now", mqtt_version=5)
+    theirs = on_socket_pair(link)
+    link.publish("a/b", b"x")  # in flight, id 1
+    assert link.read_now() is False  # nothing came yet: no wait, nothing read ...
+    assert theirs.recv(1 << 16)  # ... but the publish left
+    theirs.sendall(packet(0x40, b"\x00\x01\x10\x00") + packet(0x32, b"\x00\x03a/c\x00\x07\x00m"))
+    assert link.read_now() is True
+    assert not link._unacked and link.inbox.get_nowait().payload == b"m"  # acknowledged; the message handed on
+    link.read_now()
+    assert theirs.recv(1 << 16) == b"\x40\x02\x00\x07"  # its PUBACK left with the next read_now
+    theirs.close()
+    assert link.read_now() is True and link._sock is None  # the broker closed it: something happened
