@@ -117,12 +117,13 @@ def cleared(table: Table, meta: bool = True) -> list[Publish]:
 
 
 # What the referee remembers per table to spare work on every move: a topic's QoS1 frames,
-# its MQTT bytes with a head's structs (mqttwire._topic, ~300 bytes an entry), a parsed topic (topics._parse), a table's message heads (views._heads).
+# its MQTT bytes with a head's structs (mqttwire._topic, ~300 bytes an entry), a parsed topic (topics._parse), a topic's table id (topics._table_of), a table's message heads (views._heads).
 # Each is bounded (16,384 entries, ~5 MB each at most), but a referee that plays thousands of games one
 # after another would fill them with tables long gone (the lifecycle soak: +6 MiB of RSS
 # over 1,500 games).  Entries per live table at most: a topic of each kind per seat (state,
 # error, move) and the table's public, events and meta topics.
-_TABLE_CACHES = ((mqttwire._topic, 3, 4), (topics_mod._parse, 3, 4), (views._heads, 0, 1))
+_TABLE_CACHES = ((mqttwire._topic, 3, 4), (topics_mod._parse, 3, 4), (topics_mod._table_of, 4, 4),
+                 (views._heads, 0, 1))
 
 
 def trim_table_caches(tables: dict[str, Table]) -> int:

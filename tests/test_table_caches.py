@@ -1,6 +1,6 @@
 """The referee's per-table caches hold the live tables, not every table ever played.
 
-Why: ``mqttwire._topic``, ``topics._parse`` and ``views._heads`` spare work on every move,
+Why: ``mqttwire._topic``, ``topics._parse``, ``topics._table_of`` and ``views._heads`` spare work on every move,
 and each is bounded (16,384 entries); but a referee that plays game after game filled
 them with tables long gone: the 2,000-game lifecycle soak's RSS grew 6.1 MiB from game
 500 to 2,000.  The pruner empties them when it forgets tables (referee/tablecap.py).
@@ -21,7 +21,7 @@ T = Topics()
 
 def empty_caches() -> None:
     """Start from nothing: other tests of this process fill the same caches."""
-    for cache in (mqttwire._topic, topics_mod._parse, views._heads):
+    for cache in (mqttwire._topic, topics_mod._parse, topics_mod._table_of, views._heads):
         cache.cache_clear()
 
 
@@ -30,6 +30,7 @@ def play_topics(table_id: str, players: list[str]) -> None:
     for u in players:
         mqttwire.publish(T.seat_state(table_id, u), b"x", qos=1, retain=True, mid=1, v5=False)
         T.parse(T.move(table_id, u))
+        T.table_of(T.move(table_id, u))
     mqttwire.publish(T.public_state(table_id), b"x", qos=1, retain=True, mid=1, v5=False)
     views._heads(table_id, "dragon", len(players))
 
@@ -43,9 +44,10 @@ def test_gone_tables_are_trimmed_and_live_ones_kept():
     for tid in live:
         play_topics(tid, players)
     assert mqttwire._topic.cache_info().currsize > 3000
-    assert trim_table_caches(live) == 3
+    assert trim_table_caches(live) == 4
     assert mqttwire._topic.cache_info().currsize == 0
     assert topics_mod._parse.cache_info().currsize == 0 and views._heads.cache_info().currsize == 0
+    assert topics_mod._table_of.cache_info().currsize == 0
     for tid in live:  # refilled by the live tables' next moves: under their budget, kept
         play_topics(tid, players)
     assert trim_table_caches(live) == 0
