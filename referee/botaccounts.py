@@ -306,7 +306,10 @@ class BotAccounts:
         if why:
             return refuse(ErrorCode.BOT_BUDGET, why)
         name = req.name
-        failed = self.name_refusal(name) or self.ref.guests._accounts_cap()
+        failed = self.name_refusal(name)
+        if failed is None and self.ref.guests.until_counted(lambda: self._create(user, reply, req, refuse)):
+            return  # asked again once the broker's accounts are counted
+        failed = failed or self.ref.guests._accounts_cap()
         if failed is not None:
             code, detail = failed
             if code == ErrorCode.SIGNUP_BUDGET:

@@ -100,6 +100,7 @@ MAX_NAME = 24
 MIN_PASSWORD = 8
 MIN_PASSWORD_SCORE = 2  # zxcvbn's 0..4
 LEFT_DELETE_S = 2.0  # a guest that left its table is deleted this long after its answer went out (GuestRec.left_at)
+MAX_WAITING = 200  # new accounts asked for before the referee has counted the broker's (Guests.until_counted)
 
 
 def guest_name() -> str:
@@ -499,9 +500,12 @@ class Guests:
         self.accounts = 0  # accounts on the broker besides guests: counted at start (sweep), then per sign-up
         # Whether ``accounts`` is the broker's count yet (the start-up sweep has listed them), and
         # whether a listing is on its way: until then the cap cannot be judged, so a new account
-        # is refused as "try again" rather than let past a cap the broker may already be over.
+        # waits for the count (``until_counted``) rather than get past a cap the broker may
+        # already be over (``accounts`` read 0 until then).
         self.counted = False
         self._counting = False
+        self._waiting: list[Callable[[], None]] = []  # new accounts asked for before the count
+        self._replaying = False  # running those once the listing answered
         self.signups_pending = 0
         self._pending_by: collections.Counter[str] = collections.Counter()  # guests being made, per inviting account
 
@@ -555,13 +559,41 @@ class Guests:
 
     def _take_count(self, names: Any, error: BaseException | None) -> bool:
         """Take the broker's count of accounts (besides guests and devices) from a listing
-        of its clients; False when the listing failed (the next new account asks again)."""
+        of its clients, then go on with the new accounts that waited for it; False when the
+        listing failed (they are refused as "try again", and the next one lists again)."""
         self._counting = False
+        waiting, self._waiting = self._waiting, []
         if error is not None:
             log.warning("guest sweep: could not list the broker's clients: %s", error)
+            self.counted = False
+        else:
+            self.accounts = sum(1 for n in names if not is_guest_name(n) and device_owner(n) is None)
+            self.counted = True
+        self._replaying = True  # after a failure each is refused at once, no listing per request
+        try:
+            for again in waiting:
+                try:
+                    again()
+                except Exception:  # one request's error must not lose the others (nor the sweep)
+                    log.exception("error in a new account's request that waited for the count")
+        finally:
+            self._replaying = False
+        return error is None
+
+    def until_counted(self, again: Callable[[], None]) -> bool:
+        """Whether a new account under the cap must wait for the broker's count: then
+        ``again`` (the request's handler, run anew) is called on the loop once the listing
+        on its way has answered, and True is returned.  False (judge it now) when the count
+        is known, there is no cap, no listing is on its way (the last one failed:
+        ``_accounts_cap`` then answers "try again" and lists again), or ``MAX_WAITING`` wait.
+
+        Why wait rather than refuse: a person who signs up in the seconds after a restart
+        (the listing takes ~10-100 ms at a few thousand accounts) should get an account, not
+        an error -- and the tests that register bots right after a start need no waiting."""
+        if (self.counted or not self.ref.config.max_accounts or self.worker is None or not self._counting
+                or self._replaying or len(self._waiting) >= MAX_WAITING):
             return False
-        self.accounts = sum(1 for n in names if not is_guest_name(n) and device_owner(n) is None)
-        self.counted = True
+        self._waiting.append(again)
         return True
 
     def _recounted(self, names: Any, error: BaseException | None) -> None:
@@ -688,6 +720,8 @@ class Guests:
         user = req.user
         failed = self._signup_failure(user, req.password)
         codes = Path(self.ref.config.signup_codes) if self.ref.config.signup_codes else None
+        if failed is None and self.until_counted(lambda: self._signup(reply, req)):
+            return
         if failed is None:
             failed = self._accounts_cap()
         if failed is None and mode == "code" and (codes is None or not req.code or not take_code(codes, req.code)):
@@ -733,8 +767,8 @@ class Guests:
     def _accounts_cap(self) -> tuple[ErrorCode, str] | None:
         """The profile's total cap on signed-up accounts (issue 41 F3); None when under it."""
         cap = self.ref.config.max_accounts
-        if cap and not self.counted:
-            if not self._counting and self.worker is not None:  # the start-up listing failed: list again
+        if cap and not self.counted:  # the listing failed (``until_counted`` waits for one on its way)
+            if not self._counting and not self._replaying and self.worker is not None:  # list again
                 self._counting = True
                 self.worker.submit(lambda a: a.client_names(), self._recounted, writes=False)
             return (ErrorCode.SIGNUP_BUDGET, "this service is still counting its accounts after a restart: "

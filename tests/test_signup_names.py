@@ -16,7 +16,7 @@ import pytest
 
 from summon.clients.bots import HOUSE_BOTS
 from summon.protocol.messages import (Account, CloseTable, Closed, CreateTable, Created, Error, GuestAccount, Invites,
-                                      Leave, Left, Seated, Signup, Sit)
+                                      Leave, Left, Seated, Signup, Sit, encode)
 from summon.protocol.mqtt import BrokerUrl
 from summon.protocol.topics import Topics
 from tests.helpers import Probe
@@ -194,11 +194,18 @@ def test_f3_weak_passwords_are_refused_in_words_and_the_cap_closes_signup(db, re
         web.close()
 
 
+def answer_to(probe: Probe, msg, timeout: float = 15):
+    """The answer to ``msg`` (sent earlier): its request id is fresh, so never a stale one."""
+    return probe.wait_for(lambda i, m: isinstance(m, (Error, Account)) and getattr(
+        m, "ref" if isinstance(m, Error) else "request_id", None) == msg.request_id, timeout)
+
+
 @pytest.mark.parametrize("listing", ["slow", "failed"])
 def test_f3_the_cap_holds_before_the_referee_has_counted_the_accounts(tmp_path, monkeypatch, listing):
-    """Until the start-up sweep has counted the broker's accounts the cap cannot be judged:
-    a sign-up then is refused as "try again", never let in past a cap the broker is already
-    over (Guests.accounts read 0 until then); a listing that failed is asked again."""
+    """Until the start-up sweep has counted the broker's accounts the cap cannot be judged
+    (Guests.accounts read 0 until then, and let anyone in): a sign-up then waits for the
+    count and is judged on it; after a failed listing it is refused as "try again", and
+    that refusal lists again, for which the next one waits."""
     broker = start_dynsec_broker(tmp_path / "broker", ACCOUNTS)
     gate, calls = threading.Event(), []
     real = DynsecAdmin.client_names
@@ -214,18 +221,52 @@ def test_f3_the_cap_holds_before_the_referee_has_counted_the_accounts(tmp_path, 
 
     monkeypatch.setattr(DynsecAdmin, "client_names", held)
     running = dynsec_referee(broker, signup_mode="open", max_accounts=1)
+    guests = running.ref.guests
     web = asker(broker, "web")
     try:
         if listing == "failed":  # the start-up listing has failed (and is not on its way again)
-            assert wait_until(lambda: calls and not running.ref.call(lambda: running.ref.guests._counting), 15)
-        got = signup(web, "pianist", client="10.9.4.1")
-        assert isinstance(got, Error) and got.code == "signup/budget" and "still counting" in got.detail, got
-        if listing == "failed":  # that refusal asked the broker again
+            assert wait_until(lambda: calls and not running.ref.call(lambda: getattr(guests, "_counting", False)), 15)
+            got = signup(web, "pianist", client="10.9.4.1")
+            assert isinstance(got, Error) and got.code == "signup/budget" and "still counting" in got.detail, got
             assert wait_until(lambda: len(calls) >= 2, 15), "the refusal did not ask the broker again"
+        first = Signup(request_id=rid(), user="pianist", password=GOOD_PW, client="10.9.4.2")
+        web.publish(T.request("web"), encode(first))
+        assert wait_until(lambda: running.ref.call(lambda: len(getattr(guests, "_waiting", ()))) == 1, 15), "it did not wait"
         gate.set()
-        assert wait_until(lambda: running.ref.call(lambda: running.ref.guests.counted), 15), "never counted"
-        got = signup(web, "pianist", client="10.9.4.2")  # the broker holds six accounts: over the cap of 1
+        got = answer_to(web, first)  # the broker holds six accounts: over the cap of 1
         assert isinstance(got, Error) and got.code == "signup/budget" and "as many accounts" in got.detail, got
+        assert running.ref.call(lambda: guests.counted)
+    finally:
+        gate.set()
+        web.close()
+        running.stop()
+        broker.stop()
+
+
+def test_f3_a_signup_that_waited_for_the_count_gets_its_account(tmp_path, monkeypatch):
+    """Under the cap, a sign-up in the seconds after a start gets its account once counted."""
+    broker = start_dynsec_broker(tmp_path / "broker", ACCOUNTS)
+    gate, listed = threading.Event(), []
+    real = DynsecAdmin.client_names
+
+    def held(admin):
+        if admin.port != broker.settings.port:
+            return real(admin)
+        assert gate.wait(30), "the test never released the listing"
+        listed[:] = real(admin)
+        return listed
+
+    monkeypatch.setattr(DynsecAdmin, "client_names", held)
+    running = dynsec_referee(broker, signup_mode="open", max_accounts=100)
+    web = asker(broker, "web")
+    try:
+        first = Signup(request_id=rid(), user="pianist", password=GOOD_PW, client="10.9.4.3")
+        web.publish(T.request("web"), encode(first))
+        assert wait_until(lambda: running.ref.call(lambda: len(getattr(running.ref.guests, "_waiting", ()))) == 1, 15), "it did not wait"
+        gate.set()
+        got = answer_to(web, first)
+        assert isinstance(got, Account) and got.user == "pianist", got
+        assert running.ref.call(lambda: running.ref.guests.accounts) == len(listed) + 1  # the broker's, and hers
     finally:
         gate.set()
         web.close()
