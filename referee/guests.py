@@ -587,9 +587,9 @@ class Guests:
         is known, there is no cap, no listing is on its way (the last one failed:
         ``_accounts_cap`` then answers "try again" and lists again), or ``MAX_WAITING`` wait.
 
-        Why wait rather than refuse: a person who signs up in the seconds after a restart
-        (the listing takes ~10-100 ms at a few thousand accounts) should get an account, not
-        an error -- and the tests that register bots right after a start need no waiting."""
+        Why wait rather than refuse: a person who signs up (or registers a bot) in the
+        moments after a restart should get an account, not an error; the listing is one
+        read of the plugin's clients, no rewrite."""
         if (self.counted or not self.ref.config.max_accounts or self.worker is None or not self._counting
                 or self._replaying or len(self._waiting) >= MAX_WAITING):
             return False
