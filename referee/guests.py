@@ -548,7 +548,8 @@ class Guests:
         log.info("guests and sign-up: accounts made through the dynamic security admin %s", user)
 
     def _swept(self, names: Any, error: BaseException | None) -> None:
-        if not self._take_count(names, error):
+        self._take_count(names, error)
+        if error is not None:
             return
         held = set(self.live) | set(self.ref.gatherings.guest_users())
         orphans = [n for n in names if is_guest_name(n) and n not in held]
@@ -557,10 +558,10 @@ class Guests:
         if orphans:
             log.info("guest sweep: %d orphan guest account(s) deleted", len(orphans))
 
-    def _take_count(self, names: Any, error: BaseException | None) -> bool:
+    def _take_count(self, names: Any, error: BaseException | None) -> None:
         """Take the broker's count of accounts (besides guests and devices) from a listing
-        of its clients, then go on with the new accounts that waited for it; False when the
-        listing failed (they are refused as "try again", and the next one lists again)."""
+        of its clients, then go on with the new accounts that waited for it; when the listing
+        failed they are refused as "try again", and the next refusal lists again."""
         self._counting = False
         waiting, self._waiting = self._waiting, []
         if error is not None:
@@ -578,7 +579,6 @@ class Guests:
                     log.exception("error in a new account's request that waited for the count")
         finally:
             self._replaying = False
-        return error is None
 
     def until_counted(self, again: Callable[[], None]) -> bool:
         """Whether a new account under the cap must wait for the broker's count: then
@@ -595,9 +595,6 @@ class Guests:
             return False
         self._waiting.append(again)
         return True
-
-    def _recounted(self, names: Any, error: BaseException | None) -> None:
-        self._take_count(names, error)  # a listing asked again: it counts, and sweeps no orphans
 
     def close(self) -> None:
         if self.worker is not None:
@@ -770,7 +767,7 @@ class Guests:
         if cap and not self.counted:  # the listing failed (``until_counted`` waits for one on its way)
             if not self._counting and not self._replaying and self.worker is not None:  # list again
                 self._counting = True
-                self.worker.submit(lambda a: a.client_names(), self._recounted, writes=False)
+                self.worker.submit(lambda a: a.client_names(), self._take_count, writes=False)  # no orphan sweep
             return (ErrorCode.SIGNUP_BUDGET, "this service is still counting its accounts after a restart: "
                     "try again in a few seconds")
         if cap and self.accounts + self.signups_pending >= cap:
