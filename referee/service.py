@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import concurrent.futures
 import logging
-import queue
 import secrets
 import threading
 import time
@@ -295,10 +294,7 @@ class Referee:
             stirred = (paused and link.read_now()) or link.pump(
                 0.0 if busy else min(max(self._next_tick - time.monotonic(), 0.0), MAX_WAIT_S))
             paused = False
-            try:
-                item = inbox.get_nowait()
-            except queue.Empty:
-                item = None
+            item = inbox.take()
             if item is not None:
                 began = time.monotonic()
                 self._run_batch(item)
@@ -420,9 +416,8 @@ class Referee:
             self.pace.seen(self.topics.table_of(topic) or topic, now)
             if len(held) >= MAX_BATCH or now >= deadline:
                 return None
-            try:
-                item = self.inbox.get_nowait()
-            except queue.Empty:
+            item = self.inbox.take()
+            if item is None:
                 return None
             if isinstance(item, tuple):
                 return item
