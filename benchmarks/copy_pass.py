@@ -194,6 +194,8 @@ def main() -> None:
                       f"(blocks {', '.join(f'{c:.0f}' for c in cpu)}); passes/copy "
                       f"{statistics.median(x['passes'] for x in rows):.2f}, ticks/copy "
                       f"{statistics.median(x['ticks'] for x in rows):.3f}")
+            lower = sum(n["cpu"] < o["cpu"] for o, n in zip(got["old"], got["new"]))
+            print(f"{phase:14} new lower than old in {lower} of {args.rounds} rounds")
         print(f"  load {open('/proc/loadavg').read().split()[:3]}")
     finally:
         bench.close()
