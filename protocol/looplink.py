@@ -144,6 +144,10 @@ class LoopLink:
         self._pending_subacks: set[int] = set()
         self.received = 0  # publishes received on this link (progress during a long start)
         self.received_bytes = 0
+        # whatever else a pump or read brought: a packet of another kind, a wake-up, a lost or new
+        # connection.  With ``received`` it tells the owner a pass that brought publishes only
+        # (the referee's loop: one whose only input was catch-all copies it dropped, Referee._only_copies)
+        self.heard = 0
         self._sessions = ShortSessions()
         self._last_sent = 0.0
         self._last_heard = 0.0
@@ -389,7 +393,8 @@ class LoopLink:
 
         Returns whether anything happened besides the wait: the broker spoke, ``wake()`` was
         called, or the link (re)connected.  The referee's loop ticks again soon after such a
-        pass (its due times may have moved), and sleeps on when the wait merely ran out."""
+        pass (its due times may have moved), and sleeps on when the wait merely ran out.
+        ``received`` and ``heard`` tell a pass that brought nothing but publishes."""
         if self._closed or self.refused:
             if timeout:
                 time.sleep(min(timeout, 0.05))
@@ -409,6 +414,7 @@ class LoopLink:
                 log.info("%s: reconnected to %s:%d", self.client_id, self.broker.host, self.broker.port)
                 sock = self._sock
                 reconnected = True
+                self.heard += 1
             else:
                 return self._wait_wake(min(timeout, self._retry_at - now))
         assert sock is not None
@@ -424,6 +430,7 @@ class LoopLink:
             return reconnected
         if self._wake_r in readable:
             self._drain_wake()
+            self.heard += 1
         if sock in readable or pending:
             self._read()  # its acknowledgements leave with the next pump's output, in one send
         self._keep_alive()
@@ -715,6 +722,8 @@ class LoopLink:
             for m in msgs:
                 put(m)
         acked = bool(mids)
+        if acked or rest:  # a packet other than a fast-path PUBLISH (rest may hold publishes too: counted all the same)
+            self.heard += 1
         if rest:
             more = self._read_rest(rest)
             if more is None:
@@ -841,6 +850,7 @@ class LoopLink:
             self._flush()
 
     def _lost(self, why: str) -> None:
+        self.heard += 1
         was = self.connected.is_set()
         self._drop_socket()
         if self._closed or self.refused:
@@ -878,6 +888,7 @@ class LoopLink:
                 return False
             if readable:
                 self._drain_wake()
+                self.heard += 1
                 return True
         return False
 

@@ -349,6 +349,25 @@ class RateLimitedInbox(queue.Queue):  # type: ignore[type-arg]
                 raise queue.Empty
             return self._get()
 
+    def take(self) -> Any:
+        """``get_nowait``, but ``None`` where it raises ``queue.Empty`` (no item is ``None``).
+
+        Why (issue 45 item 5, docs/scale.md "A copy-only pass"): the referee's loop asks
+        once a pass, and its batch once more at its end, and most of the passes that find
+        nothing -- a fleet's catch-all copy dropped in ``put``, an idle wake-up, a pass of
+        PUBACKs -- paid for the lock and for raising and catching ``Empty``: cheap warm
+        (~0.7 us) but ~10 us in a pass after a sleep, its code cold.  An empty queue with no
+        window of drops open (whose notice ``get_nowait`` would return) is seen here without
+        the lock: only the loop takes items, and one put by another thread meanwhile is
+        taken at the next pass, which its ``wake()`` brings (``Referee.call``), as when
+        ``get_nowait`` ran just before the put."""
+        if not self.queue and not self._windows:
+            return None
+        try:
+            return self.get_nowait()
+        except queue.Empty:
+            return None
+
     def refund(self, user: str, size: int = 0) -> None:
         """``user``'s message was an accepted move: it costs no budget (referee loop thread)."""
         self.limiter.refund(user, size)

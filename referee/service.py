@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import concurrent.futures
 import logging
-import queue
 import secrets
 import threading
 import time
@@ -92,7 +91,8 @@ REQUESTS: tuple[type[Message], ...] = (CreateTable, CloseTable, Rematch, Sit, In
 TICK_S = 0.1
 """The tick's resolution: it runs at most this often (a clock's timeout fires within this
 of its deadline, a house bot plays one move per table per tick), and within this after any
-pass that handled a message or heard the broker (``Referee.main_loop``)."""
+pass that handled a message or heard the broker (``Referee.main_loop``) -- but for a fleet's
+catch-all copies dropped unread (``Referee._only_copies``)."""
 
 MAX_WAIT_S = 1.0
 """The longest the loop sleeps (``Referee._tick``).  Every ticker names its next due time
@@ -275,26 +275,30 @@ class Referee:
         tables ticks again within ``TICK_S`` of the last tick, as every pass did before: a
         message may have moved any due time (a move starts the next seat's clock, a create
         adds a table to tick, an ``offline`` notice starts a grace), and the tick then reads
-        them again from the state.  So only a pass that merely waited sleeps longer."""
+        them again from the state.  So only a pass that merely waited sleeps longer -- or
+        one whose only input was a fleet's catch-all copies the inbox dropped unread
+        (``_only_copies``): they changed nothing a tick reads."""
         link = self._link
         assert link is not None
         recovery = self.recovery
         recovery.loop_started()  # pending tables are rebuilt on this thread only
+        inbox = self.inbox
+        copies = inbox.needless is not None  # a fleet's referee: catch-all copies come alone (_only_copies)
+        mark: tuple[int, int, int] | None = None
         paused = False
         while not self._stop.is_set():
-            busy = self.inbox.qsize() or recovery.pending
+            busy = inbox.qsize() or recovery.pending
+            if copies:
+                mark = (link.heard, link.received, inbox.needless_dropped)
             # after the batch window's pause what came meanwhile is read at once (LoopLink.read_now)
             stirred = (paused and link.read_now()) or link.pump(
                 0.0 if busy else min(max(self._next_tick - time.monotonic(), 0.0), MAX_WAIT_S))
             paused = False
-            try:
-                item = self.inbox.get_nowait()
-            except queue.Empty:
-                item = None
+            item = inbox.take()
             if item is not None:
                 began = time.monotonic()
                 self._run_batch(item)
-            if stirred or item is not None:
+            if item is not None or (stirred and not (mark is not None and self._only_copies(link, mark))):
                 self._next_tick = min(self._next_tick, self._last_tick + TICK_S)
             self._tick()
             if item is not None:
@@ -302,6 +306,26 @@ class Referee:
             if item is None and recovery.pending:  # stored tables left after the start (recovery.py)
                 recovery.restore_some()
                 self._next_tick = min(self._next_tick, self._last_tick + TICK_S)
+
+    def _only_copies(self, link: LoopLink, mark: tuple[int, int, int]) -> bool:
+        """Was the pass since ``mark`` (the link's ``heard`` and ``received``, the inbox's
+        ``needless_dropped``, taken before it) one whose only input was catch-all copies the
+        inbox dropped (``_needless_copy``)?  Then it does not bring the tick forward.
+
+        Why (issue 45 item 5, docs/scale.md "A copy-only pass"): in a fleet of R, (R-1)/R of
+        the moves' catch-all copies land on a referee that does not hold the table and arrive
+        alone, each waking the loop for a pass of its own.  Counted as stirred, such a pass
+        pulled the tick to within ``TICK_S`` of the last one: at a referee with few moves of
+        its own, a full tick (and often one more wake-up for it) for each copy.  A dropped
+        copy changed nothing a tick reads -- no table, clock, limiter window or status; its
+        sender's name in ``guests.active`` only keeps an account from a sweep -- so the loop
+        sleeps on until what was due anyway.  Anything else in the same pass (a packet of
+        another kind, a wake-up, a lost or new connection: ``LoopLink.heard``; a publish
+        that was kept, rate-limited or deleted as junk: ``received`` counts more than were
+        dropped) still stirs it, as before."""
+        heard, received, dropped = mark
+        dropped = self.inbox.needless_dropped - dropped
+        return dropped > 0 and link.heard == heard and link.received - received == dropped
 
     # --- group commit -----------------------------------------------------------------------
     def _run_batch(self, first: Any) -> None:
@@ -392,9 +416,8 @@ class Referee:
             self.pace.seen(self.topics.table_of(topic) or topic, now)
             if len(held) >= MAX_BATCH or now >= deadline:
                 return None
-            try:
-                item = self.inbox.get_nowait()
-            except queue.Empty:
+            item = self.inbox.take()
+            if item is None:
                 return None
             if isinstance(item, tuple):
                 return item
