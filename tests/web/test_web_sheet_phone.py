@@ -85,7 +85,9 @@ def test_a_finished_dragon_game_fits_a_phone_whatever_the_names_and_scores(stack
         page.wait_for_selector(".trick-area .slot.leave-to-right", state="attached")   # drawn again
         if worst:
             page.wait_for_function("() => document.querySelectorAll('.score-sheet tbody tr').length === 12")
-        page.evaluate("() => Promise.all(document.getAnimations().map((a) => a.finished))")
+        # every animation over: finished, or cancelled by a redraw (a cancelled one's promise
+        # rejects, so waiting on the promises failed with AbortError under load)
+        page.wait_for_function("() => document.getAnimations().every((a) => a.playState !== 'running')")
         for w, h in ((360, 740), (1280, 900)):
             page.set_viewport_size({"width": w, "height": h})
             got: dict[str, Any] = page.evaluate(FITS)
