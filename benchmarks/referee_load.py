@@ -1302,7 +1302,7 @@ def run_phases(args: Any, ap: argparse.ArgumentParser) -> None:
               f"{od50:.2f} ms)")
         print(f"{args.tables} tables flat out  {len(flat):10} moves        p50 {f50:7.2f} ms  p99 {f99:7.2f} ms  "
               f"{len(flat) / args.seconds:7.0f} moves/s  referee CPU {flat_cpu:6.0f} us/move "
-              f"({flat_cpu / pong_us:.2f}x the echo client's round trip)  errors {flat_err}"
+              f"({flat_cpu / pong_us if pong_us else float('nan'):.2f}x the echo client's round trip)  errors {flat_err}"
               f"  (created in {created_s:.1f} s)")
         print(f"{args.tables} tables, a move every {args.pace:g} s per table  {len(paced):6} moves  p50 {p50:7.2f} ms  "
               f"p99 {p99:7.2f} ms  {len(paced) / args.paced_seconds:7.0f} moves/s  referee CPU {paced_cpu:6.0f} "

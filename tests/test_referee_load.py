@@ -35,6 +35,11 @@ def test_referee_load_runs_every_phase_and_reports_no_errors():
                  "20 tables, a move every 0.5 s"):
         assert line in text, text
     assert re.search(r"one table\s+40 moves", text), text  # every timed move was answered
+    # the echo client's CPU is read in ns (schedstat): 20 round trips are ~3 ms of CPU, which
+    # /proc/PID/stat's 10 ms ticks read as 0, 250 or 500 us; the flat-out line sets the referee against it
+    echo = re.search(r"echo client CPU\s+(\d+) us/round trip", text)
+    assert echo and 5 <= int(echo.group(1)) < 5000, text
+    assert re.search(r"us/move \(\d+\.\d\dx the echo client's round trip\)", text), text
     flat = re.search(r"20 tables flat out\s+(\d+) moves.*errors (\d+)", text)
     assert flat and int(flat.group(1)) > 0 and flat.group(2) == "0", text
     paced = re.search(r"a move every 0.5 s per table\s+(\d+) moves.*errors (\d+)", text)
