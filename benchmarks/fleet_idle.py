@@ -30,25 +30,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.referee_load import (PLAYERS, Director, await_ready, fresh_database,  # noqa: E402
-                                     Spy, spawn, stop, tree_cpu)
+                                     Spy, spawn, stop, threads_cpu, tree_cpu)
 from tests.mosquitto import add_referee_accounts, start_mosquitto  # noqa: E402
-
-
-def threads_cpu(pid: int) -> tuple[float, float]:
-    """(the main thread's CPU seconds, every live other thread's), from /proc/PID/task/*/schedstat:
-    nanoseconds, where /proc/PID/stat counts clock ticks (10 ms: an idle referee's second is
-    about one tick)."""
-    main = other = 0.0
-    for task in Path(f"/proc/{pid}/task").iterdir():
-        try:
-            ns = int((task / "schedstat").read_text().split()[0]) / 1e9
-        except (OSError, ValueError, IndexError):
-            continue
-        if task.name == str(pid):
-            main = ns
-        else:
-            other += ns
-    return main, other
 
 
 def idle_one(port: int, director: Director, db: str, tables: int, seconds: float, settle: float,

@@ -144,18 +144,29 @@ def cpu_seconds(pid: int, task: int | None = None) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def cpu_exact(pid: int) -> float:
-    """CPU seconds of every live thread of ``pid`` so far, from /proc/PID/task/*/schedstat
-    (nanoseconds).  For the echo client's round trip: 200 of them cost ~30 ms of CPU, three
-    of ``cpu_seconds``' 10 ms ticks, so its figure came in ~50 us steps and the flat-out
-    target's anchor (referee CPU per move <= 0.5x it, issue 45) could not be read."""
-    total = 0.0
+def threads_cpu(pid: int) -> tuple[float, float]:
+    """(the main thread's CPU seconds, every live other thread's), from /proc/PID/task/*/schedstat:
+    nanoseconds, where /proc/PID/stat counts clock ticks (10 ms: an idle referee's second is
+    about one tick; benchmarks/fleet_idle.py)."""
+    main = other = 0.0
     for task in Path(f"/proc/{pid}/task").iterdir():
         try:
-            total += int((task / "schedstat").read_text().split()[0]) / 1e9
+            ns = int((task / "schedstat").read_text().split()[0]) / 1e9
         except (OSError, ValueError, IndexError):
             continue  # a thread that ended meanwhile
-    return total
+        if task.name == str(pid):
+            main = ns
+        else:
+            other += ns
+    return main, other
+
+
+def cpu_exact(pid: int) -> float:
+    """CPU seconds of every live thread of ``pid`` so far (``threads_cpu``, in ns).  For the
+    echo client's round trip: 200 of them cost ~30 ms of CPU, three of ``cpu_seconds``' 10 ms
+    ticks, so its figure came in ~50 us steps and the flat-out target's anchor (referee CPU
+    per move <= 0.5x it, issue 45) could not be read."""
+    return sum(threads_cpu(pid))
 
 
 # --- child processes ---------------------------------------------------------------------------
