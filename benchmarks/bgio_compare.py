@@ -139,7 +139,7 @@ def format_run(run: int, ours: dict[str, Any], theirs: dict[str, Any]) -> str:
     r = ratios(ours, theirs)
     lines = [f"run {run + 1}: {theirs['tables']} tables x 4 seats; load average before/after: "
              f"boardgame.io {theirs['load'][0]:.2f}/{theirs['load'][1]:.2f}, ours {ours['load'][0]:.2f}/"
-             f"{ours['load'][1]:.2f}",
+             f"{ours['load'][1]:.2f}; our referee's loop timers: {', '.join(ours.get('timers', ())) or 'none'}",
              f"  memory per table: boardgame.io {theirs['mem_kib_per_table']:.1f} KiB (seated, before the "
              f"first move: {theirs['mem_seated_kib_per_table']:.1f}), ours referee "
              f"{ours['mem_kib_per_table']:.1f} KiB (+ broker {ours['mem_service_kib_per_table']:.1f}): "
@@ -259,6 +259,9 @@ def run_ours(tables: int, seconds: float, paced_seconds: float, pace: float) -> 
         fig["mem_kib_per_table"] = (rss1[0] - rss0[0]) / tables
         fig["mem_service_kib_per_table"] = (rss1[0] + rss1[1] - rss0[0] - rss0[1]) / tables
         fig["load"] = (load0, os.getloadavg()[0])
+        # what the referee's loop carried besides its own work: referee_load's timing wrappers
+        # (count_deliveries' ``timed``) run only in its fleet sweep; here they would be charged to ours
+        fig["timers"] = sorted(k[4:] for k in rl.snapshot(refs) if k.startswith("cpu_"))
         return fig
     finally:
         rl.stop(refs)

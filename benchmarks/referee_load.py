@@ -299,10 +299,17 @@ def count_deliveries(ref: Any) -> None:
 
     def timed(name: str, obj: Any, attr: str) -> None:
         """The loop thread's CPU seconds inside ``obj.attr`` (``cpu_<name>``): where a move's CPU goes.
-        Not while py-spy records outside the sweep (``Spy``): each wrapper's two ``time.thread_time``
-        calls are system calls, at which a referee sharing its core with py-spy is preempted, and
-        then they draw half the flat-out samples (measured: 54 % of them at lines holding them)."""
-        if os.environ.get("REFEREE_LOAD_UNTIMED"):  # set by run_phases for its Spy
+
+        Only for the fleet sweep, which prints it (``REFEREE_LOAD_TIMED``, set by ``fleet_sweep``;
+        ``REFEREE_LOAD_UNTIMED=1`` leaves it out there too).  Elsewhere nothing prints it, and
+        each wrapper costs the loop a call and two ``time.thread_time`` system calls (~0.6 us
+        each on the 2-core machine): about six a move flat out, sixteen at a one-move batch,
+        charged to a referee that no deployed referee is -- ``run_phases``' figures and
+        benchmarks/bgio_compare.py's carried them until issue 45's item 1 was read that way.
+        Beside py-spy they also draw samples: a referee sharing its core with py-spy is
+        preempted at those system calls (``Spy``: 54 % of the flat-out samples at lines
+        holding them)."""
+        if not os.environ.get("REFEREE_LOAD_TIMED") or os.environ.get("REFEREE_LOAD_UNTIMED"):
             return
         fn = getattr(obj, attr)
         n["cpu_" + name] = 0.0
@@ -1048,6 +1055,7 @@ def fleet_sweep(args: Any, counts: list[int], routings: list[str], base_db: str,
     fleet of 4 looked 31 % dearer per move): the broker's and PostgreSQL's CPU per move, the
     machine's busy share and load, and the canary (``child_canary``): a fixed piece of the
     referee's own work timed in CPU beside each fleet, whose growth is the cores' contention."""
+    os.environ["REFEREE_LOAD_TIMED"] = "1"  # its referees time their loop's parts (count_deliveries' ``timed``): printed below
     add_referee_accounts(mosq, [f"referee-{i}" for i in range(max(counts))])
     director = Director(mosq.port)
     canary = spawn("_canary", args.game)  # the contention gauge (child_canary), through the whole sweep
@@ -1239,8 +1247,6 @@ def run_phases(args: Any, ap: argparse.ArgumentParser) -> None:
     if args.referees > 1 and not (args.db or "").startswith(("postgresql://", "postgres://")):
         raise SystemExit(f"--referees {args.referees}: a fleet of referees needs a shared PostgreSQL store, "
                          "e.g. --db postgresql://user@host/summon (SQLite belongs to one referee)")
-    if os.environ.get("REFEREE_LOAD_PYSPY"):  # the referees it spawns leave count_deliveries' timers out
-        os.environ["REFEREE_LOAD_UNTIMED"] = "1"
     fast_us, ref_us, apply_us = in_process(args.game, 1500)
     tmp = Path(tempfile.mkdtemp(prefix="referee-load-"))
     db = args.db or str(tmp / "referee.db")
@@ -1301,6 +1307,7 @@ def run_phases(args: Any, ap: argparse.ArgumentParser) -> None:
         print(f"referee_load: game {args.game}, {args.referees} referee(s), store "
               f"{'sqlite' if args.db is None else args.db.split(':', 1)[0]} sync {args.db_sync}, "
               f"MQTT {'3.1.1' if args.mqtt == '3' else '5'}, batch window {args.batch_window_ms or 'default'} ms, "
+              f"loop timers {', '.join(sorted(k[4:] for k in c1 if k.startswith('cpu_'))) or 'none'}, "
               f"load average {load[0]:.2f} {load[1]:.2f}")
         print(f"in-process Table.handle_move   CPU {fast_us:6.0f} us/move  (reference build {ref_us:.0f} us, "
               f"engine apply alone {apply_us:.0f} us)")

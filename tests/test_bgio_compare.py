@@ -89,4 +89,6 @@ def test_both_sides_run_and_every_move_is_answered():
                          capture_output=True, text=True, timeout=600, cwd=ROOT)
     assert out.returncode == 0, out.stderr[-3000:]
     assert "ratio ours/bgio" in out.stdout, out.stdout
+    # our referee as deployed: no benchmark timing wrappers in its loop (issue 45 item 1)
+    assert "our referee's loop timers: none" in out.stdout, out.stdout
     assert out.stdout.count("errors 0") == 2 and out.stdout.count("unanswered 0") == 2, out.stdout

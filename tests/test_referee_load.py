@@ -31,6 +31,9 @@ def test_referee_load_runs_every_phase_and_reports_no_errors():
     assert out.returncode == 0, out.stderr[-3000:]
     text = out.stdout
     assert ", MQTT 5, " in text, text  # the benchmark's default is what is deployed (issue 45)
+    # ... and so are its referees: no timing wrappers around their loop (two system calls each,
+    # ~4 % of a flat-out move) where nothing prints what they time
+    assert ", loop timers none, " in text, text
     for line in ("raw broker QoS1 ping-pong", "fan-out floor", "one table", "20 tables flat out",
                  "20 tables, a move every 0.5 s"):
         assert line in text, text
@@ -99,6 +102,9 @@ def test_the_fleet_sweep_reports_each_referee_its_surroundings_and_the_lone_cont
     rounds = [line for line in out.stderr.splitlines() if line.lstrip().startswith("round ")]
     assert len(rounds) == 3 and all(re.search(r"loop passes \([\d.]+ with catch-all copies only\)", r)
                                     for r in rounds), out.stderr[-3000:]
+    # the sweep alone times its referees' loop by part (REFEREE_LOAD_TIMED): each round prints the split
+    assert all(re.search(r"loop CPU us/move: batch \d+, commit \d+, dispatch \d+", r) for r in rounds), \
+        out.stderr[-3000:]
 
 
 def test_fleet_idle_reports_an_idle_referees_cpu_per_second_on_each_store():
