@@ -85,6 +85,7 @@ view built and packed whole every move, as before; ``kept_parts.py --before whol
 from __future__ import annotations
 
 import argparse
+import gc
 import heapq
 import itertools
 import json
@@ -275,6 +276,20 @@ def count_deliveries(ref: Any) -> None:
         put(item, *args, **kw)
 
     ref.inbox.put = counting
+    # The cyclic collector's CPU and its collections by generation (referee/gcpace.py): it
+    # shows in no profile of its own (py-spy charges it to the line that allocated last).
+    # Timed only while it runs, two thread_time calls a collection: nothing on the move path.
+    n.update(gc_cpu=0.0, gc_0=0, gc_1=0, gc_2=0)
+    gc_began = [0.0]
+
+    def collecting(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            gc_began[0] = time.thread_time()
+        else:
+            n["gc_cpu"] += time.thread_time() - gc_began[0]
+            n[f"gc_{info['generation']}"] += 1
+
+    gc.callbacks.append(collecting)
     play = ref.moves.play  # referee/moves.py: every accepted move passes here
     n["accepted"] = 0
 
@@ -1287,6 +1302,7 @@ def run_phases(args: Any, ap: argparse.ArgumentParser) -> None:
         created_s = time.perf_counter() - t0
         director.barrier()
         spy_dir = os.environ.get("REFEREE_LOAD_PYSPY")  # a folder: py-spy records referee-0's two phases there
+        f0 = snapshot(refs)
         flat, flat_err, flat_cpu = many_tables(mosq.port, args.game, tag, args.tables, "flat", args.seconds,
                                                args.pace, cpu, Spy(refs[0].pid, f"{spy_dir}/flat.txt") if spy_dir else None)
         director.barrier()  # the paced phase starts on an idle referee
@@ -1297,6 +1313,7 @@ def run_phases(args: Any, ap: argparse.ArgumentParser) -> None:
         c1 = snapshot(refs)
         accepted = max(c1["accepted"] - c0["accepted"], 1)
         per_move = {k: (c1[k] - c0[k]) / accepted for k in ("commits", "passes")}
+        collector = {"flat": collected(f0, c0), "paced": collected(c0, c1)}
         rp50, rp99 = quantiles(raw)
         o50, o99 = quantiles(one)
         od50, _ = quantiles(one_decoded)
@@ -1321,14 +1338,23 @@ def run_phases(args: Any, ap: argparse.ArgumentParser) -> None:
         print(f"{args.tables} tables flat out  {len(flat):10} moves        p50 {f50:7.2f} ms  p99 {f99:7.2f} ms  "
               f"{len(flat) / args.seconds:7.0f} moves/s  referee CPU {flat_cpu:6.0f} us/move "
               f"({flat_cpu / pong_us if pong_us else float('nan'):.2f}x the echo client's round trip)  errors {flat_err}"
-              f"  (created in {created_s:.1f} s)")
+              f"  (created in {created_s:.1f} s)  {collector['flat']}")
         print(f"{args.tables} tables, a move every {args.pace:g} s per table  {len(paced):6} moves  p50 {p50:7.2f} ms  "
               f"p99 {p99:7.2f} ms  {len(paced) / args.paced_seconds:7.0f} moves/s  referee CPU {paced_cpu:6.0f} "
               f"us/move  errors {paced_err}  commits {per_move['commits']:.2f}/move, loop passes "
-              f"{per_move['passes']:.2f}/move")
+              f"{per_move['passes']:.2f}/move  {collector['paced']}")
     finally:
         stop(refs)
         mosq.stop()
+
+
+def collected(before: dict[str, float], after: dict[str, float]) -> str:
+    """The referees' cyclic collector between two snapshots, per accepted move: its CPU and
+    its collections by generation (``count_deliveries``' ``collecting``)."""
+    moves = max(after["accepted"] - before["accepted"], 1)
+    gens = [int(after[f"gc_{g}"] - before[f"gc_{g}"]) for g in range(3)]
+    return (f"collector {(after['gc_cpu'] - before['gc_cpu']) / moves * 1e6:.1f} us/move "
+            f"({gens[0]}/{gens[1]}/{gens[2]} collections of generation 0/1/2)")
 
 
 def start(seats: list[subprocess.Popen[str]], at: float) -> float:

@@ -47,6 +47,10 @@ def test_referee_load_runs_every_phase_and_reports_no_errors():
     assert flat and int(flat.group(1)) > 0 and flat.group(2) == "0", text
     paced = re.search(r"a move every 0.5 s per table\s+(\d+) moves.*errors (\d+)", text)
     assert paced and int(paced.group(1)) > 0 and paced.group(2) == "0", text
+    # the cyclic collector's share, which no profile shows (referee/gcpace.py), on both lines
+    for phase in ("flat out", "a move every 0.5 s"):
+        assert re.search(phase + r".*collector \d+\.\d us/move \(\d+/\d+/\d+ collections of generation 0/1/2\)",
+                         text), text
 
 
 def test_referee_load_refuses_a_fleet_without_postgresql():
