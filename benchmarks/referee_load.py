@@ -257,7 +257,13 @@ def count_deliveries(ref: Any) -> None:
     the inbox: ``own`` for tables it holds, ``foreign`` for the others' tables, ``caught`` for
     the catch-all's tagged copies) and the moves it accepted; SIGUSR1 prints them as one JSON
     line on stdout.  The handler runs on the main thread, the referee's loop, between two
-    bytecodes: the counts and ``ref.tables`` are not being changed meanwhile."""
+    bytecodes: the counts and ``ref.tables`` are not being changed meanwhile.
+
+    The deliveries are counted, like the loop's parts timed (``timed``), only for the fleet
+    sweep (``REFEREE_LOAD_TIMED``), which prints them: a wrapper around every message the
+    inbox takes (and one around every move) cost the referee 0.7 us a move in process that no
+    deployed referee pays.  The accepted moves are the store's own count
+    (``StoreStats.moves``), read when asked, not a wrapper around every move."""
     from summon.protocol.looplink import Caught
 
     n = {"own": 0, "foreign": 0, "caught": 0, "other": 0, "caught_only": 0}
@@ -275,7 +281,10 @@ def count_deliveries(ref: Any) -> None:
         since[kind != "caught"] += 1
         put(item, *args, **kw)
 
-    ref.inbox.put = counting
+    sweep = bool(os.environ.get("REFEREE_LOAD_TIMED")) and not os.environ.get("REFEREE_LOAD_UNTIMED")
+    if sweep:
+        ref.inbox.put = counting
+    n["counting"] = int(sweep)  # said in run_phases' header
     # The cyclic collector's CPU and its collections by generation (referee/gcpace.py): it
     # shows in no profile of its own (py-spy charges it to the line that allocated last).
     # Timed only while it runs, two thread_time calls a collection: nothing on the move path.
@@ -290,15 +299,6 @@ def count_deliveries(ref: Any) -> None:
             n[f"gc_{info['generation']}"] += 1
 
     gc.callbacks.append(collecting)
-    play = ref.moves.play  # referee/moves.py: every accepted move passes here
-    n["accepted"] = 0
-
-    def playing(table: Any, *args: Any, **kw: Any) -> None:
-        seq = table.seq
-        play(table, *args, **kw)
-        n["accepted"] += table.seq != seq
-
-    ref.moves.play = playing  # type: ignore[method-assign]
     n["passes"] = 0  # the loop's passes (one tick each): its wake-ups, but for the batch window's sleeps
     tick = ref._tick
 
@@ -324,7 +324,7 @@ def count_deliveries(ref: Any) -> None:
         Beside py-spy they also draw samples: a referee sharing its core with py-spy is
         preempted at those system calls (``Spy``: 54 % of the flat-out samples at lines
         holding them)."""
-        if not os.environ.get("REFEREE_LOAD_TIMED") or os.environ.get("REFEREE_LOAD_UNTIMED"):
+        if not sweep:
             return
         fn = getattr(obj, attr)
         n["cpu_" + name] = 0.0
@@ -368,6 +368,7 @@ def count_deliveries(ref: Any) -> None:
                 profiler[0].disable()
                 profiler[0].dump_stats(f"{cpu_profile}/{ref.config.client_id}-{os.getpid()}.prof")
         n["commits"] = ref.store.stats.commits if ref.store is not None else 0  # group commits, one per batch
+        n["accepted"] = ref.store.stats.moves if ref.store is not None else 0  # every accepted move is stored
         n["cpu"] = cpu_seconds(os.getpid())  # this referee's own CPU seconds (the sweep's per-referee figure)
         n["sys"] = os.times().system
         for line in Path("/proc/self/status").read_text().splitlines():  # preempted: the cores were busy
@@ -1325,6 +1326,7 @@ def run_phases(args: Any, ap: argparse.ArgumentParser) -> None:
               f"{'sqlite' if args.db is None else args.db.split(':', 1)[0]} sync {args.db_sync}, "
               f"MQTT {'3.1.1' if args.mqtt == '3' else '5'}, batch window {args.batch_window_ms or 'default'} ms, "
               f"loop timers {', '.join(sorted(k[4:] for k in c1 if k.startswith('cpu_'))) or 'none'}, "
+              f"delivery counts {'on' if c1.get('counting') else 'off'}, "
               f"load average {load[0]:.2f} {load[1]:.2f}")
         print(f"in-process Table.handle_move   CPU {fast_us:6.0f} us/move  (reference build {ref_us:.0f} us, "
               f"engine apply alone {apply_us:.0f} us)")
