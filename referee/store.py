@@ -49,6 +49,19 @@ __all__ = ["Store", "StoreError", "open_store", "TableRecord", "MoveRecord", "Se
 MEMORY = ":memory:"
 """The path of a store that lives only as long as the process (tests, demos)."""
 
+WAL_CHECKPOINT_PAGES = 10_000
+"""The write-ahead log is copied into the database file once it holds this many pages (~40
+MB; SQLite's default is 1,000).
+
+Why: moves land all over the ``moves`` B-tree (its key is the table, and a thousand tables
+move in turn), so a batch dirties about a page a move, and each checkpoint copies every
+page the log holds back into the file -- with ``--db-sync`` either way, two fsyncs on the
+loop thread.  Ten times rarer, a page rewritten by many batches meanwhile is copied once.
+Measured in process (the referee's insert and commit, 60,000 moves at 1,000 tables, CPU
+time): 10.8 -> 9.5 us a move in batches of 20 (flat out), 15.8 -> 14.3 in batches of 2
+(human pace); 30,000 pages gained nothing more.  The price: a log of up to ~40 MB on disk,
+replayed at the next open after a crash (milliseconds)."""
+
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS tables (
     id       TEXT PRIMARY KEY,
@@ -133,6 +146,7 @@ class Store:
                 self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
                 if path != MEMORY:
                     self._db.execute("PRAGMA journal_mode=WAL")
+                    self._db.execute(f"PRAGMA wal_autocheckpoint={WAL_CHECKPOINT_PAGES}")
                 self._db.execute(f"PRAGMA synchronous={'FULL' if sync == 'full' else 'NORMAL'}")
                 self._db.execute("PRAGMA foreign_keys=ON")
                 self._db.executescript(SCHEMA)

@@ -104,6 +104,29 @@ def test_the_file_is_private_and_in_wal_mode(tmp_path):
     store.close()
 
 
+def test_the_log_is_checkpointed_every_ten_thousand_pages_not_every_thousand(tmp_path):
+    """referee/store.py ``WAL_CHECKPOINT_PAGES``: moves at many tables dirty about a page each,
+    and SQLite's default copied the log into the file (two fsyncs on the loop) every 1,000
+    pages.  Past 1,500 pages of log, the database file has not been written yet."""
+    path = tmp_path / "c.db"
+    store = Store(str(path), sync="normal")
+    tables = [f"n{i:03d}" for i in range(400)]
+    for t in tables:
+        store.create_table(TableRecord(t, "dragon", ("a", "b", "c", "d"), {}, 1, 0.0))
+    store._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # the tables in the file, the log empty
+    size = os.path.getsize(path)
+    seq = 0
+    while os.path.getsize(f"{path}-wal") < 1500 * 4096:
+        seq += 1
+        store.begin_batch()
+        for t in tables:  # a batch a move at every table: a leaf page each
+            store.append_move(t, MoveRecord(seq, seq % 4, "a", "play 7H" * 20, 0.0))
+        store.commit_batch()
+    assert os.path.getsize(path) == size  # nothing copied back yet (at 1,000 pages it was)
+    assert store._db.execute("PRAGMA wal_autocheckpoint").fetchone()[0] == 10_000
+    store.close()
+
+
 def test_read_only_and_missing_files():
     with pytest.raises(StoreError):
         Store("/nonexistent/dir/h.db")
