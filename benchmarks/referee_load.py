@@ -80,6 +80,10 @@ parts from the shared caches, as before; benchmarks/kept_parts.py).
 view built and packed whole every move, as before; ``kept_parts.py --before whole-public``).
 ``REFEREE_LOAD_OLD_INPUT=1`` runs them on the MQTT input path before issue 45's one-pass read,
 ``REFEREE_LOAD_RECORD=FILE`` records every read their links receive (benchmarks/mqtt_input.py).
+The referees run as deployed, without the benchmark's own instruments on their move path,
+but for the fleet sweep, which sets ``REFEREE_LOAD_TIMED`` and prints what they measure (the
+loop's CPU by part, the deliveries by kind; ``REFEREE_LOAD_UNTIMED=1`` leaves them out there
+too).  Every phase prints the referees' cyclic collector per move (``collected``).
 """
 
 from __future__ import annotations
