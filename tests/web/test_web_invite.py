@@ -201,7 +201,8 @@ def test_signup_with_a_code(tmp_path, browser, out):
         p.goto(f.web.url)
         p.wait_for_selector("details.signup-fold")
         p.click("details.signup-fold summary")
-        assert "gives out these codes" in p.inner_text("form.signup")
+        # waited for, not read at once: beside stress-ng the form was still empty right after the click
+        p.wait_for_selector("form.signup >> text=gives out these codes", timeout=15000)
 
         def sign_up(user: str, secret: str, password: str = "long-enough-pw") -> None:
             p.fill("form.signup input[name=user]", user)

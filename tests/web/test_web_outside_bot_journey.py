@@ -86,6 +86,8 @@ def test_a_js_bot_registered_on_the_page_enters_a_swiss_plays_it_out_and_passes_
         page.fill("input[name=username]", "gran")
         page.fill("input[name=password]", "gran-pw")
         page.click("button[data-key='f-login']")
+        page.wait_for_selector(".conn-online")  # the log-in itself, as tests/web/pages.py login (30 s: a CI run
+        # beside stress-ng did not show "Your bots" within 15 s of the click)
         page.wait_for_selector("text=Your bots", timeout=15000)
         page.wait_for_selector(".bots >> text=None yet.", timeout=15000)  # the list came: the page is connected
         page.fill("input[data-key='bot-name']", "jsbot")
