@@ -81,6 +81,7 @@ def test_grandmas_new_tab_is_grandma_until_she_signs_the_device_out(family, brow
         first.fill("input[name=username]", "gran")
         first.fill("input[name=password]", "gran-pw")
         first.click("button[data-key='f-login']")
+        first.wait_for_selector(".conn-online")  # the log-in itself (30 s, as pages.login: loaded CI runs missed 15-20)
         first.wait_for_selector("text=Logged in as gran", timeout=15000)
         first.wait_for_function("() => !!localStorage.getItem('summon.device')", timeout=15000)
         cred = kept(first)
@@ -126,6 +127,7 @@ def test_grandmas_new_tab_is_grandma_until_she_signs_the_device_out(family, brow
         third.fill("input[name=username]", "gran")
         third.fill("input[name=password]", "gran-pw")
         third.click("button[data-key='f-login']")
+        third.wait_for_selector(".conn-online")  # the log-in itself (30 s, as pages.login)
         third.wait_for_function("() => !!localStorage.getItem('summon.device')", timeout=15000)
         assert len(broker_devices(family, "gran")) == 1
         third.goto(f"{url}#/")
@@ -147,6 +149,7 @@ def test_without_keeping_nothing_is_kept(family, browser):
         page.fill("input[name=username]", "gran")
         page.fill("input[name=password]", "gran-pw")
         page.click("button[data-key='f-login']")
+        page.wait_for_selector(".conn-online")  # the log-in itself (30 s, as pages.login)
         page.wait_for_selector("text=Logged in as gran", timeout=15000)
         page.wait_for_selector("text=None: you type your password each time.", timeout=15000)
         assert kept(page) is None and broker_devices(family, "gran") == []
@@ -170,6 +173,7 @@ def test_closing_the_password_tab_does_not_leave_her_away(family, browser):
         first.fill("input[name=username]", "gran")
         first.fill("input[name=password]", "gran-pw")
         first.click("button[data-key='f-login']")
+        first.wait_for_selector(".conn-online")  # the log-in itself (30 s, as pages.login)
         first.wait_for_function("() => !!localStorage.getItem('summon.device')", timeout=15000)
         first.goto(f"{url}#/table/{table}")
         seated(first)

@@ -108,6 +108,7 @@ def test_a_family_night_ends_as_well_as_it_starts(family, browser, out):
     g.fill("input[name=username]", "grandma")
     g.fill("input[name=password]", "grandma-pw")
     g.click("button[data-key='f-login']")
+    g.wait_for_selector(".conn-online")  # the log-in itself (30 s, as pages.login: loaded CI runs missed 15-20)
     g.wait_for_selector("text=Logged in as grandma", timeout=15000)
     g.wait_for_function("() => !!localStorage.getItem('summon.device')", timeout=15000)
     axe(g, "lobby", found, AXE)

@@ -137,6 +137,7 @@ def test_new_link_revokes_the_old_one(fam, browser, out):
     g.fill("input[name=username]", "grandma")
     g.fill("input[name=password]", "grandma-pw")
     g.click("button[data-key='f-login']")
+    g.wait_for_selector(".conn-online")  # the log-in itself (30 s, as pages.login: beside stress-ng 20 were not enough)
     g.wait_for_selector("text=Logged in as grandma", timeout=20000)
     g.click("a[data-key='link:new']")
     g.wait_for_selector("form.new-table")
