@@ -57,7 +57,7 @@ from summon.referee.accounts import ROLES, AccountsError
 from summon.referee.brokerconf import PBKDF2_ITERATIONS, PUBLIC_TOPICS
 
 __all__ = [
-    "CONTROL_TOPIC", "RESPONSE_TOPIC", "PLUGIN_PATHS", "GUEST_ROLE", "DynsecError", "DynsecUnavailable",
+    "CONTROL_TOPIC", "RESPONSE_TOPIC", "PLUGIN_PATHS", "GUEST_ROLE", "DynsecError", "DynsecUnavailable", "DynsecDropped",
     "DynsecRefused", "DynsecTimeout", "DynsecCommandError", "Acl", "DynsecAdmin", "group_name",
     "account_role_name", "account_acls", "guest_acls", "guest_table_acls", "GUEST_NAME", "shared_roles", "group_layout", "config_json",
     "client_entry", "hash_fields", "hash_from_passwd_line", "find_plugin", "role_of_groups", "signup_stamp", "stamp_time",
@@ -109,6 +109,17 @@ class DynsecError(AccountsError):
 
 class DynsecUnavailable(DynsecError):
     """No broker answered at the admin's address (the CLI exits 3)."""
+
+
+class DynsecDropped(DynsecUnavailable):
+    """The broker closed a one-shot admin's connection (``reconnect=False``) mid-use.
+
+    Most likely another login as the same account: every listener binds the client id to
+    the username (referee/brokerconf.py), so of two connections of one account the newer
+    takes the older's place, and Mosquitto 2.0.11 closes the older without saying why
+    (measured: paho reads "Unspecified error", not MQTT 5's "Session taken over").  The tool
+    says so at once rather than wait out its timeout, and does not log in again, which would
+    take the other one's place in turn."""
 
 
 class DynsecRefused(DynsecError):
@@ -314,10 +325,11 @@ def client_entry(user: str, role: str, hashed: Mapping[str, Any]) -> dict[str, A
 
 
 def config_json(admin: str, admin_hash: Mapping[str, Any], accounts: Mapping[str, tuple[str, Mapping[str, Any]]],
-                prefix: str = DEFAULT_PREFIX) -> str:
+                prefix: str = DEFAULT_PREFIX, more_admins: Mapping[str, Mapping[str, Any]] | None = None) -> str:
     """A whole dynsec.json: the admin, our groups and shared roles, and ``accounts``
     (``user -> (role, hash fields)``).  Written while the broker is stopped (init, migrate);
-    afterwards only the plugin writes the file."""
+    afterwards only the plugin writes the file.  ``more_admins`` (``user -> hash fields``):
+    further accounts of the admin's role (the operator's, referee/dynsec_dir.py says why)."""
     roles = [{"rolename": ADMIN_ROLE, "textName": "administers accounts (summon accounts)", "acls": [
         Acl("publishClientSend", f"{CONTROL_TOPIC}/#").as_json(),
         # Needed although receiving is allowed by default: measured on 2.0.11, without it
@@ -325,8 +337,8 @@ def config_json(admin: str, admin_hash: Mapping[str, Any], accounts: Mapping[str
         Acl("publishClientReceive", f"{CONTROL_TOPIC}/#").as_json(),
         Acl("subscribePattern", f"{CONTROL_TOPIC}/#").as_json()]}]
     roles += [{"rolename": n, "acls": [a.as_json() for a in acls]} for n, acls in shared_roles(prefix).items()]
-    clients = [{"username": admin, "textName": "summon admin", **admin_hash,
-                "roles": [{"rolename": ADMIN_ROLE}], "groups": []}]
+    clients = [{"username": user, "textName": "summon admin", **hashed, "roles": [{"rolename": ADMIN_ROLE}],
+                "groups": []} for user, hashed in {admin: admin_hash, **(more_admins or {})}.items()]
     for user, (role, hashed) in accounts.items():
         clients.append(client_entry(user, role, hashed))
         if role not in ("referee", "spectator", "edge"):
@@ -382,9 +394,17 @@ class DynsecAdmin:
     """
 
     def __init__(self, host: str, port: int, username: str, password: str, *, prefix: str = DEFAULT_PREFIX,
-                 timeout: float = 10.0, batch: int = 100, pace_over: float | None = None,
+                 timeout: float = 10.0, batch: int = 100, pace_over: float | None = None, reconnect: bool = True,
                  clock: Callable[[], float] = time.monotonic, sleep: Callable[[float], None] = time.sleep) -> None:
         self.host, self.port, self.prefix, self.timeout, self.batch = host, port, prefix, timeout, batch
+        self.username = username
+        # ``reconnect``: paho logs in again after a lost connection (the referee's long-lived
+        # worker, which owns its account).  False for one-shot tools: a connection taken over
+        # by another login of the same account stays down and its request fails at once
+        # (DynsecDropped); logging in again would take the other one over in its turn.
+        self.reconnect = reconnect
+        self._gone: str | None = None  # why the broker dropped a one-shot admin (reconnect=False)
+        self._closing = self._connected = False
         # ``pace_over``: after a message that took longer than this (a long rewrite, during
         # which nobody else was served), wait as long again before the next one, so the
         # broker gives everyone else at least as much time as it gave us (the referee's
@@ -393,7 +413,7 @@ class DynsecAdmin:
         self.pace_over, self._clock, self._sleep = pace_over, clock, sleep
         self._last: tuple[float, float] = (0.0, 0.0)  # the previous message: (its end, its duration)
         self._client = mqtt.Client(CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv5,
-                                   client_id=f"{username}-{secrets.token_hex(4)}")
+                                   client_id=f"{username}-{secrets.token_hex(4)}", reconnect_on_failure=reconnect)
         self._client.username_pw_set(username, password)
         self._client.on_socket_open = lambda c, u, s: _nodelay(s)
         self._connack: queue.Queue[Any] = queue.Queue()
@@ -406,6 +426,7 @@ class DynsecAdmin:
         c.on_connect = lambda cl, u, f, rc, p: self._connack.put(rc)
         c.on_subscribe = lambda cl, u, mid, rcs, p: self._subacked.set()
         c.on_message = self._on_message
+        c.on_disconnect = self._on_disconnect
 
     # connection
     def connect(self) -> DynsecAdmin:
@@ -427,19 +448,37 @@ class DynsecAdmin:
         if not self._subacked.wait(self.timeout):
             self.close()
             raise DynsecTimeout("no SUBACK for the plugin's response topic")
+        self._connected = True
         return self
 
     def close(self) -> None:
+        self._closing = True
         try:
             self._client.disconnect()
         finally:
             self._client.loop_stop()
 
     def __enter__(self) -> DynsecAdmin:
-        return self.connect()
+        # ``with accounts.admin() as a`` gets one connected already: connecting it again
+        # was a second login of the same account, which closed the first (and, for a
+        # one-shot admin, whose network thread ends with its first connection, hung).
+        return self if self._connected else self.connect()
 
     def __exit__(self, *exc: Any) -> None:
         self.close()
+
+    def _on_disconnect(self, client: Any, userdata: Any, flags: Any, reason: Any, properties: Any) -> None:
+        if self.reconnect or self._closing:
+            return
+        with self._lock:
+            self._gone = str(reason)
+            self._lock.notify_all()
+
+    def _gone_error(self) -> DynsecUnavailable:
+        return DynsecDropped(f"the broker at mqtt://{self.host}:{self.port} closed the admin connection as "
+                             f"{self.username} ({self._gone}): another login as {self.username} takes its place "
+                             "(is another `summon accounts` running?), or the broker stopped; nothing was sent "
+                             "after that: run the command again")
 
     def _on_message(self, client: Any, userdata: Any, msg: Any) -> None:
         try:  # never let an exception kill paho's network thread
@@ -476,14 +515,24 @@ class DynsecAdmin:
     def _request(self, commands: Sequence[Mapping[str, Any]], check: bool) -> list[dict[str, Any]]:
         tag = secrets.token_hex(6)
         tagged = [{**c, "correlationData": f"{tag}-{i}"} for i, c in enumerate(commands)]
+        if self._gone is not None:
+            raise self._gone_error()
         info = self._client.publish(CONTROL_TOPIC, json.dumps({"commands": tagged}), qos=1)
         if info.rc != mqtt.MQTT_ERR_SUCCESS:
+            if not self.reconnect:  # paho closes the socket a moment before it tells us why
+                with self._lock:
+                    self._lock.wait_for(lambda: self._gone is not None, 1.0)
+            if self._gone is not None:
+                raise self._gone_error()
             raise DynsecUnavailable(f"the admin connection to mqtt://{self.host}:{self.port} is gone")
         keys = [c["correlationData"] for c in tagged]
         with self._lock:
-            if not self._lock.wait_for(lambda: all(k in self._answers for k in keys), self.timeout):
+            if not self._lock.wait_for(lambda: all(k in self._answers for k in keys) or self._gone is not None,
+                                       self.timeout):
                 raise DynsecTimeout(f"the dynamic security plugin did not answer {len(keys)} command(s) within "
                                     f"{self.timeout:g} s (is it loaded on mqtt://{self.host}:{self.port}?)")
+            if not all(k in self._answers for k in keys):
+                raise self._gone_error()
             answers = [self._answers.pop(k) for k in keys]
         if check:
             for c, a in zip(commands, answers):

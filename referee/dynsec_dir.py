@@ -19,10 +19,19 @@ keeps its ``max_connections``.
 
 The admin (``summon-admin``) is a dedicated account, never the referee: it may administer
 the plugin and touch no game topic.  Its password is kept like the referee's, in
-``DIR/secrets/summon-admin.pw`` (0600); ``summon accounts`` reads it there and connects to
-the running broker (no broker: one line, exit 3).  After every change it rewrites the
-``roles`` file from the plugin's groups: the referee reads that file (a derived copy; the
-plugin is the source of truth).
+``DIR/secrets/summon-admin.pw`` (0600); the referee's worker (``--accounts-admin``, guests
+and sign-up) holds a connection as it for as long as the referee runs.
+
+So ``summon accounts`` (and every other short-lived tool, through ``DynsecAccounts``) logs in
+as a second account of the same rights, ``summon-operator`` (``DIR/secrets/summon-operator.pw``,
+0600), and connects to the running broker (no broker: one line, exit 3).  Why a second
+account: every listener binds the client id to the username (``use_username_as_clientid``),
+so a tool logged in as ``summon-admin`` took the referee's admin connection over, and the
+referee's reconnect then took the tool's (an operator's ``summon accounts list`` made the
+next invitation fail; a test saw the tool fail).  A directory made before the operator
+account existed gets it on the first ``summon accounts``, once, through ``summon-admin``.
+After every change the tool rewrites the ``roles`` file from the plugin's groups: the
+referee reads that file (a derived copy; the plugin is the source of truth).
 """
 
 from __future__ import annotations
@@ -31,6 +40,7 @@ import json
 import os
 import re
 import secrets
+import time
 from dataclasses import asdict, replace
 from pathlib import Path
 from typing import NoReturn
@@ -41,13 +51,15 @@ from summon.referee.accounts import (
 )
 from summon.referee.names import new_account_refusal
 from summon.referee.dynsec import (
-    DynsecAdmin, DynsecError, config_json, find_plugin, hash_fields, hash_from_passwd_line,
+    ADMIN_ROLE, DynsecAdmin, DynsecCommandError, DynsecError, DynsecDropped, config_json, find_plugin, hash_fields,
+    hash_from_passwd_line,
 )
 
-__all__ = ["ADMIN_USER", "DYNSEC_FILE", "is_dynsec", "is_dynsec_dir", "dynsec_conf_text", "init_dynsec_broker",
+__all__ = ["ADMIN_USER", "OPERATOR_USER", "DYNSEC_FILE", "is_dynsec", "is_dynsec_dir", "dynsec_conf_text", "init_dynsec_broker",
            "migrate_to_dynsec", "DynsecAccounts", "open_accounts"]
 
-ADMIN_USER = "summon-admin"
+ADMIN_USER = "summon-admin"  # the referee's (its worker holds the connection)
+OPERATOR_USER = "summon-operator"  # short-lived tools': `summon accounts`, tests (module docstring)
 DYNSEC_FILE = "dynsec.json"
 MODE_KEY = "accounts"
 
@@ -64,6 +76,10 @@ def is_dynsec_dir(directory: str | os.PathLike[str]) -> bool:
 
 def _admin_pw_path(d: BrokerDir) -> Path:
     return d.root / "secrets" / f"{ADMIN_USER}.pw"
+
+
+def _operator_pw_path(d: BrokerDir) -> Path:
+    return d.root / "secrets" / f"{OPERATOR_USER}.pw"
 
 
 def _keep_secret(path: Path, text: str) -> None:
@@ -115,11 +131,13 @@ def _switch(d: BrokerDir, settings: BrokerSettings, accounts: dict[str, tuple[st
 
     plugin = _plugin()
     s = replace(settings, extra={**settings.extra, MODE_KEY: "dynsec"})
-    admin_pw = secrets.token_urlsafe(24)
+    admin_pw, operator_pw = secrets.token_urlsafe(24), secrets.token_urlsafe(24)
     dyn = d.root / DYNSEC_FILE
     # Every hash of every account: readable by the broker's user and group only.
-    _write(dyn, config_json(ADMIN_USER, hash_fields(admin_pw), accounts, s.prefix), 0o640)
+    _write(dyn, config_json(ADMIN_USER, hash_fields(admin_pw), accounts, s.prefix,
+                            more_admins={OPERATOR_USER: hash_fields(operator_pw)}), 0o640)
     _keep_secret(_admin_pw_path(d), admin_pw)
+    _keep_secret(_operator_pw_path(d), operator_pw)
     _write(d.settings, json.dumps(asdict(s), indent=2) + "\n")
     _write(d.conf, dynsec_conf_text(conf_for(d, s), str(dyn), plugin))
     _write(d.roles, ROLES_HEADER + "".join(f"{u} {r}\n" for u, (r, _) in accounts.items()), 0o640)
@@ -188,15 +206,53 @@ class DynsecAccounts:
             raise AccountsError(f"{self.dir.root} keeps its accounts in passwd files, not the plugin")
 
     def admin(self) -> DynsecAdmin:
-        """A connected admin client (raises DynsecUnavailable when no broker runs there)."""
+        """A connected one-shot admin client as the operator, never as the referee's admin
+        (module docstring); raises DynsecUnavailable when no broker runs there, and
+        DynsecDropped when another tool logs in as the operator meanwhile."""
+        path = _operator_pw_path(self.dir)
+        if not path.exists():
+            self._make_operator(path)
+        return self._connect(OPERATOR_USER, path)
+
+    def _connect(self, user: str, pw_path: Path) -> DynsecAdmin:
         try:
-            password = _admin_pw_path(self.dir).read_text().strip()
+            password = pw_path.read_text().strip()
         except OSError as exc:
-            raise AccountsError(f"cannot read the admin's password {_admin_pw_path(self.dir)} ({exc.strerror})"
-                                ) from None
+            raise AccountsError(f"cannot read the admin's password {pw_path} ({exc.strerror})") from None
         host = "127.0.0.1" if self.settings.bind in ("", "0.0.0.0", "::") else self.settings.bind
-        return DynsecAdmin(host, self.settings.port, ADMIN_USER, password, prefix=self.settings.prefix,
-                           timeout=self.timeout).connect()
+        return DynsecAdmin(host, self.settings.port, user, password, prefix=self.settings.prefix,
+                           timeout=self.timeout, reconnect=False).connect()
+
+    def _make_operator(self, path: Path, tries: int = 3) -> None:
+        """Make the operator account in a directory made before it existed, through the
+        referee's admin account: the only time a tool logs in as ``summon-admin``.  A running
+        referee's worker may take that connection back (module docstring); the command is
+        then sent again, and one that did reach the plugin is answered "already exists",
+        which sets the same password instead.  Under the directory's lock, so two first runs
+        do not save two different passwords."""
+        with self._files._locked():
+            if path.exists():
+                return
+            password = secrets.token_urlsafe(24)
+            create = {"command": "createClient", "username": OPERATOR_USER, "password": password,
+                      "textName": "summon admin", "roles": [{"rolename": ADMIN_ROLE}]}
+            for attempt in range(tries):
+                try:
+                    with self._connect(ADMIN_USER, _admin_pw_path(self.dir)) as a:
+                        answer = a.request([create], check=False)[0]
+                        if "already exists" in str(answer.get("error", "")):
+                            a.request([{"command": "setClientPassword", "username": OPERATOR_USER,
+                                        "password": password}])
+                            a.request([{"command": "addClientRole", "username": OPERATOR_USER,
+                                        "rolename": ADMIN_ROLE}], check=False)
+                        elif answer.get("error"):
+                            raise DynsecCommandError("createClient", str(answer["error"]), OPERATOR_USER)
+                    break
+                except DynsecDropped:
+                    if attempt == tries - 1:
+                        raise
+                    time.sleep(0.2 * (attempt + 1))
+            _keep_secret(path, password)
 
     def roles(self) -> dict[str, str]:
         """The broker's accounts if it runs, else the last copy in ``roles``."""

@@ -42,6 +42,7 @@ def test_cli_init_accounts_and_no_broker(tmp_path):
     assert is_dynsec_dir(d) and (d / "dynsec.json").exists() and not (d / "passwd").exists()
     assert oct((d / "dynsec.json").stat().st_mode & 0o777) == "0o640"
     assert oct((d / "secrets" / "summon-admin.pw").stat().st_mode & 0o777) == "0o600"
+    assert oct((d / "secrets" / "summon-operator.pw").stat().st_mode & 0o777) == "0o600"  # `summon accounts`'
     env = {"SUMMON_PROFILE": str(d / "summon.toml")}
     r = summon("accounts", "add", "alice", "--role", "player", "--password", "alice-pw", env=env)
     assert r.returncode == 3 and len(r.stderr.strip().splitlines()) == 1, r.stderr

@@ -21,7 +21,7 @@ from summon.clients.profile import ENV as PROFILE_ENV, write_profile
 from summon.protocol.version import DEFAULT_PREFIX
 from summon.referee.accounts import ROLES, Accounts, AccountsError, BrokerSettings, EdgeDir, EdgeSettings, init_broker
 from summon.referee.brokerports import CELLS_FILE, LOBBY_DIR
-from summon.referee.dynsec import DynsecRefused, DynsecUnavailable
+from summon.referee.dynsec import DynsecDropped, DynsecRefused, DynsecUnavailable
 from summon.referee.dynsec_dir import (
     DynsecAccounts, init_dynsec_broker, is_dynsec_dir, migrate_to_dynsec, open_accounts,
 )
@@ -212,8 +212,9 @@ def _write_broker(directory: str, settings: BrokerSettings, accounts_mode: str, 
 
 def _say_written(d: Any, accounts_mode: str) -> None:
     if accounts_mode == "dynsec":
-        click.echo(f"wrote {d.conf} (loads the dynamic security plugin) and dynsec.json in {d.root}; the admin's "
-                   f"password is in {d.root / 'secrets' / 'summon-admin.pw'} (0600)")
+        click.echo(f"wrote {d.conf} (loads the dynamic security plugin) and dynsec.json in {d.root}; the admin "
+                   f"passwords are in {d.root / 'secrets'} (0600): summon-admin.pw for the referee, "
+                   "summon-operator.pw for `summon accounts`")
         click.echo("  summon accounts needs the broker running: start mosquitto first, then add accounts")
     else:
         click.echo(f"wrote {d.conf} (and acl, passwd, spectators.*, roles) in {d.root}")
@@ -543,7 +544,8 @@ def _fail(exc: AccountsError) -> NoReturn:
     """One line and the project's exit code: 3 no broker answered, 4 credentials refused, else 1."""
     if isinstance(exc, (DynsecUnavailable, DynsecRefused)):
         hint = ": in dynsec mode accounts change in the running broker (mosquitto -c DIR/mosquitto.conf)"
-        click.echo(f"Error: {exc}" + (hint if isinstance(exc, DynsecUnavailable) else ""), err=True)
+        no_broker = isinstance(exc, DynsecUnavailable) and not isinstance(exc, DynsecDropped)  # (it was there)
+        click.echo(f"Error: {exc}" + (hint if no_broker else ""), err=True)
         sys.exit(3 if isinstance(exc, DynsecUnavailable) else 4)
     raise click.ClickException(str(exc)) from None
 
@@ -563,7 +565,8 @@ def migrate(directory: str, to: str) -> None:
         raise click.ClickException(str(exc)) from None
     click.echo(f"migrated {len(users)} account(s) into {d.root / 'dynsec.json'}; mosquitto.conf now loads the "
                "dynamic security plugin")
-    click.echo(f"the admin's password is in {d.root / 'secrets' / 'summon-admin.pw'} (0600)")
+    click.echo(f"the admin passwords are in {d.root / 'secrets'} (0600): summon-admin.pw for the referee, "
+               "summon-operator.pw for `summon accounts`")
     click.echo(f"  mosquitto -c {d.conf}")
 
 
