@@ -60,7 +60,7 @@ __all__ = [
     "CONTROL_TOPIC", "RESPONSE_TOPIC", "PLUGIN_PATHS", "GUEST_ROLE", "DynsecError", "DynsecUnavailable", "DynsecDropped",
     "DynsecRefused", "DynsecTimeout", "DynsecCommandError", "Acl", "DynsecAdmin", "group_name",
     "account_role_name", "account_acls", "guest_acls", "guest_table_acls", "GUEST_NAME", "shared_roles", "group_layout", "config_json",
-    "client_entry", "hash_fields", "hash_from_passwd_line", "find_plugin", "role_of_groups", "signup_stamp", "stamp_time",
+    "client_entry", "hash_fields", "hash_from_passwd_line", "find_plugin", "role_of_groups", "ensure_admin_account", "signup_stamp", "stamp_time",
     "DEVICE_SEP", "device_login", "device_owner", "bot_stamp", "bot_of_stamp",
 ]
 
@@ -355,6 +355,36 @@ def config_json(admin: str, admin_hash: Mapping[str, Any], accounts: Mapping[str
                                  "subscribe": False, "unsubscribe": True},
             "clients": clients, "groups": groups, "roles": roles}
     return json.dumps(data, indent=1) + "\n"
+
+
+def ensure_admin_account(host: str, port: int, by_user: str, by_password: str, user: str, password: str, *,
+                         prefix: str = DEFAULT_PREFIX, timeout: float = 10.0, tries: int = 3) -> None:
+    """Make ``user`` an account of the admin's role with ``password``, logged in as the admin
+    ``by_user`` (a one-shot connection); an existing ``user`` gets ``password`` instead.
+
+    Why admins of their own: every listener binds the client id to the username, so two
+    connections of one admin account take each other's place (referee/dynsec_dir.py): the
+    operator's tools and each referee's worker log in as accounts of their own, and
+    ``by_user`` is borrowed only for this one command.  Whoever holds ``by_user`` may take
+    that login back (its reconnect): the command is sent again, and one that did reach the
+    plugin is answered "already exists", which sets the password instead.
+    """
+    create = {"command": "createClient", "username": user, "password": password, "textName": "summon admin",
+              "roles": [{"rolename": ADMIN_ROLE}]}
+    for attempt in range(tries):
+        try:
+            with DynsecAdmin(host, port, by_user, by_password, prefix=prefix, timeout=timeout, reconnect=False) as a:
+                answer = a.request([create], check=False)[0]
+                if "already exists" in str(answer.get("error", "")):
+                    a.request([{"command": "setClientPassword", "username": user, "password": password}])
+                    a.request([{"command": "addClientRole", "username": user, "rolename": ADMIN_ROLE}], check=False)
+                elif answer.get("error"):
+                    raise DynsecCommandError("createClient", str(answer["error"]), user)
+            return
+        except DynsecDropped:
+            if attempt == tries - 1:
+                raise
+            time.sleep(0.2 * (attempt + 1))
 
 
 # --- the admin client --------------------------------------------------------------------------

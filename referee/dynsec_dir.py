@@ -40,7 +40,6 @@ import json
 import os
 import re
 import secrets
-import time
 from dataclasses import asdict, replace
 from pathlib import Path
 from typing import NoReturn
@@ -51,8 +50,7 @@ from summon.referee.accounts import (
 )
 from summon.referee.names import new_account_refusal
 from summon.referee.dynsec import (
-    ADMIN_ROLE, DynsecAdmin, DynsecCommandError, DynsecError, DynsecDropped, config_json, find_plugin, hash_fields,
-    hash_from_passwd_line,
+    DynsecAdmin, DynsecError, config_json, ensure_admin_account, find_plugin, hash_fields, hash_from_passwd_line,
 )
 
 __all__ = ["ADMIN_USER", "OPERATOR_USER", "DYNSEC_FILE", "is_dynsec", "is_dynsec_dir", "dynsec_conf_text", "init_dynsec_broker",
@@ -219,39 +217,28 @@ class DynsecAccounts:
             password = pw_path.read_text().strip()
         except OSError as exc:
             raise AccountsError(f"cannot read the admin's password {pw_path} ({exc.strerror})") from None
-        host = "127.0.0.1" if self.settings.bind in ("", "0.0.0.0", "::") else self.settings.bind
-        return DynsecAdmin(host, self.settings.port, user, password, prefix=self.settings.prefix,
+        return DynsecAdmin(self._host(), self.settings.port, user, password, prefix=self.settings.prefix,
                            timeout=self.timeout, reconnect=False).connect()
 
-    def _make_operator(self, path: Path, tries: int = 3) -> None:
+    def _host(self) -> str:
+        return "127.0.0.1" if self.settings.bind in ("", "0.0.0.0", "::") else self.settings.bind
+
+    def _make_operator(self, path: Path) -> None:
         """Make the operator account in a directory made before it existed, through the
-        referee's admin account: the only time a tool logs in as ``summon-admin``.  A running
-        referee's worker may take that connection back (module docstring); the command is
-        then sent again, and one that did reach the plugin is answered "already exists",
-        which sets the same password instead.  Under the directory's lock, so two first runs
-        do not save two different passwords."""
+        referee's admin account: the only time a tool logs in as ``summon-admin``
+        (``ensure_admin_account``).  Under the directory's lock, so two first runs do not
+        save two different passwords."""
         with self._files._locked():
             if path.exists():
                 return
+            try:
+                by_password = _admin_pw_path(self.dir).read_text().strip()
+            except OSError as exc:
+                raise AccountsError(f"cannot read the admin's password {_admin_pw_path(self.dir)} ({exc.strerror})"
+                                    ) from None
             password = secrets.token_urlsafe(24)
-            create = {"command": "createClient", "username": OPERATOR_USER, "password": password,
-                      "textName": "summon admin", "roles": [{"rolename": ADMIN_ROLE}]}
-            for attempt in range(tries):
-                try:
-                    with self._connect(ADMIN_USER, _admin_pw_path(self.dir)) as a:
-                        answer = a.request([create], check=False)[0]
-                        if "already exists" in str(answer.get("error", "")):
-                            a.request([{"command": "setClientPassword", "username": OPERATOR_USER,
-                                        "password": password}])
-                            a.request([{"command": "addClientRole", "username": OPERATOR_USER,
-                                        "rolename": ADMIN_ROLE}], check=False)
-                        elif answer.get("error"):
-                            raise DynsecCommandError("createClient", str(answer["error"]), OPERATOR_USER)
-                    break
-                except DynsecDropped:
-                    if attempt == tries - 1:
-                        raise
-                    time.sleep(0.2 * (attempt + 1))
+            ensure_admin_account(self._host(), self.settings.port, ADMIN_USER, by_password, OPERATOR_USER, password,
+                                 prefix=self.settings.prefix, timeout=self.timeout)
             _keep_secret(path, password)
 
     def roles(self) -> dict[str, str]:

@@ -57,7 +57,9 @@ from collections.abc import Callable
 from summon.protocol.errors import ErrorCode
 from summon.protocol.messages import Account, GuestAccount, GuestRequest, InvitationRequest, Signup, encode
 from summon.protocol.text import visible_problem
-from summon.referee.dynsec import GUEST_NAME, DynsecAdmin, DynsecCommandError, device_owner, signup_stamp
+from summon.referee.dynsec import (
+    GUEST_NAME, DynsecAdmin, DynsecCommandError, DynsecRefused, device_owner, ensure_admin_account, signup_stamp,
+)
 from summon.referee.names import display_refusal, self_service_name_refusal
 from summon.referee.table import Publish
 
@@ -526,11 +528,26 @@ class Guests:
                       cfg.accounts_admin, getattr(exc, "strerror", None) or exc)
             return
         host, port = cfg.broker.host, cfg.broker.port
-        user, prefix = cfg.accounts_admin_user, cfg.prefix
+        by_user, prefix = cfg.accounts_admin_user, cfg.prefix
+        # The worker holds its connection as an admin account of this referee's own
+        # (``summon-admin-referee``), made at its first connection with a new random password
+        # (kept in memory only), through ``by_user``: the broker binds the client id to the
+        # username, so referees of a fleet on one broker, all given the same admin password
+        # file, took each other's admin connection over (2 referees: 8 of 20 jobs failed).
+        user = f"{by_user}-{cfg.broker.username}" if cfg.broker.username else by_user
+        own_password: list[str] = []
 
         def connect() -> DynsecAdmin:
-            return DynsecAdmin(host, port, user, password, prefix=prefix, timeout=10.0,
-                               pace_over=cfg.stall_tolerance_s).connect()
+            if user != by_user and not own_password:
+                made = secrets.token_urlsafe(24)
+                ensure_admin_account(host, port, by_user, password, user, made, prefix=prefix, timeout=10.0)
+                own_password.append(made)
+            try:
+                return DynsecAdmin(host, port, user, own_password[0] if own_password else password, prefix=prefix,
+                                   timeout=10.0, pace_over=cfg.stall_tolerance_s).connect()
+            except DynsecRefused:  # deleted or changed behind our back: made again at the next job
+                own_password.clear()
+                raise
 
         self.worker = AdminWorker(connect, self.ref.post, self.budgets.note_broker)
         # What one rewrite costs at this broker's size, before any guest pays it: a throwaway

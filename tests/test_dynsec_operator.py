@@ -5,7 +5,10 @@ each other's place.  ``summon accounts`` (``DynsecAccounts``) logged in as ``sum
 the account whose connection the referee's worker holds: each run took the referee's
 connection over (its next guest or sign-up failed), and the referee's reconnect took the
 tool's (a CI run saw ``live_roles`` fail "the admin connection ... is gone").  Tools now log
-in as ``summon-operator``; these tests run both against one real broker and plugin.
+in as ``summon-operator``, and each referee's worker as an admin account of its own
+(``summon-admin-<its account>``: two referees of a fleet on one broker, given the same admin
+password file, took each other's place too).  These tests run them side by side against one
+real broker and plugin.
 """
 
 from __future__ import annotations
@@ -18,6 +21,8 @@ import pytest
 from summon.referee.dynsec import DynsecAdmin, DynsecDropped, find_plugin
 from summon.referee.dynsec_dir import ADMIN_USER, OPERATOR_USER
 from tests.test_bot_accounts import on_broker
+from summon.referee.service import RefereeConfig
+from tests.secbroker import RunningReferee
 from tests.test_dynsec import dynsec_referee, start_dynsec_broker, wait_until
 
 pytestmark = [pytest.mark.broker,
@@ -45,6 +50,30 @@ def test_tools_beside_a_running_referee_leave_its_admin_connection_alone(own):
         on_broker(ref, lambda a: a.client_names())
     finally:
         running.stop()
+
+
+def test_two_referees_given_one_admin_password_file_keep_their_own_admin_connections(own):
+    with own.accounts.admin() as a:
+        for u in ("ref-a", "ref-b"):
+            a.add_account(u, "referee", f"{u}-pw")
+    refs = [RunningReferee(RefereeConfig(
+        broker=own.url(u), client_id=u, roles_file=str(own.accounts.dir.roles), mqtt_version=5,
+        accounts_admin=str(own.accounts.dir.root / "secrets" / f"{ADMIN_USER}.pw"))) for u in ("ref-a", "ref-b")]
+    try:
+        for r in refs:
+            assert wait_until(lambda r=r: r.ref.guests.worker is not None and r.ref.guests.worker.jobs_done >= 2, 15), \
+                "an admin worker did not start"
+        for _ in range(5):
+            for r in refs:
+                on_broker(r.ref, lambda a: a.client_names())
+        with own.accounts.admin() as a:
+            names = set(a.client_names())
+        assert {f"{ADMIN_USER}-ref-a", f"{ADMIN_USER}-ref-b"} <= names
+        assert own.accounts.live_roles() == {"ref-a": "referee", "ref-b": "referee", "referee": "referee",
+                                             "grandma": "player"}  # the admins are nobody's players
+    finally:
+        for r in refs:
+            r.stop()
 
 
 def test_a_second_tool_taken_over_says_so_at_once(own):
