@@ -19,17 +19,22 @@ keeps its ``max_connections``.
 
 The admin (``summon-admin``) is a dedicated account, never the referee: it may administer
 the plugin and touch no game topic.  Its password is kept like the referee's, in
-``DIR/secrets/summon-admin.pw`` (0600); the referee's worker (``--accounts-admin``, guests
-and sign-up) holds a connection as it for as long as the referee runs.
+``DIR/secrets/summon-admin.pw`` (0600), and nothing holds a connection as it: every listener
+binds the client id to the username (``use_username_as_clientid``), so two connections of
+one account take each other's place.
 
-So ``summon accounts`` (and every other short-lived tool, through ``DynsecAccounts``) logs in
-as a second account of the same rights, ``summon-operator`` (``DIR/secrets/summon-operator.pw``,
-0600), and connects to the running broker (no broker: one line, exit 3).  Why a second
-account: every listener binds the client id to the username (``use_username_as_clientid``),
-so a tool logged in as ``summon-admin`` took the referee's admin connection over, and the
-referee's reconnect then took the tool's (an operator's ``summon accounts list`` made the
-next invitation fail; a test saw the tool fail).  A directory made before the operator
-account existed gets it on the first ``summon accounts``, once, through ``summon-admin``.
+* A referee given that file (``--accounts-admin``: guests and sign-up) logs in as it once,
+  to make an admin account of its own, ``summon-admin-<its account>``, with a new random
+  password kept in memory (``dynsec.ensure_admin_account``, referee/guests.py), and its
+  worker holds that one.
+* ``summon accounts`` (and every other short-lived tool, through ``DynsecAccounts``) logs in
+  as ``summon-operator`` (``DIR/secrets/summon-operator.pw``, 0600) and connects to the
+  running broker (no broker: one line, exit 3).  A tool logged in as ``summon-admin`` took
+  the referee's admin connection over, and the referee's reconnect took the tool's (an
+  operator's ``summon accounts list`` made the next invitation fail; a test saw the tool
+  fail).  A directory made before the operator account existed gets it on its first
+  ``summon accounts``, once, through ``summon-admin``.
+
 After every change the tool rewrites the ``roles`` file from the plugin's groups: the
 referee reads that file (a derived copy; the plugin is the source of truth).
 """
@@ -56,7 +61,7 @@ from summon.referee.dynsec import (
 __all__ = ["ADMIN_USER", "OPERATOR_USER", "DYNSEC_FILE", "is_dynsec", "is_dynsec_dir", "dynsec_conf_text", "init_dynsec_broker",
            "migrate_to_dynsec", "DynsecAccounts", "open_accounts"]
 
-ADMIN_USER = "summon-admin"  # the referee's (its worker holds the connection)
+ADMIN_USER = "summon-admin"  # lent briefly: each referee makes its own admin through it (docstring)
 OPERATOR_USER = "summon-operator"  # short-lived tools': `summon accounts`, tests (module docstring)
 DYNSEC_FILE = "dynsec.json"
 MODE_KEY = "accounts"
