@@ -110,3 +110,17 @@ def test_an_older_directory_gets_its_operator_account_once(own):
     assert [r["rolename"] for r in client["roles"]] == ["summon-admin"]
     saved = json.loads((own.accounts.dir.root / "dynsec.json").read_text())
     assert OPERATOR_USER in {c["username"] for c in saved["clients"]}
+
+
+def test_with_a_connected_admin_logs_in_once(own):
+    """``with accounts.admin() as a`` (the way every tool uses it) got an admin connected
+    already, and ``__enter__`` connected it again: a second login of the same account that
+    closed the first, and, for a one-shot admin whose network thread ends with its first
+    connection, a wait of 10 s for a CONNACK nobody read (3 runs in 10)."""
+    a = own.accounts.admin()
+    logins: list[tuple] = []
+    original = a._client.connect
+    a._client.connect = lambda *args, **kw: (logins.append(args), original(*args, **kw))[1]
+    with a:
+        assert a.client_names()
+    assert logins == []
