@@ -85,6 +85,13 @@ def _operator_pw_path(d: BrokerDir) -> Path:
     return d.root / "secrets" / f"{OPERATOR_USER}.pw"
 
 
+def _read_password(path: Path) -> str:
+    try:
+        return path.read_text().strip()
+    except OSError as exc:
+        raise AccountsError(f"cannot read the admin's password {path} ({exc.strerror})") from None
+
+
 def _keep_secret(path: Path, text: str) -> None:
     path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
@@ -218,11 +225,7 @@ class DynsecAccounts:
         return self._connect(OPERATOR_USER, path)
 
     def _connect(self, user: str, pw_path: Path) -> DynsecAdmin:
-        try:
-            password = pw_path.read_text().strip()
-        except OSError as exc:
-            raise AccountsError(f"cannot read the admin's password {pw_path} ({exc.strerror})") from None
-        return DynsecAdmin(self._host(), self.settings.port, user, password, prefix=self.settings.prefix,
+        return DynsecAdmin(self._host(), self.settings.port, user, _read_password(pw_path), prefix=self.settings.prefix,
                            timeout=self.timeout, reconnect=False).connect()
 
     def _host(self) -> str:
@@ -236,14 +239,9 @@ class DynsecAccounts:
         with self._files._locked():
             if path.exists():
                 return
-            try:
-                by_password = _admin_pw_path(self.dir).read_text().strip()
-            except OSError as exc:
-                raise AccountsError(f"cannot read the admin's password {_admin_pw_path(self.dir)} ({exc.strerror})"
-                                    ) from None
             password = secrets.token_urlsafe(24)
-            ensure_admin_account(self._host(), self.settings.port, ADMIN_USER, by_password, OPERATOR_USER, password,
-                                 prefix=self.settings.prefix, timeout=self.timeout)
+            ensure_admin_account(self._host(), self.settings.port, ADMIN_USER, _read_password(_admin_pw_path(self.dir)),
+                                 OPERATOR_USER, password, prefix=self.settings.prefix, timeout=self.timeout)
             _keep_secret(path, password)
 
     def roles(self) -> dict[str, str]:
