@@ -88,3 +88,22 @@ def test_my_row_in_the_lobby_says_whose_turn_it_is(stack, browser):
         assert not page.errors, page.errors  # type: ignore[attr-defined]
     finally:
         page.context.close()
+
+
+def test_after_logout_the_page_says_logged_out_whatever_the_old_connection_reports(stack, browser):
+    """A publish or subscribe that reaches the old connection while it ends makes MQTT.js
+    report an "error", "client disconnecting"; the page showed those words in place of
+    "Logged out." (a CI run of the lobby test above saw it).  A closed link no longer
+    speaks for the page: here the old connection is made to report exactly that."""
+    page = stack.page(browser)
+    try:
+        login(page, stack.web.url, "mallory")
+        page.wait_for_selector("button[data-key='logout']")
+        page.evaluate("() => { window.__old = window.summon.link; }")
+        page.click("button[data-key='logout']")
+        page.wait_for_selector("form.login")
+        page.wait_for_function("() => window.__old.client.disconnecting || window.__old.client.disconnected")
+        page.evaluate("() => window.__old.client.publish('summon/v1/presence/mallory', 'x')")  # no callback: an "error"
+        assert "Logged out" in page.inner_text(".connection")
+    finally:
+        page.close()

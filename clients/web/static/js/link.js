@@ -128,6 +128,10 @@ export class Link {
   }
 
   setConnection(state, detail) {
+    // A closed link speaks no more for the page: MQTT.js reports a publish or subscribe that
+    // reaches it while it ends as an "error" ("client disconnecting"), which replaced
+    // "Logged out." with those words after a logout.
+    if (this.closed) return;
     if (this.opts.cell || this.opts.lobby) this.connection = { state, detail };   // another cell's, or the lobby's (js/cells.js)
     else this.store.connection = { state, detail };
     this.store.changed();
@@ -173,6 +177,7 @@ export class Link {
 
   close() {
     if (!this.client) return;
+    this.closed = true;
     const presence = this.user ? this.t.presence(this.user) : null;
     if (presence && this.client.connected) {
       this.client.publish(presence, encode(msg("presence", { status: "offline" })), { qos: 1, retain: true },
