@@ -202,7 +202,9 @@ def child_referee(port: int, client_id: str, db: str, db_sync: str, routing: str
         record_input(record)
     cfg = RefereeConfig(broker=url(port, client_id), client_id=client_id, directors=frozenset({"director"}),
                         db=db, db_sync=db_sync, rate_limit=0, create_seats_per_minute=0,
-                        mqtt_version=int(mqtt_version))
+                        mqtt_version=int(mqtt_version),
+                        # ``--routing catch``: the catch-all on a link of its own (referee/catchlink.py)
+                        catch_broker=url(port, f"{client_id}-catch") if routing == "catch" else None)
     if batch_window_ms:  # else the config's default (what `summon referee` runs)
         cfg = RefereeConfig(**{**cfg.__dict__, "batch_window_ms": float(batch_window_ms)})
     ref = Referee(cfg)
@@ -1203,7 +1205,7 @@ def main() -> None:
                     "the flat-out phase for each size, with each --routing, interleaved")
     ap.add_argument("--routing", default=None, help="the sweep's move routing(s): owner (today's), all (the "
                     "fleet before issue 27: every referee gets every move), nocatch (owner without the catch-all for "
-                    "moves: what its copies cost, never a way to run), or a list such as owner,all (the sweep's default)")
+                    "moves: what its copies cost, never a way to run), catch (owner with the catch-all on a connection of its own, referee/catchlink.py), or a list such as owner,all (the sweep's default)")
     ap.add_argument("--mqtt", choices=["3.1.1", "3", "5"], default="5", help="the referees' MQTT version: 5 "
                     "(`summon referee`'s default, what is deployed) or 3.1.1 (also written 3)")
     ap.add_argument("--batch-window-ms", default="", help="the referees' batch_window_ms (referee/pace.py; "
@@ -1229,8 +1231,8 @@ def main() -> None:
     except ValueError:
         ap.error(f"--referees {args.referees!r}: give a number of referees, or a list such as 1,2,4")
     routings = (args.routing or ("owner,all" if len(counts) > 1 else "owner")).split(",")
-    if not set(routings) <= {"owner", "all", "nocatch"}:
-        ap.error(f"--routing {args.routing!r}: give owner, all, nocatch, or a list of them such as owner,all")
+    if not set(routings) <= {"owner", "all", "nocatch", "catch"}:
+        ap.error(f"--routing {args.routing!r}: give owner, all, nocatch, catch, or a list of them such as owner,all")
     args.referees = counts[0]
     if os.environ.get("REFEREE_LOAD_PYSPY"):  # a recording that cannot be made stops the run before it starts
         spy_ready(os.environ["REFEREE_LOAD_PYSPY"])

@@ -80,6 +80,10 @@ class RefereeConfig:
     # shared store, referee/fleet.py).
     lease_ttl: float = 3.0
     share_group: str | None = None
+    # The fleet's catch-all on a connection of its own (referee/catchlink.py says why), logged
+    # in as this account (host and port of ``broker``); None: made through ``accounts_admin``
+    # where the broker's accounts are dynsec's, else the one connection carries it.
+    catch_broker: BrokerUrl | None = None
     adopt_batch: int = 25  # tables claimed per adoption round (small: survivors share a dead one's tables)
     # The cell this referee serves (a deployment of several cells, issue 27, clients/cells.py):
     # {"name", "broker", "edge"}, named in every `created` and `meta` it sends; None in one cell.

@@ -60,7 +60,7 @@ __all__ = [
     "CONTROL_TOPIC", "RESPONSE_TOPIC", "PLUGIN_PATHS", "GUEST_ROLE", "DynsecError", "DynsecUnavailable", "DynsecDropped",
     "DynsecRefused", "DynsecTimeout", "DynsecCommandError", "Acl", "DynsecAdmin", "group_name",
     "account_role_name", "account_acls", "guest_acls", "guest_table_acls", "GUEST_NAME", "shared_roles", "group_layout", "config_json",
-    "client_entry", "hash_fields", "hash_from_passwd_line", "find_plugin", "role_of_groups", "ensure_admin_account", "signup_stamp", "stamp_time",
+    "client_entry", "hash_fields", "hash_from_passwd_line", "find_plugin", "role_of_groups", "ensure_admin_account", "ensure_account", "ensure_share_acls", "signup_stamp", "stamp_time",
     "DEVICE_SEP", "device_login", "device_owner", "bot_stamp", "bot_of_stamp",
 ]
 
@@ -235,8 +235,16 @@ def bot_of_stamp(description: str) -> tuple[str, str] | None:
 def shared_roles(prefix: str = DEFAULT_PREFIX) -> dict[str, list[Acl]]:
     """The roles that groups carry: the public feed, and the whole tree (referees)."""
     watch = [a for t in PUBLIC_TOPICS for a in _read(f"{prefix}/{t}")]
-    owner = [Acl("subscribePattern", f"{prefix}/#"), Acl("publishClientSend", f"{prefix}/#")]
+    owner = [Acl("subscribePattern", f"{prefix}/#"), Acl("publishClientSend", f"{prefix}/#"), *_share_acls(prefix)]
     return {WATCH_ROLE: watch, OWNER_ROLE: owner}
+
+
+def _share_acls(prefix: str) -> list[Acl]:
+    """A fleet's shared subscriptions (``$share/<group>/<prefix>/...``, referee/fleet.py):
+    Mosquitto 2.0.11's plugin checks a subscription by its whole filter, ``$share/`` and the
+    group included, so ``<prefix>/#`` does not cover them (measured: refused, reason 135, and
+    a fleet's referees on a dynsec broker got no director request and no catch-all copy)."""
+    return [Acl("subscribePattern", f"$share/+/{prefix}/#")]
 
 
 def group_layout() -> dict[str, list[str]]:
@@ -365,19 +373,36 @@ def ensure_admin_account(host: str, port: int, by_user: str, by_password: str, u
     Why admins of their own: every listener binds the client id to the username, so two
     connections of one admin account take each other's place (referee/dynsec_dir.py): the
     operator's tools and each referee's worker log in as accounts of their own, and
-    ``by_user`` is borrowed only for this one command.  Whoever holds ``by_user`` may take
-    that login back (its reconnect): the command is sent again, and one that did reach the
-    plugin is answered "already exists", which sets the password instead.
+    ``by_user`` is borrowed only for this one command.
     """
-    create = {"command": "createClient", "username": user, "password": password, "textName": "summon admin",
-              "roles": [{"rolename": ADMIN_ROLE}]}
+    ensure_account(host, port, by_user, by_password, user, password, "summon admin", roles=(ADMIN_ROLE,),
+                   prefix=prefix, timeout=timeout, tries=tries)
+
+
+def ensure_account(host: str, port: int, by_user: str, by_password: str, user: str, password: str, text: str, *,
+                   roles: Sequence[str] = (), groups: Sequence[str] = (), prefix: str = DEFAULT_PREFIX,
+                   timeout: float = 10.0, tries: int = 3) -> None:
+    """Make ``user`` (with ``roles`` and ``groups``) with ``password``, logged in as the admin
+    ``by_user`` (a one-shot connection); an existing ``user`` gets ``password``, and the
+    roles and groups are added again.  For accounts a process makes for itself at start:
+    the admins above, a fleet referee's catch-all link (referee/catchlink.py).
+
+    Whoever holds ``by_user`` may take that login back (its reconnect): the command is sent
+    again, and one that did reach the plugin is answered "already exists", which sets the
+    password instead.
+    """
+    create = {"command": "createClient", "username": user, "password": password, "textName": text,
+              "roles": [{"rolename": r} for r in roles], "groups": [{"groupname": g} for g in groups]}
     for attempt in range(tries):
         try:
             with DynsecAdmin(host, port, by_user, by_password, prefix=prefix, timeout=timeout, reconnect=False) as a:
                 answer = a.request([create], check=False)[0]
                 if "already exists" in str(answer.get("error", "")):
                     a.request([{"command": "setClientPassword", "username": user, "password": password}])
-                    a.request([{"command": "addClientRole", "username": user, "rolename": ADMIN_ROLE}], check=False)
+                    for r in roles:
+                        a.request([{"command": "addClientRole", "username": user, "rolename": r}], check=False)
+                    for g in groups:
+                        a.request([{"command": "addGroupClient", "username": user, "groupname": g}], check=False)
                 elif answer.get("error"):
                     raise DynsecCommandError("createClient", str(answer["error"]), user)
             return
@@ -385,6 +410,18 @@ def ensure_admin_account(host: str, port: int, by_user: str, by_password: str, u
             if attempt == tries - 1:
                 raise
             time.sleep(0.2 * (attempt + 1))
+
+
+def ensure_share_acls(host: str, port: int, by_user: str, by_password: str, *, prefix: str = DEFAULT_PREFIX,
+                      timeout: float = 10.0) -> None:
+    """Give the referees' role the shared subscriptions a fleet needs (``_share_acls``), on a
+    dynsec.json written before it had them: an ACL already there is answered "already
+    exists" and left alone.  One-shot, as the admin ``by_user``."""
+    with DynsecAdmin(host, port, by_user, by_password, prefix=prefix, timeout=timeout, reconnect=False) as a:
+        for acl in _share_acls(prefix):
+            answer = a.request([{"command": "addRoleACL", "rolename": OWNER_ROLE, **acl.as_json()}], check=False)[0]
+            if answer.get("error") and "already" not in str(answer["error"]).lower():
+                raise DynsecCommandError("addRoleACL", str(answer["error"]), OWNER_ROLE)
 
 
 # --- the admin client --------------------------------------------------------------------------

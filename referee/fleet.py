@@ -193,13 +193,19 @@ class Fleet:
         self.forward_topic = f"{topics.prefix}/referee/fleet/forward"
         self.renewer = Renewer(self)  # started by the loop's first tick (a Fleet made in a unit test runs none)
 
-    def subscriptions(self) -> tuple[str | Subscription, ...]:
+    def subscriptions(self, catch_all: bool = True) -> tuple[str | Subscription, ...]:
+        """The main link's filters; without the catch-alls where a link of their own holds
+        them (``catch_subscriptions``, referee/catchlink.py)."""
+        t = self.ref.topics
+        main = (f"$share/{self.group}/{t.all_requests()}", t.all_presence(), self.forward_topic)
+        return (*self.catch_subscriptions(), *main) if catch_all else main
+
+    def catch_subscriptions(self) -> tuple[Subscription, Subscription]:
         t = self.ref.topics
         catch_all = Subscription(f"$share/{self.group}/{t.all_moves()}", qos=0, sub_id=CATCH_ALL_ID)
         # chat is routed like moves: the owner's per-table subscription, one catch-all copy else
         chat_catch_all = Subscription(f"$share/{self.group}/{t.all_chat()}", qos=0, sub_id=CATCH_ALL_ID)
-        return (catch_all, chat_catch_all, f"$share/{self.group}/{t.all_requests()}", t.all_presence(),
-                self.forward_topic)
+        return catch_all, chat_catch_all
 
     def moves_filter(self, tid: str) -> str:
         return f"{self.ref.topics.prefix}/t/{tid}/move/+"

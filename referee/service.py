@@ -37,6 +37,7 @@ from summon.protocol.mqtt import Incoming
 from summon.protocol.topics import PORTABLE_CHARS, Topics, portable_name, valid_name
 from summon.referee.accounts import RoleBook
 from summon.referee.brokerconf import MAX_PACKET_BYTES
+from summon.referee.catchlink import catch_account, open_catch_link
 from summon.referee.chat import ChatDesk
 from summon.referee.engine import ConfigError
 from summon.referee.games import GAME_TYPES, GAMES
@@ -143,6 +144,9 @@ class Referee:
         self.ready = threading.Event()
         self._stop = threading.Event()
         self._link: LoopLink | None = None
+        # a fleet's catch-all copies, read only in passes the loop runs anyway (referee/catchlink.py)
+        self._catch: LoopLink | None = None
+        self._catch_due = 0.0
         self._hold = hold or Hold()  # the account and the store, held from startup() to shutdown() (referee/hold.py)
         self._hold_given = hold is not None
         self.store: Store = None  # type: ignore[assignment]  # opened in startup()
@@ -223,6 +227,8 @@ class Referee:
             self._startup(account)
         except BaseException:
             self._hold.release()
+            if self._catch is not None:
+                self._catch.close()
             if self.store is not None:
                 self.store.close()
             raise
@@ -237,8 +243,9 @@ class Referee:
                                           self.topics.all_requests(), self.topics.all_presence())
         if self.store.shared:
             self.fleet = Fleet(self, share_group(self.store, self.config.share_group))
-            subscriptions = self.fleet.subscriptions()
             self.inbox.needless = self._needless_copy
+            self._catch = open_catch_link(self.config, self.fleet.catch_subscriptions(), self.inbox)
+            subscriptions = self.fleet.subscriptions(catch_all=self._catch is None)
         offline = encode(RefereeStatus(status="offline", tables=0))
         self.inbox.on_junk = self._delete_unread
         self._link = LoopLink(
@@ -283,7 +290,9 @@ class Referee:
         recovery = self.recovery
         recovery.loop_started()  # pending tables are rebuilt on this thread only
         inbox = self.inbox
-        copies = inbox.needless is not None  # a fleet's referee: catch-all copies come alone (_only_copies)
+        catch = self._catch  # a fleet's catch-all copies on a link of their own: read at most every TICK_S
+        # a fleet's referee with one link: catch-all copies come alone on it (_only_copies)
+        copies = inbox.needless is not None and catch is None
         mark: tuple[int, int, int] | None = None
         paused = False
         while not self._stop.is_set():
@@ -294,6 +303,14 @@ class Referee:
             stirred = (paused and link.read_now()) or link.pump(
                 0.0 if busy else min(max(self._next_tick - time.monotonic(), 0.0), MAX_WAIT_S))
             paused = False
+            if catch is not None and self._catch_due <= (now := time.monotonic()):
+                self._catch_due = now + TICK_S
+                catch.pump(0.0)  # its copies: dropped by the inbox, or queued (an unknown table's move)
+                if catch.refused:  # its account removed, say: the fleet's other referees take the copies
+                    log.error("the fleet's catch-all connection is refused (%s): other referees of the fleet "
+                              "answer moves to unknown tables; restart this one to take part again", catch.refused)
+                    catch.close()
+                    catch = self._catch = None
             item = inbox.take()
             if item is not None:
                 began = time.monotonic()
@@ -634,6 +651,8 @@ class Referee:
             except Exception:
                 log.warning("could not publish offline status")
             self._link.close()
+        if self._catch is not None:
+            self._catch.close()
         self.seats.close()  # the house-bot workers
         self.guests.close()  # the dynsec admin's worker
         self.history.close()  # its worker thread
@@ -1070,7 +1089,8 @@ class Referee:
         stamp = self.roles.stamp
         if self._privileged is None or self._privileged[0] != stamp:
             cfg = self.config
-            others = {cfg.accounts_admin_user, cfg.client_id, cfg.broker.username or "", *cfg.reserved_names}
+            others = {cfg.accounts_admin_user, cfg.client_id, cfg.broker.username or "", *cfg.reserved_names,
+                      catch_account(cfg.broker.username or cfg.client_id)}
             names = privileged_names(self.roles.all(), cfg.directors, others)
             self._privileged = (stamp, key_set(names))
         return self._privileged[1]

@@ -124,12 +124,16 @@ def _start_mosquitto(directory: Path, websockets: bool) -> Mosquitto:
 
 def add_referee_accounts(broker: Mosquitto, users: Sequence[str], prefix: str = "summon/v1") -> None:
     """Referee accounts for a fleet: the broker binds client id to username, so each referee
-    needs an account of its own (role referee: the whole tree).  Restarts the broker."""
+    needs an account of its own (role referee: the whole tree), and one more for its
+    catch-all link, ``<user>-catch`` (``broker.url(...)`` of it: ``RefereeConfig.catch_broker``).
+    Restarts the broker."""
     d = broker.directory
+    catch = [f"{u}-catch" for u in users]  # each one's catch-all link (referee/catchlink.py): reads moves and chat
     with open(d / "acl", "a") as f:
         f.writelines(f"\nuser {u}\ntopic readwrite {prefix}/#\n" for u in users)
+        f.writelines(f"\nuser {u}\ntopic read {prefix}/t/#\n" for u in catch)
     with open(d / "passwd", "a") as f:
-        f.writelines(password_line(u, password(u)) + "\n" for u in users)
-    for u in users:
+        f.writelines(password_line(u, password(u)) + "\n" for u in (*users, *catch))
+    for u in (*users, *catch):
         (d / f"{u}.pw").write_text(password(u) + "\n")
     broker.restart()

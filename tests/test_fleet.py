@@ -28,7 +28,7 @@ import pytest
 
 from summon.clients.director import create_table
 from summon.clients.sdk import BotClient
-from summon.protocol.messages import Events, decode
+from summon.protocol.messages import Events, Move, decode, encode
 from summon.protocol.mqtt import Link
 from summon.protocol.topics import Topics
 from summon.referee.store import MoveRecord, TableRecord
@@ -68,6 +68,33 @@ def orphans(url: str, n: int, prefix: str = "orph") -> list[str]:
         dead.create_table(TableRecord(tid, "dragon", tuple(PLAYERS), {"target": 50}, 500 + i, time.time()))
     dead.close()
     return ids
+
+
+def unknown_moves_answered(mosquitto: Any, refs: Sequence[Any], n: int = 5) -> dict[str, int]:
+    """Once every referee of ``refs`` has seen the others' heartbeat, send ``n`` moves to
+    tables nobody knows: the answers each got within 5 s (a fleet reads the catch-all's
+    copies at least once a second, referee/catchlink.py)."""
+    player = Link(mosquitto.url("p1"), "p1", subscriptions=(T.seat_all("+", "p1"),)).start()
+    try:
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and not all(len(r.call(lambda r=r: r.fleet.members)) == len(refs)
+                                                      for r in refs):
+            time.sleep(0.1)  # each has seen the others' heartbeat
+        for i in range(n):
+            player.publish(T.move(f"nosuch-{i}", "p1"), encode(Move(seq=0, move="pass")))
+        answers: dict[str, int] = {}
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline:
+            try:
+                item = player.inbox.get(timeout=0.1)
+            except Exception:
+                continue
+            msg = decode(item.payload)
+            assert msg.code == "table/unknown", msg
+            answers[msg.table] = answers.get(msg.table, 0) + 1
+        return answers
+    finally:
+        player.close()
 
 
 # --- leases at the store ------------------------------------------------------------------------
@@ -334,35 +361,17 @@ def test_a_wedged_loop_hands_its_tables_over(mosquitto, pg_url):
 def test_a_move_for_a_table_nobody_knows_gets_one_answer_from_the_fleet(mosquitto, pg_url, version):
     """A move to a table nobody owns reaches one referee only (the catch-all ``$share``
     subscription, referee/fleet.py), which answers ``table/unknown`` once."""
-    from summon.protocol.messages import Move, encode
 
     users = ["ref1", "ref2", "ref3"]
     add_referee_accounts(mosquitto, users)
     refs = in_process_fleet(mosquitto, pg_url, users, mqtt_version=version)
     threads = [threading.Thread(target=r.run, daemon=True) for r in refs]
-    player = Link(mosquitto.url("p1"), "p1", subscriptions=(T.seat_all("+", "p1"),)).start()
     try:
         for t in threads:
             t.start()
         assert all(r.ready.wait(20) for r in refs)
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline and not all(len(r.call(lambda r=r: r.fleet.members)) == 3 for r in refs):
-            time.sleep(0.1)  # each has seen the others' heartbeat
-        for i in range(5):
-            player.publish(T.move(f"nosuch-{i}", "p1"), encode(Move(seq=0, move="pass")))
-        answers: dict[str, int] = {}
-        deadline = time.monotonic() + 3
-        while time.monotonic() < deadline:
-            try:
-                item = player.inbox.get(timeout=0.1)
-            except Exception:
-                continue
-            msg = decode(item.payload)
-            assert msg.code == "table/unknown", msg
-            answers[msg.table] = answers.get(msg.table, 0) + 1
-        assert answers == {f"nosuch-{i}": 1 for i in range(5)}
+        assert unknown_moves_answered(mosquitto, refs) == {f"nosuch-{i}": 1 for i in range(5)}
     finally:
-        player.close()
         stop_in_process((), refs, threads)
 
 

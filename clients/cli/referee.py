@@ -12,7 +12,7 @@ import click
 from summon.clients.cli.common import (EXIT_FAILED, EXIT_REFUSED, broker_from_flags as _broker, link_failed,
                                        on_signals as _on_signals, profile as _profile, start_metrics)
 from summon.clients.cli.options import broker_options, log_format_option, metrics_options
-from summon.protocol.mqtt import LinkError
+from summon.protocol.mqtt import BrokerUrl, LinkError
 from summon.referee.clock import ClockError, TimeControl
 from summon.referee.hold import Held, hold_referee
 
@@ -62,6 +62,12 @@ def _default_admin(prof: Any) -> str | None:
               help="The dynamic security admin's password file: guests (invite links) and sign-up from the page "
                    "make accounts through it (default: the profile broker directory's secrets/summon-admin.pw "
                    "when that directory is in dynsec mode; without one those requests are refused).")
+@click.option("--catch-password-file", "catch_password_file", type=click.Path(dir_okay=False), default=None,
+              metavar="FILE",
+              help="A fleet's referee (--db postgresql://...) on a broker with a password file of accounts: the "
+                   "password of the account USERNAME-catch, whose own connection takes the fleet's catch-all "
+                   "copies of moves, so that they do not wake the referee (referee/catchlink.py).  On a dynsec "
+                   "broker the referee makes that account itself; without either, one connection takes them.")
 @click.option("--guest-grace", type=click.FloatRange(0, 30 * 86400), default=1800.0, show_default=True,
               metavar="SECONDS", help="A finished table's guest accounts are deleted this long after the end "
                                       "unless a rematch moved them on.")
@@ -94,7 +100,7 @@ def referee(broker_url: str, username: str | None, password: str | None, passwor
             metrics_sys_password_file: str | None = None, accounts_admin: str | None = None,
             guest_grace: float = 1800.0, gathering_ttl: float = 7 * 86400.0, signup: str | None = None,
             cell: str | None = None, keep_finished: float = 3600.0, keep_meta: float = 86400.0,
-            keep_closed: float = 60.0) -> None:
+            keep_closed: float = 60.0, catch_password_file: str | None = None) -> None:
     """Run the referee: host every table on this broker until stopped."""
     from summon.referee.service import Referee
 
@@ -104,6 +110,7 @@ def referee(broker_url: str, username: str | None, password: str | None, passwor
     if served is not None and broker_url is None:
         broker_url = served.broker
     broker = _broker(broker_url, username, password, password_file)
+    catch = _catch_broker(broker, catch_password_file)
     try:  # before the referee's imports (most of a second): a second referee is refused at once (referee/hold.py)
         hold = hold_referee(broker.username or client_id, f"{broker.host}:{broker.port}", db)
     except Held as exc:
@@ -113,7 +120,8 @@ def referee(broker_url: str, username: str | None, password: str | None, passwor
                   share_group=share_group, connect_timeout=connect_timeout,
                   accounts_admin=accounts_admin or _default_admin(prof), guest_grace=guest_grace,
                   gathering_ttl=gathering_ttl, signup_mode=signup, reserved_names=frozenset(filter(None, [metrics_broker_sys])),
-                  keep_finished_s=keep_finished, keep_meta_s=keep_meta, keep_closed_s=keep_closed)
+                  keep_finished_s=keep_finished, keep_meta_s=keep_meta, keep_closed_s=keep_closed,
+                  catch_broker=catch)
     from summon.clients.bots import HOUSE_BOTS
 
     ref = Referee(cfg, house_bots=HOUSE_BOTS, hold=hold)  # the referee hosts the clients' bots, never imports them
@@ -217,3 +225,17 @@ def _create_at_start(ref: Any, creates: tuple[str, ...]) -> None:
                 click.echo(f"table {table_id} is already here (restored); not created again")
             else:
                 click.echo(f"cannot create {spec!r}: {exc.detail}", err=True)
+
+
+def _catch_broker(broker: BrokerUrl, password_file: str | None) -> BrokerUrl | None:
+    """``--catch-password-file``: the catch link's login, ``<username>-catch`` (referee/catchlink.py)."""
+    if password_file is None:
+        return None
+    if not broker.username:
+        raise click.UsageError("--catch-password-file needs --username: its account is USERNAME-catch")
+    try:
+        password = Path(password_file).read_text().splitlines()[0].strip()
+    except (OSError, IndexError) as exc:
+        raise click.UsageError(f"--catch-password-file {password_file}: cannot read a password there "
+                               f"({getattr(exc, 'strerror', None) or 'empty'})") from None
+    return broker.with_credentials(f"{broker.username}-catch", password)
