@@ -15,7 +15,7 @@ What is reserved:
 * every name the referee knows as privileged (``privileged_names``): ``--director`` names,
   accounts of role director, referee, gateway or edge in the roles file, the dynamic
   security admin, the referee's own account and any ``reserved_names`` (the metrics
-  account).
+  account), and each referee's ``<name>-catch`` (its fleet connection's account).
 
 For display names (a guest's, chat's sender is its seat's name) also: the seats' and the
 computer's words (``north``, ``Computer 4``, ``seat 2``), which a guest could otherwise
@@ -55,8 +55,11 @@ _SEAT_KEYS = key_set((*SEAT_WORDS, "nord", "est", "sud", "ouest"))
 
 
 def privileged_names(roles: Mapping[str, str], directors: Iterable[str] = (), others: Iterable[str] = ()) -> set[str]:
-    """Every name the referee treats as more than a player: see the module's docstring."""
-    return {*(u for u, r in roles.items() if r in PRIVILEGED_ROLES), *directors, *others}
+    """Every name the referee treats as more than a player: see the module's docstring.  A
+    referee's ``<name>-catch`` too: the account of its fleet connection, made at its start
+    (referee/catchlink.py), which a stranger must not take first."""
+    privileged = {*(u for u, r in roles.items() if r in PRIVILEGED_ROLES), *directors, *others}
+    return privileged | {f"{u}-catch" for u, r in roles.items() if r == "referee"}
 
 
 def reserved_refusal(user: str, privileged: frozenset[str] = frozenset(), numbered: bool = True) -> str:

@@ -14,7 +14,7 @@ import pytest
 from summon.protocol.chat import ChatTextError, clean_text
 from summon.protocol.confusables import name_key, skeleton
 from summon.referee.guests import Budgets, BudgetFigures, clean_name
-from summon.referee.names import display_refusal, key_set, reserved_refusal
+from summon.referee.names import display_refusal, key_set, privileged_names, reserved_refusal
 
 
 @pytest.mark.skipif(importlib.util.find_spec("icu") is None, reason="PyICU not installed (a developer's tool)")
@@ -50,6 +50,15 @@ def test_reserved_and_display_names():
         assert display_refusal(name, privileged), name
     for name in ("Tom", "gran 2", "Mom", "Northumberland Nan"):
         assert display_refusal(name, privileged) == "", name
+
+
+def test_a_referees_catch_account_name_is_privileged():
+    """referee/catchlink.py: a fleet referee makes ``<its account>-catch`` at start; a stranger
+    who signed the name up first would have it made a referee account (its password reset)."""
+    privileged = key_set(privileged_names({"ref1": "referee", "nan": "player"}, (), ("ref9-catch",)))
+    for name in ("ref1-catch", "REF1-catch", "ref9-catch"):
+        assert reserved_refusal(name, privileged), name
+    assert reserved_refusal("nan-catch", privileged) == ""
 
 
 @pytest.mark.parametrize("text", ["a\u2028b", "a\u2029b", "\u3164", "\u2800 \u2800", "\u115f\u1160",
