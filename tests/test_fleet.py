@@ -508,8 +508,10 @@ class FleetReferee(RefereeProcess):
     """``summon referee --db postgresql://...`` logged in as its own referee account; with
     ``trace``, every move its link hands it is written down there (tests/fleet_trace.py)."""
 
-    def __init__(self, broker: Mosquitto, url: str, user: str, ttl: float, trace: Path | None = None) -> None:
-        super().__init__(broker, url, ["--lease-ttl", str(ttl), "--db-sync", "normal"], user=user)
+    def __init__(self, broker: Mosquitto, url: str, user: str, ttl: float, trace: Path | None = None,
+                 catch: bool = False) -> None:
+        super().__init__(broker, url, ["--lease-ttl", str(ttl), "--db-sync", "normal", *(
+            ["--catch-password-file", str(broker.directory / f"{user}-catch.pw")] if catch else [])], user=user)
         self.url = url
         if trace is not None:
             self.launcher = [sys.executable, "-m", "tests.fleet_trace", str(trace)]
@@ -620,11 +622,12 @@ def delivery_faults(rows: Sequence[tuple[float, int, str, str, str, int | None]]
 
 
 def run_failover(mosquitto: Mosquitto, url: str, tables: int, kills: int, seed: int, target: int,
-                 ttl: float = 1.0, timeout: float = 240.0, trace: Path | None = None) -> dict[str, Any]:
+                 ttl: float = 1.0, timeout: float = 240.0, trace: Path | None = None,
+                 catch: bool = False) -> dict[str, Any]:
     rng = random.Random(seed)
     users = ["ref1", "ref2", "ref3"]
     add_referee_accounts(mosquitto, users)
-    refs = [FleetReferee(mosquitto, url, u, ttl, trace) for u in users]
+    refs = [FleetReferee(mosquitto, url, u, ttl, trace, catch) for u in users]
     config = {"target": target}
     seeds = [7000 + 100 * seed + i for i in range(tables)]
     expected = {f"fo-{s}": fault_free(s, config) for s in seeds}
@@ -770,14 +773,16 @@ def report(run: dict[str, Any]) -> str:
             f"(lease ttl 1 s); wall {run['wall']:.1f} s")
 
 
-def test_fleet_failover_kill_9_changes_no_result(mosquitto, pg_url, tmp_path):
+@pytest.mark.parametrize("catch", [False, True], ids=["one-link", "catch-link"])
+def test_fleet_failover_kill_9_changes_no_result(mosquitto, pg_url, tmp_path, catch):
     """Also (issue 27): every move reached exactly one referee by a subscription of its own
     (a second one only after an adoption of its table: the player sent it again), and a move
     sent while its table had no owner -- p1's, held until its referee was killed -- was
-    answered: the adopter republished the seq and took the move sent again."""
+    answered: the adopter republished the seq and took the move sent again.  With each
+    referee's catch-all on a connection of its own too (referee/catchlink.py)."""
     trace = tmp_path / "trace"
     trace.mkdir()
-    run = run_failover(mosquitto, pg_url, tables=30, kills=3, seed=1, target=50, trace=trace)
+    run = run_failover(mosquitto, pg_url, tables=30, kills=3, seed=1, target=50, trace=trace, catch=catch)
     print(report(run))
     print(f"move deliveries to the referees: {run['deliveries']} for {run['moves']} stored moves "
           f"({run['deliveries'] / max(run['moves'], 1):.2f} per move, {run['exact']} by a table's own "
@@ -790,8 +795,9 @@ def test_fleet_failover_kill_9_changes_no_result(mosquitto, pg_url, tmp_path):
 
 
 @pytest.mark.slow
-def test_fleet_failover_many_kills(mosquitto, pg_url):
-    run = run_failover(mosquitto, pg_url, tables=30, kills=12, seed=2, target=200, timeout=600)
+@pytest.mark.parametrize("catch", [False, True], ids=["one-link", "catch-link"])
+def test_fleet_failover_many_kills(mosquitto, pg_url, catch):
+    run = run_failover(mosquitto, pg_url, tables=30, kills=12, seed=2, target=200, timeout=600, catch=catch)
     print(report(run))
     assert run["mismatches"] == [] and run["missing"] == [], (run["mismatches"], run["missing"])
     assert run["kills"] >= 8, report(run)
