@@ -33,6 +33,12 @@ How the work is shared, and why this way:
   Identifier (``CATCH_ALL_ID``), so its copy of an owned table's move is told apart
   (``looplink.Caught``) and dropped, never applied twice.  QoS 0: no acknowledgement for a
   copy that is almost always dropped; a move lost there is re-sent on the repeated seq.
+  Where the referee has a second account, the catch-alls (moves and chat) are on a
+  connection of their own, read only when the loop wakes anyway (``catch_subscriptions``,
+  referee/catchlink.py): a copy of another referee's move no longer wakes this one.
+* **ACLs**: a password-file broker checks a ``$share`` subscription as its topic; the
+  dynamic security plugin (2.0.11) checks the whole filter, so the referees' role carries
+  ``$share/+/<p>/#`` besides ``<p>/#`` (referee/dynsec.py ``_share_acls``).
 * **A request to close a table** reaches one referee, maybe not the owner: it forwards it
   on ``<p>/referee/fleet/forward`` (only referee accounts may read or write there), where
   the owner handles it.
