@@ -29,7 +29,7 @@ from tests.mosquitto import add_referee_accounts
 from tests.test_faults import DetBot
 from tests.test_fleet import PLAYERS, in_process_fleet, orphans, stop_in_process, unknown_moves_answered
 
-pytestmark = pytest.mark.broker
+pytestmark = pytest.mark.broker  # all but the last test start brokers
 T = Topics()
 
 
@@ -247,3 +247,18 @@ def test_a_catch_account_removed_at_run_time_leaves_the_referee_serving(tmp_path
         if running is not None:
             running.stop()
         broker.stop()
+
+
+def test_summon_referee_finds_the_catch_password_where_summon_accounts_keeps_it(tmp_path):
+    """Without --catch-password-file: the profile broker directory's secrets/<user>-catch.pw
+    (``summon accounts add ref1-catch --role referee --generate`` writes it there)."""
+    from types import SimpleNamespace
+
+    from summon.clients.cli.referee import _default_catch
+
+    prof = SimpleNamespace(broker_dir=str(tmp_path))
+    assert _default_catch(prof, "ref1") is None  # no such account: one connection
+    (tmp_path / "secrets").mkdir()
+    (tmp_path / "secrets" / "ref1-catch.pw").write_text("pw\n")
+    assert _default_catch(prof, "ref1") == str(tmp_path / "secrets" / "ref1-catch.pw")
+    assert _default_catch(prof, None) is None and _default_catch(None, "ref1") is None

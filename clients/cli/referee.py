@@ -28,6 +28,15 @@ def _default_admin(prof: Any) -> str | None:
     return str(path) if is_dynsec_dir(prof.broker_dir) and path.exists() else None
 
 
+def _default_catch(prof: Any, user: str | None) -> str | None:
+    """The profile broker directory's ``secrets/<user>-catch.pw``, where ``summon accounts
+    add <user>-catch --role referee --generate`` keeps it (a password-file broker's fleet)."""
+    if prof is None or not prof.broker_dir or not user:
+        return None
+    path = Path(prof.broker_dir) / "secrets" / f"{user}-catch.pw"
+    return str(path) if path.exists() else None
+
+
 @click.command(short_help="Run the referee: host every table on the broker.")
 @broker_options(mqtt_version="5")
 @click.option("--client-id", default="summon-referee", show_default=True)
@@ -66,8 +75,10 @@ def _default_admin(prof: Any) -> str | None:
               metavar="FILE",
               help="A fleet's referee (--db postgresql://...) on a broker with a password file of accounts: the "
                    "password of the account USERNAME-catch, whose own connection takes the fleet's catch-all "
-                   "copies of moves, so that they do not wake the referee (referee/catchlink.py).  On a dynsec "
-                   "broker the referee makes that account itself; without either, one connection takes them.")
+                   "copies of moves, so that they do not wake the referee (referee/catchlink.py); default: the "
+                   "profile broker directory's secrets/USERNAME-catch.pw, where `summon accounts add "
+                   "USERNAME-catch --role referee --generate` keeps it.  On a dynsec broker the referee makes "
+                   "that account itself; without either, one connection takes them.")
 @click.option("--guest-grace", type=click.FloatRange(0, 30 * 86400), default=1800.0, show_default=True,
               metavar="SECONDS", help="A finished table's guest accounts are deleted this long after the end "
                                       "unless a rematch moved them on.")
@@ -110,7 +121,7 @@ def referee(broker_url: str, username: str | None, password: str | None, passwor
     if served is not None and broker_url is None:
         broker_url = served.broker
     broker = _broker(broker_url, username, password, password_file)
-    catch = _catch_broker(broker, catch_password_file)
+    catch = _catch_broker(broker, catch_password_file or _default_catch(prof, broker.username))
     try:  # before the referee's imports (most of a second): a second referee is refused at once (referee/hold.py)
         hold = hold_referee(broker.username or client_id, f"{broker.host}:{broker.port}", db)
     except Held as exc:
