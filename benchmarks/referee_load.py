@@ -251,9 +251,9 @@ def no_catch_all_routing() -> None:
 
     subscriptions = Fleet.subscriptions
 
-    def without(self: Any) -> tuple[Any, ...]:
+    def without(self: Any, catch_all: bool = True) -> tuple[Any, ...]:
         moves = f"$share/{self.group}/{self.ref.topics.all_moves()}"
-        return tuple(s for s in subscriptions(self) if getattr(s, "filter", s) != moves)
+        return tuple(s for s in subscriptions(self, catch_all) if getattr(s, "filter", s) != moves)
 
     Fleet.subscriptions = without  # type: ignore[method-assign]
 
