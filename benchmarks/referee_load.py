@@ -231,7 +231,7 @@ def all_referees_routing() -> None:
     referee, which must never run this way again."""
     from summon.referee.fleet import Fleet
 
-    def subscriptions(self: Any) -> tuple[str, ...]:
+    def subscriptions(self: Any, catch_all: bool = True) -> tuple[str, ...]:  # no catch link: none is given
         t = self.ref.topics
         return (t.all_moves(), t.all_chat(), f"$share/{self.group}/{t.all_requests()}", t.all_presence(),
                 self.forward_topic)

@@ -186,20 +186,22 @@ def test_the_sweep_measures_a_fleet_without_the_catch_all_copies():
     without its catch-all for moves, so each move reaches its owner only, once.  It is the
     upper bound of what the catch-all copies of other referees' moves cost.  ``--routing
     catch``: the catch-all on a connection of its own (referee/catchlink.py), two deliveries
-    a move as with ``owner``."""
+    a move as with ``owner``; ``--routing all``: the fleet before issue 27 (each of the R
+    referees gets every move).  Each patch of ``Fleet.subscriptions`` takes its arguments."""
     from tests.pg import find_pg_bin
 
     if find_pg_bin() is None:
         pytest.skip("PostgreSQL is not installed (.ci/run installs it)")
     out = subprocess.run(
         [sys.executable, str(ROOT / "benchmarks" / "referee_load.py"), "--referees", "1,2", "--db", "pg",
-         "--routing", "owner,nocatch,catch", "--tables", "4", "--seconds", "1"],
+         "--routing", "owner,nocatch,catch,all", "--tables", "4", "--seconds", "1"],
         capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, out.stderr[-3000:]
     rows = {tuple(line.split()[:2]): line.split() for line in out.stdout.splitlines()[2:]}
-    assert set(rows) == {(routing, r) for routing in ("owner", "nocatch", "catch") for r in ("1", "2")}, out.stdout
+    assert set(rows) == {(routing, r) for routing in ("owner", "nocatch", "catch", "all") for r in ("1", "2")}, out.stdout
     for r in ("1", "2"):
         assert rows[("owner", r)][4] == "2.00" and rows[("nocatch", r)][4] == "1.00", out.stdout  # deliveries/move
         assert rows[("catch", r)][4] == "2.00", out.stdout
         assert rows[("nocatch", r)][-1] == "0", out.stdout  # no errors: every move was answered by its owner
         assert rows[("catch", r)][-1] == "0", out.stdout
+        assert rows[("all", r)][4] == f"{r}.00", out.stdout  # before issue 27: every referee got every move
