@@ -34,7 +34,7 @@ from typing import Any
 from summon.protocol.looplink import LoopLink, Subscription
 from summon.protocol.mqtt import BrokerUrl, LinkError
 from summon.referee.config import RefereeConfig
-from summon.referee.dynsec import DynsecError, ensure_account, ensure_share_acls, group_name
+from summon.referee.dynsec import DynsecError, DynsecUnavailable, ensure_account, ensure_share_acls, group_name
 
 log = logging.getLogger("summon.referee")
 
@@ -71,6 +71,8 @@ def catch_broker(config: RefereeConfig) -> BrokerUrl | None:
     if admin_pw is not None:
         try:
             ensure_share_acls(host, port, by_user, admin_pw, prefix=config.prefix, timeout=config.connect_timeout)
+        except DynsecUnavailable:
+            return None  # the broker does not answer: the main connection's start says so, once
         except DynsecError as exc:
             log.error("the referees' role may lack the fleet's shared subscriptions (director requests, the "
                       "catch-all): %s", exc)
