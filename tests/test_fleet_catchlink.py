@@ -70,14 +70,14 @@ def test_a_move_for_a_table_nobody_knows_is_answered_once_through_the_catch_link
 def test_copies_of_the_other_referees_moves_wake_no_loop(mosquitto, pg_url):
     """ref1 holds four tables, ref2 none; bots play the four games to their end.  The
     catch-all hands about half the moves' copies to ref2, which drops them all; on its catch
-    link they come in the passes its loop runs anyway, so ref2's loop passes are a few a
-    second, not one a copy (with the catch-all on the main link, as before: about one pass a
-    copy, and this test fails)."""
+    link they come in the passes its loop runs anyway, so almost nothing wakes ref2's loop
+    (with the catch-all on the main link, as before: one wake-up a copy, and this test fails)."""
     ids = orphans(pg_url, 4, "catch")
     add_referee_accounts(mosquitto, ["ref1", "ref2"])
     refs = caught_fleet(mosquitto, pg_url, ["ref1", "ref2"], max_tables=4)
     copies = [0]  # catch-all copies of moves handed to ref2's inbox
-    passes = [0]  # ref2's loop passes while the games are played
+    passes = [0]  # ref2's loop passes the main link stirred while the games are played (its timer's
+    # wake-ups left out: they grow with the wall time, which a loaded machine stretches)
     counting = threading.Event()
     ref2 = refs[1]
     put = ref2.inbox.put
@@ -106,9 +106,10 @@ def test_copies_of_the_other_referees_moves_wake_no_loop(mosquitto, pg_url):
         pump = link.pump
 
         def pumping(timeout: float = 0.0) -> bool:
-            if counting.is_set():
+            stirred = pump(timeout)
+            if stirred and counting.is_set():  # woken by the broker (or a call), not by its own timer
                 passes[0] += 1
-            return pump(timeout)
+            return stirred
 
         link.pump = pumping
         counting.set()
@@ -128,7 +129,7 @@ def test_copies_of_the_other_referees_moves_wake_no_loop(mosquitto, pg_url):
     n_copies, n_passes, dropped = got
     assert n_copies >= 40, got  # the catch-all did bring ref2 copies ...
     assert dropped > 0, got  # ... which it dropped unread (the first ones of a table ask the store)
-    assert n_passes * 3 < n_copies, got  # ... and they did not each wake its loop
+    assert n_passes * 5 < n_copies, got  # ... and they did not each wake its loop
 
 
 @pytest.mark.skipif(find_plugin() is None, reason="mosquitto_dynamic_security.so not installed")
